@@ -1,0 +1,236 @@
+/* pld_ast.h - the abstract syntax tree of a pldrun program, and its printer.
+ *
+ * The parser builds a Python-subset tree (expressions, statements, functions)
+ * that knows nothing about PyPTO yet: annotations stay expressions, calls stay
+ * calls. The checker (pld_check.h) resolves names, ops and types and writes
+ * its results into the `sema` fields below; the interpreter reads them.
+ *
+ * Ownership: one pld_program_t owns its source text, file name, one arena
+ * holding every node and interned name, and the diagnostics. Everything is
+ * freed by pld_program_destroy(). Runtime state only borrows AST pointers. */
+#ifndef PLD_AST_H
+#define PLD_AST_H
+
+#include "pld_arena.h"
+#include "pld_buf.h"
+#include "pld_diag.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pld_type;      /* defined by the checker (pld_check.h) */
+
+/* ---------------------------------------------------------------- expressions */
+
+typedef enum pld_expr_kind {
+    PLD_EX_NAME,
+    PLD_EX_INT,
+    PLD_EX_FLOAT,
+    PLD_EX_STR,
+    PLD_EX_BOOL,
+    PLD_EX_NONE,
+    PLD_EX_ELLIPSIS,
+    PLD_EX_UNARY,
+    PLD_EX_BINARY,
+    PLD_EX_CALL,
+    PLD_EX_ATTR,
+    PLD_EX_SUBSCRIPT,
+    PLD_EX_SLICE,
+    PLD_EX_LIST,
+    PLD_EX_TUPLE,
+    PLD_EX_DICT
+} pld_expr_kind_t;
+
+/* Binary operators, including comparisons and boolean and/or. ORDER PLD_BINOP */
+typedef enum pld_binop {
+    PLD_OP_ADD, PLD_OP_SUB, PLD_OP_MUL, PLD_OP_DIV, PLD_OP_FLOORDIV, PLD_OP_MOD, PLD_OP_POW,
+    PLD_OP_LSHIFT, PLD_OP_RSHIFT, PLD_OP_BITAND, PLD_OP_BITOR, PLD_OP_BITXOR,
+    PLD_OP_EQ, PLD_OP_NE, PLD_OP_LT, PLD_OP_LE, PLD_OP_GT, PLD_OP_GE,
+    PLD_OP_AND, PLD_OP_OR, PLD_OP_XOR /* printer-only pseudo operator `xor` */
+} pld_binop_t;
+
+typedef enum pld_unop {
+    PLD_UOP_NEG, PLD_UOP_POS, PLD_UOP_INVERT, PLD_UOP_NOT
+} pld_unop_t;
+
+typedef struct pld_expr pld_expr_t;
+
+/* One call argument; `kw` is NULL for a positional argument. */
+typedef struct pld_arg {
+    const char *kw;     /* interned keyword name or NULL */
+    pld_span_t kw_span;
+    pld_expr_t *value;
+} pld_arg_t;
+
+struct pld_expr {
+    pld_expr_kind_t kind;
+    pld_span_t span;
+    union {
+        const char *name;                       /* NAME: interned */
+        int64_t ival;                           /* INT */
+        double fval;                            /* FLOAT */
+        struct { const char *s; size_t len; const char *raw; size_t raw_len; } str; /* STR: decoded + source */
+        int bval;                               /* BOOL */
+        struct { pld_unop_t op; pld_expr_t *a; } un;
+        struct { pld_binop_t op; pld_expr_t *a, *b; } bin;
+        struct { pld_expr_t *fn; pld_arg_t *args; int nargs; } call;
+        struct { pld_expr_t *obj; const char *attr; pld_span_t attr_span; } attr;
+        struct { pld_expr_t *obj; pld_expr_t **items; int n; } sub;  /* obj[items] */
+        struct { pld_expr_t *lo, *hi, *step; } slice;                /* any may be NULL */
+        struct { pld_expr_t **items; int n; int trailing_comma; } seq; /* LIST / TUPLE */
+        struct { pld_expr_t **keys; pld_expr_t **vals; int n; } dict;
+    } u;
+    /* --- filled by the checker --- */
+    const struct pld_type *type; /* static type (NULL before checking) */
+    int32_t op;                  /* CALL: resolved op id (pld_op_id_t), -1 if none */
+    int32_t slot;                /* NAME: local slot, -1 if not a local */
+    int32_t aux;                 /* checker-defined extra (e.g. callee index) */
+};
+
+/* ----------------------------------------------------------------- statements */
+
+typedef enum pld_stmt_kind {
+    PLD_ST_EXPR,
+    PLD_ST_ASSIGN,
+    PLD_ST_RETURN,
+    PLD_ST_PASS,
+    PLD_ST_BREAK,
+    PLD_ST_CONTINUE,
+    PLD_ST_IF,
+    PLD_ST_WHILE,
+    PLD_ST_FOR,
+    PLD_ST_WITH
+} pld_stmt_kind_t;
+
+typedef struct pld_stmt pld_stmt_t;
+
+typedef struct pld_block {
+    pld_stmt_t **stmts;
+    int n;
+} pld_block_t;
+
+/* A whole-line comment, attached to the statement that follows it. */
+typedef struct pld_comment {
+    const char *text;            /* without the leading '#' and one space */
+    struct pld_comment *next;
+} pld_comment_t;
+
+struct pld_stmt {
+    pld_stmt_kind_t kind;
+    pld_span_t span;
+    pld_comment_t *comments;     /* leading comments (may be NULL) */
+    union {
+        pld_expr_t *expr;                                               /* EXPR */
+        struct { pld_expr_t *target, *ann, *value; } assign;           /* target: NAME/TUPLE/SUBSCRIPT */
+        struct { pld_expr_t **vals; int n; } ret;                        /* RETURN */
+        struct { pld_expr_t *cond; pld_block_t then, els; int els_is_elif; } if_;
+        struct { pld_expr_t *cond; pld_block_t body; } while_;
+        struct { pld_expr_t *target; pld_expr_t *iter; pld_block_t body; } for_;
+        struct { pld_expr_t *item; const char *as_name; pld_span_t as_span; pld_block_t body; } with;
+    } u;
+};
+
+/* ------------------------------------------------------------------ functions */
+
+typedef struct pld_param {
+    const char *name;   /* interned */
+    pld_span_t span;
+    pld_expr_t *ann;    /* annotation expression (NULL only for `self`) */
+    /* --- filled by the checker --- */
+    const struct pld_type *type;
+    int32_t slot;
+} pld_param_t;
+
+typedef struct pld_func {
+    const char *name;          /* interned */
+    pld_span_t name_span;
+    pld_span_t deco_span;      /* the decorator expression */
+    pld_expr_t *deco;          /* decorator expression (`pl.function` or a call of it) */
+    int has_self;
+    pld_param_t *params;       /* without `self` */
+    int nparams;
+    pld_expr_t *ret_ann;       /* NULL when absent */
+    pld_block_t body;
+    int is_raw;                /* SubWorker: body captured as text, not parsed */
+    const char *raw_body;      /* dedented raw text (is_raw) */
+    int is_inline;             /* decorated with @pl.inline */
+    pld_comment_t *comments;   /* comments before the decorator */
+    /* --- filled by the checker --- */
+    int32_t level;             /* pld_level_t */
+    int32_t role;              /* pld_role_t */
+    int32_t ftype;             /* pld_ftype_t */
+    int32_t nslots;            /* locals after name resolution */
+    const char **slot_names;   /* nslots names (arena), for diagnostics */
+    void *sema;                /* checker-private data */
+} pld_func_t;
+
+/* -------------------------------------------------------------------- modules */
+
+typedef struct pld_import {
+    const char *module;   /* dotted module name, interned */
+    const char *alias;    /* `as` name or NULL; for `from M import N as A`: A */
+    const char *from_name;/* N for `from M import N`, else NULL */
+    pld_span_t span;
+} pld_import_t;
+
+/* A module-level `NAME = expr` (constants and `NAME = pl.dynamic("NAME")`). */
+typedef struct pld_const_decl {
+    const char *name;
+    pld_span_t span;
+    pld_expr_t *value;
+    pld_comment_t *comments;
+} pld_const_decl_t;
+
+typedef struct pld_intern pld_intern_t;
+
+typedef struct pld_program {
+    char *file;                 /* owned copy of the file name */
+    char *src;                  /* owned copy of the text, NUL-terminated */
+    size_t src_len;
+    pld_arena_t arena;          /* every node, name and type */
+    pld_diag_list_t diags;      /* parse + check diagnostics */
+    pld_intern_t *names;        /* interning table */
+
+    const char *class_name;     /* NULL when the unit is top-level functions */
+    pld_span_t class_span;
+    pld_expr_t *class_deco;     /* `pl.program` or a call of it */
+    pld_import_t *imports;
+    int nimports;
+    pld_const_decl_t *consts;
+    int nconsts;
+    pld_func_t **funcs;         /* in source order */
+    int nfuncs;
+    int parsed_ok;              /* 1 when parsing produced no error */
+    void *sema;                 /* checker-private data (freed by destroy) */
+    void (*sema_free)(void *);  /* destructor for sema */
+} pld_program_t;
+
+/* Creates a program from text. Copies `file` and `src`. Never NULL unless out
+ * of memory. The caller then runs pld_parse_program(). Returns owned. */
+pld_program_t *pld_program_create(const char *file, const char *src, size_t len);
+/* Frees the program and everything it owns. Accepts NULL. */
+void pld_program_destroy(pld_program_t *p);
+
+/* Interns s[0..n) in p's table; returns the unique pointer or NULL on OOM. */
+const char *pld_ast_intern(pld_program_t *p, const char *s, size_t n);
+/* Interns a NUL-terminated string. */
+const char *pld_ast_intern_cstr(pld_program_t *p, const char *s);
+
+/* Node constructors (arena). Return NULL on OOM. */
+pld_expr_t *pld_ast_expr(pld_program_t *p, pld_expr_kind_t k, pld_span_t sp);
+pld_stmt_t *pld_ast_stmt(pld_program_t *p, pld_stmt_kind_t k, pld_span_t sp);
+
+/* Prints the program back as text (Python syntax, 4-space indentation, one
+ * blank line between functions). print -> parse -> print is a fixed point. */
+void pld_ast_print(const pld_program_t *p, pld_buf_t *out);
+/* Prints one expression. */
+void pld_ast_print_expr(const pld_expr_t *e, pld_buf_t *out);
+
+/* Dotted name of an attribute chain (`pl.tile.load` -> "pl.tile.load") into
+ * buf (size n); returns 0 when e is not a pure NAME/ATTR chain. */
+int pld_ast_dotted(const pld_expr_t *e, char *buf, size_t n);
+
+/* Span covering a..b (both inclusive, same file). */
+pld_span_t pld_span_join(pld_span_t a, pld_span_t b);
+
+#endif
