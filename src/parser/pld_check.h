@@ -1,0 +1,32 @@
+/* pld_check.h - the static checker: names, ops, types and every static rule
+ * of the pld.* ops and collectives, run before anything executes.
+ *
+ * Resolves every name (parameters, locals, module constants, dynamic dims,
+ * self.f functions), binds every call to an op of the op table (pld_ops.h)
+ * with arity/keyword checks and "did you mean" notes, infers shapes and dtypes
+ * where operands are static, checks function levels (HOST / CHIP / kernel)
+ * and the rail rules of docs/pld_semantics.md. Results are written into the
+ * AST's sema fields; diagnostics go to p->diags. */
+#ifndef PLD_CHECK_H
+#define PLD_CHECK_H
+
+#include "pld_ast.h"
+
+typedef struct pld_check_opts {
+    int ranks;            /* rank count P when known (--ranks, or the real P at run time); 0 = unknown */
+    int aiv_cores;        /* AIV cores of the platform (48 a2a3, 36 a5); 0 = 48 */
+    int a5;               /* 1 for the a5 platform profile */
+} pld_check_opts_t;
+
+/* Checks a parsed program. Returns PLD_OK, PLD_E_TYPE when an error was
+ * reported, PLD_E_SYNTAX when the program did not parse, PLD_E_NOMEM on OOM.
+ * May be called again with other opts (e.g. the real rank count): earlier
+ * sema results are replaced. Not collective. */
+pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts);
+
+/* Parses and checks `src` in one go; returns the program (owned, never NULL
+ * unless out of memory). *st receives the status. */
+pld_program_t *pld_check_text(const char *file, const char *src, size_t len, const pld_check_opts_t *opts,
+                              pld_status_t *st);
+
+#endif

@@ -1,0 +1,1157 @@
+/* pld_check_expr.c - expressions: names, constants, operators, calls bound to
+ * the op table, and static shape/dtype inference. */
+#include "pld_check_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const pld_type_t *set_type(pld_expr_t *e, const pld_type_t *t)
+{
+    e->type = t ? t : &pld_type_unknown;
+    return e->type;
+}
+
+static const pld_type_t *scalar(pld_ck_t *ck, pld_dtype_t d)
+{
+    return pld_type_scalar(ck->p, d);
+}
+
+/* ------------------------------------------------------------ constant folding */
+
+static const char *dotted(pld_ck_t *ck, const pld_expr_t *e, char *buf, size_t n);
+
+/* dtype named by e (pl.FP32, FP32, or a module constant holding a dtype); NONE if not. */
+static pld_dtype_t dtype_of_expr(pld_ck_t *ck, const pld_expr_t *e)
+{
+    char b[128];
+    if (!e)
+        return PLD_DT_NONE;
+    if (e->kind == PLD_EX_NAME) {
+        const ck_const_t *c = ck_find_const(ck, e->u.name);
+        if (c && c->kind == CK_C_DTYPE)
+            return c->dt;
+        if (ck_find_slot(ck, e->u.name) >= 0)
+            return PLD_DT_NONE;
+        return pld_dtype_from_name(e->u.name);
+    }
+    const char *d = dotted(ck, e, b, sizeof b);
+    if (d && strncmp(d, "pl.", 3) == 0 && !strchr(d + 3, '.'))
+        return pld_dtype_from_name(d + 3);
+    return PLD_DT_NONE;
+}
+
+int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
+{
+    int64_t a, b;
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case PLD_EX_INT:
+        *out = e->u.ival;
+        return 1;
+    case PLD_EX_BOOL:
+        *out = e->u.bval;
+        return 1;
+    case PLD_EX_NAME: {
+        int s = ck_find_slot(ck, e->u.name);
+        if (s >= 0) {
+            if (ck->slots[s].has_cval) {
+                *out = ck->slots[s].cval;
+                return 1;
+            }
+            return 0;
+        }
+        const ck_const_t *c = ck_find_const(ck, e->u.name);
+        if (c && (c->kind == CK_C_INT || c->kind == CK_C_BOOL)) {
+            *out = c->i;
+            return 1;
+        }
+        return 0;
+    }
+    case PLD_EX_UNARY:
+        if (!ck_const_int(ck, e->u.un.a, &a))
+            return 0;
+        if (e->u.un.op == PLD_UOP_NEG)
+            *out = -a;
+        else if (e->u.un.op == PLD_UOP_POS)
+            *out = a;
+        else if (e->u.un.op == PLD_UOP_INVERT)
+            *out = ~a;
+        else
+            *out = !a;
+        return 1;
+    case PLD_EX_BINARY:
+        if (!ck_const_int(ck, e->u.bin.a, &a) || !ck_const_int(ck, e->u.bin.b, &b))
+            return 0;
+        switch (e->u.bin.op) {
+        case PLD_OP_ADD: *out = a + b; return 1;
+        case PLD_OP_SUB: *out = a - b; return 1;
+        case PLD_OP_MUL: *out = a * b; return 1;
+        case PLD_OP_FLOORDIV:
+            if (b == 0)
+                return 0;
+            *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+            return 1;
+        case PLD_OP_MOD:
+            if (b == 0)
+                return 0;
+            *out = a % b;
+            if (*out != 0 && ((*out < 0) != (b < 0)))
+                *out += b;
+            return 1;
+        case PLD_OP_LSHIFT: if (b < 0 || b > 62) return 0; *out = a << b; return 1;
+        case PLD_OP_RSHIFT: if (b < 0 || b > 63) return 0; *out = a >> b; return 1;
+        case PLD_OP_BITAND: *out = a & b; return 1;
+        case PLD_OP_BITOR: *out = a | b; return 1;
+        case PLD_OP_BITXOR: *out = a ^ b; return 1;
+        case PLD_OP_POW: {
+            if (b < 0 || b > 62)
+                return 0;
+            int64_t r = 1;
+            for (int64_t i = 0; i < b; i++)
+                r *= a;
+            *out = r;
+            return 1;
+        }
+        case PLD_OP_EQ: *out = a == b; return 1;
+        case PLD_OP_NE: *out = a != b; return 1;
+        case PLD_OP_LT: *out = a < b; return 1;
+        case PLD_OP_LE: *out = a <= b; return 1;
+        case PLD_OP_GT: *out = a > b; return 1;
+        case PLD_OP_GE: *out = a >= b; return 1;
+        default: return 0;
+        }
+    case PLD_EX_CALL: {
+        char buf[128];
+        const char *d = dotted(ck, e->u.call.fn, buf, sizeof buf);
+        if (!d)
+            return 0;
+        if (strcmp(d, "pl.const") == 0 && e->u.call.nargs >= 1)
+            return ck_const_int(ck, e->u.call.args[0].value, out);
+        size_t n = strlen(d);
+        if (n > 9 && strcmp(d + n - 9, ".get_byte") == 0 && e->u.call.nargs == 0) {
+            pld_dtype_t dt = dtype_of_expr(ck, e->u.call.fn->u.attr.obj);
+            if (dt == PLD_DT_NONE)
+                return 0;
+            *out = pld_dtype_bytes(dt);
+            return 1;
+        }
+        if ((strcmp(d, "pld.system.world_size") == 0 || strcmp(d, "pld.world_size") == 0) && ck->opts.ranks > 0) {
+            *out = ck->opts.ranks;
+            return 1;
+        }
+        if (strcmp(d, "pl.cast") == 0 && e->u.call.nargs >= 1)
+            return ck_const_int(ck, e->u.call.args[0].value, out);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+const char *ck_const_str(const pld_expr_t *e)
+{
+    return e && e->kind == PLD_EX_STR ? e->u.str.s : NULL;
+}
+
+static const struct {
+    const char *enum_name, *member;
+    int64_t v;
+} enum_values[] = {
+    {"NotifyOp", "AtomicAdd", 0}, {"NotifyOp", "Set", 1}, {"WaitCmp", "Eq", 0}, {"WaitCmp", "Ge", 1},
+    {"AtomicType", "None_", 0},   {"AtomicType", "Add", 1}, {"ReduceOp", "Sum", 0}, {"ReduceOp", "Max", 1},
+    {"ReduceOp", "Min", 2},       {"ReduceOp", "Prod", 3},
+};
+
+int ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out)
+{
+    if (!e)
+        return 0;
+    if (e->kind == PLD_EX_ATTR && e->u.attr.obj->kind == PLD_EX_ATTR) {
+        const char *en = e->u.attr.obj->u.attr.attr;
+        if (strcmp(en, enum_name) != 0)
+            return 0;
+        for (size_t i = 0; i < sizeof enum_values / sizeof enum_values[0]; i++)
+            if (strcmp(enum_values[i].enum_name, enum_name) == 0 && strcmp(enum_values[i].member, e->u.attr.attr) == 0) {
+                *out = enum_values[i].v;
+                return 1;
+            }
+        *out = -1; /* a member that does not exist */
+        return 1;
+    }
+    return ck_const_int(ck, e, out);
+}
+
+/* ------------------------------------------------------------ lists and dims */
+
+static const pld_expr_t *list_expr(pld_ck_t *ck, const pld_expr_t *e)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == PLD_EX_LIST || e->kind == PLD_EX_TUPLE)
+        return e;
+    if (e->kind == PLD_EX_NAME && ck_find_slot(ck, e->u.name) < 0) {
+        const ck_const_t *c = ck_find_const(ck, e->u.name);
+        if (c && c->kind == CK_C_EXPR && c->expr && (c->expr->kind == PLD_EX_LIST || c->expr->kind == PLD_EX_TUPLE))
+            return c->expr;
+    }
+    return NULL;
+}
+
+int ck_list_len(pld_ck_t *ck, const pld_expr_t *e)
+{
+    const pld_expr_t *l = list_expr(ck, e);
+    return l ? l->u.seq.n : -1;
+}
+
+const pld_expr_t *ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i)
+{
+    const pld_expr_t *l = list_expr(ck, e);
+    return l && i >= 0 && i < l->u.seq.n ? l->u.seq.items[i] : NULL;
+}
+
+static void dim_of(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *d)
+{
+    int64_t v;
+    memset(d, 0, sizeof *d);
+    if (ck_const_int(ck, e, &v)) {
+        d->kind = PLD_DIM_CONST;
+        d->v = v;
+        return;
+    }
+    if (e->kind == PLD_EX_NAME) {
+        d->kind = PLD_DIM_SYM;
+        d->sym = e->u.name;
+        d->expr = e;
+        return;
+    }
+    d->kind = PLD_DIM_EXPR;
+    d->expr = e;
+}
+
+int ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims)
+{
+    const pld_expr_t *l = list_expr(ck, e);
+    if (!l)
+        return -1;
+    int n = l->u.seq.n < PLD_CK_MAX_RANK ? l->u.seq.n : PLD_CK_MAX_RANK;
+    for (int i = 0; i < n; i++)
+        dim_of(ck, l->u.seq.items[i], &dims[i]);
+    return n;
+}
+
+static const pld_type_t *shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
+                                const pld_dim_t *valid, pld_mem_t mem)
+{
+    pld_type_t *t = pld_type_new(ck->p, k);
+    pld_dim_t *d = pld_dims_new(ck->p, rank);
+    if (!t || !d) {
+        ck->oom = 1;
+        return &pld_type_unknown;
+    }
+    memcpy(d, dims, (size_t)rank * sizeof *d);
+    t->dtype = dt;
+    t->rank = rank;
+    t->shape = d;
+    t->mem = mem;
+    if (valid) {
+        pld_dim_t *v = pld_dims_new(ck->p, rank);
+        if (v) {
+            memcpy(v, valid, (size_t)rank * sizeof *v);
+            t->valid = v;
+        }
+    }
+    return t;
+}
+
+static const pld_type_t *with_dtype(pld_ck_t *ck, const pld_type_t *src, pld_dtype_t dt)
+{
+    pld_type_t *t = pld_type_new(ck->p, src->kind);
+    if (!t)
+        return src;
+    *t = *src;
+    t->dtype = dt;
+    return t;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+/* Dotted name with the module aliases normalised to "pl" / "pld". */
+static const char *dotted(pld_ck_t *ck, const pld_expr_t *e, char *buf, size_t n)
+{
+    if (!pld_ast_dotted(e, buf, n))
+        return NULL;
+    const char *dot = strchr(buf, '.');
+    size_t first = dot ? (size_t)(dot - buf) : strlen(buf);
+    const char *rep = NULL;
+    if (ck->alias_pl && strlen(ck->alias_pl) == first && strncmp(buf, ck->alias_pl, first) == 0)
+        rep = "pl";
+    else if (ck->alias_pld && strlen(ck->alias_pld) == first && strncmp(buf, ck->alias_pld, first) == 0)
+        rep = "pld";
+    if (rep && (strlen(rep) != first || strncmp(buf, rep, first) != 0)) {
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s%s", rep, buf + first);
+        snprintf(buf, n, "%s", tmp);
+    }
+    return buf;
+}
+
+static const char *kind_word(const pld_type_t *t)
+{
+    switch (t->kind) {
+    case PLD_TY_SCALAR: return "a scalar";
+    case PLD_TY_TENSOR: return "a tensor";
+    case PLD_TY_DTENSOR: return "a DistributedTensor";
+    case PLD_TY_TILE: return "a tile";
+    case PLD_TY_TUPLE: return "a tuple";
+    case PLD_TY_ARRAY: return "an array";
+    case PLD_TY_PTR: return "a window buffer (Ptr)";
+    case PLD_TY_COMMCTX: return "a CommCtx";
+    case PLD_TY_NONE: return "no value";
+    default: return "a value";
+    }
+}
+
+static const char *ctx_word(int ctx)
+{
+    return ctx == PLD_CTX_HOST ? "a HOST orchestrator" : ctx == PLD_CTX_CHIP ? "a CHIP orchestration function" : "a kernel";
+}
+
+static int is_scalarish(const pld_type_t *t)
+{
+    return t->kind == PLD_TY_SCALAR || t->kind == PLD_TY_UNKNOWN;
+}
+
+static pld_dtype_t promote(pld_dtype_t a, pld_dtype_t b)
+{
+    if (a == b)
+        return a;
+    if (a == PLD_DT_NONE)
+        return b;
+    if (b == PLD_DT_NONE)
+        return a;
+    if (pld_dtype_is_float(a) != pld_dtype_is_float(b))
+        return pld_dtype_is_float(a) ? a : b;
+    if (a == PLD_DT_INDEX || b == PLD_DT_INDEX)
+        return PLD_DT_INDEX;
+    return pld_dtype_bits(a) >= pld_dtype_bits(b) ? a : b;
+}
+
+/* ------------------------------------------------------------ call binding */
+
+static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
+{
+    const pld_op_param_t *pp = &c->info->params[i];
+    const pld_type_t *t = c->types[i];
+    const pld_expr_t *a = c->args[i];
+    const char *k = pp->kind;
+    if (!t || t->kind == PLD_TY_UNKNOWN)
+        t = &pld_type_unknown;
+    int ok = 1;
+    if (strcmp(k, "tensor") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || pld_type_is_tensorlike(t);
+    else if (strcmp(k, "dtensor") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_DTENSOR;
+    else if (strcmp(k, "tile") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_TILE;
+    else if (strcmp(k, "scalar") == 0)
+        ok = is_scalarish(t);
+    else if (strcmp(k, "ctx") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_COMMCTX;
+    else if (strcmp(k, "ptr") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_PTR;
+    else if (strcmp(k, "list") == 0)
+        ok = list_expr(ck, a) != NULL || t->kind == PLD_TY_TUPLE || t->kind == PLD_TY_UNKNOWN;
+    else if (strcmp(k, "dtype") == 0)
+        ok = dtype_of_expr(ck, a) != PLD_DT_NONE;
+    else if (strcmp(k, "int") == 0) {
+        int64_t v;
+        if (!ck_const_int(ck, a, &v)) {
+            ck_error(ck, a->span, "%s argument '%s' must be a compile-time integer", c->info->name, pp->name);
+            return 0;
+        }
+        return 1;
+    }
+    if (ok)
+        return 1;
+    if (strcmp(k, "dtensor") == 0 && t->kind == PLD_TY_TENSOR) {
+        ck_error(ck, c->call->span, "%s expects a DistributedTensor (window-bound) for '%s'; got %s", c->info->name,
+                 pp->name, ck_tystr(t));
+        return 0;
+    }
+    if (strcmp(k, "dtype") == 0) {
+        ck_error(ck, a->span, "%s argument '%s' must be a dtype such as pl.FP32", c->info->name, pp->name);
+        return 0;
+    }
+    if (strcmp(k, "list") == 0) {
+        ck_error(ck, a->span, "%s argument '%s' must be a list such as [0, 0]", c->info->name, pp->name);
+        return 0;
+    }
+    static const struct {
+        const char *k, *w;
+    } words[] = {{"tensor", "a tensor"}, {"dtensor", "a DistributedTensor"}, {"tile", "a tile"},
+                 {"scalar", "a scalar"}, {"ctx", "a CommCtx (output of pld.system.get_comm_ctx)"},
+                 {"ptr", "a Ptr handle (output of pld.tensor.alloc_window_buffer)"}};
+    const char *want = k;
+    for (size_t j = 0; j < sizeof words / sizeof words[0]; j++)
+        if (strcmp(words[j].k, k) == 0)
+            want = words[j].w;
+    ck_error(ck, c->call->span, "%s expects %s for '%s'; got %s", c->info->name, want, pp->name,
+             t->kind == PLD_TY_UNKNOWN ? "a value of unknown type" : ck_tystr(t));
+    return 0;
+}
+
+/* Binds call arguments to the op's parameters; reports arity/keyword errors. */
+static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_call_t *c, const pld_type_t **argt)
+{
+    memset(c, 0, sizeof *c);
+    c->call = e;
+    c->info = info;
+    int npos = 0;
+    int maxpos = 0;
+    for (int i = 0; i < info->nparams; i++)
+        if (!info->params[i].kwonly)
+            maxpos++;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        pld_arg_t *a = &e->u.call.args[i];
+        int idx;
+        if (!a->kw) {
+            if (npos >= maxpos) {
+                ck_error(ck, a->value->span, "%s takes %d positional argument%s but %d were given", info->name, maxpos,
+                         maxpos == 1 ? "" : "s", npos + 1 + (e->u.call.nargs - i - 1 > 0 ? 0 : 0));
+                return 0;
+            }
+            idx = npos++;
+        } else {
+            idx = pld_op_param_index(info, a->kw);
+            if (idx < 0) {
+                pld_diag_t *d = ck_error(ck, e->span, "%s got an unexpected keyword argument '%s'", info->name, a->kw);
+                const char *s = pld_op_suggest_param(info, a->kw);
+                if (s)
+                    pld_diag_note(&ck->p->diags, d, a->kw_span, "did you mean '%s'?", s);
+                return 0;
+            }
+            if (c->args[idx]) {
+                ck_error(ck, a->kw_span, "%s got multiple values for argument '%s'", info->name, a->kw);
+                return 0;
+            }
+        }
+        c->args[idx] = a->value;
+        c->types[idx] = argt[i];
+    }
+    for (int i = 0; i < info->nparams; i++) {
+        if (!c->args[i] && !info->params[i].deflt) {
+            ck_error(ck, e->span, "%s is missing required argument '%s'", info->name, info->params[i].name);
+            return 0;
+        }
+    }
+    int ok = 1;
+    for (int i = 0; i < info->nparams && ok; i++)
+        if (c->args[i])
+            ok = check_arg_kind(ck, c, i);
+    return ok;
+}
+
+/* ------------------------------------------------------------ inference */
+
+static int bcast(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type_t *b, pld_dim_t *out, int *rank)
+{
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    if (r > PLD_CK_MAX_RANK)
+        return 0;
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - a->rank), ib = i - (r - b->rank);
+        const pld_dim_t *da = ia >= 0 ? &a->shape[ia] : NULL, *db = ib >= 0 ? &b->shape[ib] : NULL;
+        if (!da) {
+            out[i] = *db;
+            continue;
+        }
+        if (!db) {
+            out[i] = *da;
+            continue;
+        }
+        if (da->kind == PLD_DIM_CONST && db->kind == PLD_DIM_CONST && da->v != db->v && da->v != 1 && db->v != 1) {
+            ck_error(ck, c->call->span, "%s operand shapes %s and %s are not broadcast-compatible (dimension %d: %lld vs %lld)",
+                     c->info->name, ck_tystr(a), ck_tystr(b), i, (long long)da->v, (long long)db->v);
+            return 0;
+        }
+        out[i] = (da->kind == PLD_DIM_CONST && da->v == 1) ? *db : *da;
+    }
+    *rank = r;
+    return 1;
+}
+
+static const pld_type_t *infer_binary(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
+        return a ? a : &pld_type_unknown;
+    if (a->dtype != b->dtype) {
+        ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
+                 c->info->name, pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
+        return a;
+    }
+    pld_dim_t dims[PLD_CK_MAX_RANK];
+    int r;
+    if (!bcast(ck, c, a, b, dims, &r))
+        return a;
+    return shaped(ck, a->kind, a->dtype, dims, r, a->valid && a->rank == r ? a->valid : NULL,
+                  a->kind == PLD_TY_TILE ? PLD_MEM_VEC : PLD_MEM_NONE);
+}
+
+static pld_mem_t mem_of(pld_ck_t *ck, const pld_expr_t *e, pld_mem_t dflt)
+{
+    char b[128];
+    const char *d = e ? dotted(ck, e, b, sizeof b) : NULL;
+    if (!d)
+        return dflt;
+    const char *last = strrchr(d, '.');
+    int m = pld_mem_from_name(last ? last + 1 : d);
+    return m > 0 ? (pld_mem_t)m : dflt;
+}
+
+static const pld_type_t *reduce_axis(pld_ck_t *ck, ck_call_t *c, int row)
+{
+    const pld_type_t *t = c->types[0];
+    if (!t || t->kind != PLD_TY_TILE || t->rank != 2)
+        return t ? t : &pld_type_unknown;
+    pld_dim_t d[2] = {t->shape[0], t->shape[1]};
+    pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
+    d[row ? 1 : 0] = one;
+    return shaped(ck, PLD_TY_TILE, t->dtype, d, 2, NULL, t->mem ? t->mem : PLD_MEM_VEC);
+}
+
+static int64_t numel_dims(const pld_dim_t *d, int r)
+{
+    int64_t n = 1;
+    for (int i = 0; i < r; i++) {
+        if (d[i].kind != PLD_DIM_CONST)
+            return -1;
+        n *= d[i].v;
+    }
+    return n;
+}
+
+static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
+{
+    pld_dim_t dims[PLD_CK_MAX_RANK], vdims[PLD_CK_MAX_RANK];
+    const pld_type_t *t0 = c->types[0] ? c->types[0] : &pld_type_unknown;
+    int r, vr;
+    switch (c->info->id) {
+    case PLD_OPID_SYS_TASK_INVALID:
+    case PLD_OPID_SYS_TASK_DUMMY:
+        return scalar(ck, PLD_DT_TASK_ID);
+    case PLD_OPID_TILE_GET_BLOCK_IDX:
+    case PLD_OPID_TILE_GET_BLOCK_NUM:
+    case PLD_OPID_TENSOR_DIM:
+        return scalar(ck, PLD_DT_INDEX);
+    case PLD_OPID_TILE_LOAD: {
+        r = ck_dims_of_list(ck, c->args[2], dims);
+        if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
+            return &pld_type_unknown;
+        int no = ck_list_len(ck, c->args[1]);
+        if (no >= 0 && no != t0->rank) {
+            ck_error(ck, c->call->span, "pl.tile.load offsets have %d entries but the tensor has rank %d", no, t0->rank);
+            return &pld_type_unknown;
+        }
+        vr = c->args[3] ? ck_dims_of_list(ck, c->args[3], vdims) : -1;
+        if (vr >= 0 && vr != r) {
+            ck_error(ck, c->call->span, "pl.tile.load valid_shape has %d entries but shapes has %d", vr, r);
+            return &pld_type_unknown;
+        }
+        int differs = 0;
+        for (int i = 0; vr >= 0 && i < r; i++)
+            if (pld_dim_eq(&dims[i], &vdims[i]) != 1)
+                differs = 1;
+        return shaped(ck, PLD_TY_TILE, t0->dtype, dims, r, differs ? vdims : NULL, mem_of(ck, c->args[4], PLD_MEM_VEC));
+    }
+    case PLD_OPID_TILE_STORE: {
+        const pld_type_t *dst = c->types[2];
+        if (t0->kind == PLD_TY_TILE && dst && pld_type_is_tensorlike(dst)) {
+            if (t0->dtype != dst->dtype)
+                ck_error(ck, c->call->span, "pl.tile.store tile dtype %s does not match the output tensor dtype %s",
+                         pld_dtype_name(t0->dtype), pld_dtype_name(dst->dtype));
+            else if (t0->rank > dst->rank)
+                ck_error(ck, c->call->span, "pl.tile.store tile rank %d exceeds the output tensor rank %d", t0->rank, dst->rank);
+        }
+        return dst ? dst : &pld_type_unknown;
+    }
+    case PLD_OPID_TILE_CREATE:
+    case PLD_OPID_TILE_FULL:
+    case PLD_OPID_TENSOR_CREATE:
+    case PLD_OPID_TENSOR_FULL: {
+        r = ck_dims_of_list(ck, c->args[0], dims);
+        pld_dtype_t dt = dtype_of_expr(ck, c->args[1]);
+        if (dt == PLD_DT_NONE) {
+            ck_error(ck, c->call->span, "%s needs a dtype (dtype=pl.FP32, ...)", c->info->name);
+            return &pld_type_unknown;
+        }
+        if (r < 0)
+            return &pld_type_unknown;
+        int tile = c->info->id == PLD_OPID_TILE_CREATE || c->info->id == PLD_OPID_TILE_FULL;
+        return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, NULL,
+                      tile ? mem_of(ck, c->info->id == PLD_OPID_TILE_CREATE ? c->args[2] : NULL, PLD_MEM_VEC) : PLD_MEM_NONE);
+    }
+    case PLD_OPID_TILE_MOVE:
+        if (t0->kind != PLD_TY_TILE)
+            return t0;
+        return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, mem_of(ck, c->args[1], t0->mem));
+    case PLD_OPID_TILE_READ:
+    case PLD_OPID_TENSOR_READ: {
+        int n = ck_list_len(ck, c->args[1]);
+        if (n >= 0 && t0->kind != PLD_TY_UNKNOWN && n != t0->rank && n != 1) {
+            ck_error(ck, c->call->span, "%s has %d indices but the operand has rank %d", c->info->name, n, t0->rank);
+            return &pld_type_unknown;
+        }
+        return t0->kind == PLD_TY_UNKNOWN ? &pld_type_unknown : scalar(ck, t0->dtype);
+    }
+    case PLD_OPID_TILE_WRITE:
+    case PLD_OPID_TENSOR_WRITE:
+    case PLD_OPID_TENSOR_ASSEMBLE:
+    case PLD_OPID_TILE_ASSEMBLE:
+    case PLD_OPID_TILE_FILLPAD:
+        if (c->info->id == PLD_OPID_TENSOR_ASSEMBLE && c->types[1] && pld_type_is_tensorlike(c->types[1]) &&
+            pld_type_is_tensorlike(t0) && c->types[1]->dtype != t0->dtype)
+            ck_error(ck, c->call->span, "pl.tensor.assemble source dtype %s does not match target dtype %s",
+                     pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype));
+        return t0;
+    case PLD_OPID_TILE_SET_VALIDSHAPE:
+        return t0;
+    case PLD_OPID_TILE_SLICE:
+    case PLD_OPID_TENSOR_SLICE: {
+        r = ck_dims_of_list(ck, c->args[1], dims);
+        if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
+            return &pld_type_unknown;
+        if (r != t0->rank) {
+            ck_error(ck, c->call->span, "%s shape has %d entries but the operand has rank %d", c->info->name, r, t0->rank);
+            return &pld_type_unknown;
+        }
+        int drop[PLD_CK_MAX_RANK] = {0};
+        int nd = c->info->id == PLD_OPID_TENSOR_SLICE && c->args[4] ? ck_list_len(ck, c->args[4]) : 0;
+        for (int i = 0; i < nd; i++) {
+            int64_t v;
+            if (ck_const_int(ck, ck_list_item(ck, c->args[4], i), &v) && v >= 0 && v < r)
+                drop[v] = 1;
+        }
+        pld_dim_t out[PLD_CK_MAX_RANK];
+        int k = 0;
+        for (int i = 0; i < r; i++)
+            if (!drop[i])
+                out[k++] = dims[i];
+        return shaped(ck, t0->kind, t0->dtype, out, k, NULL, t0->mem);
+    }
+    case PLD_OPID_TILE_RESHAPE:
+    case PLD_OPID_TENSOR_RESHAPE: {
+        r = ck_dims_of_list(ck, c->args[1], dims);
+        if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
+            return &pld_type_unknown;
+        int64_t a = pld_type_static_numel(t0), b = numel_dims(dims, r);
+        if (a >= 0 && b >= 0 && a != b)
+            ck_error(ck, c->call->span, "%s cannot reshape %lld elements into %lld", c->info->name, (long long)a, (long long)b);
+        return shaped(ck, t0->kind, t0->dtype, dims, r, NULL, t0->mem);
+    }
+    case PLD_OPID_TILE_CAST:
+    case PLD_OPID_TENSOR_CAST: {
+        pld_dtype_t dt = dtype_of_expr(ck, c->args[1]);
+        if (t0->kind == PLD_TY_UNKNOWN)
+            return t0;
+        const char *mode = ck_const_str(c->args[2]);
+        static const char *const modes[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+        if (c->args[2] && !mode) {
+            int64_t v;
+            if (!ck_const_int(ck, c->args[2], &v) || v < 0 || v > 6)
+                ck_error(ck, c->args[2]->span, "cast mode must be one of 'none', 'rint', 'round', 'floor', 'ceil', 'trunc', 'odd'");
+        } else if (mode) {
+            int found = 0;
+            for (size_t i = 0; i < 7; i++)
+                found |= strcmp(mode, modes[i]) == 0;
+            if (!found)
+                ck_error(ck, c->args[2]->span, "unknown cast mode '%s' (expected none, rint, round, floor, ceil, trunc or odd)", mode);
+        }
+        return with_dtype(ck, t0, dt);
+    }
+    case PLD_OPID_TILE_MATMUL:
+    case PLD_OPID_TENSOR_MATMUL: {
+        const pld_type_t *b = c->types[1];
+        if (t0->kind == PLD_TY_UNKNOWN || !b || b->kind == PLD_TY_UNKNOWN)
+            return &pld_type_unknown;
+        if (t0->rank != 2 || b->rank != 2) {
+            ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, ck_tystr(t0), ck_tystr(b));
+            return &pld_type_unknown;
+        }
+        if (pld_dim_eq(&t0->shape[1], &b->shape[0]) == 0) {
+            ck_error(ck, c->call->span, "%s inner dimensions differ: %s @ %s", c->info->name, ck_tystr(t0), ck_tystr(b));
+            return &pld_type_unknown;
+        }
+        pld_dim_t d[2] = {t0->shape[0], b->shape[1]};
+        pld_dtype_t acc = pld_dtype_is_float(t0->dtype) ? PLD_DT_FP32 : PLD_DT_INT32;
+        pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
+        return shaped(ck, t0->kind, od != PLD_DT_NONE ? od : acc, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);
+    }
+    case PLD_OPID_TILE_MATMUL_ACC:
+        return t0;
+    case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
+    case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
+    case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_DIV:
+    case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM:
+        return infer_binary(ck, c);
+    case PLD_OPID_TILE_ADDS: case PLD_OPID_TILE_SUBS: case PLD_OPID_TILE_MULS: case PLD_OPID_TILE_DIVS:
+    case PLD_OPID_TILE_MAXS: case PLD_OPID_TILE_MINS:
+    case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_DIVS:
+    case PLD_OPID_TILE_EXP: case PLD_OPID_TILE_LOG: case PLD_OPID_TILE_SQRT: case PLD_OPID_TILE_RSQRT:
+    case PLD_OPID_TILE_ABS: case PLD_OPID_TILE_NEG: case PLD_OPID_TILE_RECIP: case PLD_OPID_TILE_RELU:
+    case PLD_OPID_TENSOR_EXP: case PLD_OPID_TENSOR_LOG: case PLD_OPID_TENSOR_SQRT: case PLD_OPID_TENSOR_ABS:
+    case PLD_OPID_TENSOR_NEG:
+        if (t0->kind == PLD_TY_TILE)
+            return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, PLD_MEM_VEC);
+        return t0;
+    case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TILE_ROW_MIN:
+        return reduce_axis(ck, c, 1);
+    case PLD_OPID_TILE_COL_SUM: case PLD_OPID_TILE_COL_MAX: case PLD_OPID_TILE_COL_MIN:
+        return reduce_axis(ck, c, 0);
+    case PLD_OPID_ARRAY_CREATE: {
+        pld_type_t *t = pld_type_new(ck->p, PLD_TY_ARRAY);
+        int64_t n = 0;
+        if (!t)
+            return &pld_type_unknown;
+        ck_const_int(ck, c->args[0], &n);
+        if (n <= 0)
+            ck_error(ck, c->args[0]->span, "pl.array.create extent must be positive, found %lld", (long long)n);
+        t->array_len = n;
+        t->dtype = dtype_of_expr(ck, c->args[1]);
+        return t;
+    }
+    case PLD_OPID_ARRAY_GET:
+        return t0->kind == PLD_TY_ARRAY ? scalar(ck, t0->dtype) : &pld_type_unknown;
+    case PLD_OPID_ARRAY_UPDATE:
+        return t0;
+    default:
+        return &pld_type_unknown;
+    }
+}
+
+/* ------------------------------------------------------------ special forms */
+
+static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, const pld_type_t **argt)
+{
+    int n = e->u.call.nargs;
+    pld_arg_t *args = e->u.call.args;
+    switch (id) {
+    case PLD_OPID_PL_CONST: {
+        if (n != 2 || args[0].kw || args[1].kw) {
+            ck_error(ck, e->span, "pl.const takes a value and a dtype: pl.const(1, pl.INT32)");
+            return &pld_type_unknown;
+        }
+        pld_dtype_t dt = dtype_of_expr(ck, args[1].value);
+        if (dt == PLD_DT_NONE) {
+            ck_error(ck, args[1].value->span, "pl.const needs a dtype such as pl.INT32");
+            return &pld_type_unknown;
+        }
+        return scalar(ck, dt);
+    }
+    case PLD_OPID_PL_CAST_SCALAR: {
+        pld_dtype_t dt = n >= 2 ? dtype_of_expr(ck, args[1].value) : PLD_DT_NONE;
+        for (int i = 0; i < n; i++)
+            if (args[i].kw && strcmp(args[i].kw, "target_type") == 0)
+                dt = dtype_of_expr(ck, args[i].value);
+        if (dt == PLD_DT_NONE) {
+            ck_error(ck, e->span, "pl.cast needs a target dtype: pl.cast(x, pl.INDEX)");
+            return &pld_type_unknown;
+        }
+        return scalar(ck, dt);
+    }
+    case PLD_OPID_PL_MIN:
+    case PLD_OPID_PL_MAX:
+        if (n != 2) {
+            ck_error(ck, e->span, "%s takes exactly two scalars", id == PLD_OPID_PL_MIN ? "pl.min" : "pl.max");
+            return &pld_type_unknown;
+        }
+        for (int i = 0; i < 2; i++)
+            if (!is_scalarish(argt[i])) {
+                ck_error(ck, args[i].value->span, "%s works on scalars; for tiles use pl.minimum / pl.maximum",
+                         id == PLD_OPID_PL_MIN ? "pl.min" : "pl.max");
+                return &pld_type_unknown;
+            }
+        return scalar(ck, promote(argt[0]->dtype, argt[1]->dtype));
+    case PLD_OPID_PL_FUNC_ATTR:
+    case PLD_OPID_PL_STATIC_PRINT:
+    case PLD_OPID_PL_STATIC_ASSERT:
+    case PLD_OPID_PL_DUMP_TAG:
+        return &pld_type_none;
+    case PLD_OPID_PL_YIELD_:
+        ck_error(ck, e->span, "pl.yield_ must be a statement or the value of an assignment at the end of a loop or if body");
+        return &pld_type_unknown;
+    case PLD_OPID_PL_COND:
+        ck_error(ck, e->span, "pl.cond must be the first statement of a pl.while_ loop body");
+        return &pld_type_unknown;
+    case PLD_OPID_PL_DYNAMIC:
+        ck_error(ck, e->span, "pl.dynamic declares a module-level dimension; use it at module level (NR = pl.dynamic(\"NR\"))");
+        return &pld_type_unknown;
+    case PLD_OPID_PL_SUBMIT:
+    case PLD_OPID_PL_SPMD_SUBMIT: {
+        if (n < 1 || args[0].kw || args[0].value->kind != PLD_EX_ATTR) {
+            ck_error(ck, e->span, "%s needs the kernel as its first argument: pl.submit(self.kernel, ...)",
+                     id == PLD_OPID_PL_SUBMIT ? "pl.submit" : "pl.spmd_submit");
+            return &pld_type_unknown;
+        }
+        return &pld_type_unknown;
+    }
+    default: {
+        const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
+        const char *what = id == PLD_OPID_PL_AT || id == PLD_OPID_PL_SCOPE || id == PLD_OPID_PL_MANUAL_SCOPE ||
+                                   id == PLD_OPID_PL_CLUSTER
+                               ? "a 'with' statement"
+                               : "the iterator of a for loop";
+        ck_error(ck, e->span, "%s can only be used as %s", info->name, what);
+        return &pld_type_unknown;
+    }
+    }
+}
+
+/* ------------------------------------------------------------ calls */
+
+static int level_ok(int levels, int ctx)
+{
+    if (ctx == PLD_CTX_HOST)
+        return levels & PLD_OPL_H;
+    if (ctx == PLD_CTX_CHIP)
+        return levels & PLD_OPL_C;
+    return levels & PLD_OPL_K;
+}
+
+static const char *levels_word(int levels)
+{
+    switch (levels & (PLD_OPL_H | PLD_OPL_C | PLD_OPL_K)) {
+    case PLD_OPL_H: return "a HOST orchestrator";
+    case PLD_OPL_K: return "an InCore kernel";
+    case PLD_OPL_C: return "a CHIP orchestration function";
+    case PLD_OPL_H | PLD_OPL_K: return "a HOST orchestrator or an InCore kernel";
+    case PLD_OPL_C | PLD_OPL_K: return "a CHIP orchestration function or a kernel";
+    default: return "this context";
+    }
+}
+
+const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+
+static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
+{
+    int n = e->u.call.nargs;
+    const pld_type_t *argt_buf[64];
+    const pld_type_t **argt = argt_buf;
+    pld_expr_t *fn = e->u.call.fn;
+    if (n > 64) {
+        ck_error(ck, e->span, "too many call arguments (limit 64)");
+        return &pld_type_unknown;
+    }
+    /* self.f(...) dispatch */
+    if (fn->kind == PLD_EX_ATTR && fn->u.attr.obj->kind == PLD_EX_NAME && strcmp(fn->u.attr.obj->u.name, "self") == 0) {
+        for (int i = 0; i < n; i++)
+            argt[i] = ck_expr(ck, e->u.call.args[i].value);
+        return ck_dispatch_call(ck, e, argt);
+    }
+    char buf[256];
+    const char *name = dotted(ck, fn, buf, sizeof buf);
+    /* pl.FP32.get_byte() */
+    if (name) {
+        size_t ln = strlen(name);
+        if (ln > 9 && strcmp(name + ln - 9, ".get_byte") == 0 && fn->kind == PLD_EX_ATTR) {
+            if (dtype_of_expr(ck, fn->u.attr.obj) == PLD_DT_NONE) {
+                ck_error(ck, e->span, "get_byte() must be called on a dtype such as pl.FP32");
+                return &pld_type_unknown;
+            }
+            return scalar(ck, PLD_DT_INDEX);
+        }
+    }
+    /* special forms whose arguments are not plain values */
+    int id = name ? pld_op_lookup(name) : -1;
+    for (int i = 0; i < n; i++) {
+        pld_expr_t *a = e->u.call.args[i].value;
+        /* dtype / enum / memory-space / list arguments are checked by kind, not evaluated */
+        if (a->kind == PLD_EX_ATTR || (a->kind == PLD_EX_NAME && ck_find_slot(ck, a->u.name) < 0 &&
+                                        (dtype_of_expr(ck, a) != PLD_DT_NONE || (ck_find_const(ck, a->u.name) &&
+                                         ck_find_const(ck, a->u.name)->kind == CK_C_EXPR))))
+            argt[i] = set_type(a, a->kind == PLD_EX_ATTR && (!name || id != PLD_OPID_PL_SUBMIT) ? ck_expr(ck, a) : &pld_type_unknown);
+        else if (a->kind == PLD_EX_LIST || a->kind == PLD_EX_TUPLE) {
+            for (int j = 0; j < a->u.seq.n; j++)
+                ck_expr(ck, a->u.seq.items[j]);
+            argt[i] = set_type(a, &pld_type_unknown);
+        } else
+            argt[i] = ck_expr(ck, a);
+    }
+    if (!name) {
+        ck_error(ck, e->span, "unsupported call: only pl.*, pld.* ops and self.<function>(...) can be called");
+        return &pld_type_unknown;
+    }
+    if (id < 0) {
+        const pld_unified_t *u = pld_op_unified(name);
+        if (u) {
+            const pld_type_t *a0 = n > 0 ? argt[0] : &pld_type_unknown;
+            const pld_type_t *a1 = n > 1 ? argt[1] : &pld_type_unknown;
+            int second_scalar = n > 1 && !e->u.call.args[1].kw && a1->kind == PLD_TY_SCALAR;
+            if (a0->kind == PLD_TY_TILE)
+                id = second_scalar && u->tile_scalar >= 0 ? u->tile_scalar : u->tile_tile;
+            else if (pld_type_is_tensorlike(a0))
+                id = second_scalar && u->tensor_scalar >= 0 ? u->tensor_scalar : u->tensor_tensor;
+            else if (a0->kind == PLD_TY_SCALAR)
+                id = u->scalar;
+            else if (a0->kind == PLD_TY_UNKNOWN) {
+                e->type = &pld_type_unknown;
+                return &pld_type_unknown;
+            }
+            if (id < 0) {
+                ck_error(ck, e->span, "%s does not accept %s as its first operand", name, kind_word(a0));
+                return &pld_type_unknown;
+            }
+        }
+    }
+    if (id < 0) {
+        if (strncmp(name, "pl.", 3) == 0 || strncmp(name, "pld.", 4) == 0) {
+            pld_diag_t *d = ck_error(ck, e->span, "unknown op '%s'", name);
+            const char *s = pld_op_suggest(name);
+            if (s)
+                pld_diag_note(&ck->p->diags, d, e->span, "did you mean '%s'?", s);
+        } else {
+            ck_error(ck, e->span, "unsupported call to '%s': only pl.*, pld.* ops and self.<function>(...) can be called", name);
+        }
+        return &pld_type_unknown;
+    }
+    e->op = id;
+    const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
+    if (info->levels & PLD_OPL_S)
+        return check_special(ck, e, id, argt);
+    if (!level_ok(info->levels, ck->ctx)) {
+        pld_diag_t *d = ck_error(ck, e->span, "%s can only be called in %s, not in %s", info->name,
+                                 levels_word(info->levels), ctx_word(ck->ctx));
+        ck_note_fn(ck, d);
+        return &pld_type_unknown;
+    }
+    ck_call_t c;
+    if (!bind_call(ck, e, info, &c, argt))
+        return &pld_type_unknown;
+    if (strncmp(info->name, "pld.", 4) == 0)
+        return ck_pld_call(ck, &c);
+    return infer_op(ck, &c);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
+{
+    const pld_type_t *t = ck_expr(ck, e->u.sub.obj);
+    int n = e->u.sub.n, slices = 0;
+    for (int i = 0; i < n; i++) {
+        pld_expr_t *it = e->u.sub.items[i];
+        if (it->kind == PLD_EX_SLICE) {
+            slices++;
+            if (it->u.slice.step) {
+                ck_error(ck, it->u.slice.step->span, "slice steps are not supported");
+                return &pld_type_unknown;
+            }
+            if (it->u.slice.lo)
+                ck_expr(ck, it->u.slice.lo);
+            if (it->u.slice.hi)
+                ck_expr(ck, it->u.slice.hi);
+        } else {
+            const pld_type_t *it_t = ck_expr(ck, it);
+            if (!is_scalarish(it_t) && t->kind != PLD_TY_UNKNOWN) {
+                ck_error(ck, it->span, "subscript index must be a scalar, found %s", kind_word(it_t));
+                return &pld_type_unknown;
+            }
+        }
+    }
+    switch (t->kind) {
+    case PLD_TY_TUPLE: {
+        int64_t k;
+        if (n != 1 || !ck_const_int(ck, e->u.sub.items[0], &k)) {
+            ck_error(ck, e->span, "a tuple can only be indexed with a constant");
+            return &pld_type_unknown;
+        }
+        if (k < 0 || k >= t->nelems) {
+            ck_error(ck, e->span, "tuple index %lld out of range (the tuple has %d elements)", (long long)k, t->nelems);
+            return &pld_type_unknown;
+        }
+        return t->elems[k];
+    }
+    case PLD_TY_ARRAY:
+        return scalar(ck, t->dtype);
+    case PLD_TY_TENSOR:
+    case PLD_TY_DTENSOR:
+    case PLD_TY_TILE: {
+        if (n > t->rank) {
+            ck_error(ck, e->span, "too many indices: %d for %s of rank %d", n, kind_word(t), t->rank);
+            return &pld_type_unknown;
+        }
+        if (slices == 0 && n == t->rank)
+            return scalar(ck, t->dtype);
+        pld_dim_t d[PLD_CK_MAX_RANK];
+        int k = 0;
+        for (int i = 0; i < t->rank && k < PLD_CK_MAX_RANK; i++) {
+            if (i < n && e->u.sub.items[i]->kind != PLD_EX_SLICE)
+                continue; /* integer index: dimension dropped */
+            if (i < n) {
+                const pld_expr_t *sl = e->u.sub.items[i];
+                int64_t lo = 0, hi;
+                if ((!sl->u.slice.lo || ck_const_int(ck, sl->u.slice.lo, &lo)) && sl->u.slice.hi &&
+                    ck_const_int(ck, sl->u.slice.hi, &hi)) {
+                    pld_dim_t dd = {PLD_DIM_CONST, hi - lo, NULL, NULL};
+                    d[k++] = dd;
+                    continue;
+                }
+                if (!sl->u.slice.lo && !sl->u.slice.hi) {
+                    d[k++] = t->shape[i];
+                    continue;
+                }
+                pld_dim_t dd = {PLD_DIM_EXPR, 0, NULL, sl};
+                d[k++] = dd;
+                continue;
+            }
+            d[k++] = t->shape[i];
+        }
+        return shaped(ck, t->kind, t->dtype, d, k, NULL, t->mem);
+    }
+    case PLD_TY_UNKNOWN:
+        return &pld_type_unknown;
+    default:
+        ck_error(ck, e->span, "%s cannot be subscripted", kind_word(t));
+        return &pld_type_unknown;
+    }
+}
+
+static const pld_type_t *check_name(pld_ck_t *ck, pld_expr_t *e)
+{
+    const char *nm = e->u.name;
+    int s = ck_find_slot(ck, nm);
+    if (s >= 0) {
+        e->slot = s;
+        if (!ck->slots[s].defined) {
+            ck_error(ck, e->span, "local variable '%s' is used before it is assigned", nm);
+            ck->slots[s].defined = 1; /* report once */
+            return &pld_type_unknown;
+        }
+        return ck->slots[s].type ? ck->slots[s].type : &pld_type_unknown;
+    }
+    const ck_const_t *c = ck_find_const(ck, nm);
+    if (c) {
+        switch (c->kind) {
+        case CK_C_INT: return scalar(ck, PLD_DT_INDEX);
+        case CK_C_FLOAT: return scalar(ck, PLD_DT_FP32);
+        case CK_C_BOOL: return scalar(ck, PLD_DT_BOOL);
+        case CK_C_DYN: return scalar(ck, PLD_DT_INDEX);
+        default: return &pld_type_unknown;
+        }
+    }
+    if ((ck->alias_pl && strcmp(nm, ck->alias_pl) == 0) || (ck->alias_pld && strcmp(nm, ck->alias_pld) == 0) ||
+        strcmp(nm, "pl") == 0 || strcmp(nm, "pld") == 0) {
+        ck_error(ck, e->span, "module '%s' cannot be used as a value", nm);
+        return &pld_type_unknown;
+    }
+    if (strcmp(nm, "inf") == 0 || strcmp(nm, "nan") == 0)
+        return scalar(ck, PLD_DT_FP32);
+    pld_diag_t *d = ck_error(ck, e->span, "name '%s' is not defined", nm);
+    /* did you mean: locals, then constants */
+    const char *best = NULL;
+    int bestd = 3;
+    for (int i = 0; i < ck->nslots; i++) {
+        int dd = pld_edit_distance(nm, ck->slots[i].name);
+        if (dd < bestd) {
+            bestd = dd;
+            best = ck->slots[i].name;
+        }
+    }
+    for (int i = 0; i < ck->nconsts; i++) {
+        int dd = pld_edit_distance(nm, ck->consts[i].name);
+        if (dd < bestd) {
+            bestd = dd;
+            best = ck->consts[i].name;
+        }
+    }
+    if (best)
+        pld_diag_note(&ck->p->diags, d, e->span, "did you mean '%s'?", best);
+    return &pld_type_unknown;
+}
+
+static const pld_type_t *check_binary(pld_ck_t *ck, pld_expr_t *e)
+{
+    const pld_type_t *a = ck_expr(ck, e->u.bin.a);
+    const pld_type_t *b = ck_expr(ck, e->u.bin.b);
+    pld_binop_t op = e->u.bin.op;
+    for (int i = 0; i < 2; i++) {
+        const pld_type_t *t = i ? b : a;
+        if (t->kind == PLD_TY_TILE || pld_type_is_tensorlike(t)) {
+            static const char *const names[] = {[PLD_OP_ADD] = "pl.add", [PLD_OP_SUB] = "pl.sub",
+                                                [PLD_OP_MUL] = "pl.mul", [PLD_OP_DIV] = "pl.div"};
+            const char *hint = op <= PLD_OP_DIV ? names[op] : NULL;
+            if (hint)
+                ck_error(ck, e->span, "operators do not apply to %s; use %s(...)", kind_word(t) + 2, hint);
+            else
+                ck_error(ck, e->span, "operators do not apply to %s", kind_word(t) + 2);
+            return &pld_type_unknown;
+        }
+    }
+    if (op >= PLD_OP_EQ)
+        return scalar(ck, PLD_DT_BOOL);
+    if (a->kind != PLD_TY_SCALAR || b->kind != PLD_TY_SCALAR)
+        return a->kind == PLD_TY_SCALAR ? a : b->kind == PLD_TY_SCALAR ? b : &pld_type_unknown;
+    pld_dtype_t dt = promote(a->dtype, b->dtype);
+    if (op == PLD_OP_DIV && !pld_dtype_is_float(dt))
+        dt = PLD_DT_FP32;
+    if (e->u.bin.a->kind == PLD_EX_INT && e->u.bin.b->kind != PLD_EX_INT)
+        dt = b->dtype == PLD_DT_NONE ? dt : promote(PLD_DT_INDEX, b->dtype);
+    return scalar(ck, dt);
+}
+
+const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e)
+{
+    switch (e->kind) {
+    case PLD_EX_INT: return set_type(e, scalar(ck, PLD_DT_INDEX));
+    case PLD_EX_FLOAT: return set_type(e, scalar(ck, PLD_DT_FP32));
+    case PLD_EX_BOOL: return set_type(e, scalar(ck, PLD_DT_BOOL));
+    case PLD_EX_NONE: return set_type(e, scalar(ck, PLD_DT_TASK_ID));
+    case PLD_EX_STR:
+    case PLD_EX_ELLIPSIS:
+        return set_type(e, &pld_type_unknown);
+    case PLD_EX_NAME: return set_type(e, check_name(ck, e));
+    case PLD_EX_UNARY: {
+        const pld_type_t *t = ck_expr(ck, e->u.un.a);
+        if (t->kind == PLD_TY_TILE || pld_type_is_tensorlike(t)) {
+            ck_error(ck, e->span, "operators do not apply to %s; use pl.neg(...)", kind_word(t) + 2);
+            return set_type(e, &pld_type_unknown);
+        }
+        return set_type(e, e->u.un.op == PLD_UOP_NOT ? scalar(ck, PLD_DT_BOOL) : t);
+    }
+    case PLD_EX_BINARY: return set_type(e, check_binary(ck, e));
+    case PLD_EX_CALL: return set_type(e, check_call(ck, e));
+    case PLD_EX_ATTR: {
+        /* enum members, dtypes, memory spaces: values the ops read by kind */
+        char b[256];
+        const char *d = dotted(ck, e, b, sizeof b);
+        if (d && (strncmp(d, "pl.", 3) == 0 || strncmp(d, "pld.", 4) == 0))
+            return set_type(e, &pld_type_unknown);
+        const pld_type_t *t = ck_expr(ck, e->u.attr.obj);
+        if (t->kind != PLD_TY_UNKNOWN)
+            ck_error(ck, e->span, "attribute '%s' of %s is not supported", e->u.attr.attr, kind_word(t));
+        return set_type(e, &pld_type_unknown);
+    }
+    case PLD_EX_SUBSCRIPT: return set_type(e, check_subscript(ck, e));
+    case PLD_EX_SLICE:
+        ck_error(ck, e->span, "a slice is only valid inside a subscript");
+        return set_type(e, &pld_type_unknown);
+    case PLD_EX_LIST:
+    case PLD_EX_TUPLE: {
+        pld_type_t *t = pld_type_new(ck->p, PLD_TY_TUPLE);
+        const pld_type_t **el = pld_arena_alloc(&ck->p->arena, sizeof *el * (size_t)(e->u.seq.n + 1));
+        if (!t || !el)
+            return set_type(e, &pld_type_unknown);
+        for (int i = 0; i < e->u.seq.n; i++)
+            el[i] = ck_expr(ck, e->u.seq.items[i]);
+        t->nelems = e->u.seq.n;
+        t->elems = el;
+        return set_type(e, t);
+    }
+    case PLD_EX_DICT:
+        for (int i = 0; i < e->u.dict.n; i++)
+            ck_expr(ck, e->u.dict.vals[i]);
+        return set_type(e, &pld_type_unknown);
+    }
+    return set_type(e, &pld_type_unknown);
+}

@@ -1,0 +1,124 @@
+/* pld_check_int.h - internals shared by the checker's files
+ * (pld_check.c: program/functions/statements/names; pld_check_expr.c:
+ * expressions, op binding and type inference; pld_check_pld.c: the pld.* and
+ * collective rules). Not a public header. */
+#ifndef PLD_CHECK_INT_H
+#define PLD_CHECK_INT_H
+
+#include "pld_check.h"
+#include "pld_ops.h"
+#include "pld_types.h"
+
+/* A module-level constant. */
+typedef enum ck_const_kind {
+    CK_C_INT, CK_C_FLOAT, CK_C_BOOL, CK_C_STR, CK_C_DYN, CK_C_DTYPE, CK_C_EXPR, CK_C_BAD
+} ck_const_kind_t;
+
+typedef struct ck_const {
+    const char *name;
+    ck_const_kind_t kind;
+    int64_t i;
+    double f;
+    pld_dtype_t dt;
+    const pld_expr_t *expr;   /* the value expression (lists, tuples, ...) */
+    pld_span_t span;
+} ck_const_t;
+
+/* A window buffer allocated in a HOST orchestrator. */
+typedef struct ck_winbuf {
+    const char *name;         /* LHS name = buffer name */
+    pld_span_t span;
+    int64_t bytes;            /* -1 when not static */
+    int in_loop;              /* allocated inside a loop */
+} ck_winbuf_t;
+
+/* One local slot. */
+typedef struct ck_slot {
+    const char *name;
+    const pld_type_t *type;   /* type of the first definition */
+    int defined;              /* assigned on some path before the current point */
+    int winbuf;               /* HOST: index of the window buffer a Ptr / window view refers to, else -1 */
+    int is_param;
+    int is_loopvar_world;     /* loop variable of `for r in pl.range(pld.world_size())` */
+    int64_t cval;             /* constant value when known (has_cval) */
+    int has_cval;
+} ck_slot_t;
+
+typedef struct pld_ck {
+    pld_program_t *p;
+    pld_check_opts_t opts;
+    ck_const_t *consts;
+    int nconsts;
+    const char *alias_pl;     /* module alias of pypto.language ("pl") */
+    const char *alias_pld;    /* module alias of pypto.language.distributed ("pld") */
+    ck_winbuf_t *winbufs;
+    int nwinbufs, capwinbufs;
+    /* current function */
+    pld_func_t *fn;
+    int ctx;                  /* PLD_CTX_HOST / PLD_CTX_CHIP / PLD_CTX_KERNEL of the current code */
+    int fn_ctx;               /* context of the function itself */
+    int loop_depth;           /* for/while nesting in the current function */
+    int spmd_depth;           /* inside pl.spmd */
+    ck_slot_t *slots;
+    int nslots, capslots;
+    int oom;
+} pld_ck_t;
+
+/* A call bound to an op's parameters. */
+typedef struct ck_call {
+    const pld_expr_t *call;
+    const pld_op_info_t *info;
+    pld_expr_t *args[PLD_OP_MAX_PARAMS];          /* NULL when absent (default applies) */
+    const pld_type_t *types[PLD_OP_MAX_PARAMS];   /* checked type of each present arg */
+} ck_call_t;
+
+/* ---- diagnostics (pld_check.c) ---- */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+pld_diag_t *ck_error(pld_ck_t *ck, pld_span_t sp, const char *fmt, ...);
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+pld_diag_t *ck_warn(pld_ck_t *ck, pld_span_t sp, const char *fmt, ...);
+/* Adds "note: in function 'f'" to d. */
+void ck_note_fn(pld_ck_t *ck, pld_diag_t *d);
+/* Formats a type into a static rotating buffer (for messages). */
+const char *ck_tystr(const pld_type_t *t);
+
+/* ---- names (pld_check.c) ---- */
+const ck_const_t *ck_find_const(pld_ck_t *ck, const char *name);
+int ck_find_slot(pld_ck_t *ck, const char *name);     /* -1 if none */
+
+/* ---- expressions (pld_check_expr.c) ---- */
+/* Checks e and returns its type (never NULL; &pld_type_unknown when not inferable). */
+const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e);
+/* Compile-time integer value of e (literals, module constants, pl.const,
+ * get_byte, arithmetic over them, constant locals). Returns 1 when known. */
+int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out);
+/* Integer value of an enum argument: an int, or a chain like pld.ReduceOp.Max /
+ * pl.AtomicType.None_ ; `enum_name` selects the table ("ReduceOp", "NotifyOp",
+ * "WaitCmp", "AtomicType"). Returns 1 when known. */
+int ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out);
+/* Static string value of e ('mesh'); NULL when not a string literal. */
+const char *ck_const_str(const pld_expr_t *e);
+/* Reads a shape-like list (list/tuple literal, list constant) into dims;
+ * returns rank or -1 when e is not a list. dims must hold PLD_CK_MAX_RANK. */
+#define PLD_CK_MAX_RANK 8
+int ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims);
+/* Number of items of a list-like argument (list/tuple literal or list
+ * constant); -1 when not a list. */
+int ck_list_len(pld_ck_t *ck, const pld_expr_t *e);
+/* Item i of a list-like argument, or NULL. */
+const pld_expr_t *ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i);
+
+/* ---- pld.* rules (pld_check_pld.c) ---- */
+/* Checks a bound call of a PLD_OPID_PLD_* op (every rule of
+ * docs/pld_semantics.md §2/§3 that is static, the rank count P being
+ * ck->opts.ranks when > 0) and returns its result type. */
+const pld_type_t *ck_pld_call(pld_ck_t *ck, ck_call_t *c);
+/* HOST provenance: index into ck->winbufs of the allocation a HOST operand
+ * (a pld.window view, a Ptr, or a collective's result) refers to; -1 if unknown. */
+int ck_window_of(pld_ck_t *ck, const pld_expr_t *e);
+
+#endif

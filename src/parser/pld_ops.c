@@ -1,0 +1,259 @@
+/* pld_ops.c - op table: signature parsing, aliases, unified names, suggestions. */
+#include "pld_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define H PLD_OPL_H
+#define C PLD_OPL_C
+#define K PLD_OPL_K
+#define S PLD_OPL_S
+#define HK (H | K)
+#define CK (C | K)
+#define HCK (H | C | K)
+
+static pld_op_info_t table[PLD_OPID__COUNT] = {
+#define PLD_OP(id, name, lv, sig, doc) {PLD_OPID_##id, name, lv, 0, 0, {{0}}, doc, sig},
+#include "pld_ops.def"
+#undef PLD_OP
+};
+
+#undef H
+#undef C
+#undef K
+#undef S
+
+/* Plain aliases: DSL spellings that always mean one op. */
+static const struct {
+    const char *alias;
+    pld_op_id_t id;
+} aliases[] = {
+    {"pl.load", PLD_OPID_TILE_LOAD},
+    {"pl.store", PLD_OPID_TILE_STORE},
+    {"pl.create_tile", PLD_OPID_TILE_CREATE},
+    {"pl.tile.create_tile", PLD_OPID_TILE_CREATE},
+    {"pl.create_tensor", PLD_OPID_TENSOR_CREATE},
+    {"pl.tensor.create_tensor", PLD_OPID_TENSOR_CREATE},
+    {"pl.full", PLD_OPID_TENSOR_FULL},
+    {"pl.move", PLD_OPID_TILE_MOVE},
+    {"pl.row_sum", PLD_OPID_TILE_ROW_SUM},
+    {"pl.row_max", PLD_OPID_TILE_ROW_MAX},
+    {"pl.row_min", PLD_OPID_TILE_ROW_MIN},
+    {"pl.col_sum", PLD_OPID_TILE_COL_SUM},
+    {"pl.col_max", PLD_OPID_TILE_COL_MAX},
+    {"pl.col_min", PLD_OPID_TILE_COL_MIN},
+    {"pl.fillpad", PLD_OPID_TILE_FILLPAD},
+    {"pl.set_validshape", PLD_OPID_TILE_SET_VALIDSHAPE},
+    {"pl.matmul_acc", PLD_OPID_TILE_MATMUL_ACC},
+    {"pl.get_block_idx", PLD_OPID_TILE_GET_BLOCK_IDX},
+    {"pl.get_block_num", PLD_OPID_TILE_GET_BLOCK_NUM},
+    {"pl.tensor.dim", PLD_OPID_TENSOR_DIM},
+    {"pl.dim", PLD_OPID_TENSOR_DIM},
+    {"pld.world_size", PLD_OPID_PLD_WORLD_SIZE},
+    {"pld.get_comm_ctx", PLD_OPID_PLD_GET_COMM_CTX},
+    {"pld.rank", PLD_OPID_PLD_RANK},
+    {"pld.nranks", PLD_OPID_PLD_NRANKS},
+    {"pld.alloc_window_buffer", PLD_OPID_PLD_ALLOC_WINDOW_BUFFER},
+    {"pld.window", PLD_OPID_PLD_WINDOW},
+    {"pld.remote_load", PLD_OPID_PLD_REMOTE_LOAD},
+    {"pld.notify", PLD_OPID_PLD_NOTIFY},
+    {"pld.wait", PLD_OPID_PLD_WAIT},
+    {"pld.put", PLD_OPID_PLD_PUT},
+    {"pld.get", PLD_OPID_PLD_GET},
+    {"pld.allreduce", PLD_OPID_PLD_ALLREDUCE},
+    {"pld.barrier", PLD_OPID_PLD_BARRIER},
+    {"pld.broadcast", PLD_OPID_PLD_BROADCAST},
+    {"pld.reduce_scatter", PLD_OPID_PLD_REDUCE_SCATTER},
+    {"pld.allgather", PLD_OPID_PLD_ALLGATHER},
+    {"pld.all_to_all", PLD_OPID_PLD_ALL_TO_ALL},
+    {"pld.all_to_all_v", PLD_OPID_PLD_ALL_TO_ALL_V},
+    {"pl.task_invalid", PLD_OPID_SYS_TASK_INVALID},
+};
+
+#define N_ -1
+static const pld_unified_t unified[] = {
+    /* name, tile-tile, tile-scalar, tensor-tensor, tensor-scalar, scalar */
+    {"pl.add", PLD_OPID_TILE_ADD, PLD_OPID_TILE_ADDS, PLD_OPID_TENSOR_ADD, PLD_OPID_TENSOR_ADDS, N_},
+    {"pl.sub", PLD_OPID_TILE_SUB, PLD_OPID_TILE_SUBS, PLD_OPID_TENSOR_SUB, PLD_OPID_TENSOR_SUBS, N_},
+    {"pl.mul", PLD_OPID_TILE_MUL, PLD_OPID_TILE_MULS, PLD_OPID_TENSOR_MUL, PLD_OPID_TENSOR_MULS, N_},
+    {"pl.div", PLD_OPID_TILE_DIV, PLD_OPID_TILE_DIVS, PLD_OPID_TENSOR_DIV, PLD_OPID_TENSOR_DIVS, N_},
+    {"pl.maximum", PLD_OPID_TILE_MAXIMUM, PLD_OPID_TILE_MAXS, PLD_OPID_TENSOR_MAXIMUM, N_, N_},
+    {"pl.minimum", PLD_OPID_TILE_MINIMUM, PLD_OPID_TILE_MINS, PLD_OPID_TENSOR_MINIMUM, N_, N_},
+    {"pl.exp", PLD_OPID_TILE_EXP, N_, PLD_OPID_TENSOR_EXP, N_, N_},
+    {"pl.log", PLD_OPID_TILE_LOG, N_, PLD_OPID_TENSOR_LOG, N_, N_},
+    {"pl.sqrt", PLD_OPID_TILE_SQRT, N_, PLD_OPID_TENSOR_SQRT, N_, N_},
+    {"pl.rsqrt", PLD_OPID_TILE_RSQRT, N_, N_, N_, N_},
+    {"pl.abs", PLD_OPID_TILE_ABS, N_, PLD_OPID_TENSOR_ABS, N_, N_},
+    {"pl.neg", PLD_OPID_TILE_NEG, N_, PLD_OPID_TENSOR_NEG, N_, N_},
+    {"pl.recip", PLD_OPID_TILE_RECIP, N_, N_, N_, N_},
+    {"pl.relu", PLD_OPID_TILE_RELU, N_, N_, N_, N_},
+    {"pl.matmul", PLD_OPID_TILE_MATMUL, N_, PLD_OPID_TENSOR_MATMUL, N_, N_},
+    {"pl.cast", PLD_OPID_TILE_CAST, N_, PLD_OPID_TENSOR_CAST, N_, PLD_OPID_PL_CAST_SCALAR},
+    {"pl.read", PLD_OPID_TILE_READ, N_, PLD_OPID_TENSOR_READ, N_, N_},
+    {"pl.write", PLD_OPID_TILE_WRITE, N_, PLD_OPID_TENSOR_WRITE, N_, N_},
+    {"pl.slice", PLD_OPID_TILE_SLICE, N_, PLD_OPID_TENSOR_SLICE, N_, N_},
+    {"pl.reshape", PLD_OPID_TILE_RESHAPE, N_, PLD_OPID_TENSOR_RESHAPE, N_, N_},
+    {"pl.assemble", PLD_OPID_TILE_ASSEMBLE, N_, PLD_OPID_TENSOR_ASSEMBLE, N_, N_},
+    {"pld.remote_store", PLD_OPID_PLD_TILE_REMOTE_STORE, N_, PLD_OPID_PLD_TENSOR_REMOTE_STORE, N_, N_},
+};
+#undef N_
+
+static int initialised;
+
+/* Parses "a:kind, b:kind=def; c:kind=def" into info->params. */
+static void parse_sig(pld_op_info_t *info)
+{
+    const char *s = info->sig;
+    if (strcmp(s, "*") == 0) {
+        info->variadic = 1;
+        return;
+    }
+    static char pool[16384];
+    static size_t used;
+    int kwonly = 0;
+    while (*s) {
+        while (*s == ' ' || *s == ',')
+            s++;
+        if (*s == ';') {
+            kwonly = 1;
+            s++;
+            continue;
+        }
+        if (!*s)
+            break;
+        const char *e = s;
+        int inq = 0;
+        while (*e && (inq || (*e != ',' && *e != ';'))) {
+            if (*e == '\'')
+                inq = !inq;
+            e++;
+        }
+        size_t n = (size_t)(e - s);
+        if (used + n + 1 > sizeof pool || info->nparams >= PLD_OP_MAX_PARAMS)
+            abort(); /* the static table is too big: a programming error caught by every test */
+        char *item = pool + used;
+        memcpy(item, s, n);
+        item[n] = '\0';
+        used += n + 1;
+        while (n > 0 && item[n - 1] == ' ')
+            item[--n] = '\0';
+        pld_op_param_t *pp = &info->params[info->nparams++];
+        pp->kwonly = kwonly;
+        char *colon = strchr(item, ':');
+        char *eq = strchr(item, '=');
+        pp->name = item;
+        if (colon) {
+            *colon = '\0';
+            pp->kind = colon + 1;
+        } else {
+            pp->kind = "any";
+        }
+        if (eq) {
+            *eq = '\0';
+            pp->deflt = eq + 1;
+        }
+        s = e;
+    }
+}
+
+static void init(void)
+{
+    if (initialised)
+        return;
+    for (int i = 0; i < PLD_OPID__COUNT; i++)
+        parse_sig(&table[i]);
+    initialised = 1;
+}
+
+const pld_op_info_t *pld_op_info(pld_op_id_t id)
+{
+    init();
+    return &table[id];
+}
+
+int pld_op_lookup(const char *name)
+{
+    init();
+    for (int i = 0; i < PLD_OPID__COUNT; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return i;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(aliases[i].alias, name) == 0)
+            return (int)aliases[i].id;
+    return -1;
+}
+
+const pld_unified_t *pld_op_unified(const char *name)
+{
+    for (size_t i = 0; i < sizeof unified / sizeof unified[0]; i++)
+        if (strcmp(unified[i].name, name) == 0)
+            return &unified[i];
+    return NULL;
+}
+
+int pld_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+                c = d[i - 2][j - 2] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+static void consider(const char *name, const char *cand, const char **best, int *bestd)
+{
+    int d = pld_edit_distance(name, cand);
+    if (d < *bestd) {
+        *bestd = d;
+        *best = cand;
+    }
+}
+
+const char *pld_op_suggest(const char *name)
+{
+    init();
+    const char *best = NULL;
+    int bestd = 99;
+    for (int i = 0; i < PLD_OPID__COUNT; i++)
+        consider(name, table[i].name, &best, &bestd);
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        consider(name, aliases[i].alias, &best, &bestd);
+    for (size_t i = 0; i < sizeof unified / sizeof unified[0]; i++)
+        consider(name, unified[i].name, &best, &bestd);
+    /* also match on the last segment: pl.tile.rowsum -> pl.tile.row_sum */
+    size_t len = strlen(name);
+    int limit = len < 12 ? 2 : 3;
+    return bestd <= limit ? best : NULL;
+}
+
+const char *pld_op_suggest_param(const pld_op_info_t *info, const char *kw)
+{
+    const char *best = NULL;
+    int bestd = 99;
+    for (int i = 0; i < info->nparams; i++)
+        consider(kw, info->params[i].name, &best, &bestd);
+    return bestd <= 3 ? best : NULL;
+}
+
+int pld_op_param_index(const pld_op_info_t *info, const char *kw)
+{
+    for (int i = 0; i < info->nparams; i++)
+        if (strcmp(info->params[i].name, kw) == 0)
+            return i;
+    return -1;
+}

@@ -1,0 +1,6 @@
+/* placeholder */
+#include "pld_test.h"
+static void test_parse_placeholder(void) { CU_PASS("placeholder"); }
+static CU_TestInfo tests[] = {{"test_parse_placeholder", test_parse_placeholder}, CU_TEST_INFO_NULL};
+static CU_SuiteInfo suites[] = {{"parse", NULL, NULL, NULL, NULL, tests}, CU_SUITE_INFO_NULL};
+int main(void) { return pld_test_main(suites); }
