@@ -84,7 +84,9 @@ struct pld_expr {
     const struct pld_type *type; /* static type (NULL before checking) */
     int32_t op;                  /* CALL: resolved op id (pld_op_id_t), -1 if none */
     int32_t slot;                /* NAME: local slot, -1 if not a local */
-    int32_t aux;                 /* checker-defined extra (e.g. callee index) */
+    int32_t aux;                 /* CALL of self.f / pl.submit: index of the callee in p->funcs */
+    struct pld_expr **bound;     /* CALL of an op: arguments bound to the op's parameters in
+                                    signature order (NULL entry = default applies) */
 };
 
 /* ----------------------------------------------------------------- statements */

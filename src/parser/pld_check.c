@@ -723,8 +723,48 @@ static fn_info_t *find_fn(pld_ck_t *ck, const char *name)
     return NULL;
 }
 
+/* Checks the positional arguments of a call of fi (from index `first`). */
+static void check_call_args(pld_ck_t *ck, pld_expr_t *e, fn_info_t *fi, const pld_type_t **argt, int first)
+{
+    const char *name = fi->f->name;
+    int k = 0;
+    for (int i = first; i < e->u.call.nargs; i++) {
+        const pld_arg_t *a = &e->u.call.args[i];
+        if (a->kw)
+            continue;
+        const pld_type_t *want = fi->ptypes[k], *got = argt[i];
+        const pld_param_t *pp = &fi->f->params[k];
+        k++;
+        if (got->kind == PLD_TY_UNKNOWN || want->kind == PLD_TY_UNKNOWN)
+            continue;
+        int ok = want->kind == got->kind || (want->kind == PLD_TY_TENSOR && got->kind == PLD_TY_DTENSOR) ||
+                 (want->kind == PLD_TY_SCALAR && got->kind == PLD_TY_SCALAR);
+        if (!ok) {
+            pld_diag_t *d = ck_error(ck, a->value->span, "argument '%s' of self.%s expects %s, got %s", pp->name, name,
+                                     ck_tystr(want), ck_tystr(got));
+            pld_diag_note(&ck->p->diags, d, pp->span, "parameter declared here");
+            continue;
+        }
+        if (pld_type_is_tensorlike(want) && want->dtype != got->dtype) {
+            ck_error(ck, a->value->span, "argument '%s' of self.%s expects dtype %s, got %s", pp->name, name,
+                     pld_dtype_name(want->dtype), pld_dtype_name(got->dtype));
+            continue;
+        }
+        if (pld_type_is_tensorlike(want) && want->rank == got->rank) {
+            for (int j = 0; j < want->rank; j++)
+                if (pld_dim_eq(&want->shape[j], &got->shape[j]) == 0) {
+                    ck_error(ck, a->value->span, "argument '%s' of self.%s expects %s, got %s", pp->name, name,
+                             ck_tystr(want), ck_tystr(got));
+                    break;
+                }
+        } else if (pld_type_is_tensorlike(want) && got->rank != want->rank) {
+            ck_error(ck, a->value->span, "argument '%s' of self.%s expects rank %d (%s), got rank %d (%s)", pp->name,
+                     name, want->rank, ck_tystr(want), got->rank, ck_tystr(got));
+        }
+    }
+}
+
 /* self.f(args..., [device=r], [attrs={...}]) */
-const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
 const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt)
 {
     const char *name = e->u.call.fn->u.attr.attr;
@@ -739,7 +779,7 @@ const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t
             }
         return &pld_type_unknown;
     }
-    e->aux = (int32_t)(fi - prog(ck)->fns);
+    e->aux = (int32_t)(fi - prog(ck)->fns); /* == index in p->funcs */
     const pld_expr_t *device = NULL;
     int npos = 0;
     for (int i = 0; i < e->u.call.nargs; i++) {
@@ -796,42 +836,70 @@ const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t
         pld_diag_note(&ck->p->diags, d, fi->f->name_span, "'%s' is defined here", name);
         return fi->ret;
     }
-    int k = 0;
-    for (int i = 0; i < e->u.call.nargs; i++) {
-        const pld_arg_t *a = &e->u.call.args[i];
-        if (a->kw)
-            continue;
-        const pld_type_t *want = fi->ptypes[k], *got = argt[i];
-        const pld_param_t *pp = &fi->f->params[k];
-        k++;
-        if (got->kind == PLD_TY_UNKNOWN || want->kind == PLD_TY_UNKNOWN)
-            continue;
-        int ok = want->kind == got->kind || (want->kind == PLD_TY_TENSOR && got->kind == PLD_TY_DTENSOR) ||
-                 (want->kind == PLD_TY_SCALAR && got->kind == PLD_TY_SCALAR);
-        if (!ok) {
-            pld_diag_t *d = ck_error(ck, a->value->span, "argument '%s' of self.%s expects %s, got %s", pp->name, name,
-                                     ck_tystr(want), ck_tystr(got));
-            pld_diag_note(&ck->p->diags, d, pp->span, "parameter declared here");
-            continue;
-        }
-        if (pld_type_is_tensorlike(want) && want->dtype != got->dtype) {
-            ck_error(ck, a->value->span, "argument '%s' of self.%s expects dtype %s, got %s", pp->name, name,
-                     pld_dtype_name(want->dtype), pld_dtype_name(got->dtype));
-            continue;
-        }
-        if (pld_type_is_tensorlike(want) && want->rank == got->rank) {
-            for (int j = 0; j < want->rank; j++)
-                if (pld_dim_eq(&want->shape[j], &got->shape[j]) == 0) {
-                    ck_error(ck, a->value->span, "argument '%s' of self.%s expects %s, got %s", pp->name, name,
-                             ck_tystr(want), ck_tystr(got));
-                    break;
-                }
-        } else if (pld_type_is_tensorlike(want) && got->rank != want->rank) {
-            ck_error(ck, a->value->span, "argument '%s' of self.%s expects rank %d (%s), got rank %d (%s)", pp->name,
-                     name, want->rank, ck_tystr(want), got->rank, ck_tystr(got));
-        }
-    }
+    check_call_args(ck, e, fi, argt, 0);
     return fi->ret;
+}
+
+const pld_type_t *ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt)
+{
+    const char *what = e->op == PLD_OPID_PL_SPMD_SUBMIT ? "pl.spmd_submit" : "pl.submit";
+    int n = e->u.call.nargs;
+    const pld_expr_t *k = n > 0 && !e->u.call.args[0].kw ? e->u.call.args[0].value : NULL;
+    if (!k || k->kind != PLD_EX_ATTR || k->u.attr.obj->kind != PLD_EX_NAME || strcmp(k->u.attr.obj->u.name, "self") != 0) {
+        ck_error(ck, e->span, "%s needs the kernel as its first argument: %s(self.kernel, ...)", what, what);
+        return &pld_type_unknown;
+    }
+    fn_info_t *fi = find_fn(ck, k->u.attr.attr);
+    if (!fi) {
+        ck_error(ck, k->span, "the program has no function '%s'", k->u.attr.attr);
+        return &pld_type_unknown;
+    }
+    if (fi->ctx != PLD_CTX_KERNEL) {
+        ck_error(ck, k->span, "%s submits a kernel, but '%s' is a %s", what, fi->f->name, fn_kind_word(fi));
+        return &pld_type_unknown;
+    }
+    if (ck->ctx == PLD_CTX_KERNEL) {
+        ck_error(ck, e->span, "%s can only be used in an orchestration function", what);
+        return &pld_type_unknown;
+    }
+    static const char *const kws[] = {"deps", "dumps", "allow_early_resolve", "predicate", "attrs", "core_num", "sync_start"};
+    int npos = 0, have_core = 0;
+    for (int i = 1; i < n; i++) {
+        const pld_arg_t *a = &e->u.call.args[i];
+        if (!a->kw) {
+            npos++;
+            continue;
+        }
+        int known = 0;
+        for (size_t j = 0; j < sizeof kws / sizeof kws[0]; j++)
+            known |= strcmp(a->kw, kws[j]) == 0;
+        if (!known || ((strcmp(a->kw, "core_num") == 0 || strcmp(a->kw, "sync_start") == 0) && e->op != PLD_OPID_PL_SPMD_SUBMIT)) {
+            ck_error(ck, a->kw_span, "%s got an unexpected keyword argument '%s'", what, a->kw);
+            return &pld_type_unknown;
+        }
+        have_core |= strcmp(a->kw, "core_num") == 0;
+    }
+    if (e->op == PLD_OPID_PL_SPMD_SUBMIT && !have_core)
+        ck_error(ck, e->span, "pl.spmd_submit needs core_num=...");
+    e->aux = (int32_t)(fi - prog(ck)->fns); /* == index in p->funcs */
+    if (npos != fi->f->nparams) {
+        pld_diag_t *d = ck_error(ck, e->span, "%s of '%s' passes %d argument%s but the kernel takes %d", what,
+                                 fi->f->name, npos, npos == 1 ? "" : "s", fi->f->nparams);
+        pld_diag_note(&ck->p->diags, d, fi->f->name_span, "'%s' is defined here", fi->f->name);
+        return &pld_type_unknown;
+    }
+    check_call_args(ck, e, fi, argt, 1);
+    int nr = fi->ret->kind == PLD_TY_TUPLE ? fi->ret->nelems : fi->ret->kind == PLD_TY_NONE ? 0 : 1;
+    pld_type_t *t = pld_type_new(ck->p, PLD_TY_TUPLE);
+    const pld_type_t **el = pld_arena_alloc(&ck->p->arena, sizeof *el * (size_t)(nr + 2));
+    if (!t || !el)
+        return &pld_type_unknown;
+    for (int i = 0; i < nr; i++)
+        el[i] = fi->ret->kind == PLD_TY_TUPLE ? fi->ret->elems[i] : fi->ret;
+    el[nr] = pld_type_scalar(ck->p, PLD_DT_TASK_ID);
+    t->nelems = nr + 1;
+    t->elems = el;
+    return t;
 }
 
 /* ------------------------------------------------------------ statements */

@@ -449,6 +449,13 @@ static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_
     for (int i = 0; i < info->nparams && ok; i++)
         if (c->args[i])
             ok = check_arg_kind(ck, c, i);
+    if (ok && info->nparams > 0) {
+        e->bound = pld_arena_alloc(&ck->p->arena, sizeof *e->bound * (size_t)info->nparams);
+        if (!e->bound)
+            ck->oom = 1;
+        else
+            memcpy(e->bound, c->args, sizeof *e->bound * (size_t)info->nparams);
+    }
     return ok;
 }
 
@@ -788,14 +795,8 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
         ck_error(ck, e->span, "pl.dynamic declares a module-level dimension; use it at module level (NR = pl.dynamic(\"NR\"))");
         return &pld_type_unknown;
     case PLD_OPID_PL_SUBMIT:
-    case PLD_OPID_PL_SPMD_SUBMIT: {
-        if (n < 1 || args[0].kw || args[0].value->kind != PLD_EX_ATTR) {
-            ck_error(ck, e->span, "%s needs the kernel as its first argument: pl.submit(self.kernel, ...)",
-                     id == PLD_OPID_PL_SUBMIT ? "pl.submit" : "pl.spmd_submit");
-            return &pld_type_unknown;
-        }
-        return &pld_type_unknown;
-    }
+    case PLD_OPID_PL_SPMD_SUBMIT:
+        return ck_submit_call(ck, e, argt);
     default: {
         const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
         const char *what = id == PLD_OPID_PL_AT || id == PLD_OPID_PL_SCOPE || id == PLD_OPID_PL_MANUAL_SCOPE ||
@@ -831,7 +832,24 @@ static const char *levels_word(int levels)
     }
 }
 
-const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+/* Type of one call argument. Dtype names, list constants and `self.kernel`
+ * (pl.submit) are read by the op's parameter kind, not evaluated as values. */
+static const pld_type_t *arg_type(pld_ck_t *ck, pld_expr_t *a)
+{
+    if (a->kind == PLD_EX_ATTR && a->u.attr.obj->kind == PLD_EX_NAME && strcmp(a->u.attr.obj->u.name, "self") == 0)
+        return set_type(a, &pld_type_unknown);
+    if (a->kind == PLD_EX_NAME && ck_find_slot(ck, a->u.name) < 0) {
+        const ck_const_t *c = ck_find_const(ck, a->u.name);
+        if ((c && (c->kind == CK_C_EXPR || c->kind == CK_C_DTYPE)) || (!c && dtype_of_expr(ck, a) != PLD_DT_NONE))
+            return set_type(a, &pld_type_unknown);
+    }
+    if (a->kind == PLD_EX_LIST || a->kind == PLD_EX_TUPLE) {
+        for (int j = 0; j < a->u.seq.n; j++)
+            ck_expr(ck, a->u.seq.items[j]);
+        return set_type(a, &pld_type_unknown);
+    }
+    return ck_expr(ck, a);
+}
 
 static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
 {
@@ -862,22 +880,9 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
             return scalar(ck, PLD_DT_INDEX);
         }
     }
-    /* special forms whose arguments are not plain values */
     int id = name ? pld_op_lookup(name) : -1;
-    for (int i = 0; i < n; i++) {
-        pld_expr_t *a = e->u.call.args[i].value;
-        /* dtype / enum / memory-space / list arguments are checked by kind, not evaluated */
-        if (a->kind == PLD_EX_ATTR || (a->kind == PLD_EX_NAME && ck_find_slot(ck, a->u.name) < 0 &&
-                                        (dtype_of_expr(ck, a) != PLD_DT_NONE || (ck_find_const(ck, a->u.name) &&
-                                         ck_find_const(ck, a->u.name)->kind == CK_C_EXPR))))
-            argt[i] = set_type(a, a->kind == PLD_EX_ATTR && (!name || id != PLD_OPID_PL_SUBMIT) ? ck_expr(ck, a) : &pld_type_unknown);
-        else if (a->kind == PLD_EX_LIST || a->kind == PLD_EX_TUPLE) {
-            for (int j = 0; j < a->u.seq.n; j++)
-                ck_expr(ck, a->u.seq.items[j]);
-            argt[i] = set_type(a, &pld_type_unknown);
-        } else
-            argt[i] = ck_expr(ck, a);
-    }
+    for (int i = 0; i < n; i++)
+        argt[i] = arg_type(ck, e->u.call.args[i].value);
     if (!name) {
         ck_error(ck, e->span, "unsupported call: only pl.*, pld.* ops and self.<function>(...) can be called");
         return &pld_type_unknown;

@@ -112,6 +112,14 @@ int ck_list_len(pld_ck_t *ck, const pld_expr_t *e);
 /* Item i of a list-like argument, or NULL. */
 const pld_expr_t *ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i);
 
+/* ---- calls of the program's own functions (pld_check.c) ---- */
+/* self.f(args..., [device=r], [attrs={...}]): callee lookup, level rules of the
+ * call graph, argument count and types. Returns the callee's return type. */
+const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+/* pl.submit(self.k, args..., deps=..., ...) / pl.spmd_submit(..., core_num=...):
+ * returns pl.Tuple[results..., TASK_ID]. */
+const pld_type_t *ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+
 /* ---- pld.* rules (pld_check_pld.c) ---- */
 /* Checks a bound call of a PLD_OPID_PLD_* op (every rule of
  * docs/pld_semantics.md §2/§3 that is static, the rank count P being

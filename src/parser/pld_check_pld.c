@@ -15,7 +15,6 @@
 
 #include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #define I32_MAX INT64_C(2147483647)
@@ -1263,6 +1262,7 @@ static const pld_type_t *chk_a2av(pc_t *x)
             nr = -1;
         } else if (rows >= 0 && rows % nr != 0) {
             perr(x, "signal dim 0 (%lld) must divide target dim 0 (%lld)", (long long)nr, (long long)rows);
+            nr = -1; /* the counts are not compared against a wrong NR */
         }
     }
     a2av_counts(x, 3, "send_counts", 0, nr);
