@@ -517,6 +517,8 @@ static const pld_type_t *ann_type(pld_ck_t *ck, const pld_expr_t *a, pld_dir_t *
 
 /* ------------------------------------------------------------ functions */
 
+static int fn_ctx_of(const pld_func_t *f);
+
 typedef struct fn_info {
     pld_func_t *f;
     const pld_type_t **ptypes;
@@ -647,6 +649,11 @@ static void check_decorator(pld_ck_t *ck, pld_func_t *f)
     f->ftype = ftype;
     f->level = level;
     f->role = role;
+}
+
+int pld_check_func_ctx(const pld_func_t *f)
+{
+    return fn_ctx_of(f);
 }
 
 static int fn_ctx_of(const pld_func_t *f)

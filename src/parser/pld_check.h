@@ -11,6 +11,7 @@
 #define PLD_CHECK_H
 
 #include "pld_ast.h"
+#include "pld_types.h"
 
 typedef struct pld_check_opts {
     int ranks;            /* rank count P when known (--ranks, or the real P at run time); 0 = unknown */
@@ -23,6 +24,11 @@ typedef struct pld_check_opts {
  * May be called again with other opts (e.g. the real rank count): earlier
  * sema results are replaced. Not collective. */
 pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts);
+
+/* The context a checked function's body runs in: PLD_CTX_HOST (HOST
+ * orchestrator), PLD_CTX_CHIP (CHIP orchestration), PLD_CTX_KERNEL (InCore/AIV/
+ * AIC kernel), or 0 for a SubWorker (host Python, not runnable). */
+int pld_check_func_ctx(const pld_func_t *f);
 
 /* Parses and checks `src` in one go; returns the program (owned, never NULL
  * unless out of memory). *st receives the status. */

@@ -4,18 +4,34 @@
  * Exit codes: 0 ok, 64 usage, 65 program error (parse/check), 69 backend or
  * feature unavailable, 70 runtime error, 74 I/O error. */
 #include "pld_check.h"
+#include "pld_interp.h"
+#include "pld_kern.h"
 #include "pld_mem.h"
+#include "pld_npy.h"
 #include "pld_parse.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_IOERR = 74 };
 
+#define MAX_BINDINGS 64
+
+typedef struct binding {
+    const char *name;   /* points into argv (NUL written over '=') */
+    const char *value;
+} binding_t;
+
 typedef struct opts {
     const char *path;
+    binding_t in[MAX_BINDINGS];
+    int nin;
+    binding_t out[MAX_BINDINGS];
+    int nout;
     int check;
     int ranks;
     int print;
@@ -106,10 +122,20 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 o->entry = val;
             i++;
         } else if (strcmp(a, "--in") == 0 || strcmp(a, "--out") == 0) {
-            if (!val || !strchr(val, '=')) {
-                fprintf(stderr, "pldrun: %s needs NAME=FILE\n", a);
+            char *eq = val ? strchr(argv[i + 1], '=') : NULL;
+            int is_in = strcmp(a, "--in") == 0;
+            if (!eq || eq == argv[i + 1] || !eq[1]) {
+                fprintf(stderr, "pldrun: %s needs NAME=%s\n", a, is_in ? "FILE.npy|arange|zeros|ones|random:SEED" : "FILE.npy");
                 return EX_USAGE;
             }
+            if ((is_in ? o->nin : o->nout) >= MAX_BINDINGS) {
+                fprintf(stderr, "pldrun: too many %s options (limit %d)\n", a, MAX_BINDINGS);
+                return EX_USAGE;
+            }
+            *eq = '\0';
+            binding_t *bd = is_in ? &o->in[o->nin++] : &o->out[o->nout++];
+            bd->name = argv[i + 1];
+            bd->value = eq + 1;
             i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "pldrun: unknown option '%s'\n", a);
@@ -173,7 +199,10 @@ static int env_rank(void)
     return 0;
 }
 
-static int front_end(const opts_t *o, int ranks, int print_diags)
+/* Parses and checks the program with the rank count P (0 = unknown). Prints
+ * diagnostics when print_diags. Returns an exit code; *out receives the
+ * program when the check passed and out != NULL. */
+static int front_end(const opts_t *o, int ranks, int print_diags, pld_program_t **out)
 {
     size_t len = 0;
     char *src = read_file(o->path, &len);
@@ -211,6 +240,225 @@ static int front_end(const opts_t *o, int ranks, int print_diags)
         int n = p->diags.n_errors;
         fprintf(stderr, "%d error%s generated\n", n, n == 1 ? "" : "s");
     }
+    if (rc == EX_OK && out)
+        *out = p;
+    else
+        pld_program_destroy(p);
+    return rc;
+}
+
+/* ---- MPI control plane for the interpreter ---- */
+
+static pld_status_t mpi_gather(void *ctx, const void *send, size_t bytes, void *recv)
+{
+    (void)ctx;
+    /* chunked so counts stay within int */
+    const size_t chunk = (size_t)1 << 30;
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (size_t done = 0; done < bytes || (bytes == 0 && done == 0); done += chunk) {
+        size_t n = bytes - done < chunk ? bytes - done : chunk;
+        if (bytes == 0)
+            break;
+        if (!recv) {
+            if (MPI_Gather((const char *)send + done, (int)n, MPI_BYTE, NULL, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD) !=
+                MPI_SUCCESS)
+                return PLD_E_MPI;
+            continue;
+        }
+        char *tmp = pld_mem_alloc(n * (size_t)size);
+        if (!tmp)
+            return PLD_E_NOMEM;
+        int rc = MPI_Gather((const char *)send + done, (int)n, MPI_BYTE, tmp, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+        for (int r = 0; rc == MPI_SUCCESS && r < size; r++)
+            memcpy((char *)recv + (size_t)r * bytes + done, tmp + (size_t)r * n, n);
+        pld_mem_free(tmp);
+        if (rc != MPI_SUCCESS)
+            return PLD_E_MPI;
+    }
+    return PLD_OK;
+}
+
+static pld_status_t mpi_max(void *ctx, int64_t in, int64_t *out)
+{
+    (void)ctx;
+    return MPI_Allreduce(&in, out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS ? PLD_OK : PLD_E_MPI;
+}
+
+static int is_generator(const char *v)
+{
+    return strcmp(v, "arange") == 0 || strcmp(v, "zeros") == 0 || strcmp(v, "ones") == 0 || strncmp(v, "random:", 7) == 0;
+}
+
+/* Prints every error diagnostic with the rank prefix, in one write. */
+static void print_rank_diags(const pld_program_t *p, int rank, int size)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "[rank %d/%d] ", rank, size);
+    pld_buf_t b;
+    pld_buf_init(&b);
+    pld_diag_render(&p->diags, prefix, &b);
+    if (b.len)
+        fwrite(b.p, 1, b.len, stderr);
+    fflush(stderr);
+    pld_buf_fini(&b);
+}
+
+static void summarize(const char *name, pld_dtype_t dt, int rank, const int64_t *shape, const void *data)
+{
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= shape[d];
+    printf("%s: [", name);
+    for (int d = 0; d < rank; d++)
+        printf("%s%lld", d ? ", " : "", (long long)shape[d]);
+    printf("] %s =", pld_dtype_name(dt));
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = pld_dtype_is_float(dt) ? pld_elem_get_f(data, dt, i) : (double)pld_elem_get_i(data, dt, i);
+        sum += v;
+        if (i < 8)
+            printf(" %.6g", v);
+    }
+    printf("%s  (sum %.9g)\n", n > 8 ? " ..." : "", sum);
+}
+
+static int run(const opts_t *o)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double t0 = MPI_Wtime();
+    pld_program_t *p = NULL;
+    int rc = front_end(o, size, rank == 0, &p);
+    if (rc != EX_OK)
+        return rc;
+    pld_comm_t comm = {NULL, rank, size, mpi_gather, mpi_max};
+    pld_interp_opts_t io;
+    memset(&io, 0, sizeof io);
+    io.entry = o->entry;
+    io.ub_bytes = strcmp(o->platform, "a5") == 0 ? 256 * 1024 : 192 * 1024;
+    io.aiv_cores = strcmp(o->platform, "a5") == 0 ? 36 : 48;
+    char err[1024] = "";
+    pld_interp_t *it = NULL;
+    pld_status_t st;
+    if (strcmp(o->backend, "sim") != 0) {
+        if (rank == 0)
+            fprintf(stderr, "pldrun: kernel backend '%s' is not available in this build (available: sim)\n", o->backend);
+        pld_program_destroy(p);
+        return EX_UNAVAILABLE;
+    }
+    st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
+    if (st != PLD_OK) {
+        if (rank == 0)
+            fprintf(stderr, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
+        pld_program_destroy(p);
+        return st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+    }
+    /* bind inputs */
+    rc = EX_OK;
+    for (int k = 0; k < o->nin && rc == EX_OK; k++) {
+        int i = pld_interp_param_index(it, o->in[k].name);
+        if (i < 0) {
+            if (rank == 0) {
+                fprintf(stderr, "pldrun: the entry function has no parameter '%s' (parameters:", o->in[k].name);
+                for (int j = 0; j < pld_interp_nparams(it); j++)
+                    fprintf(stderr, " %s", pld_interp_param(it, j)->name);
+                fprintf(stderr, ")\n");
+            }
+            rc = EX_USAGE;
+            break;
+        }
+        if (is_generator(o->in[k].value)) {
+            st = pld_interp_bind_generated(it, i, o->in[k].value, err, sizeof err);
+        } else {
+            pld_npy_t npy;
+            st = pld_npy_read(o->in[k].value, &npy, err, sizeof err);
+            if (st == PLD_OK) {
+                st = pld_interp_bind(it, i, npy.dt, npy.rank, npy.shape, npy.data, err, sizeof err);
+                pld_npy_fini(&npy);
+            } else if (st == PLD_E_IO) {
+                rc = EX_IOERR;
+            }
+        }
+        if (st != PLD_OK) {
+            if (rank == 0)
+                fprintf(stderr, "pldrun: --in %s: %s\n", o->in[k].name, err);
+            if (rc == EX_OK)
+                rc = EX_USAGE;
+        }
+    }
+    /* Out parameters start zeroed; a missing input is a usage error */
+    for (int i = 0; rc == EX_OK && i < pld_interp_nparams(it); i++) {
+        if (pld_interp_is_bound(it, i))
+            continue;
+        const pld_param_t *pp = pld_interp_param(it, i);
+        if (pp->type && pp->type->dir == PLD_DIR_OUT) {
+            if (pld_interp_bind_generated(it, i, "zeros", err, sizeof err) != PLD_OK) {
+                if (rank == 0)
+                    fprintf(stderr, "pldrun: output '%s': %s\n", pp->name, err);
+                rc = EX_USAGE;
+            }
+            continue;
+        }
+        char desc[256];
+        pld_interp_param_desc(it, i, desc, sizeof desc);
+        if (rank == 0)
+            fprintf(stderr, "pldrun: missing input for parameter '%s' (expected %s): pass --in %s=FILE.npy or "
+                            "--in %s=arange|zeros|ones|random:SEED\n",
+                    pp->name, desc, pp->name, pp->name);
+        rc = EX_USAGE;
+    }
+    for (int k = 0; rc == EX_OK && k < o->nout; k++)
+        if (pld_interp_param_index(it, o->out[k].name) < 0) {
+            if (rank == 0)
+                fprintf(stderr, "pldrun: --out %s: the entry function has no such parameter\n", o->out[k].name);
+            rc = EX_USAGE;
+        }
+    if (rc != EX_OK) {
+        pld_interp_destroy(it);
+        pld_program_destroy(p);
+        return rc;
+    }
+    st = pld_interp_run(it);
+    if (st != PLD_OK) {
+        print_rank_diags(p, rank, size);
+        rc = st == PLD_E_USAGE ? EX_USAGE : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_SOFTWARE;
+    } else {
+        print_rank_diags(p, rank, size); /* warnings */
+    }
+    pld_interp_stats_t stats;
+    pld_interp_stats(it, &stats);
+    uint64_t mine[3] = {stats.tasks, stats.bytes_moved, stats.dispatches}, tot[3];
+    MPI_Reduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (st == PLD_OK && rank == 0) {
+        int want_summary = o->nout == 0;
+        for (int i = 0; i < pld_interp_nparams(it); i++) {
+            const pld_param_t *pp = pld_interp_param(it, i);
+            if (!pp->type || (pp->type->dir != PLD_DIR_OUT && pp->type->dir != PLD_DIR_INOUT))
+                continue;
+            pld_dtype_t dt;
+            int r;
+            const int64_t *shape;
+            const void *data;
+            if (pld_interp_result(it, i, &dt, &r, &shape, &data) != PLD_OK)
+                continue;
+            for (int k = 0; k < o->nout; k++)
+                if (strcmp(o->out[k].name, pp->name) == 0 &&
+                    pld_npy_write(o->out[k].value, dt, r, shape, data, err, sizeof err) != PLD_OK) {
+                    fprintf(stderr, "pldrun: --out %s: %s\n", pp->name, err);
+                    rc = EX_IOERR;
+                }
+            if (want_summary)
+                summarize(pp->name, dt, r, shape, data);
+        }
+        printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %.3f s\n", size,
+               size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es", (unsigned long long)tot[0],
+               tot[0] == 1 ? "" : "s", (unsigned long long)tot[1], MPI_Wtime() - t0);
+    }
+    if (st != PLD_OK)
+        rc = EX_SOFTWARE;
+    pld_interp_destroy(it);
     pld_program_destroy(p);
     return rc;
 }
@@ -222,23 +470,16 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (o.check || o.print)
-        return front_end(&o, o.ranks, env_rank() == 0);
-    /* Running: the real rank count comes from MPI. */
+        return front_end(&o, o.ranks, env_rank() == 0, NULL);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "pldrun: MPI_Init failed\n");
         return EX_UNAVAILABLE;
     }
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    rc = front_end(&o, size, rank == 0);
-    if (rc == EX_OK) {
-        if (rank == 0)
-            fprintf(stderr, "pldrun: %s checks clean for %d rank%s, but executing programs is not implemented in this "
-                            "version (only --check is); nothing was run\n",
-                    o.path, size, size == 1 ? "" : "s");
-        rc = EX_UNAVAILABLE;
-    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = run(&o);
+    /* every rank leaves with the worst exit code */
+    int worst = rc;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
-    return rc;
+    return rc ? rc : worst;
 }

@@ -1,0 +1,89 @@
+/* pld_hw.h - the kernel backend interface. Every InCore/AIV kernel call (and
+ * every pl.at(CORE_GROUP) scope) of a running program is a launch through
+ * this interface; nothing executes a kernel around it.
+ *
+ * A backend has five operations: open (per rank), load (a checked program),
+ * launch (one kernel with an argument list and a block count), sync (wait for
+ * outstanding launches) and close. Arguments are described at the kernel-ABI
+ * level (tensor data pointers with shape/strides, scalar bits) so compiled
+ * backends can run them; the built-in `sim` backend (the interpreter itself,
+ * registered by src/interp) also receives the interpreter's own call state in
+ * `host_state`. Later backends (native, ascend) register the same way or are
+ * loaded as plugins. Library code: never prints; errors are text in `err`. */
+#ifndef PLD_HW_H
+#define PLD_HW_H
+
+#include "pld_status.h"
+#include "pld_types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLD_HW_ABI 1u
+#define PLD_HW_MAX_RANK 8
+
+typedef struct pld_hw_tensor {
+    void *data;                       /* element (0, ..., 0) */
+    pld_dtype_t dt;
+    int rank;
+    int64_t shape[PLD_HW_MAX_RANK];
+    int64_t strides[PLD_HW_MAX_RANK]; /* elements */
+} pld_hw_tensor_t;
+
+typedef struct pld_hw_arg {
+    int is_tensor;
+    pld_hw_tensor_t tensor;           /* is_tensor */
+    uint64_t bits;                    /* scalar: raw bits (ints sign-extended, floats as double bits) */
+    pld_dtype_t dt;                   /* scalar dtype */
+} pld_hw_arg_t;
+
+typedef struct pld_hw_launch {
+    const char *kernel;               /* kernel name (function or scope name) */
+    int func_index;                   /* index in the program's functions, -1 for a scope */
+    int nargs;
+    const pld_hw_arg_t *args;
+    int block_num;                    /* SPMD blocks (1 = single block) */
+    int sync_start;                   /* all blocks must be admitted together */
+    void *host_state;                 /* opaque: the interpreter's call state (sim backend) */
+    char *err;                        /* out: message on failure */
+    size_t errn;
+} pld_hw_launch_t;
+
+typedef struct pld_hw_ops {
+    uint32_t abi_version;             /* PLD_HW_ABI */
+    size_t struct_size;               /* sizeof(pld_hw_ops_t) of the backend's build */
+    const char *name;
+    const char *description;
+    /* Opens a per-rank instance. Returns PLD_OK or PLD_E_HW with err set. */
+    pld_status_t (*open)(const char *options, int rank, int nranks, void **state, char *err, size_t errn);
+    /* Prepares kernels of a checked program (the sim backend has nothing to do). */
+    pld_status_t (*load)(void *state, const void *program, char *err, size_t errn);
+    /* Runs one kernel to completion (or queues it; then sync waits). */
+    pld_status_t (*launch)(void *state, pld_hw_launch_t *l);
+    pld_status_t (*sync)(void *state, char *err, size_t errn);
+    void (*close)(void *state);
+} pld_hw_ops_t;
+
+typedef struct pld_hw pld_hw_t;
+
+/* Registers a built-in backend (name must be unique). Returns 0 when the
+ * registry is full or the ops are invalid. */
+int pld_hw_register(const pld_hw_ops_t *ops);
+/* Names of the registered backends, for --help and errors. */
+int pld_hw_count(void);
+const pld_hw_ops_t *pld_hw_get(int i);
+
+/* Opens backend `name` for this rank. Unknown or unavailable backends return
+ * PLD_E_HW with a message listing the available ones. *out is owned (close it
+ * with pld_hw_close). */
+pld_status_t pld_hw_open(const char *name, const char *options, int rank, int nranks, pld_hw_t **out, char *err,
+                         size_t errn);
+pld_status_t pld_hw_load(pld_hw_t *hw, const void *program, char *err, size_t errn);
+pld_status_t pld_hw_launch(pld_hw_t *hw, pld_hw_launch_t *l);
+pld_status_t pld_hw_sync(pld_hw_t *hw, char *err, size_t errn);
+void pld_hw_close(pld_hw_t *hw);
+const char *pld_hw_name(const pld_hw_t *hw);
+/* Launch statistics (for the run summary). */
+uint64_t pld_hw_launches(const pld_hw_t *hw);
+
+#endif

@@ -1,0 +1,1905 @@
+/* pld_exec.c - op implementations: every call bound to the op table (tile,
+ * tensor, array, scalar and pld.* ops), subscripts, and the UB check. Numeric
+ * work goes to pld_kern.c; this file validates operands and regions with
+ * located runtime errors. */
+#include "pld_interp_int.h"
+#include "pld_mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ERRN 256
+
+static const pld_expr_t *arg(const pld_expr_t *e, int i)
+{
+    return e->bound ? e->bound[i] : NULL;
+}
+
+static pld_status_t ev(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
+{
+    const pld_expr_t *a = arg(e, i);
+    if (!a) {
+        *out = pld_v_none();
+        return PLD_OK;
+    }
+    return pld_eval(it, f, a, out);
+}
+
+static const char *opname(const pld_expr_t *e)
+{
+    return pld_op_info((pld_op_id_t)e->op)->name;
+}
+
+static pld_status_t need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k)
+{
+    pld_status_t st = ev(it, f, e, i, v);
+    if (st != PLD_OK)
+        return st;
+    if (v->kind != k || (k >= PLD_V_TENSOR && k <= PLD_V_ARRAY && !v->u.obj)) {
+        const pld_op_info_t *info = pld_op_info((pld_op_id_t)e->op);
+        pld_vkind_t got = v->kind;
+        pld_value_release(v);
+        return pld_rt_error(it, f, arg(e, i) ? arg(e, i)->span : e->span, "%s: '%s' must be a %s, found a %s",
+                            info->name, info->params[i].name, pld_vkind_name(k), pld_vkind_name(got));
+    }
+    return PLD_OK;
+}
+
+static pld_status_t ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n)
+{
+    const pld_expr_t *a = arg(e, i);
+    if (!a) {
+        *n = -1;
+        return PLD_OK;
+    }
+    return pld_eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
+}
+
+static pld_status_t iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
+{
+    const pld_expr_t *a = arg(e, i);
+    if (!a) {
+        *out = dflt;
+        return PLD_OK;
+    }
+    /* enum chains (pl.AtomicType.Add, pld.ReduceOp.Max, pld.NotifyOp.Set, ...) */
+    if (a->kind == PLD_EX_ATTR) {
+        static const struct {
+            const char *m;
+            int64_t v;
+        } members[] = {{"AtomicAdd", 0}, {"Set", 1}, {"Eq", 0}, {"Ge", 1}, {"None_", 0}, {"Add", 1},
+                       {"Sum", 0}, {"Max", 1}, {"Min", 2}, {"Prod", 3}};
+        for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
+            if (strcmp(a->u.attr.attr, members[k].m) == 0) {
+                *out = members[k].v;
+                return PLD_OK;
+            }
+        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
+    }
+    if (a->kind == PLD_EX_BOOL) {
+        *out = a->u.bval;
+        return PLD_OK;
+    }
+    return pld_eval_i64(it, f, a, out);
+}
+
+static pld_status_t oom(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
+{
+    return pld_rt_error(it, f, e->span, "out of memory");
+}
+
+static void shape_str(char *buf, size_t n, int rank, const int64_t *s)
+{
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < rank && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
+    if (k < n)
+        snprintf(buf + k, n - k, "]");
+}
+
+static pld_status_t kcheck(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_status_t st, const char *err)
+{
+    if (st == PLD_OK)
+        return PLD_OK;
+    return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+}
+
+/* ------------------------------------------------------------ tiles */
+
+static pld_value_t tile_value(pld_tile_t *t)
+{
+    return pld_v_obj(&t->hdr, t->dt);
+}
+
+/* A writable tile: `v` itself when it is the only reference, else a copy. */
+static pld_tile_t *tile_cow(pld_value_t *v)
+{
+    pld_tile_t *t = pld_v_tile(v);
+    if (t->hdr.refs == 1)
+        return t;
+    pld_tile_t *c = pld_tile_new(t->dt, t->rank, t->shape, t->mem);
+    if (!c)
+        return NULL;
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->shape[i];
+    memcpy(c->data, t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt));
+    memcpy(c->valid, t->valid, sizeof c->valid);
+    pld_value_release(v);
+    *v = tile_value(c);
+    return c;
+}
+
+/* View of a tensor region [off, off+ext) restricted to the trailing `r` dims
+ * (leading dims must have extent 1). */
+static void region_view(const pld_tensor_t *t, const int64_t *off, const int64_t *ext, int r, pld_view_t *v)
+{
+    memset(v, 0, sizeof *v);
+    int64_t o = t->offset;
+    for (int d = 0; d < t->rank; d++)
+        o += off[d] * t->strides[d];
+    v->data = (char *)t->buf->data + o * pld_dtype_bytes(t->dt);
+    v->dt = t->dt;
+    v->rank = r;
+    for (int j = 0; j < r; j++) {
+        v->shape[j] = ext[t->rank - r + j];
+        v->strides[j] = t->strides[t->rank - r + j];
+    }
+}
+
+/* Checks and clamps a tile<->tensor region: offsets of the tensor's rank, tile
+ * extents aligned with the trailing dims. Fills ext (tensor rank). */
+static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+                           int noff, const int64_t *tile_ext, int r, int clamp, int64_t *ext, const char *what)
+{
+    if (noff != t->rank)
+        return pld_rt_error(it, f, e->span, "%s: %d offsets for a tensor of rank %d", opname(e), noff, t->rank);
+    if (r > t->rank)
+        return pld_rt_error(it, f, e->span, "%s: a rank-%d tile does not fit a rank-%d tensor", opname(e), r, t->rank);
+    for (int d = 0; d < t->rank; d++) {
+        int j = d - (t->rank - r);
+        ext[d] = j >= 0 ? tile_ext[j] : 1;
+        if (off[d] < 0)
+            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", opname(e),
+                                (long long)off[d], d);
+        if (off[d] + ext[d] > t->shape[d]) {
+            if (clamp) {
+                ext[d] = t->shape[d] - off[d] > 0 ? t->shape[d] - off[d] : 0;
+                continue;
+            }
+            char sh[96];
+            shape_str(sh, sizeof sh, t->rank, t->shape);
+            return pld_rt_error(it, f, e->span,
+                                "%s %s past the end of dimension %d: offset %lld + extent %lld > size %lld (tensor %s)",
+                                opname(e), what, d, (long long)off[d], (long long)ext[d], (long long)t->shape[d], sh);
+        }
+        if (j < 0 && ext[d] != 1)
+            return pld_rt_error(it, f, e->span, "%s: leading dimension %d must have extent 1", opname(e), d);
+    }
+    return PLD_OK;
+}
+
+static pld_status_t op_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote)
+{
+    /* tile.load(tensor, offsets, shapes, valid_shape, target_memory, clamp)
+     * remote_load(target, peer, offsets, shape, valid_shape) */
+    pld_value_t tv;
+    pld_status_t st = need(it, f, e, 0, &tv, PLD_V_TENSOR);
+    if (st != PLD_OK)
+        return st;
+    pld_tensor_t *t = pld_v_tensor(&tv);
+    int64_t off[PLD_MAX_RANK], shp[PLD_MAX_RANK], val[PLD_MAX_RANK], clamp = 0;
+    int noff, nshp, nval;
+    int io = remote ? 2 : 1, is = remote ? 3 : 2, iv = remote ? 4 : 3;
+    if ((st = ilist(it, f, e, io, off, &noff)) != PLD_OK || (st = ilist(it, f, e, is, shp, &nshp)) != PLD_OK ||
+        (st = ilist(it, f, e, iv, val, &nval)) != PLD_OK || (!remote && (st = iarg(it, f, e, 5, 0, &clamp)) != PLD_OK))
+        goto done;
+    if (nval < 0) {
+        memcpy(val, shp, sizeof val);
+        nval = nshp;
+    }
+    if (nval != nshp) {
+        st = pld_rt_error(it, f, e->span, "%s: valid_shape has %d entries, shape has %d", opname(e), nval, nshp);
+        goto done;
+    }
+    for (int j = 0; j < nshp; j++) {
+        if (shp[j] <= 0 || val[j] < 0 || val[j] > shp[j]) {
+            st = pld_rt_error(it, f, e->span, "%s: valid extent %lld of dimension %d is outside [0, %lld]", opname(e),
+                              (long long)val[j], j, (long long)shp[j]);
+            goto done;
+        }
+    }
+    if (remote) {
+        /* valid extent = min(valid_shape, clamp(src_valid - offset, 0, shape)) */
+        for (int j = 0; j < nshp && j < t->rank; j++) {
+            int d = t->rank - nshp + j;
+            int64_t room = t->valid[d] - off[d];
+            if (room < 0)
+                room = 0;
+            if (room < val[j])
+                val[j] = room;
+        }
+    }
+    int64_t ext[PLD_MAX_RANK];
+    if ((st = region(it, f, e, t, off, noff, val, nshp, (int)clamp, ext, "reads")) != PLD_OK)
+        goto done;
+    pld_mem_t mem = e->type && e->type->kind == PLD_TY_TILE && e->type->mem ? e->type->mem : PLD_MEM_VEC;
+    pld_tile_t *tile = pld_tile_new(t->dt, nshp, shp, mem);
+    if (!tile) {
+        st = oom(it, f, e);
+        goto done;
+    }
+    for (int j = 0; j < nshp; j++)
+        tile->valid[j] = ext[t->rank - nshp + j];
+    pld_view_t src, dst;
+    region_view(t, off, ext, nshp, &src);
+    pld_tile_kview(tile, &dst, 1);
+    char err[ERRN];
+    st = kcheck(it, f, e, pld_k_copy(&dst, &src, err, sizeof err), err);
+    it->stats.bytes_moved += (uint64_t)pld_view_numel(&dst) * (uint64_t)pld_dtype_bytes(t->dt);
+    if (st == PLD_OK)
+        *out = tile_value(tile);
+    else {
+        pld_value_t tmp = tile_value(tile);
+        pld_value_release(&tmp);
+    }
+done:
+    pld_value_release(&tv);
+    return st;
+}
+
+/* Writes a tile's valid region into a tensor at offsets (atomic: accumulate). */
+static pld_status_t store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tile_t *tile, pld_tensor_t *t,
+                               const int64_t *off, int noff, const int64_t *limit, int atomic)
+{
+    int64_t ext[PLD_MAX_RANK], tex[PLD_MAX_RANK];
+    for (int j = 0; j < tile->rank; j++)
+        tex[j] = limit && limit[j] >= 0 && limit[j] < tile->valid[j] ? limit[j] : tile->valid[j];
+    pld_status_t st = region(it, f, e, t, off, noff, tex, tile->rank, 0, ext, "writes");
+    if (st != PLD_OK)
+        return st;
+    if (tile->dt != t->dt)
+        return pld_rt_error(it, f, e->span, "%s: tile dtype %s differs from the tensor dtype %s", opname(e),
+                            pld_dtype_name(tile->dt), pld_dtype_name(t->dt));
+    pld_view_t src, dst;
+    pld_tile_kview(tile, &src, 0);
+    for (int j = 0; j < tile->rank; j++)
+        src.shape[j] = tex[j];
+    region_view(t, off, ext, tile->rank, &dst);
+    char err[ERRN];
+    st = atomic ? pld_k_accumulate(&dst, &src, err, sizeof err) : pld_k_copy(&dst, &src, err, sizeof err);
+    if (st != PLD_OK)
+        return kcheck(it, f, e, st, err);
+    pld_tensor_mark_written(t, off, ext);
+    it->stats.bytes_moved += (uint64_t)pld_view_numel(&dst) * (uint64_t)pld_dtype_bytes(t->dt);
+    return PLD_OK;
+}
+
+static pld_status_t op_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t tv, dv;
+    pld_status_t st = need(it, f, e, 0, &tv, PLD_V_TILE);
+    if (st != PLD_OK)
+        return st;
+    if ((st = need(it, f, e, 2, &dv, PLD_V_TENSOR)) != PLD_OK) {
+        pld_value_release(&tv);
+        return st;
+    }
+    int64_t off[PLD_MAX_RANK], lim[PLD_MAX_RANK], atomic = 0;
+    int noff, nlim;
+    if ((st = ilist(it, f, e, 1, off, &noff)) == PLD_OK && (st = ilist(it, f, e, 3, lim, &nlim)) == PLD_OK &&
+        (st = iarg(it, f, e, 4, 0, &atomic)) == PLD_OK)
+        st = store_tile(it, f, e, pld_v_tile(&tv), pld_v_tensor(&dv), off, noff, nlim >= 0 ? lim : NULL, (int)atomic);
+    pld_value_release(&tv);
+    if (st == PLD_OK)
+        *out = dv;
+    else
+        pld_value_release(&dv);
+    return st;
+}
+
+static pld_status_t static_shape(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *shape, int *rank)
+{
+    pld_status_t st = ilist(it, f, e, i, shape, rank);
+    if (st != PLD_OK)
+        return st;
+    for (int d = 0; d < *rank; d++)
+        if (shape[d] < 0)
+            return pld_rt_error(it, f, e->span, "%s: shape dimension %d is negative (%lld)", opname(e), d,
+                                (long long)shape[d]);
+    return PLD_OK;
+}
+
+static pld_dtype_t result_dtype(pld_interp_t *it, const pld_expr_t *e, int dtype_arg)
+{
+    if (e->type && e->type->dtype != PLD_DT_NONE)
+        return e->type->dtype;
+    return pld_expr_dtype(it, arg(e, dtype_arg));
+}
+
+static pld_status_t op_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int tile, int full,
+                              int value_arg)
+{
+    int64_t shape[PLD_MAX_RANK];
+    int rank;
+    pld_status_t st = static_shape(it, f, e, 0, shape, &rank);
+    if (st != PLD_OK)
+        return st;
+    pld_dtype_t dt = result_dtype(it, e, 1);
+    pld_value_t fill = pld_v_none();
+    if (full && (st = ev(it, f, e, value_arg, &fill)) != PLD_OK)
+        return st;
+    pld_view_t v;
+    if (tile) {
+        pld_mem_t mem = e->type && e->type->mem ? e->type->mem : PLD_MEM_VEC;
+        pld_tile_t *t = pld_tile_new(dt, rank, shape, mem);
+        if (!t)
+            return oom(it, f, e);
+        pld_tile_kview(t, &v, 0);
+        *out = tile_value(t);
+    } else {
+        pld_tensor_t *t = pld_tensor_new(dt, rank, shape, 1);
+        if (!t)
+            return oom(it, f, e);
+        pld_tensor_kview(t, &v);
+        *out = pld_v_obj(&t->hdr, dt);
+    }
+    if (fill.kind == PLD_V_FLOAT)
+        pld_k_fill_f(&v, fill.u.f);
+    else if (fill.kind == PLD_V_INT)
+        pld_k_fill_i(&v, fill.u.i);
+    return PLD_OK;
+}
+
+/* Broadcast view of tile/tensor data `src` (shape s, rank r) to the shape out. */
+static void bview(pld_view_t *v, void *data, pld_dtype_t dt, int r, const int64_t *s, const int64_t *strides, int orank,
+                  const int64_t *out)
+{
+    memset(v, 0, sizeof *v);
+    v->data = data;
+    v->dt = dt;
+    v->rank = orank;
+    for (int d = 0; d < orank; d++) {
+        int j = d - (orank - r);
+        v->shape[d] = out[d];
+        v->strides[d] = j < 0 || (s[j] == 1 && out[d] != 1) ? 0 : strides[j];
+    }
+}
+
+static pld_binop_k_t binop_of(int op)
+{
+    switch (op) {
+    case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_ADDS: case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_ADDS: return PLD_K_ADD;
+    case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_SUBS: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_SUBS: return PLD_K_SUB;
+    case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_MULS: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_MULS: return PLD_K_MUL;
+    case PLD_OPID_TILE_DIV: case PLD_OPID_TILE_DIVS: case PLD_OPID_TENSOR_DIV: case PLD_OPID_TENSOR_DIVS: return PLD_K_DIV;
+    case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MAXS: case PLD_OPID_TENSOR_MAXIMUM: return PLD_K_MAX;
+    default: return PLD_K_MIN;
+    }
+}
+
+static pld_unop_k_t unop_of(int op)
+{
+    switch (op) {
+    case PLD_OPID_TILE_EXP: case PLD_OPID_TENSOR_EXP: return PLD_K_EXP;
+    case PLD_OPID_TILE_LOG: case PLD_OPID_TENSOR_LOG: return PLD_K_LOG;
+    case PLD_OPID_TILE_SQRT: case PLD_OPID_TENSOR_SQRT: return PLD_K_SQRT;
+    case PLD_OPID_TILE_RSQRT: return PLD_K_RSQRT;
+    case PLD_OPID_TILE_ABS: case PLD_OPID_TENSOR_ABS: return PLD_K_ABS;
+    case PLD_OPID_TILE_NEG: case PLD_OPID_TENSOR_NEG: return PLD_K_NEG;
+    case PLD_OPID_TILE_RECIP: return PLD_K_RECIP;
+    default: return PLD_K_RELU;
+    }
+}
+
+/* Element-wise ops on tiles or tensors: binary (tile/tensor rhs), scalar rhs, unary. */
+static pld_status_t op_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int nary,
+                                   int scalar_rhs)
+{
+    pld_value_t a, b = pld_v_none();
+    pld_status_t st = ev(it, f, e, 0, &a);
+    if (st != PLD_OK)
+        return st;
+    int is_tile = a.kind == PLD_V_TILE;
+    if (a.kind != PLD_V_TILE && a.kind != PLD_V_TENSOR) {
+        pld_vkind_t k = a.kind;
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", opname(e),
+                            e->op < PLD_OPID_TENSOR_CREATE ? "tile" : "tensor", pld_vkind_name(k));
+    }
+    if (nary == 2 && (st = ev(it, f, e, 1, &b)) != PLD_OK) {
+        pld_value_release(&a);
+        return st;
+    }
+    if (nary == 2 && !scalar_rhs && b.kind != a.kind) {
+        pld_value_release(&a);
+        pld_vkind_t k = b.kind;
+        pld_value_release(&b);
+        return pld_rt_error(it, f, e->span, "%s: both operands must be %ss, found a %s", opname(e),
+                            is_tile ? "tile" : "tensor", pld_vkind_name(k));
+    }
+    if (scalar_rhs && !pld_v_is_scalar(&b)) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return pld_rt_error(it, f, e->span, "%s: the right operand must be a scalar", opname(e));
+    }
+    /* operand geometry */
+    int ra, rb = 0;
+    const int64_t *sa, *sb = NULL;
+    int64_t sta[PLD_MAX_RANK], stb[PLD_MAX_RANK];
+    void *da, *db = NULL;
+    pld_dtype_t dt;
+    const int64_t *va = NULL;
+    if (is_tile) {
+        pld_tile_t *t = pld_v_tile(&a);
+        ra = t->rank, sa = t->shape, da = t->data, dt = t->dt, va = t->valid;
+        pld_view_t tmp;
+        pld_tile_kview(t, &tmp, 0);
+        memcpy(sta, tmp.strides, sizeof sta);
+    } else {
+        pld_tensor_t *t = pld_v_tensor(&a);
+        pld_view_t tmp;
+        pld_tensor_kview(t, &tmp);
+        ra = t->rank, sa = t->shape, da = tmp.data, dt = t->dt, va = t->valid;
+        memcpy(sta, t->strides, sizeof sta);
+    }
+    if (nary == 2 && !scalar_rhs) {
+        if (is_tile) {
+            pld_tile_t *t = pld_v_tile(&b);
+            pld_view_t tmp;
+            pld_tile_kview(t, &tmp, 0);
+            rb = t->rank, sb = t->shape, db = t->data;
+            memcpy(stb, tmp.strides, sizeof stb);
+            if (t->dt != dt)
+                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", opname(e), pld_dtype_name(dt),
+                                  pld_dtype_name(t->dt));
+        } else {
+            pld_tensor_t *t = pld_v_tensor(&b);
+            pld_view_t tmp;
+            pld_tensor_kview(t, &tmp);
+            rb = t->rank, sb = t->shape, db = tmp.data;
+            memcpy(stb, t->strides, sizeof stb);
+            if (t->dt != dt)
+                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", opname(e), pld_dtype_name(dt),
+                                  pld_dtype_name(t->dt));
+        }
+    }
+    int64_t oshape[PLD_MAX_RANK], ovalid[PLD_MAX_RANK];
+    int orank = ra > rb ? ra : rb;
+    for (int d = 0; st == PLD_OK && d < orank; d++) {
+        int ja = d - (orank - ra), jb = d - (orank - rb);
+        int64_t x = ja >= 0 ? sa[ja] : 1, y = nary == 2 && !scalar_rhs && jb >= 0 ? sb[jb] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char s1[96], s2[96];
+            shape_str(s1, sizeof s1, ra, sa);
+            shape_str(s2, sizeof s2, rb, sb);
+            st = pld_rt_error(it, f, e->span, "%s: shapes %s and %s do not broadcast", opname(e), s1, s2);
+        }
+        oshape[d] = x > y ? x : y;
+        ovalid[d] = ja >= 0 && !(x == 1 && oshape[d] != 1) ? va[ja] : oshape[d];
+    }
+    if (st != PLD_OK) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return st;
+    }
+    pld_view_t vo, vA, vB;
+    pld_value_t res;
+    if (is_tile) {
+        pld_tile_t *o = pld_tile_new(dt, orank, oshape, PLD_MEM_VEC);
+        if (!o) {
+            pld_value_release(&a);
+            pld_value_release(&b);
+            return oom(it, f, e);
+        }
+        memcpy(o->valid, ovalid, sizeof o->valid);
+        pld_tile_kview(o, &vo, 0);
+        res = tile_value(o);
+    } else {
+        pld_tensor_t *o = pld_tensor_new(dt, orank, oshape, 0);
+        if (!o) {
+            pld_value_release(&a);
+            pld_value_release(&b);
+            return oom(it, f, e);
+        }
+        pld_tensor_kview(o, &vo);
+        res = pld_v_obj(&o->hdr, dt);
+    }
+    bview(&vA, da, dt, ra, sa, sta, orank, oshape);
+    char err[ERRN];
+    if (nary == 1)
+        st = pld_k_unary(unop_of(e->op), &vo, &vA, err, sizeof err);
+    else if (scalar_rhs)
+        st = pld_k_binary_scalar(binop_of(e->op), &vo, &vA, pld_v_as_f(&b), pld_v_as_i(&b), err, sizeof err);
+    else {
+        bview(&vB, db, dt, rb, sb, stb, orank, oshape);
+        st = pld_k_binary(binop_of(e->op), &vo, &vA, &vB, err, sizeof err);
+    }
+    pld_value_release(&a);
+    pld_value_release(&b);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+static pld_status_t op_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, pld_redop_k_t op,
+                              int row)
+{
+    pld_value_t a;
+    pld_status_t st = need(it, f, e, 0, &a, PLD_V_TILE);
+    if (st != PLD_OK)
+        return st;
+    pld_tile_t *t = pld_v_tile(&a);
+    if (t->rank != 2) {
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile", opname(e));
+    }
+    int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
+    pld_tile_t *o = pld_tile_new(t->dt, 2, os, PLD_MEM_VEC);
+    if (!o) {
+        pld_value_release(&a);
+        return oom(it, f, e);
+    }
+    o->valid[0] = row ? t->valid[0] : 1;
+    o->valid[1] = row ? 1 : t->valid[1];
+    pld_view_t vi, vo;
+    pld_tile_kview(t, &vi, 1);
+    pld_tile_kview(o, &vo, 1);
+    char err[ERRN];
+    st = pld_k_reduce(op, row, &vo, &vi, err, sizeof err);
+    pld_value_release(&a);
+    pld_value_t res = tile_value(o);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+static pld_round_k_t round_mode(const pld_expr_t *m)
+{
+    static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+    if (!m)
+        return PLD_R_ROUND;
+    if (m->kind == PLD_EX_STR)
+        for (int i = 0; i < 7; i++)
+            if (strcmp(m->u.str.s, names[i]) == 0)
+                return (pld_round_k_t)i;
+    if (m->kind == PLD_EX_INT && m->u.ival >= 0 && m->u.ival <= 6)
+        return (pld_round_k_t)m->u.ival;
+    return PLD_R_ROUND;
+}
+
+static pld_status_t op_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t a;
+    pld_status_t st = ev(it, f, e, 0, &a);
+    if (st != PLD_OK)
+        return st;
+    pld_dtype_t dt = pld_expr_dtype(it, arg(e, 1));
+    if (dt == PLD_DT_NONE)
+        dt = result_dtype(it, e, 1);
+    pld_view_t vi, vo;
+    pld_value_t res;
+    if (a.kind == PLD_V_TILE) {
+        pld_tile_t *t = pld_v_tile(&a);
+        pld_tile_t *o = pld_tile_new(dt, t->rank, t->shape, t->mem);
+        if (!o) {
+            pld_value_release(&a);
+            return oom(it, f, e);
+        }
+        memcpy(o->valid, t->valid, sizeof o->valid);
+        pld_tile_kview(t, &vi, 0);
+        pld_tile_kview(o, &vo, 0);
+        res = tile_value(o);
+    } else if (a.kind == PLD_V_TENSOR) {
+        pld_tensor_t *t = pld_v_tensor(&a);
+        pld_tensor_t *o = pld_tensor_new(dt, t->rank, t->shape, 0);
+        if (!o) {
+            pld_value_release(&a);
+            return oom(it, f, e);
+        }
+        pld_tensor_kview(t, &vi);
+        pld_tensor_kview(o, &vo);
+        res = pld_v_obj(&o->hdr, dt);
+    } else {
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", opname(e));
+    }
+    char err[ERRN];
+    st = pld_k_cast(&vo, &vi, round_mode(arg(e, 2)), err, sizeof err);
+    pld_value_release(&a);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+static pld_status_t op_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int acc)
+{
+    pld_value_t a, b, c = pld_v_none();
+    int base = acc ? 1 : 0;
+    pld_status_t st = ev(it, f, e, base, &a);
+    if (st != PLD_OK)
+        return st;
+    if ((st = ev(it, f, e, base + 1, &b)) != PLD_OK) {
+        pld_value_release(&a);
+        return st;
+    }
+    if (acc && (st = need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return st;
+    }
+    pld_view_t va, vb, vo;
+    pld_value_t res = pld_v_none();
+    if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {
+        pld_tile_t *x = pld_v_tile(&a), *y = pld_v_tile(&b);
+        if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", opname(e));
+            goto done;
+        }
+        pld_tile_t *o;
+        if (acc) {
+            o = tile_cow(&c);
+            if (!o) {
+                st = oom(it, f, e);
+                goto done;
+            }
+            res = c;
+            c = pld_v_none();
+        } else {
+            int64_t os[2] = {x->shape[0], y->shape[1]};
+            pld_dtype_t dt = e->type && e->type->dtype ? e->type->dtype
+                                                      : pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32;
+            o = pld_tile_new(dt, 2, os, PLD_MEM_ACC);
+            if (!o) {
+                st = oom(it, f, e);
+                goto done;
+            }
+            o->valid[0] = x->valid[0];
+            o->valid[1] = y->valid[1];
+            res = tile_value(o);
+        }
+        pld_tile_kview(x, &va, 0);
+        pld_tile_kview(y, &vb, 0);
+        pld_tile_kview(o, &vo, 0);
+    } else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR && !acc) {
+        pld_tensor_t *x = pld_v_tensor(&a), *y = pld_v_tensor(&b);
+        if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", opname(e));
+            goto done;
+        }
+        int64_t os[2] = {x->shape[0], y->shape[1]};
+        pld_tensor_t *o = pld_tensor_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, 2, os, 1);
+        if (!o) {
+            st = oom(it, f, e);
+            goto done;
+        }
+        res = pld_v_obj(&o->hdr, o->dt);
+        pld_tensor_kview(x, &va);
+        pld_tensor_kview(y, &vb);
+        pld_tensor_kview(o, &vo);
+    } else {
+        st = pld_rt_error(it, f, e->span, "%s: operands must both be tiles or both tensors", opname(e));
+        goto done;
+    }
+    char err[ERRN];
+    st = pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err);
+    if (st != PLD_OK)
+        st = kcheck(it, f, e, st, err);
+done:
+    pld_value_release(&a);
+    pld_value_release(&b);
+    pld_value_release(&c);
+    if (st == PLD_OK)
+        *out = res;
+    else
+        pld_value_release(&res);
+    return st;
+}
+
+/* Flat element offset for indices into a shape (one index = flat). */
+static pld_status_t elem_index(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int rank, const int64_t *shape,
+                               const int64_t *strides, const int64_t *idx, int n, int64_t *off)
+{
+    if (n == 1 && rank > 1) {
+        int64_t total = 1;
+        for (int d = 0; d < rank; d++)
+            total *= shape[d];
+        if (idx[0] < 0 || idx[0] >= total)
+            return pld_rt_error(it, f, e->span, "%s: flat index %lld out of range [0, %lld)", opname(e),
+                                (long long)idx[0], (long long)total);
+        int64_t rem = idx[0], o = 0;
+        for (int d = rank - 1; d >= 0; d--) {
+            o += (rem % shape[d]) * strides[d];
+            rem /= shape[d];
+        }
+        *off = o;
+        return PLD_OK;
+    }
+    if (n != rank)
+        return pld_rt_error(it, f, e->span, "%s: %d indices for rank %d", opname(e), n, rank);
+    int64_t o = 0;
+    for (int d = 0; d < rank; d++) {
+        if (idx[d] < 0 || idx[d] >= shape[d]) {
+            char sh[96];
+            shape_str(sh, sizeof sh, rank, shape);
+            return pld_rt_error(it, f, e->span, "%s: index %lld out of range in dimension %d (shape %s)", opname(e),
+                                (long long)idx[d], d, sh);
+        }
+        o += idx[d] * strides[d];
+    }
+    *off = o;
+    return PLD_OK;
+}
+
+static pld_value_t read_elem(const void *data, pld_dtype_t dt, int64_t i)
+{
+    return pld_dtype_is_float(dt) ? pld_v_float(dt, pld_elem_get_f(data, dt, i)) : pld_v_int(dt, pld_elem_get_i(data, dt, i));
+}
+
+static void write_elem(void *data, pld_dtype_t dt, int64_t i, const pld_value_t *v)
+{
+    if (pld_dtype_is_float(dt))
+        pld_elem_set_f(data, dt, i, pld_v_as_f(v));
+    else
+        pld_elem_set_i(data, dt, i, pld_v_as_i(v));
+}
+
+static pld_status_t op_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int write)
+{
+    pld_value_t obj, val = pld_v_none();
+    pld_status_t st = ev(it, f, e, 0, &obj);
+    if (st != PLD_OK)
+        return st;
+    int64_t idx[PLD_MAX_RANK];
+    int n;
+    if ((st = ilist(it, f, e, 1, idx, &n)) != PLD_OK || (write && (st = ev(it, f, e, 2, &val)) != PLD_OK)) {
+        pld_value_release(&obj);
+        return st;
+    }
+    if (write && !pld_v_is_scalar(&val)) {
+        pld_value_release(&obj);
+        pld_value_release(&val);
+        return pld_rt_error(it, f, e->span, "%s: the value must be a scalar", opname(e));
+    }
+    int64_t off;
+    if (obj.kind == PLD_V_TENSOR) {
+        pld_tensor_t *t = pld_v_tensor(&obj);
+        if ((st = elem_index(it, f, e, t->rank, t->shape, t->strides, idx, n, &off)) == PLD_OK) {
+            if (write) {
+                write_elem(t->buf->data, t->dt, t->offset + off, &val);
+                if (t->buf->written) {
+                    int64_t flat = t->offset + off;
+                    if (flat < t->buf->track_n)
+                        t->buf->written[flat / 8] |= (uint8_t)(1u << (flat % 8));
+                }
+                *out = obj;
+                obj = pld_v_none();
+            } else {
+                *out = read_elem(t->buf->data, t->dt, t->offset + off);
+            }
+        }
+    } else if (obj.kind == PLD_V_TILE) {
+        pld_tile_t *t = pld_v_tile(&obj);
+        pld_view_t v;
+        pld_tile_kview(t, &v, 0);
+        if ((st = elem_index(it, f, e, t->rank, t->shape, v.strides, idx, n, &off)) == PLD_OK) {
+            if (write) {
+                pld_tile_t *w = tile_cow(&obj);
+                if (!w)
+                    st = oom(it, f, e);
+                else {
+                    write_elem(w->data, w->dt, off, &val);
+                    *out = obj;
+                    obj = pld_v_none();
+                }
+            } else {
+                *out = read_elem(t->data, t->dt, off);
+            }
+        }
+    } else {
+        st = pld_rt_error(it, f, e->span, "%s needs a tensor or a tile, found a %s", opname(e), pld_vkind_name(obj.kind));
+    }
+    pld_value_release(&obj);
+    pld_value_release(&val);
+    return st;
+}
+
+/* ------------------------------------------------------------ tensor views */
+
+static pld_status_t op_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t a;
+    pld_status_t st = ev(it, f, e, 0, &a);
+    if (st != PLD_OK)
+        return st;
+    int64_t shp[PLD_MAX_RANK], off[PLD_MAX_RANK], val[PLD_MAX_RANK], drop[PLD_MAX_RANK], clamp = 0;
+    int ns, no, nv, nd;
+    if ((st = ilist(it, f, e, 1, shp, &ns)) != PLD_OK || (st = ilist(it, f, e, 2, off, &no)) != PLD_OK ||
+        (st = ilist(it, f, e, 3, val, &nv)) != PLD_OK) {
+        pld_value_release(&a);
+        return st;
+    }
+    if (e->op == PLD_OPID_TENSOR_SLICE &&
+        ((st = ilist(it, f, e, 4, drop, &nd)) != PLD_OK || (st = iarg(it, f, e, 6, 0, &clamp)) != PLD_OK)) {
+        pld_value_release(&a);
+        return st;
+    }
+    if (e->op != PLD_OPID_TENSOR_SLICE)
+        nd = -1;
+    if (a.kind == PLD_V_TILE) {
+        /* tile.slice: a copy of the sub-tile */
+        pld_tile_t *t = pld_v_tile(&a);
+        int64_t ext[PLD_MAX_RANK];
+        for (int d = 0; d < t->rank; d++) {
+            if (d >= no || d >= ns || off[d] < 0 || off[d] + shp[d] > t->shape[d]) {
+                pld_value_release(&a);
+                return pld_rt_error(it, f, e->span, "%s: the window is outside the tile", opname(e));
+            }
+            ext[d] = shp[d];
+        }
+        pld_tile_t *o = pld_tile_new(t->dt, t->rank, ext, t->mem);
+        if (!o) {
+            pld_value_release(&a);
+            return oom(it, f, e);
+        }
+        for (int d = 0; d < t->rank; d++) {
+            int64_t room = t->valid[d] - off[d];
+            o->valid[d] = nv == t->rank ? val[d] : (room < 0 ? 0 : room < ext[d] ? room : ext[d]);
+        }
+        pld_view_t src, dst;
+        pld_tile_kview(t, &src, 0);
+        int64_t o0 = 0;
+        for (int d = 0; d < t->rank; d++) {
+            o0 += off[d] * src.strides[d];
+            src.shape[d] = ext[d];
+        }
+        src.data = (char *)src.data + o0 * pld_dtype_bytes(t->dt);
+        pld_tile_kview(o, &dst, 0);
+        char err[ERRN];
+        st = pld_k_copy(&dst, &src, err, sizeof err);
+        pld_value_release(&a);
+        pld_value_t res = tile_value(o);
+        if (st != PLD_OK) {
+            pld_value_release(&res);
+            return kcheck(it, f, e, st, err);
+        }
+        *out = res;
+        return PLD_OK;
+    }
+    if (a.kind != PLD_V_TENSOR) {
+        pld_vkind_t k = a.kind;
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s needs a tensor, found a %s", opname(e), pld_vkind_name(k));
+    }
+    pld_tensor_t *t = pld_v_tensor(&a);
+    if (ns != t->rank || no != t->rank) {
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s: shape and offset need %d entries", opname(e), t->rank);
+    }
+    pld_tensor_t *v = pld_tensor_copy_desc(t);
+    if (!v) {
+        pld_value_release(&a);
+        return oom(it, f, e);
+    }
+    for (int d = 0; d < t->rank; d++) {
+        if (off[d] < 0 || (!clamp && off[d] + shp[d] > t->shape[d])) {
+            char sh[96];
+            shape_str(sh, sizeof sh, t->rank, t->shape);
+            pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
+            pld_value_release(&vv);
+            pld_value_release(&a);
+            return pld_rt_error(it, f, e->span, "%s: window offset %lld + extent %lld is outside dimension %d of %s",
+                                opname(e), (long long)off[d], (long long)shp[d], d, sh);
+        }
+        v->offset += off[d] * t->strides[d];
+        v->shape[d] = shp[d];
+        int64_t room = t->valid[d] - off[d];
+        if (room < 0)
+            room = 0;
+        v->valid[d] = room < shp[d] ? room : shp[d];
+        if (nv == t->rank && val[d] < v->valid[d])
+            v->valid[d] = val[d] < 0 ? 0 : val[d];
+    }
+    if (nd > 0) {
+        int k = 0;
+        int isdrop[PLD_MAX_RANK] = {0};
+        for (int j = 0; j < nd; j++)
+            if (drop[j] >= 0 && drop[j] < t->rank)
+                isdrop[drop[j]] = 1;
+        for (int d = 0; d < t->rank; d++) {
+            if (isdrop[d]) {
+                if (v->shape[d] != 1) {
+                    pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
+                    pld_value_release(&vv);
+                    pld_value_release(&a);
+                    return pld_rt_error(it, f, e->span, "%s: dropped dimension %d has extent %lld, not 1", opname(e), d,
+                                        (long long)shp[d]);
+                }
+                continue;
+            }
+            v->shape[k] = v->shape[d];
+            v->strides[k] = v->strides[d];
+            v->valid[k] = v->valid[d];
+            k++;
+        }
+        v->rank = k;
+    }
+    pld_value_release(&a);
+    *out = pld_v_obj(&v->hdr, v->dt);
+    return PLD_OK;
+}
+
+pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj,
+                                pld_value_t *out)
+{
+    int n = e->u.sub.n;
+    if (obj->kind == PLD_V_TUPLE) {
+        int64_t k;
+        pld_status_t st = pld_eval_i64(it, f, e->u.sub.items[0], &k);
+        if (st != PLD_OK)
+            return st;
+        pld_tuple_t *t = pld_v_tuple(obj);
+        if (k < 0)
+            k += t->n;
+        if (k < 0 || k >= t->n)
+            return pld_rt_error(it, f, e->span, "tuple index %lld out of range (%d elements)", (long long)k, t->n);
+        *out = t->items[k];
+        pld_value_retain(out);
+        return PLD_OK;
+    }
+    if (obj->kind == PLD_V_ARRAY) {
+        int64_t k;
+        pld_status_t st = pld_eval_i64(it, f, e->u.sub.items[0], &k);
+        if (st != PLD_OK)
+            return st;
+        pld_array_t *a = pld_v_array(obj);
+        if (k < 0 || k >= a->n)
+            return pld_rt_error(it, f, e->span, "array index %lld out of range [0, %lld)", (long long)k, (long long)a->n);
+        *out = read_elem(a->data, a->dt, k);
+        return PLD_OK;
+    }
+    if (obj->kind != PLD_V_TENSOR && obj->kind != PLD_V_TILE)
+        return pld_rt_error(it, f, e->span, "a %s cannot be subscripted", pld_vkind_name(obj->kind));
+    int rank = obj->kind == PLD_V_TENSOR ? pld_v_tensor(obj)->rank : pld_v_tile(obj)->rank;
+    const int64_t *shape = obj->kind == PLD_V_TENSOR ? pld_v_tensor(obj)->shape : pld_v_tile(obj)->shape;
+    int64_t lo[PLD_MAX_RANK], ext[PLD_MAX_RANK];
+    int drop[PLD_MAX_RANK] = {0}, slices = 0;
+    if (n > rank)
+        return pld_rt_error(it, f, e->span, "%d indices for a rank-%d value", n, rank);
+    for (int d = 0; d < rank; d++) {
+        lo[d] = 0;
+        ext[d] = shape[d];
+        if (d >= n)
+            continue;
+        const pld_expr_t *item = e->u.sub.items[d];
+        if (item->kind == PLD_EX_SLICE) {
+            slices++;
+            int64_t a = 0, b = shape[d];
+            if (item->u.slice.lo && pld_eval_i64(it, f, item->u.slice.lo, &a) != PLD_OK)
+                return PLD_E_RUNTIME;
+            if (item->u.slice.hi && pld_eval_i64(it, f, item->u.slice.hi, &b) != PLD_OK)
+                return PLD_E_RUNTIME;
+            if (a < 0)
+                a += shape[d];
+            if (b < 0)
+                b += shape[d];
+            if (a < 0 || b > shape[d] || a > b)
+                return pld_rt_error(it, f, item->span, "slice %lld:%lld is outside dimension %d (size %lld)",
+                                    (long long)a, (long long)b, d, (long long)shape[d]);
+            lo[d] = a;
+            ext[d] = b - a;
+        } else {
+            int64_t k;
+            if (pld_eval_i64(it, f, item, &k) != PLD_OK)
+                return PLD_E_RUNTIME;
+            if (k < 0)
+                k += shape[d];
+            if (k < 0 || k >= shape[d])
+                return pld_rt_error(it, f, item->span, "index %lld out of range for dimension %d (size %lld)",
+                                    (long long)k, d, (long long)shape[d]);
+            lo[d] = k;
+            ext[d] = 1;
+            drop[d] = 1;
+        }
+    }
+    if (slices == 0 && n == rank) {
+        /* scalar element read */
+        if (obj->kind == PLD_V_TENSOR) {
+            pld_tensor_t *t = pld_v_tensor(obj);
+            *out = read_elem(t->buf->data, t->dt, (int64_t)(((char *)pld_tensor_at(t, lo) - (char *)t->buf->data) /
+                                                             pld_dtype_bytes(t->dt)));
+        } else {
+            pld_tile_t *t = pld_v_tile(obj);
+            pld_view_t v;
+            pld_tile_kview(t, &v, 0);
+            int64_t o = 0;
+            for (int d = 0; d < rank; d++)
+                o += lo[d] * v.strides[d];
+            *out = read_elem(t->data, t->dt, o);
+        }
+        return PLD_OK;
+    }
+    if (obj->kind == PLD_V_TILE)
+        return pld_rt_error(it, f, e->span, "slicing a tile with [...] is not supported; use pl.tile.slice");
+    pld_tensor_t *t = pld_v_tensor(obj);
+    pld_tensor_t *v = pld_tensor_copy_desc(t);
+    if (!v)
+        return oom(it, f, e);
+    int k = 0;
+    for (int d = 0; d < rank; d++) {
+        v->offset += lo[d] * t->strides[d];
+        if (drop[d])
+            continue;
+        v->shape[k] = ext[d];
+        v->strides[k] = t->strides[d];
+        int64_t room = t->valid[d] - lo[d];
+        v->valid[k] = room < 0 ? 0 : room < ext[d] ? room : ext[d];
+        k++;
+    }
+    v->rank = k;
+    *out = pld_v_obj(&v->hdr, v->dt);
+    return PLD_OK;
+}
+
+/* Copies src (tensor) into the region of dst at off (trailing alignment). */
+static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst, const pld_tensor_t *src,
+                             const int64_t *off, int noff, int atomic)
+{
+    int64_t ext[PLD_MAX_RANK];
+    pld_status_t st = region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
+    if (st != PLD_OK)
+        return st;
+    if (src->dt != dst->dt)
+        return pld_rt_error(it, f, e->span, "%s: source dtype %s differs from target dtype %s", opname(e),
+                            pld_dtype_name(src->dt), pld_dtype_name(dst->dt));
+    pld_view_t vs, vd;
+    pld_tensor_kview(src, &vs);
+    region_view(dst, off, ext, src->rank, &vd);
+    char err[ERRN];
+    st = atomic ? pld_k_accumulate(&vd, &vs, err, sizeof err) : pld_k_copy(&vd, &vs, err, sizeof err);
+    if (st != PLD_OK)
+        return kcheck(it, f, e, st, err);
+    pld_tensor_mark_written(dst, off, ext);
+    it->stats.bytes_moved += (uint64_t)pld_view_numel(&vs) * (uint64_t)pld_dtype_bytes(src->dt);
+    return PLD_OK;
+}
+
+pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *target, const pld_value_t *v)
+{
+    pld_value_t obj;
+    pld_status_t st = pld_eval(it, f, target->u.sub.obj, &obj);
+    if (st != PLD_OK)
+        return st;
+    if (obj.kind == PLD_V_ARRAY || (obj.kind == PLD_V_TILE) ||
+        (obj.kind == PLD_V_TENSOR && pld_v_is_scalar(v))) {
+        /* element write: arrays and tiles are values (copy on write), tensors are references */
+        int64_t idx[PLD_MAX_RANK];
+        int n = target->u.sub.n;
+        for (int d = 0; d < n && d < PLD_MAX_RANK; d++)
+            if ((st = pld_eval_i64(it, f, target->u.sub.items[d], &idx[d])) != PLD_OK) {
+                pld_value_release(&obj);
+                return st;
+            }
+        if (!pld_v_is_scalar(v)) {
+            pld_value_release(&obj);
+            return pld_rt_error(it, f, target->span, "only a scalar can be stored into one element");
+        }
+        if (obj.kind == PLD_V_ARRAY) {
+            pld_array_t *a = pld_v_array(&obj);
+            if (idx[0] < 0 || idx[0] >= a->n) {
+                pld_value_release(&obj);
+                return pld_rt_error(it, f, target->span, "array index %lld out of range [0, %lld)", (long long)idx[0],
+                                    (long long)a->n);
+            }
+            if (a->hdr.refs > 1) {
+                pld_array_t *c = pld_array_new(a->dt, a->n);
+                if (!c) {
+                    pld_value_release(&obj);
+                    return pld_rt_error(it, f, target->span, "out of memory");
+                }
+                memcpy(c->data, a->data, (size_t)a->n * (size_t)pld_dtype_bytes(a->dt));
+                pld_value_release(&obj);
+                obj = pld_v_obj(&c->hdr, c->dt);
+                a = c;
+            }
+            write_elem(a->data, a->dt, idx[0], v);
+        } else if (obj.kind == PLD_V_TILE) {
+            pld_tile_t *t = tile_cow(&obj);
+            if (!t) {
+                pld_value_release(&obj);
+                return pld_rt_error(it, f, target->span, "out of memory");
+            }
+            pld_view_t kv;
+            pld_tile_kview(t, &kv, 0);
+            int64_t o = 0;
+            for (int d = 0; d < t->rank; d++) {
+                if (d >= n || idx[d] < 0 || idx[d] >= t->shape[d]) {
+                    pld_value_release(&obj);
+                    return pld_rt_error(it, f, target->span, "tile index out of range");
+                }
+                o += idx[d] * kv.strides[d];
+            }
+            write_elem(t->data, t->dt, o, v);
+        } else {
+            pld_tensor_t *t = pld_v_tensor(&obj);
+            if (n != t->rank) {
+                pld_value_release(&obj);
+                return pld_rt_error(it, f, target->span, "%d indices for a rank-%d tensor", n, t->rank);
+            }
+            for (int d = 0; d < t->rank; d++)
+                if (idx[d] < 0 || idx[d] >= t->shape[d]) {
+                    pld_value_release(&obj);
+                    return pld_rt_error(it, f, target->span, "index %lld out of range for dimension %d (size %lld)",
+                                        (long long)idx[d], d, (long long)t->shape[d]);
+                }
+            char *p = pld_tensor_at(t, idx);
+            int64_t flat = (p - (char *)t->buf->data) / pld_dtype_bytes(t->dt);
+            write_elem(t->buf->data, t->dt, flat, v);
+            int64_t one[PLD_MAX_RANK];
+            for (int d = 0; d < t->rank; d++)
+                one[d] = 1;
+            pld_tensor_mark_written(t, idx, one);
+        }
+        /* rebind the (possibly copied) value to the variable */
+        if (target->u.sub.obj->kind == PLD_EX_NAME && target->u.sub.obj->slot >= 0)
+            pld_value_set(&f->slots[target->u.sub.obj->slot], &obj);
+        pld_value_release(&obj);
+        return PLD_OK;
+    }
+    if (obj.kind != PLD_V_TENSOR || v->kind != PLD_V_TENSOR) {
+        pld_vkind_t k = obj.kind;
+        pld_value_release(&obj);
+        return pld_rt_error(it, f, target->span, "cannot assign a %s into a %s", pld_vkind_name(v->kind), pld_vkind_name(k));
+    }
+    /* t[a:b, c] = tensor -> assemble into the window */
+    pld_value_t view;
+    st = pld_exec_subscript(it, f, target, &obj, &view);
+    if (st == PLD_OK) {
+        pld_tensor_t *dst = pld_v_tensor(&view), *src = pld_v_tensor(v);
+        int64_t zero[PLD_MAX_RANK] = {0};
+        /* a source of lower rank aligns with the trailing dims */
+        int64_t sshape[PLD_MAX_RANK];
+        int same = src->rank == dst->rank;
+        for (int d = 0; same && d < dst->rank; d++)
+            same = src->shape[d] == dst->shape[d];
+        (void)sshape;
+        if (!same && src->rank <= dst->rank) {
+            int ok = 1;
+            for (int d = 0; d < dst->rank; d++) {
+                int j = d - (dst->rank - src->rank);
+                ok &= j < 0 ? dst->shape[d] == 1 : dst->shape[d] == src->shape[j];
+            }
+            same = ok;
+        }
+        if (!same)
+            st = pld_rt_error(it, f, target->span, "slice assignment: the value's shape does not match the window");
+        else {
+            const pld_expr_t fake = *target;
+            (void)fake;
+            int64_t ext[PLD_MAX_RANK];
+            for (int d = 0; d < dst->rank; d++)
+                ext[d] = dst->shape[d];
+            pld_view_t vs, vd;
+            pld_tensor_kview(src, &vs);
+            region_view(dst, zero, ext, src->rank, &vd);
+            char err[ERRN];
+            if (src->dt != dst->dt)
+                st = pld_rt_error(it, f, target->span, "slice assignment: dtype %s into %s", pld_dtype_name(src->dt),
+                                  pld_dtype_name(dst->dt));
+            else if ((st = pld_k_copy(&vd, &vs, err, sizeof err)) != PLD_OK)
+                st = pld_rt_error(it, f, target->span, "slice assignment: %s", err);
+            else
+                pld_tensor_mark_written(dst, zero, ext);
+        }
+        pld_value_release(&view);
+    }
+    pld_value_release(&obj);
+    return st;
+}
+
+/* ------------------------------------------------------------ pld ops (local) */
+
+static pld_status_t not_yet_remote(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t peer)
+{
+    return pld_rt_error(it, f, e->span,
+                        "%s to rank %lld: communication between ranks needs the MPI window layer, which this "
+                        "version of pldrun does not have yet (only accesses to the own rank work)",
+                        opname(e), (long long)peer);
+}
+
+static pld_status_t check_peer(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *peer)
+{
+    pld_status_t st = iarg(it, f, e, i, 0, peer);
+    if (st != PLD_OK)
+        return st;
+    if (*peer < 0 || *peer >= it->comm.nranks)
+        return pld_rt_error(it, f, e->span, "%s: peer %lld is outside the domain [0, %d)", opname(e), (long long)*peer,
+                            it->comm.nranks);
+    if (*peer != it->comm.rank)
+        return not_yet_remote(it, f, e, *peer);
+    return PLD_OK;
+}
+
+static pld_status_t op_alloc_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    const pld_expr_t *a0 = arg(e, 0);
+    int64_t bytes;
+    pld_status_t st;
+    if (a0 && (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE)) {
+        int64_t shape[PLD_MAX_RANK];
+        int n;
+        if ((st = ilist(it, f, e, 0, shape, &n)) != PLD_OK)
+            return st;
+        bytes = pld_dtype_bytes(pld_expr_dtype(it, arg(e, 1)));
+        for (int d = 0; d < n; d++)
+            bytes *= shape[d];
+    } else if ((st = iarg(it, f, e, 0, 0, &bytes)) != PLD_OK) {
+        return st;
+    }
+    if (bytes < 0)
+        return pld_rt_error(it, f, e->span, "window buffer size is negative (%lld bytes)", (long long)bytes);
+    if (it->nwins == it->capwins) {
+        int cap = it->capwins ? it->capwins * 2 : 8;
+        winbuf_t *nw = pld_mem_realloc(it->wins, (size_t)cap * sizeof *nw);
+        if (!nw)
+            return oom(it, f, e);
+        it->wins = nw;
+        it->capwins = cap;
+    }
+    size_t aligned = ((size_t)bytes + 31) & ~(size_t)31;
+    pld_buffer_t *b = pld_buffer_new(aligned + 32, 1);
+    if (!b)
+        return oom(it, f, e);
+    it->wins[it->nwins].buf = b;
+    it->wins[it->nwins].bytes = (size_t)bytes;
+    it->wins[it->nwins].name = NULL;
+    out->kind = PLD_V_PTR;
+    out->u.i = it->nwins++;
+    return PLD_OK;
+}
+
+static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t b;
+    pld_status_t st = ev(it, f, e, 0, &b);
+    if (st != PLD_OK)
+        return st;
+    if (b.kind != PLD_V_PTR || b.u.i < 0 || b.u.i >= it->nwins)
+        return pld_rt_error(it, f, e->span, "pld.tensor.window needs a window buffer (pld.alloc_window_buffer)");
+    int64_t shape[PLD_MAX_RANK];
+    int n;
+    if ((st = ilist(it, f, e, 1, shape, &n)) != PLD_OK)
+        return st;
+    pld_dtype_t dt = pld_expr_dtype(it, arg(e, 2));
+    int64_t need_bytes = pld_dtype_bytes(dt);
+    for (int d = 0; d < n; d++)
+        need_bytes *= shape[d];
+    winbuf_t *w = &it->wins[b.u.i];
+    if ((size_t)need_bytes > w->bytes)
+        return pld_rt_error(it, f, e->span, "window view of %lld bytes does not fit its buffer of %zu bytes",
+                            (long long)need_bytes, w->bytes);
+    pld_tensor_t *t = pld_tensor_view(w->buf, dt, n, shape, 0);
+    if (!t)
+        return oom(it, f, e);
+    t->is_dist = 1;
+    t->winbuf = (int)b.u.i;
+    *out = pld_v_obj(&t->hdr, dt);
+    return PLD_OK;
+}
+
+/* Signal cell of an INT32 window tensor at offsets. */
+static pld_status_t signal_cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ti, int oi, int32_t **cell,
+                                pld_value_t *tv)
+{
+    pld_status_t st = need(it, f, e, ti, tv, PLD_V_TENSOR);
+    if (st != PLD_OK)
+        return st;
+    pld_tensor_t *t = pld_v_tensor(tv);
+    int64_t idx[PLD_MAX_RANK];
+    int n;
+    if ((st = ilist(it, f, e, oi, idx, &n)) != PLD_OK)
+        return st;
+    if (t->dt != PLD_DT_INT32)
+        return pld_rt_error(it, f, e->span, "%s: the signal must be INT32, found %s", opname(e), pld_dtype_name(t->dt));
+    int64_t off;
+    if ((st = elem_index(it, f, e, t->rank, t->shape, t->strides, idx, n, &off)) != PLD_OK)
+        return st;
+    *cell = (int32_t *)t->buf->data + t->offset + off;
+    return PLD_OK;
+}
+
+static pld_status_t op_pld(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_status_t st;
+    int64_t peer = 0, v = 0, cmp = 0, op = 0;
+    switch (e->op) {
+    case PLD_OPID_PLD_WORLD_SIZE:
+        *out = pld_v_int(PLD_DT_INT64, it->comm.nranks);
+        return PLD_OK;
+    case PLD_OPID_PLD_GET_COMM_CTX:
+        out->kind = PLD_V_CTX;
+        out->u.i = 0;
+        return PLD_OK;
+    case PLD_OPID_PLD_RANK:
+        *out = pld_v_int(PLD_DT_INT32, it->comm.rank);
+        return PLD_OK;
+    case PLD_OPID_PLD_NRANKS:
+        *out = pld_v_int(PLD_DT_INT32, it->comm.nranks);
+        return PLD_OK;
+    case PLD_OPID_PLD_ALLOC_WINDOW_BUFFER:
+        return op_alloc_window(it, f, e, out);
+    case PLD_OPID_PLD_WINDOW:
+        return op_window(it, f, e, out);
+    case PLD_OPID_PLD_REMOTE_LOAD:
+        if ((st = check_peer(it, f, e, 1, &peer)) != PLD_OK)
+            return st;
+        return op_load(it, f, e, out, 1);
+    case PLD_OPID_PLD_TILE_REMOTE_STORE:
+    case PLD_OPID_PLD_TENSOR_REMOTE_STORE: {
+        if ((st = check_peer(it, f, e, 2, &peer)) != PLD_OK)
+            return st;
+        pld_value_t src, dst;
+        int64_t offs[PLD_MAX_RANK], atomic = 0;
+        int n;
+        if ((st = ev(it, f, e, 0, &src)) != PLD_OK)
+            return st;
+        if ((st = need(it, f, e, 1, &dst, PLD_V_TENSOR)) == PLD_OK && (st = ilist(it, f, e, 3, offs, &n)) == PLD_OK &&
+            (st = iarg(it, f, e, 4, 0, &atomic)) == PLD_OK) {
+            if (src.kind == PLD_V_TILE)
+                st = store_tile(it, f, e, pld_v_tile(&src), pld_v_tensor(&dst), offs, n, NULL, (int)atomic);
+            else if (src.kind == PLD_V_TENSOR)
+                st = assemble(it, f, e, pld_v_tensor(&dst), pld_v_tensor(&src), offs, n, (int)atomic);
+            else
+                st = pld_rt_error(it, f, e->span, "%s: the source must be a tile or a tensor", opname(e));
+        }
+        pld_value_release(&src);
+        pld_value_release(&dst);
+        return st;
+    }
+    case PLD_OPID_PLD_PUT:
+    case PLD_OPID_PLD_GET: {
+        int is_put = e->op == PLD_OPID_PLD_PUT;
+        if ((st = check_peer(it, f, e, 1, &peer)) != PLD_OK)
+            return st;
+        pld_value_t dv, sv;
+        if ((st = need(it, f, e, 0, &dv, PLD_V_TENSOR)) != PLD_OK)
+            return st;
+        if ((st = need(it, f, e, 2, &sv, PLD_V_TENSOR)) != PLD_OK) {
+            pld_value_release(&dv);
+            return st;
+        }
+        pld_tensor_t *dst = pld_v_tensor(&dv), *src = pld_v_tensor(&sv);
+        int64_t doff[PLD_MAX_RANK], soff[PLD_MAX_RANK], shp[PLD_MAX_RANK], atomic = 0;
+        int nd, ns, nshp;
+        if ((st = ilist(it, f, e, 3, doff, &nd)) == PLD_OK && (st = ilist(it, f, e, 4, soff, &ns)) == PLD_OK &&
+            (st = ilist(it, f, e, 5, shp, &nshp)) == PLD_OK && (!is_put || (st = iarg(it, f, e, 6, 0, &atomic)) == PLD_OK)) {
+            if (nshp < 0) { /* full slice */
+                nshp = src->rank;
+                memcpy(shp, src->shape, sizeof shp);
+                memset(doff, 0, sizeof doff);
+                memset(soff, 0, sizeof soff);
+                nd = dst->rank;
+                ns = src->rank;
+            }
+            int64_t dext[PLD_MAX_RANK], sext[PLD_MAX_RANK];
+            if ((st = region(it, f, e, dst, doff, nd, shp, nshp, 0, dext, "writes")) == PLD_OK &&
+                (st = region(it, f, e, src, soff, ns, shp, nshp, 0, sext, "reads")) == PLD_OK) {
+                pld_view_t vd, vs;
+                region_view(dst, doff, dext, nshp, &vd);
+                region_view(src, soff, sext, nshp, &vs);
+                char err[ERRN];
+                if (src->dt != dst->dt)
+                    st = pld_rt_error(it, f, e->span, "%s: dtypes differ (%s and %s)", opname(e), pld_dtype_name(dst->dt),
+                                      pld_dtype_name(src->dt));
+                else {
+                    st = atomic ? pld_k_accumulate(&vd, &vs, err, sizeof err) : pld_k_copy(&vd, &vs, err, sizeof err);
+                    st = kcheck(it, f, e, st, err);
+                }
+                if (st == PLD_OK) {
+                    pld_tensor_mark_written(dst, doff, dext);
+                    it->stats.bytes_moved += (uint64_t)pld_view_numel(&vd) * (uint64_t)pld_dtype_bytes(dst->dt);
+                }
+            }
+        }
+        pld_value_release(&dv);
+        pld_value_release(&sv);
+        return st;
+    }
+    case PLD_OPID_PLD_NOTIFY: {
+        if ((st = check_peer(it, f, e, 1, &peer)) != PLD_OK)
+            return st;
+        pld_value_t tv;
+        int32_t *cell;
+        if ((st = signal_cell(it, f, e, 0, 2, &cell, &tv)) == PLD_OK && (st = iarg(it, f, e, 3, 0, &v)) == PLD_OK &&
+            (st = iarg(it, f, e, 4, 0, &op)) == PLD_OK) {
+            if (op == 0)
+                *cell = (int32_t)(uint32_t)((uint32_t)*cell + (uint32_t)v);
+            else
+                *cell = (int32_t)v;
+        }
+        pld_value_release(&tv);
+        return st;
+    }
+    case PLD_OPID_PLD_WAIT:
+    case PLD_OPID_PLD_DEFER_WAIT: {
+        pld_value_t tv;
+        int32_t *cell;
+        if ((st = signal_cell(it, f, e, 0, 1, &cell, &tv)) == PLD_OK && (st = iarg(it, f, e, 2, 0, &v)) == PLD_OK &&
+            (st = iarg(it, f, e, 3, 1, &cmp)) == PLD_OK) {
+            int ok = cmp == 0 ? *cell == v : (e->op == PLD_OPID_PLD_DEFER_WAIT ? (uint32_t)*cell >= (uint32_t)v : *cell >= v);
+            if (!ok) {
+                if (it->comm.nranks > 1)
+                    st = pld_rt_error(it, f, e->span, "%s: waiting for another rank needs the MPI window layer, which "
+                                                      "this version does not have yet (cell holds %d, expected %s %lld)",
+                                      opname(e), (int)*cell, cmp == 0 ? "==" : ">=", (long long)v);
+                else
+                    st = pld_rt_error(it, f, e->span, "%s can never be satisfied: the only rank is waiting on a cell that "
+                                                      "holds %d (expected %s %lld) and nothing else runs",
+                                      opname(e), (int)*cell, cmp == 0 ? "==" : ">=", (long long)v);
+            }
+        }
+        pld_value_release(&tv);
+        return st;
+    }
+    case PLD_OPID_PLD_ALLREDUCE:
+    case PLD_OPID_PLD_BARRIER:
+    case PLD_OPID_PLD_BROADCAST:
+    case PLD_OPID_PLD_REDUCE_SCATTER:
+    case PLD_OPID_PLD_ALLGATHER:
+    case PLD_OPID_PLD_ALL_TO_ALL:
+    case PLD_OPID_PLD_ALL_TO_ALL_V: {
+        if (it->comm.nranks > 1)
+            return pld_rt_error(it, f, e->span, "%s over %d ranks needs the MPI window layer, which this version of "
+                                                "pldrun does not have yet", opname(e), it->comm.nranks);
+        /* one rank: every collective is a local identity or copy */
+        int ti = e->op == PLD_OPID_PLD_BARRIER ? 0 : (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL ||
+                                                      e->op == PLD_OPID_PLD_ALL_TO_ALL_V) ? 1 : 0;
+        pld_value_t tgt;
+        if ((st = need(it, f, e, ti, &tgt, PLD_V_TENSOR)) != PLD_OK)
+            return st;
+        if (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL || e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
+            pld_value_t in;
+            if ((st = need(it, f, e, 0, &in, PLD_V_TENSOR)) != PLD_OK) {
+                pld_value_release(&tgt);
+                return st;
+            }
+            pld_tensor_t *s = pld_v_tensor(&in), *d = pld_v_tensor(&tgt);
+            int64_t rows = s->rank >= 1 ? s->shape[0] : 1;
+            if (e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
+                pld_value_t sc, rc;
+                int64_t mr = d->shape[0];
+                if ((st = need(it, f, e, 3, &sc, PLD_V_TENSOR)) == PLD_OK) {
+                    if ((st = need(it, f, e, 4, &rc, PLD_V_TENSOR)) == PLD_OK) {
+                        pld_tensor_t *sct = pld_v_tensor(&sc), *rct = pld_v_tensor(&rc);
+                        int64_t c = pld_elem_get_i(sct->buf->data, sct->dt, sct->offset);
+                        rows = c < 0 ? 0 : c > mr ? mr : c;
+                        pld_elem_set_i(rct->buf->data, rct->dt, rct->offset, rows);
+                        pld_value_release(&rc);
+                    }
+                    pld_value_release(&sc);
+                }
+            }
+            if (st == PLD_OK && rows > 0) {
+                pld_view_t vs, vd;
+                pld_tensor_kview(s, &vs);
+                pld_tensor_kview(d, &vd);
+                vs.shape[0] = rows;
+                vd.shape[0] = rows;
+                char err[ERRN];
+                st = kcheck(it, f, e, pld_k_copy(&vd, &vs, err, sizeof err), err);
+            }
+            pld_value_release(&in);
+        }
+        if (st == PLD_OK)
+            *out = tgt;
+        else
+            pld_value_release(&tgt);
+        return st;
+    }
+    case PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V:
+        return pld_rt_error(it, f, e->span, "pld.tensor.indexed_all_to_all_v is not supported by this simulator");
+    default:
+        return pld_rt_error(it, f, e->span, "%s is not implemented", opname(e));
+    }
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t a, b;
+    pld_status_t st;
+    switch (e->op) {
+    case PLD_OPID_PL_CONST:
+        if ((st = pld_eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
+            return st;
+        *out = pld_v_convert(&a, pld_expr_dtype(it, e->u.call.args[1].value));
+        return PLD_OK;
+    case PLD_OPID_PL_CAST_SCALAR: {
+        if ((st = pld_eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
+            return st;
+        if (!pld_v_is_scalar(&a)) {
+            pld_vkind_t k = a.kind;
+            pld_value_release(&a);
+            return pld_rt_error(it, f, e->span, "pl.cast of a %s: expected a scalar", pld_vkind_name(k));
+        }
+        pld_dtype_t dt = e->type && e->type->kind == PLD_TY_SCALAR ? e->type->dtype : PLD_DT_NONE;
+        *out = pld_v_convert(&a, dt != PLD_DT_NONE ? dt : a.dt);
+        return PLD_OK;
+    }
+    case PLD_OPID_PL_MIN:
+    case PLD_OPID_PL_MAX: {
+        if ((st = pld_eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
+            return st;
+        if ((st = pld_eval(it, f, e->u.call.args[1].value, &b)) != PLD_OK)
+            return st;
+        pld_dtype_t dt = e->type && e->type->kind == PLD_TY_SCALAR ? e->type->dtype : a.dt;
+        int fl = a.kind == PLD_V_FLOAT || b.kind == PLD_V_FLOAT;
+        int take_a = fl ? (e->op == PLD_OPID_PL_MIN ? pld_v_as_f(&a) <= pld_v_as_f(&b) : pld_v_as_f(&a) >= pld_v_as_f(&b))
+                        : (e->op == PLD_OPID_PL_MIN ? a.u.i <= b.u.i : a.u.i >= b.u.i);
+        *out = pld_v_convert(take_a ? &a : &b, dt);
+        return PLD_OK;
+    }
+    case PLD_OPID_SYS_TASK_INVALID:
+        *out = pld_v_int(PLD_DT_TASK_ID, -1);
+        return PLD_OK;
+    case PLD_OPID_SYS_TASK_DUMMY:
+        *out = pld_v_int(PLD_DT_TASK_ID, (int64_t)it->stats.tasks);
+        return PLD_OK;
+    case PLD_OPID_TILE_GET_BLOCK_IDX:
+        *out = pld_v_int(PLD_DT_INDEX, f->block_idx);
+        return PLD_OK;
+    case PLD_OPID_TILE_GET_BLOCK_NUM:
+        *out = pld_v_int(PLD_DT_INDEX, f->block_num);
+        return PLD_OK;
+    case PLD_OPID_TILE_LOAD:
+        return op_load(it, f, e, out, 0);
+    case PLD_OPID_TILE_STORE:
+        return op_store(it, f, e, out);
+    case PLD_OPID_TILE_CREATE:
+        return op_create(it, f, e, out, 1, 0, 0);
+    case PLD_OPID_TILE_FULL:
+        return op_create(it, f, e, out, 1, 1, 2);
+    case PLD_OPID_TENSOR_CREATE: {
+        st = op_create(it, f, e, out, 0, 0, 0);
+        if (st == PLD_OK && arg(e, 4)) {
+            if ((st = ev(it, f, e, 4, &a)) != PLD_OK)
+                return st;
+            pld_view_t v;
+            pld_tensor_kview(pld_v_tensor(out), &v);
+            pld_k_fill_f(&v, pld_v_as_f(&a));
+        }
+        return st;
+    }
+    case PLD_OPID_TENSOR_FULL:
+        return op_create(it, f, e, out, 0, 1, 2);
+    case PLD_OPID_TILE_MOVE: {
+        if ((st = need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
+            return st;
+        pld_tile_t *t = pld_v_tile(&a);
+        pld_tile_t *o = pld_tile_new(t->dt, t->rank, t->shape, e->type && e->type->mem ? e->type->mem : t->mem);
+        if (!o) {
+            pld_value_release(&a);
+            return oom(it, f, e);
+        }
+        int64_t n = 1;
+        for (int d = 0; d < t->rank; d++)
+            n *= t->shape[d];
+        memcpy(o->data, t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt));
+        memcpy(o->valid, t->valid, sizeof o->valid);
+        pld_value_release(&a);
+        *out = tile_value(o);
+        return PLD_OK;
+    }
+    case PLD_OPID_TILE_READ:
+    case PLD_OPID_TENSOR_READ:
+        return op_read_write(it, f, e, out, 0);
+    case PLD_OPID_TILE_WRITE:
+    case PLD_OPID_TENSOR_WRITE:
+        return op_read_write(it, f, e, out, 1);
+    case PLD_OPID_TILE_SLICE:
+    case PLD_OPID_TENSOR_SLICE:
+        return op_slice(it, f, e, out);
+    case PLD_OPID_TILE_RESHAPE:
+    case PLD_OPID_TENSOR_RESHAPE: {
+        int64_t shape[PLD_MAX_RANK];
+        int rank;
+        if ((st = ev(it, f, e, 0, &a)) != PLD_OK)
+            return st;
+        if ((st = static_shape(it, f, e, 1, shape, &rank)) != PLD_OK) {
+            pld_value_release(&a);
+            return st;
+        }
+        int64_t n1 = 1, n2 = 1;
+        for (int d = 0; d < rank; d++)
+            n2 *= shape[d];
+        if (a.kind == PLD_V_TILE) {
+            pld_tile_t *t = pld_v_tile(&a);
+            for (int d = 0; d < t->rank; d++)
+                n1 *= t->shape[d];
+            if (n1 != n2) {
+                pld_value_release(&a);
+                return pld_rt_error(it, f, e->span, "%s: %lld elements cannot take %lld", opname(e), (long long)n1,
+                                    (long long)n2);
+            }
+            pld_tile_t *o = pld_tile_new(t->dt, rank, shape, t->mem);
+            if (!o) {
+                pld_value_release(&a);
+                return oom(it, f, e);
+            }
+            memcpy(o->data, t->data, (size_t)n1 * (size_t)pld_dtype_bytes(t->dt));
+            /* carry a valid extent held in one non-unit dimension ([R,1] <-> [1,R]) */
+            int64_t vcount = 1, full = 1;
+            for (int d = 0; d < t->rank; d++) {
+                vcount *= t->valid[d];
+                full &= t->valid[d] == t->shape[d];
+            }
+            if (!full) {
+                int nz = -1, many = 0;
+                for (int d = 0; d < rank; d++)
+                    if (shape[d] != 1)
+                        many += nz >= 0, nz = d;
+                if (nz >= 0 && !many)
+                    o->valid[nz] = vcount;
+            }
+            pld_value_release(&a);
+            *out = tile_value(o);
+            return PLD_OK;
+        }
+        if (a.kind != PLD_V_TENSOR) {
+            pld_value_release(&a);
+            return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", opname(e));
+        }
+        pld_tensor_t *t = pld_v_tensor(&a);
+        pld_view_t kv;
+        pld_tensor_kview(t, &kv);
+        for (int d = 0; d < t->rank; d++)
+            n1 *= t->shape[d];
+        if (n1 != n2 || !pld_view_is_packed(&kv)) {
+            pld_value_release(&a);
+            return pld_rt_error(it, f, e->span, n1 != n2 ? "%s: %lld elements cannot take the new shape"
+                                                         : "%s needs a packed tensor (this one is a strided view)",
+                                opname(e), (long long)n1);
+        }
+        pld_tensor_t *o = pld_tensor_view(t->buf, t->dt, rank, shape, t->offset);
+        if (!o) {
+            pld_value_release(&a);
+            return oom(it, f, e);
+        }
+        o->is_dist = t->is_dist;
+        o->winbuf = t->winbuf;
+        pld_value_release(&a);
+        *out = pld_v_obj(&o->hdr, o->dt);
+        return PLD_OK;
+    }
+    case PLD_OPID_TENSOR_DIM: {
+        int64_t axis;
+        if ((st = need(it, f, e, 0, &a, PLD_V_TENSOR)) != PLD_OK)
+            return st;
+        if ((st = iarg(it, f, e, 1, 0, &axis)) == PLD_OK) {
+            pld_tensor_t *t = pld_v_tensor(&a);
+            if (axis < 0)
+                axis += t->rank;
+            if (axis < 0 || axis >= t->rank)
+                st = pld_rt_error(it, f, e->span, "pl.tensor.dim: axis out of range for rank %d", t->rank);
+            else
+                *out = pld_v_int(PLD_DT_INDEX, t->shape[axis]);
+        }
+        pld_value_release(&a);
+        return st;
+    }
+    case PLD_OPID_TENSOR_ASSEMBLE:
+    case PLD_OPID_TILE_ASSEMBLE: {
+        if ((st = ev(it, f, e, 0, &a)) != PLD_OK)
+            return st;
+        if ((st = ev(it, f, e, 1, &b)) != PLD_OK) {
+            pld_value_release(&a);
+            return st;
+        }
+        int64_t off[PLD_MAX_RANK], atomic = 0;
+        int n;
+        if ((st = ilist(it, f, e, 2, off, &n)) == PLD_OK && e->op == PLD_OPID_TENSOR_ASSEMBLE)
+            st = iarg(it, f, e, 3, 0, &atomic);
+        if (st == PLD_OK) {
+            if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR)
+                st = assemble(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
+            else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TILE)
+                st = store_tile(it, f, e, pld_v_tile(&b), pld_v_tensor(&a), off, n, NULL, (int)atomic);
+            else if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {
+                pld_tile_t *dst = tile_cow(&a), *src = pld_v_tile(&b);
+                if (!dst)
+                    st = oom(it, f, e);
+                else if (n != dst->rank || src->rank != dst->rank)
+                    st = pld_rt_error(it, f, e->span, "%s: ranks differ", opname(e));
+                else {
+                    pld_view_t vs, vd;
+                    pld_tile_kview(src, &vs, 1);
+                    pld_tile_kview(dst, &vd, 0);
+                    int64_t o = 0;
+                    for (int d = 0; d < dst->rank; d++) {
+                        if (off[d] < 0 || off[d] + vs.shape[d] > dst->shape[d]) {
+                            st = pld_rt_error(it, f, e->span, "%s: the source does not fit at the offset", opname(e));
+                            break;
+                        }
+                        o += off[d] * vd.strides[d];
+                        vd.shape[d] = vs.shape[d];
+                    }
+                    if (st == PLD_OK) {
+                        vd.data = (char *)vd.data + o * pld_dtype_bytes(dst->dt);
+                        char err[ERRN];
+                        st = kcheck(it, f, e, pld_k_copy(&vd, &vs, err, sizeof err), err);
+                    }
+                }
+            } else
+                st = pld_rt_error(it, f, e->span, "%s: unsupported operands (%s into %s)", opname(e),
+                                  pld_vkind_name(b.kind), pld_vkind_name(a.kind));
+        }
+        pld_value_release(&b);
+        if (st == PLD_OK)
+            *out = a;
+        else
+            pld_value_release(&a);
+        return st;
+    }
+    case PLD_OPID_TILE_CAST:
+    case PLD_OPID_TENSOR_CAST:
+        return op_cast(it, f, e, out);
+    case PLD_OPID_TILE_MATMUL:
+    case PLD_OPID_TENSOR_MATMUL:
+        return op_matmul(it, f, e, out, 0);
+    case PLD_OPID_TILE_MATMUL_ACC:
+        return op_matmul(it, f, e, out, 1);
+    case PLD_OPID_TILE_FILLPAD:
+    case PLD_OPID_TILE_SET_VALIDSHAPE: {
+        if ((st = need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
+            return st;
+        pld_tile_t *t = tile_cow(&a);
+        if (!t)
+            return oom(it, f, e);
+        if (e->op == PLD_OPID_TILE_SET_VALIDSHAPE) {
+            int64_t v2[PLD_MAX_RANK];
+            int n;
+            if ((st = ilist(it, f, e, 1, v2, &n)) != PLD_OK || n != t->rank) {
+                pld_value_release(&a);
+                return st != PLD_OK ? st : pld_rt_error(it, f, e->span, "valid_shape rank differs from the tile's");
+            }
+            for (int d = 0; d < n; d++)
+                t->valid[d] = v2[d] < 0 ? 0 : v2[d] > t->shape[d] ? t->shape[d] : v2[d];
+        } else if (t->rank == 2) {
+            /* zero every element outside the valid box */
+            pld_view_t v;
+            pld_tile_kview(t, &v, 0);
+            for (int64_t r = 0; r < t->shape[0]; r++)
+                for (int64_t c = 0; c < t->shape[1]; c++)
+                    if (r >= t->valid[0] || c >= t->valid[1])
+                        pld_elem_set_f(t->data, t->dt, r * v.strides[0] + c, 0.0);
+        }
+        *out = a;
+        return PLD_OK;
+    }
+    case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
+    case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
+    case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_DIV:
+    case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM:
+        return op_elementwise(it, f, e, out, 2, 0);
+    case PLD_OPID_TILE_ADDS: case PLD_OPID_TILE_SUBS: case PLD_OPID_TILE_MULS: case PLD_OPID_TILE_DIVS:
+    case PLD_OPID_TILE_MAXS: case PLD_OPID_TILE_MINS:
+    case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_DIVS:
+        return op_elementwise(it, f, e, out, 2, 1);
+    case PLD_OPID_TILE_EXP: case PLD_OPID_TILE_LOG: case PLD_OPID_TILE_SQRT: case PLD_OPID_TILE_RSQRT:
+    case PLD_OPID_TILE_ABS: case PLD_OPID_TILE_NEG: case PLD_OPID_TILE_RECIP: case PLD_OPID_TILE_RELU:
+    case PLD_OPID_TENSOR_EXP: case PLD_OPID_TENSOR_LOG: case PLD_OPID_TENSOR_SQRT: case PLD_OPID_TENSOR_ABS:
+    case PLD_OPID_TENSOR_NEG:
+        return op_elementwise(it, f, e, out, 1, 0);
+    case PLD_OPID_TILE_ROW_SUM: return op_reduce(it, f, e, out, PLD_K_RSUM, 1);
+    case PLD_OPID_TILE_ROW_MAX: return op_reduce(it, f, e, out, PLD_K_RMAX, 1);
+    case PLD_OPID_TILE_ROW_MIN: return op_reduce(it, f, e, out, PLD_K_RMIN, 1);
+    case PLD_OPID_TILE_COL_SUM: return op_reduce(it, f, e, out, PLD_K_RSUM, 0);
+    case PLD_OPID_TILE_COL_MAX: return op_reduce(it, f, e, out, PLD_K_RMAX, 0);
+    case PLD_OPID_TILE_COL_MIN: return op_reduce(it, f, e, out, PLD_K_RMIN, 0);
+    case PLD_OPID_ARRAY_CREATE: {
+        int64_t n;
+        if ((st = iarg(it, f, e, 0, 0, &n)) != PLD_OK)
+            return st;
+        if (n <= 0)
+            return pld_rt_error(it, f, e->span, "pl.array.create: extent must be positive");
+        pld_array_t *arr = pld_array_new(result_dtype(it, e, 1), n);
+        if (!arr)
+            return oom(it, f, e);
+        *out = pld_v_obj(&arr->hdr, arr->dt);
+        return PLD_OK;
+    }
+    case PLD_OPID_ARRAY_GET:
+    case PLD_OPID_ARRAY_UPDATE: {
+        int64_t k;
+        if ((st = need(it, f, e, 0, &a, PLD_V_ARRAY)) != PLD_OK)
+            return st;
+        if ((st = iarg(it, f, e, 1, 0, &k)) != PLD_OK) {
+            pld_value_release(&a);
+            return st;
+        }
+        pld_array_t *arr = pld_v_array(&a);
+        if (k < 0 || k >= arr->n) {
+            pld_value_release(&a);
+            return pld_rt_error(it, f, e->span, "array index %lld out of range [0, %lld)", (long long)k, (long long)arr->n);
+        }
+        if (e->op == PLD_OPID_ARRAY_GET) {
+            *out = read_elem(arr->data, arr->dt, k);
+            pld_value_release(&a);
+            return PLD_OK;
+        }
+        if ((st = ev(it, f, e, 2, &b)) != PLD_OK) {
+            pld_value_release(&a);
+            return st;
+        }
+        if (arr->hdr.refs > 1) {
+            pld_array_t *c = pld_array_new(arr->dt, arr->n);
+            if (!c) {
+                pld_value_release(&a);
+                return oom(it, f, e);
+            }
+            memcpy(c->data, arr->data, (size_t)arr->n * (size_t)pld_dtype_bytes(arr->dt));
+            pld_value_release(&a);
+            a = pld_v_obj(&c->hdr, c->dt);
+            arr = c;
+        }
+        write_elem(arr->data, arr->dt, k, &b);
+        *out = a;
+        return PLD_OK;
+    }
+    default:
+        if (e->op >= PLD_OPID_PLD_WORLD_SIZE)
+            return op_pld(it, f, e, out);
+        return pld_rt_error(it, f, e->span, "%s cannot be executed here", opname(e));
+    }
+}
+
+pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    int64_t limit = it->opts.ub_bytes > 0 ? it->opts.ub_bytes : 192 * 1024;
+    int64_t live = 0;
+    for (int i = 0; i < f->nslots; i++)
+        if (f->slots[i].kind == PLD_V_TILE) {
+            pld_tile_t *t = pld_v_tile(&f->slots[i]);
+            int64_t n = pld_dtype_bytes(t->dt);
+            for (int d = 0; d < t->rank; d++)
+                n *= t->shape[d];
+            live += n;
+        }
+    if (live <= limit)
+        return PLD_OK;
+    /* name the largest tiles */
+    char list[512] = "";
+    int shown = 0;
+    for (int pass = 0; pass < 3 && shown < 3; pass++) {
+        int64_t best = -1;
+        int bi = -1;
+        for (int i = 0; i < f->nslots; i++)
+            if (f->slots[i].kind == PLD_V_TILE && !strstr(list, f->fn->slot_names[i])) {
+                pld_tile_t *t = pld_v_tile(&f->slots[i]);
+                int64_t n = pld_dtype_bytes(t->dt);
+                for (int d = 0; d < t->rank; d++)
+                    n *= t->shape[d];
+                if (n > best)
+                    best = n, bi = i;
+            }
+        if (bi < 0)
+            break;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s' (%lld bytes)", shown ? ", " : "",
+                 f->fn->slot_names[bi], (long long)best);
+        shown++;
+    }
+    return pld_rt_error(it, f, sp, "kernel %s keeps %lld bytes of tiles live, above the %lld-byte UB of this platform; "
+                                   "largest: %s",
+                        f->fn ? f->fn->name : "?", (long long)live, (long long)limit, list);
+}

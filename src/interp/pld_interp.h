@@ -1,0 +1,93 @@
+/* pld_interp.h - the tree-walking interpreter.
+ *
+ * Runs a checked program (pld_check.h) on one rank of an SPMD job: the HOST
+ * orchestrator runs on every rank as a replica, `self.f(..., device=r)` runs f
+ * on rank r only (round-robin without device=), CHIP orchestration functions
+ * run on their rank, and every InCore/AIV kernel call or pl.at(CORE_GROUP)
+ * scope is launched through the kernel backend interface (pld_hw.h; the
+ * built-in `sim` backend is this interpreter). After the entry returns, every
+ * Out/InOut host tensor is assembled at rank 0 from the elements each rank
+ * wrote. Cross-rank communication goes through the pld_comm_t callbacks the
+ * tool provides (MPI); this module does not link MPI.
+ *
+ * Runtime errors are appended to the program's diagnostic list (with
+ * "in <function>" notes for the call chain); the run stops at the first one. */
+#ifndef PLD_INTERP_H
+#define PLD_INTERP_H
+
+#include "pld_ast.h"
+#include "pld_hw.h"
+#include "pld_types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Control-plane callbacks (MPI in the tool, in-process fakes in tests). */
+typedef struct pld_comm {
+    void *ctx;
+    int rank;
+    int nranks;
+    /* Collective: rank 0 receives every rank's `bytes` bytes concatenated in
+     * rank order into recv; other ranks pass recv = NULL. */
+    pld_status_t (*gather)(void *ctx, const void *send, size_t bytes, void *recv);
+    /* Collective: every rank gets the maximum of `in` over all ranks. */
+    pld_status_t (*allreduce_max)(void *ctx, int64_t in, int64_t *out);
+} pld_comm_t;
+
+/* A single-process comm (rank 0 of 1) for tests and non-MPI runs. */
+const pld_comm_t *pld_comm_self(void);
+
+typedef struct pld_interp_opts {
+    const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
+    pld_hw_t *hw;           /* kernel backend (borrowed); NULL = open the built-in sim backend */
+    int64_t ub_bytes;       /* UB capacity per kernel for live tiles; 0 = 192 KiB (a2a3) */
+    int aiv_cores;          /* AIV cores per rank (sync-start limit); 0 = 48 */
+} pld_interp_opts_t;
+
+typedef struct pld_interp pld_interp_t;
+
+/* Creates an interpreter for a checked program (p must outlive it). Resolves
+ * the entry function. Errors: PLD_E_USAGE (no/ambiguous entry, message in
+ * err), PLD_E_NOMEM. *out is owned (pld_interp_destroy). */
+pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, const pld_comm_t *comm,
+                               pld_interp_t **out, char *err, size_t errn);
+void pld_interp_destroy(pld_interp_t *it);
+
+/* Entry parameters: count, name, declared type (static dims; dynamic dims as
+ * symbols), direction. */
+int pld_interp_nparams(const pld_interp_t *it);
+const pld_param_t *pld_interp_param(const pld_interp_t *it, int i);
+/* Index of the entry parameter named `name`, or -1. */
+int pld_interp_param_index(const pld_interp_t *it, const char *name);
+/* Text of a parameter's expected shape with bound dims, e.g. "[4, 1, 256] FP32". */
+void pld_interp_param_desc(const pld_interp_t *it, int i, char *buf, size_t n);
+
+/* Binds entry parameter i to a packed array (copied). Checks dtype and shape
+ * against the declaration, binding dynamic dims (NR, ...) from the shape.
+ * Errors: PLD_E_USAGE with a message naming both shapes/dtypes. */
+pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
+                             const void *data, char *err, size_t errn);
+/* Binds parameter i to generated data (arange|zeros|ones|random:SEED) of its
+ * declared shape; dynamic dims not yet bound take the rank count. */
+pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec, char *err, size_t errn);
+/* 1 when parameter i has been bound. */
+int pld_interp_is_bound(const pld_interp_t *it, int i);
+
+/* Runs the entry. Collective (every rank calls it). Returns PLD_OK or
+ * PLD_E_RUNTIME (diagnostics in the program's list), PLD_E_NOMEM, PLD_E_HW. */
+pld_status_t pld_interp_run(pld_interp_t *it);
+
+/* After a successful run: the assembled value of tensor parameter i (valid on
+ * rank 0; other ranks see their local copy). Borrowed pointers. */
+pld_status_t pld_interp_result(const pld_interp_t *it, int i, pld_dtype_t *dt, int *rank, const int64_t **shape,
+                               const void **data);
+
+typedef struct pld_interp_stats {
+    uint64_t tasks;          /* kernel launches on this rank */
+    uint64_t dispatches;     /* CHIP dispatches run on this rank */
+    uint64_t ops;            /* interpreted expression evaluations */
+    uint64_t bytes_moved;    /* bytes copied by load/store/put/get on this rank */
+} pld_interp_stats_t;
+void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st);
+
+#endif

@@ -1,0 +1,119 @@
+/* pld_interp_int.h - internals shared by pld_interp.c (evaluator, statements,
+ * calls, entry/outputs) and pld_exec.c (op implementations). */
+#ifndef PLD_INTERP_INT_H
+#define PLD_INTERP_INT_H
+
+#include "pld_check.h"
+#include "pld_interp.h"
+#include "pld_ops.h"
+#include "pld_value.h"
+
+#include <stdint.h>
+
+/* Control flow of statement execution. */
+enum { FLOW_NORMAL = 0, FLOW_BREAK, FLOW_CONTINUE, FLOW_RETURN, FLOW_ERROR };
+
+typedef struct loop_ctx {
+    struct loop_ctx *outer;
+    const pld_stmt_t *yield_stmt;  /* the loop body's final yield assignment, or NULL */
+    pld_value_t next[16];          /* values yielded by the current iteration */
+    int nnext;
+    int have_next;
+} loop_ctx_t;
+
+typedef struct frame {
+    struct frame *parent;
+    const pld_func_t *fn;
+    pld_value_t *slots;
+    int nslots;
+    int ctx;                       /* PLD_CTX_HOST / CHIP / KERNEL */
+    pld_span_t call_span;          /* call site in the parent (line 0 for the entry) */
+    loop_ctx_t *loop;
+    pld_value_t ret;
+    int64_t block_idx, block_num;  /* SPMD position (kernels) */
+    int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
+} frame_t;
+
+typedef struct winbuf {
+    const char *name;
+    pld_buffer_t *buf;
+    size_t bytes;
+} winbuf_t;
+
+struct pld_interp {
+    pld_program_t *p;
+    pld_interp_opts_t opts;
+    pld_comm_t comm;
+    pld_hw_t *hw;
+    int own_hw;
+    const pld_func_t *entry;
+    int entry_index;
+    pld_value_t *args;             /* entry arguments, one per entry parameter */
+    int *bound;
+    /* module constants (index = p->consts index) */
+    pld_value_t *consts;
+    int *const_is_dyn;
+    /* dynamic dims: interned name -> value */
+    const char **dyn_names;
+    int64_t *dyn_vals;
+    int ndyn, capdyn;
+    /* window buffers (local stand-ins until the MPI window layer) */
+    winbuf_t *wins;
+    int nwins, capwins;
+    int64_t rr_counter;            /* round-robin dispatch counter */
+    int depth;                     /* call depth */
+    int failed;
+    int quiet;                     /* evaluate without recording errors (probing dims) */
+    pld_interp_stats_t stats;
+    char errbuf[512];
+};
+
+/* ---- pld_interp.c ---- */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *fmt, ...);
+pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Evaluates an integer scalar expression. */
+pld_status_t pld_eval_i64(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out);
+/* Evaluates a list-like expression (list/tuple literal, list constant, tuple
+ * value) of integer scalars into out (max n items); *count receives the length. */
+pld_status_t pld_eval_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out, int n, int *count);
+/* Value of a dim of a type (constant, dynamic dim, or expression). */
+pld_status_t pld_eval_dim(pld_interp_t *it, frame_t *f, const pld_dim_t *d, int64_t *out, pld_span_t sp);
+/* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
+pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
+/* Value of dynamic dim `name`; 0 when unbound. */
+int pld_dyn_get(pld_interp_t *it, const char *name, int64_t *out);
+int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v);
+
+/* ---- pld_exec.c ---- */
+/* Executes a call bound to an op of the table (e->op >= 0, not a special form
+ * handled by pld_interp.c). */
+pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Tensor view for a subscript x[i, a:b, ...]. */
+pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj,
+                                pld_value_t *out);
+/* t[...] = v (tensor assemble / element write, tile element write, array update). */
+pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *target, const pld_value_t *v);
+/* Checks the UB bytes of live tiles in a kernel frame. */
+pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
+
+/* ---- pld_sim.c ---- */
+/* Registers the built-in `sim` backend (idempotent). */
+void pld_sim_register(void);
+/* The interpreter's call state handed to the sim backend through host_state. */
+typedef struct pld_sim_call {
+    pld_interp_t *it;
+    frame_t *caller;
+    const pld_func_t *fn;          /* kernel function, or NULL for a scope */
+    const pld_block_t *scope;      /* pl.at(CORE_GROUP) body when fn == NULL */
+    pld_value_t *args;             /* fn: one per parameter */
+    pld_value_t result;
+    pld_span_t span;
+    int flow;                      /* scope: the body's control flow result */
+} pld_sim_call_t;
+/* Runs a kernel function / scope for the sim backend. */
+pld_status_t pld_interp_run_kernel(pld_sim_call_t *c);
+
+#endif

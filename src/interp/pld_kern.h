@@ -1,0 +1,102 @@
+/* pld_kern.h - numeric kernels of the interpreter: dtype storage conversion
+ * (FP16/BF16 round-to-nearest-even), element-wise, scalar, unary, reduction,
+ * cast, matmul, copy and fill over strided N-D views.
+ *
+ * Every kernel is one tight C loop over the whole region (with a contiguous
+ * fast path the compiler vectorises); there is no per-element dispatch on the
+ * op inside the loop. Arithmetic on FP16/BF16 is done in float and rounded
+ * back to the storage type after every element operation (as the hardware
+ * does per instruction); FP32 arithmetic stays in float, FP64 in double.
+ * Integer arithmetic wraps (two's complement) in the element width. */
+#ifndef PLD_KERN_H
+#define PLD_KERN_H
+
+#include "pld_status.h"
+#include "pld_types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLD_MAX_RANK 8
+
+/* A strided view of elements. strides are in elements (not bytes) and may be
+ * 0 (broadcast). shape/strides hold `rank` entries; rank 0 is one element. */
+typedef struct pld_view {
+    void *data;
+    pld_dtype_t dt;
+    int rank;
+    int64_t shape[PLD_MAX_RANK];
+    int64_t strides[PLD_MAX_RANK];
+} pld_view_t;
+
+/* Fills strides for a packed row-major view of `shape`. */
+void pld_view_packed(pld_view_t *v, void *data, pld_dtype_t dt, int rank, const int64_t *shape);
+/* Number of elements of the view (product of shape). */
+int64_t pld_view_numel(const pld_view_t *v);
+/* 1 when the view is packed row-major. */
+int pld_view_is_packed(const pld_view_t *v);
+
+/* ---- storage conversion ---- */
+uint16_t pld_f32_to_f16(float f);   /* round to nearest, ties to even; overflow -> inf; NaN kept */
+float pld_f16_to_f32(uint16_t h);
+uint16_t pld_f32_to_bf16(float f);  /* round to nearest, ties to even; NaN stays NaN */
+float pld_bf16_to_f32(uint16_t b);
+
+/* Element access by flat element index into `data` (no strides), for scalars,
+ * tests and slow paths. Floats read as double; integers as int64. */
+double pld_elem_get_f(const void *data, pld_dtype_t dt, int64_t i);
+int64_t pld_elem_get_i(const void *data, pld_dtype_t dt, int64_t i);
+/* Stores with conversion: floats rounded RNE to the storage type; integers
+ * wrapped to the width (from a double: truncated toward zero, saturated to the
+ * int64 range; NaN -> 0). */
+void pld_elem_set_f(void *data, pld_dtype_t dt, int64_t i, double v);
+void pld_elem_set_i(void *data, pld_dtype_t dt, int64_t i, int64_t v);
+
+/* ---- kernels ----
+ * Every kernel returns PLD_OK, or PLD_E_RUNTIME with a message written into
+ * err (size errn, may be NULL) for: shape mismatch (after broadcasting),
+ * unsupported dtype, integer division by zero. Views must not partially
+ * overlap (out == a exactly is allowed: in-place). */
+
+typedef enum pld_binop_k { PLD_K_ADD, PLD_K_SUB, PLD_K_MUL, PLD_K_DIV, PLD_K_MAX, PLD_K_MIN } pld_binop_k_t;
+typedef enum pld_unop_k {
+    PLD_K_EXP, PLD_K_LOG, PLD_K_SQRT, PLD_K_RSQRT, PLD_K_ABS, PLD_K_NEG, PLD_K_RECIP, PLD_K_RELU
+} pld_unop_k_t;
+typedef enum pld_redop_k { PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN } pld_redop_k_t;
+typedef enum pld_round_k {
+    PLD_R_NONE, PLD_R_RINT, PLD_R_ROUND, PLD_R_FLOOR, PLD_R_CEIL, PLD_R_TRUNC, PLD_R_ODD
+} pld_round_k_t;
+
+/* out = a op b, all three with the same shape as out; a and b may broadcast
+ * through stride-0 dims (callers build such views). All three share one dtype.
+ * Integer DIV truncates toward zero (C semantics) and fails on a zero divisor. */
+pld_status_t pld_k_binary(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, const pld_view_t *b,
+                          char *err, size_t errn);
+/* out = a op s, s given as double (float dtypes) or int64 (integer dtypes),
+ * converted to the element dtype first. */
+pld_status_t pld_k_binary_scalar(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, double s_f,
+                                 int64_t s_i, char *err, size_t errn);
+pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
+/* Reduction over the last axis (row: out shape [.., R, 1]) or the first axis of
+ * a 2-D view (col: out shape [1, C]). Accumulates in float (FP16/BF16/FP32),
+ * double (FP64) or int64 (integers), then stores rounded/wrapped. */
+pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
+/* out = cast(a) with a rounding mode. Float -> integer: the mode picks the
+ * rounding (ROUND = nearest, ties away from zero; RINT = nearest, ties to even;
+ * NONE/default = RINT), then saturates to the integer range; NaN -> 0.
+ * Float -> narrower float: ROUND/RINT/NONE = RNE; FLOOR/CEIL/TRUNC = directed;
+ * ODD = round to odd. Integer -> float: exact, then RNE. Integer -> integer: wrap. */
+pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_t mode, char *err, size_t errn);
+/* out[M,N] = a[M,K] @ b[K,N] (+ out when accumulate). Float inputs accumulate
+ * in FP32 (out FP32); integer inputs in INT32 (wrapping). */
+pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
+                          char *err, size_t errn);
+/* out = a (same dtype, same shape; strided either side). */
+pld_status_t pld_k_copy(const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
+/* out += a elementwise (atomic-add semantics are the caller's business). */
+pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
+/* Fills every element with v (converted as pld_elem_set_f / _i). */
+pld_status_t pld_k_fill_f(const pld_view_t *out, double v);
+pld_status_t pld_k_fill_i(const pld_view_t *out, int64_t v);
+
+#endif

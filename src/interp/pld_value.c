@@ -1,0 +1,389 @@
+/* pld_value.c - runtime values: scalars, buffers, tensors, tiles, tuples, arrays. */
+#include "pld_value.h"
+#include "pld_mem.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ scalars */
+
+static int64_t wrap_int(pld_dtype_t dt, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (dt) {
+    case PLD_DT_BOOL: return v != 0;
+    case PLD_DT_INT8: return (int64_t)(int8_t)(uint8_t)u;
+    case PLD_DT_INT16: return (int64_t)(int16_t)(uint16_t)u;
+    case PLD_DT_INT32: return (int64_t)(int32_t)(uint32_t)u;
+    case PLD_DT_UINT8: return (int64_t)(uint8_t)u;
+    case PLD_DT_UINT16: return (int64_t)(uint16_t)u;
+    case PLD_DT_UINT32: return (int64_t)(uint32_t)u;
+    default: return v;
+    }
+}
+
+pld_value_t pld_v_int(pld_dtype_t dt, int64_t v)
+{
+    pld_value_t r;
+    r.kind = PLD_V_INT;
+    r.dt = dt;
+    r.u.i = wrap_int(dt, v);
+    return r;
+}
+
+static double round_float(pld_dtype_t dt, double v)
+{
+    switch (dt) {
+    case PLD_DT_FP16: return pld_f16_to_f32(pld_f32_to_f16((float)v));
+    case PLD_DT_BF16: return pld_bf16_to_f32(pld_f32_to_bf16((float)v));
+    case PLD_DT_FP32: return (double)(float)v;
+    default: return v;
+    }
+}
+
+pld_value_t pld_v_float(pld_dtype_t dt, double v)
+{
+    pld_value_t r;
+    r.kind = PLD_V_FLOAT;
+    r.dt = dt;
+    r.u.f = round_float(dt, v);
+    return r;
+}
+
+pld_value_t pld_v_none(void)
+{
+    pld_value_t r;
+    memset(&r, 0, sizeof r);
+    return r;
+}
+
+int pld_v_is_scalar(const pld_value_t *v)
+{
+    return v->kind == PLD_V_INT || v->kind == PLD_V_FLOAT;
+}
+
+double pld_v_as_f(const pld_value_t *v)
+{
+    return v->kind == PLD_V_FLOAT ? v->u.f : (double)v->u.i;
+}
+
+int64_t pld_v_as_i(const pld_value_t *v)
+{
+    if (v->kind != PLD_V_FLOAT)
+        return v->u.i;
+    double f = v->u.f;
+    if (isnan(f))
+        return 0;
+    if (f >= 9.2233720368547758e18)
+        return INT64_MAX;
+    if (f <= -9.2233720368547758e18)
+        return INT64_MIN;
+    return (int64_t)f;
+}
+
+pld_value_t pld_v_convert(const pld_value_t *v, pld_dtype_t dt)
+{
+    if (pld_dtype_is_float(dt))
+        return pld_v_float(dt, pld_v_as_f(v));
+    return pld_v_int(dt, pld_v_as_i(v));
+}
+
+/* ------------------------------------------------------------ references */
+
+static void obj_free(pld_obj_t *o)
+{
+    switch (o->kind) {
+    case PLD_O_TENSOR:
+        pld_buffer_release(((pld_tensor_t *)o)->buf);
+        break;
+    case PLD_O_TILE:
+        pld_mem_free(((pld_tile_t *)o)->data);
+        break;
+    case PLD_O_TUPLE: {
+        pld_tuple_t *t = (pld_tuple_t *)o;
+        for (int i = 0; i < t->n; i++)
+            pld_value_release(&t->items[i]);
+        break;
+    }
+    case PLD_O_ARRAY:
+        pld_mem_free(((pld_array_t *)o)->data);
+        break;
+    }
+    pld_mem_free(o);
+}
+
+static int has_obj(const pld_value_t *v)
+{
+    return (v->kind == PLD_V_TENSOR || v->kind == PLD_V_TILE || v->kind == PLD_V_TUPLE || v->kind == PLD_V_ARRAY) &&
+           v->u.obj;
+}
+
+void pld_value_retain(const pld_value_t *v)
+{
+    if (has_obj(v))
+        v->u.obj->refs++;
+}
+
+void pld_value_release(pld_value_t *v)
+{
+    if (has_obj(v) && --v->u.obj->refs == 0)
+        obj_free(v->u.obj);
+    memset(v, 0, sizeof *v);
+}
+
+void pld_value_set(pld_value_t *dst, const pld_value_t *src)
+{
+    pld_value_t tmp = *src;
+    pld_value_retain(&tmp);
+    pld_value_release(dst);
+    *dst = tmp;
+}
+
+pld_value_t pld_v_obj(pld_obj_t *o, pld_dtype_t dt)
+{
+    pld_value_t v;
+    memset(&v, 0, sizeof v);
+    if (!o)
+        return v;
+    v.u.obj = o;
+    v.dt = dt;
+    switch (o->kind) {
+    case PLD_O_TENSOR: v.kind = PLD_V_TENSOR; break;
+    case PLD_O_TILE: v.kind = PLD_V_TILE; break;
+    case PLD_O_TUPLE: v.kind = PLD_V_TUPLE; break;
+    case PLD_O_ARRAY: v.kind = PLD_V_ARRAY; break;
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------ objects */
+
+pld_buffer_t *pld_buffer_new(size_t bytes, int zero)
+{
+    pld_buffer_t *b = pld_mem_calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->data = zero ? pld_mem_calloc(1, bytes ? bytes : 1) : pld_mem_alloc(bytes ? bytes : 1);
+    if (!b->data) {
+        pld_mem_free(b);
+        return NULL;
+    }
+    b->refs = 1;
+    b->bytes = bytes;
+    return b;
+}
+
+pld_buffer_t *pld_buffer_wrap(void *data, size_t bytes)
+{
+    pld_buffer_t *b = pld_mem_calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->refs = 1;
+    b->bytes = bytes;
+    b->data = data;
+    b->external = 1;
+    return b;
+}
+
+void pld_buffer_release(pld_buffer_t *b)
+{
+    if (!b || --b->refs > 0)
+        return;
+    if (!b->external)
+        pld_mem_free(b->data);
+    pld_mem_free(b->written);
+    pld_mem_free(b);
+}
+
+int pld_buffer_track(pld_buffer_t *b, pld_dtype_t dt, int64_t n)
+{
+    if (b->written)
+        return 1;
+    b->written = pld_mem_calloc((size_t)(n + 7) / 8, 1);
+    if (!b->written)
+        return 0;
+    b->track_dt = dt;
+    b->track_n = n;
+    return 1;
+}
+
+static void packed_strides(int rank, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = rank - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= shape[i] > 0 ? shape[i] : 1;
+    }
+}
+
+static int64_t numel(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= shape[i];
+    return n;
+}
+
+pld_tensor_t *pld_tensor_view(pld_buffer_t *buf, pld_dtype_t dt, int rank, const int64_t *shape, int64_t offset)
+{
+    pld_tensor_t *t = pld_mem_calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->hdr.refs = 1;
+    t->hdr.kind = PLD_O_TENSOR;
+    t->buf = buf;
+    buf->refs++;
+    t->dt = dt;
+    t->rank = rank;
+    t->offset = offset;
+    t->winbuf = -1;
+    memcpy(t->shape, shape, (size_t)rank * sizeof *shape);
+    memcpy(t->valid, shape, (size_t)rank * sizeof *shape);
+    packed_strides(rank, shape, t->strides);
+    return t;
+}
+
+pld_tensor_t *pld_tensor_new(pld_dtype_t dt, int rank, const int64_t *shape, int zero)
+{
+    int64_t n = numel(rank, shape);
+    pld_buffer_t *b = pld_buffer_new((size_t)n * (size_t)pld_dtype_bytes(dt), zero);
+    if (!b)
+        return NULL;
+    pld_tensor_t *t = pld_tensor_view(b, dt, rank, shape, 0);
+    pld_buffer_release(b); /* the view holds the reference */
+    return t;
+}
+
+pld_tensor_t *pld_tensor_copy_desc(const pld_tensor_t *src)
+{
+    pld_tensor_t *t = pld_mem_alloc(sizeof *t);
+    if (!t)
+        return NULL;
+    *t = *src;
+    t->hdr.refs = 1;
+    t->buf->refs++;
+    return t;
+}
+
+pld_tile_t *pld_tile_new(pld_dtype_t dt, int rank, const int64_t *shape, pld_mem_t mem)
+{
+    pld_tile_t *t = pld_mem_calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->data = pld_mem_calloc((size_t)numel(rank, shape), (size_t)pld_dtype_bytes(dt));
+    if (!t->data) {
+        pld_mem_free(t);
+        return NULL;
+    }
+    t->hdr.refs = 1;
+    t->hdr.kind = PLD_O_TILE;
+    t->dt = dt;
+    t->rank = rank;
+    t->mem = mem;
+    memcpy(t->shape, shape, (size_t)rank * sizeof *shape);
+    memcpy(t->valid, shape, (size_t)rank * sizeof *shape);
+    return t;
+}
+
+pld_tuple_t *pld_tuple_new(int n)
+{
+    pld_tuple_t *t = pld_mem_calloc(1, sizeof *t + (size_t)n * sizeof(pld_value_t));
+    if (!t)
+        return NULL;
+    t->hdr.refs = 1;
+    t->hdr.kind = PLD_O_TUPLE;
+    t->n = n;
+    return t;
+}
+
+pld_array_t *pld_array_new(pld_dtype_t dt, int64_t n)
+{
+    pld_array_t *a = pld_mem_calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->data = pld_mem_calloc((size_t)(n > 0 ? n : 1), (size_t)pld_dtype_bytes(dt));
+    if (!a->data) {
+        pld_mem_free(a);
+        return NULL;
+    }
+    a->hdr.refs = 1;
+    a->hdr.kind = PLD_O_ARRAY;
+    a->dt = dt;
+    a->n = n;
+    return a;
+}
+
+void pld_tensor_kview(const pld_tensor_t *t, pld_view_t *v)
+{
+    memset(v, 0, sizeof *v);
+    v->data = (char *)t->buf->data + t->offset * pld_dtype_bytes(t->dt);
+    v->dt = t->dt;
+    v->rank = t->rank;
+    memcpy(v->shape, t->shape, (size_t)t->rank * sizeof *v->shape);
+    memcpy(v->strides, t->strides, (size_t)t->rank * sizeof *v->strides);
+}
+
+void pld_tile_kview(const pld_tile_t *t, pld_view_t *v, int valid_only)
+{
+    pld_view_packed(v, t->data, t->dt, t->rank, t->shape);
+    if (valid_only)
+        memcpy(v->shape, t->valid, (size_t)t->rank * sizeof *v->shape);
+}
+
+void *pld_tensor_at(const pld_tensor_t *t, const int64_t *idx)
+{
+    int64_t off = t->offset;
+    for (int i = 0; i < t->rank; i++)
+        off += idx[i] * t->strides[i];
+    return (char *)t->buf->data + off * pld_dtype_bytes(t->dt);
+}
+
+void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
+{
+    pld_buffer_t *b = t->buf;
+    if (!b->written || t->rank == 0) {
+        if (b->written && t->rank == 0 && t->offset < b->track_n)
+            b->written[t->offset / 8] |= (uint8_t)(1u << (t->offset % 8));
+        return;
+    }
+    for (int i = 0; i < t->rank; i++)
+        if (ext[i] <= 0)
+            return;
+    int64_t idx[PLD_MAX_RANK];
+    memset(idx, 0, sizeof idx);
+    int r = t->rank;
+    for (;;) {
+        int64_t base = t->offset;
+        for (int i = 0; i < r - 1; i++)
+            base += (off[i] + idx[i]) * t->strides[i];
+        for (int64_t j = 0; j < ext[r - 1]; j++) {
+            int64_t e = base + (off[r - 1] + j) * t->strides[r - 1];
+            if (e >= 0 && e < b->track_n)
+                b->written[e / 8] |= (uint8_t)(1u << (e % 8));
+        }
+        int d = r - 2;
+        while (d >= 0 && ++idx[d] == ext[d]) {
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0)
+            break;
+    }
+}
+
+const char *pld_vkind_name(pld_vkind_t k)
+{
+    switch (k) {
+    case PLD_V_NONE: return "no value";
+    case PLD_V_INT: return "integer scalar";
+    case PLD_V_FLOAT: return "float scalar";
+    case PLD_V_TENSOR: return "tensor";
+    case PLD_V_TILE: return "tile";
+    case PLD_V_TUPLE: return "tuple";
+    case PLD_V_ARRAY: return "array";
+    case PLD_V_PTR: return "window buffer";
+    case PLD_V_CTX: return "comm context";
+    case PLD_V_UNAVAIL: return "value computed on another rank";
+    }
+    return "value";
+}
