@@ -521,6 +521,7 @@ static int fn_ctx_of(const pld_func_t *f);
 
 typedef struct fn_info {
     pld_func_t *f;
+    int bad_header;            /* the decorator was wrong: the body is not checked */
     const pld_type_t **ptypes;
     const pld_type_t *ret;     /* tuple for several returns, none when absent */
     int ctx;                   /* PLD_CTX_* of its body; 0 for raw SubWorkers */
@@ -640,7 +641,8 @@ static void check_decorator(pld_ck_t *ck, pld_func_t *f)
     }
     if (dl != PLD_LV_NONE) {
         if ((have_level && level != dl) || (have_role && role != dr))
-            ck_error(ck, f->deco_span, "a %s function has level %s and role %s; the decorator says otherwise",
+            ck_error(ck, f->deco_span, "%s %s function has level %s and role %s; the decorator says otherwise",
+                     ftype == PLD_FT_INCORE || ftype == PLD_FT_AIC || ftype == PLD_FT_AIV || ftype == PLD_FT_ORCHESTRATION ? "an" : "a",
                      pld_ftype_name((pld_ftype_t)ftype), pld_level_name(dl),
                      dr == PLD_ROLE_ORCHESTRATOR ? "Orchestrator" : "SubWorker");
         level = dl;
@@ -669,21 +671,24 @@ static int fn_ctx_of(const pld_func_t *f)
     return PLD_CTX_KERNEL;
 }
 
+/* "a HOST orchestrator", "an InCore kernel", ... */
 static const char *fn_kind_word(const fn_info_t *fi)
 {
     switch (fi->ctx) {
-    case PLD_CTX_HOST: return "HOST orchestrator";
-    case PLD_CTX_CHIP: return "CHIP orchestration function";
-    case PLD_CTX_KERNEL: return "InCore kernel";
-    default: return "SubWorker";
+    case PLD_CTX_HOST: return "a HOST orchestrator";
+    case PLD_CTX_CHIP: return "a CHIP orchestration function";
+    case PLD_CTX_KERNEL: return "an InCore kernel";
+    default: return "a SubWorker";
     }
 }
 
 static void check_header(pld_ck_t *ck, fn_info_t *fi)
 {
     pld_func_t *f = fi->f;
+    int before = ck->p->diags.n_errors;
     if (f->deco)
         check_decorator(ck, f);
+    fi->bad_header = ck->p->diags.n_errors > before;
     fi->ctx = fn_ctx_of(f);
     fi->ptypes = pld_arena_alloc(&ck->p->arena, sizeof *fi->ptypes * (size_t)(f->nparams + 1));
     if (!fi->ptypes) {
@@ -813,7 +818,7 @@ const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t
         return &pld_type_unknown;
     }
     if (device && callee != PLD_CTX_CHIP) {
-        ck_error(ck, device->span, "device= dispatch needs a CHIP orchestration function, but '%s' is a %s", name,
+        ck_error(ck, device->span, "device= dispatch needs a CHIP orchestration function, but '%s' is %s", name,
                  fn_kind_word(fi));
         return &pld_type_unknown;
     }
@@ -824,7 +829,7 @@ const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t
         return &pld_type_unknown;
     }
     if (ck->ctx == PLD_CTX_KERNEL && callee != PLD_CTX_KERNEL) {
-        ck_error(ck, e->span, "a kernel cannot call the %s '%s'", fn_kind_word(fi), name);
+        ck_error(ck, e->span, "a kernel cannot call '%s', which is %s", name, fn_kind_word(fi));
         return &pld_type_unknown;
     }
     if (ck->ctx == PLD_CTX_CHIP && callee == PLD_CTX_HOST) {
@@ -838,8 +843,8 @@ const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t
                      ck->opts.ranks > 0 ? ck->opts.ranks : 1);
     }
     if (npos != fi->f->nparams) {
-        pld_diag_t *d = ck_error(ck, e->span, "self.%s takes %d argument%s but %d were given", name, fi->f->nparams,
-                                 fi->f->nparams == 1 ? "" : "s", npos);
+        pld_diag_t *d = ck_error(ck, e->span, "self.%s takes %d argument%s but %d %s given", name, fi->f->nparams,
+                                 fi->f->nparams == 1 ? "" : "s", npos, npos == 1 ? "was" : "were");
         pld_diag_note(&ck->p->diags, d, fi->f->name_span, "'%s' is defined here", name);
         return fi->ret;
     }
@@ -862,7 +867,7 @@ const pld_type_t *ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t *
         return &pld_type_unknown;
     }
     if (fi->ctx != PLD_CTX_KERNEL) {
-        ck_error(ck, k->span, "%s submits a kernel, but '%s' is a %s", what, fi->f->name, fn_kind_word(fi));
+        ck_error(ck, k->span, "%s submits a kernel, but '%s' is %s", what, fi->f->name, fn_kind_word(fi));
         return &pld_type_unknown;
     }
     if (ck->ctx == PLD_CTX_KERNEL) {
@@ -1102,6 +1107,13 @@ static void check_for(pld_ck_t *ck, pld_stmt_t *s)
         else
             ck_error(ck, it->span, "a for loop must iterate over pl.range, pl.parallel, pl.unroll, pl.pipeline, "
                                    "pl.while_, pl.spmd or pl.split_aiv");
+        /* bind the targets anyway so the body does not report them as unassigned */
+        if (target->kind == PLD_EX_NAME)
+            assign_name(ck, target, pld_type_scalar(ck->p, PLD_DT_INDEX));
+        else if (target->kind == PLD_EX_TUPLE)
+            for (int i = 0; i < target->u.seq.n; i++)
+                if (target->u.seq.items[i]->kind == PLD_EX_NAME)
+                    assign_name(ck, target->u.seq.items[i], &pld_type_unknown);
         ck->loop_depth++;
         check_block(ck, &s->u.for_.body);
         ck->loop_depth--;
@@ -1301,6 +1313,8 @@ static void check_yield_assign(pld_ck_t *ck, pld_stmt_t *s)
 {
     pld_expr_t *v = s->u.assign.value;
     v->op = PLD_OPID_PL_YIELD_;
+    if (ck->loop_depth == 0 && ck->if_depth == 0)
+        ck_error(ck, v->span, "pl.yield_ outside a loop or if body; use a plain assignment here");
     int n = v->u.call.nargs;
     pld_type_t *tt = pld_type_new(ck->p, PLD_TY_TUPLE);
     const pld_type_t **el = pld_arena_alloc(&ck->p->arena, sizeof *el * (size_t)(n + 1));
@@ -1337,6 +1351,8 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
         pld_expr_t *e = s->u.expr;
         if (is_op_call(ck, e, PLD_OPID_PL_YIELD_)) {
             e->op = PLD_OPID_PL_YIELD_;
+            if (ck->loop_depth == 0 && ck->if_depth == 0)
+                ck_error(ck, e->span, "pl.yield_ outside a loop or if body; use return to leave a function");
             for (int i = 0; i < e->u.call.nargs; i++)
                 ck_expr(ck, e->u.call.args[i].value);
             return;
@@ -1417,8 +1433,10 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
         const pld_type_t *t = ck_expr(ck, s->u.if_.cond);
         if (t->kind != PLD_TY_SCALAR && t->kind != PLD_TY_UNKNOWN)
             ck_error(ck, s->u.if_.cond->span, "an if condition must be a scalar, found %s", ck_tystr(t));
+        ck->if_depth++;
         check_block(ck, &s->u.if_.then);
         check_block(ck, &s->u.if_.els);
+        ck->if_depth--;
         return;
     }
     case PLD_ST_WHILE: {
@@ -1462,8 +1480,9 @@ static void check_function(pld_ck_t *ck, fn_info_t *fi)
     ck->loop_depth = 0;
     ck->spmd_depth = 0;
     ck->ctx = ck->fn_ctx = fi->ctx;
-    if (fi->ctx == 0)
-        return; /* SubWorker: raw Python, checked only if something calls it */
+    ck->if_depth = 0;
+    if (fi->ctx == 0 || fi->bad_header)
+        return; /* SubWorker (raw Python), or a function whose kind is unknown */
     for (int i = 0; i < f->nparams; i++) {
         int s = add_slot(ck, f->params[i].name);
         if (s < 0)

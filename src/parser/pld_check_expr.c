@@ -417,8 +417,11 @@ static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_
         int idx;
         if (!a->kw) {
             if (npos >= maxpos) {
-                ck_error(ck, a->value->span, "%s takes %d positional argument%s but %d were given", info->name, maxpos,
-                         maxpos == 1 ? "" : "s", npos + 1 + (e->u.call.nargs - i - 1 > 0 ? 0 : 0));
+                int given = 0;
+                for (int j = 0; j < e->u.call.nargs; j++)
+                    given += !e->u.call.args[j].kw;
+                ck_error(ck, a->value->span, "%s takes %d positional argument%s but %d %s given", info->name, maxpos,
+                         maxpos == 1 ? "" : "s", given, given == 1 ? "was" : "were");
                 return 0;
             }
             idx = npos++;
@@ -539,6 +542,41 @@ static int64_t numel_dims(const pld_dim_t *d, int r)
     return n;
 }
 
+/* Static bounds of a tile <-> tensor region (load/store): tile dims align with
+ * the tensor's trailing dims. Checks what is constant; returns 0 on an error. */
+static int static_region(pld_ck_t *ck, ck_call_t *c, const pld_type_t *t, const pld_expr_t *offsets,
+                         const pld_dim_t *shape, const pld_dim_t *valid, int r, const pld_expr_t *clamp, const char *what)
+{
+    int64_t cl = 0;
+    if (clamp && ck_const_int(ck, clamp, &cl) && cl)
+        return 1;
+    if (!t || !pld_type_is_tensorlike(t) || r > t->rank)
+        return 1;
+    for (int j = 0; j < r; j++) {
+        const pld_dim_t *ext = valid ? &valid[j] : &shape[j];
+        if (shape[j].kind == PLD_DIM_CONST && shape[j].v <= 0) {
+            ck_error(ck, c->call->span, "%s tile dimension %d must be positive, found %lld", c->info->name, j,
+                     (long long)shape[j].v);
+            return 0;
+        }
+        int d = t->rank - r + j;
+        int64_t off;
+        const pld_expr_t *oe = ck_list_item(ck, offsets, d);
+        if (!oe || !ck_const_int(ck, oe, &off))
+            continue;
+        if (off < 0) {
+            ck_error(ck, c->call->span, "%s offset %lld in dimension %d is negative", c->info->name, (long long)off, d);
+            return 0;
+        }
+        if (ext->kind == PLD_DIM_CONST && t->shape[d].kind == PLD_DIM_CONST && off + ext->v > t->shape[d].v) {
+            ck_error(ck, c->call->span, "%s %s past the end of dimension %d: offset %lld + extent %lld > size %lld",
+                     c->info->name, what, d, (long long)off, (long long)ext->v, (long long)t->shape[d].v);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
 {
     pld_dim_t dims[PLD_CK_MAX_RANK], vdims[PLD_CK_MAX_RANK];
@@ -548,9 +586,15 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_SYS_TASK_INVALID:
     case PLD_OPID_SYS_TASK_DUMMY:
         return scalar(ck, PLD_DT_TASK_ID);
+    case PLD_OPID_TENSOR_DIM: {
+        int64_t ax;
+        if (t0->kind != PLD_TY_UNKNOWN && ck_const_int(ck, c->args[1], &ax) && (ax < -t0->rank || ax >= t0->rank))
+            ck_error(ck, c->call->span, "pl.tensor.dim axis %lld is out of range for a rank-%d tensor", (long long)ax,
+                     t0->rank);
+        return scalar(ck, PLD_DT_INDEX);
+    }
     case PLD_OPID_TILE_GET_BLOCK_IDX:
     case PLD_OPID_TILE_GET_BLOCK_NUM:
-    case PLD_OPID_TENSOR_DIM:
         return scalar(ck, PLD_DT_INDEX);
     case PLD_OPID_TILE_LOAD: {
         r = ck_dims_of_list(ck, c->args[2], dims);
@@ -570,10 +614,14 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         for (int i = 0; vr >= 0 && i < r; i++)
             if (pld_dim_eq(&dims[i], &vdims[i]) != 1)
                 differs = 1;
+        if (!static_region(ck, c, t0, c->args[1], dims, vr >= 0 ? vdims : NULL, r, c->args[5], "reads"))
+            return &pld_type_unknown;
         return shaped(ck, PLD_TY_TILE, t0->dtype, dims, r, differs ? vdims : NULL, mem_of(ck, c->args[4], PLD_MEM_VEC));
     }
     case PLD_OPID_TILE_STORE: {
         const pld_type_t *dst = c->types[2];
+        if (t0->kind == PLD_TY_TILE && dst && pld_type_is_tensorlike(dst) && t0->rank <= dst->rank)
+            static_region(ck, c, dst, c->args[1], t0->shape, t0->valid, t0->rank, NULL, "writes");
         if (t0->kind == PLD_TY_TILE && dst && pld_type_is_tensorlike(dst)) {
             if (t0->dtype != dst->dtype)
                 ck_error(ck, c->call->span, "pl.tile.store tile dtype %s does not match the output tensor dtype %s",
@@ -596,6 +644,12 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         if (r < 0)
             return &pld_type_unknown;
         int tile = c->info->id == PLD_OPID_TILE_CREATE || c->info->id == PLD_OPID_TILE_FULL;
+        for (int i = 0; i < r; i++)
+            if (dims[i].kind == PLD_DIM_CONST && dims[i].v <= 0) {
+                ck_error(ck, c->call->span, "%s shape dimension %d must be positive, found %lld", c->info->name, i,
+                         (long long)dims[i].v);
+                return &pld_type_unknown;
+            }
         return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, NULL,
                       tile ? mem_of(ck, c->info->id == PLD_OPID_TILE_CREATE ? c->args[2] : NULL, PLD_MEM_VEC) : PLD_MEM_NONE);
     }
@@ -880,7 +934,8 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
             return scalar(ck, PLD_DT_INDEX);
         }
     }
-    int id = name ? pld_op_lookup(name) : -1;
+    const pld_unified_t *uni = name ? pld_op_unified(name) : NULL;
+    int id = name && !uni ? pld_op_lookup(name) : -1;
     for (int i = 0; i < n; i++)
         argt[i] = arg_type(ck, e->u.call.args[i].value);
     if (!name) {
@@ -888,11 +943,19 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
         return &pld_type_unknown;
     }
     if (id < 0) {
-        const pld_unified_t *u = pld_op_unified(name);
+        const pld_unified_t *u = uni;
         if (u) {
             const pld_type_t *a0 = n > 0 ? argt[0] : &pld_type_unknown;
-            const pld_type_t *a1 = n > 1 ? argt[1] : &pld_type_unknown;
-            int second_scalar = n > 1 && !e->u.call.args[1].kw && a1->kind == PLD_TY_SCALAR;
+            /* the second operand, positional or as rhs= */
+            const pld_type_t *a1 = &pld_type_unknown;
+            for (int i = 1, pos = 1; i < n; i++) {
+                const char *kw = e->u.call.args[i].kw;
+                if ((!kw && pos++ == 1) || (kw && strcmp(kw, "rhs") == 0)) {
+                    a1 = argt[i];
+                    break;
+                }
+            }
+            int second_scalar = a1->kind == PLD_TY_SCALAR;
             if (a0->kind == PLD_TY_TILE)
                 id = second_scalar && u->tile_scalar >= 0 ? u->tile_scalar : u->tile_tile;
             else if (pld_type_is_tensorlike(a0))
@@ -1055,7 +1118,8 @@ static const pld_type_t *check_name(pld_ck_t *ck, pld_expr_t *e)
     pld_diag_t *d = ck_error(ck, e->span, "name '%s' is not defined", nm);
     /* did you mean: locals, then constants */
     const char *best = NULL;
-    int bestd = 3;
+    size_t nl = strlen(nm);
+    int bestd = nl <= 2 ? 1 : nl <= 5 ? 2 : 3; /* a suggestion must share most of the name */
     for (int i = 0; i < ck->nslots; i++) {
         int dd = pld_edit_distance(nm, ck->slots[i].name);
         if (dd < bestd) {

@@ -58,6 +58,7 @@ typedef struct pld_ck {
     int ctx;                  /* PLD_CTX_HOST / PLD_CTX_CHIP / PLD_CTX_KERNEL of the current code */
     int fn_ctx;               /* context of the function itself */
     int loop_depth;           /* for/while nesting in the current function */
+    int if_depth;             /* if nesting in the current function */
     int spmd_depth;           /* inside pl.spmd */
     ck_slot_t *slots;
     int nslots, capslots;

@@ -424,6 +424,9 @@ static pld_token_t lex_string(pld_lexer_t *lx, size_t start, int raw, int fstr)
         if (c < 0 || (!triple && is_nl(c))) {
             pld_span_t sp = span_at(lx, start, start + 1, line0, ls0);
             pld_buf_fini(&b);
+            /* the rest of the line is gone: brackets opened before it cannot be
+             * closed on it, so do not also report them as never closed */
+            lx->depth = 0;
             lex_error(lx, sp, triple ? "unterminated triple-quoted string literal%s"
                                      : "unterminated string literal%s", "");
             return tok(PLD_T_ERROR, sp);
@@ -623,9 +626,10 @@ static int do_indent(pld_lexer_t *lx, pld_token_t *out)
             }
             if (lx->indents[lx->nindent - 1] != col) {
                 lex_error(lx, here(lx, lx->pos), "unindent does not match any outer indentation level%s", "");
-                /* recover: treat this line as being at the enclosing level */
-                lx->indents[lx->nindent++] = col;
-                n--;
+                /* recover: read this line as part of the innermost block (a stray
+                 * line), so the correctly indented lines after it parse normally */
+                lx->nindent += n;
+                n = 0;
             }
             if (n > 0) {
                 lx->pending_dedents = n - 1;
@@ -728,8 +732,10 @@ again:
                 return tok(keywords[i].kind, here(lx, start));
         t = tok(PLD_T_NAME, here(lx, start));
         t.text = pld_ast_intern(lx->p, lx->src + start, n);
-        if (!t.text)
+        if (!t.text) {
             lx->p->diags.oom = 1;
+            return tok(PLD_T_ERROR, here(lx, start)); /* out of memory: never hand out a NULL name */
+        }
         t.text_len = n;
         return t;
     }

@@ -875,16 +875,24 @@ static void synchronize(parser_t *ps)
             break;
         advance(ps);
     }
-    /* an indented block after a broken header: skip it whole */
-    if (at(ps, PLD_T_INDENT)) {
-        int level = 0;
-        do {
-            if (at(ps, PLD_T_INDENT))
-                level++;
-            else if (at(ps, PLD_T_DEDENT))
-                level--;
+    /* an indented block after a broken header: skip it whole, together with the
+     * clauses that belong to the broken statement (except/finally of a try) */
+    for (;;) {
+        if (at(ps, PLD_T_INDENT)) {
+            int level = 0;
+            do {
+                if (at(ps, PLD_T_INDENT))
+                    level++;
+                else if (at(ps, PLD_T_DEDENT))
+                    level--;
+                advance(ps);
+            } while (level > 0 && !at(ps, PLD_T_EOF));
+        }
+        if (!at(ps, PLD_T_EXCEPT) && !at(ps, PLD_T_FINALLY))
+            break;
+        while (!at(ps, PLD_T_EOF) && !at(ps, PLD_T_NEWLINE))
             advance(ps);
-        } while (level > 0 && !at(ps, PLD_T_EOF));
+        accept(ps, PLD_T_NEWLINE);
     }
     ps->panic = 0;
 }
@@ -952,7 +960,7 @@ static pld_stmt_t *parse_small_stmt(parser_t *ps)
             pld_expr_t *e = parse_testlist(ps);
             if (!e)
                 return NULL;
-            if (e->kind == PLD_EX_TUPLE && e->span.off == e->u.seq.items[0]->span.off) {
+            if (e->kind == PLD_EX_TUPLE && e->u.seq.items && e->span.off == e->u.seq.items[0]->span.off) {
                 /* `return a, b` (an unparenthesised tuple): keep the values */
                 for (int i = 0; i < e->u.seq.n; i++)
                     vec_push(ps, &vals, e->u.seq.items[i]);
@@ -1600,6 +1608,19 @@ static void parse_import(parser_t *ps, vec_t *imports)
 
 pld_status_t pld_parse_program(pld_program_t *p)
 {
+    /* NUL bytes are not text (Python refuses them too); they would also cut
+     * names and comments short when treated as C strings */
+    const char *nul = memchr(p->src, '\0', p->src_len);
+    if (nul) {
+        pld_span_t sp = {(uint32_t)(nul - p->src), 1, 1, 1};
+        for (const char *c = p->src; c < nul; c++)
+            if (*c == '\n')
+                sp.line++, sp.col = 1;
+            else
+                sp.col++;
+        pld_diag_add(&p->diags, PLD_SEV_ERROR, sp, "the program text contains a NUL byte");
+        return PLD_E_SYNTAX;
+    }
     parser_t ps;
     memset(&ps, 0, sizeof ps);
     ps.p = p;

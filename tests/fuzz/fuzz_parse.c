@@ -8,7 +8,9 @@
  *
  * Inputs starting with the byte 0xFF run in OOM mode instead: byte 1 selects N
  * for pld_mem_fail_after(N) and the rest is the program text; the parse must
- * fail cleanly (or succeed) without crashing or leaking.
+ * fail cleanly (or succeed) without crashing or leaking. Setting the
+ * environment variable PLD_FUZZ_OOM=0 turns OOM mode off (to look for other
+ * bugs while an OOM bug is open).
  *
  * Built two ways: with -fsanitize=fuzzer (PLD_FUZZ=ON, tests/fuzz/run.sh) and
  * with replay_main.c as an ordinary ASan executable that replays saved inputs
@@ -67,9 +69,19 @@ static void check_roundtrip(const pld_program_t *p)
     pld_buf_fini(&b);
 }
 
+static int oom_mode_enabled(void)
+{
+    static int enabled = -1;
+    if (enabled < 0) {
+        const char *e = getenv("PLD_FUZZ_OOM");
+        enabled = !(e && strcmp(e, "0") == 0);
+    }
+    return enabled;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int oom_mode = size >= 2 && data[0] == 0xFF;
+    int oom_mode = size >= 2 && data[0] == 0xFF && oom_mode_enabled();
     if (oom_mode) {
         pld_mem_fail_after((long)data[1]);
         data += 2;

@@ -8,6 +8,7 @@
 # build-fuzz/artifacts/ (crash-*, leak-*, timeout-*, oom-*).
 #
 #   tests/fuzz/run.sh 1800 > build-fuzz/fuzz.log 2>&1    # a 30-minute run
+#   PLD_FUZZ_OOM=0 tests/fuzz/run.sh 600                 # without the OOM-injection mode
 #   build-fuzz/tests/fuzz/fuzz_parse -minimize_crash=1 -runs=20000 CRASHFILE
 set -euo pipefail
 

@@ -1,0 +1,36 @@
+# tests/interp.cmake - the interpreter suite (tests/unit/test_interp.c).
+# Included at the end of tests/CMakeLists.txt (it reuses pld_add_suite and
+# pld_parser_testing).
+#
+# pld_interp_testing compiles the sources of pld_interp and pld_hw against
+# pld_parser_testing (hence pld_base_testing: PLD_TESTING asserts and the
+# fail-the-Nth-allocation hook) instead of linking pld_interp, which would bring
+# the non-testing pld_base into the executable (see the note at the top of
+# tests/CMakeLists.txt). No MPI: the suite runs the interpreter in-process with
+# pld_comm_self() and fake pld_comm_t's of its own.
+
+if(TARGET pld_interp AND PLD_HAVE_CHECK)
+  set(_pld_interp_testing_sources "")
+  foreach(_lib pld_interp pld_hw)
+    get_target_property(_srcs ${_lib} SOURCES)
+    foreach(_s IN LISTS _srcs)
+      if(IS_ABSOLUTE "${_s}")
+        list(APPEND _pld_interp_testing_sources "${_s}")
+      else()
+        list(APPEND _pld_interp_testing_sources "${PROJECT_SOURCE_DIR}/${_s}")
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES _pld_interp_testing_sources)
+
+  add_library(pld_interp_testing STATIC ${_pld_interp_testing_sources})
+  target_include_directories(pld_interp_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/interp"
+                                                       "${PROJECT_SOURCE_DIR}/src/hw_backend")
+  target_link_libraries(pld_interp_testing PUBLIC pld_parser_testing m)
+
+  pld_add_suite(interp)
+  target_link_libraries(test_interp PRIVATE pld_interp_testing)
+  set_property(TEST interp APPEND PROPERTY LABELS interp)
+else()
+  message(STATUS "pldrun tests: interpreter suite not registered (pld_interp or the checker is missing)")
+endif()
