@@ -1537,6 +1537,9 @@ pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
     for (int d = 0; d < rank; d++)
         pld_buf_printf(&got, "%s%lld", d ? ", " : "", (long long)shape[d]);
     pld_buf_printf(&got, "] %s", pld_dtype_name(dt));
+    /* .npy has no INDEX type: INDEX is stored as int64 */
+    if (dt == PLD_DT_INT64 && t->dtype == PLD_DT_INDEX)
+        dt = PLD_DT_INDEX;
     int ok = rank == t->rank && dt == t->dtype;
     /* bind dynamic dims from this shape (tentatively) */
     const char *newdyn[PLD_MAX_RANK];

@@ -742,15 +742,16 @@ static inline void kit_next(kit_t *it)
         }                                                                                                       \
     } while (0)
 
-/* out = EXPR(x) over (out, a). */
-#define RUN2(SZ, CT, LD, ST, EXPR)                                                                              \
+/* out = EXPR(x) over (out, a); SZO / SZA: element sizes of out and a (they
+ * differ in casts). */
+#define RUN2(SZO, SZA, CT, LD, ST, EXPR)                                                                        \
     do {                                                                                                        \
         if (it->contig) {                                                                                       \
             char *o_ = it->base[0];                                                                             \
             const char *a_ = it->base[1];                                                                       \
             for (int64_t i_ = 0; i_ < it->n; i_++) {                                                            \
-                const CT x = LD(a_ + i_ * (SZ));                                                                \
-                ST(o_ + i_ * (SZ), EXPR);                                                                       \
+                const CT x = LD(a_ + i_ * (SZA));                                                               \
+                ST(o_ + i_ * (SZO), EXPR);                                                                      \
             }                                                                                                   \
         } else {                                                                                                \
             for (int64_t r_ = 0; r_ < it->rows; r_++) {                                                         \
@@ -993,31 +994,31 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 
 #define UN_FLOAT(SZ, CT, LD, ST, EXPF, LOGF, SQRTF, FABSF)                                                      \
     switch (op) {                                                                                               \
-    case PLD_K_EXP: RUN2(SZ, CT, LD, ST, EXPF(x)); break;                                                       \
-    case PLD_K_LOG: RUN2(SZ, CT, LD, ST, LOGF(x)); break;                                                       \
-    case PLD_K_SQRT: RUN2(SZ, CT, LD, ST, SQRTF(x)); break;                                                     \
-    case PLD_K_RSQRT: RUN2(SZ, CT, LD, ST, (CT)1 / SQRTF(x)); break;                                            \
-    case PLD_K_ABS: RUN2(SZ, CT, LD, ST, FABSF(x)); break;                                                      \
-    case PLD_K_NEG: RUN2(SZ, CT, LD, ST, -x); break;                                                            \
-    case PLD_K_RECIP: RUN2(SZ, CT, LD, ST, (CT)1 / x); break;                                                   \
-    case PLD_K_RELU: RUN2(SZ, CT, LD, ST, (CT)RELU_F(x)); break;                                                \
+    case PLD_K_EXP: RUN2(SZ, SZ, CT, LD, ST, EXPF(x)); break;                                                       \
+    case PLD_K_LOG: RUN2(SZ, SZ, CT, LD, ST, LOGF(x)); break;                                                       \
+    case PLD_K_SQRT: RUN2(SZ, SZ, CT, LD, ST, SQRTF(x)); break;                                                     \
+    case PLD_K_RSQRT: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / SQRTF(x)); break;                                            \
+    case PLD_K_ABS: RUN2(SZ, SZ, CT, LD, ST, FABSF(x)); break;                                                      \
+    case PLD_K_NEG: RUN2(SZ, SZ, CT, LD, ST, -x); break;                                                            \
+    case PLD_K_RECIP: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / x); break;                                                   \
+    case PLD_K_RELU: RUN2(SZ, SZ, CT, LD, ST, (CT)RELU_F(x)); break;                                                \
     default: break;                                                                                             \
     }
 
 /* Signed: ABS and NEG wrap (abs(INT_MIN) = INT_MIN). */
 #define UN_SINT(SZ, T, U, LD, ST)                                                                               \
     switch (op) {                                                                                               \
-    case PLD_K_ABS: RUN2(SZ, T, LD, ST, x < 0 ? (U)((U)0 - (U)x) : (U)x); break;                                \
-    case PLD_K_NEG: RUN2(SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                               \
-    case PLD_K_RELU: RUN2(SZ, T, LD, ST, x < 0 ? (U)0 : (U)x); break;                                           \
+    case PLD_K_ABS: RUN2(SZ, SZ, T, LD, ST, x < 0 ? (U)((U)0 - (U)x) : (U)x); break;                                \
+    case PLD_K_NEG: RUN2(SZ, SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                               \
+    case PLD_K_RELU: RUN2(SZ, SZ, T, LD, ST, x < 0 ? (U)0 : (U)x); break;                                           \
     default: break;                                                                                             \
     }
 
 #define UN_UINT(SZ, T, U, LD, ST)                                                                               \
     switch (op) {                                                                                               \
     case PLD_K_ABS:                                                                                             \
-    case PLD_K_RELU: RUN2(SZ, T, LD, ST, (U)x); break;                                                          \
-    case PLD_K_NEG: RUN2(SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                               \
+    case PLD_K_RELU: RUN2(SZ, SZ, T, LD, ST, (U)x); break;                                                          \
+    case PLD_K_NEG: RUN2(SZ, SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                               \
     default: break;                                                                                             \
     }
 
@@ -1425,19 +1426,19 @@ pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_
     }
     const int direct_rne = mode == PLD_R_NONE || mode == PLD_R_RINT || mode == PLD_R_ROUND;
     if (sc == K_F32 && dc == K_F16 && direct_rne) {
-        RUN2(2, float, ld_f32, st_f16, x);
+        RUN2(2, 4, float, ld_f32, st_f16, x);
         return PLD_OK;
     }
     if (sc == K_F32 && dc == K_BF16 && direct_rne) {
-        RUN2(2, float, ld_f32, st_bf16, x);
+        RUN2(2, 4, float, ld_f32, st_bf16, x);
         return PLD_OK;
     }
     if (sc == K_F16 && dc == K_F32) {
-        RUN2(4, float, ld_f16, st_f32, x);
+        RUN2(4, 2, float, ld_f16, st_f32, x);
         return PLD_OK;
     }
     if (sc == K_BF16 && dc == K_F32) {
-        RUN2(4, float, ld_bf16, st_f32, x);
+        RUN2(4, 2, float, ld_bf16, st_f32, x);
         return PLD_OK;
     }
     for (int64_t r = 0; r < it->rows; r++) {

@@ -20,9 +20,12 @@
  * exactly (truncated files and trailing bytes are both rejected).
  *
  * Data is little-endian on disk and native in memory (byte-swapped on a
- * big-endian host). */
+ * big-endian host). The generators round FP16/BF16 with the kernels'
+ * conversions (pld_kern.h), so generated and computed values agree bit for
+ * bit. */
 #include "pld_npy.h"
 
+#include "pld_kern.h" /* pld_f32_to_f16 / pld_f32_to_bf16: the one RNE conversion of pldrun */
 #include "pld_mem.h"
 
 #include <errno.h>
@@ -801,46 +804,6 @@ pld_status_t pld_npy_write(const char *path, pld_dtype_t dt, int rank, const int
 
 /* ---- generators ------------------------------------------------------------- */
 
-/* float -> FP16 / BF16 bits, round to nearest, ties to even. These must agree
- * bit for bit with pld_f32_to_f16 / pld_f32_to_bf16 of pld_kern.c (overflow ->
- * inf, NaN stays a quiet NaN); they are local so .npy I/O does not depend on
- * the kernels. test_npy pins their results for the generator outputs. */
-static uint16_t f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax > 0x7f800000u)
-        return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
-    if (ax >= 0x477ff000u) /* >= 65520 (and inf): rounds to inf */
-        return (uint16_t)(sign | 0x7c00u);
-    if (ax < 0x38800000u) { /* below 2^-14: FP16 subnormal or zero */
-        if (ax <= 0x33000000u) /* <= 2^-25: ties to the even zero */
-            return sign;
-        uint32_t m = (ax & 0x7fffffu) | 0x800000u;
-        unsigned shift = 126u - (ax >> 23); /* 14..24 */
-        uint32_t r = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-        if (rem > half || (rem == half && (r & 1u)))
-            r++;
-        return (uint16_t)(sign | r);
-    }
-    uint32_t r = (ax >> 13) - (112u << 10), rem = ax & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (r & 1u)))
-        r++;
-    return (uint16_t)(sign | r);
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
-
 static uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -861,12 +824,12 @@ static void store_f(void *data, pld_dtype_t dt, int64_t i, double v)
         break;
     }
     case PLD_DT_FP16: {
-        uint16_t x = f32_to_f16((float)v);
+        uint16_t x = pld_f32_to_f16((float)v);
         memcpy(p + k * 2, &x, 2);
         break;
     }
     default: { /* BF16 */
-        uint16_t x = f32_to_bf16((float)v);
+        uint16_t x = pld_f32_to_bf16((float)v);
         memcpy(p + k * 2, &x, 2);
         break;
     }

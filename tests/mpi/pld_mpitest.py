@@ -1,0 +1,189 @@
+"""pld_mpitest.py - helpers shared by the MPI integration runners in tests/mpi/
+(run_golden.py, run_negative.py). Pure Python 3, no NumPy.
+
+* a tiny .npy reader/writer (version 1.0, C order, little-endian; the dtypes
+  the tier-0 programs use: float16, float32, int32, int64);
+* IEEE rounding helpers (FP32 and FP16 round-to-nearest-even, through struct);
+* a deterministic input generator;
+* the MPI launch environment of shared/docs/platform.md section 2 (taken from
+  scripts/mpi_env.sh when the repository has one) and a launcher for
+  `mpirun -n P pldrun ...`.
+"""
+import ast
+import os
+import struct
+import subprocess
+
+# ---------------------------------------------------------------- dtypes
+
+# dtype name -> (npy descr, struct code, item size)
+DTYPES = {
+    'FP16': ('<f2', 'e', 2),
+    'FP32': ('<f4', 'f', 4),
+    'INT32': ('<i4', 'i', 4),
+    'INT64': ('<i8', 'q', 8),
+}
+DESCR_TO_DTYPE = {v[0]: k for k, v in DTYPES.items()}
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def f32(x):
+    """x rounded to IEEE binary32 (round to nearest even), as a Python float."""
+    return struct.unpack('<f', struct.pack('<f', x))[0]
+
+
+def f16(x):
+    """x rounded to IEEE binary16 (round to nearest even), as a Python float.
+    Values beyond the binary16 range become +-inf (as a conversion does)."""
+    try:
+        return struct.unpack('<e', struct.pack('<e', x))[0]
+    except OverflowError:
+        return float('inf') if x > 0 else float('-inf')
+
+
+def i32(x):
+    """Two's-complement INT32 wrap."""
+    x &= 0xffffffff
+    return x - (1 << 32) if x >= 1 << 31 else x
+
+
+# ---------------------------------------------------------------- .npy
+
+MAGIC = b'\x93NUMPY'
+
+
+def write_npy(path, dtype, shape, values):
+    """Writes a flat list of values as a C-order .npy (version 1.0)."""
+    descr, code, _ = DTYPES[dtype]
+    if len(values) != numel(shape):
+        raise ValueError('%s: %d values for shape %r' % (path, len(values), shape))
+    dims = '%d,' % shape[0] if len(shape) == 1 else ', '.join('%d' % d for d in shape)
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + ' ' * (pad % 64) + '\n'
+    with open(path, 'wb') as f:
+        f.write(MAGIC + bytes([1, 0]) + struct.pack('<H', len(header)) + header.encode('latin1'))
+        f.write(struct.pack('<%d%s' % (len(values), code), *values))
+
+
+def read_npy(path):
+    """Returns (dtype name, shape tuple, flat list of values)."""
+    with open(path, 'rb') as f:
+        raw = f.read()
+    if raw[:6] != MAGIC:
+        raise ValueError('%s: not a .npy file' % path)
+    major = raw[6]
+    if major == 1:
+        (hlen,), off = struct.unpack('<H', raw[8:10]), 10
+    else:
+        (hlen,), off = struct.unpack('<I', raw[8:12]), 12
+    hdr = ast.literal_eval(raw[off:off + hlen].decode('latin1'))
+    if hdr['fortran_order']:
+        raise ValueError('%s: Fortran order' % path)
+    dtype = DESCR_TO_DTYPE.get(hdr['descr'])
+    if dtype is None:
+        raise ValueError('%s: unsupported descr %r' % (path, hdr['descr']))
+    shape = tuple(hdr['shape'])
+    _, code, size = DTYPES[dtype]
+    data = raw[off + hlen:]
+    n = numel(shape)
+    if len(data) != n * size:
+        raise ValueError('%s: %d data bytes for shape %r' % (path, len(data), shape))
+    return dtype, shape, list(struct.unpack('<%d%s' % (n, code), data))
+
+
+# ---------------------------------------------------------------- inputs
+
+class Rng:
+    """Deterministic generator (64-bit LCG, Knuth's MMIX constants); the
+    values depend only on the seed."""
+
+    def __init__(self, seed):
+        self.s = (seed * 0x9E3779B97F4A7C15 + 1) & 0xffffffffffffffff
+
+    def next(self):
+        self.s = (self.s * 6364136223846793005 + 1442695040888963407) & 0xffffffffffffffff
+        return self.s >> 11  # 53 bits
+
+    def uniform(self, lo, hi):
+        return lo + (hi - lo) * (self.next() / float(1 << 53))
+
+    def randint(self, lo, hi):
+        """Integer in [lo, hi]."""
+        return lo + self.next() % (hi - lo + 1)
+
+
+# ---------------------------------------------------------------- MPI
+
+# shared/docs/platform.md section 2: the verified CI environment.
+PLATFORM_ENV = {
+    'OMPI_ALLOW_RUN_AS_ROOT': '1',
+    'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
+    'OMPI_MCA_rmaps_base_oversubscribe': '1',
+    'OMPI_MCA_hwloc_base_binding_policy': 'none',
+    'OMPI_MCA_mpi_yield_when_idle': '1',
+    'OMPI_MCA_btl': 'self,vader',
+    'OMPI_MCA_pml': 'ob1',
+    'OMPI_MCA_osc': 'sm,rdma',
+    'OMPI_MCA_oob_tcp_if_include': 'lo',
+}
+
+
+def mpi_env(repo_root):
+    """The environment for mpirun: the current one plus scripts/mpi_env.sh
+    (when the repository has it) or the platform.md defaults. Under ASan,
+    Open MPI's own leaks are not ours: detect_leaks=0 is added."""
+    env = dict(os.environ)
+    script = os.path.join(repo_root, 'scripts', 'mpi_env.sh')
+    loaded = False
+    if os.path.isfile(script):
+        try:
+            out = subprocess.run(['bash', '-c', 'set -a; . "$1" >/dev/null; env -0', 'mpi_env', script],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20, check=True).stdout
+            for item in out.split(b'\0'):
+                if b'=' in item:
+                    k, v = item.split(b'=', 1)
+                    env[k.decode()] = v.decode()
+            loaded = True
+        except (OSError, subprocess.SubprocessError):
+            loaded = False
+    if not loaded:
+        for k, v in PLATFORM_ENV.items():
+            env.setdefault(k, v)
+    asan = env.get('ASAN_OPTIONS', '')
+    if 'detect_leaks' not in asan:
+        env['ASAN_OPTIONS'] = (asan + ':' if asan else '') + 'detect_leaks=0'
+    return env
+
+
+def run_pldrun(mpiexec, numproc_flag, nranks, pldrun, program, args, env, cwd, timeout=50):
+    """Runs `MPIEXEC -n P PLDRUN PROGRAM ARGS...`; returns (rc, stdout, stderr)."""
+    cmd = [mpiexec, numproc_flag, str(nranks), pldrun, program] + list(args)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                           env=env, cwd=cwd, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return 124, (e.stdout or b'').decode(errors='replace'), \
+            (e.stderr or b'').decode(errors='replace') + '\n(timed out after %d s)' % timeout
+    return p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
+
+
+def locate(path, marker, nth=1):
+    """1-based (line, col) of the nth occurrence of marker in the file (no
+    tabs expected)."""
+    with open(path) as f:
+        text = f.read()
+    at = -1
+    for _ in range(nth):
+        at = text.find(marker, at + 1)
+        if at < 0:
+            raise ValueError('%s: marker %r not found' % (path, marker))
+    line = text.count('\n', 0, at) + 1
+    col = at - (text.rfind('\n', 0, at) + 1) + 1
+    return line, col
