@@ -327,6 +327,12 @@ static pld_status_t op_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if (st != PLD_OK)
         return st;
     pld_dtype_t dt = result_dtype(it, e, 1);
+    if (pld_value_bytes(dt, rank, shape) < 0) {
+        char sh[96];
+        shape_str(sh, sizeof sh, rank, shape);
+        return pld_rt_error(it, f, e->span, "%s: a %s %s of shape %s is larger than pldrun allows (1 TiB)", opname(e),
+                            pld_dtype_name(dt), tile ? "tile" : "tensor", sh);
+    }
     pld_value_t fill = pld_v_none();
     if (full && (st = ev(it, f, e, value_arg, &fill)) != PLD_OK)
         return st;
@@ -943,6 +949,10 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
                                 pld_value_t *out)
 {
     int n = e->u.sub.n;
+    if (obj->kind == PLD_V_UNAVAIL) {
+        *out = *obj;
+        return PLD_OK;
+    }
     if (obj->kind == PLD_V_TUPLE) {
         int64_t k;
         pld_status_t st = pld_eval_i64(it, f, e->u.sub.items[0], &k);
@@ -1880,12 +1890,12 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
         return PLD_OK;
     /* name the largest tiles */
     char list[512] = "";
-    int shown = 0;
+    int shown = 0, chosen[3] = {-1, -1, -1};
     for (int pass = 0; pass < 3 && shown < 3; pass++) {
         int64_t best = -1;
         int bi = -1;
         for (int i = 0; i < f->nslots; i++)
-            if (f->slots[i].kind == PLD_V_TILE && !strstr(list, f->fn->slot_names[i])) {
+            if (f->slots[i].kind == PLD_V_TILE && i != chosen[0] && i != chosen[1] && i != chosen[2]) {
                 pld_tile_t *t = pld_v_tile(&f->slots[i]);
                 int64_t n = pld_dtype_bytes(t->dt);
                 for (int d = 0; d < t->rank; d++)
@@ -1897,7 +1907,7 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
             break;
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s' (%lld bytes)", shown ? ", " : "",
                  f->fn->slot_names[bi], (long long)best);
-        shown++;
+        chosen[shown++] = bi;
     }
     return pld_rt_error(it, f, sp, "kernel %s keeps %lld bytes of tiles live, above the %lld-byte UB of this platform; "
                                    "largest: %s",

@@ -139,9 +139,8 @@ static pld_status_t eval_name(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         const pld_value_t *v = &f->slots[e->slot];
         if (v->kind == PLD_V_NONE)
             return pld_rt_error(it, f, e->span, "variable '%s' has no value here", e->u.name);
-        if (v->kind == PLD_V_UNAVAIL)
-            return pld_rt_error(it, f, e->span, "'%s' holds a result computed on rank %lld; it is not available on rank %d",
-                                e->u.name, (long long)v->u.i, it->comm.rank);
+        /* an unavailable value (computed on another rank) flows on; using it as an
+         * operand is the error */
         *out = *v;
         pld_value_retain(out);
         return PLD_OK;
@@ -457,6 +456,15 @@ static pld_status_t assign_target(pld_interp_t *it, frame_t *f, const pld_expr_t
         return PLD_OK;
     case PLD_EX_TUPLE:
     case PLD_EX_LIST: {
+        if (v->kind == PLD_V_UNAVAIL) {
+            /* a dispatch result from another rank: every name is unavailable here */
+            for (int i = 0; i < t->u.seq.n; i++) {
+                pld_status_t st = assign_target(it, f, t->u.seq.items[i], v);
+                if (st != PLD_OK)
+                    return st;
+            }
+            return PLD_OK;
+        }
         if (v->kind != PLD_V_TUPLE || pld_v_tuple(v)->n != t->u.seq.n)
             return pld_rt_error(it, f, t->span, "cannot unpack %s into %d names",
                                 v->kind == PLD_V_TUPLE ? "a tuple of another length" : pld_vkind_name(v->kind),
@@ -629,7 +637,7 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         f->ctx = PLD_CTX_KERNEL;
         f->block_num = stop;
     }
-    for (int64_t i = start; kind == PLD_OPID_PL_WHILE_ || (step > 0 ? i < stop : i > stop); i += step) {
+    for (int64_t i = start; kind == PLD_OPID_PL_WHILE_ || (step > 0 ? i < stop : i > stop);) {
         if (kind == PLD_OPID_PL_WHILE_) {
             const pld_stmt_t *cs = s->u.for_.body.stmts[0];
             pld_value_t c;
@@ -664,8 +672,10 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
             break;
         }
         flow = FLOW_NORMAL;
-        if (kind == PLD_OPID_PL_WHILE_ && trips > ((int64_t)1 << 40))
-            break;
+        if (kind == PLD_OPID_PL_WHILE_)
+            continue;
+        if (__builtin_add_overflow(i, step, &i))
+            break; /* the next value is beyond int64: the range has ended */
     }
     f->ctx = saved_ctx;
     f->block_idx = saved_bi;

@@ -47,6 +47,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Conversions and element loads/stores sit in every inner loop: force them
+ * inline (GCC's -O2 heuristics otherwise keep the FP16 ones out of line). */
+#if defined(__GNUC__)
+#define KINLINE static inline __attribute__((always_inline))
+#else
+#define KINLINE static inline
+#endif
+
 /* ---- 1. dtype classes ------------------------------------------------------ */
 
 typedef enum kcls {
@@ -200,7 +208,7 @@ static float bits_to_f32(uint32_t b)
 }
 
 /* FP16 = 1 sign, 5 exponent (bias 15), 10 fraction bits. */
-static inline uint16_t f32_to_f16(float f)
+KINLINE uint16_t f32_to_f16(float f)
 {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
@@ -227,7 +235,7 @@ static inline uint16_t f32_to_f16(float f)
     return (uint16_t)(sign | q);
 }
 
-static inline float f16_to_f32(uint16_t h)
+KINLINE float f16_to_f32(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     const uint32_t ef = (h >> 10) & 0x1fu, fr = h & 0x3ffu;
@@ -241,7 +249,7 @@ static inline float f16_to_f32(uint16_t h)
 }
 
 /* BF16 = the top 16 bits of an FP32. */
-static inline uint16_t f32_to_bf16(float f)
+KINLINE uint16_t f32_to_bf16(float f)
 {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
@@ -251,7 +259,7 @@ static inline uint16_t f32_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
-static inline float bf16_to_f32(uint16_t b)
+KINLINE float bf16_to_f32(uint16_t b)
 {
     return bits_to_f32((uint32_t)b << 16);
 }
@@ -279,7 +287,7 @@ float pld_bf16_to_f32(uint16_t b)
 /* ---- 3. loads and stores (memcpy: any alignment) -------------------------- */
 
 #define DEF_LD(NAME, T)                                                                                         \
-    static inline T NAME(const char *p)                                                                         \
+    KINLINE T NAME(const char *p)                                                                               \
     {                                                                                                           \
         T v;                                                                                                    \
         memcpy(&v, p, sizeof v);                                                                                \
@@ -297,46 +305,46 @@ DEF_LD(ld_f32, float)
 DEF_LD(ld_f64, double)
 
 /* Integer stores take the value as unsigned and keep the low bits (wrap). */
-static inline void st_w8(char *p, uint32_t v)
+KINLINE void st_w8(char *p, uint32_t v)
 {
     uint8_t t = (uint8_t)v;
     memcpy(p, &t, 1);
 }
-static inline void st_w16(char *p, uint32_t v)
+KINLINE void st_w16(char *p, uint32_t v)
 {
     uint16_t t = (uint16_t)v;
     memcpy(p, &t, 2);
 }
-static inline void st_w32(char *p, uint32_t v)
+KINLINE void st_w32(char *p, uint32_t v)
 {
     memcpy(p, &v, 4);
 }
-static inline void st_w64(char *p, uint64_t v)
+KINLINE void st_w64(char *p, uint64_t v)
 {
     memcpy(p, &v, 8);
 }
-static inline void st_f32(char *p, float v)
+KINLINE void st_f32(char *p, float v)
 {
     memcpy(p, &v, 4);
 }
-static inline void st_f64(char *p, double v)
+KINLINE void st_f64(char *p, double v)
 {
     memcpy(p, &v, 8);
 }
-static inline float ld_f16(const char *p)
+KINLINE float ld_f16(const char *p)
 {
     return f16_to_f32(ld_u16(p));
 }
-static inline void st_f16(char *p, float v)
+KINLINE void st_f16(char *p, float v)
 {
     uint16_t h = f32_to_f16(v);
     memcpy(p, &h, 2);
 }
-static inline float ld_bf16(const char *p)
+KINLINE float ld_bf16(const char *p)
 {
     return bf16_to_f32(ld_u16(p));
 }
-static inline void st_bf16(char *p, float v)
+KINLINE void st_bf16(char *p, float v)
 {
     uint16_t h = f32_to_bf16(v);
     memcpy(p, &h, 2);
@@ -713,10 +721,11 @@ static inline void kit_next(kit_t *it)
  * odometer. */
 #define RUN3(SZ, CT, LD, ST, EXPR)                                                                              \
     do {                                                                                                        \
+        const int64_t n_ = it->n; /* a local: stores through char * may alias *it */                            \
         if (it->contig) {                                                                                       \
             char *o_ = it->base[0];                                                                             \
             const char *a_ = it->base[1], *b_ = it->base[2];                                                    \
-            for (int64_t i_ = 0; i_ < it->n; i_++) {                                                            \
+            for (int64_t i_ = 0; i_ < n_; i_++) {                                                               \
                 const CT x = LD(a_ + i_ * (SZ)), y = LD(b_ + i_ * (SZ));                                        \
                 ST(o_ + i_ * (SZ), EXPR);                                                                       \
             }                                                                                                   \
@@ -724,7 +733,7 @@ static inline void kit_next(kit_t *it)
             char *o_ = it->base[0];                                                                             \
             const char *a_ = it->base[1];                                                                       \
             const CT y = LD(it->base[2]);                                                                       \
-            for (int64_t i_ = 0; i_ < it->n; i_++) {                                                            \
+            for (int64_t i_ = 0; i_ < n_; i_++) {                                                               \
                 const CT x = LD(a_ + i_ * (SZ));                                                                \
                 ST(o_ + i_ * (SZ), EXPR);                                                                       \
             }                                                                                                   \
@@ -733,7 +742,7 @@ static inline void kit_next(kit_t *it)
                 char *o_ = it->base[0] + it->off[0];                                                            \
                 const char *a_ = it->base[1] + it->off[1], *b_ = it->base[2] + it->off[2];                      \
                 const int64_t so_ = it->s[0], sa_ = it->s[1], sb_ = it->s[2];                                   \
-                for (int64_t i_ = 0; i_ < it->n; i_++) {                                                        \
+                for (int64_t i_ = 0; i_ < n_; i_++) {                                                           \
                     const CT x = LD(a_ + i_ * sa_), y = LD(b_ + i_ * sb_);                                      \
                     ST(o_ + i_ * so_, EXPR);                                                                    \
                 }                                                                                               \
@@ -746,10 +755,11 @@ static inline void kit_next(kit_t *it)
  * differ in casts). */
 #define RUN2(SZO, SZA, CT, LD, ST, EXPR)                                                                        \
     do {                                                                                                        \
+        const int64_t n_ = it->n; /* a local: stores through char * may alias *it */                            \
         if (it->contig) {                                                                                       \
             char *o_ = it->base[0];                                                                             \
             const char *a_ = it->base[1];                                                                       \
-            for (int64_t i_ = 0; i_ < it->n; i_++) {                                                            \
+            for (int64_t i_ = 0; i_ < n_; i_++) {                                                               \
                 const CT x = LD(a_ + i_ * (SZA));                                                               \
                 ST(o_ + i_ * (SZO), EXPR);                                                                      \
             }                                                                                                   \
@@ -758,7 +768,7 @@ static inline void kit_next(kit_t *it)
                 char *o_ = it->base[0] + it->off[0];                                                            \
                 const char *a_ = it->base[1] + it->off[1];                                                      \
                 const int64_t so_ = it->s[0], sa_ = it->s[1];                                                   \
-                for (int64_t i_ = 0; i_ < it->n; i_++) {                                                        \
+                for (int64_t i_ = 0; i_ < n_; i_++) {                                                           \
                     const CT x = LD(a_ + i_ * sa_);                                                             \
                     ST(o_ + i_ * so_, EXPR);                                                                    \
                 }                                                                                               \
@@ -787,7 +797,7 @@ static inline void kit_next(kit_t *it)
     case PLD_K_MUL: RUN3(SZ, T, LD, ST, (U)((U)x * (U)y)); break;                                               \
     case PLD_K_DIV:                                                                                             \
         RUN3(SZ, T, LD, ST,                                                                                     \
-             y == 0 ? (zdiv = 1, (U)0) : ((SGN) && y == (T)-1) ? (U)((U)0 - (U)x) : (U)(x / y));               \
+             y == 0 ? (zdiv = 1, (U)0) : ((SGN) && y == (T)-1) ? (U)((U)0 - (U)x) : (U)(x / y));                \
         break;                                                                                                  \
     case PLD_K_MAX: RUN3(SZ, T, LD, ST, x > y ? (U)x : (U)y); break;                                            \
     case PLD_K_MIN: RUN3(SZ, T, LD, ST, x < y ? (U)x : (U)y); break;                                            \
@@ -806,11 +816,19 @@ static inline int aligned(const void *p, size_t a)
  * neither is written). At -O3 the blocks vectorise as well. AX and BY are
  * the operand expressions in the element index k. */
 #define F32_BLK 16
-#define F32_LOOP(O, AX, BY, EXPR)                                                                               \
+#if defined(__GNUC__) && !defined(__clang__)
+/* GCC -O2 leaves the vectorised block loop rolled (4 SSE steps per block and
+ * a branch each); unrolling it brings -O2 to -O3 speed (docs/benchmarks-kernels.md).
+ * Not for MAX/MIN: unrolled first, their blend no longer vectorises. */
+#define F32_UNROLL _Pragma("GCC unroll 16")
+#else
+#define F32_UNROLL
+#endif
+#define F32_LOOP(O, AX, BY, EXPR, UNR)                                                                          \
     do {                                                                                                        \
         int64_t i_ = 0;                                                                                         \
         for (; i_ + F32_BLK <= n; i_ += F32_BLK)                                                                \
-            for (int j_ = 0; j_ < F32_BLK; j_++) {                                                              \
+            UNR for (int j_ = 0; j_ < F32_BLK; j_++) {                                                          \
                 const int64_t k = i_ + j_;                                                                      \
                 const float x = AX, y = BY;                                                                     \
                 O[k] = EXPR;                                                                                    \
@@ -823,12 +841,12 @@ static inline int aligned(const void *p, size_t a)
     } while (0)
 #define F32_OPS(O, AX, BY)                                                                                      \
     switch (op) {                                                                                               \
-    case PLD_K_ADD: F32_LOOP(O, AX, BY, x + y); break;                                                          \
-    case PLD_K_SUB: F32_LOOP(O, AX, BY, x - y); break;                                                          \
-    case PLD_K_MUL: F32_LOOP(O, AX, BY, x * y); break;                                                          \
-    case PLD_K_DIV: F32_LOOP(O, AX, BY, x / y); break;                                                          \
-    case PLD_K_MAX: F32_LOOP(O, AX, BY, FMAX_IEEE(x, y)); break;                                                \
-    case PLD_K_MIN: F32_LOOP(O, AX, BY, FMIN_IEEE(x, y)); break;                                                \
+    case PLD_K_ADD: F32_LOOP(O, AX, BY, x + y, F32_UNROLL); break;                                              \
+    case PLD_K_SUB: F32_LOOP(O, AX, BY, x - y, F32_UNROLL); break;                                              \
+    case PLD_K_MUL: F32_LOOP(O, AX, BY, x * y, F32_UNROLL); break;                                              \
+    case PLD_K_DIV: F32_LOOP(O, AX, BY, x / y, F32_UNROLL); break;                                              \
+    case PLD_K_MAX: F32_LOOP(O, AX, BY, FMAX_IEEE(x, y), ); break;                                              \
+    case PLD_K_MIN: F32_LOOP(O, AX, BY, FMIN_IEEE(x, y), ); break;                                              \
     }
 
 static void f32_oab(pld_binop_k_t op, float *restrict o, const float *restrict a, const float *restrict b,
@@ -994,31 +1012,31 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 
 #define UN_FLOAT(SZ, CT, LD, ST, EXPF, LOGF, SQRTF, FABSF)                                                      \
     switch (op) {                                                                                               \
-    case PLD_K_EXP: RUN2(SZ, SZ, CT, LD, ST, EXPF(x)); break;                                                       \
-    case PLD_K_LOG: RUN2(SZ, SZ, CT, LD, ST, LOGF(x)); break;                                                       \
-    case PLD_K_SQRT: RUN2(SZ, SZ, CT, LD, ST, SQRTF(x)); break;                                                     \
-    case PLD_K_RSQRT: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / SQRTF(x)); break;                                            \
-    case PLD_K_ABS: RUN2(SZ, SZ, CT, LD, ST, FABSF(x)); break;                                                      \
-    case PLD_K_NEG: RUN2(SZ, SZ, CT, LD, ST, -x); break;                                                            \
-    case PLD_K_RECIP: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / x); break;                                                   \
-    case PLD_K_RELU: RUN2(SZ, SZ, CT, LD, ST, (CT)RELU_F(x)); break;                                                \
+    case PLD_K_EXP: RUN2(SZ, SZ, CT, LD, ST, EXPF(x)); break;                                                   \
+    case PLD_K_LOG: RUN2(SZ, SZ, CT, LD, ST, LOGF(x)); break;                                                   \
+    case PLD_K_SQRT: RUN2(SZ, SZ, CT, LD, ST, SQRTF(x)); break;                                                 \
+    case PLD_K_RSQRT: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / SQRTF(x)); break;                                        \
+    case PLD_K_ABS: RUN2(SZ, SZ, CT, LD, ST, FABSF(x)); break;                                                  \
+    case PLD_K_NEG: RUN2(SZ, SZ, CT, LD, ST, -x); break;                                                        \
+    case PLD_K_RECIP: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / x); break;                                               \
+    case PLD_K_RELU: RUN2(SZ, SZ, CT, LD, ST, (CT)RELU_F(x)); break;                                            \
     default: break;                                                                                             \
     }
 
 /* Signed: ABS and NEG wrap (abs(INT_MIN) = INT_MIN). */
 #define UN_SINT(SZ, T, U, LD, ST)                                                                               \
     switch (op) {                                                                                               \
-    case PLD_K_ABS: RUN2(SZ, SZ, T, LD, ST, x < 0 ? (U)((U)0 - (U)x) : (U)x); break;                                \
-    case PLD_K_NEG: RUN2(SZ, SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                               \
-    case PLD_K_RELU: RUN2(SZ, SZ, T, LD, ST, x < 0 ? (U)0 : (U)x); break;                                           \
+    case PLD_K_ABS: RUN2(SZ, SZ, T, LD, ST, x < 0 ? (U)((U)0 - (U)x) : (U)x); break;                            \
+    case PLD_K_NEG: RUN2(SZ, SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                           \
+    case PLD_K_RELU: RUN2(SZ, SZ, T, LD, ST, x < 0 ? (U)0 : (U)x); break;                                       \
     default: break;                                                                                             \
     }
 
 #define UN_UINT(SZ, T, U, LD, ST)                                                                               \
     switch (op) {                                                                                               \
     case PLD_K_ABS:                                                                                             \
-    case PLD_K_RELU: RUN2(SZ, SZ, T, LD, ST, (U)x); break;                                                          \
-    case PLD_K_NEG: RUN2(SZ, SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                               \
+    case PLD_K_RELU: RUN2(SZ, SZ, T, LD, ST, (U)x); break;                                                      \
+    case PLD_K_NEG: RUN2(SZ, SZ, T, LD, ST, (U)((U)0 - (U)x)); break;                                           \
     default: break;                                                                                             \
     }
 
@@ -1095,7 +1113,7 @@ pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_
     for (int64_t r_ = 0; r_ < it->rows; r_++) {                                                                 \
         char *o_ = it->base[0] + it->off[0];                                                                    \
         const char *a_ = it->base[1] + it->off[1];                                                              \
-        for (int64_t i_ = 0; i_ < it->n; i_++) {                                                                \
+        for (int64_t i_ = 0; i_ < n_; i_++) {                                                                   \
             const char *ar_ = a_ + i_ * it->s[1];                                                               \
             AT acc = (AT)LD(ar_);                                                                               \
             for (int64_t c_ = 1; c_ < ncol; c_++) {                                                             \
@@ -1151,15 +1169,15 @@ pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_
     }
 
 /* Integer stores from a 64-bit accumulator. */
-static inline void st_a8(char *p, uint64_t v)
+KINLINE void st_a8(char *p, uint64_t v)
 {
     st_w8(p, (uint32_t)v);
 }
-static inline void st_a16(char *p, uint64_t v)
+KINLINE void st_a16(char *p, uint64_t v)
 {
     st_w16(p, (uint32_t)v);
 }
-static inline void st_a32(char *p, uint64_t v)
+KINLINE void st_a32(char *p, uint64_t v)
 {
     st_w32(p, (uint32_t)v);
 }
@@ -1184,6 +1202,7 @@ static inline void st_a32(char *p, uint64_t v)
 
 static void red_row_run(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int64_t sc)
 {
+    const int64_t n_ = it->n;
     RED_DISPATCH(RED_ROW)
 }
 
@@ -1305,7 +1324,7 @@ static void round_buf(double *v, int n, pld_round_k_t mode)
 #define SAT_LOOP(LO, HI, STW, UT)                                                                               \
     for (int j = 0; j < n; j++) {                                                                               \
         const double v = fb[j];                                                                                 \
-        const int64_t r = v != v ? 0 : v <= (LO) ? (int64_t)(LO) : v >= (HI) ? (int64_t)(HI) : (int64_t)v;     \
+        const int64_t r = v != v ? 0 : v <= (LO) ? (int64_t)(LO) : v >= (HI) ? (int64_t)(HI) : (int64_t)v;      \
         STW(p + j * s, (UT)r);                                                                                  \
     }
 
@@ -1602,7 +1621,7 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
     for (int64_t r_ = 0; r_ < it->rows; r_++) {                                                                 \
         char *o_ = it->base[0] + it->off[0];                                                                    \
         const char *a_ = it->base[1] + it->off[1];                                                              \
-        for (int64_t i_ = 0; i_ < it->n; i_++) {                                                                \
+        for (int64_t i_ = 0; i_ < n_; i_++) {                                                                   \
             T v_;                                                                                               \
             memcpy(&v_, a_ + i_ * it->s[1], sizeof v_);                                                         \
             memcpy(o_ + i_ * it->s[0], &v_, sizeof v_);                                                         \
@@ -1617,6 +1636,7 @@ static void copy_run(kit_t *it, int sz)
             memmove(it->base[0], it->base[1], (size_t)(it->n * sz));
         return;
     }
+    const int64_t n_ = it->n;
     switch (sz) {
     case 1: COPY_LOOP(uint8_t) break;
     case 2: COPY_LOOP(uint16_t) break;
@@ -1644,10 +1664,11 @@ pld_status_t pld_k_copy(const pld_view_t *out, const pld_view_t *a, char *err, s
 #define FILL_LOOP(T)                                                                                            \
     do {                                                                                                        \
         T v_;                                                                                                   \
+        const int64_t n_ = it.n;                                                                                \
         memcpy(&v_, cell, sizeof v_);                                                                           \
         for (int64_t r_ = 0; r_ < it.rows; r_++) {                                                              \
             char *o_ = it.base[0] + it.off[0];                                                                  \
-            for (int64_t i_ = 0; i_ < it.n; i_++)                                                               \
+            for (int64_t i_ = 0; i_ < n_; i_++)                                                                 \
                 memcpy(o_ + i_ * it.s[0], &v_, sizeof v_);                                                      \
             kit_next(&it);                                                                                      \
         }                                                                                                       \

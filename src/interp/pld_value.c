@@ -216,11 +216,19 @@ static void packed_strides(int rank, const int64_t *shape, int64_t *strides)
     }
 }
 
-static int64_t numel(int rank, const int64_t *shape)
+/* Element count, or -1 when it overflows or the bytes exceed the limit. */
+static int64_t numel_checked(int rank, const int64_t *shape, pld_dtype_t dt)
 {
     int64_t n = 1;
-    for (int i = 0; i < rank; i++)
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] < 0)
+            return -1;
+        if (shape[i] != 0 && n > PLD_MAX_BYTES / shape[i])
+            return -1;
         n *= shape[i];
+    }
+    if (n > PLD_MAX_BYTES / pld_dtype_bytes(dt))
+        return -1;
     return n;
 }
 
@@ -245,7 +253,9 @@ pld_tensor_t *pld_tensor_view(pld_buffer_t *buf, pld_dtype_t dt, int rank, const
 
 pld_tensor_t *pld_tensor_new(pld_dtype_t dt, int rank, const int64_t *shape, int zero)
 {
-    int64_t n = numel(rank, shape);
+    int64_t n = numel_checked(rank, shape, dt);
+    if (n < 0)
+        return NULL;
     pld_buffer_t *b = pld_buffer_new((size_t)n * (size_t)pld_dtype_bytes(dt), zero);
     if (!b)
         return NULL;
@@ -270,7 +280,8 @@ pld_tile_t *pld_tile_new(pld_dtype_t dt, int rank, const int64_t *shape, pld_mem
     pld_tile_t *t = pld_mem_calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->data = pld_mem_calloc((size_t)numel(rank, shape), (size_t)pld_dtype_bytes(dt));
+    int64_t n = numel_checked(rank, shape, dt);
+    t->data = n < 0 ? NULL : pld_mem_calloc((size_t)(n > 0 ? n : 1), (size_t)pld_dtype_bytes(dt));
     if (!t->data) {
         pld_mem_free(t);
         return NULL;
@@ -298,6 +309,8 @@ pld_tuple_t *pld_tuple_new(int n)
 
 pld_array_t *pld_array_new(pld_dtype_t dt, int64_t n)
 {
+    if (n < 0 || n > PLD_MAX_BYTES / pld_dtype_bytes(dt))
+        return NULL;
     pld_array_t *a = pld_mem_calloc(1, sizeof *a);
     if (!a)
         return NULL;
@@ -386,4 +399,10 @@ const char *pld_vkind_name(pld_vkind_t k)
     case PLD_V_UNAVAIL: return "value computed on another rank";
     }
     return "value";
+}
+
+int64_t pld_value_bytes(pld_dtype_t dt, int rank, const int64_t *shape)
+{
+    int64_t n = numel_checked(rank, shape, dt);
+    return n < 0 ? -1 : n * pld_dtype_bytes(dt);
 }

@@ -109,7 +109,13 @@ void pld_value_release(pld_value_t *v);   /* sets *v to NONE */
 /* Replaces *dst with src (retaining src first). */
 void pld_value_set(pld_value_t *dst, const pld_value_t *src);
 
-/* ---- objects (return NULL on OOM) ---- */
+/* Largest tensor/tile/array the interpreter allocates (1 TiB): bigger shapes
+ * (or shapes whose size overflows) are refused like an allocation failure. */
+#define PLD_MAX_BYTES ((int64_t)1 << 40)
+/* Bytes of a packed array of `shape`, or -1 when above PLD_MAX_BYTES. */
+int64_t pld_value_bytes(pld_dtype_t dt, int rank, const int64_t *shape);
+
+/* ---- objects (return NULL on OOM or above PLD_MAX_BYTES) ---- */
 pld_buffer_t *pld_buffer_new(size_t bytes, int zero);
 pld_buffer_t *pld_buffer_wrap(void *data, size_t bytes);  /* external memory */
 void pld_buffer_release(pld_buffer_t *b);

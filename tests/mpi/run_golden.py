@@ -3,7 +3,8 @@
 
 For every tier-0 program (programs/tutorial/hello_rank and
 loop_carried_if_yield, shared/examples 01_scale_bias, 02_row_scan and
-03_gemm_rowsum; DSL and printed forms) and every P in {1, 2, 4}:
+03_gemm_rowsum; DSL and printed forms; plus hello_rank with pldrun's own
+`--in xs=arange` generator) and every P in {1, 2, 4}:
 
   1. writes the program's inputs as .npy files, from a deterministic generator
      (Rng, seeded by the program and P);
@@ -234,6 +235,11 @@ CASES = {
     'loop_carried_if_yield.printed': ('loop_carried_if_yield',
                                       os.path.join(PROGRAMS, 'tutorial', 'loop_carried_if_yield.printed.pld')),
 }
+# hello_rank with its `# inputs: xs=arange` directive: pldrun generates xs
+# itself (--in xs=arange); the golden uses element i of the flattened tensor = i.
+CASES['hello_rank.arange'] = ('hello_rank', os.path.join(PROGRAMS, 'tutorial', 'hello_rank.pld'))
+GENERATED = {'hello_rank.arange': {'xs': 'arange'}}
+
 for _ex in ('01_scale_bias', '02_row_scan', '03_gemm_rowsum'):
     CASES[_ex + '.dsl'] = (_ex, os.path.join(EXAMPLES, _ex + '.dsl.py'))
     CASES[_ex + '.printed'] = (_ex, os.path.join(EXAMPLES, _ex + '.printed.pld'))
@@ -277,6 +283,12 @@ def run_case(case, P, args, env):
     inputs = make_inputs(T.Rng(seed), P)
     cli = []
     for name, t in sorted(inputs.items()):
+        gen = GENERATED.get(case, {}).get(name)
+        if gen == 'arange':
+            t.values = [f32(float(i)) if t.dtype == 'FP32' else f16(float(i)) if t.dtype == 'FP16' else i
+                        for i in range(len(t.values))]
+            cli += ['--in', '%s=arange' % name]
+            continue
         f = os.path.join(wd, 'in_%s.npy' % name)
         T.write_npy(f, t.dtype, t.shape, t.values)
         cli += ['--in', '%s=%s' % (name, f)]
@@ -317,8 +329,8 @@ def main():
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print the case names and exit')
     args = ap.parse_args()
-    if args.list:
-        print('\n'.join(CASES))
+    if args.list:  # cases whose program file exists (shared/examples may be absent)
+        print('\n'.join(c for c in CASES if os.path.isfile(CASES[c][1])))
         return 0
     cases = args.case or list(CASES)
     for c in cases:

@@ -15,8 +15,7 @@
  * Runtime errors are checked for their message and their location (line:col
  * computed from the program text by locating a marker substring).
  *
- * Tests of interpreter bugs that are known and not fixed yet are compiled in
- * only with -DPLD_TEST_KNOWN_BUGS=ON (see the KNOWN BUG comments). */
+ */
 #include "pld_check.h"
 #include "pld_interp.h"
 #include "pld_test.h"
@@ -283,7 +282,6 @@ static int32_t wrap32(int64_t v)
     return u >= 0x80000000u ? (int32_t)((int64_t)u - 4294967296LL) : (int32_t)u;
 }
 
-#ifdef PLD_TEST_KNOWN_BUGS /* used only by test_interp_tile_cast_fp16_rounding */
 /* IEEE binary16 round-to-nearest-even of a float, returned as a float
  * (independent of the interpreter's converter: works on the value, not bits). */
 static float round_f16(float x)
@@ -305,7 +303,6 @@ static float round_f16(float x)
     double v = n * ulp;
     return (float)(x < 0 ? -v : v);
 }
-#endif
 
 /* ---- a fake multi-rank control plane ---- */
 
@@ -977,14 +974,10 @@ out:
 /* FP32 -> FP16 -> FP32 round trip: round to nearest even, ties, overflow to
  * infinity, subnormals.
  *
- * KNOWN BUG (reported to the lead): pld_k_cast's contiguous fast path
- * (RUN2 in src/interp/pld_kern.c) steps source and destination with the same
- * element size, the destination's. FP32 -> FP16 reads the FP32 source at a
- * 2-byte stride (wrong values); FP16 -> FP32 reads the FP16 source at a 4-byte
- * stride, past the end of the tile (heap-buffer-overflow under ASan, which
- * aborts the whole suite). Same for BF16 <-> FP32. Enabled only with
- * -DPLD_TEST_KNOWN_BUGS=ON until fixed. */
-#ifdef PLD_TEST_KNOWN_BUGS
+ * Regression test: pld_k_cast's contiguous fast path (RUN2 in
+ * src/interp/pld_kern.c) once stepped source and destination with the same
+ * element size, so FP16 -> FP32 read past the end of the FP16 tile
+ * (heap-buffer-overflow under ASan) and FP32 -> FP16 read the wrong elements. */
 static const char *SRC_CAST =
     HDR INCORE
     "    def k(self, x: pl.Tensor[[1, 16], pl.FP32], y: pl.Out[pl.Tensor[[1, 16], pl.FP32]], h: pl.Out[pl.Tensor[[1, 16], pl.FP16]]) -> pl.Tensor[[1, 16], pl.FP32]:\n"
@@ -1056,7 +1049,6 @@ static void test_interp_tile_cast_fp16_rounding(void)
 out:
     tp_close(&t);
 }
-#endif
 
 /* row_sum over a ragged tile (valid 3 x 5 of 4 x 8): only valid elements are
  * summed, only valid rows are stored. */
@@ -1527,6 +1519,221 @@ out2:
     tp_close(&t);
 }
 
+/* ------------------------------------------------------------ robustness */
+
+/* A runtime error in the second trip of a loop that carries a tile, inside a
+ * kernel called from a loop: nothing leaks (ASan's leak check), the error is
+ * located at the load. */
+static const char *SRC_LOOP_ERROR =
+    HDR INCORE
+    "    def k(self, x: pl.Tensor[[4, 8], pl.FP32], y: pl.Out[pl.Tensor[[2, 8], pl.FP32]]) -> pl.Tensor[[2, 8], pl.FP32]:\n"
+    "        t = pl.load(x, [0, 0], [2, 8])\n"
+    "        for i, (acc,) in pl.range(1, 4, init_values=(t,)):\n"
+    "            blk = pl.load(x, [i * 2, 0], [2, 8])\n"
+    "            acc2 = pl.yield_(pl.add(acc, blk))\n"
+    "        y = pl.store(acc2, [0, 0], y)\n"
+    "        return y\n"
+    ORCH
+    "    def main(self, x: pl.Tensor[[4, 8], pl.FP32], y: pl.Out[pl.Tensor[[2, 8], pl.FP32]]) -> pl.Tensor[[2, 8], pl.FP32]:\n"
+    "        for j in pl.range(2):\n"
+    "            y = self.k(x, y)\n"
+    "        return y\n";
+
+static void test_interp_error_in_carried_loop(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_LOOP_ERROR, pld_comm_self()))
+        goto out;
+    CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+    tp_zero_outs(&t);
+    tp_run(&t, PLD_E_RUNTIME);
+    /* i = 2 reads rows 4..5 of 4 */
+    expect_error_at(&t, "pl.load(x, [i * 2", "past the end of dimension 0", "offset 4 + extent 2 > size 4", NULL);
+out:
+    tp_close(&t);
+}
+
+/* OOM loop: the Nth allocation fails, for N = 0, 1, 2, ... until a run
+ * succeeds. Every failure must be clean (a status, no crash, no leak under
+ * ASan) and the successful run must give the right values. */
+static void test_interp_oom_loop(void)
+{
+    const char *src = SRC_TUPLE;
+    int done = 0;
+    for (long n = 0; n < 100000 && !done; n++) {
+        pld_check_opts_t co;
+        memset(&co, 0, sizeof co);
+        co.ranks = 1;
+        pld_status_t st = PLD_E_USAGE;
+        /* the front end has its own OOM loop (test_check); start failing after it */
+        pld_program_t *p = pld_check_text("t.pld", src, strlen(src), &co, &st);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        CU_ASSERT_EQUAL_FATAL(st, PLD_OK);
+        char err[256];
+        pld_interp_t *it = NULL;
+        pld_mem_fail_after(n);
+        st = pld_interp_create(p, NULL, pld_comm_self(), &it, err, sizeof err);
+        if (st == PLD_OK) {
+            st = pld_interp_bind_generated(it, pld_interp_param_index(it, "x"), "arange", err, sizeof err);
+            for (int i = 0; st == PLD_OK && i < pld_interp_nparams(it); i++)
+                if (!pld_interp_is_bound(it, i))
+                    st = pld_interp_bind_generated(it, i, "zeros", err, sizeof err);
+            if (st == PLD_OK)
+                st = pld_interp_run(it);
+        }
+        long refused = pld_mem_failures();
+        pld_mem_fail_after(-1);
+        if (st == PLD_OK) {
+            if (refused != 0)
+                fprintf(stderr, "\nOOM loop: n = %ld: success although %ld allocation(s) failed\n", n, refused);
+            CU_ASSERT_EQUAL(refused, 0);
+            pld_dtype_t dt;
+            int rank;
+            const int64_t *shape;
+            const void *data;
+            CU_ASSERT_EQUAL(pld_interp_result(it, pld_interp_param_index(it, "b"), &dt, &rank, &shape, &data), PLD_OK);
+            CU_ASSERT_EQUAL(((const int32_t *)data)[1], 5 * 5 + 3);
+            done = 1;
+        } else {
+            CU_ASSERT(st == PLD_E_NOMEM || st == PLD_E_RUNTIME || st == PLD_E_HW || st == PLD_E_USAGE);
+            CU_ASSERT(refused > 0);
+        }
+        pld_interp_destroy(it);
+        pld_program_destroy(p);
+    }
+    CU_ASSERT_TRUE(done);
+}
+
+/* ------------------------------------------------------------ regressions
+ *
+ * Interpreter bugs found by this suite and fixed; each test keeps its bug out. */
+
+/* Regression: unpacking a dispatch's tuple result at HOST level fails on every
+ * rank that did not run the dispatch ("cannot unpack value computed on another
+ * rank into 2 names"; in printed form "'_tuple_tmp' holds a result computed on
+ * rank 0"), although the names are never used there. Expected: the names are
+ * bound to "unavailable" and only a later use is an error. */
+static const char *SRC_HOST_UNPACK =
+    HDR ORCH
+    "    def chip(self, y: pl.Out[pl.Tensor[[1, 2], pl.INT32]], z: pl.Out[pl.Tensor[[1, 2], pl.INT32]], v: pl.Scalar[pl.INT32]) -> tuple[pl.Tensor[[1, 2], pl.INT32], pl.Tensor[[1, 2], pl.INT32]]:\n"
+    "        pl.write(y, [0, 0], v)\n"
+    "        pl.write(z, [0, 1], v + v)\n"
+    "        return y, z\n"
+    HOST
+    "    def host(self, ys: pl.Out[pl.Tensor[[2, 1, 2], pl.INT32]], zs: pl.Out[pl.Tensor[[2, 1, 2], pl.INT32]]) -> tuple[pl.Tensor[[2, 1, 2], pl.INT32], pl.Tensor[[2, 1, 2], pl.INT32]]:\n"
+    "        for r in pl.range(2):\n"
+    "            t, m = self.chip(ys[r], zs[r], r + 5, device=r)\n"
+    "        for q in pl.range(2):\n"
+    "            tmp: pl.Tuple[pl.Tensor[[1, 2], pl.INT32], pl.Tensor[[1, 2], pl.INT32]] = self.chip(ys[q], zs[q], q + 5, device=q)\n"
+    "            a: pl.Tensor[[1, 2], pl.INT32] = tmp[0]\n"
+    "            b: pl.Tensor[[1, 2], pl.INT32] = tmp[1]\n"
+    "        return ys, zs\n";
+
+static void test_interp_regress_host_tuple_unpack_other_rank(void)
+{
+    for (int rank = 0; rank < 2; rank++) {
+        fake_comm_t fc;
+        fake_init(&fc, rank, 2);
+        tprog_t t;
+        if (!tp_open(&t, SRC_HOST_UNPACK, &fc.comm))
+            goto next;
+        tp_zero_outs(&t);
+        if (tp_run(&t, PLD_OK) != PLD_OK)
+            goto next;
+        int32_t wy[4] = {0}, wz[4] = {0};
+        wy[rank * 2 + 0] = 5 + rank;
+        wz[rank * 2 + 1] = 2 * (5 + rank);
+        EXPECT_I32(&t, "ys", wy);
+        EXPECT_I32(&t, "zs", wz);
+    next:
+        tp_close(&t);
+    }
+}
+
+/* Regression: tensor and tile sizes are not checked for overflow
+ * (pld_tensor_new / pld_tile_new in src/interp/pld_value.c: numel * dtype
+ * bytes wraps), so a [2^31, 2^31] FP32 tensor gets a 0-byte buffer and the
+ * next write is out of bounds (SEGV). Expected: a clean runtime error. */
+static const char *SRC_HUGE =
+    HDR ORCH
+    "    def main(self, y: pl.Out[pl.Tensor[[1, 4], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:\n"
+    "        t = pl.create_tensor([2147483648, 2147483648], dtype=pl.FP32)\n"
+    "        pl.write(t, [5, 7], 1.0)\n"
+    "        return y\n";
+
+static void test_interp_regress_huge_tensor_size_overflow(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_HUGE, pld_comm_self()))
+        goto out;
+    tp_zero_outs(&t);
+    pld_status_t st = pld_interp_run(t.it);
+    CU_ASSERT(st == PLD_E_RUNTIME || st == PLD_E_NOMEM);
+    if (st == PLD_E_RUNTIME)
+        CU_ASSERT_PTR_NOT_NULL(first_error(t.p));
+out:
+    tp_close(&t);
+}
+
+/* Regression: the UB overflow message lists the largest live tiles, but skips
+ * every tile whose name is a substring of the text already listed
+ * (strstr(list, name) in pld_exec_check_ub): here 't' is hidden by "'first'".
+ * Both tiles are live (used by the add). */
+static const char *SRC_UB_NAMES =
+    HDR INCORE
+    "    def k(self, x: pl.Tensor[[100, 256], pl.FP32], y: pl.Out[pl.Tensor[[100, 256], pl.FP32]]) -> pl.Tensor[[100, 256], pl.FP32]:\n"
+    "        first = pl.load(x, [0, 0], [100, 256])\n"
+    "        t = pl.load(x, [0, 0], [100, 256])\n"
+    "        u = pl.add(first, t)\n"
+    "        y = pl.store(u, [0, 0], y)\n"
+    "        return y\n"
+    ORCH
+    "    def main(self, x: pl.Tensor[[100, 256], pl.FP32], y: pl.Out[pl.Tensor[[100, 256], pl.FP32]]) -> pl.Tensor[[100, 256], pl.FP32]:\n"
+    "        y = self.k(x, y)\n"
+    "        return y\n";
+
+static void test_interp_regress_ub_message_names_every_tile(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_UB_NAMES, pld_comm_self()))
+        goto out;
+    CU_ASSERT_EQUAL(tp_gen(&t, "x", "zeros"), PLD_OK);
+    tp_zero_outs(&t);
+    tp_run(&t, PLD_E_RUNTIME);
+    /* 2 x 100 KiB > 192 KiB when t is assigned */
+    expect_error_at(&t, "t = pl.load(x, [0, 0], [100, 256])\n        u", "kernel k", "204800 bytes", "'first' (102400 bytes)", "'t' (102400 bytes)", NULL);
+out:
+    tp_close(&t);
+}
+
+/* Regression: the pl.range loop counter overflows (signed `i += step` in
+ * exec_for): with stop = INT64_MAX and step = 2^62 the third increment is
+ * undefined behaviour (UBSan aborts; otherwise it wraps negative and the loop
+ * goes on). Expected: 2 trips (0, 2^62). */
+static const char *SRC_RANGE_OVF =
+    HDR ORCH
+    "    def main(self, o: pl.Out[pl.Tensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 1], pl.INT32]:\n"
+    "        z: pl.Scalar[pl.INT32] = 0\n"
+    "        for i, (n,) in pl.range(0, 9223372036854775807, 4611686018427387904, init_values=(z,)):\n"
+    "            n2 = pl.yield_(n + pl.const(1, pl.INT32))\n"
+    "        pl.write(o, [0, 0], n2)\n"
+    "        return o\n";
+
+static void test_interp_regress_range_counter_overflow(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_RANGE_OVF, pld_comm_self()))
+        goto out;
+    tp_zero_outs(&t);
+    if (tp_run(&t, PLD_OK) != PLD_OK)
+        goto out;
+    const int32_t want[1] = {2};
+    EXPECT_I32(&t, "o", want);
+out:
+    tp_close(&t);
+}
+
+
 /* ------------------------------------------------------------ registration */
 
 static CU_TestInfo interp_tests[] = {
@@ -1545,9 +1752,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_unroll", test_interp_unroll},
     {"test_interp_tile_load_valid_shape_clamp_store", test_interp_tile_load_valid_shape_clamp_store},
     {"test_interp_tile_elementwise", test_interp_tile_elementwise},
-#ifdef PLD_TEST_KNOWN_BUGS
     {"test_interp_tile_cast_fp16_rounding", test_interp_tile_cast_fp16_rounding},
-#endif
     {"test_interp_tile_row_sum_ragged", test_interp_tile_row_sum_ragged},
     {"test_interp_tile_matmul_small", test_interp_tile_matmul_small},
     {"test_interp_tensor_slice_assemble_read_write", test_interp_tensor_slice_assemble_read_write},
@@ -1560,11 +1765,22 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_ub_option", test_interp_ub_option},
     {"test_interp_error_missing_input", test_interp_error_missing_input},
     {"test_interp_bind_shape_mismatch", test_interp_bind_shape_mismatch},
+    {"test_interp_error_in_carried_loop", test_interp_error_in_carried_loop},
+    {"test_interp_oom_loop", test_interp_oom_loop},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo regression_tests[] = {
+    {"test_interp_regress_host_tuple_unpack_other_rank", test_interp_regress_host_tuple_unpack_other_rank},
+    {"test_interp_regress_ub_message_names_every_tile", test_interp_regress_ub_message_names_every_tile},
+    {"test_interp_regress_huge_tensor_size_overflow", test_interp_regress_huge_tensor_size_overflow},
+    {"test_interp_regress_range_counter_overflow", test_interp_regress_range_counter_overflow},
     CU_TEST_INFO_NULL,
 };
 
 static CU_SuiteInfo suites[] = {
     {"interp", NULL, NULL, NULL, NULL, interp_tests},
+    {"interp_regressions", NULL, NULL, NULL, NULL, regression_tests},
     CU_SUITE_INFO_NULL,
 };
 

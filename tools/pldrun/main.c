@@ -429,8 +429,8 @@ static int run(const opts_t *o)
     }
     pld_interp_stats_t stats;
     pld_interp_stats(it, &stats);
-    uint64_t mine[3] = {stats.tasks, stats.bytes_moved, stats.dispatches}, tot[3];
-    MPI_Reduce(mine, tot, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    uint64_t mine[4] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops}, tot[4];
+    MPI_Reduce(mine, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (st == PLD_OK && rank == 0) {
         int want_summary = o->nout == 0;
         for (int i = 0; i < pld_interp_nparams(it); i++) {
@@ -452,9 +452,11 @@ static int run(const opts_t *o)
             if (want_summary)
                 summarize(pp->name, dt, r, shape, data);
         }
-        printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %.3f s\n", size,
-               size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es", (unsigned long long)tot[0],
-               tot[0] == 1 ? "" : "s", (unsigned long long)tot[1], MPI_Wtime() - t0);
+        printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops, "
+               "%.3f s\n",
+               size, size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es",
+               (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
+               (unsigned long long)tot[3], MPI_Wtime() - t0);
     }
     if (st != PLD_OK)
         rc = EX_SOFTWARE;

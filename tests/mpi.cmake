@@ -1,0 +1,78 @@
+# tests/mpi.cmake - MPI integration tests of pldrun (tests/mpi/), label `mpi`.
+# Included at the end of tests/CMakeLists.txt.
+#
+#   mpi_golden_<case>_p<P>   tests/mpi/run_golden.py: a tier-0 program run as
+#                            `mpirun -n P pldrun ... --in/--out` and its outputs
+#                            compared with goldens computed in Python
+#                            (cases: `run_golden.py --list`; P in 1 2 4)
+#   mpi_negative_<case>      tests/mpi/run_negative.py: usage errors (exit 64/74)
+#                            and runtime errors (exit 70) with rank-prefixed,
+#                            located diagnostics, at P = 2
+#
+# Each test launches `${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} P pldrun`,
+# has PROCESSORS P and a 60 s TIMEOUT. The launch environment is the one of
+# shared/docs/platform.md section 2 (scripts/mpi_env.sh when the repository has
+# it); ASAN_OPTIONS=detect_leaks=0 because Open MPI itself leaks under ASan
+# (leaks of our own code are caught by the in-process unit suites).
+# Run them alone with `ctest -L mpi`; the whole set takes about 35 s.
+
+find_program(PLD_PYTHON3_MPI NAMES python3)
+if(NOT PLD_PYTHON3_MPI OR NOT MPIEXEC_EXECUTABLE)
+  message(STATUS "pldrun tests: python3 or mpiexec not found; the MPI tests are not registered")
+  return()
+endif()
+
+set(_pld_mpi_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
+set(_pld_mpi_flag "${MPIEXEC_NUMPROC_FLAG}")
+if(NOT _pld_mpi_flag)
+  set(_pld_mpi_flag "-n")
+endif()
+set(_pld_mpi_env
+    "ASAN_OPTIONS=detect_leaks=0"
+    "PLD_EXAMPLES_DIR=${PLD_SHARED_DIR_ABS}/examples"
+    "OMPI_ALLOW_RUN_AS_ROOT=1"
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+    "OMPI_MCA_rmaps_base_oversubscribe=1"
+    "OMPI_MCA_hwloc_base_binding_policy=none"
+    "OMPI_MCA_mpi_yield_when_idle=1"
+    "OMPI_MCA_btl=self,vader"
+    "OMPI_MCA_pml=ob1"
+    "OMPI_MCA_osc=sm,rdma"
+    "OMPI_MCA_oob_tcp_if_include=lo")
+
+# The case list comes from the runner itself (one source of truth).
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env "PLD_EXAMPLES_DIR=${PLD_SHARED_DIR_ABS}/examples"
+          "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py" --pldrun pldrun --list
+  OUTPUT_VARIABLE _pld_golden_cases
+  RESULT_VARIABLE _pld_golden_rc
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _pld_golden_rc EQUAL 0)
+  message(WARNING "pldrun tests: tests/mpi/run_golden.py --list failed; no golden MPI tests")
+  set(_pld_golden_cases "")
+endif()
+string(REPLACE "\n" ";" _pld_golden_cases "${_pld_golden_cases}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/run_golden.py")
+
+foreach(_case IN LISTS _pld_golden_cases)
+  foreach(_p 1 2 4)
+    set(_name mpi_golden_${_case}_p${_p})
+    add_test(NAME ${_name}
+             COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py"
+                     --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                     "--numproc-flag=${_pld_mpi_flag}" --case ${_case} --ranks ${_p}
+                     --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_golden")
+    set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${_p}
+                                             ENVIRONMENT "${_pld_mpi_env}")
+  endforeach()
+endforeach()
+
+foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5)
+  set(_name mpi_negative_${_case})
+  add_test(NAME ${_name}
+           COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${_pld_mpi_flag}" --case ${_case}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_negative")
+  set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS 2 ENVIRONMENT "${_pld_mpi_env}")
+endforeach()
