@@ -1717,6 +1717,21 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                 return PLD_E_NOMEM;
         }
     }
+    /* a dynamic leading dim bound from an input that differs from the rank
+     * count: a dispatch loop over pld.world_size() does not cover every row */
+    const char *warned = NULL;
+    for (int i = 0; i < fn->nparams && it->comm.rank == 0; i++) {
+        const pld_type_t *t = fn->params[i].type;
+        int64_t v;
+        if (t && (t->kind == PLD_TY_TENSOR || t->kind == PLD_TY_DTENSOR) && t->rank > 0 &&
+            t->shape[0].kind == PLD_DIM_SYM && t->shape[0].sym != warned && pld_dyn_get(it, t->shape[0].sym, &v) &&
+            v != it->comm.nranks && (warned = t->shape[0].sym) != NULL)
+            pld_diag_add(&it->p->diags, PLD_SEV_WARNING, fn->params[i].span,
+                         "'%s' has %s = %lld rows but the run has %d rank%s; a loop over pld.world_size() covers "
+                         "rows 0..%d only",
+                         fn->params[i].name, t->shape[0].sym, (long long)v, it->comm.nranks,
+                         it->comm.nranks == 1 ? "" : "s", it->comm.nranks - 1);
+    }
     pld_value_t result = pld_v_none();
     pld_span_t none = {0, 0, 0, 0};
     int ctx = pld_check_func_ctx(fn);
