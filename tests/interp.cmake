@@ -6,12 +6,13 @@
 # pld_parser_testing (hence pld_base_testing: PLD_TESTING asserts and the
 # fail-the-Nth-allocation hook) instead of linking pld_interp, which would bring
 # the non-testing pld_base into the executable (see the note at the top of
-# tests/CMakeLists.txt). No MPI: the suite runs the interpreter in-process with
-# pld_comm_self() and fake pld_comm_t's of its own.
+# tests/CMakeLists.txt). The window layer is compiled in (it links MPI) but the
+# suite never initialises MPI: it runs the interpreter in-process with
+# pld_comm_self() and fake pld_comm_t's of its own, windows on the local transport.
 
 if(TARGET pld_interp AND PLD_HAVE_CHECK)
   set(_pld_interp_testing_sources "")
-  foreach(_lib pld_interp pld_hw)
+  foreach(_lib pld_interp pld_hw pld_win)
     get_target_property(_srcs ${_lib} SOURCES)
     foreach(_s IN LISTS _srcs)
       if(IS_ABSOLUTE "${_s}")
@@ -25,8 +26,9 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
 
   add_library(pld_interp_testing STATIC ${_pld_interp_testing_sources})
   target_include_directories(pld_interp_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/interp"
-                                                       "${PROJECT_SOURCE_DIR}/src/hw_backend")
-  target_link_libraries(pld_interp_testing PUBLIC pld_parser_testing m)
+                                                       "${PROJECT_SOURCE_DIR}/src/hw_backend"
+                                                       "${PROJECT_SOURCE_DIR}/src/sim_window")
+  target_link_libraries(pld_interp_testing PUBLIC pld_parser_testing MPI::MPI_C m)
 
   pld_add_suite(interp)
   target_link_libraries(test_interp PRIVATE pld_interp_testing)

@@ -1442,8 +1442,7 @@ void pld_interp_destroy(pld_interp_t *it)
     if (it->consts)
         for (int i = 0; i < it->p->nconsts; i++)
             pld_value_release(&it->consts[i]);
-    for (int i = 0; i < it->nwins; i++)
-        pld_buffer_release(it->wins[i].buf);
+    pld_dist_fini(it);
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);
@@ -1735,8 +1734,14 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     pld_value_t result = pld_v_none();
     pld_span_t none = {0, 0, 0, 0};
     int ctx = pld_check_func_ctx(fn);
-    pld_status_t st = run_function(it, NULL, fn, it->args, ctx, none, &result);
+    pld_status_t st = PLD_OK;
+    it->win = it->opts.win;
+    if (ctx == PLD_CTX_HOST)
+        st = pld_dist_setup(it, fn);
+    if (st == PLD_OK)
+        st = run_function(it, NULL, fn, it->args, ctx, none, &result);
     pld_value_release(&result);
+    st = pld_dist_finish(it, st);
     if (st == PLD_OK && it->hw) {
         char err[256] = "";
         st = pld_hw_sync(it->hw, err, sizeof err);
@@ -1764,6 +1769,11 @@ pld_status_t pld_interp_result(const pld_interp_t *it, int i, pld_dtype_t *dt, i
     *shape = t->shape;
     *data = (const char *)t->buf->data + t->offset * pld_dtype_bytes(t->dt);
     return PLD_OK;
+}
+
+int pld_interp_hang(const pld_interp_t *it)
+{
+    return it->must_abort ? 2 : it->hang ? 1 : 0;
 }
 
 void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st)

@@ -37,8 +37,12 @@ typedef struct pld_comm {
 /* A single-process comm (rank 0 of 1) for tests and non-MPI runs. */
 const pld_comm_t *pld_comm_self(void);
 
+struct pld_win_sys;
+
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
+    struct pld_win_sys *win;/* window layer over MPI (borrowed); NULL = a local one (one rank only) */
+    double timeout_s;       /* hang watchdog: a wait unsatisfied this long stops the run; 0 = 30 s */
     pld_hw_t *hw;           /* kernel backend (borrowed); NULL = open the built-in sim backend */
     int64_t ub_bytes;       /* UB capacity per kernel for live tiles; 0 = 192 KiB (a2a3) */
     int aiv_cores;          /* AIV cores per rank (sync-start limit); 0 = 48 */
@@ -76,6 +80,10 @@ int pld_interp_is_bound(const pld_interp_t *it, int i);
 /* Runs the entry. Collective (every rank calls it). Returns PLD_OK or
  * PLD_E_RUNTIME (diagnostics in the program's list), PLD_E_NOMEM, PLD_E_HW. */
 pld_status_t pld_interp_run(pld_interp_t *it);
+
+/* 1 when the run stopped because of a hang (watchdog timeout, deadlock, or a
+ * failed peer), 2 when a rank did not stop and the job must be aborted. */
+int pld_interp_hang(const pld_interp_t *it);
 
 /* After a successful run: the assembled value of tensor parameter i (valid on
  * rank 0; other ranks see their local copy). Borrowed pointers. */

@@ -7,6 +7,7 @@
 #include "pld_interp.h"
 #include "pld_ops.h"
 #include "pld_value.h"
+#include "pld_win.h"
 
 #include <stdint.h>
 
@@ -34,11 +35,29 @@ typedef struct frame {
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
 } frame_t;
 
+/* A window buffer (one pld.alloc_window_buffer of the HOST orchestrator). */
 typedef struct winbuf {
     const char *name;
-    pld_buffer_t *buf;
-    size_t bytes;
+    const pld_expr_t *alloc;       /* the allocation call */
+    int dom;                       /* index into it->doms */
+    size_t offset;                 /* byte offset of the slot in the domain window */
+    size_t bytes;                  /* logical size */
+    pld_buffer_t *buf;             /* wrap of the local slot (members only) */
+    int cover_all;                 /* coverage inferred from dispatches */
+    uint64_t cover[1];             /* device set bitmap (ranks < 64) when !cover_all */
+    int covered;
+    int synth;                     /* the hidden [world_size, core_num] INT32 signal of a HOST
+                                      allreduce called without one (alloc = that call) */
 } winbuf_t;
+
+/* A comm domain: the ranks that share a set of window buffers. */
+typedef struct domain {
+    int members[PLD_WIN_MAX_RANKS];
+    int n;
+    int me;                        /* this rank's domain rank, -1 when not a member */
+    size_t bytes;
+    pld_win_dom_t *win;
+} domain_t;
 
 struct pld_interp {
     pld_program_t *p;
@@ -60,6 +79,12 @@ struct pld_interp {
     /* window buffers (local stand-ins until the MPI window layer) */
     winbuf_t *wins;
     int nwins, capwins;
+    domain_t *doms;
+    int ndoms;
+    pld_win_sys_t *win;            /* window layer (borrowed from opts, or an own local one) */
+    int own_win;
+    int hang;                      /* the run stopped in a wait (watchdog / deadlock / abort) */
+    int must_abort;                /* a rank did not stop: the tool must MPI_Abort */
     int64_t rr_counter;            /* round-robin dispatch counter */
     int depth;                     /* call depth */
     int failed;
@@ -98,6 +123,36 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
 pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *target, const pld_value_t *v);
 /* Checks the UB bytes of live tiles in a kernel frame. */
 pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
+
+/* ---- pld_dist.c: windows, remote ops, signals, the hang watchdog ---- */
+/* Infers comm domains from the HOST orchestrator and creates their windows.
+ * Collective. Called before the entry runs. */
+pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host);
+/* End of run: waits until every rank finished or failed (detecting deadlocks
+ * meanwhile), then reports a hang summary on rank 0. Collective. */
+pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
+void pld_dist_fini(pld_interp_t *it);
+/* Executes a pld.* op (PLD_OPID_PLD_*). */
+pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* The domain of a window-bound tensor, or NULL with an error reported. */
+domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
+/* The window buffer synthesized for HOST allreduce call e without a signal
+ * (§2.14.5), or -1. */
+int pld_dist_synth_buf(const pld_interp_t *it, const pld_expr_t *e);
+/* Byte displacement of the element at idx of window-bound tensor t. */
+size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx);
+/* Moves the region [off, off+ext) of window-bound tensor t on domain rank
+ * peer to/from a packed local buffer (dir 0 get, 1 put, 2 atomic add). */
+pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
+                             const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir);
+/* notify / wait on an int32 cell of a window-bound signal tensor. */
+pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
+                             int32_t v, int set);
+pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                           int32_t expected, const char *what);
+
+/* ---- pld_coll.c: collectives on every rail ---- */
+pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 
 /* ---- pld_sim.c ---- */
 /* Registers the built-in `sim` backend (idempotent). */

@@ -31,14 +31,16 @@
  *  - cast mode ODD: round to odd = truncate toward zero, then set the lowest
  *    bit of the result's significand (float target) or of the integer
  *    magnitude (integer target) when the truncation was inexact. An out of
- *    range value gives the largest finite value (IEEE round-to-odd never
- *    creates an infinity from a finite value).
+ *    range value gives the largest finite value (round-to-odd never creates
+ *    an infinity from a finite value). In-place casts (out->data == a->data)
+ *    are refused when the element size changes.
  *  - NaN conversions keep the sign and the top payload bits and set the quiet
  *    bit (as hardware converters do); .npy I/O (pld_npy.c) does the same.
  *  - matmul accepts any float out dtype for float inputs (the FP32 sum is
  *    rounded once into it) and any integer out dtype for integer inputs (the
- *    INT32 wrapping sum is wrapped into it); FP64 inputs accumulate in double.
- *    a and b must share a dtype.
+ *    INT32 wrapping sum is truncated into narrower outs and sign-extended into
+ *    64-bit ones); FP64 inputs accumulate in double. a and b must share a
+ *    dtype, and out must not share storage with a or b.
  *  - pld_elem_get_i on a float truncates toward zero and saturates (NaN -> 0). */
 #include "pld_kern.h"
 
@@ -1434,6 +1436,9 @@ pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_
         return fail(err, errn, "cast: unsupported dtype %s", dt_name(dc == K_NONE ? out->dt : a->dt));
     if ((unsigned)mode > PLD_R_ODD)
         return fail(err, errn, "cast: unknown rounding mode %d", (int)mode);
+    if (out->data == a->data && dt_bytes(out->dt) != dt_bytes(a->dt))
+        return fail(err, errn, "cast: in place from %s to %s changes the element size", dt_name(a->dt),
+                    dt_name(out->dt));
     kit_t itv, *it = &itv;
     int empty;
     pld_status_t st = pair_setup(out, a, it, &empty, err, errn);
@@ -1560,6 +1565,8 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
         return fail(err, errn, "matmul: shapes do not fit: a %s @ b %s -> out %s",
                     shape_str(b1, sizeof b1, a->rank, a->shape), shape_str(b2, sizeof b2, b->rank, b->shape),
                     shape_str(b3, sizeof b3, out->rank, out->shape));
+    if (out->data == a->data || out->data == b->data)
+        return fail(err, errn, "matmul: out must not share storage with a or b");
     const int64_t m = a->shape[0], kk = a->shape[1], nn = b->shape[1];
     const int isz = dt_bytes(a->dt), osz = dt_bytes(out->dt);
     const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;

@@ -31,14 +31,14 @@ pld_value_t pld_v_int(pld_dtype_t dt, int64_t v)
     return r;
 }
 
+/* Rounds v to the storage type once (no double rounding through float). */
 static double round_float(pld_dtype_t dt, double v)
 {
-    switch (dt) {
-    case PLD_DT_FP16: return pld_f16_to_f32(pld_f32_to_f16((float)v));
-    case PLD_DT_BF16: return pld_bf16_to_f32(pld_f32_to_bf16((float)v));
-    case PLD_DT_FP32: return (double)(float)v;
-    default: return v;
-    }
+    if (dt != PLD_DT_FP16 && dt != PLD_DT_BF16 && dt != PLD_DT_FP32)
+        return v;
+    unsigned char cell[8];
+    pld_elem_set_f(cell, dt, 0, v);
+    return pld_elem_get_f(cell, dt, 0);
 }
 
 pld_value_t pld_v_float(pld_dtype_t dt, double v)

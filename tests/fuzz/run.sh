@@ -2,8 +2,8 @@
 # tests/fuzz/run.sh SECONDS [extra libFuzzer flags...]
 #
 # Builds the libFuzzer harness with clang (-fsanitize=fuzzer,address,undefined)
-# in build-fuzz/, builds a seed corpus from shared/examples, programs/ and
-# tests/fuzz/regress/, and fuzzes the parser (and the checker once it links)
+# in build-fuzz/, builds a seed corpus from shared/examples, programs/,
+# tests/bad/ and tests/fuzz/regress/, and fuzzes the parser (and the checker once it links)
 # for SECONDS seconds. New corpus entries go to build-fuzz/corpus/, crashes to
 # build-fuzz/artifacts/ (crash-*, leak-*, timeout-*, oom-*).
 #
@@ -24,9 +24,13 @@ cmake --build "$bdir" --target fuzz_parse -j "$(nproc)" >/dev/null
 
 mkdir -p "$bdir/corpus" "$bdir/seeds" "$bdir/artifacts"
 for f in "$shared"/examples/*.pld "$shared"/examples/*.dsl.py "$shared"/examples/errors/*.py \
-         "$root"/programs/*/*.pld "$root"/tests/fuzz/regress/*; do
+         "$root"/programs/*/*.pld "$root"/tests/bad/*.pld "$root"/tests/fuzz/regress/*; do
     [ -f "$f" ] || continue
     case "$f" in */README*) continue ;; esac
+    # known, unfixed crashers would only crash the fuzzer at start-up
+    if grep -qxF "$(basename "$f")" "$root/tests/fuzz/known_open.txt" 2>/dev/null; then
+        continue
+    fi
     cp "$f" "$bdir/seeds/$(basename "$(dirname "$f")")_$(basename "$f")"
 done
 

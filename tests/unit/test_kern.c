@@ -1716,6 +1716,16 @@ static void test_kern_cast_strided(void)
     CU_ASSERT_EQUAL(pld_k_cast(&v8, &v4, PLD_R_NONE, err, sizeof err), PLD_E_RUNTIME);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "INT4"));
     CU_ASSERT_EQUAL(pld_k_cast(&v8, &v3, PLD_R_NONE, NULL, 0), PLD_E_RUNTIME);
+    /* in place: fine for equal element sizes, refused otherwise */
+    int32_t ip[3] = {-1, 2, 16777217};
+    pld_view_t vip = v1(ip, PLD_DT_INT32, 3), vfp = v1(ip, PLD_DT_FP32, 3), vdp = v1(ip, PLD_DT_FP64, 1);
+    CU_ASSERT_EQUAL(pld_k_cast(&vfp, &vip, PLD_R_NONE, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL((uint32_t)ip[0], 0xbf800000u);
+    CU_ASSERT_EQUAL((uint32_t)ip[2], 0x4b800000u);
+    pld_view_t vfp1 = v1(ip, PLD_DT_FP32, 1);
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(pld_k_cast(&vdp, &vfp1, PLD_R_NONE, err, sizeof err), PLD_E_RUNTIME);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "element size"));
 }
 
 /* ---- matmul -------------------------------------------------------------------------- */
@@ -1787,6 +1797,10 @@ static void test_kern_matmul(void)
     CU_ASSERT_EQUAL(pld_k_matmul(&vobad, &va, &vb, 0, NULL, 0), PLD_E_RUNTIME);
     CU_ASSERT_EQUAL(pld_k_matmul(&vio, &vha, &vhb, 0, NULL, 0), PLD_E_RUNTIME); /* float in, int out */
     CU_ASSERT_EQUAL(pld_k_matmul(&vfo, &vha, &vbb, 0, NULL, 0), PLD_E_RUNTIME); /* FP16 @ BF16 */
+    float sq[4] = {1, 2, 3, 4};
+    pld_view_t vsq = v2(sq, PLD_DT_FP32, 2, 2), vsq2 = v2(o, PLD_DT_FP32, 2, 2);
+    CU_ASSERT_EQUAL(pld_k_matmul(&vsq, &vsq, &vsq2, 0, NULL, 0), PLD_E_RUNTIME); /* out is a */
+    CU_ASSERT_EQUAL(sq[3], 4.0f);
 }
 
 /* ---- copy / fill / alignment / errors ------------------------------------------------ */

@@ -764,7 +764,6 @@ static void test_parse_error_status_codes(void)
 
 /* ======================================================================= OOM */
 
-#ifdef PLD_TEST_KNOWN_BUGS /* see oom_tests[] below */
 /* A real program exercising most constructs (imports, constants, class,
  * SubWorker capture, loops with init_values, if/else, with, comments, strings). */
 static const char *const OOM_PROGRAM =
@@ -935,7 +934,6 @@ static void test_parse_oom_with_checker(void)
     free(src);
 }
 #endif
-#endif /* PLD_TEST_KNOWN_BUGS */
 
 static CU_TestInfo module_tests[] = {
     {"test_parse_imports", test_parse_imports},
@@ -996,20 +994,14 @@ static CU_TestInfo error_tests[] = {
     CU_TEST_INFO_NULL,
 };
 
-/* KNOWN BUG (open): when interning a name fails, pld_lex_next returns a
- * PLD_T_NAME token whose text is NULL (pld_lex.c, identifier branch of
- * pld_lex_next: it only sets diags.oom), and the parser dereferences it
- * (strcmp in parse_xor/parse_params, pld_buf_puts in parse_import). These OOM
- * loops crash until that is fixed; they run with -DPLD_TEST_KNOWN_BUGS=ON.
- * With the lexer returning PLD_T_ERROR instead, all of them pass. */
+/* Regression: interning a name under OOM used to yield a PLD_T_NAME token
+ * with a NULL text that the parser dereferenced (fixed in pld_lex.c). */
 static CU_TestInfo oom_tests[] = {
-#ifdef PLD_TEST_KNOWN_BUGS
     {"test_parse_oom_every_allocation", test_parse_oom_every_allocation},
     {"test_parse_oom_with_syntax_errors", test_parse_oom_with_syntax_errors},
     {"test_parse_oom_real_example", test_parse_oom_real_example},
 #ifdef PLD_HAVE_CHECK
     {"test_parse_oom_with_checker", test_parse_oom_with_checker},
-#endif
 #endif
     CU_TEST_INFO_NULL,
 };

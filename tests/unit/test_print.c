@@ -44,6 +44,8 @@ static void expect_print_at(const char *src, const char *want, int line)
         if (!ok2 || strcmp(again, got) != 0) {
             fprintf(stderr, "\ntest_print.c:%d: not a fixed point:\n%s\n-- reprinted:\n%s", line, got, again);
             CU_FAIL("print is not a fixed point");
+        } else {
+            CU_PASS("printed as expected, fixed point");
         }
         free(again);
     }
@@ -369,6 +371,8 @@ static char *roundtrip_file(const char *file, int allow_errors, int *checked)
             if (strcmp(pld_buf_str(&a), pld_buf_str(&b)) != 0) {
                 report_diff(file, "print -> parse -> print is not a fixed point", pld_buf_str(&a), pld_buf_str(&b));
                 CU_FAIL("print -> parse -> print is not a fixed point");
+            } else {
+                CU_PASS("fixed point");
             }
         }
         (*checked)++;

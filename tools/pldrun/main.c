@@ -9,6 +9,7 @@
 #include "pld_mem.h"
 #include "pld_npy.h"
 #include "pld_parse.h"
+#include "pld_win.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -39,6 +40,7 @@ typedef struct opts {
     const char *backend;
     const char *entry;
     int timeout;
+    pld_win_transport_t transport;
 } opts_t;
 
 static void usage(FILE *f)
@@ -55,7 +57,9 @@ static void usage(FILE *f)
           "  --out NAME=FILE.npy write a parameter's final contents (repeatable)\n"
           "  --platform a2a3|a5  hardware profile to emulate (default a2a3)\n"
           "  --backend NAME      kernel backend (default sim)\n"
-          "  --timeout SECONDS   hang watchdog (default 30)\n"
+          "  --timeout SECONDS   hang watchdog: a wait unsatisfied this long stops the run (default 30)\n"
+          "  --window-transport rma|shm|auto\n"
+          "                      how ranks reach each other's windows (default auto: shm on one node)\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -103,6 +107,13 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 o->ranks = v;
             else
                 o->timeout = v;
+            i++;
+        } else if (strcmp(a, "--window-transport") == 0) {
+            if (!val || (strcmp(val, "rma") != 0 && strcmp(val, "shm") != 0 && strcmp(val, "auto") != 0)) {
+                fprintf(stderr, "pldrun: --window-transport must be rma, shm or auto\n");
+                return EX_USAGE;
+            }
+            o->transport = strcmp(val, "rma") == 0 ? PLD_WIN_RMA : strcmp(val, "shm") == 0 ? PLD_WIN_SHM : PLD_WIN_AUTO;
             i++;
         } else if (strcmp(a, "--platform") == 0) {
             if (!val || (strcmp(val, "a2a3") != 0 && strcmp(val, "a5") != 0)) {
@@ -323,7 +334,7 @@ static void summarize(const char *name, pld_dtype_t dt, int rank, const int64_t 
     printf("%s  (sum %.9g)\n", n > 8 ? " ..." : "", sum);
 }
 
-static int run(const opts_t *o)
+static int run(const opts_t *o, pld_win_sys_t *win)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -337,6 +348,8 @@ static int run(const opts_t *o)
     pld_interp_opts_t io;
     memset(&io, 0, sizeof io);
     io.entry = o->entry;
+    io.win = win;
+    io.timeout_s = o->timeout;
     io.ub_bytes = strcmp(o->platform, "a5") == 0 ? 256 * 1024 : 192 * 1024;
     io.aiv_cores = strcmp(o->platform, "a5") == 0 ? 36 : 48;
     char err[1024] = "";
@@ -460,6 +473,14 @@ static int run(const opts_t *o)
     }
     if (st != PLD_OK)
         rc = EX_SOFTWARE;
+    if (pld_interp_hang(it) == 2) {
+        /* a rank neither finished nor stopped: nothing else will end the job */
+        fflush(stdout);
+        fflush(stderr);
+        if (rank == 0)
+            fprintf(stderr, "pldrun: a rank did not stop after the run was aborted; killing the job\n");
+        MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+    }
     pld_interp_destroy(it);
     pld_program_destroy(p);
     return rc;
@@ -478,7 +499,15 @@ int main(int argc, char **argv)
         return EX_UNAVAILABLE;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = run(&o);
+    pld_win_sys_t *win = NULL;
+    char err[512];
+    if (pld_win_sys_init(o.transport, &win, err, sizeof err) != PLD_OK) {
+        fprintf(stderr, "pldrun: window layer: %s\n", err);
+        MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
+        return EX_UNAVAILABLE;
+    }
+    rc = run(&o, win);
+    pld_win_sys_fini(win);
     /* every rank leaves with the worst exit code */
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

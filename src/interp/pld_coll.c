@@ -1,0 +1,1315 @@
+/* pld_coll.c - collectives (pld.tensor.allreduce, barrier, broadcast,
+ * reduce_scatter, allgather, all_to_all, all_to_all_v) on the three rails:
+ * InCore composite (in a kernel), HOST builtin (HOST orchestrator) and the
+ * CHIP rail (all_to_all_v in an Orchestration function).
+ *
+ * Every collective replays the wire protocol of its rail
+ * (docs/pld_semantics.md §1.9, §2.14-§2.20): the self-clearing credit barrier
+ * on the signal cells (AtomicAdd +1 into every peer's cell for this rank, wait
+ * Ge on the own cells, and an epilogue that subtracts every credit received),
+ * the documented chunking / tiling with its per-chunk barriers, and the
+ * documented fold orders. So a rank that calls a different collective, or
+ * calls it with a different shape, leaves the others waiting and the hang
+ * watchdog of pld_dist.c reports it; and a completed call leaves every signal
+ * cell it used at zero on every rank.
+ *
+ * Data moves with pld_dist_region (remote ranks) or directly in the local
+ * window memory (this rank), exactly like the primitive ops. The multi-block
+ * HOST/CHIP forms (core_num > 1) run their blocks in lockstep: every step
+ * first issues the notifies of every block, then waits for every block, so no
+ * block ever waits for something a later block of the same rank must do. */
+#include "pld_interp_int.h"
+#include "pld_mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HOST_TILE 256            /* elements per builtin tile */
+#define MESH_CHUNK_BYTES 16384   /* InCore composite chunk */
+#define BUILTIN_MAX_RANKS 16     /* builtins silently do nothing above this */
+
+static const char *opname(const pld_expr_t *e)
+{
+    return pld_op_info((pld_op_id_t)e->op)->name;
+}
+
+static const pld_expr_t *arg(const pld_expr_t *e, int i)
+{
+    return e->bound ? e->bound[i] : NULL;
+}
+
+static int target_index(int op)
+{
+    return op == PLD_OPID_PLD_BARRIER ? 0
+           : (op == PLD_OPID_PLD_ALLGATHER || op == PLD_OPID_PLD_ALL_TO_ALL || op == PLD_OPID_PLD_ALL_TO_ALL_V) ? 1 : 0;
+}
+
+static int64_t imod(int64_t a, int64_t m)
+{
+    int64_t r = a % m;
+    return r < 0 ? r + m : r;
+}
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return b > 0 ? (a + b - 1) / b : 0;
+}
+
+static int64_t numel_of(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+    for (int k = 0; k < rank; k++)
+        n *= shape[k];
+    return n;
+}
+
+static pld_status_t need_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v)
+{
+    pld_status_t st = pld_eval(it, f, arg(e, i), v);
+    if (st != PLD_OK)
+        return st;
+    if (v->kind != PLD_V_TENSOR) {
+        pld_vkind_t k = v->kind;
+        pld_value_release(v);
+        return pld_rt_error(it, f, arg(e, i)->span, "%s: '%s' must be a tensor, found a %s", opname(e),
+                            pld_op_info((pld_op_id_t)e->op)->params[i].name, pld_vkind_name(k));
+    }
+    return PLD_OK;
+}
+
+/* An int keyword (core_num, root) or an enum (op=pld.ReduceOp.Max). */
+static pld_status_t iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
+{
+    const pld_expr_t *a = arg(e, i);
+    if (!a) {
+        *out = dflt;
+        return PLD_OK;
+    }
+    if (a->kind == PLD_EX_ATTR) {
+        static const struct {
+            const char *m;
+            int64_t v;
+        } members[] = {{"Sum", 0}, {"Max", 1}, {"Min", 2}, {"Prod", 3}};
+        for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
+            if (strcmp(a->u.attr.attr, members[k].m) == 0) {
+                *out = members[k].v;
+                return PLD_OK;
+            }
+        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
+    }
+    if (a->kind == PLD_EX_BOOL) {
+        *out = a->u.bval;
+        return PLD_OK;
+    }
+    return pld_eval_i64(it, f, a, out);
+}
+
+/* ------------------------------------------------------------ call state */
+
+typedef struct coll {
+    pld_interp_t *it;
+    frame_t *f;
+    const pld_expr_t *e;
+    const char *name;              /* short op name, e.g. "allreduce" */
+    domain_t *d;
+    int P, me;
+    const pld_tensor_t *sig;       /* the signal of the current protocol */
+    int ring;                      /* cells [row, rank] instead of [rank, lane] */
+    char sigtext[48];              /* printed signal expression */
+} coll_t;
+
+static const char *rail_of(const coll_t *c)
+{
+    return c->f->ctx == PLD_CTX_HOST ? "HOST builtin" : c->f->ctx == PLD_CTX_CHIP ? "CHIP builtin" : "InCore composite";
+}
+
+/* A warning, once per call site and kind; rank-symmetric kinds only on
+ * domain rank 0. The kind is recognised by a marker its messages contain. */
+enum { W_GUARD, W_COUNTS, W_NR };
+static const char *const warn_marker[] = {"does nothing", "send_counts[", "signal dim 0"};
+
+static void warn_once(coll_t *c, int kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void warn_once(coll_t *c, int kind, const char *fmt, ...)
+{
+    if (kind != W_COUNTS && c->me != 0)
+        return; /* rank-symmetric: domain rank 0 reports it */
+    pld_diag_list_t *l = &c->it->p->diags;
+    for (const pld_diag_t *g = l->head; g; g = g->next)
+        if (g->sev == PLD_SEV_WARNING && g->span.off == c->e->span.off && g->span.line == c->e->span.line &&
+            g->msg && strstr(g->msg, warn_marker[kind]))
+            return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pld_diag_add(l, PLD_SEV_WARNING, c->e->span, "%s", msg);
+}
+
+static pld_status_t oom(coll_t *c)
+{
+    return pld_rt_error(c->it, c->f, c->e->span, "%s: out of memory", opname(c->e));
+}
+
+static void set_sigtext(coll_t *c, const pld_expr_t *sig_expr)
+{
+    if (!sig_expr) {
+        snprintf(c->sigtext, sizeof c->sigtext, "<synthesized signal>");
+        return;
+    }
+    pld_buf_t b;
+    pld_buf_init(&b);
+    pld_ast_print_expr(sig_expr, &b);
+    snprintf(c->sigtext, sizeof c->sigtext, "%s", b.oom ? "signal" : pld_buf_str(&b));
+    pld_buf_fini(&b);
+}
+
+/* ------------------------------------------------------------ signal cells */
+
+/* Displacement of the cell of rank `r` in slot k: [r, k] for mesh signals
+ * (k = lane; rank-1 signals have one lane), [k, r] for ring signals (k = row). */
+static size_t cell_disp(const coll_t *c, int64_t r, int64_t k)
+{
+    int64_t idx[2];
+    if (c->sig->rank == 1) {
+        idx[0] = r;
+    } else if (c->ring) {
+        idx[0] = k;
+        idx[1] = r;
+    } else {
+        idx[0] = r;
+        idx[1] = k;
+    }
+    return pld_dist_disp(c->d, c->sig, idx);
+}
+
+/* Credit +1 into every peer's cell for this rank (slot k). */
+static pld_status_t arrive(coll_t *c, int64_t k)
+{
+    for (int q = 0; q < c->P; q++) {
+        if (q == c->me)
+            continue;
+        pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, k), 1, 0);
+        if (st != PLD_OK)
+            return st;
+    }
+    return PLD_OK;
+}
+
+/* Waits until this rank's cell of every peer (slot k) is >= g. */
+static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
+{
+    for (int q = 0; q < c->P; q++) {
+        if (q == c->me)
+            continue;
+        char what[200];
+        if (c->sig->rank == 1)
+            snprintf(what, sizeof what, "%s: wait on %s[%d] >= %d in %s", c->name, c->sigtext, q, (int)g,
+                     c->f->fn ? c->f->fn->name : "?");
+        else
+            snprintf(what, sizeof what, "%s: wait on %s[%lld, %lld] >= %d in %s", c->name, c->sigtext,
+                     (long long)(c->ring ? k : q), (long long)(c->ring ? q : k), (int)g,
+                     c->f->fn ? c->f->fn->name : "?");
+        pld_status_t st = pld_dist_wait(c->it, c->f, c->e, c->d, cell_disp(c, q, k), 1, g, what);
+        if (st != PLD_OK)
+            return st;
+    }
+    return PLD_OK;
+}
+
+static pld_status_t barrier(coll_t *c, int64_t k, int32_t g)
+{
+    pld_status_t st = arrive(c, k);
+    return st != PLD_OK ? st : await_all(c, k, g);
+}
+
+/* Epilogue: subtract the n credits received from every peer (self-notify). */
+static pld_status_t clear(coll_t *c, int64_t k, int32_t n)
+{
+    if (n == 0)
+        return PLD_OK;
+    for (int q = 0; q < c->P; q++) {
+        if (q == c->me)
+            continue;
+        pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, c->me, cell_disp(c, q, k), -n, 0);
+        if (st != PLD_OK)
+            return st;
+    }
+    return PLD_OK;
+}
+
+/* Validates a signal operand: window-bound INT32 tensor in the collective's
+ * domain, rank in [min_rank, 2], at least `rows` x `cols` cells (cols checked
+ * for rank-2 signals only). */
+static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_expr_t *se, int min_rank, int64_t rows,
+                                 const char *rows_what, int64_t cols, const char *cols_what)
+{
+    pld_interp_t *it = c->it;
+    pld_span_t sp = se ? se->span : c->e->span;
+    if (!s->is_dist)
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be a window-bound DistributedTensor", opname(c->e));
+    if (s->dt != PLD_DT_INT32)
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be INT32, found %s", opname(c->e),
+                            pld_dtype_name(s->dt));
+    if (s->rank < min_rank || s->rank > 2)
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be %s, found a rank-%d tensor", opname(c->e),
+                            min_rank == 2 ? "2-D" : "1-D or 2-D", s->rank);
+    domain_t *sd = pld_dist_domain_of(it, c->f, c->e, s);
+    if (!sd)
+        return PLD_E_RUNTIME;
+    if (sd != c->d)
+        return pld_rt_error(it, c->f, sp, "%s: the signal and the target belong to different comm domains (%d and %d "
+                                          "ranks); every operand of a collective must be in one domain",
+                            opname(c->e), sd->n, c->d->n);
+    if (s->shape[0] < rows)
+        return pld_rt_error(it, c->f, sp, "%s: signal shape[0] (%lld) must be at least %s (%lld) at run time",
+                            opname(c->e), (long long)s->shape[0], rows_what, (long long)rows);
+    if (s->rank == 2 && s->shape[1] < cols)
+        return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", opname(c->e),
+                            (long long)s->shape[1], cols_what, (long long)cols);
+    c->sig = s;
+    set_sigtext(c, se);
+    return PLD_OK;
+}
+
+/* Another window operand of the collective must be in the same domain. */
+static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr_t *te, const char *role)
+{
+    if (!t->is_dist)
+        return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
+                            "%s: %s must be a window-bound DistributedTensor here", opname(c->e), role);
+    domain_t *d = pld_dist_domain_of(c->it, c->f, c->e, t);
+    if (!d)
+        return PLD_E_RUNTIME;
+    if (d != c->d)
+        return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
+                            "%s: %s and the target belong to different comm domains (%d and %d ranks); every "
+                            "operand of a collective must be in one domain",
+                            opname(c->e), role, d->n, c->d->n);
+    return PLD_OK;
+}
+
+/* ------------------------------------------------------------ data movement */
+
+static int is_packed(const pld_tensor_t *t)
+{
+    int64_t s = 1;
+    for (int k = t->rank - 1; k >= 0; k--) {
+        if (t->shape[k] != 1 && t->strides[k] != s)
+            return 0;
+        s *= t->shape[k];
+    }
+    return 1;
+}
+
+static int fully_valid(const pld_tensor_t *t)
+{
+    for (int k = 0; k < t->rank; k++)
+        if (t->valid[k] != t->shape[k])
+            return 0;
+    return 1;
+}
+
+/* A rank-1 descriptor over the elements of packed tensor t (borrowed buffer;
+ * never released). */
+static void flat_desc(const pld_tensor_t *t, pld_tensor_t *out, int64_t n)
+{
+    *out = *t;
+    out->rank = 1;
+    out->shape[0] = n;
+    out->strides[0] = 1;
+    out->valid[0] = n;
+}
+
+/* Copies the box [off, off+ext) of a tensor in this rank's memory to (dir 0)
+ * or from (dir 1) a packed buffer. */
+static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *buf,
+                             int dir)
+{
+    for (int k = 0; k < t->rank; k++) {
+        if (ext[k] <= 0)
+            return PLD_OK;
+        if (off[k] < 0 || off[k] + ext[k] > t->shape[k])
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
+                                opname(c->e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
+    }
+    pld_view_t tv, pv;
+    pld_tensor_kview(t, &tv);
+    int64_t o = 0;
+    for (int k = 0; k < t->rank; k++)
+        o += off[k] * t->strides[k];
+    tv.data = (char *)tv.data + o * pld_dtype_bytes(t->dt);
+    memcpy(tv.shape, ext, (size_t)t->rank * sizeof *ext);
+    pld_view_packed(&pv, buf, t->dt, t->rank, ext);
+    char err[256];
+    if (pld_k_copy(dir ? &tv : &pv, dir ? &pv : &tv, err, sizeof err) != PLD_OK)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", opname(c->e), err);
+    return PLD_OK;
+}
+
+/* Moves the box [off, off+ext) of window tensor t on domain rank `peer` to
+ * (dir 0, a get) or from (dir 1, a put) a packed buffer. */
+static pld_status_t xfer(coll_t *c, const pld_tensor_t *t, int peer, const int64_t *off, const int64_t *ext, void *buf,
+                         int dir)
+{
+    if (peer == c->me)
+        return local_io(c, t, off, ext, buf, dir);
+    return pld_dist_region(c->it, c->f, c->e, c->d, peer, t, off, ext, buf, dir);
+}
+
+/* Elements [lo, lo+n) of a rank-1 descriptor. */
+static pld_status_t xfer1(coll_t *c, const pld_tensor_t *flat, int peer, int64_t lo, int64_t n, void *buf, int dir)
+{
+    int64_t off[1] = {lo}, ext[1] = {n};
+    return xfer(c, flat, peer, off, ext, buf, dir);
+}
+
+/* Row `row` (cols [0, n)) of a rank-2 tensor. */
+static pld_status_t xfer_rows(coll_t *c, const pld_tensor_t *t, int peer, int64_t row, int64_t nrows, void *buf,
+                              int dir)
+{
+    int64_t off[2] = {row, 0}, ext[2] = {nrows, t->shape[1]};
+    return xfer(c, t, peer, off, ext, buf, dir);
+}
+
+static pld_binop_k_t binop_of(int64_t op)
+{
+    return op == 1 ? PLD_K_MAX : op == 2 ? PLD_K_MIN : op == 3 ? PLD_K_MUL : PLD_K_ADD;
+}
+
+static const char *redop_name(int64_t op)
+{
+    return op == 1 ? "Max" : op == 2 ? "Min" : op == 3 ? "Prod" : "Sum";
+}
+
+/* acc = op(acc, x) elementwise over n elements of dtype dt. */
+static pld_status_t fold(coll_t *c, pld_binop_k_t op, void *acc, void *x, pld_dtype_t dt, int64_t n)
+{
+    if (n <= 0)
+        return PLD_OK;
+    pld_view_t va, vx;
+    pld_view_packed(&va, acc, dt, 1, &n);
+    pld_view_packed(&vx, x, dt, 1, &n);
+    char err[256];
+    if (pld_k_binary(op, &va, &va, &vx, err, sizeof err) != PLD_OK)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", opname(c->e), err);
+    return PLD_OK;
+}
+
+static void *alloc_elems(pld_dtype_t dt, int64_t n)
+{
+    return pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(dt));
+}
+
+/* Reads element `i` (rank-1 [NR] or rank-2 [NR, 1] tensor) of this rank's copy. */
+static int64_t read_count(const pld_tensor_t *t, int64_t i)
+{
+    int64_t idx[2] = {i, 0};
+    return pld_elem_get_i(pld_tensor_at(t, idx), t->dt, 0);
+}
+
+#define TRY(x)                                                                                                         \
+    do {                                                                                                               \
+        if ((st = (x)) != PLD_OK)                                                                                      \
+            goto done;                                                                                                 \
+    } while (0)
+
+/* ------------------------------------------------------------ allreduce */
+
+/* InCore mesh (§2.14.1): barrier(1); per chunk: own + peers ascending, barrier
+ * (k + 2), store; epilogue -(1 + chunks). */
+static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_t op)
+{
+    pld_status_t st = PLD_OK;
+    int esz = pld_dtype_bytes(t->dt);
+    int64_t C = MESH_CHUNK_BYTES / esz, N, nch;
+    pld_tensor_t flat;
+    int64_t boxo[PLD_MAX_RANK] = {0};
+    int box = !fully_valid(t);
+    void *acc = NULL, *tmp = NULL;
+    if (!box) {
+        if (!is_packed(t))
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: the target must be a packed row-major view on the InCore rail", opname(c->e));
+        N = numel_of(t->rank, t->shape);
+        flat_desc(t, &flat, N);
+        nch = cdiv(N, C);
+    } else {
+        N = numel_of(t->rank, t->valid);
+        if (N > C)
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: a partial valid_shape must fit within one %d-byte mesh chunk (%lld elements of "
+                                "%s hold %lld bytes)",
+                                opname(c->e), MESH_CHUNK_BYTES, (long long)N, pld_dtype_name(t->dt),
+                                (long long)(N * esz));
+        nch = 1;
+    }
+    acc = alloc_elems(t->dt, N < C ? N : C);
+    tmp = alloc_elems(t->dt, N < C ? N : C);
+    if (!acc || !tmp) {
+        st = oom(c);
+        goto done;
+    }
+    TRY(barrier(c, 0, 1));
+    for (int64_t k = 0; k < nch; k++) {
+        int64_t lo = k * C, n = box ? N : (N - lo < C ? N - lo : C);
+        for (int p = -1; p < c->P; p++) {
+            int who = p < 0 ? c->me : p;
+            if (p == c->me)
+                continue;
+            void *dst = p < 0 ? acc : tmp;
+            TRY(box ? xfer(c, t, who, boxo, t->valid, dst, 0) : xfer1(c, &flat, who, lo, n, dst, 0));
+            if (p >= 0)
+                TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
+        }
+        TRY(barrier(c, 0, (int32_t)(k + 2)));
+        TRY(box ? local_io(c, t, boxo, t->valid, acc, 1) : xfer1(c, &flat, c->me, lo, n, acc, 1));
+    }
+    TRY(clear(c, 0, (int32_t)(1 + nch)));
+done:
+    pld_mem_free(acc);
+    pld_mem_free(tmp);
+    return st;
+}
+
+/* A valid box that is a row-major prefix of the flat tensor: its length, or -1. */
+static int64_t prefix_len(const pld_tensor_t *t)
+{
+    for (int k = 0; k < t->rank; k++) {
+        int ok = 1;
+        for (int d = 0; d < k && ok; d++)
+            ok = t->valid[d] == 1;
+        for (int d = k + 1; d < t->rank && ok; d++)
+            ok = t->valid[d] == t->shape[d];
+        if (ok)
+            return numel_of(t->rank, t->valid);
+    }
+    return t->rank == 0 ? 1 : numel_of(t->rank, t->valid) == 0 ? 0 : -1;
+}
+
+/* InCore ring (§2.14.2). */
+static pld_status_t incore_allreduce_ring(coll_t *c, const pld_tensor_t *t, int64_t op)
+{
+    pld_status_t st = PLD_OK;
+    const int P = c->P, me = c->me, left = (int)imod(me - 1, P);
+    const int64_t NR = c->sig->shape[1];
+    int esz = pld_dtype_bytes(t->dt), fp16 = t->dt == PLD_DT_FP16;
+    int64_t SIZE = prefix_len(t), C = MESH_CHUNK_BYTES / esz;
+    pld_tensor_t flat;
+    void *acc = NULL, *tmp = NULL;
+    int64_t b[PLD_WIN_MAX_RANKS + 1];
+    if (SIZE < 0)
+        return pld_rt_error(c->it, c->f, c->e->span,
+                            "%s: mode=\"ring\" target valid_shape must be a contiguous row-major prefix", opname(c->e));
+    if (!is_packed(t))
+        return pld_rt_error(c->it, c->f, c->e->span,
+                            "%s: the target must be a packed row-major view on the InCore rail", opname(c->e));
+    flat_desc(t, &flat, numel_of(t->rank, t->shape));
+    for (int64_t i = 0; i <= NR; i++)
+        b[i] = fp16 ? (cdiv(i * SIZE, 16 * NR) * 16 < SIZE ? cdiv(i * SIZE, 16 * NR) * 16 : SIZE) : i * SIZE / NR;
+    int64_t maxseg = cdiv(SIZE, NR);
+    if (fp16)
+        maxseg = maxseg + 15 < SIZE ? maxseg + 15 : SIZE;
+    int64_t nsub = cdiv(maxseg, C);
+    acc = alloc_elems(t->dt, C);
+    tmp = alloc_elems(t->dt, C);
+    if (!acc || !tmp) {
+        st = oom(c);
+        goto done;
+    }
+    for (int phase = 0; phase < 2; phase++) {
+        for (int64_t k = 0; k + 1 < P; k++) {
+            int64_t row = phase == 0 ? k : P - 1 + k;
+            int64_t s = phase == 0 ? imod(me - k - 2, P) : imod(me - k - 1, P);
+            for (int64_t j = 0; j < nsub; j++) {
+                int64_t lo = b[s] + j * C, hi = lo + C < b[s + 1] ? lo + C : b[s + 1];
+                int active = lo < hi;
+                TRY(barrier(c, row, (int32_t)(2 * j + 1)));
+                if (active) {
+                    TRY(xfer1(c, &flat, left, lo, hi - lo, tmp, 0));
+                    if (phase == 0) {
+                        TRY(xfer1(c, &flat, me, lo, hi - lo, acc, 0));
+                        TRY(fold(c, binop_of(op), acc, tmp, t->dt, hi - lo));
+                    }
+                }
+                TRY(barrier(c, row, (int32_t)(2 * j + 2)));
+                if (active)
+                    TRY(xfer1(c, &flat, me, lo, hi - lo, phase == 0 ? acc : tmp, 1));
+            }
+        }
+    }
+    for (int64_t r = 0; r < c->sig->shape[0]; r++)
+        TRY(clear(c, r, (int32_t)(2 * nsub)));
+done:
+    pld_mem_free(acc);
+    pld_mem_free(tmp);
+    return st;
+}
+
+/* HOST mesh (§2.14.3): blocks b < B = min(core_num, S) on lanes [q, b]; ready
+ * barrier, 256-element tiles block-cyclic with a lane barrier per tile, and
+ * an epilogue of -(1 + tiles of the block). */
+static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_t op, int64_t core_num)
+{
+    pld_status_t st = PLD_OK;
+    int64_t N = numel_of(t->rank, t->shape);
+    int64_t S = c->sig->rank == 2 ? c->sig->shape[1] : 1;
+    int64_t B = core_num < S ? core_num : S;
+    pld_tensor_t flat;
+    char *acc = NULL;
+    void *tmp = NULL;
+    int esz = pld_dtype_bytes(t->dt);
+    if (c->P > BUILTIN_MAX_RANKS || N <= 0) {
+        warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s (%d here)",
+                  opname(c->e), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
+                  N <= 0 ? 0 : c->P);
+        return PLD_OK;
+    }
+    if (!is_packed(t))
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", opname(c->e));
+    flat_desc(t, &flat, N);
+    int64_t ntiles = cdiv(N, HOST_TILE), maxT = B > 0 ? cdiv(ntiles, B) : 0;
+    acc = alloc_elems(t->dt, B * HOST_TILE);
+    tmp = alloc_elems(t->dt, HOST_TILE);
+    if (!acc || !tmp) {
+        st = oom(c);
+        goto done;
+    }
+    for (int64_t b = 0; b < B; b++)
+        TRY(arrive(c, b));
+    for (int64_t b = 0; b < B; b++)
+        TRY(await_all(c, b, 1));
+    for (int64_t j = 0; j < maxT; j++) {
+        for (int64_t b = 0; b < B; b++) {
+            int64_t tile = b + j * B;
+            if (tile >= ntiles)
+                continue;
+            int64_t lo = tile * HOST_TILE, n = N - lo < HOST_TILE ? N - lo : HOST_TILE;
+            char *ab = acc + (size_t)b * HOST_TILE * (size_t)esz;
+            TRY(xfer1(c, &flat, c->me, lo, n, ab, 0));
+            for (int p = 0; p < c->P; p++) {
+                if (p == c->me)
+                    continue;
+                TRY(xfer1(c, &flat, p, lo, n, tmp, 0));
+                TRY(fold(c, binop_of(op), ab, tmp, t->dt, n));
+            }
+            TRY(arrive(c, b));
+        }
+        for (int64_t b = 0; b < B; b++) {
+            int64_t tile = b + j * B;
+            if (tile >= ntiles)
+                continue;
+            int64_t lo = tile * HOST_TILE, n = N - lo < HOST_TILE ? N - lo : HOST_TILE;
+            TRY(await_all(c, b, (int32_t)(j + 2)));
+            TRY(xfer1(c, &flat, c->me, lo, n, acc + (size_t)b * HOST_TILE * (size_t)esz, 1));
+        }
+    }
+    for (int64_t b = 0; b < B; b++) {
+        int64_t tb = b < ntiles ? cdiv(ntiles - b, B) : 0;
+        TRY(clear(c, b, (int32_t)(1 + tb)));
+    }
+done:
+    pld_mem_free(acc);
+    pld_mem_free(tmp);
+    return st;
+}
+
+/* HOST ring (§2.14.4): Sum, FP32, one block; rows 0..P-2 reduce-scatter,
+ * P-1..2P-3 all-gather, 2P-2 the return barrier; -1 on every used row. */
+static pld_status_t host_allreduce_ring(coll_t *c, const pld_tensor_t *t, int64_t op)
+{
+    pld_status_t st = PLD_OK;
+    const int P = c->P, me = c->me, left = (int)imod(me - 1, P);
+    int64_t N = numel_of(t->rank, t->shape);
+    pld_tensor_t flat;
+    void *acc = NULL, *tmp = NULL;
+    if (op != 0 || t->dt != PLD_DT_FP32)
+        return pld_rt_error(c->it, c->f, c->e->span,
+                            "%s: mode=\"ring\" on the HOST rail supports only op=ReduceOp.Sum with FP32, found "
+                            "ReduceOp.%s with %s",
+                            opname(c->e), redop_name(op), pld_dtype_name(t->dt));
+    if (P <= 1)
+        return PLD_OK;
+    if (P > BUILTIN_MAX_RANKS || N <= 0 || N % P != 0) {
+        warn_once(c, W_GUARD, "%s (HOST builtin ring) does nothing: the builtin kernel returns early when %s",
+                  opname(c->e),
+                  P > BUILTIN_MAX_RANKS ? "more than 16 ranks take part"
+                  : N <= 0              ? "the target has no elements"
+                                        : "the element count is not a multiple of the rank count");
+        return PLD_OK;
+    }
+    if (!is_packed(t))
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", opname(c->e));
+    flat_desc(t, &flat, N);
+    int64_t chunk = N / P;
+    acc = alloc_elems(t->dt, chunk);
+    tmp = alloc_elems(t->dt, chunk);
+    if (!acc || !tmp) {
+        st = oom(c);
+        goto done;
+    }
+    for (int64_t s = 1; s < P; s++) {
+        int64_t ch = imod(me - s - 1, P);
+        TRY(barrier(c, s - 1, 1));
+        TRY(xfer1(c, &flat, me, ch * chunk, chunk, acc, 0));
+        TRY(xfer1(c, &flat, left, ch * chunk, chunk, tmp, 0));
+        TRY(fold(c, PLD_K_ADD, acc, tmp, t->dt, chunk));
+        TRY(xfer1(c, &flat, me, ch * chunk, chunk, acc, 1));
+    }
+    for (int64_t s = 1; s < P; s++) {
+        int64_t ch = imod(me - s, P);
+        TRY(barrier(c, P - 2 + s, 1));
+        TRY(xfer1(c, &flat, left, ch * chunk, chunk, tmp, 0));
+        TRY(xfer1(c, &flat, me, ch * chunk, chunk, tmp, 1));
+    }
+    TRY(barrier(c, 2 * (P - 1), 1));
+    for (int64_t r = 0; r <= 2 * (P - 1); r++)
+        TRY(clear(c, r, 1));
+done:
+    pld_mem_free(acc);
+    pld_mem_free(tmp);
+    return st;
+}
+
+/* The [world_size, core_num] INT32 view over the buffer pld_dist_setup
+ * reserved for a HOST allreduce without a signal (§2.14.5). */
+static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
+{
+    int w = pld_dist_synth_buf(c->it, c->e);
+    if (w < 0)
+        return pld_rt_error(c->it, c->f, c->e->span,
+                            "%s without a signal: no synthesized signal buffer was reserved for this call (it must "
+                            "be a statement of the HOST orchestrator that runs as the entry)",
+                            opname(c->e));
+    winbuf_t *wb = &c->it->wins[w];
+    int64_t shape[2] = {c->it->comm.nranks, core_num};
+    if ((size_t)(shape[0] * shape[1] * 4) > wb->bytes || !wb->buf)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", opname(c->e));
+    pld_tensor_t *t = pld_tensor_view(wb->buf, PLD_DT_INT32, 2, shape, 0);
+    if (!t)
+        return oom(c);
+    t->is_dist = 1;
+    t->winbuf = w;
+    *out = pld_v_obj(&t->hdr, PLD_DT_INT32);
+    return PLD_OK;
+}
+
+static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
+{
+    pld_interp_t *it = c->it;
+    const pld_expr_t *e = c->e;
+    pld_status_t st;
+    int64_t op, core_num;
+    int ring = 0;
+    pld_value_t sv = pld_v_none();
+    if ((st = iarg(it, c->f, e, 2, 0, &op)) != PLD_OK || (st = iarg(it, c->f, e, 4, 1, &core_num)) != PLD_OK)
+        return st;
+    if (op < 0 || op > 3)
+        return pld_rt_error(it, c->f, e->span, "%s: op must be ReduceOp.Sum, Max, Min or Prod, found %lld", opname(e),
+                            (long long)op);
+    if (core_num < 1)
+        return pld_rt_error(it, c->f, e->span, "%s: core_num must be positive, found %lld", opname(e),
+                            (long long)core_num);
+    if (arg(e, 3)) {
+        const pld_expr_t *m = arg(e, 3);
+        if (m->kind != PLD_EX_STR || (strcmp(m->u.str.s, "ring") != 0 && strcmp(m->u.str.s, "mesh") != 0))
+            return pld_rt_error(it, c->f, m->span, "%s: mode must be \"mesh\" or \"ring\"", opname(e));
+        ring = strcmp(m->u.str.s, "ring") == 0;
+    }
+    if (t->dt != PLD_DT_FP16 && t->dt != PLD_DT_FP32)
+        return pld_rt_error(it, c->f, e->span, "%s: target dtype must be FP16 or FP32, found %s", opname(e),
+                            pld_dtype_name(t->dt));
+    c->name = ring ? "allreduce (ring)" : "allreduce (mesh)";
+    if (!arg(e, 1)) {
+        if (c->f->ctx != PLD_CTX_HOST)
+            return pld_rt_error(it, c->f, e->span, "%s requires an explicit signal outside a HOST orchestrator",
+                                opname(e));
+        if (ring)
+            return pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" requires an explicit signal", opname(e));
+        if ((st = synth_signal(c, core_num, &sv)) != PLD_OK)
+            return st;
+    } else if ((st = need_tensor(it, c->f, e, 1, &sv)) != PLD_OK) {
+        return st;
+    }
+    const pld_tensor_t *s = pld_v_tensor(&sv);
+    if (c->f->ctx == PLD_CTX_KERNEL) {
+        if (core_num != 1) {
+            st = pld_rt_error(it, c->f, e->span,
+                              "%s: core_num > 1 is supported only in a HOST orchestrator; use an enclosing "
+                              "pl.spmd(...)",
+                              opname(e));
+        } else if (!ring) {
+            if ((st = check_signal(c, s, arg(e, 1), 2, c->P, "the rank count", 1, "1")) == PLD_OK)
+                st = incore_allreduce_mesh(c, t, op);
+        } else {
+            c->ring = 1;
+            if ((st = check_signal(c, s, arg(e, 1), 2, 2 * (c->P - 1), "2*(P-1)", c->P, "the rank count")) ==
+                PLD_OK) {
+                if (s->shape[1] != c->P)
+                    st = pld_rt_error(it, c->f, arg(e, 1)->span,
+                                      "%s: mode=\"ring\" signal shape[1] (%lld) is the NR that segments the payload "
+                                      "and must equal the rank count of the comm domain (%d)",
+                                      opname(e), (long long)s->shape[1], c->P);
+                else if (s->shape[0] != 2 * (c->P - 1))
+                    st = pld_rt_error(it, c->f, arg(e, 1)->span,
+                                      "%s: mode=\"ring\" signal shape[0] (%lld) must equal 2*(NR-1) = %d", opname(e),
+                                      (long long)s->shape[0], 2 * (c->P - 1));
+                else
+                    st = incore_allreduce_ring(c, t, op);
+            }
+        }
+    } else if (!ring) {
+        if (s->rank == 1 && core_num > 1)
+            st = pld_rt_error(it, c->f, arg(e, 1)->span,
+                              "%s: a rank-1 signal is valid only with core_num == 1, found core_num %lld", opname(e),
+                              (long long)core_num);
+        else if (it->opts.aiv_cores > 0 && core_num > it->opts.aiv_cores)
+            st = pld_rt_error(it, c->f, e->span, "%s: core_num (%lld) exceeds the AIV core count (%d)", opname(e),
+                              (long long)core_num, it->opts.aiv_cores);
+        else if ((st = check_signal(c, s, arg(e, 1), 1, c->P, "the participating device count", core_num,
+                                    "the required lane count (core_num)")) == PLD_OK)
+            st = host_allreduce_mesh(c, t, op, core_num);
+    } else {
+        c->ring = 1;
+        if (core_num != 1)
+            st = pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" on the HOST rail does not support core_num > 1",
+                              opname(e));
+        else if ((st = check_signal(c, s, arg(e, 1), 2, 2 * (c->P - 1) + 1, "2*(P-1)+1", c->P,
+                                    "the participating device count")) == PLD_OK) {
+            if (s->shape[1] != c->P)
+                st = pld_rt_error(it, c->f, arg(e, 1)->span,
+                                  "%s: mode=\"ring\" signal shape[1] (%lld) must equal the participating device "
+                                  "count (%d)",
+                                  opname(e), (long long)s->shape[1], c->P);
+            else
+                st = host_allreduce_ring(c, t, op);
+        }
+    }
+    pld_value_release(&sv);
+    return st;
+}
+
+/* ------------------------------------------------------------ barrier / broadcast / reduce_scatter */
+
+static pld_status_t builtin_guard(coll_t *c)
+{
+    if (c->f->ctx == PLD_CTX_KERNEL || c->P <= BUILTIN_MAX_RANKS)
+        return PLD_E_RUNTIME; /* not guarded */
+    warn_once(c, W_GUARD,
+              "%s (%s) does nothing: the builtin kernel returns early when more than 16 ranks take part (%d here)",
+              opname(c->e), rail_of(c), c->P);
+    return PLD_OK;
+}
+
+static pld_status_t exec_barrier(coll_t *c, pld_value_t *sigv)
+{
+    pld_status_t st;
+    c->name = "barrier";
+    if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
+        return PLD_OK;
+    if ((st = check_signal(c, pld_v_tensor(sigv), arg(c->e, 0), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+                           "the rank count", 1, "1")) != PLD_OK)
+        return st;
+    if ((st = barrier(c, 0, 1)) != PLD_OK)
+        return st;
+    return clear(c, 0, 1);
+}
+
+static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
+{
+    pld_status_t st;
+    pld_value_t sv = pld_v_none();
+    int64_t root;
+    void *buf = NULL;
+    c->name = "broadcast";
+    if ((st = iarg(c->it, c->f, c->e, 2, 0, &root)) != PLD_OK)
+        return st;
+    if (root < 0 || root >= c->P)
+        return pld_rt_error(c->it, c->f, arg(c->e, 2) ? arg(c->e, 2)->span : c->e->span,
+                            "%s: root %lld is outside the comm domain [0, %d)", opname(c->e), (long long)root, c->P);
+    if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
+        return PLD_OK;
+    if ((st = need_tensor(c->it, c->f, c->e, 1, &sv)) != PLD_OK)
+        return st;
+    int64_t N = numel_of(t->rank, t->shape);
+    if ((st = check_signal(c, pld_v_tensor(&sv), arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+                           "the rank count", 1, "1")) != PLD_OK)
+        goto done;
+    if (c->f->ctx == PLD_CTX_KERNEL) {
+        /* barrier(1) -> full-slice get from root -> epilogue -1 (no post barrier) */
+        int64_t off[PLD_MAX_RANK] = {0};
+        TRY(barrier(c, 0, 1));
+        if (c->me != root) {
+            if (!(buf = alloc_elems(t->dt, N))) {
+                st = oom(c);
+                goto done;
+            }
+            TRY(xfer(c, t, (int)root, off, t->shape, buf, 0));
+            TRY(local_io(c, t, off, t->shape, buf, 1));
+        }
+        TRY(clear(c, 0, 1));
+    } else {
+        /* per 256-element tile: barrier (t + 1), non-roots copy root's tile */
+        pld_tensor_t flat;
+        if (N <= 0) {
+            warn_once(c, W_GUARD,
+                      "%s (HOST builtin) does nothing: the builtin kernel returns early when the target has no "
+                      "elements",
+                      opname(c->e));
+            goto done;
+        }
+        if (!is_packed(t)) {
+            st = pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", opname(c->e));
+            goto done;
+        }
+        flat_desc(t, &flat, N);
+        int64_t ntiles = cdiv(N, HOST_TILE);
+        if (!(buf = alloc_elems(t->dt, HOST_TILE))) {
+            st = oom(c);
+            goto done;
+        }
+        for (int64_t k = 0; k < ntiles; k++) {
+            int64_t lo = k * HOST_TILE, n = N - lo < HOST_TILE ? N - lo : HOST_TILE;
+            TRY(barrier(c, 0, (int32_t)(k + 1)));
+            if (c->me != root) {
+                TRY(xfer1(c, &flat, (int)root, lo, n, buf, 0));
+                TRY(xfer1(c, &flat, c->me, lo, n, buf, 1));
+            }
+        }
+        TRY(clear(c, 0, (int32_t)ntiles));
+    }
+done:
+    pld_mem_free(buf);
+    pld_value_release(&sv);
+    return st;
+}
+
+static pld_status_t exec_reduce_scatter(coll_t *c, const pld_tensor_t *t)
+{
+    pld_status_t st;
+    pld_value_t sv = pld_v_none();
+    int64_t op;
+    void *acc = NULL, *tmp = NULL;
+    c->name = "reduce_scatter";
+    if ((st = iarg(c->it, c->f, c->e, 2, 0, &op)) != PLD_OK)
+        return st;
+    if (op != 0)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: op must be ReduceOp.Sum, found ReduceOp.%s", opname(c->e),
+                            redop_name(op));
+    if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
+        return PLD_OK;
+    if (t->rank != 2)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be 2-D [NR, SIZE], found rank %d",
+                            opname(c->e), t->rank);
+    if (t->shape[0] < c->P || t->shape[1] <= 0) {
+        if (c->f->ctx == PLD_CTX_KERNEL)
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: the target [%lld, %lld] needs at least one row per rank (%d) and SIZE > 0",
+                                opname(c->e), (long long)t->shape[0], (long long)t->shape[1], c->P);
+        warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s", opname(c->e),
+                  t->shape[0] < c->P ? "the target has fewer rows than ranks" : "a row has no elements");
+        return PLD_OK;
+    }
+    if ((st = need_tensor(c->it, c->f, c->e, 1, &sv)) != PLD_OK)
+        return st;
+    if ((st = check_signal(c, pld_v_tensor(&sv), arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+                           "the rank count", 1, "1")) != PLD_OK)
+        goto done;
+    int64_t SIZE = t->shape[1];
+    if (c->f->ctx == PLD_CTX_KERNEL) {
+        /* barrier(1) -> own row me + peers' rows me -> barrier(2) -> store -> -2 */
+        acc = alloc_elems(t->dt, SIZE);
+        tmp = alloc_elems(t->dt, SIZE);
+        if (!acc || !tmp) {
+            st = oom(c);
+            goto done;
+        }
+        TRY(barrier(c, 0, 1));
+        TRY(xfer_rows(c, t, c->me, c->me, 1, acc, 0));
+        for (int p = 0; p < c->P; p++) {
+            if (p == c->me)
+                continue;
+            TRY(xfer_rows(c, t, p, c->me, 1, tmp, 0));
+            TRY(fold(c, PLD_K_ADD, acc, tmp, t->dt, SIZE));
+        }
+        TRY(barrier(c, 0, 2));
+        TRY(xfer_rows(c, t, c->me, c->me, 1, acc, 1));
+        TRY(clear(c, 0, 2));
+    } else {
+        /* ready barrier -> tiles of row me reduced and stored -> barrier (2) -> -2 */
+        acc = alloc_elems(t->dt, HOST_TILE);
+        tmp = alloc_elems(t->dt, HOST_TILE);
+        if (!acc || !tmp) {
+            st = oom(c);
+            goto done;
+        }
+        TRY(barrier(c, 0, 1));
+        for (int64_t lo = 0; lo < SIZE; lo += HOST_TILE) {
+            int64_t n = SIZE - lo < HOST_TILE ? SIZE - lo : HOST_TILE;
+            int64_t off[2] = {c->me, lo}, ext[2] = {1, n};
+            TRY(xfer(c, t, c->me, off, ext, acc, 0));
+            for (int p = 0; p < c->P; p++) {
+                if (p == c->me)
+                    continue;
+                TRY(xfer(c, t, p, off, ext, tmp, 0));
+                TRY(fold(c, PLD_K_ADD, acc, tmp, t->dt, n));
+            }
+            TRY(xfer(c, t, c->me, off, ext, acc, 1));
+        }
+        TRY(barrier(c, 0, 2));
+        TRY(clear(c, 0, 2));
+    }
+done:
+    pld_mem_free(acc);
+    pld_mem_free(tmp);
+    pld_value_release(&sv);
+    return st;
+}
+
+/* ------------------------------------------------------------ allgather / all_to_all */
+
+static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
+{
+    const int a2a = c->e->op == PLD_OPID_PLD_ALL_TO_ALL;
+    pld_status_t st;
+    pld_value_t iv, sv = pld_v_none();
+    void *buf = NULL;
+    c->name = a2a ? "all_to_all" : "allgather";
+    if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
+        return PLD_OK;
+    if ((st = need_tensor(c->it, c->f, c->e, 0, &iv)) != PLD_OK)
+        return st;
+    const pld_tensor_t *in = pld_v_tensor(&iv);
+    if (t->rank != 2 || in->rank != 2) {
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the input and the target must be 2-D", opname(c->e));
+        goto done;
+    }
+    if (in->dt != t->dt || in->shape[1] != t->shape[1]) {
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: input %s [.., %lld] and target %s [.., %lld] differ",
+                          opname(c->e), pld_dtype_name(in->dt), (long long)in->shape[1], pld_dtype_name(t->dt),
+                          (long long)t->shape[1]);
+        goto done;
+    }
+    if (t->shape[0] < c->P || (a2a && in->shape[0] < c->P)) {
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the %s has %lld rows, fewer than the %d ranks", opname(c->e),
+                          t->shape[0] < c->P ? "target" : "input",
+                          (long long)(t->shape[0] < c->P ? t->shape[0] : in->shape[0]),
+                          c->P);
+        goto done;
+    }
+    int64_t SIZE = t->shape[1];
+    if (c->f->ctx == PLD_CTX_HOST && SIZE <= 0) {
+        warn_once(c, W_GUARD,
+                  "%s (HOST builtin) does nothing: the builtin kernel returns early when a row has no elements",
+                  opname(c->e));
+        goto done;
+    }
+    if ((st = need_tensor(c->it, c->f, c->e, 2, &sv)) != PLD_OK)
+        goto done;
+    if ((st = check_signal(c, pld_v_tensor(&sv), arg(c->e, 2), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+                           "the rank count", 1, "1")) != PLD_OK)
+        goto done;
+    if (c->f->ctx == PLD_CTX_HOST && (st = same_domain(c, in, arg(c->e, 0), "input")) != PLD_OK)
+        goto done;
+    if (!(buf = alloc_elems(t->dt, SIZE))) {
+        st = oom(c);
+        goto done;
+    }
+    /* push: local row (allgather: row 0; all_to_all: row dest) -> dest's target[me, :] */
+    for (int dest = 0; dest < c->P; dest++) {
+        if (dest == 0 || a2a) {
+            int64_t off[2] = {a2a ? dest : 0, 0}, ext[2] = {1, SIZE};
+            TRY(local_io(c, in, off, ext, buf, 0));
+        }
+        TRY(xfer_rows(c, t, dest, c->me, 1, buf, 1));
+    }
+    TRY(barrier(c, 0, 1));
+    TRY(clear(c, 0, 1));
+done:
+    pld_mem_free(buf);
+    pld_value_release(&iv);
+    pld_value_release(&sv);
+    return st;
+}
+
+/* ------------------------------------------------------------ all_to_all_v */
+
+static int64_t a2av_blocks(int64_t p, int64_t l)
+{
+    return l < p ? l : (l / p) * p;
+}
+
+static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
+{
+    pld_interp_t *it = c->it;
+    const pld_expr_t *e = c->e;
+    const int incore = c->f->ctx == PLD_CTX_KERNEL;
+    pld_status_t st;
+    pld_value_t iv = pld_v_none(), sv = pld_v_none(), scv = pld_v_none(), rcv = pld_v_none();
+    void *buf = NULL;
+    int64_t L, B = 1, MR;
+    c->name = "all_to_all_v";
+    if ((st = iarg(it, c->f, e, 5, 1, &L)) != PLD_OK)
+        return st;
+    if (L < 1 || L > INT32_MAX)
+        return pld_rt_error(it, c->f, e->span, "%s: core_num must be in [1, INT32_MAX], found %lld", opname(e),
+                            (long long)L);
+    if (incore && L != 1)
+        return pld_rt_error(it, c->f, e->span,
+                            "%s: core_num must be 1 on the InCore rail, found %lld; multi-block all_to_all_v runs on "
+                            "the CHIP rail",
+                            opname(e), (long long)L);
+    if (!incore && builtin_guard(c) == PLD_OK)
+        return PLD_OK;
+    if ((st = need_tensor(it, c->f, e, 0, &iv)) != PLD_OK || (st = need_tensor(it, c->f, e, 2, &sv)) != PLD_OK ||
+        (st = need_tensor(it, c->f, e, 3, &scv)) != PLD_OK || (st = need_tensor(it, c->f, e, 4, &rcv)) != PLD_OK)
+        goto done;
+    const pld_tensor_t *in = pld_v_tensor(&iv), *s = pld_v_tensor(&sv), *sc = pld_v_tensor(&scv),
+                       *rc = pld_v_tensor(&rcv);
+    if (t->rank != 2 || in->rank != 2 || in->dt != t->dt || in->shape[0] != t->shape[0] ||
+        in->shape[1] != t->shape[1]) {
+        st = pld_rt_error(it, c->f, e->span, "%s: input and target must both be 2-D [NR*MAX_RECV, SIZE] %s",
+                          opname(e), pld_dtype_name(t->dt));
+        goto done;
+    }
+    /* signal [NR, 1] (InCore) / [NR, S] (HOST, CHIP) with NR >= P */
+    if ((st = check_signal(c, s, arg(e, 2), 2, c->P, "the rank count", 1, "1")) != PLD_OK)
+        goto done;
+    int64_t NR = s->shape[0];
+    if (sc->dt != PLD_DT_INT32 || rc->dt != PLD_DT_INT32 || sc->rank < 1 || sc->rank > 2 || rc->rank != 2 ||
+        sc->shape[0] < c->P || rc->shape[0] < c->P) {
+        st = pld_rt_error(it, c->f, e->span,
+                          "%s: send_counts must be INT32 [NR] or [NR, 1] and recv_counts INT32 [NR, 1], with NR >= the "
+                          "rank count (%d)",
+                          opname(e), c->P);
+        goto done;
+    }
+    if ((st = same_domain(c, rc, arg(e, 4), "recv_counts")) != PLD_OK)
+        goto done;
+    if (incore) {
+        /* MAX_RECV = target dim 0 / signal dim 0 (compile time) */
+        if (NR <= 0 || t->shape[0] % NR != 0) {
+            st = pld_rt_error(it, c->f, arg(e, 2)->span, "%s: signal dim 0 (%lld) must divide target dim 0 (%lld)",
+                              opname(e), (long long)NR, (long long)t->shape[0]);
+            goto done;
+        }
+        MR = t->shape[0] / NR;
+        if (NR != c->P)
+            warn_once(c, W_NR,
+                      "%s: signal dim 0 (%lld) differs from the rank count (%d); the InCore rail takes MAX_RECV = "
+                      "target dim 0 / signal dim 0 = %lld, the HOST and CHIP rails take target dim 0 / P",
+                      opname(e), (long long)NR, c->P, (long long)MR);
+    } else {
+        if (c->f->ctx == PLD_CTX_CHIP && NR != c->P) {
+            st = pld_rt_error(it, c->f, arg(e, 2)->span,
+                              "%s: signal dim 0 (%lld) must equal the comm domain's rank count (%d) on the CHIP "
+                              "rail (the kernel reads the rank count from the CommContext)",
+                              opname(e), (long long)NR, c->P);
+            goto done;
+        }
+        if (t->shape[0] % c->P != 0) {
+            st = pld_rt_error(it, c->f, e->span,
+                              "%s: target dim 0 (%lld) must be a multiple of the rank count (%d): MAX_RECV = target "
+                              "dim 0 / P",
+                              opname(e), (long long)t->shape[0], c->P);
+            goto done;
+        }
+        MR = t->shape[0] / c->P;
+        if (MR <= 0 || t->shape[1] <= 0) {
+            warn_once(c, W_GUARD, "%s (%s) does nothing: the builtin kernel returns early when %s", opname(e),
+                      rail_of(c), MR <= 0 ? "MAX_RECV is 0" : "a row has no elements");
+            goto done;
+        }
+        if ((st = same_domain(c, in, arg(e, 0), "input")) != PLD_OK ||
+            (st = same_domain(c, sc, arg(e, 3), "send_counts (peers read it)")) != PLD_OK)
+            goto done;
+        B = a2av_blocks(c->P, L);
+        int64_t S = s->shape[1];
+        if (S < B) {
+            st = pld_rt_error(it, c->f, arg(e, 2)->span,
+                              "%s: signal shape[1] (%lld) must be at least the admitted block count %lld (core_num "
+                              "%lld folded over %d ranks)",
+                              opname(e), (long long)S, (long long)B, (long long)L, c->P);
+            goto done;
+        }
+        if (it->opts.aiv_cores > 0 && B > it->opts.aiv_cores) {
+            st = pld_rt_error(it, c->f, e->span,
+                              "%s: require_sync_start block_num=%lld > limit=%d (the admitted block count exceeds "
+                              "the AIV core count)",
+                              opname(e), (long long)B, it->opts.aiv_cores);
+            goto done;
+        }
+    }
+    int64_t SIZE = t->shape[1];
+    if (!(buf = alloc_elems(t->dt, MR * SIZE))) {
+        st = oom(c);
+        goto done;
+    }
+    /* start barrier (HOST / CHIP): no put before every rank entered the call */
+    if (!incore) {
+        for (int64_t b = 0; b < B; b++)
+            TRY(arrive(c, b));
+        for (int64_t b = 0; b < B; b++)
+            TRY(await_all(c, b, 1));
+    }
+    for (int dest = 0; dest < c->P; dest++) {
+        int64_t cnt = read_count(sc, dest), rows = cnt < 0 ? 0 : cnt > MR ? MR : cnt;
+        if (cnt != rows)
+            warn_once(c, W_COUNTS,
+                      "%s: send_counts[%d] = %lld is outside [0, MAX_RECV = %lld]; %lld rows are sent (counts are "
+                      "clamped to [0, MAX_RECV]; further ones are not reported)",
+                      opname(e), dest, (long long)cnt, (long long)MR, (long long)rows);
+        int64_t cell[2] = {c->me, 0};
+        TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
+        if (rows > 0) {
+            int64_t off[2] = {dest * MR, 0}, ext[2] = {rows, SIZE};
+            TRY(local_io(c, in, off, ext, buf, 0));
+            TRY(xfer_rows(c, t, dest, c->me * MR, rows, buf, 1));
+        }
+    }
+    if (incore) {
+        TRY(barrier(c, 0, 1));
+        TRY(clear(c, 0, 1));
+    } else {
+        /* completion barrier, then the authoritative recv_counts fill */
+        for (int64_t b = 0; b < B; b++)
+            TRY(arrive(c, b));
+        for (int64_t b = 0; b < B; b++)
+            TRY(await_all(c, b, 2));
+        for (int src = 0; src < c->P; src++) {
+            int64_t cnt;
+            if (src == c->me) {
+                cnt = read_count(sc, c->me);
+            } else {
+                int32_t v = 0;
+                int64_t off[2] = {c->me, 0}, ext[2] = {1, 1};
+                TRY(pld_dist_region(it, c->f, e, c->d, src, sc, off, ext, &v, 0));
+                cnt = v;
+            }
+            int64_t idx[2] = {src, 0};
+            pld_elem_set_i(pld_tensor_at(rc, idx), PLD_DT_INT32, 0, cnt < 0 ? 0 : cnt > MR ? MR : cnt);
+        }
+        for (int64_t b = 0; b < B; b++)
+            TRY(clear(c, b, 2));
+    }
+done:
+    pld_mem_free(buf);
+    pld_value_release(&iv);
+    pld_value_release(&sv);
+    pld_value_release(&scv);
+    pld_value_release(&rcv);
+    return st;
+}
+
+/* ------------------------------------------------------------ entry */
+
+/* A target that is not window-bound (a kernel run on its own, one rank):
+ * every collective is a local identity or copy. */
+static pld_status_t single_rank(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *tgt)
+{
+    pld_status_t st = PLD_OK;
+    if (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL || e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
+        pld_value_t in;
+        if ((st = need_tensor(it, f, e, 0, &in)) != PLD_OK)
+            return st;
+        pld_tensor_t *s = pld_v_tensor(&in), *d = pld_v_tensor(tgt);
+        int64_t rows = s->rank >= 1 ? s->shape[0] : 1;
+        if (e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
+            pld_value_t sc, rc;
+            int64_t mr = d->shape[0];
+            if ((st = need_tensor(it, f, e, 3, &sc)) == PLD_OK) {
+                if ((st = need_tensor(it, f, e, 4, &rc)) == PLD_OK) {
+                    pld_tensor_t *sct = pld_v_tensor(&sc), *rct = pld_v_tensor(&rc);
+                    int64_t c = pld_elem_get_i(sct->buf->data, sct->dt, sct->offset);
+                    rows = c < 0 ? 0 : c > mr ? mr : c;
+                    pld_elem_set_i(rct->buf->data, rct->dt, rct->offset, rows);
+                    pld_value_release(&rc);
+                }
+                pld_value_release(&sc);
+            }
+        }
+        if (st == PLD_OK && rows > 0 && s->dt == d->dt) {
+            pld_view_t vs, vd;
+            pld_tensor_kview(s, &vs);
+            pld_tensor_kview(d, &vd);
+            vs.shape[0] = rows < vs.shape[0] ? rows : vs.shape[0];
+            vd.shape[0] = vs.shape[0];
+            if (e->op == PLD_OPID_PLD_ALLGATHER)
+                vs.shape[0] = vd.shape[0] = 1; /* target[0, :] = local[0, :] */
+            char err[256];
+            if (pld_k_copy(&vd, &vs, err, sizeof err) != PLD_OK)
+                st = pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+        }
+        pld_value_release(&in);
+    }
+    return st;
+}
+
+pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    if (e->op == PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V)
+        return pld_rt_error(it, f, e->span, "pld.tensor.indexed_all_to_all_v is not supported by this simulator");
+    if (e->op < PLD_OPID_PLD_ALLREDUCE || e->op > PLD_OPID_PLD_ALL_TO_ALL_V)
+        return pld_rt_error(it, f, e->span, "%s is not implemented", opname(e));
+    if (f->ctx == PLD_CTX_CHIP && e->op != PLD_OPID_PLD_ALL_TO_ALL_V)
+        return pld_rt_error(it, f, e->span,
+                            "collective '%s' cannot run in a CHIP orchestration body (only all_to_all_v has a CHIP "
+                            "rail); call it from the HOST orchestrator or inside an InCore kernel",
+                            opname(e));
+    pld_value_t tgt;
+    pld_status_t st = pld_eval(it, f, arg(e, target_index(e->op)), &tgt);
+    if (st != PLD_OK)
+        return st;
+    if (tgt.kind == PLD_V_UNAVAIL && f->ctx == PLD_CTX_HOST) {
+        /* HOST builtin: this rank is not in the comm domain of the operands;
+         * only members run the builtin */
+        *out = tgt;
+        return PLD_OK;
+    }
+    if (tgt.kind != PLD_V_TENSOR) {
+        pld_vkind_t k = tgt.kind;
+        pld_value_release(&tgt);
+        return pld_rt_error(it, f, arg(e, target_index(e->op))->span, "%s: '%s' must be a tensor, found a %s",
+                            opname(e), pld_op_info((pld_op_id_t)e->op)->params[target_index(e->op)].name,
+                            pld_vkind_name(k));
+    }
+    if (!pld_v_tensor(&tgt)->is_dist) {
+        st = single_rank(it, f, e, &tgt);
+    } else {
+        coll_t c;
+        memset(&c, 0, sizeof c);
+        c.it = it;
+        c.f = f;
+        c.e = e;
+        c.name = opname(e);
+        c.d = pld_dist_domain_of(it, f, e, pld_v_tensor(&tgt));
+        if (!c.d) {
+            st = PLD_E_RUNTIME;
+        } else {
+            c.P = c.d->n;
+            c.me = c.d->me;
+            const pld_tensor_t *t = pld_v_tensor(&tgt);
+            switch (e->op) {
+            case PLD_OPID_PLD_ALLREDUCE: st = exec_allreduce(&c, t); break;
+            case PLD_OPID_PLD_BARRIER: st = exec_barrier(&c, &tgt); break;
+            case PLD_OPID_PLD_BROADCAST: st = exec_broadcast(&c, t); break;
+            case PLD_OPID_PLD_REDUCE_SCATTER: st = exec_reduce_scatter(&c, t); break;
+            case PLD_OPID_PLD_ALLGATHER:
+            case PLD_OPID_PLD_ALL_TO_ALL: st = exec_gather(&c, t); break;
+            default: st = exec_a2av(&c, t); break;
+            }
+        }
+    }
+    if (st == PLD_OK)
+        *out = tgt;
+    else
+        pld_value_release(&tgt);
+    return st;
+}

@@ -1,0 +1,1259 @@
+/* pld_dist.c - the distributed part of the interpreter: comm-domain inference
+ * for the HOST orchestrator's window buffers, window views, remote loads and
+ * stores, put/get, notify/wait, and the hang watchdog (timeout, deadlock
+ * detection through the status board, stopping every rank with a report). */
+#include "pld_interp_int.h"
+#include "pld_mem.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------ inference */
+
+typedef struct loopvar {
+    const char *name;
+    int kind;            /* 0 other, 1 range(world_size()), 2 range(const a, const b) */
+    int64_t a, b;
+} loopvar_t;
+
+typedef struct infer {
+    pld_interp_t *it;
+    const char *view_name[256];
+    int view_buf[256];
+    int nviews;
+    loopvar_t loops[32];
+    int nloops;
+} infer_t;
+
+static int is_op(const pld_expr_t *e, int op)
+{
+    return e && e->kind == PLD_EX_CALL && e->op == op;
+}
+
+static int buf_of_name(infer_t *in, const char *name)
+{
+    for (int i = in->nviews - 1; i >= 0; i--)
+        if (in->view_name[i] == name)
+            return in->view_buf[i];
+    return -1;
+}
+
+static int buf_of_expr(infer_t *in, const pld_expr_t *e)
+{
+    if (!e)
+        return -1;
+    if (e->kind == PLD_EX_NAME)
+        return buf_of_name(in, e->u.name);
+    if (is_op(e, PLD_OPID_PLD_WINDOW) && e->bound)
+        return buf_of_expr(in, e->bound[0]);
+    if (e->kind == PLD_EX_CALL && e->op >= PLD_OPID_PLD_ALLREDUCE && e->op <= PLD_OPID_PLD_ALL_TO_ALL_V && e->bound) {
+        int ti = e->op == PLD_OPID_PLD_BARRIER ? 0 : (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL ||
+                                                      e->op == PLD_OPID_PLD_ALL_TO_ALL_V) ? 1 : 0;
+        return buf_of_expr(in, e->bound[ti]);
+    }
+    return -1;
+}
+
+static void add_view(infer_t *in, const char *name, int b)
+{
+    if (b < 0 || in->nviews >= 256)
+        return;
+    in->view_name[in->nviews] = name;
+    in->view_buf[in->nviews] = b;
+    in->nviews++;
+}
+
+static void cover(infer_t *in, int b, const pld_expr_t *device)
+{
+    winbuf_t *w = &in->it->wins[b];
+    w->covered = 1;
+    int64_t v;
+    if (!device) {
+        w->cover_all = 1; /* round-robin: any rank */
+        return;
+    }
+    if (device->kind == PLD_EX_INT) {
+        if (device->u.ival >= 0 && device->u.ival < 64)
+            w->cover[0] |= (uint64_t)1 << device->u.ival;
+        else
+            w->cover_all = 1;
+        return;
+    }
+    if (device->kind == PLD_EX_NAME && device->slot >= 0) {
+        for (int i = in->nloops - 1; i >= 0; i--)
+            if (in->loops[i].name == device->u.name) {
+                if (in->loops[i].kind == 2 && in->loops[i].a >= 0 && in->loops[i].b <= 64) {
+                    for (v = in->loops[i].a; v < in->loops[i].b; v++)
+                        w->cover[0] |= (uint64_t)1 << v;
+                } else {
+                    w->cover_all = 1;
+                }
+                return;
+            }
+    }
+    w->cover_all = 1;
+}
+
+static void infer_expr(infer_t *in, const pld_expr_t *e);
+
+static void infer_call(infer_t *in, const pld_expr_t *e)
+{
+    const pld_interp_t *it = in->it;
+    for (int i = 0; i < e->u.call.nargs; i++)
+        infer_expr(in, e->u.call.args[i].value);
+    const pld_expr_t *fn = e->u.call.fn;
+    if (e->op < 0 && fn->kind == PLD_EX_ATTR && fn->u.attr.obj->kind == PLD_EX_NAME &&
+        strcmp(fn->u.attr.obj->u.name, "self") == 0 && e->aux >= 0 &&
+        pld_check_func_ctx(it->p->funcs[e->aux]) == PLD_CTX_CHIP) {
+        const pld_expr_t *device = NULL;
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (e->u.call.args[i].kw && strcmp(e->u.call.args[i].kw, "device") == 0)
+                device = e->u.call.args[i].value;
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (e->u.call.args[i].kw)
+                continue;
+            int b = buf_of_expr(in, e->u.call.args[i].value);
+            if (b >= 0)
+                cover(in, b, device);
+        }
+    }
+    /* HOST collectives: every operand shares the coverage of the others */
+    if (e->op >= PLD_OPID_PLD_ALLREDUCE && e->op <= PLD_OPID_PLD_ALL_TO_ALL_V && e->bound) {
+        const pld_op_info_t *info = pld_op_info((pld_op_id_t)e->op);
+        int bufs[8], nb = 0;
+        for (int i = 0; i < info->nparams && nb < 8; i++) {
+            int b = buf_of_expr(in, e->bound[i]);
+            if (b >= 0)
+                bufs[nb++] = b;
+        }
+        int sb = pld_dist_synth_buf(it, e);
+        if (sb >= 0 && nb < 8)
+            bufs[nb++] = sb;
+        int all = 0, any = 0;
+        uint64_t set = 0;
+        for (int i = 0; i < nb; i++) {
+            winbuf_t *w = &in->it->wins[bufs[i]];
+            any |= w->covered;
+            all |= w->cover_all;
+            set |= w->cover[0];
+        }
+        for (int i = 0; i < nb && any; i++) {
+            winbuf_t *w = &in->it->wins[bufs[i]];
+            w->covered = 1;
+            w->cover_all |= all;
+            w->cover[0] |= set;
+        }
+    }
+}
+
+static void infer_expr(infer_t *in, const pld_expr_t *e)
+{
+    if (!e)
+        return;
+    if (e->kind == PLD_EX_CALL)
+        infer_call(in, e);
+}
+
+static void infer_block(infer_t *in, const pld_block_t *b);
+
+static void infer_stmt(infer_t *in, const pld_stmt_t *s)
+{
+    switch (s->kind) {
+    case PLD_ST_EXPR:
+        infer_expr(in, s->u.expr);
+        break;
+    case PLD_ST_ASSIGN: {
+        const pld_expr_t *v = s->u.assign.value, *t = s->u.assign.target;
+        infer_expr(in, v);
+        if (t->kind == PLD_EX_NAME) {
+            if (is_op(v, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER))
+                add_view(in, t->u.name, v->aux);
+            else
+                add_view(in, t->u.name, buf_of_expr(in, v));
+        }
+        break;
+    }
+    case PLD_ST_IF:
+        infer_block(in, &s->u.if_.then);
+        infer_block(in, &s->u.if_.els);
+        break;
+    case PLD_ST_WHILE:
+        infer_block(in, &s->u.while_.body);
+        break;
+    case PLD_ST_FOR: {
+        const pld_expr_t *it = s->u.for_.iter, *tg = s->u.for_.target;
+        loopvar_t lv = {NULL, 0, 0, 0};
+        if (tg->kind == PLD_EX_NAME)
+            lv.name = tg->u.name;
+        else if (tg->kind == PLD_EX_TUPLE && tg->u.seq.n > 0 && tg->u.seq.items[0]->kind == PLD_EX_NAME)
+            lv.name = tg->u.seq.items[0]->u.name;
+        int npos = 0;
+        const pld_expr_t *pos[3] = {NULL, NULL, NULL};
+        for (int i = 0; i < it->u.call.nargs; i++)
+            if (!it->u.call.args[i].kw && npos < 3)
+                pos[npos++] = it->u.call.args[i].value;
+        if (it->op == PLD_OPID_PL_RANGE || it->op == PLD_OPID_PL_PARALLEL || it->op == PLD_OPID_PL_UNROLL) {
+            if (npos == 1 && is_op(pos[0], PLD_OPID_PLD_WORLD_SIZE))
+                lv.kind = 1;
+            else if (npos == 1 && pos[0]->kind == PLD_EX_INT)
+                lv.kind = 2, lv.a = 0, lv.b = pos[0]->u.ival;
+            else if (npos == 2 && pos[0]->kind == PLD_EX_INT && pos[1]->kind == PLD_EX_INT)
+                lv.kind = 2, lv.a = pos[0]->u.ival, lv.b = pos[1]->u.ival;
+        }
+        if (in->nloops < 32)
+            in->loops[in->nloops++] = lv;
+        infer_block(in, &s->u.for_.body);
+        if (in->nloops > 0)
+            in->nloops--;
+        break;
+    }
+    case PLD_ST_WITH:
+        infer_block(in, &s->u.with.body);
+        break;
+    default:
+        break;
+    }
+}
+
+static void infer_block(infer_t *in, const pld_block_t *b)
+{
+    for (int i = 0; i < b->n; i++)
+        infer_stmt(in, b->stmts[i]);
+}
+
+static winbuf_t *new_winbuf(pld_interp_t *it)
+{
+    if (it->nwins == it->capwins) {
+        int cap = it->capwins ? it->capwins * 2 : 8;
+        winbuf_t *nw = pld_mem_realloc(it->wins, (size_t)cap * sizeof *nw);
+        if (!nw)
+            return NULL;
+        it->wins = nw;
+        it->capwins = cap;
+    }
+    winbuf_t *w = &it->wins[it->nwins++];
+    memset(w, 0, sizeof *w);
+    w->dom = -1;
+    return w;
+}
+
+int pld_dist_synth_buf(const pld_interp_t *it, const pld_expr_t *e)
+{
+    for (int i = 0; i < it->nwins; i++)
+        if (it->wins[i].synth && it->wins[i].alloc == e)
+            return i;
+    return -1;
+}
+
+/* HOST allreduce calls without a signal inside e: each gets a hidden signal
+ * buffer (SynthesizeAllReduceSignals, §2.14.5), in source order. */
+static pld_status_t collect_synth(pld_interp_t *it, const pld_expr_t *e)
+{
+    if (!e || e->kind != PLD_EX_CALL)
+        return PLD_OK;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        pld_status_t st = collect_synth(it, e->u.call.args[i].value);
+        if (st != PLD_OK)
+            return st;
+    }
+    if (is_op(e, PLD_OPID_PLD_ALLREDUCE) && e->bound && !e->bound[1] && pld_dist_synth_buf(it, e) < 0) {
+        winbuf_t *w = new_winbuf(it);
+        if (!w)
+            return PLD_E_NOMEM;
+        w->alloc = e;
+        w->name = "__allreduce_signal_buf";
+        w->synth = 1;
+    }
+    return PLD_OK;
+}
+
+/* Collects every alloc_window_buffer of the HOST body (source order). */
+static pld_status_t collect_allocs(pld_interp_t *it, const pld_block_t *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        const pld_block_t *kids[2] = {NULL, NULL};
+        pld_status_t sst = PLD_OK;
+        if (s->kind == PLD_ST_ASSIGN && is_op(s->u.assign.value, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER)) {
+            winbuf_t *w = new_winbuf(it);
+            if (!w)
+                return PLD_E_NOMEM;
+            w->alloc = s->u.assign.value;
+            w->name = s->u.assign.target->kind == PLD_EX_NAME ? s->u.assign.target->u.name : "?";
+            ((pld_expr_t *)s->u.assign.value)->aux = it->nwins - 1;
+        } else if (s->kind == PLD_ST_ASSIGN) {
+            sst = collect_synth(it, s->u.assign.value);
+        } else if (s->kind == PLD_ST_EXPR) {
+            sst = collect_synth(it, s->u.expr);
+        } else if (s->kind == PLD_ST_RETURN) {
+            for (int k = 0; k < s->u.ret.n && sst == PLD_OK; k++)
+                sst = collect_synth(it, s->u.ret.vals[k]);
+        }
+        if (sst != PLD_OK)
+            return sst;
+        switch (s->kind) {
+        case PLD_ST_IF: kids[0] = &s->u.if_.then; kids[1] = &s->u.if_.els; break;
+        case PLD_ST_WHILE: kids[0] = &s->u.while_.body; break;
+        case PLD_ST_FOR: kids[0] = &s->u.for_.body; break;
+        case PLD_ST_WITH: kids[0] = &s->u.with.body; break;
+        default: break;
+        }
+        for (int k = 0; k < 2; k++)
+            if (kids[k]) {
+                pld_status_t st = collect_allocs(it, kids[k]);
+                if (st != PLD_OK)
+                    return st;
+            }
+    }
+    return PLD_OK;
+}
+
+/* Byte size of an allocation, evaluated before the HOST body runs. */
+static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
+{
+    const pld_expr_t *e = w->alloc;
+    const pld_expr_t *a0 = e->bound ? e->bound[0] : NULL;
+    int64_t bytes;
+    it->quiet = 1;
+    pld_status_t st;
+    if (w->synth) {
+        /* [world_size, core_num] INT32 */
+        int64_t lanes = 1;
+        const pld_expr_t *cn = e->bound ? e->bound[4] : NULL;
+        st = cn ? pld_eval_i64(it, f, cn, &lanes) : PLD_OK;
+        bytes = (int64_t)it->comm.nranks * (lanes > 0 ? lanes : 1) * 4;
+    } else if (a0 && (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE)) {
+        int64_t shape[PLD_MAX_RANK];
+        int n;
+        st = pld_eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
+        bytes = pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
+        for (int d = 0; st == PLD_OK && d < n; d++)
+            bytes *= shape[d];
+    } else {
+        st = a0 ? pld_eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
+    }
+    it->quiet = 0;
+    if (st != PLD_OK)
+        return pld_rt_error(it, NULL, e->span,
+                            "the size of window buffer '%s' must be known when the HOST orchestrator starts "
+                            "(constants, pld.world_size(), dynamic dims of the inputs)",
+                            w->name);
+    if (bytes < 0)
+        return pld_rt_error(it, NULL, e->span, "window buffer '%s' has a negative size (%lld bytes)", w->name,
+                            (long long)bytes);
+    w->bytes = (size_t)bytes;
+    return PLD_OK;
+}
+
+pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
+{
+    pld_status_t st = collect_allocs(it, &host->body);
+    if (st != PLD_OK)
+        return st;
+    if (it->nwins == 0)
+        return PLD_OK;
+    if (!it->win) {
+        if (it->comm.nranks > 1)
+            return pld_rt_error(it, NULL, it->wins[0].alloc->span,
+                                "window buffers over %d ranks need the MPI window layer, but none was given",
+                                it->comm.nranks);
+        char err[256];
+        if (pld_win_sys_init(PLD_WIN_LOCAL, &it->win, err, sizeof err) != PLD_OK)
+            return pld_rt_error(it, NULL, it->wins[0].alloc->span, "window layer: %s", err);
+        it->own_win = 1;
+    }
+    infer_t *in = pld_mem_calloc(1, sizeof *in);
+    if (!in)
+        return PLD_E_NOMEM;
+    in->it = it;
+    infer_block(in, &host->body);
+    pld_mem_free(in);
+    /* sizes, membership, domains */
+    frame_t f;
+    memset(&f, 0, sizeof f);
+    f.ctx = PLD_CTX_HOST;
+    f.block_num = 1;
+    it->doms = pld_mem_calloc((size_t)it->nwins, sizeof *it->doms);
+    if (!it->doms)
+        return PLD_E_NOMEM;
+    int P = it->comm.nranks;
+    for (int i = 0; i < it->nwins; i++) {
+        winbuf_t *w = &it->wins[i];
+        if ((st = alloc_bytes(it, &f, w)) != PLD_OK)
+            return st;
+        int members[PLD_WIN_MAX_RANKS], n = 0;
+        if (P > PLD_WIN_MAX_RANKS)
+            return pld_rt_error(it, NULL, w->alloc->span, "a comm domain holds at most %d ranks (this run has %d)",
+                                PLD_WIN_MAX_RANKS, P);
+        for (int r = 0; r < P; r++)
+            if (!w->covered || w->cover_all || (w->cover[0] >> r & 1))
+                members[n++] = r;
+        if (!w->cover_all && w->covered && (w->cover[0] >> P) != 0)
+            return pld_rt_error(it, NULL, w->alloc->span, "window buffer '%s' is dispatched to a device outside [0, %d)",
+                                w->name, P);
+        int d = -1;
+        for (int k = 0; k < it->ndoms && d < 0; k++)
+            if (it->doms[k].n == n && memcmp(it->doms[k].members, members, (size_t)n * sizeof *members) == 0)
+                d = k;
+        if (d < 0) {
+            d = it->ndoms++;
+            memcpy(it->doms[d].members, members, (size_t)n * sizeof *members);
+            it->doms[d].n = n;
+            it->doms[d].me = -1;
+            for (int k = 0; k < n; k++)
+                if (members[k] == it->comm.rank)
+                    it->doms[d].me = k;
+        }
+        w->dom = d;
+        w->offset = it->doms[d].bytes;
+        it->doms[d].bytes += (w->bytes + 31) & ~(size_t)31;
+    }
+    /* create the windows: same order on every rank; members only */
+    for (int d = 0; d < it->ndoms; d++) {
+        domain_t *dm = &it->doms[d];
+        if (dm->me < 0)
+            continue;
+        char err[512];
+        st = pld_win_dom_create(it->win, dm->members, dm->n, dm->bytes ? dm->bytes : 32, &dm->win, err, sizeof err);
+        if (st != PLD_OK)
+            return pld_rt_error(it, NULL, host->name_span, "cannot create the window of comm domain %d: %s", d, err);
+    }
+    for (int i = 0; i < it->nwins; i++) {
+        winbuf_t *w = &it->wins[i];
+        domain_t *dm = &it->doms[w->dom];
+        if (dm->me < 0)
+            continue;
+        w->buf = pld_buffer_wrap((char *)pld_win_dom_base(dm->win) + w->offset, w->bytes);
+        if (!w->buf)
+            return PLD_E_NOMEM;
+    }
+    return PLD_OK;
+}
+
+void pld_dist_fini(pld_interp_t *it)
+{
+    for (int i = 0; i < it->nwins; i++)
+        pld_buffer_release(it->wins[i].buf);
+    for (int d = 0; d < it->ndoms; d++)
+        if (it->doms[d].win)
+            pld_win_dom_destroy(it->doms[d].win);
+    pld_mem_free(it->doms);
+    it->doms = NULL;
+    it->ndoms = 0;
+    if (it->own_win)
+        pld_win_sys_fini(it->win);
+    it->win = NULL;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static const char *opname(const pld_expr_t *e)
+{
+    return pld_op_info((pld_op_id_t)e->op)->name;
+}
+
+static const pld_expr_t *arg(const pld_expr_t *e, int i)
+{
+    return e->bound ? e->bound[i] : NULL;
+}
+
+domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t)
+{
+    if (!t->is_dist || t->winbuf < 0 || t->winbuf >= it->nwins) {
+        pld_rt_error(it, f, e->span, "%s needs a window-bound tensor (a pld.window view)", opname(e));
+        return NULL;
+    }
+    domain_t *d = &it->doms[it->wins[t->winbuf].dom];
+    if (d->me < 0 || !d->win) {
+        pld_rt_error(it, f, e->span, "%s: this rank is not a member of the comm domain of window '%s'", opname(e),
+                     it->wins[t->winbuf].name);
+        return NULL;
+    }
+    return d;
+}
+
+size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx)
+{
+    return (size_t)((char *)pld_tensor_at(t, idx) - (char *)pld_win_dom_base(d->win));
+}
+
+static pld_status_t peer_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, domain_t *d, int *peer)
+{
+    int64_t p;
+    pld_status_t st = pld_eval_i64(it, f, arg(e, i), &p);
+    if (st != PLD_OK)
+        return st;
+    if (p < 0 || p >= d->n)
+        return pld_rt_error(it, f, arg(e, i)->span, "%s: peer %lld is outside the comm domain [0, %d)", opname(e),
+                            (long long)p, d->n);
+    *peer = (int)p;
+    return PLD_OK;
+}
+
+pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
+                             const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir)
+{
+    int r = t->rank, esz = pld_dtype_bytes(t->dt);
+    char err[512];
+    size_t wbytes = pld_win_dom_bytes(d->win);
+    for (int k = 0; k < r; k++) {
+        if (ext[k] <= 0)
+            return PLD_OK;
+        if (off[k] < 0 || off[k] + ext[k] > t->shape[k]) {
+            return pld_rt_error(it, f, e->span, "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
+                                opname(e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
+        }
+    }
+    /* contiguous runs: merge trailing dims that are full and packed */
+    int inner = r - 1;
+    int64_t run = r ? ext[r - 1] : 1;
+    int contiguous_inner = r == 0 || t->strides[r - 1] == 1;
+    while (contiguous_inner && inner > 0 && ext[inner] == t->shape[inner] &&
+           t->strides[inner - 1] == t->strides[inner] * t->shape[inner]) {
+        inner--;
+        run *= ext[inner];
+    }
+    int64_t idx[PLD_MAX_RANK];
+    memcpy(idx, off, (size_t)r * sizeof *idx);
+    char *p = packed;
+    for (;;) {
+        if (contiguous_inner) {
+            size_t disp = r ? pld_dist_disp(d, t, idx) : (size_t)((char *)t->buf->data + t->offset * esz -
+                                                                 (char *)pld_win_dom_base(d->win));
+            size_t bytes = (size_t)run * (size_t)esz;
+            if (disp + bytes > wbytes)
+                return pld_rt_error(it, f, e->span, "%s out of the window's bounds (offset %zu + %zu bytes > window %zu)",
+                                    opname(e), disp, bytes, wbytes);
+            pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, bytes, err, sizeof err)
+                            : dir == 1 ? pld_win_put(d->win, peer, disp, p, bytes, err, sizeof err)
+                                       : pld_win_add(d->win, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
+            if (st != PLD_OK)
+                return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+            p += bytes;
+        } else {
+            /* strided innermost dim: element by element */
+            for (int64_t j = 0; j < ext[r - 1]; j++) {
+                int64_t save = idx[r - 1];
+                idx[r - 1] = off[r - 1] + j;
+                size_t disp = pld_dist_disp(d, t, idx);
+                idx[r - 1] = save;
+                pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
+                                : dir == 1 ? pld_win_put(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
+                                           : pld_win_add(d->win, peer, disp, p, t->dt, 1, err, sizeof err);
+                if (st != PLD_OK)
+                    return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+                p += esz;
+            }
+        }
+        it->stats.bytes_moved += (uint64_t)(contiguous_inner ? run : ext[r - 1]) * (uint64_t)esz;
+        /* next run: odometer over dims [0, inner) (or [0, r-1) when strided) */
+        int top = contiguous_inner ? inner : r - 1;
+        int k = top - 1;
+        while (k >= 0) {
+            if (++idx[k] < off[k] + ext[k])
+                break;
+            idx[k] = off[k];
+            k--;
+        }
+        if (k < 0)
+            break;
+    }
+    return PLD_OK;
+}
+
+/* ------------------------------------------------------------ watchdog */
+
+static void publish(pld_interp_t *it, int state, const pld_expr_t *e, int cmp, int32_t expected, int32_t found,
+                    int dom_rank, const char *what)
+{
+    pld_win_status_t s;
+    memset(&s, 0, sizeof s);
+    s.state = state;
+    if (e) {
+        s.line = (int32_t)e->span.line;
+        s.col = (int32_t)e->span.col;
+    }
+    s.cmp = cmp;
+    s.expected = expected;
+    s.found = found;
+    s.dom_rank = dom_rank;
+    if (what)
+        snprintf(s.what, sizeof s.what, "%s", what);
+    pld_win_status_set(it->win, &s);
+}
+
+typedef struct snapshot {
+    int64_t epoch_sum;
+    int blocked, running, done;
+    int valid;
+    double at;
+} snapshot_t;
+
+/* Reads every rank's status; returns 1 when every live rank is blocked and the
+ * picture did not change since `prev` (taken long enough ago): a deadlock. */
+static int deadlocked(pld_interp_t *it, snapshot_t *prev)
+{
+    snapshot_t cur;
+    memset(&cur, 0, sizeof cur);
+    cur.at = now_s();
+    int P = pld_win_world_size(it->win);
+    for (int r = 0; r < P; r++) {
+        pld_win_status_t s;
+        if (pld_win_status_get(it->win, r, &s) != PLD_OK)
+            return 0;
+        cur.epoch_sum += s.epoch;
+        if (s.state == PLD_WS_BLOCKED)
+            cur.blocked++;
+        else if (s.state == PLD_WS_RUNNING)
+            cur.running++;
+        else
+            cur.done++;
+    }
+    cur.valid = 1;
+    int dead = cur.running == 0 && cur.blocked > 0 && prev->valid && prev->running == 0 &&
+               prev->epoch_sum == cur.epoch_sum && prev->blocked == cur.blocked && cur.at - prev->at >= 0.05;
+    if (!prev->valid || prev->running || prev->epoch_sum != cur.epoch_sum || prev->blocked != cur.blocked)
+        *prev = cur;
+    return dead;
+}
+
+pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
+                             int32_t v, int set)
+{
+    char err[512];
+    if (pld_win_notify(d->win, peer, disp, v, set, err, sizeof err) != PLD_OK)
+        return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+    return PLD_OK;
+}
+
+pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                           int32_t expected, const char *what)
+{
+    int32_t v = pld_win_read_cell(d->win, disp);
+    if (cmp == 0 ? v == expected : v >= expected)
+        return PLD_OK;
+    double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    double t0 = now_s(), last = t0;
+    snapshot_t snap;
+    memset(&snap, 0, sizeof snap);
+    publish(it, PLD_WS_BLOCKED, e, cmp, expected, v, d->me, what);
+    const char *why = NULL;
+    for (unsigned long polls = 0;; polls++) {
+        pld_win_poll(it->win);
+        v = pld_win_read_cell(d->win, disp);
+        if (cmp == 0 ? v == expected : v >= expected) {
+            publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
+            return PLD_OK;
+        }
+        if ((polls & 63) != 0)
+            continue;
+        double t = now_s();
+        int reason = pld_win_status_aborted(it->win);
+        if (reason) {
+            why = reason == PLD_WA_DEADLOCK ? "deadlock: every rank is waiting and nothing is in flight"
+                : reason == PLD_WA_TIMEOUT ? "the hang watchdog's timeout expired"
+                                           : "the run was stopped because another rank failed";
+            break;
+        }
+        if (t - last >= 0.02) {
+            last = t;
+            publish(it, PLD_WS_BLOCKED, e, cmp, expected, v, d->me, what);
+            if (deadlocked(it, &snap)) {
+                why = "deadlock: every rank is waiting and nothing is in flight";
+                pld_win_status_abort_all(it->win, PLD_WA_DEADLOCK);
+                break;
+            }
+        }
+        if (t - t0 >= timeout) {
+            why = "the hang watchdog's timeout expired";
+            pld_win_status_abort_all(it->win, PLD_WA_TIMEOUT);
+            break;
+        }
+    }
+    it->hang = 1;
+    publish(it, PLD_WS_FAILED, e, cmp, expected, v, d->me, what);
+    return pld_rt_error(it, f, e->span, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp == 0 ? "==" : ">=",
+                        (int)expected, why);
+}
+
+pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
+{
+    if (!it->win || pld_win_world_size(it->win) == 1)
+        return st;
+    if (st != PLD_OK && !it->hang) {
+        /* a failure: stop everyone who waits */
+        publish(it, PLD_WS_FAILED, NULL, 0, 0, 0, 0, "failed");
+        pld_win_status_abort_all(it->win, PLD_WA_FAILED);
+    } else if (st == PLD_OK) {
+        publish(it, PLD_WS_FINISHED, NULL, 0, 0, 0, 0, "finished");
+    }
+    double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    double t0 = now_s(), last = t0, aborted_at = -1;
+    snapshot_t snap;
+    memset(&snap, 0, sizeof snap);
+    int P = pld_win_world_size(it->win);
+    for (unsigned long polls = 0;; polls++) {
+        pld_win_poll(it->win);
+        if ((polls & 63) != 0)
+            continue;
+        double t = now_s();
+        if (t - last < 0.01)
+            continue;
+        last = t;
+        int live = 0;
+        for (int r = 0; r < P; r++) {
+            pld_win_status_t s;
+            if (pld_win_status_get(it->win, r, &s) == PLD_OK && (s.state == PLD_WS_RUNNING || s.state == PLD_WS_BLOCKED))
+                live++;
+        }
+        if (live == 0)
+            break;
+        if (deadlocked(it, &snap))
+            pld_win_status_abort_all(it->win, PLD_WA_DEADLOCK);
+        if (pld_win_status_aborted(it->win) && aborted_at < 0)
+            aborted_at = t;
+        if (aborted_at < 0 && t - t0 >= timeout) {
+            pld_win_status_abort_all(it->win, PLD_WA_TIMEOUT);
+            aborted_at = t;
+        }
+        if (aborted_at >= 0 && t - aborted_at > 5.0) {
+            /* a rank neither finishes nor notices the abort (busy in a loop that
+             * never waits): the job must be killed */
+            it->must_abort = 1;
+            break;
+        }
+    }
+    int aborted = pld_win_status_aborted(it->win);
+    int waits = 0;
+    for (int r = 0; aborted && r < P; r++) {
+        pld_win_status_t s;
+        if (pld_win_status_get(it->win, r, &s) == PLD_OK && s.line > 0)
+            waits++;
+    }
+    if (aborted && waits && it->comm.rank == 0) {
+        /* a hang: one-screen summary of every rank */
+        pld_span_t none = {0, 0, 0, 0};
+        int reason = pld_win_status_aborted(it->win);
+        pld_diag_t *dg = pld_diag_add(&it->p->diags, PLD_SEV_NOTE, none, "the run stopped (%s); state of every rank:",
+                                      reason == PLD_WA_DEADLOCK ? "deadlock" : reason == PLD_WA_TIMEOUT
+                                                                                     ? "hang watchdog timeout"
+                                                                                     : "a rank failed");
+        for (int r = 0; r < P; r++) {
+            pld_win_status_t s;
+            if (pld_win_status_get(it->win, r, &s) != PLD_OK)
+                continue;
+            const char *state = s.state == PLD_WS_FINISHED ? "finished" : s.state == PLD_WS_RUNNING ? "running"
+                              : s.state == PLD_WS_BLOCKED ? "blocked" : "stopped";
+            if (s.line > 0)
+                pld_diag_note(&it->p->diags, dg, none, "rank %d: %s at %s:%d:%d: %s (found %d, expected %s %d)", r, state,
+                              it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, s.cmp == 0 ? "==" : ">=",
+                              (int)s.expected);
+            else
+                pld_diag_note(&it->p->diags, dg, none, "rank %d: %s", r, s.what[0] ? s.what : state);
+        }
+    }
+    if (aborted && st == PLD_OK)
+        st = PLD_E_RUNTIME;
+    return st;
+}
+
+/* ------------------------------------------------------------ ops */
+
+static pld_status_t need_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v)
+{
+    pld_status_t st = pld_eval(it, f, arg(e, i), v);
+    if (st != PLD_OK)
+        return st;
+    if (v->kind != PLD_V_TENSOR) {
+        pld_vkind_t k = v->kind;
+        pld_value_release(v);
+        return pld_rt_error(it, f, arg(e, i)->span, "%s: '%s' must be a tensor, found a %s", opname(e),
+                            pld_op_info((pld_op_id_t)e->op)->params[i].name, pld_vkind_name(k));
+    }
+    return PLD_OK;
+}
+
+static pld_status_t ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n)
+{
+    if (!arg(e, i)) {
+        *n = -1;
+        return PLD_OK;
+    }
+    return pld_eval_ilist(it, f, arg(e, i), out, PLD_MAX_RANK, n);
+}
+
+static pld_status_t iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
+{
+    const pld_expr_t *a = arg(e, i);
+    if (!a) {
+        *out = dflt;
+        return PLD_OK;
+    }
+    if (a->kind == PLD_EX_ATTR) {
+        static const struct {
+            const char *m;
+            int64_t v;
+        } members[] = {{"AtomicAdd", 0}, {"Set", 1}, {"Eq", 0}, {"Ge", 1}, {"None_", 0}, {"Add", 1}};
+        for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
+            if (strcmp(a->u.attr.attr, members[k].m) == 0) {
+                *out = members[k].v;
+                return PLD_OK;
+            }
+        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
+    }
+    if (a->kind == PLD_EX_BOOL) {
+        *out = a->u.bval;
+        return PLD_OK;
+    }
+    return pld_eval_i64(it, f, a, out);
+}
+
+/* Text "sig[1, 0]" for messages. */
+static void cell_text(const pld_expr_t *sig, const int64_t *idx, int n, char *buf, size_t bn)
+{
+    pld_buf_t b;
+    pld_buf_init(&b);
+    pld_ast_print_expr(sig, &b);
+    pld_buf_putc(&b, '[');
+    for (int i = 0; i < n; i++)
+        pld_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)idx[i]);
+    pld_buf_putc(&b, ']');
+    snprintf(buf, bn, "%s", pld_buf_str(&b));
+    pld_buf_fini(&b);
+}
+
+/* A signal cell of a window-bound INT32 tensor: domain and displacement. */
+static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ti, int oi, domain_t **d, size_t *disp,
+                         char *text, size_t tn)
+{
+    pld_value_t tv;
+    pld_status_t st = need_tensor(it, f, e, ti, &tv);
+    if (st != PLD_OK)
+        return st;
+    pld_tensor_t *t = pld_v_tensor(&tv);
+    int64_t idx[PLD_MAX_RANK];
+    int n;
+    if ((st = ilist(it, f, e, oi, idx, &n)) != PLD_OK)
+        goto done;
+    if (t->dt != PLD_DT_INT32) {
+        st = pld_rt_error(it, f, e->span, "%s: the signal must be INT32, found %s", opname(e), pld_dtype_name(t->dt));
+        goto done;
+    }
+    if (n != t->rank) {
+        st = pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d signal", opname(e), n, t->rank);
+        goto done;
+    }
+    for (int k = 0; k < n; k++)
+        if (idx[k] < 0 || idx[k] >= t->shape[k]) {
+            st = pld_rt_error(it, f, e->span, "%s: cell index %lld is outside dimension %d (size %lld)", opname(e),
+                              (long long)idx[k], k, (long long)t->shape[k]);
+            goto done;
+        }
+    if (!(*d = pld_dist_domain_of(it, f, e, t))) {
+        st = PLD_E_RUNTIME;
+        goto done;
+    }
+    *disp = pld_dist_disp(*d, t, idx);
+    cell_text(arg(e, ti), idx, n, text, tn);
+done:
+    pld_value_release(&tv);
+    return st;
+}
+
+/* Geometry shared by remote_load / remote_store / put / get: the region of
+ * window tensor t at offsets with extents (rank of t; a lower-rank extent
+ * aligns with the trailing dims). */
+static pld_status_t region_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t,
+                              const int64_t *off, int noff, const int64_t *ext_in, int r, int64_t *ext)
+{
+    if (noff != t->rank)
+        return pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d tensor", opname(e), noff, t->rank);
+    if (r > t->rank)
+        return pld_rt_error(it, f, e->span, "%s: the data has rank %d, above the window tensor's %d", opname(e), r,
+                            t->rank);
+    for (int k = 0; k < t->rank; k++) {
+        int j = k - (t->rank - r);
+        ext[k] = j >= 0 ? ext_in[j] : 1;
+        if (off[k] < 0)
+            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", opname(e),
+                                (long long)off[k], k);
+        if (off[k] + ext[k] > t->shape[k]) {
+            return pld_rt_error(it, f, e->span,
+                                "%s out of bounds: offset %lld + extent %lld > size %lld in dimension %d of the window "
+                                "view",
+                                opname(e), (long long)off[k], (long long)ext[k], (long long)t->shape[k], k);
+        }
+    }
+    return PLD_OK;
+}
+
+static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t tv;
+    pld_status_t st = need_tensor(it, f, e, 0, &tv);
+    if (st != PLD_OK)
+        return st;
+    pld_tensor_t *t = pld_v_tensor(&tv);
+    domain_t *d = pld_dist_domain_of(it, f, e, t);
+    int peer = 0, noff, nshp, nval;
+    int64_t off[PLD_MAX_RANK], shp[PLD_MAX_RANK], val[PLD_MAX_RANK], ext[PLD_MAX_RANK];
+    if (!d) {
+        st = PLD_E_RUNTIME;
+        goto done;
+    }
+    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = ilist(it, f, e, 2, off, &noff)) != PLD_OK ||
+        (st = ilist(it, f, e, 3, shp, &nshp)) != PLD_OK || (st = ilist(it, f, e, 4, val, &nval)) != PLD_OK)
+        goto done;
+    if (nval < 0) {
+        memcpy(val, shp, sizeof val);
+        nval = nshp;
+    }
+    if (nval != nshp) {
+        st = pld_rt_error(it, f, e->span, "%s: valid_shape and shape differ in rank", opname(e));
+        goto done;
+    }
+    /* valid extent: min(valid_shape, clamp(valid - offset, 0, shape)) */
+    for (int j = 0; j < nshp; j++) {
+        int k = t->rank - nshp + j;
+        if (k < 0 || k >= t->rank)
+            continue;
+        int64_t room = t->valid[k] - off[k];
+        if (room < 0)
+            room = 0;
+        if (val[j] > room)
+            val[j] = room;
+        if (val[j] > shp[j])
+            val[j] = shp[j];
+        if (val[j] < 0)
+            val[j] = 0;
+    }
+    if ((st = region_of(it, f, e, t, off, noff, val, nshp, ext)) != PLD_OK)
+        goto done;
+    pld_tile_t *tile = pld_tile_new(t->dt, nshp, shp, PLD_MEM_VEC);
+    if (!tile) {
+        st = pld_rt_error(it, f, e->span, "out of memory");
+        goto done;
+    }
+    memcpy(tile->valid, val, (size_t)nshp * sizeof *val);
+    int64_t n = 1;
+    for (int k = 0; k < t->rank; k++)
+        n *= ext[k];
+    void *tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(t->dt));
+    if (!tmp) {
+        pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
+        pld_value_release(&tt);
+        st = pld_rt_error(it, f, e->span, "out of memory");
+        goto done;
+    }
+    st = pld_dist_region(it, f, e, d, peer, t, off, ext, tmp, 0);
+    if (st == PLD_OK) {
+        pld_view_t src, dst;
+        pld_view_packed(&src, tmp, t->dt, nshp, val);
+        pld_tile_kview(tile, &dst, 1);
+        char err[256];
+        if (pld_k_copy(&dst, &src, err, sizeof err) != PLD_OK)
+            st = pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+    }
+    pld_mem_free(tmp);
+    pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
+    if (st == PLD_OK)
+        *out = tt;
+    else
+        pld_value_release(&tt);
+done:
+    pld_value_release(&tv);
+    return st;
+}
+
+/* Packs the local source (tile valid region or tensor) into a fresh buffer. */
+static void *pack_source(const pld_value_t *src, int *rank, int64_t *ext, pld_dtype_t *dt)
+{
+    pld_view_t v, pv;
+    if (src->kind == PLD_V_TILE) {
+        pld_tile_t *t = pld_v_tile(src);
+        pld_tile_kview(t, &v, 1);
+    } else {
+        pld_tensor_t *t = pld_v_tensor(src);
+        pld_tensor_kview(t, &v);
+    }
+    *rank = v.rank;
+    *dt = v.dt;
+    memcpy(ext, v.shape, (size_t)v.rank * sizeof *ext);
+    int64_t n = pld_view_numel(&v);
+    void *buf = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(v.dt));
+    if (!buf)
+        return NULL;
+    pld_view_packed(&pv, buf, v.dt, v.rank, v.shape);
+    char err[64];
+    pld_k_copy(&pv, &v, err, sizeof err);
+    return buf;
+}
+
+static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
+{
+    pld_value_t sv, tv;
+    pld_status_t st = pld_eval(it, f, arg(e, 0), &sv);
+    if (st != PLD_OK)
+        return st;
+    if (sv.kind != PLD_V_TILE && sv.kind != PLD_V_TENSOR) {
+        pld_vkind_t k = sv.kind;
+        pld_value_release(&sv);
+        return pld_rt_error(it, f, e->span, "%s: the source must be a tile or a tensor, found a %s", opname(e),
+                            pld_vkind_name(k));
+    }
+    if ((st = need_tensor(it, f, e, 1, &tv)) != PLD_OK) {
+        pld_value_release(&sv);
+        return st;
+    }
+    pld_tensor_t *t = pld_v_tensor(&tv);
+    domain_t *d = pld_dist_domain_of(it, f, e, t);
+    int peer = 0, noff, srank;
+    int64_t off[PLD_MAX_RANK], ext[PLD_MAX_RANK], sext[PLD_MAX_RANK], atomic = 0;
+    pld_dtype_t sdt;
+    void *packed = NULL;
+    if (!d) {
+        st = PLD_E_RUNTIME;
+        goto done;
+    }
+    if ((st = peer_of(it, f, e, 2, d, &peer)) != PLD_OK || (st = ilist(it, f, e, 3, off, &noff)) != PLD_OK ||
+        (st = iarg(it, f, e, 4, 0, &atomic)) != PLD_OK)
+        goto done;
+    packed = pack_source(&sv, &srank, sext, &sdt);
+    if (!packed) {
+        st = pld_rt_error(it, f, e->span, "out of memory");
+        goto done;
+    }
+    if (sdt != t->dt) {
+        st = pld_rt_error(it, f, e->span, "%s: source dtype %s differs from the target's %s", opname(e),
+                          pld_dtype_name(sdt), pld_dtype_name(t->dt));
+        goto done;
+    }
+    if ((st = region_of(it, f, e, t, off, noff, sext, srank, ext)) != PLD_OK)
+        goto done;
+    st = pld_dist_region(it, f, e, d, peer, t, off, ext, packed, atomic ? 2 : 1);
+done:
+    pld_mem_free(packed);
+    pld_value_release(&sv);
+    pld_value_release(&tv);
+    return st;
+}
+
+static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
+{
+    int is_put = e->op == PLD_OPID_PLD_PUT;
+    pld_value_t dv, sv;
+    pld_status_t st = need_tensor(it, f, e, 0, &dv);
+    if (st != PLD_OK)
+        return st;
+    if ((st = need_tensor(it, f, e, 2, &sv)) != PLD_OK) {
+        pld_value_release(&dv);
+        return st;
+    }
+    pld_tensor_t *dst = pld_v_tensor(&dv), *src = pld_v_tensor(&sv);
+    pld_tensor_t *win = is_put ? dst : src, *loc = is_put ? src : dst;
+    domain_t *d = pld_dist_domain_of(it, f, e, win);
+    int peer = 0, nd, ns, nshp;
+    int64_t doff[PLD_MAX_RANK], soff[PLD_MAX_RANK], shp[PLD_MAX_RANK], atomic = 0;
+    int64_t wext[PLD_MAX_RANK], lext[PLD_MAX_RANK];
+    void *tmp = NULL;
+    if (!d) {
+        st = PLD_E_RUNTIME;
+        goto done;
+    }
+    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = ilist(it, f, e, 3, doff, &nd)) != PLD_OK ||
+        (st = ilist(it, f, e, 4, soff, &ns)) != PLD_OK || (st = ilist(it, f, e, 5, shp, &nshp)) != PLD_OK ||
+        (is_put && (st = iarg(it, f, e, 6, 0, &atomic)) != PLD_OK))
+        goto done;
+    if (src->dt != dst->dt) {
+        st = pld_rt_error(it, f, e->span, "%s: dst and src dtypes differ (%s and %s)", opname(e), pld_dtype_name(dst->dt),
+                          pld_dtype_name(src->dt));
+        goto done;
+    }
+    if (nshp < 0) { /* full slice */
+        if (src->rank != dst->rank) {
+            st = pld_rt_error(it, f, e->span, "%s: full-slice transfer between ranks %d and %d", opname(e), src->rank,
+                              dst->rank);
+            goto done;
+        }
+        for (int k = 0; k < src->rank; k++)
+            if (src->shape[k] != dst->shape[k]) {
+                st = pld_rt_error(it, f, e->span, "%s: full-slice dst and src shapes differ in dimension %d (%lld vs %lld)",
+                                  opname(e), k, (long long)dst->shape[k], (long long)src->shape[k]);
+                goto done;
+            }
+        nshp = src->rank;
+        memcpy(shp, src->shape, sizeof shp);
+        memset(doff, 0, sizeof doff);
+        memset(soff, 0, sizeof soff);
+        nd = ns = src->rank;
+    }
+    const int64_t *woff = is_put ? doff : soff, *loff = is_put ? soff : doff;
+    int nw = is_put ? nd : ns, nl = is_put ? ns : nd;
+    if ((st = region_of(it, f, e, win, woff, nw, shp, nshp, wext)) != PLD_OK ||
+        (st = region_of(it, f, e, loc, loff, nl, shp, nshp, lext)) != PLD_OK)
+        goto done;
+    int64_t n = 1;
+    for (int k = 0; k < nshp; k++)
+        n *= shp[k];
+    tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(src->dt));
+    if (!tmp) {
+        st = pld_rt_error(it, f, e->span, "out of memory");
+        goto done;
+    }
+    /* local side <-> packed */
+    pld_view_t lv, pv;
+    pld_tensor_kview(loc, &lv);
+    int64_t o = 0;
+    for (int k = 0; k < loc->rank; k++)
+        o += loff[k] * loc->strides[k];
+    lv.data = (char *)lv.data + o * pld_dtype_bytes(loc->dt);
+    memcpy(lv.shape, lext, sizeof lv.shape);
+    pld_view_packed(&pv, tmp, loc->dt, loc->rank, lext);
+    char err[256];
+    if (is_put) {
+        pld_k_copy(&pv, &lv, err, sizeof err);
+        st = pld_dist_region(it, f, e, d, peer, win, woff, wext, tmp, atomic ? 2 : 1);
+    } else {
+        st = pld_dist_region(it, f, e, d, peer, win, woff, wext, tmp, 0);
+        if (st == PLD_OK) {
+            pld_k_copy(&lv, &pv, err, sizeof err);
+            pld_tensor_mark_written(loc, loff, lext);
+        }
+    }
+done:
+    pld_mem_free(tmp);
+    pld_value_release(&dv);
+    pld_value_release(&sv);
+    return st;
+}
+
+static pld_status_t op_alloc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    if (e->aux < 0 || e->aux >= it->nwins)
+        return pld_rt_error(it, f, e->span, "pld.tensor.alloc_window_buffer must be assigned to a name in the HOST "
+                                            "orchestrator that runs as the entry");
+    out->kind = PLD_V_PTR;
+    out->dt = PLD_DT_NONE;
+    out->u.i = e->aux;
+    return PLD_OK;
+}
+
+static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t b;
+    pld_status_t st = pld_eval(it, f, arg(e, 0), &b);
+    if (st != PLD_OK)
+        return st;
+    if (b.kind != PLD_V_PTR || b.u.i < 0 || b.u.i >= it->nwins)
+        return pld_rt_error(it, f, e->span, "pld.tensor.window needs a window buffer (pld.alloc_window_buffer)");
+    winbuf_t *w = &it->wins[b.u.i];
+    int64_t shape[PLD_MAX_RANK];
+    int n;
+    if ((st = ilist(it, f, e, 1, shape, &n)) != PLD_OK)
+        return st;
+    pld_dtype_t dt = pld_expr_dtype(it, arg(e, 2));
+    int64_t need = pld_dtype_bytes(dt);
+    for (int k = 0; k < n; k++) {
+        if (shape[k] < 0)
+            return pld_rt_error(it, f, e->span, "pld.tensor.window: dimension %d is negative", k);
+        need *= shape[k];
+    }
+    if ((size_t)need > w->bytes)
+        return pld_rt_error(it, f, e->span, "window view of %lld bytes does not fit buffer '%s' of %zu bytes",
+                            (long long)need, w->name, w->bytes);
+    if (it->doms[w->dom].me < 0) {
+        out->kind = PLD_V_UNAVAIL; /* this rank is not in the buffer's comm domain */
+        out->u.i = it->doms[w->dom].members[0];
+        return PLD_OK;
+    }
+    pld_tensor_t *t = pld_tensor_view(w->buf, dt, n, shape, 0);
+    if (!t)
+        return pld_rt_error(it, f, e->span, "out of memory");
+    t->is_dist = 1;
+    t->winbuf = (int)b.u.i;
+    *out = pld_v_obj(&t->hdr, dt);
+    return PLD_OK;
+}
+
+pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_status_t st;
+    switch (e->op) {
+    case PLD_OPID_PLD_WORLD_SIZE:
+        *out = pld_v_int(PLD_DT_INT64, it->comm.nranks);
+        return PLD_OK;
+    case PLD_OPID_PLD_GET_COMM_CTX: {
+        pld_value_t tv;
+        if ((st = need_tensor(it, f, e, 0, &tv)) != PLD_OK)
+            return st;
+        domain_t *d = pld_dist_domain_of(it, f, e, pld_v_tensor(&tv));
+        pld_value_release(&tv);
+        if (!d)
+            return PLD_E_RUNTIME;
+        out->kind = PLD_V_CTX;
+        out->dt = PLD_DT_NONE;
+        out->u.i = d - it->doms;
+        return PLD_OK;
+    }
+    case PLD_OPID_PLD_RANK:
+    case PLD_OPID_PLD_NRANKS: {
+        pld_value_t c;
+        if ((st = pld_eval(it, f, arg(e, 0), &c)) != PLD_OK)
+            return st;
+        if (c.kind != PLD_V_CTX || c.u.i < 0 || c.u.i >= it->ndoms)
+            return pld_rt_error(it, f, e->span, "%s needs a CommCtx (pld.get_comm_ctx)", opname(e));
+        domain_t *d = &it->doms[c.u.i];
+        *out = pld_v_int(PLD_DT_INT32, e->op == PLD_OPID_PLD_RANK ? d->me : d->n);
+        return PLD_OK;
+    }
+    case PLD_OPID_PLD_ALLOC_WINDOW_BUFFER:
+        return op_alloc(it, f, e, out);
+    case PLD_OPID_PLD_WINDOW:
+        return op_window(it, f, e, out);
+    case PLD_OPID_PLD_REMOTE_LOAD:
+        return op_remote_load(it, f, e, out);
+    case PLD_OPID_PLD_TILE_REMOTE_STORE:
+    case PLD_OPID_PLD_TENSOR_REMOTE_STORE:
+        return op_remote_store(it, f, e);
+    case PLD_OPID_PLD_PUT:
+    case PLD_OPID_PLD_GET:
+        return op_put_get(it, f, e);
+    case PLD_OPID_PLD_NOTIFY: {
+        domain_t *d;
+        size_t disp;
+        char text[128];
+        int peer = 0;
+        int64_t v = 0, op = 0;
+        if ((st = cell(it, f, e, 0, 2, &d, &disp, text, sizeof text)) != PLD_OK ||
+            (st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = iarg(it, f, e, 3, 0, &v)) != PLD_OK ||
+            (st = iarg(it, f, e, 4, 0, &op)) != PLD_OK)
+            return st;
+        return pld_dist_notify(it, f, e, d, peer, disp, (int32_t)v, op == 1);
+    }
+    case PLD_OPID_PLD_WAIT:
+    case PLD_OPID_PLD_DEFER_WAIT: {
+        domain_t *d;
+        size_t disp;
+        char text[128], what[200];
+        int64_t v = 0, cmp = 1;
+        if ((st = cell(it, f, e, 0, 1, &d, &disp, text, sizeof text)) != PLD_OK ||
+            (st = iarg(it, f, e, 2, 0, &v)) != PLD_OK || (st = iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
+            return st;
+        snprintf(what, sizeof what, "wait on %s (%s %lld) in %s", text, cmp == 0 ? "Eq" : "Ge", (long long)v,
+                 f->fn ? f->fn->name : "?");
+        /* defer_wait: the task's completion waits for the condition; the tasks of
+         * this rank run in program order, so waiting here is the same */
+        return pld_dist_wait(it, f, e, d, disp, (int)cmp, (int32_t)v, what);
+    }
+    default:
+        return pld_coll_exec(it, f, e, out);
+    }
+}

@@ -1,0 +1,198 @@
+/* pld_win.h - symmetric window memory over MPI one-sided RMA: comm domains,
+ * remote put/get/atomic-add, 32-bit signal cells, progress, and a small
+ * per-rank status board that the hang watchdog reads.
+ *
+ * Design (docs/platform.md §3, §7): one MPI_Win_allocate window per comm
+ * domain, with a passive-target epoch held open (MPI_Win_lock_all) for the
+ * domain's lifetime. Every remote operation completes before it returns
+ * (MPI_Win_flush), so a notify issued after a put is ordered after it. With
+ * the `shm` transport (all members on one node) the window is an
+ * MPI_Win_allocate_shared segment and peers are reached with plain loads,
+ * stores and C11 atomics; `rma` always uses MPI calls (what works across
+ * nodes); `auto` picks shm when every member shares the node. The `local`
+ * transport needs no MPI at all (one rank; in-process tests).
+ *
+ * This header does not expose MPI types: the interpreter uses it without
+ * including mpi.h. Errors: PLD_E_MPI with the failing call, MPI's error text
+ * and the rank in err. Collective functions say so. */
+#ifndef PLD_WIN_H
+#define PLD_WIN_H
+
+#include "pld_status.h"
+#include "pld_types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum pld_win_transport {
+    PLD_WIN_AUTO = 0,  /* shm when every domain member shares the node, else rma */
+    PLD_WIN_RMA,       /* MPI_Win_allocate + MPI_Put/Get/Accumulate */
+    PLD_WIN_SHM,       /* MPI_Win_allocate_shared + direct access (one node only) */
+    PLD_WIN_LOCAL      /* no MPI: a single rank, plain memory */
+} pld_win_transport_t;
+
+typedef struct pld_win_sys pld_win_sys_t;  /* per process */
+typedef struct pld_win_dom pld_win_dom_t;  /* one comm domain and its window */
+
+/* ---- process-wide ---- */
+
+/* Initialises the window layer. With PLD_WIN_LOCAL, MPI is not used (rank 0
+ * of 1). Otherwise MPI must be initialised (PLD_E_USAGE if not); collective
+ * over MPI_COMM_WORLD (dups it with MPI_ERRORS_RETURN, finds the node of
+ * every rank, creates the status board). Errors: PLD_E_MPI, PLD_E_NOMEM.
+ * Returns owned *out. */
+pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char *err, size_t errn);
+/* Frees every remaining domain (newest first, so every rank frees them in the
+ * same order) and the status board; does not finalize MPI. Collective over
+ * world. Takes sys; NULL is a no-op. */
+void pld_win_sys_fini(pld_win_sys_t *sys);
+int pld_win_world_rank(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD rank (0 for local) */
+int pld_win_world_size(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD size (1 for local) */
+/* 1 when every world rank runs on this node (MPI_COMM_TYPE_SHARED). */
+int pld_win_single_node(const pld_win_sys_t *sys);
+const char *pld_win_transport_name(pld_win_transport_t tr);  /* "auto", "rma", "shm", "local" */
+/* Parses a transport name; returns 0 on success, -1 for an unknown name. */
+int pld_win_transport_from_name(const char *name, pld_win_transport_t *out);
+
+/* ---- domains ---- */
+
+/* Creates a domain over the world ranks members[0..n) (sorted, distinct,
+ * 1 <= n <= PLD_WIN_MAX_RANKS; domain rank i = members[i]) with `bytes` window
+ * bytes per member, zero filled, 64-byte aligned base (the PyPTO contract is
+ * 32), plus PLD_WIN_SLACK extra bytes that are never part of a view but may be
+ * read and written (FP16 tail reads round up to 32 bytes; semantics §1.5).
+ * The transport is the system's, with AUTO resolved here: SHM when every
+ * member is on this node, else RMA. Collective over the members only; ranks
+ * not in members must not call it. Domains must be created (and destroyed) in
+ * the same order on every member. With rma, when two members share a node,
+ * creation starts with a barrier of the members and domain rank 0 holds a
+ * job-wide creation lock across MPI_Win_allocate (Open MPI 4.1's osc rdma
+ * gives concurrently created windows of disjoint groups the same shared-memory
+ * file; see pld_win.c). Errors: PLD_E_USAGE (bad member list, this
+ * rank not a member, SHM over several nodes; detected before any MPI call),
+ * PLD_E_MPI, PLD_E_NOMEM. Returns owned *out. */
+pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, size_t bytes, pld_win_dom_t **out,
+                                char *err, size_t errn);
+/* Frees the window and the communicator. Collective over the members (starts
+ * with a barrier, so no member still accesses the memory). Takes d; NULL is a
+ * no-op. */
+void pld_win_dom_destroy(pld_win_dom_t *d);
+int pld_win_dom_rank(const pld_win_dom_t *d);          /* this rank's domain rank */
+int pld_win_dom_size(const pld_win_dom_t *d);
+int pld_win_dom_world_rank(const pld_win_dom_t *d, int domain_rank); /* -1 if out of range */
+size_t pld_win_dom_bytes(const pld_win_dom_t *d);      /* `bytes` as created */
+size_t pld_win_dom_extent(const pld_win_dom_t *d);     /* bytes + PLD_WIN_SLACK: the reachable range */
+/* Local window memory (borrowed; valid until destroy). Plain loads and stores
+ * of it are allowed; they are published by the next notify and made current
+ * by read_cell (release/acquire, semantics §1.6). */
+void *pld_win_dom_base(const pld_win_dom_t *d);
+pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d); /* RMA, SHM or LOCAL (never AUTO) */
+/* The CommContext of this domain on this rank, in the PyPTO byte layout
+ * (host byte order): workSpace@0 = 0, workSpaceSize@8 = 0, rankId@16 (u32),
+ * rankNum@20 (u32), winSize@24 (u64, = bytes), windowsIn[64]@32,
+ * windowsOut[64]@544 (all 0), 1056 bytes, 8-byte aligned, built at creation.
+ * windowsIn[r] for r < rankNum holds rank r's base as mapped here (shm,
+ * local), or the local base for every r (rma: peers are not mapped, so
+ * remote_addr(p, a) = a and a - windowsIn[rankId] is the displacement);
+ * windowsIn[r] = 0 for r >= rankNum. Borrowed. */
+const void *pld_win_dom_ctx(const pld_win_dom_t *d);
+#define PLD_WIN_CTX_BYTES 1056
+#define PLD_WIN_MAX_RANKS 64
+#define PLD_WIN_SLACK 32
+#define PLD_WIN_ALIGN 64
+
+/* ---- data movement (all complete before returning) ----
+ * peer is a domain rank (self included); disp is a byte offset from the start
+ * of the peer's window. Bounds are the caller's job (the interpreter reports
+ * them with the program location); these functions return PLD_E_RUNTIME for a
+ * peer out of range or an access beyond pld_win_dom_extent as a last line.
+ * rma: MPI_Put/MPI_Get + MPI_Win_flush(peer) (in chunks of 1 GiB); shm and
+ * local: memmove. put (like add and notify, unlike get) counts one in this
+ * rank's status epoch. Not collective. */
+pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *src, size_t bytes, char *err, size_t errn);
+pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, size_t bytes, char *err, size_t errn);
+/* Element-wise atomic add of count elements of dtype dt into the peer's
+ * window (INT8/16/32/64, UINT8/16/32/64, INDEX, FP32, FP64 through
+ * MPI_Accumulate(MPI_SUM) + flush; FP16 and BF16 through a lock word per
+ * target window (get, add in float rounded to nearest even, put) so that
+ * every add stays atomic against every other add). disp must be a multiple of
+ * the element size. Other dtypes: PLD_E_RUNTIME. While waiting for the FP16
+ * lock the call polls and gives up with PLD_E_RUNTIME once the status board's
+ * abort flag is set. Use it on data, not on signal cells: with shm, notify
+ * updates cells with C11 atomics, which MPI_Accumulate is not atomic with. */
+pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *src, pld_dtype_t dt, size_t count,
+                         char *err, size_t errn);
+
+/* ---- signals: int32 cells ---- */
+/* peer.cell = v (set) or peer.cell += v (atomic add); ordered after every
+ * earlier put/add and local window store of this rank (release: MPI_Win_sync,
+ * then rma MPI_Accumulate(MPI_REPLACE / MPI_SUM) on one MPI_INT32_T + flush,
+ * shm a C11 release store / fetch_add). Set and add stay atomic with respect
+ * to each other. disp must be 4-byte aligned: PLD_E_RUNTIME otherwise. */
+pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int set, char *err, size_t errn);
+/* Reads this rank's own cell (MPI_Win_sync + acquire load: later reads see
+ * every write released before the notify that set it). disp must be a
+ * 4-aligned offset below the extent (the caller checks); otherwise returns 0. */
+int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp);
+
+/* ---- progress ----
+ * One poll step for a wait loop: makes sure the loop enters MPI progress once
+ * per iteration (MPI_Win_sync on the status board, skipped when an rma op or
+ * read_cell on an rma window did since the previous poll), so progress happens
+ * across nodes, and after every PLD_WIN_YIELD_EVERY consecutive polls calls
+ * MPI_Iprobe on world (osc ucx progresses only there) and sched_yield (4 ranks
+ * share 2 cores; platform.md §3.4 'hybrid'). Every put/get/add/notify of this
+ * rank restarts the count, so a wait answered quickly never yields. A wait
+ * loop is
+ *     while (!pred(pld_win_read_cell(d, cell))) pld_win_poll(sys);
+ * with a deadline checked every few thousand polls. */
+#define PLD_WIN_YIELD_EVERY 64
+void pld_win_poll(pld_win_sys_t *sys);
+
+/* ---- counters (cheap, always on; tests assert how work was done) ---- */
+typedef struct pld_win_counters {
+    uint64_t puts, gets, adds, notifies; /* API calls */
+    uint64_t mpi_calls;                  /* MPI calls made by the layer */
+    uint64_t flushes;                    /* MPI_Win_flush calls */
+    uint64_t polls, yields;              /* pld_win_poll calls, sched_yield calls */
+    uint64_t lock_spins;                 /* failed FP16/BF16 and window-creation lock attempts */
+} pld_win_counters_t;
+void pld_win_counters(const pld_win_sys_t *sys, pld_win_counters_t *out); /* copies this rank's counters */
+/* Text of the last error the layer reported on this rank ("" if none), for
+ * the calls without an err buffer (status_get). Borrowed. */
+const char *pld_win_last_error(const pld_win_sys_t *sys);
+
+/* ---- status board (hang watchdog) ----
+ * Each rank publishes a fixed-size record; any rank can read all of them. */
+typedef enum pld_win_state { PLD_WS_RUNNING = 0, PLD_WS_BLOCKED, PLD_WS_FINISHED, PLD_WS_FAILED } pld_win_state_t;
+
+typedef struct pld_win_status {
+    int32_t state;          /* pld_win_state_t */
+    int32_t abort;          /* set by any rank to stop everyone (deadlock, failure, timeout) */
+    int64_t epoch;          /* incremented by every put/add/notify this rank issues (kept by the layer) */
+    int32_t line, col;      /* source location of the blocking wait */
+    int32_t cmp;            /* 0 Eq, 1 Ge */
+    int32_t expected, found;
+    int32_t dom_rank;       /* domain rank of the waiter */
+    char what[96];          /* e.g. "wait on sig[1, 0] in stuck_step" */
+} pld_win_status_t;
+
+/* Publishes this rank's record (local write + MPI_Win_sync, visible to
+ * readers). The abort and epoch fields of *st are ignored: abort is only set
+ * by abort_all, epoch only by the layer. `what` is copied NUL-terminated. */
+void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st);
+/* Reads rank r's record (world rank; MPI_Get + flush for r != self; a record
+ * being rewritten may read torn, which a watchdog tolerates). Errors:
+ * PLD_E_USAGE for r out of range, PLD_E_MPI; the text is in
+ * pld_win_last_error. Not collective. */
+pld_status_t pld_win_status_get(pld_win_sys_t *sys, int r, pld_win_status_t *st);
+/* Sets the abort flag on every rank's record (MPI_Accumulate(MPI_REPLACE) +
+ * flush per rank, self included). Best effort: failures are recorded in
+ * pld_win_last_error. Not collective. */
+void pld_win_status_abort_all(pld_win_sys_t *sys, int reason);
+/* Abort reasons (the value stored in every record's abort field). */
+enum { PLD_WA_NONE = 0, PLD_WA_FAILED = 1, PLD_WA_DEADLOCK = 2, PLD_WA_TIMEOUT = 3 };
+/* 1 when this rank's abort flag is set (MPI_Win_sync + atomic load). */
+int pld_win_status_aborted(pld_win_sys_t *sys); /* returns the reason, 0 when not aborted */
+
+#endif

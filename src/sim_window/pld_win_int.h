@@ -1,0 +1,86 @@
+/* pld_win_int.h - internals shared by pld_win.c (system, domains, progress,
+ * status board) and pld_win_ops.c (put/get/add/notify). Also used by
+ * tests/mpi/test_win.c and bench/bench_win.c, which need the MPI handles of a
+ * domain to compare against plain MPI on the same window. Includes mpi.h. */
+#ifndef PLD_WIN_INT_H
+#define PLD_WIN_INT_H
+
+#include "pld_win.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+
+/* Window layout on every member (offsets from the aligned base):
+ *   [0, bytes)                  user window (the slots of the domain)
+ *   [bytes, bytes + SLACK)      slack: reachable, never part of a view
+ *   [ctl, ctl + PLD_WIN_CTL)    control words, not reachable by the API
+ *                               (ctl = align_up(bytes + SLACK, 64); int32 FP16/BF16 lock at ctl)
+ * The MPI window starts up to PLD_WIN_ALIGN - 1 bytes before the aligned base;
+ * that offset differs per member and is exchanged at creation (off[]). */
+#define PLD_WIN_CTL 64
+#define PLD_WIN_LOCK_OFF 0 /* lock word, relative to ctl */
+
+struct pld_win_dom {
+    pld_win_sys_t *sys;
+    pld_win_dom_t *next;    /* sys's list of live domains (newest first) */
+    pld_win_transport_t tr; /* resolved: RMA, SHM or LOCAL */
+    int rank, size;
+    int members[PLD_WIN_MAX_RANKS];
+    size_t bytes;  /* as created */
+    size_t extent; /* bytes + PLD_WIN_SLACK */
+    size_t ctl;    /* offset of the control words */
+    size_t alloc;  /* bytes allocated per member (MPI or malloc) */
+    char *base;    /* aligned local base */
+    char *peer[PLD_WIN_MAX_RANKS];     /* shm, local: aligned base of each member as mapped here */
+    MPI_Aint off[PLD_WIN_MAX_RANKS];   /* aligned base - window start, per member */
+    void *raw;                         /* local: the malloc'd block */
+    MPI_Comm comm;                     /* MPI_COMM_NULL for local */
+    MPI_Win win;                       /* MPI_WIN_NULL for local */
+    _Alignas(8) unsigned char ctx[PLD_WIN_CTX_BYTES];
+};
+
+struct pld_win_sys {
+    pld_win_transport_t tr; /* as requested (AUTO resolves per domain) */
+    int mpi;                /* 0 for LOCAL: no MPI call at all */
+    int rank, size;
+    int single_node;
+    int *node_of;           /* world rank -> node id (lowest world rank on that node) */
+    MPI_Comm world;         /* dup of MPI_COMM_WORLD, MPI_ERRORS_RETURN */
+    MPI_Win status_win;     /* the status board */
+    pld_win_status_t *status; /* own record (in status_win, or &local_status) */
+    pld_win_status_t local_status;
+    pld_win_dom_t *doms;    /* live domains, newest first */
+    pld_win_counters_t counters;
+    uint64_t spin;          /* polls since this rank last put/got/added/notified (a new wait) */
+    int entered;            /* an rma op or read_cell entered MPI progress since the last poll */
+    char last_err[256];
+};
+
+/* Records and returns PLD_E_MPI for a failed MPI call: "<name> failed on rank
+ * R: <MPI_Error_string>"; `call` is the call text (the name is cut at '('). */
+pld_status_t pld_win_mpi_fail(pld_win_sys_t *sys, const char *call, int rc, char *err, size_t errn);
+/* Formats a message into err (and sys->last_err) and returns st. */
+pld_status_t pld_win_fail(pld_win_sys_t *sys, pld_status_t st, char *err, size_t errn, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Turns a failing MPI call into PLD_E_MPI; expects `sys`, `err` and `errn` in
+ * scope and returns from the enclosing function. */
+#define PLD_MPI_CHECK(call)                                                                                    \
+    do {                                                                                                       \
+        int pld_rc_ = (call);                                                                                  \
+        sys->counters.mpi_calls++;                                                                             \
+        if (pld_rc_ != MPI_SUCCESS)                                                                            \
+            return pld_win_mpi_fail(sys, #call, pld_rc_, err, errn);                                           \
+    } while (0)
+
+/* Largest single MPI transfer in bytes (1 GiB: MPI counts are int). Tests
+ * lower it to exercise the chunking. */
+extern size_t pld_win_chunk_bytes;
+
+/* The MPI handles of a domain (MPI_COMM_NULL / MPI_WIN_NULL for local), and
+ * the displacement in the MPI window of byte `disp` of member p's window. */
+MPI_Comm pld_win_dom_mpi_comm(const pld_win_dom_t *d);
+MPI_Win pld_win_dom_mpi_win(const pld_win_dom_t *d);
+MPI_Aint pld_win_dom_mpi_disp(const pld_win_dom_t *d, int p, size_t disp);
+
+#endif

@@ -1,0 +1,433 @@
+/* pld_win_ops.c - data movement through a comm domain's window: put, get,
+ * element-wise atomic add (MPI_Accumulate, or a lock word for FP16/BF16),
+ * signal cells (notify, read_cell). Every call completes before it returns.
+ * MPI calls per op follow shared/docs/platform.md §7.1. */
+#include "pld_win_int.h"
+
+#include "pld_mem.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* Elements per FP16/BF16 read-modify-write step over MPI (the temporary
+ * buffer holds one step). */
+#define HALF_CHUNK 16384
+
+/* ---- FP16 / BF16 conversion (round to nearest, ties to even) ----------------- */
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    return x;
+}
+
+static float bits_f32(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+static uint16_t f32_to_f16(float f)
+{
+    const uint32_t x = f32_bits(f);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) /* NaN: stays a quiet NaN */
+        return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+    if (ax >= 0x477ff000u) /* >= 65520 (65504 + half an ulp, the tie goes to inf), and inf */
+        return (uint16_t)(sign | 0x7c00u);
+    if (ax >= 0x38800000u) { /* normal: rebias, round the 13 dropped bits to nearest even */
+        const uint32_t r = ax - 0x38000000u + 0x0fffu + ((ax >> 13) & 1u);
+        return (uint16_t)(sign | (r >> 13));
+    }
+    if (ax <= 0x33000000u) /* <= 2^-25: rounds to zero */
+        return (uint16_t)sign;
+    const uint32_t e = ax >> 23; /* subnormal result */
+    const uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - e;
+    uint32_t q = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+static float f16_to_f32(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f)
+        return bits_f32(sign | 0x7f800000u | (m << 13));
+    if (e != 0)
+        return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+    const float v = ldexpf((float)m, -24);
+    return sign ? -v : v;
+}
+
+static uint16_t f32_to_bf16(float f)
+{
+    const uint32_t x = f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+static float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+
+/* dst[i] = dst[i] + src[i] for n halves (FP16 or BF16), computed in float. */
+static void add_halves(char *dst, const char *src, size_t n, int bf)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint16_t a, b;
+        memcpy(&a, dst + 2 * i, 2);
+        memcpy(&b, src + 2 * i, 2);
+        const uint16_t s = bf ? f32_to_bf16(bf16_to_f32(a) + bf16_to_f32(b)) : f32_to_f16(f16_to_f32(a) + f16_to_f32(b));
+        memcpy(dst + 2 * i, &s, 2);
+    }
+}
+
+/* ---- dtypes ---------------------------------------------------------------- */
+
+/* The MPI type and size of a dtype the layer can add; MPI_DATATYPE_NULL with
+ * *half set for FP16/BF16; MPI_DATATYPE_NULL and size 0 for the rest. */
+static MPI_Datatype add_type(pld_dtype_t dt, size_t *size, int *half)
+{
+    *half = 0;
+    switch (dt) {
+    case PLD_DT_INT8: *size = 1; return MPI_INT8_T;
+    case PLD_DT_UINT8: *size = 1; return MPI_UINT8_T;
+    case PLD_DT_INT16: *size = 2; return MPI_INT16_T;
+    case PLD_DT_UINT16: *size = 2; return MPI_UINT16_T;
+    case PLD_DT_INT32: *size = 4; return MPI_INT32_T;
+    case PLD_DT_UINT32: *size = 4; return MPI_UINT32_T;
+    case PLD_DT_INT64:
+    case PLD_DT_INDEX: *size = 8; return MPI_INT64_T;
+    case PLD_DT_UINT64: *size = 8; return MPI_UINT64_T;
+    case PLD_DT_FP32: *size = 4; return MPI_FLOAT;
+    case PLD_DT_FP64: *size = 8; return MPI_DOUBLE;
+    case PLD_DT_FP16: *size = 2; *half = 1; return MPI_DATATYPE_NULL;
+    case PLD_DT_BF16: *size = 2; *half = 2; return MPI_DATATYPE_NULL;
+    default: *size = 0; return MPI_DATATYPE_NULL;
+    }
+}
+
+static const char *dt_name(pld_dtype_t dt)
+{
+    switch (dt) {
+    case PLD_DT_BOOL: return "BOOL";
+    case PLD_DT_INT4: return "INT4";
+    case PLD_DT_UINT4: return "UINT4";
+    case PLD_DT_FP4: return "FP4";
+    case PLD_DT_FP8E4M3FN: return "FP8E4M3FN";
+    case PLD_DT_FP8E5M2: return "FP8E5M2";
+    case PLD_DT_FP8E8M0: return "FP8E8M0";
+    case PLD_DT_HF4: return "HF4";
+    case PLD_DT_HF8: return "HF8";
+    case PLD_DT_TASK_ID: return "TASK_ID";
+    default: return "this dtype";
+    }
+}
+
+/* Local transport: element-wise dst += src (integers wrap). */
+static void add_local(char *dst, const char *src, pld_dtype_t dt, size_t n)
+{
+#define ADD_INT(UT)                                                                                             \
+    for (size_t i = 0; i < n; i++) {                                                                           \
+        UT a, b;                                                                                               \
+        memcpy(&a, dst + i * sizeof a, sizeof a);                                                              \
+        memcpy(&b, src + i * sizeof b, sizeof b);                                                              \
+        a = (UT)(a + b);                                                                                       \
+        memcpy(dst + i * sizeof a, &a, sizeof a);                                                              \
+    }
+    switch (dt) {
+    case PLD_DT_INT8:
+    case PLD_DT_UINT8: ADD_INT(uint8_t) break;
+    case PLD_DT_INT16:
+    case PLD_DT_UINT16: ADD_INT(uint16_t) break;
+    case PLD_DT_INT32:
+    case PLD_DT_UINT32: ADD_INT(uint32_t) break;
+    case PLD_DT_INT64:
+    case PLD_DT_UINT64:
+    case PLD_DT_INDEX: ADD_INT(uint64_t) break;
+    case PLD_DT_FP32: ADD_INT(float) break;
+    case PLD_DT_FP64: ADD_INT(double) break;
+    case PLD_DT_FP16: add_halves(dst, src, n, 0); break;
+    case PLD_DT_BF16: add_halves(dst, src, n, 1); break;
+    default: break;
+    }
+#undef ADD_INT
+}
+
+/* ---- checks ------------------------------------------------------------------ */
+
+/* Counts an op in the status epoch (put, add, notify). */
+static void bump_epoch(pld_win_sys_t *sys) { sys->status->epoch++; }
+
+static pld_status_t check_access(pld_win_dom_t *d, const char *what, int peer, size_t disp, size_t bytes,
+                                 char *err, size_t errn)
+{
+    if (peer < 0 || peer >= d->size)
+        return pld_win_fail(d->sys, PLD_E_RUNTIME, err, errn, "%s domain rank %d out of range (domain of %d ranks)",
+                            what, peer, d->size);
+    if (disp > d->extent || bytes > d->extent - disp)
+        return pld_win_fail(d->sys, PLD_E_RUNTIME, err, errn,
+                            "%s domain rank %d out of window bounds (offset %zu + %zu > size %zu)", what, peer, disp,
+                            bytes, d->extent);
+    return PLD_OK;
+}
+
+static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    PLD_MPI_CHECK(MPI_Win_flush(peer, d->win));
+    sys->counters.flushes++;
+    sys->entered = d->tr == PLD_WIN_RMA;
+    return PLD_OK;
+}
+
+/* ---- put / get ---------------------------------------------------------------- */
+
+pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *src, size_t bytes, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    pld_status_t st = check_access(d, "put to", peer, disp, bytes, err, errn);
+    if (st != PLD_OK)
+        return st;
+    sys->counters.puts++;
+    sys->spin = 0;
+    bump_epoch(sys);
+    if (bytes == 0)
+        return PLD_OK;
+    if (d->tr != PLD_WIN_RMA) {
+        memmove(d->peer[peer] + disp, src, bytes);
+        return PLD_OK;
+    }
+    for (size_t o = 0; o < bytes; o += pld_win_chunk_bytes) {
+        const int c = (int)(bytes - o < pld_win_chunk_bytes ? bytes - o : pld_win_chunk_bytes);
+        PLD_MPI_CHECK(MPI_Put((const char *)src + o, c, MPI_BYTE, peer, d->off[peer] + (MPI_Aint)(disp + o), c,
+                              MPI_BYTE, d->win));
+    }
+    return flush(d, peer, err, errn);
+}
+
+pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, size_t bytes, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    pld_status_t st = check_access(d, "get from", peer, disp, bytes, err, errn);
+    if (st != PLD_OK)
+        return st;
+    sys->counters.gets++;
+    sys->spin = 0;
+    if (bytes == 0)
+        return PLD_OK;
+    if (d->tr != PLD_WIN_RMA) {
+        memmove(dst, d->peer[peer] + disp, bytes);
+        return PLD_OK;
+    }
+    for (size_t o = 0; o < bytes; o += pld_win_chunk_bytes) {
+        const int c = (int)(bytes - o < pld_win_chunk_bytes ? bytes - o : pld_win_chunk_bytes);
+        PLD_MPI_CHECK(
+            MPI_Get((char *)dst + o, c, MPI_BYTE, peer, d->off[peer] + (MPI_Aint)(disp + o), c, MPI_BYTE, d->win));
+    }
+    return flush(d, peer, err, errn);
+}
+
+/* ---- atomic add --------------------------------------------------------------- */
+
+/* Waits for, and takes, the FP16/BF16 lock word of peer's window (value: our
+ * domain rank + 1). Gives up when the status board says abort. */
+static pld_status_t half_lock(pld_win_dom_t *d, int peer, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    const int32_t mine = d->rank + 1, zero = 0;
+    for (unsigned long n = 1;; n++) {
+        int32_t old = 0;
+        if (d->tr == PLD_WIN_SHM) {
+            _Atomic int32_t *w = (_Atomic int32_t *)(void *)(d->peer[peer] + d->ctl + PLD_WIN_LOCK_OFF);
+            old = 0;
+            if (atomic_compare_exchange_strong_explicit(w, &old, mine, memory_order_acquire, memory_order_relaxed))
+                return PLD_OK;
+        } else {
+            PLD_MPI_CHECK(MPI_Compare_and_swap(&mine, &zero, &old, MPI_INT32_T, peer,
+                                               d->off[peer] + (MPI_Aint)(d->ctl + PLD_WIN_LOCK_OFF), d->win));
+            pld_status_t st = flush(d, peer, err, errn);
+            if (st != PLD_OK)
+                return st;
+            if (old == 0)
+                return PLD_OK;
+        }
+        sys->counters.lock_spins++;
+        pld_win_poll(sys);
+        if (n % 1024 == 0 && pld_win_status_aborted(sys))
+            return pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
+                                "aborted while waiting for the FP16/BF16 add lock of domain rank %d (held by %d)", peer,
+                                old - 1);
+    }
+}
+
+static pld_status_t half_unlock(pld_win_dom_t *d, int peer, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    if (d->tr == PLD_WIN_SHM) {
+        _Atomic int32_t *w = (_Atomic int32_t *)(void *)(d->peer[peer] + d->ctl + PLD_WIN_LOCK_OFF);
+        atomic_store_explicit(w, 0, memory_order_release);
+        return PLD_OK;
+    }
+    /* CAS rather than a REPLACE: only one kind of atomic op ever touches the
+     * lock word (MPI's default accumulate_ops is same_op_no_op). */
+    const int32_t mine = d->rank + 1, zero = 0;
+    int32_t old = 0;
+    PLD_MPI_CHECK(MPI_Compare_and_swap(&zero, &mine, &old, MPI_INT32_T, peer,
+                                       d->off[peer] + (MPI_Aint)(d->ctl + PLD_WIN_LOCK_OFF), d->win));
+    pld_status_t st = flush(d, peer, err, errn);
+    if (st == PLD_OK && old != mine)
+        return pld_win_fail(sys, PLD_E_RUNTIME, err, errn, "FP16/BF16 add lock of domain rank %d was %d, not ours",
+                            peer, (int)old);
+    return st;
+}
+
+/* FP16/BF16 add under the target's lock: shm in place, rma by get, add, put. */
+static pld_status_t add_half(pld_win_dom_t *d, int peer, size_t disp, const char *src, size_t count, int bf,
+                             char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    char *tmp = NULL;
+    if (d->tr == PLD_WIN_RMA) {
+        tmp = pld_mem_alloc(2 * (count < HALF_CHUNK ? count : HALF_CHUNK));
+        if (!tmp)
+            return pld_win_fail(sys, PLD_E_NOMEM, err, errn, "out of memory in an FP16/BF16 atomic add");
+    }
+    pld_status_t st = half_lock(d, peer, err, errn);
+    if (st != PLD_OK) {
+        pld_mem_free(tmp);
+        return st;
+    }
+    if (d->tr == PLD_WIN_SHM) {
+        add_halves(d->peer[peer] + disp, src, count, bf);
+    } else {
+        for (size_t o = 0; o < count && st == PLD_OK; o += HALF_CHUNK) {
+            const size_t c = count - o < HALF_CHUNK ? count - o : HALF_CHUNK;
+            const MPI_Aint td = d->off[peer] + (MPI_Aint)(disp + 2 * o);
+            int rc = MPI_Get(tmp, (int)(2 * c), MPI_BYTE, peer, td, (int)(2 * c), MPI_BYTE, d->win);
+            sys->counters.mpi_calls++;
+            if (rc != MPI_SUCCESS) {
+                st = pld_win_mpi_fail(sys, "MPI_Get", rc, err, errn);
+                break;
+            }
+            if ((st = flush(d, peer, err, errn)) != PLD_OK)
+                break;
+            add_halves(tmp, src + 2 * o, c, bf);
+            rc = MPI_Put(tmp, (int)(2 * c), MPI_BYTE, peer, td, (int)(2 * c), MPI_BYTE, d->win);
+            sys->counters.mpi_calls++;
+            if (rc != MPI_SUCCESS) {
+                st = pld_win_mpi_fail(sys, "MPI_Put", rc, err, errn);
+                break;
+            }
+            st = flush(d, peer, err, errn);
+        }
+    }
+    /* Unlock even after a failure, so peers do not wait forever; the first
+     * error wins. */
+    char uerr[256];
+    pld_status_t ust = half_unlock(d, peer, uerr, sizeof uerr);
+    if (st == PLD_OK && ust != PLD_OK) {
+        st = ust;
+        pld_win_fail(sys, ust, err, errn, "%s", uerr);
+    }
+    pld_mem_free(tmp);
+    return st;
+}
+
+pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *src, pld_dtype_t dt, size_t count,
+                         char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    size_t es = 0;
+    int half = 0;
+    MPI_Datatype mt = add_type(dt, &es, &half);
+    if (es == 0)
+        return pld_win_fail(sys, PLD_E_RUNTIME, err, errn, "atomic add is not supported for %s", dt_name(dt));
+    pld_status_t st = check_access(d, "atomic add to", peer, disp, count > SIZE_MAX / es ? SIZE_MAX : count * es,
+                                   err, errn);
+    if (st != PLD_OK)
+        return st;
+    if (disp % es != 0)
+        return pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
+                            "atomic add to domain rank %d at offset %zu, not a multiple of the element size %zu", peer,
+                            disp, es);
+    sys->counters.adds++;
+    sys->spin = 0;
+    bump_epoch(sys);
+    if (count == 0)
+        return PLD_OK;
+    if (d->tr == PLD_WIN_LOCAL) {
+        add_local(d->base + disp, src, dt, count);
+        return PLD_OK;
+    }
+    if (half)
+        return add_half(d, peer, disp, src, count, half == 2, err, errn);
+    const size_t step = pld_win_chunk_bytes / es > 0 ? pld_win_chunk_bytes / es : 1;
+    for (size_t o = 0; o < count; o += step) {
+        const int c = (int)(count - o < step ? count - o : step);
+        PLD_MPI_CHECK(MPI_Accumulate((const char *)src + o * es, c, mt, peer, d->off[peer] + (MPI_Aint)(disp + o * es),
+                                     c, mt, MPI_SUM, d->win));
+    }
+    return flush(d, peer, err, errn);
+}
+
+/* ---- signal cells ------------------------------------------------------------- */
+
+pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int set, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    pld_status_t st = check_access(d, "notify to", peer, disp, 4, err, errn);
+    if (st != PLD_OK)
+        return st;
+    if (disp % 4 != 0)
+        return pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
+                            "notify to domain rank %d at offset %zu: a signal cell must be 4-byte aligned", peer, disp);
+    sys->counters.notifies++;
+    sys->spin = 0;
+    bump_epoch(sys);
+    if (d->tr == PLD_WIN_LOCAL) {
+        int32_t c;
+        memcpy(&c, d->base + disp, 4);
+        c = set ? v : (int32_t)((uint32_t)c + (uint32_t)v);
+        memcpy(d->base + disp, &c, 4);
+        return PLD_OK;
+    }
+    /* Release: this rank's plain stores to its own window become visible
+     * before the cell changes (puts/adds were flushed when issued). */
+    PLD_MPI_CHECK(MPI_Win_sync(d->win));
+    if (d->tr == PLD_WIN_SHM) {
+        _Atomic int32_t *c = (_Atomic int32_t *)(void *)(d->peer[peer] + disp);
+        if (set)
+            atomic_store_explicit(c, v, memory_order_release);
+        else
+            atomic_fetch_add_explicit(c, v, memory_order_release);
+        return PLD_OK;
+    }
+    PLD_MPI_CHECK(MPI_Accumulate(&v, 1, MPI_INT32_T, peer, d->off[peer] + (MPI_Aint)disp, 1, MPI_INT32_T,
+                                 set ? MPI_REPLACE : MPI_SUM, d->win));
+    return flush(d, peer, err, errn);
+}
+
+int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
+{
+    if (disp % 4 != 0 || disp > d->extent - 4)
+        return 0;
+    if (d->tr == PLD_WIN_LOCAL) {
+        int32_t c;
+        memcpy(&c, d->base + disp, 4);
+        return c;
+    }
+    /* Acquire: MPI_Win_sync makes peers' completed updates (and, after the
+     * cell is seen, the data they released) visible to plain loads. */
+    MPI_Win_sync(d->win);
+    d->sys->counters.mpi_calls++;
+    d->sys->entered = d->tr == PLD_WIN_RMA;
+    return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
+}

@@ -1,0 +1,70 @@
+# tests/coll.cmake - collectives under mpirun (tests/mpi/run_coll.py), label `mpi`.
+# Included at the end of tests/CMakeLists.txt.
+#
+#   coll_<case>_p<P>_<transport>   every collective on every rail (InCore
+#                                  composite, HOST builtin, CHIP builtin) from
+#                                  tests/mpi/programs/coll_*.pld and the corpus
+#                                  programs/{host,incore,chip}, at each P of the
+#                                  program's `# ranks:` with --window-transport
+#                                  rma and shm; outputs compared bit-exactly with
+#                                  Python goldens (documented fold orders) and
+#                                  every dumped signal must be all zero
+#   coll_neg_<case>_p<P>_<transport>  hangs (mismatched / differently shaped
+#                                  calls, a rank-divergent wait, a missing CHIP
+#                                  call) stopped by the watchdog with exit 70
+#                                  within seconds (--timeout 5), and located
+#                                  runtime errors (exit 70)
+#
+# Each test has PROCESSORS P, a 120 s TIMEOUT and the launch environment of
+# tests/mpi.cmake. Run them alone with `ctest -R '^coll_'` (about 80 s).
+
+find_program(PLD_PYTHON3_COLL NAMES python3)
+if(NOT PLD_PYTHON3_COLL OR NOT MPIEXEC_EXECUTABLE)
+  message(STATUS "pldrun tests: python3 or mpiexec not found; the collective tests are not registered")
+  return()
+endif()
+
+set(_pld_coll_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
+set(_pld_coll_flag "${MPIEXEC_NUMPROC_FLAG}")
+if(NOT _pld_coll_flag)
+  set(_pld_coll_flag "-n")
+endif()
+set(_pld_coll_env
+    "ASAN_OPTIONS=detect_leaks=0"
+    "OMPI_ALLOW_RUN_AS_ROOT=1"
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+    "OMPI_MCA_rmaps_base_oversubscribe=1"
+    "OMPI_MCA_hwloc_base_binding_policy=none"
+    "OMPI_MCA_mpi_yield_when_idle=1"
+    "OMPI_MCA_btl=self,vader"
+    "OMPI_MCA_pml=ob1"
+    "OMPI_MCA_osc=sm,rdma"
+    "OMPI_MCA_oob_tcp_if_include=lo")
+
+# The test list comes from the runner itself: lines "CASE P TRANSPORT".
+execute_process(
+  COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py" --pldrun pldrun --list
+  OUTPUT_VARIABLE _pld_coll_tests
+  RESULT_VARIABLE _pld_coll_rc
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _pld_coll_rc EQUAL 0)
+  message(WARNING "pldrun tests: tests/mpi/run_coll.py --list failed; no collective tests")
+  set(_pld_coll_tests "")
+endif()
+string(REPLACE "\n" ";" _pld_coll_tests "${_pld_coll_tests}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_coll_dir}/run_coll.py")
+
+foreach(_line IN LISTS _pld_coll_tests)
+  string(REPLACE " " ";" _f "${_line}")
+  list(GET _f 0 _case)
+  list(GET _f 1 _p)
+  list(GET _f 2 _tr)
+  set(_name coll_${_case}_p${_p}_${_tr})
+  add_test(NAME ${_name}
+           COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${_pld_coll_flag}" --case ${_case} --ranks ${_p} --transport ${_tr}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/coll_runs")
+  set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS ${_p}
+                                           ENVIRONMENT "${_pld_coll_env}")
+endforeach()

@@ -1,0 +1,788 @@
+#!/usr/bin/env python3
+"""run_coll.py - collectives under mpirun (CTest label `mpi`, tests/coll.cmake).
+
+Positive cases: every collective on every rail (InCore composite, HOST
+builtin, CHIP builtin), from tests/mpi/programs/coll_*.pld and from the
+example corpus programs/host, programs/incore and programs/chip. Each case
+runs at every P of its `# ranks:` directive (P = 2, 3, 4; 1 where the program
+allows it) and with `--window-transport rma` and `shm`:
+
+  1. inputs come from pldrun's own generators (`--in NAME=GEN` from the
+     program's `# inputs:` directive: arange, zeros, ones, random:SEED); this
+     script regenerates the same values (pld_npy_generate: splitmix64).
+     For the FP reductions of the coll_* programs (WIDE) the runner writes
+     .npy inputs of widely different magnitudes instead, so that any other
+     fold order gives different bits;
+  2. `mpirun -n P pldrun PROGRAM --in ... --out NAME=FILE.npy ...`;
+  3. the goldens are computed here from the documented semantics
+     (docs/pld_semantics.md §2.14-§2.20) with the documented fold orders:
+     mesh allreduce / reduce_scatter on rank r = own value, then the other
+     ranks ascending; ring allreduce segment s = x[s+1] (+) x[s+2] (+) ...
+     (+) x[s+P], indices mod P, with the InCore FP32 / FP16 segment bounds and
+     the HOST ring chunks; FP32 / FP16 rounding after every step;
+  4. outputs are compared exactly (bit-exact FP32 and FP16 given the fold
+     order, exact integers); every signal the programs dump must be all zero.
+
+A program with a module constant `P = 4` and several ranks in `# ranks:` is
+run from a copy whose P line is rewritten for each P.
+
+Negative cases (`neg_*`): ranks calling different collectives, differently
+shaped calls, a rank-divergent wait and a missing CHIP call must stop within a
+few seconds with `--timeout 5`, exit 70 and name the blocked wait; runtime
+checks (root outside a subset domain, InCore ring NR != P, HOST
+all_to_all_v target rows not a multiple of P) exit 70 with a located error.
+
+usage:
+  run_coll.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
+              [--case NAME] [--ranks P] [--transport rma|shm] [--workdir DIR]
+              [--list]
+
+--list prints one line per CTest test: "CASE P TRANSPORT". Prints one line per
+run and "N passed, M failed"; exit status 0 when nothing failed.
+"""
+import argparse
+import math
+import os
+import re
+import shutil
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pld_mpitest as T  # noqa: E402
+from pld_mpitest import f16, f32  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
+TPROG = os.path.join(HERE, 'programs')
+CORPUS = os.path.join(REPO, 'programs')
+TRANSPORTS = ('rma', 'shm')
+
+T.DTYPES.setdefault('INT8', ('|i1', 'b', 1))
+T.DESCR_TO_DTYPE.setdefault('|i1', 'INT8')
+
+M64 = (1 << 64) - 1
+
+
+# ---------------------------------------------------------------- inputs
+
+def wrap(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+INT_BITS = {'INT8': 8, 'INT16': 16, 'INT32': 32, 'INT64': 64}
+
+
+def generate(spec, dtype, count):
+    """The values pldrun's `--in NAME=SPEC` generator produces (pld_npy.c,
+    pld_npy_generate) for a host tensor of `count` elements."""
+    if spec == 'zeros':
+        return [0] * count
+    if spec == 'ones':
+        return [1.0 if dtype.startswith('FP') else 1] * count
+    if spec == 'arange':
+        if dtype == 'FP32':
+            return [f32(float(i)) for i in range(count)]
+        if dtype == 'FP16':
+            return [f16(f32(float(i))) for i in range(count)]
+        return [wrap(i, INT_BITS[dtype]) for i in range(count)]
+    if not spec.startswith('random:'):
+        raise ValueError('unknown generator %r' % spec)
+    state = int(spec[7:])
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & M64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        z ^= z >> 31
+        if dtype in ('FP32', 'FP16'):
+            v = ((z >> 40) - (1 << 23)) * 2.0 ** -23  # exact in FP32
+            out.append(f16(v) if dtype == 'FP16' else v)
+        else:
+            out.append(wrap((((z >> 32) * 17) >> 32) - 8, INT_BITS[dtype]))
+    return out
+
+
+def wide(seed, dtype, count):
+    """Values of widely different magnitudes (FP32: 2^-12..2^12, FP16:
+    2^-3..2^3) so that every change of fold order changes FP sums in the
+    last bits. The runner writes them as .npy files (see WIDE)."""
+    rng = T.Rng(seed)
+    lo, hi = (-3, 3) if dtype == 'FP16' else (-12, 12)
+    out = []
+    for _ in range(count):
+        v = rng.uniform(-1.0, 1.0) * 2.0 ** rng.randint(lo, hi)
+        out.append(f16(v) if dtype == 'FP16' else f32(v))
+    return out
+
+
+class Tensor:
+    """A host tensor: dtype, shape, flat row-major values."""
+
+    def __init__(self, dtype, shape, values=None):
+        self.dtype = dtype
+        self.shape = tuple(shape)
+        self.values = list(values) if values is not None else [0] * T.numel(shape)
+
+    def idx(self, *ix):
+        o = 0
+        for d, i in zip(self.shape, ix):
+            o = o * d + i
+        return o
+
+    def get(self, *ix):
+        return self.values[self.idx(*ix)]
+
+    def set(self, v, *ix):
+        self.values[self.idx(*ix)] = v
+
+    def row(self, *ix):
+        """The innermost row at the leading indices ix (a list copy)."""
+        n = self.shape[-1]
+        o = self.idx(*(tuple(ix) + (0,)))
+        return self.values[o:o + n]
+
+    def set_row(self, vals, *ix):
+        o = self.idx(*(tuple(ix) + (0,)))
+        self.values[o:o + len(vals)] = list(vals)
+
+
+# ---------------------------------------------------------------- programs
+
+def read_directives(path):
+    ranks, inputs = [], {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith('#'):
+                break
+            if line.startswith('# ranks:'):
+                ranks = [int(x) for x in line.split(':', 1)[1].split()]
+            elif line.startswith('# inputs:'):
+                for item in line.split(':', 1)[1].split():
+                    k, v = item.split('=', 1)
+                    inputs[k] = v
+    return ranks, inputs
+
+
+def host_params(text, P):
+    """[(name, dir, dtype, shape)] of the HOST orchestrator's tensor
+    parameters, with module constants evaluated (dynamic dims = P)."""
+    env = {}
+    for line in text.splitlines():
+        m = re.match(r'^([A-Z_][A-Z0-9_]*) = (.+)$', line)
+        if not m:
+            continue
+        rhs = m.group(2).strip()
+        if 'pl.dynamic' in rhs:
+            env[m.group(1)] = P
+            continue
+        try:
+            env[m.group(1)] = eval(rhs, {'__builtins__': {}}, dict(env))  # noqa: S307 (constants of our own files)
+        except Exception:  # noqa: BLE001 - not an int constant (dtype alias, ...)
+            pass
+    m = re.search(r'def host_orch\((.*?)\)\s*(->[^:]*)?:', text, re.S)
+    if not m:
+        raise ValueError('no host_orch')
+    params = []
+    for pm in re.finditer(r'(\w+): (pl\.Out\[|pl\.InOut\[)?pl\.Tensor\[\[([^\]]*)\], pl\.(\w+)\]', m.group(1)):
+        name, wrapper, dims, dt = pm.groups()
+        shape = tuple(int(eval(d, {'__builtins__': {}}, dict(env))) for d in dims.split(','))  # noqa: S307
+        direction = 'in' if not wrapper else 'out' if 'Out' in wrapper else 'inout'
+        params.append((name, direction, dt, shape))
+    return params
+
+
+# ---------------------------------------------------------------- fold helpers
+
+def rounder(dtype):
+    return f16 if dtype == 'FP16' else f32 if dtype == 'FP32' else (lambda v: v)
+
+
+OPS = {
+    'sum': lambda a, b: a + b,
+    'max': lambda a, b: a if a >= b else b,
+    'min': lambda a, b: a if a <= b else b,
+    'prod': lambda a, b: a * b,
+}
+
+
+def mesh_fold(rows, r, op, dtype):
+    """Rank r's mesh result: own value first, then the other ranks ascending,
+    rounded to dtype after every step (rows: one list per rank)."""
+    rnd, fn = rounder(dtype), OPS[op]
+    acc = list(rows[r])
+    for p in range(len(rows)):
+        if p == r:
+            continue
+        acc = [rnd(fn(a, b)) for a, b in zip(acc, rows[p])]
+    return acc
+
+
+def ring_fold(rows, op, dtype, bounds):
+    """Ring allreduce result (identical on every rank): element e of segment
+    s (bounds[s] <= e < bounds[s+1]) folds x[s+1], x[s+2], ..., x[s+P]."""
+    rnd, fn = rounder(dtype), OPS[op]
+    P = len(rows)
+    out = list(rows[0])
+    for s in range(P):
+        for e in range(bounds[s], bounds[s + 1]):
+            acc = rows[(s + 1) % P][e]
+            for j in range(2, P + 1):
+                acc = rnd(fn(acc, rows[(s + j) % P][e]))
+            out[e] = acc
+    return out
+
+
+def incore_ring_bounds(size, nr, dtype):
+    if dtype == 'FP16':
+        return [min(-(-(i * size) // (16 * nr)) * 16, size) for i in range(nr + 1)]
+    return [i * size // nr for i in range(nr + 1)]
+
+
+def host_ring_bounds(size, p):
+    return [i * (size // p) for i in range(p + 1)]
+
+
+def zeros(dtype, shape):
+    return Tensor(dtype, shape)
+
+
+# ---------------------------------------------------------------- goldens
+# golden(ins, P, outs) -> {name: Tensor}; ins: {name: Tensor} (the In
+# parameters), outs: {name: (dtype, shape)} (the Out parameters).
+
+def g_allreduce_rows(op_by_row, src='xs', dst='outs'):
+    """outs[r] row k = mesh allreduce op_by_row[k] of xs[p] (row 0 of xs[p])."""
+    def g(ins, P, outs):
+        xs = ins[src]
+        dt, shape = outs[dst]
+        o = zeros(dt, shape)
+        rows = [xs.row(p, 0) for p in range(P)]
+        for r in range(P):
+            for k, op in enumerate(op_by_row):
+                o.set_row(mesh_fold(rows, r, op, dt), r, k)
+        return {dst: o}
+    return g
+
+
+def g_neighbour(ins, P, outs):
+    xs = ins['xs']
+    o = zeros(*outs['outs'])
+    for r in range(P):
+        o.set_row(xs.row((r + 1) % P, 0), r, 0)
+    return {'outs': o}
+
+
+def g_broadcast(scale):
+    def g(ins, P, outs):
+        xs = ins['xs']
+        o = zeros(*outs['outs'])
+        for r in range(P):
+            o.set_row([f32(v * scale) for v in xs.row(1, 0)], r, 0)
+        return {'outs': o}
+    return g
+
+
+def g_allgather(ins, P, outs):
+    xs = ins['xs']
+    o = zeros(*outs['outs'])
+    for r in range(P):
+        for j in range(P):
+            o.set_row(xs.row(j, 0), r, j)
+    return {'outs': o}
+
+
+def g_all_to_all(ins, P, outs):
+    parts = ins['parts']
+    o = zeros(*outs['outs'])
+    for r in range(P):
+        for s in range(P):
+            o.set_row(parts.row(s, r), r, s)
+    return {'outs': o}
+
+
+def g_reduce_scatter(ins, P, outs):
+    ch = ins['chunks']
+    o = zeros(*outs['outs'])
+    for r in range(P):
+        rows = [ch.row(p, r) for p in range(P)]
+        o.set_row(mesh_fold(rows, r, 'sum', 'FP32'), r, 0)
+    return {'outs': o}
+
+
+def a2av_expect(xs, P, mr, count, out_spec, got_spec, sentinel=0, out='outs', got='gots'):
+    """outs[r] rows s*mr + k = xs[s] row r*mr + k for k < rows(s, r); the
+    other rows keep `sentinel`; gots[r][s, 0] = rows(s, r)."""
+    o = Tensor(out_spec[0], out_spec[1], [sentinel] * T.numel(out_spec[1]))
+    gt = zeros(*got_spec)
+    for r in range(P):
+        for s in range(P):
+            rows = max(0, min(count(s, r), mr))
+            gt.set(rows, r, s, 0)
+            for k in range(rows):
+                o.set_row(xs.row(s, r * mr + k), r, s * mr + k)
+    return {out: o, got: gt}
+
+
+def g_corpus_a2av(mr, count, sent=None):
+    def g(ins, P, outs):
+        res = a2av_expect(ins['xs'], P, mr, count, outs['outs'], outs['gots'])
+        if sent:
+            st = zeros(*outs[sent])
+            for r in range(P):
+                for d in range(P):
+                    st.set(count(r, d), r, d, 0)
+            res[sent] = st
+        return res
+    return g
+
+
+def g_multicore(ins, P, outs):
+    res = g_allreduce_rows(['sum'])(ins, P, outs)
+    res['lanes'] = zeros(*outs['lanes'])
+    return res
+
+
+def g_host_ring_corpus(ins, P, outs):
+    xs = ins['xs']
+    dt, shape = outs['outs']
+    o = zeros(dt, shape)
+    rows = [xs.row(p, 0) for p in range(P)]
+    res = ring_fold(rows, 'sum', 'FP32', host_ring_bounds(len(rows[0]), P))
+    for r in range(P):
+        o.set_row(res, r, 0)
+    return {'outs': o}
+
+
+def g_incore_ring_corpus(ins, P, outs):
+    xs = ins['xs']
+    o = zeros(*outs['outs'])
+    rows = [xs.row(p, 0) for p in range(P)]
+    n = len(rows[0])
+    b = incore_ring_bounds(n, P, 'FP32')
+    s, m = ring_fold(rows, 'sum', 'FP32', b), ring_fold(rows, 'min', 'FP32', b)
+    for r in range(P):
+        o.set_row(s, r, 0)
+        o.set_row(m, r, 1)
+    return {'outs': o}
+
+
+# ---- new test programs
+
+def g_coll_incore_allreduce(ins, P, outs):
+    xs, hs = ins['xs'], ins['hs']
+    s = zeros(*outs['sums'])
+    h = zeros(*outs['hsums'])
+    xr = [xs.row(p, 0) for p in range(P)]
+    hr = [hs.row(p, 0) for p in range(P)]
+    for r in range(P):
+        for k, op in enumerate(('sum', 'max', 'min', 'prod')):
+            s.set_row(mesh_fold(xr, r, op, 'FP32'), r, k)
+        for k, op in enumerate(('sum', 'max')):
+            h.set_row(mesh_fold(hr, r, op, 'FP16'), r, k)
+    ys = ins['ys']
+    pv = zeros(*outs['pouts'])
+    for r in range(P):
+        for i in range(2):
+            row = ys.row(r, i)
+            row[:40] = mesh_fold([ys.row(p, i)[:40] for p in range(P)], r, 'sum', 'FP32')
+            pv.set_row(row, r, i)
+    return {'sums': s, 'hsums': h, 'pouts': pv, 'sigs': zeros(*outs['sigs'])}
+
+
+def g_coll_incore_ring(ins, P, outs):
+    xs, hs = ins['xs'], ins['hs']
+    o = zeros(*outs['outs'])
+    h = zeros(*outs['houts'])
+    xr = [xs.row(p, 0) for p in range(P)]
+    hr = [hs.row(p, 0) for p in range(P)]
+    bx = incore_ring_bounds(len(xr[0]), P, 'FP32')
+    bh = incore_ring_bounds(len(hr[0]), P, 'FP16')
+    res = [ring_fold(xr, 'sum', 'FP32', bx), ring_fold(xr, 'min', 'FP32', bx)]
+    hres = [ring_fold(hr, 'sum', 'FP16', bh), ring_fold(hr, 'prod', 'FP16', bh)]
+    for r in range(P):
+        for k in range(2):
+            o.set_row(res[k], r, k)
+            h.set_row(hres[k], r, k)
+    return {'outs': o, 'houts': h, 'sigs': zeros(*outs['sigs'])}
+
+
+def misc_expect(P, outs, bsrc, chunks, gsrc, asrc, names):
+    """broadcast (root 1), reduce_scatter, allgather, all_to_all goldens."""
+    bname, rname, gname, aname = names
+    b = zeros(*outs[bname])
+    rs = zeros(*outs[rname])
+    g = zeros(*outs[gname])
+    a = zeros(*outs[aname])
+    for r in range(P):
+        for k in range(outs[bname][1][1]):
+            b.set_row(bsrc.row(1, k), r, k)
+        for j in range(P):
+            rs.set_row(chunks.row(r, j), r, j)
+        rs.set_row(mesh_fold([chunks.row(p, r) for p in range(P)], r, 'sum', 'FP32'), r, r)
+        for s in range(P):
+            g.set_row(gsrc.row(s, 0), r, s)
+            a.set_row(asrc.row(s, r), r, s)
+    return {bname: b, rname: rs, gname: g, aname: a}
+
+
+def g_coll_incore_misc(ins, P, outs):
+    res = misc_expect(P, outs, ins['xs'], ins['chunks'], ins['hs'], ins['ks'], ('bouts', 'routs', 'gouts', 'kouts'))
+    res['sigs'] = zeros(*outs['sigs'])
+    return res
+
+
+def g_coll_host_misc(ins, P, outs):
+    res = misc_expect(P, outs, ins['xs'], ins['chunks'], ins['ys'], ins['parts'], ('bouts', 'routs', 'gouts', 'aouts'))
+    res['sigs'] = zeros(*outs['sigs'])
+    return res
+
+
+def g_coll_incore_a2av(ins, P, outs):
+    count = lambda s, d: (2 * s + 3 * d) % 7 - 2  # noqa: E731
+    res = a2av_expect(ins['xs'], P, 3, count, outs['outs'], outs['gots'], sentinel=-1.5)
+    sent = zeros(*outs['sent'])
+    for r in range(P):
+        for d in range(P):
+            sent.set(count(r, d), r, d, 0)
+    res['sent'] = sent
+    res['sigs'] = zeros(*outs['sigs'])
+    return res
+
+
+def g_coll_host_allreduce(ins, P, outs):
+    res = {}
+    for src, dst, op in (('xs', 'o1', 'sum'), ('hs', 'o2', 'max'), ('ps', 'o3', 'prod'), ('ms', 'o4', 'min')):
+        res.update(g_allreduce_rows([op], src, dst)(ins, P, outs))
+    for s in ('s1', 's2', 's3'):
+        res[s] = zeros(*outs[s])
+    return res
+
+
+def g_coll_host_ring(ins, P, outs):
+    xs = ins['xs']
+    rows = [xs.row(p, 0) for p in range(P)]
+    b = host_ring_bounds(len(rows[0]), P)
+    once = ring_fold(rows, 'sum', 'FP32', b)
+    twice = ring_fold([once] * P, 'sum', 'FP32', b)
+    o1, o2 = zeros(*outs['once']), zeros(*outs['twice'])
+    for r in range(P):
+        o1.set_row(once, r, 0)
+        o2.set_row(twice, r, 0)
+    return {'once': o1, 'twice': o2, 'sigs': zeros(*outs['sigs'])}
+
+
+def g_coll_host_a2av(ins, P, outs):
+    count = lambda s, d: (2 * s + 3 * d + 1) % 5 - 1  # noqa: E731
+    res = a2av_expect(ins['xs'], P, 2, count, outs['outs'], outs['gots'], sentinel=-1.5)
+    res.update(a2av_expect(ins['bs'], P, 2, count, outs['bouts'], outs['bgots'], sentinel=-100, out='bouts',
+                           got='bgots'))
+    res['sigs'] = zeros(*outs['sigs'])
+    return res
+
+
+def g_coll_chip_a2av(ins, P, outs):
+    count = lambda s, d: (3 * s + d + 2) % 6 - 1  # noqa: E731
+    res = a2av_expect(ins['xs'], P, 3, count, outs['outs'], outs['gots'], sentinel=-1.5)
+    res['sigs'] = zeros(*outs['sigs'])
+    return res
+
+
+def g_coll_host_guard(ins, P, outs):
+    xs = ins['xs']
+    o, b = zeros(*outs['outs']), zeros(*outs['bouts'])
+    for r in range(P):
+        o.set_row(xs.row(r, 0), r, 0)
+        b.set_row(xs.row(r, 0), r, 0)
+    return {'outs': o, 'bouts': b, 'gouts': zeros(*outs['gouts']), 'sigs': zeros(*outs['sigs'])}
+
+
+WARN_COUNTS = 'send_counts'  # the clamp warning names the counts
+
+# Inputs the runner replaces by wide-range values (.npy files) instead of the
+# program's pldrun generator, so that the FP fold orders are observable.
+WIDE = {
+    'incore_allreduce': ('xs', 'hs', 'ys'),
+    'incore_ring': ('xs', 'hs'),
+    'incore_misc': ('chunks',),
+    'host_allreduce': ('xs', 'hs', 'ps', 'ms'),
+    'host_ring': ('xs',),
+    'host_misc': ('chunks',),
+}
+
+# case -> (path, golden, expected warning substring or None)
+CASES = {
+    # new test programs: every collective on every rail
+    'incore_allreduce': (os.path.join(TPROG, 'coll_incore_allreduce.pld'), g_coll_incore_allreduce, None),
+    'incore_ring': (os.path.join(TPROG, 'coll_incore_ring.pld'), g_coll_incore_ring, None),
+    'incore_misc': (os.path.join(TPROG, 'coll_incore_misc.pld'), g_coll_incore_misc, None),
+    'incore_a2av': (os.path.join(TPROG, 'coll_incore_a2av.pld'), g_coll_incore_a2av, WARN_COUNTS),
+    'host_allreduce': (os.path.join(TPROG, 'coll_host_allreduce.pld'), g_coll_host_allreduce, None),
+    'host_ring': (os.path.join(TPROG, 'coll_host_ring.pld'), g_coll_host_ring, None),
+    'host_misc': (os.path.join(TPROG, 'coll_host_misc.pld'), g_coll_host_misc, None),
+    'host_a2av': (os.path.join(TPROG, 'coll_host_a2av.pld'), g_coll_host_a2av, WARN_COUNTS),
+    'chip_a2av': (os.path.join(TPROG, 'coll_chip_a2av.pld'), g_coll_chip_a2av, WARN_COUNTS),
+    'host_guard': (os.path.join(TPROG, 'coll_host_guard.pld'), g_coll_host_guard,
+                   'does nothing: the builtin kernel returns early when more than 16 ranks take part (17 here)'),
+    # the example corpus (programs/)
+    'corpus_host_all_to_all': (os.path.join(CORPUS, 'host', 'all_to_all.pld'), g_all_to_all, None),
+    'corpus_host_all_to_all_v': (os.path.join(CORPUS, 'host', 'all_to_all_v.pld'),
+                                 g_corpus_a2av(2, lambda s, d: (s + d) % 3), None),
+    'corpus_host_allgather': (os.path.join(CORPUS, 'host', 'allgather.pld'), g_allgather, None),
+    'corpus_host_allreduce_mesh': (os.path.join(CORPUS, 'host', 'allreduce_mesh.pld'), g_allreduce_rows(['sum']),
+                                   None),
+    'corpus_host_allreduce_mesh_printed': (os.path.join(CORPUS, 'host', 'allreduce_mesh.printed.pld'),
+                                           g_allreduce_rows(['sum']), None),
+    'corpus_host_allreduce_multicore': (os.path.join(CORPUS, 'host', 'allreduce_multicore.pld'), g_multicore, None),
+    'corpus_host_allreduce_ring': (os.path.join(CORPUS, 'host', 'allreduce_ring.pld'), g_host_ring_corpus, None),
+    'corpus_host_allreduce_synth': (os.path.join(CORPUS, 'host', 'allreduce_synth.pld'), g_allreduce_rows(['max']),
+                                    None),
+    'corpus_host_barrier': (os.path.join(CORPUS, 'host', 'barrier.pld'), g_neighbour, None),
+    'corpus_host_barrier_printed': (os.path.join(CORPUS, 'host', 'barrier.printed.pld'), g_neighbour, None),
+    'corpus_host_broadcast': (os.path.join(CORPUS, 'host', 'broadcast.pld'), g_broadcast(1.0), None),
+    'corpus_host_reduce_scatter': (os.path.join(CORPUS, 'host', 'reduce_scatter.pld'), g_reduce_scatter, None),
+    'corpus_incore_all_to_all': (os.path.join(CORPUS, 'incore', 'all_to_all.pld'), g_all_to_all, None),
+    'corpus_incore_all_to_all_v': (os.path.join(CORPUS, 'incore', 'all_to_all_v.pld'),
+                                   g_corpus_a2av(3, lambda s, d: (s + 2 * d) % 4, sent='sent'), None),
+    'corpus_incore_allgather': (os.path.join(CORPUS, 'incore', 'allgather.pld'), g_allgather, None),
+    'corpus_incore_allgather_printed': (os.path.join(CORPUS, 'incore', 'allgather.printed.pld'), g_allgather, None),
+    'corpus_incore_allreduce_mesh': (os.path.join(CORPUS, 'incore', 'allreduce_mesh.pld'),
+                                     g_allreduce_rows(['sum', 'max']), None),
+    'corpus_incore_allreduce_mesh_printed': (os.path.join(CORPUS, 'incore', 'allreduce_mesh.printed.pld'),
+                                             g_allreduce_rows(['sum', 'max']), None),
+    'corpus_incore_allreduce_ring': (os.path.join(CORPUS, 'incore', 'allreduce_ring.pld'), g_incore_ring_corpus,
+                                     None),
+    'corpus_incore_barrier': (os.path.join(CORPUS, 'incore', 'barrier.pld'), g_neighbour, None),
+    'corpus_incore_broadcast': (os.path.join(CORPUS, 'incore', 'broadcast.pld'), g_broadcast(2.0), None),
+    'corpus_incore_reduce_scatter': (os.path.join(CORPUS, 'incore', 'reduce_scatter.pld'), g_reduce_scatter, None),
+    'corpus_chip_all_to_all_v_fp32': (os.path.join(CORPUS, 'chip', 'all_to_all_v_fp32.pld'),
+                                      g_corpus_a2av(2, lambda s, d: (s + d) % 3), None),
+    'corpus_chip_all_to_all_v_int8': (os.path.join(CORPUS, 'chip', 'all_to_all_v_int8.pld'),
+                                      g_corpus_a2av(2, lambda s, d: (s + d) % 3), None),
+}
+
+# Negative cases: (program, P, expected rc, stderr regexes, max seconds)
+HANG = r'the run stopped; state of every rank'
+NEG = {
+    'neg_mismatch': (os.path.join(TPROG, 'coll_neg_mismatch.pld'), (2, 3), 70,
+                     [HANG, r'coll_neg_mismatch\.pld:\d+:\d+: error: allreduce \(mesh\): wait on sig\[0, 0\] >= 2',
+                      r'rank 0: finished', r'rank 1: stopped at .*allreduce \(mesh\): wait on sig\[0, 0\] >= 2'],
+                     20),
+    'neg_shape': (os.path.join(TPROG, 'coll_neg_shape.pld'), (2, 3), 70,
+                  [HANG, r'\[rank 0/\d\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait on '
+                         r'sig\[1, 0\] >= 3'], 20),
+    'neg_divergent_wait': (os.path.join(TPROG, 'coll_neg_divergent_wait.pld'), (2, 3), 70,
+                           [HANG, r'\[rank 1/\d\] .*coll_neg_divergent_wait\.pld:\d+:\d+: error: wait on '
+                                  r'sig\[0, 0\] \(Ge 1\)'], 20),
+    'neg_chip_missing': (os.path.join(TPROG, 'coll_neg_chip_missing.pld'), (2,), 70,
+                         [HANG, r'\[rank 0/2\] .*coll_neg_chip_missing\.pld:\d+:\d+: error: all_to_all_v: wait on '
+                                r'sig\[1, 0\] >= 1', r'rank 1: finished'], 20),
+    'neg_root': (os.path.join(TPROG, 'coll_neg_root.pld'), (4,), 70,
+                 [r'\[rank 0/4\] .*coll_neg_root\.pld:\d+:\d+: error: pld\.tensor\.broadcast: root 3 is outside the '
+                  r'comm domain \[0, 2\)', r'\[rank 1/4\] .*root 3 is outside', r'rank 2: finished'], 20),
+    'neg_ring_nr': (os.path.join(TPROG, 'coll_neg_ring_nr.pld'), (2,), 70,
+                    [r'coll_neg_ring_nr\.pld:\d+:\d+: error: pld\.tensor\.allreduce: mode="ring" signal shape\[1\] '
+                     r'\(3\) .* must equal the rank count of the comm domain \(2\)'], 20),
+    'neg_a2av_rows': (os.path.join(TPROG, 'coll_neg_a2av_rows.pld'), (4,), 70,
+                      [r'\[rank 2/4\] .*coll_neg_a2av_rows\.pld:\d+:\d+: error: pld\.tensor\.all_to_all_v: target '
+                       r'dim 0 \(8\) must be a multiple of the rank count \(3\)', r'rank 3: finished'], 20),
+}
+NEG_INPUT_ROWS = {'neg_ring_nr': 3}  # xs gets this many rows (NR != P)
+
+
+# ---------------------------------------------------------------- running
+
+def same(g, w):
+    if isinstance(g, float) and isinstance(w, float) and math.isnan(g) and math.isnan(w):
+        return True
+    return g == w
+
+
+def compare(name, got, want, limit=5):
+    if got[0] != want.dtype or tuple(got[1]) != want.shape:
+        return ['%s: got %s %r, expected %s %r' % (name, got[0], got[1], want.dtype, want.shape)]
+    problems, bad = [], 0
+    for k, (g, w) in enumerate(zip(got[2], want.values)):
+        if want.dtype == 'FP16':
+            w = f16(w)
+        elif want.dtype == 'FP32':
+            w = f32(w)
+        if not same(g, w):
+            bad += 1
+            if len(problems) < limit:
+                ix, rem = [], k
+                for d in reversed(want.shape):
+                    ix.append(rem % d)
+                    rem //= d
+                problems.append('%s[%s] = %r, expected %r' % (name, ', '.join(map(str, reversed(ix))), g, w))
+    if bad > limit:
+        problems.append('%s: %d mismatches in all (of %d elements)' % (name, bad, len(want.values)))
+    return problems
+
+
+def program_for(path, P, wd):
+    """The program to run at P: a copy with `P = <n>` when the file fixes P
+    and lists several rank counts."""
+    with open(path) as f:
+        text = f.read()
+    ranks, _ = read_directives(path)
+    if len(ranks) > 1 and re.search(r'^P = \d+$', text, re.M):
+        text = re.sub(r'^P = \d+$', 'P = %d' % P, text, count=1, flags=re.M)
+        path = os.path.join(wd, os.path.basename(path))
+        with open(path, 'w') as f:
+            f.write(text)
+    return path, text
+
+
+def run_case(case, P, tr, args, env):
+    path, golden, warn = CASES[case]
+    wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    prog, text = program_for(path, P, wd)
+    _, gens = read_directives(path)
+    params = host_params(text, P)
+    ins, outs, cli = {}, {}, []
+    for name, direction, dt, shape in params:
+        if direction == 'in' and name in WIDE.get(case, ()):
+            seed = sum(ord(c) for c in case + name) * 10 + P
+            ins[name] = Tensor(dt, shape, wide(seed, dt, T.numel(shape)))
+            f = os.path.join(wd, 'in_%s.npy' % name)
+            T.write_npy(f, dt, shape, ins[name].values)
+            cli += ['--in', '%s=%s' % (name, f)]
+        elif direction == 'in':
+            spec = gens[name]
+            ins[name] = Tensor(dt, shape, generate(spec, dt, T.numel(shape)))
+            cli += ['--in', '%s=%s' % (name, spec)]
+        else:
+            outs[name] = (dt, shape)
+    want = golden(ins, P, outs)
+    for name in sorted(want):
+        cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
+    cli += ['--window-transport', tr, '--timeout', '30']
+    rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, wd, timeout=100)
+    problems = []
+    if rc != 0:
+        problems.append('exit status %d, expected 0' % rc)
+    if ': error:' in err:
+        problems.append('errors on stderr')
+    if warn is None and 'warning' in err:
+        problems.append('unexpected warnings on stderr')
+    if warn is not None and (': warning: ' not in err or warn not in err):
+        problems.append('the expected warning (%r) is missing' % warn)
+    if rc == 0:
+        for name in sorted(want):
+            try:
+                got = T.read_npy(os.path.join(wd, 'out_%s.npy' % name))
+            except (OSError, ValueError) as e:
+                problems.append('cannot read output %s: %s' % (name, e))
+                continue
+            problems += compare(name, got, want[name])
+    return problems, prog, cli, err
+
+
+def run_neg(case, P, tr, args, env):
+    path, _, rc_want, patterns, limit = NEG[case]
+    wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    with open(path) as f:
+        text = f.read()
+    _, gens = read_directives(path)
+    cli = []
+    for name, direction, dt, shape in host_params(text, P):
+        if direction != 'in':
+            continue
+        rows = NEG_INPUT_ROWS.get(case)
+        if rows:
+            shape = (rows,) + shape[1:]
+            f = os.path.join(wd, 'in_%s.npy' % name)
+            T.write_npy(f, dt, shape, generate(gens[name], dt, T.numel(shape)))
+            cli += ['--in', '%s=%s' % (name, f)]
+        else:
+            cli += ['--in', '%s=%s' % (name, gens[name])]
+    cli += ['--window-transport', tr, '--timeout', '5']
+    t0 = time.time()
+    rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd, timeout=60)
+    dt = time.time() - t0
+    problems = []
+    if rc != rc_want:
+        problems.append('exit status %d, expected %d' % (rc, rc_want))
+    if dt > limit:
+        problems.append('took %.1f s, expected at most %d s' % (dt, limit))
+    for pat in patterns:
+        if not re.search(pat, err):
+            problems.append('stderr does not match %r' % pat)
+    return problems, path, cli, err
+
+
+def all_tests():
+    tests = []
+    for case, (path, _, _) in CASES.items():
+        if not os.path.isfile(path):
+            continue
+        ranks, _ = read_directives(path)
+        for P in ranks:
+            for tr in TRANSPORTS:
+                tests.append((case, P, tr))
+    for case, (path, ranks, _, _, _) in NEG.items():
+        for P in ranks:
+            for tr in TRANSPORTS:
+                tests.append((case, P, tr))
+    return tests
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--mpiexec', default='mpirun')
+    ap.add_argument('--numproc-flag', default='-n')
+    ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
+    ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: the case\'s ranks')
+    ap.add_argument('--transport', action='append', choices=TRANSPORTS, help='default: rma and shm')
+    ap.add_argument('--workdir', default=None)
+    ap.add_argument('--list', action='store_true', help='print "CASE P TRANSPORT" per test and exit')
+    args = ap.parse_args()
+    tests = all_tests()
+    if args.list:
+        print('\n'.join('%s %d %s' % t for t in tests))
+        return 0
+    for c in args.case or []:
+        if c not in CASES and c not in NEG:
+            print('run_coll.py: unknown case %r (see --list)' % c, file=sys.stderr)
+            return 2
+    sel = [t for t in tests if (not args.case or t[0] in args.case) and (not args.ranks or t[1] in args.ranks) and
+           (not args.transport or t[2] in args.transport)]
+    args.pldrun = os.path.abspath(args.pldrun)
+    args.workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'coll_runs'))
+    env = T.mpi_env(REPO)
+    passed = failed = 0
+    t0 = time.time()
+    for case, P, tr in sel:
+        t1 = time.time()
+        fn = run_neg if case in NEG else run_case
+        problems, prog, cli, err = fn(case, P, tr, args, env)
+        dt = time.time() - t1
+        if problems:
+            failed += 1
+            print('FAIL: %s P=%d %s (%.2f s)' % (case, P, tr, dt))
+            for p in problems:
+                print('    ' + p)
+            print('    command: %s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog,
+                                                    ' '.join(cli)))
+            if err.strip():
+                print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:40]))
+        else:
+            passed += 1
+            print('ok:   %s P=%d %s (%.2f s)' % (case, P, tr, dt))
+        sys.stdout.flush()
+    print('total time %.1f s' % (time.time() - t0))
+    print('%d passed, %d failed' % (passed, failed))
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

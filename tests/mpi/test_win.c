@@ -1,0 +1,808 @@
+/* test_win.c - MPI tests of the window layer (src/sim_window).
+ *
+ *   mpirun -n P test_win TRANSPORT        TRANSPORT: rma, shm, auto or local
+ *
+ * Every rank runs every test; a test passes when it passed on every rank
+ * (failures are combined with MPI_Allreduce). Ranks print their own failing
+ * checks to stderr with a rank prefix; rank 0 prints one line per test and
+ * "N passed, M failed". Exit status 0 only when nothing failed. `local` needs
+ * exactly one rank. Wait loops have a 20 s deadline and abort the job. */
+#include "pld_win_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_rank, g_size;
+static pld_win_transport_t g_tr;
+static pld_win_sys_t *g_sys;
+static int g_fail; /* failed checks of the current test on this rank */
+static char E[256];
+static const char *g_test = "";
+
+#define CHECK(cond)                                                                                            \
+    do {                                                                                                       \
+        if (!(cond)) {                                                                                         \
+            g_fail++;                                                                                          \
+            fprintf(stderr, "[rank %d/%d] %s:%d: %s: check failed: %s\n", g_rank, g_size, __FILE__, __LINE__,  \
+                    g_test, #cond);                                                                            \
+        }                                                                                                      \
+    } while (0)
+
+#define CHECK_OK(call)                                                                                         \
+    do {                                                                                                       \
+        E[0] = '\0';                                                                                           \
+        pld_status_t st_ = (call);                                                                             \
+        if (st_ != PLD_OK) {                                                                                   \
+            g_fail++;                                                                                          \
+            fprintf(stderr, "[rank %d/%d] %s:%d: %s: %s returned %d: %s\n", g_rank, g_size, __FILE__,         \
+                    __LINE__, g_test, #call, (int)st_, E);                                                     \
+        }                                                                                                      \
+    } while (0)
+
+/* Expects status `want` and an error text containing `needle`. */
+#define CHECK_ERR(call, want, needle)                                                                          \
+    do {                                                                                                       \
+        E[0] = '\0';                                                                                           \
+        pld_status_t st_ = (call);                                                                             \
+        if (st_ != (want) || !strstr(E, (needle))) {                                                           \
+            g_fail++;                                                                                          \
+            fprintf(stderr, "[rank %d/%d] %s:%d: %s: %s returned %d (want %d) with '%s' (want '%s')\n",       \
+                    g_rank, g_size, __FILE__, __LINE__, g_test, #call, (int)st_, (int)(want), E, (needle));   \
+        }                                                                                                      \
+    } while (0)
+
+static void barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+
+static pld_win_dom_t *world_dom(size_t bytes)
+{
+    int members[PLD_WIN_MAX_RANKS];
+    for (int i = 0; i < g_size; i++)
+        members[i] = i;
+    pld_win_dom_t *d = NULL;
+    E[0] = '\0';
+    if (pld_win_dom_create(g_sys, members, g_size, bytes, &d, E, sizeof E) != PLD_OK) {
+        fprintf(stderr, "[rank %d/%d] %s: dom_create failed: %s\n", g_rank, g_size, g_test, E);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    return d;
+}
+
+/* Waits until the own cell satisfies (Ge or Eq) v, the way the interpreter
+ * will: read_cell + poll. Aborts the job after 20 s. */
+static int32_t wait_cell(pld_win_dom_t *d, size_t disp, int32_t v, int eq)
+{
+    double deadline = MPI_Wtime() + 20.0;
+    for (unsigned long n = 1;; n++) {
+        int32_t c = pld_win_read_cell(d, disp);
+        if (eq ? c == v : c >= v)
+            return c;
+        pld_win_poll(g_sys);
+        if (n % 4096 == 0 && MPI_Wtime() > deadline) {
+            fprintf(stderr, "[rank %d/%d] %s: timeout waiting for cell %zu %s %d (found %d)\n", g_rank, g_size,
+                    g_test, disp, eq ? "==" : ">=", (int)v, (int)c);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+    }
+}
+
+static uint8_t pat(int a, int b, size_t i) { return (uint8_t)(a * 31 + b * 7 + (int)(i * 13) + (int)(i >> 8)); }
+
+static int32_t rd32(const void *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t rd64(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+static void test_win_layout(void)
+{
+    pld_win_dom_t *d = world_dom(1000);
+    CHECK(pld_win_dom_rank(d) == g_rank);
+    CHECK(pld_win_dom_size(d) == g_size);
+    for (int r = 0; r < g_size; r++)
+        CHECK(pld_win_dom_world_rank(d, r) == r);
+    CHECK(pld_win_dom_world_rank(d, g_size) == -1);
+    CHECK(pld_win_dom_bytes(d) == 1000);
+    CHECK(pld_win_dom_extent(d) == 1000 + PLD_WIN_SLACK);
+    pld_win_transport_t want = g_tr;
+    if (g_tr == PLD_WIN_AUTO)
+        want = pld_win_single_node(g_sys) ? PLD_WIN_SHM : PLD_WIN_RMA;
+    CHECK(pld_win_dom_transport(d) == want);
+    const unsigned char *b = pld_win_dom_base(d);
+    CHECK((uintptr_t)b % 32 == 0);
+    CHECK((uintptr_t)b % PLD_WIN_ALIGN == 0);
+    int zero = 1;
+    for (size_t i = 0; i < pld_win_dom_extent(d); i++)
+        zero &= b[i] == 0;
+    CHECK(zero);
+    CHECK(pld_win_world_rank(g_sys) == g_rank && pld_win_world_size(g_sys) == g_size);
+    pld_win_dom_destroy(d);
+}
+
+static void test_win_put_get_roundtrip(void)
+{
+    enum { SLOT = 256 };
+    const size_t bytes = (size_t)g_size * SLOT + 8;
+    pld_win_dom_t *d = world_dom(bytes);
+    unsigned char buf[SLOT], back[SLOT];
+    for (int p = 0; p < g_size; p++) {
+        for (size_t i = 0; i < SLOT; i++)
+            buf[i] = pat(g_rank, p, i);
+        CHECK_OK(pld_win_put(d, p, (size_t)g_rank * SLOT, buf, SLOT, E, sizeof E));
+    }
+    CHECK_OK(pld_win_put(d, g_rank, 0, buf, 0, E, sizeof E)); /* empty put */
+    barrier();
+    pld_win_read_cell(d, 0); /* acquire */
+    const unsigned char *b = pld_win_dom_base(d);
+    for (int s = 0; s < g_size; s++) {
+        int ok = 1;
+        for (size_t i = 0; i < SLOT; i++)
+            ok &= b[(size_t)s * SLOT + i] == pat(s, g_rank, i);
+        CHECK(ok);
+    }
+    for (int p = 0; p < g_size; p++) {
+        memset(back, 0, sizeof back);
+        CHECK_OK(pld_win_get(d, p, (size_t)g_rank * SLOT, back, SLOT, E, sizeof E));
+        int ok = 1;
+        for (size_t i = 0; i < SLOT; i++)
+            ok &= back[i] == pat(g_rank, p, i);
+        CHECK(ok);
+    }
+    /* the slack after the window is reachable (FP16 tail reads) */
+    memset(buf, 0x5a, PLD_WIN_SLACK);
+    const int next = (g_rank + 1) % g_size;
+    CHECK_OK(pld_win_put(d, next, bytes, buf, PLD_WIN_SLACK, E, sizeof E));
+    memset(back, 0, sizeof back);
+    CHECK_OK(pld_win_get(d, next, bytes, back, PLD_WIN_SLACK, E, sizeof E));
+    CHECK(memcmp(back, buf, PLD_WIN_SLACK) == 0);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* Transfers above the chunk size are split (chunk lowered to 1000 bytes), and
+ * the counters show how: rma flushes once per op, shm/local never. */
+static void test_win_chunked_and_counters(void)
+{
+    enum { N = 10000 };
+    pld_win_dom_t *d = world_dom(2 * N);
+    const int next = (g_rank + 1) % g_size;
+    unsigned char *src = malloc(N), *dst = malloc(N);
+    for (size_t i = 0; i < N; i++)
+        src[i] = pat(g_rank, 3, i);
+    const size_t saved = pld_win_chunk_bytes;
+    pld_win_chunk_bytes = 1000;
+    pld_win_counters_t c0, c1;
+    pld_win_counters(g_sys, &c0);
+    CHECK_OK(pld_win_put(d, next, 0, src, N, E, sizeof E));
+    pld_win_counters(g_sys, &c1);
+    CHECK(c1.puts == c0.puts + 1);
+    const int rma = pld_win_dom_transport(d) == PLD_WIN_RMA;
+    CHECK(c1.flushes - c0.flushes == (rma ? 1u : 0u));
+    CHECK(c1.mpi_calls - c0.mpi_calls == (rma ? 11u : 0u)); /* 10 puts + 1 flush */
+    memset(dst, 0, N);
+    CHECK_OK(pld_win_get(d, next, 0, dst, N, E, sizeof E));
+    CHECK(memcmp(src, dst, N) == 0);
+    /* accumulate in chunks too: 2000 int32 = 8 chunks of 250 */
+    int32_t *v = (int32_t *)src;
+    for (int i = 0; i < 2000; i++)
+        v[i] = i - 1000;
+    barrier();
+    CHECK_OK(pld_win_add(d, next, N, v, PLD_DT_INT32, 2000, E, sizeof E));
+    barrier();
+    int32_t *w = (int32_t *)dst;
+    CHECK_OK(pld_win_get(d, g_rank, N, w, 8000, E, sizeof E));
+    int ok = 1;
+    for (int i = 0; i < 2000; i++)
+        ok &= w[i] == i - 1000;
+    CHECK(ok);
+    pld_win_chunk_bytes = saved;
+    barrier();
+    free(src);
+    free(dst);
+    pld_win_dom_destroy(d);
+}
+
+typedef struct {
+    pld_dtype_t dt;
+    size_t count;
+    size_t esize;
+} add_case_t;
+
+static double add_val(pld_dtype_t dt, size_t i)
+{
+    switch (dt) {
+    case PLD_DT_INT8: return (double)(i % 3) + 1;                  /* 3*P*R <= 96 */
+    case PLD_DT_UINT8: return (double)(i % 2) + 1;                 /* <= 64 */
+    case PLD_DT_INT32:
+    case PLD_DT_INT64:
+    case PLD_DT_INT16: return (double)(i % 11) - 5;                /* negative too */
+    case PLD_DT_FP16:
+    case PLD_DT_BF16: return (double)(i % 7) + 1;                  /* 7*P*R <= 224: exact in BF16 */
+    default: return (double)(i % 13) * 0.25 - 1.5;                 /* FP32/FP64: exact binary fractions */
+    }
+}
+
+static void store_val(void *p, pld_dtype_t dt, double v)
+{
+    switch (dt) {
+    case PLD_DT_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
+    case PLD_DT_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+    case PLD_DT_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
+    case PLD_DT_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+    case PLD_DT_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
+    case PLD_DT_FP32: { float x = (float)v; memcpy(p, &x, 4); break; }
+    case PLD_DT_FP64: memcpy(p, &v, 8); break;
+    case PLD_DT_FP16: { /* small integers only: exact */
+        uint16_t h = 0;
+        if (v != 0) {
+            int e = 0;
+            double m = frexp(fabs(v), &e); /* v = m * 2^e, m in [0.5, 1) */
+            h = (uint16_t)(((e - 1 + 15) << 10) | (uint16_t)((m * 2 - 1) * 1024));
+            if (v < 0)
+                h |= 0x8000;
+        }
+        memcpy(p, &h, 2);
+        break;
+    }
+    case PLD_DT_BF16: { float f = (float)v; uint32_t x; memcpy(&x, &f, 4); uint16_t b = (uint16_t)(x >> 16); memcpy(p, &b, 2); break; }
+    default: break;
+    }
+}
+
+static double load_val(const void *p, pld_dtype_t dt)
+{
+    switch (dt) {
+    case PLD_DT_INT8: { int8_t x; memcpy(&x, p, 1); return x; }
+    case PLD_DT_UINT8: { uint8_t x; memcpy(&x, p, 1); return x; }
+    case PLD_DT_INT16: { int16_t x; memcpy(&x, p, 2); return x; }
+    case PLD_DT_INT32: { int32_t x; memcpy(&x, p, 4); return x; }
+    case PLD_DT_INT64: { int64_t x; memcpy(&x, p, 8); return (double)x; }
+    case PLD_DT_FP32: { float x; memcpy(&x, p, 4); return x; }
+    case PLD_DT_FP64: { double x; memcpy(&x, p, 8); return x; }
+    case PLD_DT_FP16: {
+        uint16_t h; memcpy(&h, p, 2);
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double v = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+        return (h & 0x8000) ? -v : v;
+    }
+    case PLD_DT_BF16: { uint16_t b; memcpy(&b, p, 2); uint32_t x = (uint32_t)b << 16; float f; memcpy(&f, &x, 4); return f; }
+    default: return NAN;
+    }
+}
+
+/* Every rank adds R rounds into one target at once (no barrier between
+ * rounds); the sums must be exact. The target differs per dtype. */
+static void test_win_add_exact(void)
+{
+    static const add_case_t cases[] = {
+        {PLD_DT_INT32, 5000, 4}, {PLD_DT_FP32, 5000, 4}, {PLD_DT_FP16, 20000, 2}, {PLD_DT_BF16, 3000, 2},
+        {PLD_DT_INT8, 4099, 1},  {PLD_DT_INT16, 777, 2}, {PLD_DT_INT64, 1000, 8}, {PLD_DT_FP64, 1000, 8},
+        {PLD_DT_UINT8, 100, 1},
+    };
+    enum { R = 8, REGION = 40960 };
+    const size_t nc = sizeof cases / sizeof cases[0];
+    pld_win_dom_t *d = world_dom(nc * REGION);
+    unsigned char *src = malloc(REGION), *chk = malloc(REGION);
+    for (size_t k = 0; k < nc; k++) {
+        const add_case_t *c = &cases[k];
+        const int t = (int)(k % (size_t)g_size);
+        for (size_t i = 0; i < c->count; i++)
+            store_val(src + i * c->esize, c->dt, add_val(c->dt, i));
+        for (int r = 0; r < R; r++)
+            CHECK_OK(pld_win_add(d, t, k * REGION, src, c->dt, c->count, E, sizeof E));
+    }
+    barrier();
+    pld_win_read_cell(d, 0); /* acquire */
+    for (size_t k = 0; k < nc; k++) {
+        const add_case_t *c = &cases[k];
+        const int t = (int)(k % (size_t)g_size);
+        const unsigned char *p = chk;
+        if (t == g_rank)
+            p = (const unsigned char *)pld_win_dom_base(d) + k * REGION;
+        else
+            CHECK_OK(pld_win_get(d, t, k * REGION, chk, c->count * c->esize, E, sizeof E));
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < c->count; i++) {
+            const double want = add_val(c->dt, i) * R * g_size;
+            if (load_val(p + i * c->esize, c->dt) != want && bad++ == 0)
+                first = i;
+        }
+        if (bad)
+            fprintf(stderr, "[rank %d/%d] add dtype %d into rank %d: %zu wrong, first [%zu] = %g, want %g\n", g_rank,
+                    g_size, (int)c->dt, t, bad, first, load_val(p + first * c->esize, c->dt),
+                    add_val(c->dt, first) * R * g_size);
+        CHECK(bad == 0);
+    }
+    barrier();
+    free(src);
+    free(chk);
+    pld_win_dom_destroy(d);
+}
+
+/* Set and AtomicAdd on the same cells, in a fixed order set up by waits. */
+static void test_win_notify_mixed(void)
+{
+    pld_win_dom_t *d = world_dom(64);
+    const int t = g_size - 1;
+    /* 1: everyone adds me+1 into cell 0 of t */
+    CHECK_OK(pld_win_notify(d, t, 0, g_rank + 1, 0, E, sizeof E));
+    if (g_rank == t)
+        CHECK(wait_cell(d, 0, g_size * (g_size + 1) / 2, 0) == g_size * (g_size + 1) / 2);
+    barrier();
+    /* 2: rank 0 sets cell 4 of everyone to 100, then everyone adds 1 everywhere */
+    if (g_rank == 0)
+        for (int p = 0; p < g_size; p++)
+            CHECK_OK(pld_win_notify(d, p, 4, 100, 1, E, sizeof E));
+    barrier();
+    for (int p = 0; p < g_size; p++)
+        CHECK_OK(pld_win_notify(d, p, 4, 1, 0, E, sizeof E));
+    CHECK(wait_cell(d, 4, 100 + g_size, 0) == 100 + g_size);
+    barrier();
+    /* 3: rank 0 sets t's cell 8 to 10; t waits Eq; everyone else subtracts 1;
+     *    t waits Eq 10 - (P-1), then resets it with a self Set */
+    if (g_rank == 0)
+        CHECK_OK(pld_win_notify(d, t, 8, 10, 1, E, sizeof E));
+    if (g_rank == t) {
+        wait_cell(d, 8, 10, 1);
+        for (int p = 0; p < g_size; p++)
+            if (p != t)
+                CHECK_OK(pld_win_notify(d, p, 12, 1, 1, E, sizeof E)); /* go */
+    } else {
+        wait_cell(d, 12, 1, 1);
+        CHECK_OK(pld_win_notify(d, t, 8, -1, 0, E, sizeof E));
+    }
+    if (g_rank == t) {
+        CHECK(wait_cell(d, 8, 10 - (g_size - 1), 1) == 10 - (g_size - 1));
+        CHECK_OK(pld_win_notify(d, t, 8, 0, 1, E, sizeof E));
+        CHECK(pld_win_read_cell(d, 8) == 0);
+    }
+    /* 4: concurrent Set and adds on one cell: atomic, so the result is the
+     *    Set's value plus the adds that came after it */
+    barrier();
+    if (g_rank == 0)
+        CHECK_OK(pld_win_notify(d, t, 16, 1000, 1, E, sizeof E));
+    else
+        CHECK_OK(pld_win_notify(d, t, 16, 1, 0, E, sizeof E));
+    barrier();
+    if (g_rank == t) {
+        int32_t v = pld_win_read_cell(d, 16);
+        CHECK(v >= 1000 && v <= 1000 + g_size - 1);
+    }
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* Put then notify: the waiter sees the data. A ring with acks, alternating
+ * Set and AtomicAdd on the ready cell, plus data published by a plain local
+ * store that the next rank reads with get after the notify. */
+static void test_win_ordering(void)
+{
+    enum { PAY = 65536, K = 40, DATA = 64 };
+    pld_win_dom_t *d = world_dom(DATA + 2 * PAY);
+    const int dst = (g_rank + 1) % g_size, src = (g_rank + g_size - 1) % g_size;
+    unsigned char *buf = malloc(PAY), *got = malloc(PAY);
+    unsigned char *base = pld_win_dom_base(d);
+    int bad = 0;
+    for (int k = 1; k <= K; k++) {
+        if (k > 1)
+            wait_cell(d, 4, k - 1, 0); /* dst consumed the previous payload */
+        for (size_t i = 0; i < PAY; i++)
+            buf[i] = pat(g_rank, k, i);
+        CHECK_OK(pld_win_put(d, dst, DATA, buf, PAY, E, sizeof E));
+        for (size_t i = 0; i < PAY; i += 64)
+            base[DATA + PAY + i] = pat(g_rank, k + 1, i); /* published by the notify */
+        if (k % 2)
+            CHECK_OK(pld_win_notify(d, dst, 0, k, 1, E, sizeof E));
+        else
+            CHECK_OK(pld_win_notify(d, dst, 0, 1, 0, E, sizeof E));
+        wait_cell(d, 0, k, 0);
+        for (size_t i = 0; i < PAY; i++)
+            bad += base[DATA + i] != pat(src, k, i);
+        CHECK_OK(pld_win_get(d, src, DATA + PAY, got, PAY, E, sizeof E));
+        for (size_t i = 0; i < PAY; i += 64)
+            bad += got[i] != pat(src, k + 1, i);
+        CHECK_OK(pld_win_notify(d, src, 4, 1, 0, E, sizeof E)); /* ack */
+    }
+    CHECK(bad == 0);
+    wait_cell(d, 4, K, 0);
+    barrier();
+    free(buf);
+    free(got);
+    pld_win_dom_destroy(d);
+}
+
+/* Domains over world subsets: odd and even world ranks ({1,3} of 4: domain
+ * ranks 0 and 1), every rank also in the world domain, ops interleaved. */
+static void test_win_subset_domains(void)
+{
+    pld_win_dom_t *w = world_dom(64);
+    int members[PLD_WIN_MAX_RANKS], n = 0, pos = -1;
+    for (int r = g_rank % 2; r < g_size; r += 2) {
+        if (r == g_rank)
+            pos = n;
+        members[n++] = r;
+    }
+    pld_win_dom_t *s = NULL;
+    CHECK_OK(pld_win_dom_create(g_sys, members, n, 128, &s, E, sizeof E));
+    if (!s)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    CHECK(pld_win_dom_rank(s) == pos && pld_win_dom_size(s) == n);
+    for (int i = 0; i < n; i++)
+        CHECK(pld_win_dom_world_rank(s, i) == members[i]);
+    if (g_size == 4 && g_rank == 1)
+        CHECK(pld_win_dom_rank(s) == 0 && pld_win_dom_size(s) == 2);
+    if (g_size == 4 && g_rank == 3)
+        CHECK(pld_win_dom_rank(s) == 1 && pld_win_dom_size(s) == 2);
+    const unsigned char *ctx = pld_win_dom_ctx(s);
+    CHECK(rd32(ctx + 16) == pos && rd32(ctx + 20) == n);
+    /* ring inside the subset by domain ranks, interleaved with world adds */
+    const int next = (pos + 1) % n, prev = (pos + n - 1) % n;
+    int32_t me = g_rank;
+    CHECK_OK(pld_win_put(s, next, 32, &me, 4, E, sizeof E));
+    CHECK_OK(pld_win_notify(w, 0, 0, 1, 0, E, sizeof E));
+    CHECK_OK(pld_win_notify(s, next, 0, 1, 0, E, sizeof E));
+    wait_cell(s, 0, 1, 0);
+    int32_t got = -1;
+    CHECK_OK(pld_win_get(s, pos, 32, &got, 4, E, sizeof E));
+    CHECK(got == members[prev]);
+    if (g_rank == 0)
+        CHECK(wait_cell(w, 0, g_size, 0) == g_size);
+    /* a second subset domain on top, created and destroyed while s lives */
+    pld_win_dom_t *s2 = NULL;
+    CHECK_OK(pld_win_dom_create(g_sys, members, n, 32, &s2, E, sizeof E));
+    CHECK_OK(pld_win_notify(s2, prev, 0, 5, 1, E, sizeof E));
+    CHECK(wait_cell(s2, 0, 5, 1) == 5);
+    CHECK(pld_win_read_cell(s, 0) == 1); /* untouched by s2 */
+    barrier();
+    pld_win_dom_destroy(s2);
+    pld_win_dom_destroy(s);
+    pld_win_dom_destroy(w);
+}
+
+/* Disjoint domains (odd and even world ranks) created at the same time, many
+ * times: their windows must not alias (Open MPI 4.1 osc rdma names the
+ * backing file after the context id, which disjoint groups share). */
+static void test_win_disjoint_domains(void)
+{
+    int members[PLD_WIN_MAX_RANKS], n = 0;
+    for (int r = g_rank % 2; r < g_size; r += 2)
+        members[n++] = r;
+    int bad = 0;
+    for (int it = 0; it < 30; it++) {
+        pld_win_dom_t *s = NULL;
+        CHECK_OK(pld_win_dom_create(g_sys, members, n, 256, &s, E, sizeof E));
+        if (!s)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        const int32_t token = 1000 * (it + 1) + g_rank;
+        for (int p = 0; p < n; p++)
+            CHECK_OK(pld_win_put(s, p, 4 * (size_t)pld_win_dom_rank(s), &token, 4, E, sizeof E));
+        barrier();
+        for (int p = 0; p < n; p++) {
+            int32_t v = -1;
+            CHECK_OK(pld_win_get(s, pld_win_dom_rank(s), 4 * (size_t)p, &v, 4, E, sizeof E));
+            bad += v != 1000 * (it + 1) + members[p];
+        }
+        barrier();
+        pld_win_dom_destroy(s);
+    }
+    CHECK(bad == 0);
+}
+
+static void test_win_comm_ctx(void)
+{
+    pld_win_dom_t *d = world_dom(1000);
+    const unsigned char *c = pld_win_dom_ctx(d);
+    const uintptr_t base = (uintptr_t)pld_win_dom_base(d);
+    CHECK((uintptr_t)c % 8 == 0);
+    CHECK(rd64(c + 0) == 0 && rd64(c + 8) == 0);
+    CHECK(rd32(c + 16) == g_rank);
+    CHECK(rd32(c + 20) == g_size);
+    CHECK(rd64(c + 24) == 1000);
+    CHECK(rd64(c + 32 + 8 * (size_t)g_rank) == base);
+    const int rma = pld_win_dom_transport(d) == PLD_WIN_RMA;
+    int32_t marker = 7000 + g_rank;
+    for (int p = 0; p < g_size; p++)
+        CHECK_OK(pld_win_put(d, p, 4 * (size_t)g_rank, &marker, 4, E, sizeof E));
+    barrier();
+    pld_win_read_cell(d, 0);
+    for (int r = 0; r < PLD_WIN_MAX_RANKS; r++) {
+        const uint64_t a = rd64(c + 32 + 8 * (size_t)r);
+        if (r >= g_size) {
+            CHECK(a == 0);
+            continue;
+        }
+        CHECK(a != 0 && a % 32 == 0);
+        if (rma) {
+            CHECK(a == base);
+        } else { /* windowsIn[r] is rank r's window as mapped here */
+            const unsigned char *peer = (const unsigned char *)(uintptr_t)a;
+            CHECK(rd32(peer + 4 * (size_t)g_rank) == 7000 + g_rank);
+        }
+    }
+    int out_zero = 1;
+    for (size_t i = 544; i < PLD_WIN_CTX_BYTES; i++)
+        out_zero &= c[i] == 0;
+    CHECK(out_zero);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+static void test_win_status_board(void)
+{
+    pld_win_dom_t *d = world_dom(64);
+    pld_win_status_t st;
+    CHECK(pld_win_status_get(g_sys, g_rank, &st) == PLD_OK);
+    const int64_t e0 = st.epoch;
+    int32_t x = 1;
+    CHECK_OK(pld_win_put(d, g_rank, 0, &x, 4, E, sizeof E));
+    CHECK_OK(pld_win_add(d, g_rank, 0, &x, PLD_DT_INT32, 1, E, sizeof E));
+    CHECK_OK(pld_win_notify(d, g_rank, 4, 1, 0, E, sizeof E));
+    CHECK_OK(pld_win_get(d, g_rank, 0, &x, 4, E, sizeof E)); /* gets do not count */
+    memset(&st, 0, sizeof st);
+    st.state = PLD_WS_BLOCKED;
+    st.abort = 1;    /* ignored */
+    st.epoch = 999;  /* ignored */
+    st.line = 100 + g_rank;
+    st.col = 7;
+    st.cmp = 1;
+    st.expected = g_rank;
+    st.found = -1;
+    st.dom_rank = g_rank;
+    snprintf(st.what, sizeof st.what, "wait on sig[%d, 0] in step", g_rank);
+    pld_win_status_set(g_sys, &st);
+    barrier();
+    for (int r = 0; r < g_size; r++) {
+        pld_win_status_t o;
+        memset(&o, 0x55, sizeof o);
+        CHECK(pld_win_status_get(g_sys, r, &o) == PLD_OK);
+        char want[96];
+        snprintf(want, sizeof want, "wait on sig[%d, 0] in step", r);
+        if (!(o.state == PLD_WS_BLOCKED && o.abort == 0 && o.line == 100 + r && o.col == 7 && o.cmp == 1))
+            fprintf(stderr, "[rank %d/%d] record of rank %d: state %d abort %d line %d col %d cmp %d\n", g_rank, g_size,
+                    r, (int)o.state, (int)o.abort, (int)o.line, (int)o.col, (int)o.cmp);
+        CHECK(o.state == PLD_WS_BLOCKED && o.abort == 0 && o.line == 100 + r && o.col == 7 && o.cmp == 1);
+        CHECK(o.expected == r && o.found == -1 && o.dom_rank == r && strcmp(o.what, want) == 0);
+        if (r == g_rank)
+            CHECK(o.epoch == e0 + 3);
+        else
+            CHECK(o.epoch >= 3);
+    }
+    CHECK(pld_win_status_aborted(g_sys) == 0);
+    CHECK(pld_win_status_get(g_sys, g_size, &st) == PLD_E_USAGE);
+    CHECK(strstr(pld_win_last_error(g_sys), "status of rank") != NULL);
+    barrier(); /* everyone has read the BLOCKED records */
+    st.state = PLD_WS_RUNNING;
+    pld_win_status_set(g_sys, &st);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* abort_all on a second system: every rank sees the flag, the first system
+ * does not, and an FP16 add waiting for a lock that is never released gives
+ * up. */
+static void test_win_abort_all(void)
+{
+    pld_win_sys_t *s2 = NULL;
+    CHECK_OK(pld_win_sys_init(g_tr, &s2, E, sizeof E));
+    if (!s2)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    int members[PLD_WIN_MAX_RANKS];
+    for (int i = 0; i < g_size; i++)
+        members[i] = i;
+    pld_win_dom_t *d = NULL;
+    CHECK_OK(pld_win_dom_create(s2, members, g_size, 64, &d, E, sizeof E));
+    CHECK(pld_win_status_aborted(s2) == 0);
+    barrier();
+    if (g_rank == g_size - 1)
+        pld_win_status_abort_all(s2, PLD_WA_FAILED);
+    barrier();
+    CHECK(pld_win_status_aborted(s2) == 1);
+    CHECK(pld_win_status_aborted(g_sys) == 0);
+    pld_win_status_t st;
+    memset(&st, 0, sizeof st);
+    pld_win_status_set(s2, &st); /* does not clear the flag */
+    CHECK(pld_win_status_aborted(s2) == 1);
+    if (d && pld_win_dom_transport(d) != PLD_WIN_LOCAL) {
+        /* a stuck holder (domain rank 99) of our own lock word */
+        int32_t *lock = (int32_t *)(void *)((char *)pld_win_dom_base(d) + d->ctl + PLD_WIN_LOCK_OFF);
+        *lock = 100;
+        MPI_Win_sync(pld_win_dom_mpi_win(d));
+        uint16_t h = 0x3c00;
+        CHECK_ERR(pld_win_add(d, g_rank, 0, &h, PLD_DT_FP16, 1, E, sizeof E), PLD_E_RUNTIME, "aborted while waiting");
+        *lock = 0;
+        MPI_Win_sync(pld_win_dom_mpi_win(d));
+    }
+    barrier();
+    pld_win_sys_fini(s2); /* frees d too */
+}
+
+static void test_win_errors(void)
+{
+    pld_win_dom_t *d = world_dom(100);
+    const size_t ext = pld_win_dom_extent(d);
+    char buf[64] = {0};
+    pld_win_counters_t c0, c1;
+    pld_win_counters(g_sys, &c0);
+    CHECK_ERR(pld_win_put(d, 0, ext - 4, buf, 8, E, sizeof E), PLD_E_RUNTIME, "out of window bounds");
+    CHECK_ERR(pld_win_put(d, 0, ext - 4, buf, 8, E, sizeof E), PLD_E_RUNTIME, "offset 128 + 8 > size 132");
+    CHECK_ERR(pld_win_put(d, 0, SIZE_MAX, buf, 8, E, sizeof E), PLD_E_RUNTIME, "out of window bounds");
+    CHECK_ERR(pld_win_put(d, 0, 8, buf, SIZE_MAX, E, sizeof E), PLD_E_RUNTIME, "out of window bounds");
+    CHECK_ERR(pld_win_get(d, 0, ext, buf, 1, E, sizeof E), PLD_E_RUNTIME, "get from domain rank 0 out of window");
+    CHECK_ERR(pld_win_put(d, g_size, 0, buf, 1, E, sizeof E), PLD_E_RUNTIME, "out of range");
+    CHECK_ERR(pld_win_get(d, -1, 0, buf, 1, E, sizeof E), PLD_E_RUNTIME, "out of range");
+    CHECK_ERR(pld_win_add(d, 0, 120, buf, PLD_DT_FP32, 4, E, sizeof E), PLD_E_RUNTIME, "out of window bounds");
+    CHECK_ERR(pld_win_add(d, 0, 0, buf, PLD_DT_FP32, SIZE_MAX / 2, E, sizeof E), PLD_E_RUNTIME, "out of window");
+    CHECK_ERR(pld_win_add(d, 0, 2, buf, PLD_DT_FP32, 1, E, sizeof E), PLD_E_RUNTIME, "multiple of the element size");
+    CHECK_ERR(pld_win_add(d, 0, 0, buf, PLD_DT_BOOL, 1, E, sizeof E), PLD_E_RUNTIME, "not supported for BOOL");
+    CHECK_ERR(pld_win_notify(d, 0, 130, 1, 0, E, sizeof E), PLD_E_RUNTIME, "out of window bounds");
+    CHECK_ERR(pld_win_notify(d, 0, 2, 1, 0, E, sizeof E), PLD_E_RUNTIME, "4-byte aligned");
+    CHECK_ERR(pld_win_notify(d, g_size, 0, 1, 0, E, sizeof E), PLD_E_RUNTIME, "out of range");
+    pld_win_counters(g_sys, &c1);
+    CHECK(c1.puts == c0.puts && c1.adds == c0.adds && c1.notifies == c0.notifies && c1.mpi_calls == c0.mpi_calls);
+    CHECK(pld_win_read_cell(d, 2) == 0 && pld_win_read_cell(d, ext) == 0);
+    /* the window is untouched */
+    const unsigned char *b = pld_win_dom_base(d);
+    int zero = 1;
+    for (size_t i = 0; i < ext; i++)
+        zero &= b[i] == 0;
+    CHECK(zero);
+    /* bad member lists fail before any collective */
+    pld_win_dom_t *x = NULL;
+    int other = (g_rank + 1) % g_size;
+    if (g_size > 1)
+        CHECK_ERR(pld_win_dom_create(g_sys, &other, 1, 64, &x, E, sizeof E), PLD_E_USAGE, "not a member");
+    int unsorted[2] = {g_rank, g_rank};
+    CHECK_ERR(pld_win_dom_create(g_sys, unsorted, 2, 64, &x, E, sizeof E), PLD_E_USAGE, "sorted and distinct");
+    int big[PLD_WIN_MAX_RANKS + 1] = {0};
+    CHECK_ERR(pld_win_dom_create(g_sys, big, PLD_WIN_MAX_RANKS + 1, 64, &x, E, sizeof E), PLD_E_USAGE, "1 to 64");
+    int oob = g_size;
+    CHECK_ERR(pld_win_dom_create(g_sys, &oob, 1, 64, &x, E, sizeof E), PLD_E_USAGE, "is not a rank");
+    CHECK(x == NULL);
+    pld_win_sys_t *bad = NULL;
+    CHECK_ERR(pld_win_sys_init((pld_win_transport_t)42, &bad, E, sizeof E), PLD_E_USAGE, "unknown window transport");
+    /* the MPI error text: call name, MPI_Error_string, rank */
+    char want[64];
+    snprintf(want, sizeof want, "MPI_Put failed on rank %d: ", g_rank);
+    CHECK_ERR(pld_win_mpi_fail(g_sys, "MPI_Put(buf, n, MPI_BYTE, p, 0, n, MPI_BYTE, win)", MPI_ERR_RANK, E, sizeof E),
+              PLD_E_MPI, want);
+    CHECK(strstr(E, "MPI_ERR_RANK") != NULL || strstr(E, "rank") != NULL);
+    CHECK(strcmp(pld_win_last_error(g_sys), E) == 0);
+    pld_win_transport_t tr;
+    CHECK(pld_win_transport_from_name("shm", &tr) == 0 && tr == PLD_WIN_SHM);
+    CHECK(pld_win_transport_from_name("tcp", &tr) == -1);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* Polls enter MPI once per iteration (not when the loop already did), yield
+ * every PLD_WIN_YIELD_EVERY consecutive polls, and an op restarts the count. */
+static void test_win_poll(void)
+{
+    pld_win_dom_t *d = world_dom(64);
+    CHECK_OK(pld_win_notify(d, g_rank, 0, 1, 0, E, sizeof E)); /* restarts the spin count */
+    pld_win_counters_t c0, c1;
+    pld_win_counters(g_sys, &c0);
+    for (int i = 0; i < 4 * PLD_WIN_YIELD_EVERY; i++)
+        pld_win_poll(g_sys);
+    pld_win_counters(g_sys, &c1);
+    const int mpi = g_tr != PLD_WIN_LOCAL;
+    CHECK(c1.polls - c0.polls == 4 * PLD_WIN_YIELD_EVERY);
+    CHECK(c1.yields - c0.yields == 4);
+    /* with rma the first poll follows the notify's flush: no Win_sync of its own */
+    const int rma = pld_win_dom_transport(d) == PLD_WIN_RMA;
+    CHECK(c1.mpi_calls - c0.mpi_calls == (uint64_t)(mpi ? 4 * PLD_WIN_YIELD_EVERY - rma + 4 : 0));
+    /* a loop of read_cell + poll: one progressing MPI call per iteration (rma:
+     * read_cell's MPI_Win_sync; shm: that one is a bare barrier, so poll's) */
+    pld_win_counters(g_sys, &c0);
+    for (int i = 0; i < 10; i++) {
+        pld_win_read_cell(d, 0);
+        pld_win_poll(g_sys);
+    }
+    pld_win_counters(g_sys, &c1);
+    CHECK(c1.mpi_calls - c0.mpi_calls == (!mpi ? 0u : rma ? 10u : 20u));
+    /* an op in between restarts the count: 63 polls, a get, 63 polls: no yield */
+    int32_t x;
+    CHECK_OK(pld_win_get(d, g_rank, 0, &x, 4, E, sizeof E));
+    pld_win_counters(g_sys, &c0);
+    for (int i = 0; i < 2 * (PLD_WIN_YIELD_EVERY - 1); i++) {
+        if (i == PLD_WIN_YIELD_EVERY - 1)
+            CHECK_OK(pld_win_get(d, g_rank, 0, &x, 4, E, sizeof E));
+        pld_win_poll(g_sys);
+    }
+    pld_win_counters(g_sys, &c1);
+    CHECK(c1.yields == c0.yields);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* Domains still alive at sys_fini are freed there (run last). */
+static void test_win_left_for_fini(void)
+{
+    pld_win_dom_t *a = world_dom(64), *b = world_dom(128);
+    CHECK_OK(pld_win_notify(b, (g_rank + 1) % g_size, 0, 1, 0, E, sizeof E));
+    wait_cell(b, 0, 1, 0);
+    CHECK_OK(pld_win_notify(a, g_rank, 0, 1, 0, E, sizeof E));
+}
+
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} test_t;
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    int world = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    if (argc != 2 || pld_win_transport_from_name(argv[1], &g_tr) != 0) {
+        if (g_rank == 0)
+            fprintf(stderr, "usage: mpirun -n P test_win rma|shm|auto|local\n");
+        MPI_Finalize();
+        return 64;
+    }
+    if (g_tr == PLD_WIN_LOCAL && world != 1) {
+        if (g_rank == 0)
+            fprintf(stderr, "test_win: the local transport runs with one rank\n");
+        MPI_Finalize();
+        return 64;
+    }
+    E[0] = '\0';
+    if (pld_win_sys_init(g_tr, &g_sys, E, sizeof E) != PLD_OK) {
+        fprintf(stderr, "[rank %d] pld_win_sys_init: %s\n", g_rank, E);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    g_size = pld_win_world_size(g_sys);
+    static const test_t tests[] = {
+        {"test_win_layout", test_win_layout},
+        {"test_win_put_get_roundtrip", test_win_put_get_roundtrip},
+        {"test_win_chunked_and_counters", test_win_chunked_and_counters},
+        {"test_win_add_exact", test_win_add_exact},
+        {"test_win_notify_mixed", test_win_notify_mixed},
+        {"test_win_ordering", test_win_ordering},
+        {"test_win_subset_domains", test_win_subset_domains},
+        {"test_win_disjoint_domains", test_win_disjoint_domains},
+        {"test_win_comm_ctx", test_win_comm_ctx},
+        {"test_win_status_board", test_win_status_board},
+        {"test_win_errors", test_win_errors},
+        {"test_win_poll", test_win_poll},
+        {"test_win_abort_all", test_win_abort_all},
+        {"test_win_left_for_fini", test_win_left_for_fini},
+    };
+    int passed = 0, failed = 0;
+    if (g_rank == 0)
+        printf("test_win: transport %s, %d rank(s), %s\n", argv[1], g_size,
+               pld_win_single_node(g_sys) ? "one node" : "several nodes");
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        g_test = tests[i].name;
+        g_fail = 0;
+        barrier();
+        tests[i].fn();
+        int total = 0;
+        MPI_Allreduce(&g_fail, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (total == 0)
+            passed++;
+        else
+            failed++;
+        if (g_rank == 0)
+            printf("  %-32s %s\n", tests[i].name, total == 0 ? "passed" : "FAILED");
+    }
+    pld_win_sys_fini(g_sys);
+    if (g_rank == 0) {
+        printf("%d passed, %d failed\n", passed, failed);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return failed != 0;
+}

@@ -1,0 +1,61 @@
+# tests/win.cmake - MPI tests of the window layer (src/sim_window), label `mpi`.
+# Included at the end of tests/CMakeLists.txt.
+#
+#   win_<transport>_p<P>   tests/mpi/test_win.c under `mpirun -n P`, for
+#                          transport rma and shm at P = 2, 3, 4, auto at
+#                          P = 2 and 4, local at P = 1
+#   win_rma_pt2pt_p3       rma with osc pt2pt forced: the component used
+#                          across nodes, where only loops that enter MPI make
+#                          progress (shared/docs/multinode.md)
+#
+# PROCESSORS P, 60 s TIMEOUT, the launch environment of shared/docs/platform.md
+# section 2 (as tests/mpi.cmake), ASAN_OPTIONS=detect_leaks=0 because Open MPI
+# leaks under ASan. Run them alone with `ctest -R '^win_'`.
+
+if(NOT MPIEXEC_EXECUTABLE)
+  message(STATUS "pldrun tests: mpiexec not found; the window tests are not registered")
+  return()
+endif()
+
+add_executable(test_win ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_win.c)
+target_link_libraries(test_win PRIVATE pld_win MPI::MPI_C m)
+
+set(_pld_win_flag "${MPIEXEC_NUMPROC_FLAG}")
+if(NOT _pld_win_flag)
+  set(_pld_win_flag "-n")
+endif()
+set(_pld_win_env
+    "ASAN_OPTIONS=detect_leaks=0"
+    "OMPI_ALLOW_RUN_AS_ROOT=1"
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+    "OMPI_MCA_rmaps_base_oversubscribe=1"
+    "OMPI_MCA_hwloc_base_binding_policy=none"
+    "OMPI_MCA_mpi_yield_when_idle=1"
+    "OMPI_MCA_btl=self,vader"
+    "OMPI_MCA_pml=ob1"
+    "OMPI_MCA_osc=sm,rdma"
+    "OMPI_MCA_oob_tcp_if_include=lo")
+
+# pld_add_win_test(NAME TRANSPORT P [ENV...])
+function(pld_add_win_test name transport np)
+  add_test(NAME ${name}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${_pld_win_flag} ${np} ${MPIEXEC_PREFLAGS}
+                   $<TARGET_FILE:test_win> ${transport} ${MPIEXEC_POSTFLAGS})
+  set(_env ${_pld_win_env})
+  if(ARGN)
+    list(FILTER _env EXCLUDE REGEX "^OMPI_MCA_osc=")
+    list(APPEND _env ${ARGN})
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${np}
+                                          ENVIRONMENT "${_env}")
+endfunction()
+
+foreach(_tr rma shm)
+  foreach(_p 2 3 4)
+    pld_add_win_test(win_${_tr}_p${_p} ${_tr} ${_p})
+  endforeach()
+endforeach()
+pld_add_win_test(win_auto_p2 auto 2)
+pld_add_win_test(win_auto_p4 auto 4)
+pld_add_win_test(win_local_p1 local 1)
+pld_add_win_test(win_rma_pt2pt_p3 rma 3 "OMPI_MCA_osc=pt2pt")
