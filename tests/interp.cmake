@@ -12,7 +12,7 @@
 
 if(TARGET pld_interp AND PLD_HAVE_CHECK)
   set(_pld_interp_testing_sources "")
-  foreach(_lib pld_interp pld_hw pld_win)
+  foreach(_lib pld_interp pld_hw pld_win pld_npu)
     get_target_property(_srcs ${_lib} SOURCES)
     foreach(_s IN LISTS _srcs)
       if(IS_ABSOLUTE "${_s}")
@@ -27,7 +27,8 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
   add_library(pld_interp_testing STATIC ${_pld_interp_testing_sources})
   target_include_directories(pld_interp_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/interp"
                                                        "${PROJECT_SOURCE_DIR}/src/hw_backend"
-                                                       "${PROJECT_SOURCE_DIR}/src/sim_window")
+                                                       "${PROJECT_SOURCE_DIR}/src/sim_window"
+                                                       "${PROJECT_SOURCE_DIR}/src/sim_npu")
   target_link_libraries(pld_interp_testing PUBLIC pld_parser_testing MPI::MPI_C m)
 
   pld_add_suite(interp)

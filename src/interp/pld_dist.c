@@ -4,6 +4,7 @@
  * detection through the status board, stopping every rank with a report). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
+#include "pld_npu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -465,12 +466,16 @@ static const pld_expr_t *arg(const pld_expr_t *e, int i)
     return e->bound ? e->bound[i] : NULL;
 }
 
+static pld_status_t check_origin(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
+
 domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t)
 {
     if (!t->is_dist || t->winbuf < 0 || t->winbuf >= it->nwins) {
         pld_rt_error(it, f, e->span, "%s needs a window-bound tensor (a pld.window view)", opname(e));
         return NULL;
     }
+    if (e->op != PLD_OPID_PLD_GET_COMM_CTX && it->doms[it->wins[t->winbuf].dom].me >= 0 && check_origin(it, f, e, t) != PLD_OK)
+        return NULL;
     domain_t *d = &it->doms[it->wins[t->winbuf].dom];
     if (d->me < 0 || !d->win) {
         pld_rt_error(it, f, e->span, "%s: this rank is not a member of the comm domain of window '%s'", opname(e),
@@ -478,6 +483,21 @@ domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return NULL;
     }
     return d;
+}
+
+/* Remote addressing starts at the window view's base: a view that does not
+ * start at its slot's first byte (a slice with a non-zero origin) would be
+ * addressed from the slot start on the device (pld_semantics.md §2.3). */
+static pld_status_t check_origin(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t)
+{
+    const winbuf_t *w = &it->wins[t->winbuf];
+    long long off = (long long)((char *)t->buf->data + t->offset * pld_dtype_bytes(t->dt) - (char *)w->buf->data);
+    if (off == 0)
+        return PLD_OK;
+    return pld_rt_error(it, f, e->span,
+                        "%s on a view of window '%s' that starts %lld bytes into it: remote ops address the window "
+                        "from its origin, so pass the position as the op's offsets instead of slicing",
+                        pld_op_info((pld_op_id_t)e->op)->name, w->name, off);
 }
 
 size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx)
@@ -647,6 +667,14 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
     publish(it, PLD_WS_BLOCKED, e, cmp, expected, v, d->me, what);
     const char *why = NULL;
     for (unsigned long polls = 0;; polls++) {
+        /* let the other blocks of this rank run first: one of them may be the
+         * one that notifies */
+        if (pld_npu_can_yield())
+            pld_npu_yield();
+        if (pld_npu_cancelled()) {
+            publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
+            return PLD_E_RUNTIME; /* another block failed and reported */
+        }
         pld_win_poll(it->win);
         v = pld_win_read_cell(d->win, disp);
         if (cmp == 0 ? v == expected : v >= expected) {

@@ -3,6 +3,7 @@
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 #include "pld_npy.h"
+#include "pld_npu.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -571,6 +572,71 @@ static pld_status_t set_carried(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return PLD_OK;
 }
 
+/* ---- SPMD grids: every block runs the body on its own copy of the frame ---- */
+
+typedef struct spmd_ctx {
+    pld_interp_t *it;
+    frame_t *f;
+    const pld_block_t *body;
+    const pld_expr_t *loopvar;
+} spmd_ctx_t;
+
+static pld_status_t spmd_block(void *arg, int b, int n)
+{
+    spmd_ctx_t *c = arg;
+    frame_t *f = c->f;
+    pld_value_t *slots = pld_mem_calloc((size_t)(f->nslots > 0 ? f->nslots : 1), sizeof *slots);
+    if (!slots)
+        return pld_rt_error(c->it, f, c->body->n ? c->body->stmts[0]->span : f->call_span, "out of memory");
+    for (int k = 0; k < f->nslots; k++)
+        pld_value_set(&slots[k], &f->slots[k]);
+    frame_t bf = *f;
+    bf.slots = slots;
+    bf.ctx = PLD_CTX_KERNEL;
+    bf.block_idx = b;
+    bf.block_num = n;
+    bf.loop = NULL;
+    bf.ret = pld_v_none();
+    bf.in_kernel_scope = 1;
+    int flow = FLOW_NORMAL;
+    if (c->loopvar) {
+        pld_value_t lv = pld_v_int(PLD_DT_INDEX, b);
+        if (assign_target(c->it, &bf, c->loopvar, &lv) != PLD_OK)
+            flow = FLOW_ERROR;
+    }
+    if (flow == FLOW_NORMAL)
+        flow = exec_block(c->it, &bf, c->body);
+    pld_value_release(&bf.ret);
+    for (int k = 0; k < f->nslots; k++)
+        pld_value_release(&slots[k]);
+    pld_mem_free(slots);
+    return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+}
+
+/* Runs `body` as an SPMD grid of n blocks (coroutines of this rank). */
+static int run_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pld_block_t *body,
+                    const pld_expr_t *loopvar, int64_t n)
+{
+    const pld_expr_t *ss = kwarg(item, "sync_start");
+    int limit = it->opts.aiv_cores > 0 ? it->opts.aiv_cores : 48;
+    if (n < 0) {
+        pld_rt_error(it, f, item->span, "pl.spmd needs a non-negative block count, found %lld", (long long)n);
+        return FLOW_ERROR;
+    }
+    if (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && n > limit) {
+        pld_rt_error(it, f, item->span, "a sync-start launch of %lld blocks cannot be admitted: the platform has %d AIV "
+                                        "cores (all blocks must be resident together)",
+                     (long long)n, limit);
+        return FLOW_ERROR;
+    }
+    spmd_ctx_t c = {it, f, body, loopvar};
+    it->stats.tasks++;
+    pld_status_t st = pld_npu_run_blocks((int)n, 0, spmd_block, &c);
+    if (st != PLD_OK && !it->failed)
+        pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
+    return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
+}
+
 static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
     const pld_expr_t *iter = s->u.for_.iter, *target = s->u.for_.target;
@@ -606,6 +672,8 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         pld_rt_error(it, f, iter->span, "loop step is zero");
         return FLOW_ERROR;
     }
+    if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV)
+        return run_spmd(it, f, iter, &s->u.for_.body, loopvar, stop);
     /* init values */
     const pld_expr_t *iv = kwarg(iter, "init_values");
     pld_value_t init[16];
@@ -628,15 +696,7 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     f->loop = &lc;
     int64_t trips = 0;
     int flow = FLOW_NORMAL;
-    int saved_ctx = f->ctx;
-    int64_t saved_bi = f->block_idx, saved_bn = f->block_num;
-    int body_from = 0;
-    if (kind == PLD_OPID_PL_WHILE_)
-        body_from = 1; /* pl.cond */
-    if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV) {
-        f->ctx = PLD_CTX_KERNEL;
-        f->block_num = stop;
-    }
+    int body_from = kind == PLD_OPID_PL_WHILE_ ? 1 : 0; /* pl.cond comes first */
     for (int64_t i = start; kind == PLD_OPID_PL_WHILE_ || (step > 0 ? i < stop : i > stop);) {
         if (kind == PLD_OPID_PL_WHILE_) {
             const pld_stmt_t *cs = s->u.for_.body.stmts[0];
@@ -655,8 +715,6 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
                 break;
             }
         }
-        if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV)
-            f->block_idx = i;
         lc.have_next = 0;
         pld_block_t body = {s->u.for_.body.stmts + body_from, s->u.for_.body.n - body_from};
         flow = exec_block(it, f, &body);
@@ -677,9 +735,6 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         if (__builtin_add_overflow(i, step, &i))
             break; /* the next value is beyond int64: the range has ended */
     }
-    f->ctx = saved_ctx;
-    f->block_idx = saved_bi;
-    f->block_num = saved_bn;
     f->loop = lc.outer;
     for (int i = 0; i < lc.nnext; i++)
         pld_value_release(&lc.next[i]);
@@ -729,18 +784,7 @@ static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         int64_t n;
         if (pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK)
             return FLOW_ERROR;
-        int saved = f->ctx;
-        int64_t sbi = f->block_idx, sbn = f->block_num;
-        f->ctx = PLD_CTX_KERNEL;
-        f->block_num = n;
-        flow = FLOW_NORMAL;
-        for (int64_t i = 0; i < n && flow == FLOW_NORMAL; i++) {
-            f->block_idx = i;
-            flow = exec_block(it, f, &s->u.with.body);
-        }
-        f->ctx = saved;
-        f->block_idx = sbi;
-        f->block_num = sbn;
+        flow = run_spmd(it, f, item, &s->u.with.body, NULL, n);
     } else {
         flow = exec_block(it, f, &s->u.with.body);
     }
@@ -1029,7 +1073,7 @@ static void hw_arg_of(const pld_value_t *v, pld_hw_arg_t *a)
 }
 
 static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, int fidx, pld_value_t *args,
-                                  pld_span_t sp, pld_value_t *result)
+                                  pld_span_t sp, int blocks, pld_value_t *result)
 {
     pld_hw_arg_t hargs[64];
     int n = fn->nparams < 64 ? fn->nparams : 64;
@@ -1042,13 +1086,14 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     call.fn = fn;
     call.args = args;
     call.span = sp;
+    call.blocks = blocks;
     pld_hw_launch_t l;
     memset(&l, 0, sizeof l);
     l.kernel = fn->name;
     l.func_index = fidx;
     l.nargs = n;
     l.args = hargs;
-    l.block_num = 1;
+    l.block_num = blocks;
     l.host_state = &call;
     l.err = it->errbuf;
     l.errn = sizeof it->errbuf;
@@ -1095,9 +1140,28 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
     return PLD_OK;
 }
 
+static pld_status_t kernel_block(void *arg, int b, int n)
+{
+    pld_sim_call_t *c = arg;
+    frame_t caller = *c->caller; /* carries the block position into the kernel frame */
+    caller.block_idx = b;
+    caller.block_num = n;
+    pld_value_t r = pld_v_none();
+    pld_status_t st = run_function(c->it, &caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &r);
+    if (st == PLD_OK && b == 0) {
+        pld_value_release(&c->result);
+        c->result = r; /* block 0's return value is the task's result */
+    } else {
+        pld_value_release(&r);
+    }
+    return st;
+}
+
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
 {
     pld_interp_t *it = c->it;
+    if (c->fn && c->blocks > 1)
+        return pld_npu_run_blocks(c->blocks, 0, kernel_block, c);
     if (c->fn)
         return run_function(it, c->caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &c->result);
     frame_t *f = c->caller;
@@ -1157,7 +1221,7 @@ static pld_status_t eval_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t
             }
         }
     } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
-        st = launch_kernel(it, f, fn, e->aux, args, e->span, out);
+        st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, out);
     } else {
         st = run_function(it, f, fn, args, callee_ctx ? callee_ctx : f->ctx, e->span, out);
     }
@@ -1181,8 +1245,27 @@ static pld_status_t eval_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *
         }
         n++;
     }
+    int64_t blocks = 1;
+    for (int i = 1; i < e->u.call.nargs; i++)
+        if (e->u.call.args[i].kw && strcmp(e->u.call.args[i].kw, "core_num") == 0 &&
+            pld_eval_i64(it, f, e->u.call.args[i].value, &blocks) != PLD_OK) {
+            for (int j = 0; j < n; j++)
+                pld_value_release(&args[j]);
+            return PLD_E_RUNTIME;
+        }
+    const pld_expr_t *ss = kwarg(e, "sync_start");
+    int limit = it->opts.aiv_cores > 0 ? it->opts.aiv_cores : 48;
+    if (blocks < 1 || (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && blocks > limit)) {
+        for (int j = 0; j < n; j++)
+            pld_value_release(&args[j]);
+        return pld_rt_error(it, f, e->span,
+                            blocks < 1 ? "core_num must be at least 1, found %lld"
+                                       : "a sync-start launch of %lld blocks cannot be admitted: the platform has too few "
+                                         "AIV cores",
+                            (long long)blocks);
+    }
     pld_value_t r = pld_v_none();
-    pld_status_t st = launch_kernel(it, f, fn, e->aux, args, e->span, &r);
+    pld_status_t st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, &r);
     for (int j = 0; j < n; j++)
         pld_value_release(&args[j]);
     if (st != PLD_OK)

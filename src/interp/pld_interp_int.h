@@ -167,6 +167,7 @@ typedef struct pld_sim_call {
     pld_value_t result;
     pld_span_t span;
     int flow;                      /* scope: the body's control flow result */
+    int blocks;                    /* SPMD blocks of the launch */
 } pld_sim_call_t;
 /* Runs a kernel function / scope for the sim backend. */
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c);

@@ -1,0 +1,169 @@
+/* pld_npu.c - block coroutines (ucontext) and platform profiles. */
+#define _GNU_SOURCE 1
+#include "pld_npu.h"
+#include "pld_mem.h"
+
+#include <string.h>
+#include <ucontext.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PLD_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PLD_ASAN_FIBERS 1
+#endif
+#endif
+
+#ifdef PLD_ASAN_FIBERS
+/* AddressSanitizer must be told about stack switches */
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+#endif
+
+static const pld_npu_profile_t profiles[] = {
+    /* Ascend 910B (A2/A3): 48 AIV cores, 192 KiB UB per AIV core */
+    {"a2a3", 48, 192L * 1024},
+    /* Ascend 950 (A5): 36 AIV cores; UB taken as 256 KiB */
+    {"a5", 36, 256L * 1024},
+};
+
+const pld_npu_profile_t *pld_npu_profile(const char *name)
+{
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        if (strcmp(profiles[i].name, name) == 0)
+            return &profiles[i];
+    return NULL;
+}
+
+typedef struct block {
+    ucontext_t ctx;
+    void *stack;
+    size_t stack_size;
+    int done;
+    pld_status_t st;
+} block_t;
+
+typedef struct grid {
+    block_t *blocks;
+    int n;
+    int cur;
+    int cancelled;
+    ucontext_t main;
+    pld_npu_block_fn fn;
+    void *arg;
+#ifdef PLD_ASAN_FIBERS
+    const void *main_bottom;
+    size_t main_size;
+#endif
+} grid_t;
+
+static grid_t *active; /* the running grid (one at a time; nested grids run sequentially) */
+
+static void switch_to_main(grid_t *g)
+{
+#ifdef PLD_ASAN_FIBERS
+    void *fake = NULL;
+    __sanitizer_start_switch_fiber(&fake, g->main_bottom, g->main_size);
+    swapcontext(&g->blocks[g->cur].ctx, &g->main);
+    __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#else
+    swapcontext(&g->blocks[g->cur].ctx, &g->main);
+#endif
+}
+
+static void trampoline(void)
+{
+    grid_t *g = active;
+#ifdef PLD_ASAN_FIBERS
+    __sanitizer_finish_switch_fiber(NULL, &g->main_bottom, &g->main_size);
+#endif
+    int b = g->cur;
+    g->blocks[b].st = g->fn(g->arg, b, g->n);
+    g->blocks[b].done = 1;
+    if (g->blocks[b].st != PLD_OK)
+        g->cancelled = 1;
+#ifdef PLD_ASAN_FIBERS
+    __sanitizer_start_switch_fiber(NULL, g->main_bottom, g->main_size);
+#endif
+    setcontext(&g->main);
+}
+
+pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes, pld_npu_block_fn fn, void *arg)
+{
+    if (n <= 1 || active) {
+        pld_status_t first = PLD_OK;
+        for (int b = 0; b < n && first == PLD_OK; b++)
+            first = fn(arg, b, n);
+        return first;
+    }
+    if (!stack_bytes)
+        stack_bytes = (size_t)1 << 20;
+    grid_t g;
+    memset(&g, 0, sizeof g);
+    g.blocks = pld_mem_calloc((size_t)n, sizeof *g.blocks);
+    if (!g.blocks)
+        return PLD_E_NOMEM;
+    g.n = n;
+    g.fn = fn;
+    g.arg = arg;
+    pld_status_t result = PLD_OK;
+    for (int b = 0; b < n; b++) {
+        block_t *bl = &g.blocks[b];
+        bl->stack = pld_mem_alloc(stack_bytes);
+        if (!bl->stack || getcontext(&bl->ctx) != 0) {
+            result = PLD_E_NOMEM;
+            break;
+        }
+        bl->stack_size = stack_bytes;
+        bl->ctx.uc_stack.ss_sp = bl->stack;
+        bl->ctx.uc_stack.ss_size = stack_bytes;
+        bl->ctx.uc_link = NULL;
+        makecontext(&bl->ctx, trampoline, 0);
+    }
+    if (result == PLD_OK) {
+        active = &g;
+        int remaining = n;
+        while (remaining > 0) {
+            for (int b = 0; b < n; b++) {
+                if (g.blocks[b].done)
+                    continue;
+                g.cur = b;
+#ifdef PLD_ASAN_FIBERS
+                void *fake = NULL;
+                __sanitizer_start_switch_fiber(&fake, g.blocks[b].stack, g.blocks[b].stack_size);
+                swapcontext(&g.main, &g.blocks[b].ctx);
+                __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#else
+                swapcontext(&g.main, &g.blocks[b].ctx);
+#endif
+                if (g.blocks[b].done)
+                    remaining--;
+            }
+        }
+        active = NULL;
+        for (int b = 0; b < n; b++)
+            if (g.blocks[b].st != PLD_OK && result == PLD_OK)
+                result = g.blocks[b].st;
+    }
+    for (int b = 0; b < n; b++)
+        pld_mem_free(g.blocks[b].stack);
+    pld_mem_free(g.blocks);
+    return result;
+}
+
+int pld_npu_can_yield(void)
+{
+    return active != NULL && active->n > 1;
+}
+
+void pld_npu_yield(void)
+{
+    if (!active)
+        return;
+    switch_to_main(active);
+}
+
+int pld_npu_cancelled(void)
+{
+    return active && active->cancelled;
+}

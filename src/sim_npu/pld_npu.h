@@ -1,0 +1,46 @@
+/* pld_npu.h - the in-rank block scheduler and platform profiles.
+ *
+ * Several blocks of one rank (an SPMD grid: pl.spmd(n), pl.spmd_submit with
+ * core_num) run as coroutines on one OS thread with a deterministic schedule:
+ * block 0 runs until it finishes or waits on something that is not ready,
+ * then the next ready block runs, round-robin. A wait that is not yet
+ * satisfied yields (pld_npu_yield) instead of spinning, so one block can wait
+ * for another block of the same rank. No threads: MPI is only ever called
+ * from the one thread (MPI_THREAD_MULTIPLE is never needed). */
+#ifndef PLD_NPU_H
+#define PLD_NPU_H
+
+#include "pld_status.h"
+
+#include <stddef.h>
+
+/* ---- platform profiles ---- */
+typedef struct pld_npu_profile {
+    const char *name;        /* "a2a3", "a5" */
+    int aiv_cores;           /* AIV cores per device (sync-start admission limit) */
+    long ub_bytes;           /* unified buffer per AIV core (live tiles of one kernel) */
+} pld_npu_profile_t;
+
+/* Returns the named profile, or NULL when unknown. */
+const pld_npu_profile_t *pld_npu_profile(const char *name);
+
+/* ---- blocks ---- */
+/* Body of one block: returns PLD_OK or an error status. */
+typedef pld_status_t (*pld_npu_block_fn)(void *arg, int block_idx, int block_num);
+
+/* Runs blocks 0..n-1 of an SPMD grid as coroutines until every one returned.
+ * With n == 1, or when called from inside a block (nested grids), the blocks
+ * run one after another on the caller's stack. The first error stops the
+ * grid: blocks still waiting see pld_npu_cancelled() and return. Returns the
+ * first error (or PLD_OK). stack_bytes: per-block stack (0 = 1 MiB). */
+pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes, pld_npu_block_fn fn, void *arg);
+
+/* 1 when the caller runs inside a grid with other blocks it can yield to. */
+int pld_npu_can_yield(void);
+/* Lets the other blocks of the grid run; returns when this block is
+ * scheduled again. A no-op outside a grid. */
+void pld_npu_yield(void);
+/* 1 when the grid was cancelled (another block failed): stop waiting. */
+int pld_npu_cancelled(void);
+
+#endif
