@@ -1600,8 +1600,29 @@ static int probe_dim(pld_interp_t *it, const pld_dim_t *d, int64_t *v)
     return st == PLD_OK;
 }
 
+/* Binds parameter i: copies `data` (mode 0), adopts it (mode 1: a pld_mem
+ * allocation of exactly the array's bytes, owned by the tensor afterwards),
+ * or fills the new tensor from the generator `spec` (mode 2). */
+static pld_status_t bind_any(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape, const void *data,
+                             int mode, const char *spec, char *err, size_t errn);
+
 pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
                              const void *data, char *err, size_t errn)
+{
+    return bind_any(it, i, dt, rank, shape, data, 0, NULL, err, errn);
+}
+
+pld_status_t pld_interp_bind_adopt(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
+                                   void *data, char *err, size_t errn)
+{
+    pld_status_t st = bind_any(it, i, dt, rank, shape, data, 1, NULL, err, errn);
+    if (st != PLD_OK)
+        pld_mem_free(data);
+    return st;
+}
+
+static pld_status_t bind_any(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape, const void *data,
+                             int mode, const char *spec, char *err, size_t errn)
 {
     const pld_param_t *pp = &it->entry->params[i];
     const pld_type_t *t = pp->type;
@@ -1611,11 +1632,17 @@ pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
                      pld_dtype_name(t->dtype), rank);
             return PLD_E_USAGE;
         }
-        pld_value_t v = pld_dtype_is_float(dt) ? pld_v_float(dt, pld_elem_get_f(data, dt, 0))
-                                               : pld_v_int(dt, pld_elem_get_i(data, dt, 0));
+        unsigned char one[8] = {0};
+        if (mode == 2 && pld_npy_generate(spec, dt, one, 1, err, errn) != PLD_OK)
+            return PLD_E_USAGE;
+        const void *src = mode == 2 ? (const void *)one : data;
+        pld_value_t v = pld_dtype_is_float(dt) ? pld_v_float(dt, pld_elem_get_f(src, dt, 0))
+                                               : pld_v_int(dt, pld_elem_get_i(src, dt, 0));
         pld_value_release(&it->args[i]);
         it->args[i] = pld_v_convert(&v, t->dtype);
         it->bound[i] = 1;
+        if (mode == 1)
+            pld_mem_free((void *)data);
         return PLD_OK;
     }
     if (!t || (t->kind != PLD_TY_TENSOR && t->kind != PLD_TY_DTENSOR)) {
@@ -1674,10 +1701,36 @@ pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
         return PLD_E_USAGE;
     }
     pld_buf_fini(&got);
-    pld_tensor_t *tt = pld_tensor_new(dt, rank, shape, 0);
-    if (!tt)
-        return PLD_E_NOMEM;
-    memcpy(tt->buf->data, data, tt->buf->bytes);
+    pld_tensor_t *tt;
+    if (mode == 1) {
+        int64_t bytes = pld_value_bytes(dt, rank, shape);
+        pld_buffer_t *b = bytes < 0 ? NULL : pld_buffer_wrap((void *)data, (size_t)bytes);
+        if (!b)
+            return PLD_E_NOMEM;
+        tt = pld_tensor_view(b, dt, rank, shape, 0);
+        if (tt)
+            b->external = 0; /* adopted: the buffer frees it from now on */
+        pld_buffer_release(b);
+        if (!tt)
+            return PLD_E_NOMEM; /* data stays the caller's (pld_interp_bind_adopt frees it) */
+    } else {
+        tt = pld_tensor_new(dt, rank, shape, 0);
+        if (!tt)
+            return PLD_E_NOMEM;
+        int64_t count = 1;
+        for (int d = 0; d < rank; d++)
+            count *= shape[d];
+        if (mode == 2) {
+            pld_status_t gs = pld_npy_generate(spec, dt, tt->buf->data, count, err, errn);
+            if (gs != PLD_OK) {
+                pld_value_t tv = pld_v_obj(&tt->hdr, dt);
+                pld_value_release(&tv);
+                return gs;
+            }
+        } else {
+            memcpy(tt->buf->data, data, tt->buf->bytes);
+        }
+    }
     pld_value_release(&it->args[i]);
     it->args[i] = pld_v_obj(&tt->hdr, dt);
     it->bound[i] = 1;
@@ -1710,18 +1763,8 @@ pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec
             return PLD_E_USAGE;
         }
     }
-    pld_dtype_t dt = t->dtype;
-    int64_t count = 1;
-    for (int d = 0; d < rank; d++)
-        count *= shape[d];
-    void *data = pld_mem_calloc((size_t)(count > 0 ? count : 1), (size_t)pld_dtype_bytes(dt));
-    if (!data)
-        return PLD_E_NOMEM;
-    pld_status_t st = pld_npy_generate(spec, dt, data, count, err, errn);
-    if (st == PLD_OK)
-        st = pld_interp_bind(it, i, dt, rank, shape, data, err, errn);
-    pld_mem_free(data);
-    return st;
+    /* generated straight into the parameter's tensor: no second copy */
+    return bind_any(it, i, t->dtype, rank, shape, NULL, 2, spec, err, errn);
 }
 
 /* ------------------------------------------------------------ run */

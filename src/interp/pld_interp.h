@@ -71,6 +71,11 @@ void pld_interp_param_desc(const pld_interp_t *it, int i, char *buf, size_t n);
  * Errors: PLD_E_USAGE with a message naming both shapes/dtypes. */
 pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
                              const void *data, char *err, size_t errn);
+/* As pld_interp_bind, but takes ownership of `data` (a pld_mem allocation
+ * holding exactly the packed array, e.g. pld_npy_t.data): no copy is made.
+ * The data is freed on failure too. */
+pld_status_t pld_interp_bind_adopt(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
+                                   void *data, char *err, size_t errn);
 /* Binds parameter i to generated data (arange|zeros|ones|random:SEED) of its
  * declared shape; dynamic dims not yet bound take the rank count. */
 pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec, char *err, size_t errn);

@@ -6,6 +6,14 @@
 #include <string.h>
 #include <ucontext.h>
 
+/* getcontext/swapcontext return twice like setjmp; GCC's -Wclobbered then
+ * warns about every local and argument of the function that switches. The
+ * scheduler keeps its state in the grid (memory) and in volatile locals, so the
+ * warning does not apply here. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 #define PLD_ASAN_FIBERS 1
 #elif defined(__has_feature)
@@ -88,25 +96,27 @@ static void trampoline(void)
     setcontext(&g->main);
 }
 
-pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes, pld_npu_block_fn fn, void *arg)
+pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes_in, pld_npu_block_fn fn, void *arg)
 {
+    /* no variable set after getcontext/swapcontext may live in a register that
+     * the switch clobbers: the grid state lives in `g`, reached through a
+     * volatile pointer */
+    const size_t stack_bytes = stack_bytes_in ? stack_bytes_in : (size_t)1 << 20;
     if (n <= 1 || active) {
         pld_status_t first = PLD_OK;
         for (int b = 0; b < n && first == PLD_OK; b++)
             first = fn(arg, b, n);
         return first;
     }
-    if (!stack_bytes)
-        stack_bytes = (size_t)1 << 20;
-    grid_t g;
-    memset(&g, 0, sizeof g);
+    static grid_t zero;
+    grid_t g = zero;
     g.blocks = pld_mem_calloc((size_t)n, sizeof *g.blocks);
     if (!g.blocks)
         return PLD_E_NOMEM;
     g.n = n;
     g.fn = fn;
     g.arg = arg;
-    pld_status_t result = PLD_OK;
+    volatile pld_status_t result = PLD_OK;
     for (int b = 0; b < n; b++) {
         block_t *bl = &g.blocks[b];
         bl->stack = pld_mem_alloc(stack_bytes);
@@ -122,9 +132,9 @@ pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes, pld_npu_block_fn fn, 
     }
     if (result == PLD_OK) {
         active = &g;
-        int remaining = n;
+        volatile int remaining = n;
         while (remaining > 0) {
-            for (int b = 0; b < n; b++) {
+            for (volatile int b = 0; b < n; b++) {
                 if (g.blocks[b].done)
                     continue;
                 g.cur = b;

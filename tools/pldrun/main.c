@@ -388,7 +388,9 @@ static int run(const opts_t *o, pld_win_sys_t *win)
             pld_npy_t npy;
             st = pld_npy_read(o->in[k].value, &npy, err, sizeof err);
             if (st == PLD_OK) {
-                st = pld_interp_bind(it, i, npy.dt, npy.rank, npy.shape, npy.data, err, sizeof err);
+                /* the tensor takes the file's buffer: no second copy of the input */
+                st = pld_interp_bind_adopt(it, i, npy.dt, npy.rank, npy.shape, npy.data, err, sizeof err);
+                npy.data = NULL;
                 pld_npy_fini(&npy);
             } else if (st == PLD_E_IO) {
                 rc = EX_IOERR;
