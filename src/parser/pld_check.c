@@ -1501,6 +1501,85 @@ static void check_function(pld_ck_t *ck, fn_info_t *fi)
     ck->fn = NULL;
 }
 
+/* 1 when a HOST body dispatches with a device= that is not the loop variable
+ * of `for r in pl.range(pld.world_size())`: comm domains may then be subsets
+ * of the world, so rules that compare shapes with P do not apply statically.
+ * `world_vars` holds the names of the enclosing world loops. */
+static int subset_dispatch_expr(const pld_expr_t *e, const char *const *world_vars, int nw)
+{
+    if (!e || e->kind != PLD_EX_CALL)
+        return 0;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        const pld_arg_t *a = &e->u.call.args[i];
+        if (a->kw && strcmp(a->kw, "device") == 0) {
+            int world = 0;
+            for (int k = 0; k < nw; k++)
+                world |= a->value->kind == PLD_EX_NAME && a->value->u.name == world_vars[k];
+            if (!world)
+                return 1;
+        }
+        if (subset_dispatch_expr(a->value, world_vars, nw))
+            return 1;
+    }
+    return 0;
+}
+
+static int subset_dispatch(const pld_block_t *b, const char **world_vars, int nw)
+{
+    const char *vars[32];
+    for (int k = 0; k < nw && k < 32; k++)
+        vars[k] = world_vars[k];
+    for (int i = 0; i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        switch (s->kind) {
+        case PLD_ST_EXPR:
+            if (subset_dispatch_expr(s->u.expr, vars, nw))
+                return 1;
+            break;
+        case PLD_ST_ASSIGN:
+            if (subset_dispatch_expr(s->u.assign.value, vars, nw))
+                return 1;
+            break;
+        case PLD_ST_RETURN:
+            for (int k = 0; k < s->u.ret.n; k++)
+                if (subset_dispatch_expr(s->u.ret.vals[k], vars, nw))
+                    return 1;
+            break;
+        case PLD_ST_IF:
+            if (subset_dispatch(&s->u.if_.then, vars, nw) || subset_dispatch(&s->u.if_.els, vars, nw))
+                return 1;
+            break;
+        case PLD_ST_WHILE:
+            if (subset_dispatch(&s->u.while_.body, vars, nw))
+                return 1;
+            break;
+        case PLD_ST_WITH:
+            if (subset_dispatch(&s->u.with.body, vars, nw))
+                return 1;
+            break;
+        case PLD_ST_FOR: {
+            const pld_expr_t *it = s->u.for_.iter, *tg = s->u.for_.target;
+            int n = nw;
+            int npos = 0;
+            const pld_expr_t *p0 = NULL;
+            for (int k = 0; k < it->u.call.nargs; k++)
+                if (!it->u.call.args[k].kw && npos++ == 0)
+                    p0 = it->u.call.args[k].value;
+            char b2[128];
+            if (npos == 1 && tg->kind == PLD_EX_NAME && p0 && p0->kind == PLD_EX_CALL &&
+                pld_ast_dotted(p0->u.call.fn, b2, sizeof b2) && strstr(b2, "world_size") && n < 32)
+                vars[n++] = tg->u.name;
+            if (subset_dispatch(&s->u.for_.body, vars, n))
+                return 1;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ driver */
 
 pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts)
@@ -1544,6 +1623,10 @@ pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts)
     }
     for (int i = 0; i < pr->nfns && !ck.oom; i++)
         check_header(&ck, &pr->fns[i]);
+    ck.dom_ranks = ck.opts.ranks;
+    for (int i = 0; i < pr->nfns && ck.dom_ranks > 0; i++)
+        if (pr->fns[i].ctx == PLD_CTX_HOST && subset_dispatch(&pr->fns[i].f->body, NULL, 0))
+            ck.dom_ranks = 0;
     for (int i = 0; i < pr->nfns && !ck.oom; i++)
         check_function(&ck, &pr->fns[i]);
     pld_mem_free(ck.slots);

@@ -47,6 +47,8 @@ typedef struct ck_slot {
 typedef struct pld_ck {
     pld_program_t *p;
     pld_check_opts_t opts;
+    int dom_ranks;            /* size of every comm domain when known: opts.ranks, or 0 when the
+                                 HOST orchestrator dispatches to device subsets */
     ck_const_t *consts;
     int nconsts;
     const char *alias_pl;     /* module alias of pypto.language ("pl") */

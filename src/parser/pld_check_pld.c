@@ -8,7 +8,9 @@
  * operand kinds, dtypes, ranks, provable offsets and extents, enum ranges, the
  * per-rail rules of the collectives (InCore composite, CHIP builtin, HOST
  * builtin) and the HOST-rail window rules. Anything that depends on the rank
- * count P is checked only when P is known (ck->opts.ranks > 0).
+ * count P is checked only when P is known and every comm domain spans the
+ * world (ck->dom_ranks > 0; a program dispatching to device subsets has
+ * smaller domains, whose sizes the checker does not infer).
  *
  * Every diagnostic points at the call and starts with the op's name. */
 #include "pld_check_int.h"
@@ -843,8 +845,8 @@ static void incore_mesh_signal(pc_t *x, const pld_type_t *s)
              (long long)v);
         return;
     }
-    if (x->ck->opts.ranks > 0 && dimc(s, 0, &v) && v < x->ck->opts.ranks)
-        perr(x, "signal shape[0] (%lld) must be at least the rank count (%d)", (long long)v, x->ck->opts.ranks);
+    if (x->ck->dom_ranks > 0 && dimc(s, 0, &v) && v < x->ck->dom_ranks)
+        perr(x, "signal shape[0] (%lld) must be at least the rank count (%d)", (long long)v, x->ck->dom_ranks);
 }
 
 /* HOST signal capacity (§3.4). rank1_only: barrier / broadcast /
@@ -872,9 +874,9 @@ static void host_signal(pc_t *x, const pld_type_t *s, int rank1_only, int64_t la
             return;
         }
     }
-    if (x->ck->opts.ranks > 0 && dimc(s, 0, &v) && v < x->ck->opts.ranks)
+    if (x->ck->dom_ranks > 0 && dimc(s, 0, &v) && v < x->ck->dom_ranks)
         perr(x, "signal shape[0] (%lld) must be at least the participating device count (%d)", (long long)v,
-             x->ck->opts.ranks);
+             x->ck->dom_ranks);
 }
 
 /* HOST rail: every operand is a window view, and all are different
@@ -937,7 +939,7 @@ static const pld_type_t *result_of(pc_t *x, int i)
 
 static const pld_type_t *chk_allreduce(pc_t *x)
 {
-    const int rail = x->ck->ctx, P = x->ck->opts.ranks;
+    const int rail = x->ck->ctx, P = x->ck->dom_ranks;
     const pld_type_t *tt = want_dt(x, 0, "target") > 0 ? ty(x, 0) : NULL;
     const pld_type_t *st = NULL;
     int has_sig = arg(x, 1) != NULL, ring = 0, cn_static;
@@ -1037,7 +1039,7 @@ static const pld_type_t *chk_allreduce(pc_t *x)
 /* barrier / broadcast / reduce_scatter */
 static const pld_type_t *chk_simple_coll(pc_t *x, pld_op_id_t id)
 {
-    const int rail = x->ck->ctx, P = x->ck->opts.ranks;
+    const int rail = x->ck->ctx, P = x->ck->dom_ranks;
     const int sig_i = id == PLD_OPID_PLD_BARRIER ? 0 : 1;
     const pld_type_t *tt = NULL, *st = NULL;
     int64_t v;
@@ -1207,7 +1209,7 @@ static void a2av_packed(pc_t *x, const pld_type_t *t, const char *role)
 
 static const pld_type_t *chk_a2av(pc_t *x)
 {
-    const int rail = x->ck->ctx, P = x->ck->opts.ranks;
+    const int rail = x->ck->ctx, P = x->ck->dom_ranks;
     const pld_type_t *it = NULL, *tt = NULL, *st = NULL;
     int same = same_expr(arg(x, 0), arg(x, 1)), cn_static;
     int64_t nr = -1, rows = -1, v, w, cn;

@@ -407,7 +407,13 @@ def g_coll_incore_ring(ins, P, outs):
         for k in range(2):
             o.set_row(res[k], r, k)
             h.set_row(hres[k], r, k)
-    return {'outs': o, 'houts': h, 'sigs': zeros(*outs['sigs'])}
+    ys = ins['ys']
+    yr = [ys.row(p, 0)[:40] for p in range(P)]
+    pre = ring_fold(yr, 'sum', 'FP32', incore_ring_bounds(40, P, 'FP32'))
+    pv = zeros(*outs['pouts'])
+    for r in range(P):
+        pv.set_row(pre + ys.row(r, 0)[40:], r, 0)
+    return {'outs': o, 'houts': h, 'pouts': pv, 'sigs': zeros(*outs['sigs'])}
 
 
 def misc_expect(P, outs, bsrc, chunks, gsrc, asrc, names):
@@ -506,7 +512,7 @@ WARN_COUNTS = 'send_counts'  # the clamp warning names the counts
 # program's pldrun generator, so that the FP fold orders are observable.
 WIDE = {
     'incore_allreduce': ('xs', 'hs', 'ys'),
-    'incore_ring': ('xs', 'hs'),
+    'incore_ring': ('xs', 'hs', 'ys'),
     'incore_misc': ('chunks',),
     'host_allreduce': ('xs', 'hs', 'ps', 'ms'),
     'host_ring': ('xs',),
@@ -564,31 +570,38 @@ CASES = {
                                       g_corpus_a2av(2, lambda s, d: (s + d) % 3), None),
 }
 
-# Negative cases: (program, P, expected rc, stderr regexes, max seconds)
-HANG = r'the run stopped; state of every rank'
+# Negative cases: (program, P values, expected rc, stderr regexes that must
+# match, regexes that must not match, max seconds)
+HANG = r'deadlock'
 NEG = {
     'neg_mismatch': (os.path.join(TPROG, 'coll_neg_mismatch.pld'), (2, 3), 70,
-                     [HANG, r'coll_neg_mismatch\.pld:\d+:\d+: error: allreduce \(mesh\): wait on sig\[0, 0\] >= 2',
-                      r'rank 0: finished', r'rank 1: stopped at .*allreduce \(mesh\): wait on sig\[0, 0\] >= 2'],
-                     20),
+                     [HANG, r'\[rank 1/\d\] .*coll_neg_mismatch\.pld:\d+:\d+: error: allreduce \(mesh\): wait on '
+                            r'sig\[0, 0\] >= 2'],
+                     [r'\[rank 0/\d\] .*: error: '], 20),
     'neg_shape': (os.path.join(TPROG, 'coll_neg_shape.pld'), (2, 3), 70,
                   [HANG, r'\[rank 0/\d\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait on '
-                         r'sig\[1, 0\] >= 3'], 20),
+                         r'sig\[1, 0\] >= 3'],
+                  [r'\[rank 1/\d\] .*: error: '], 20),
     'neg_divergent_wait': (os.path.join(TPROG, 'coll_neg_divergent_wait.pld'), (2, 3), 70,
                            [HANG, r'\[rank 1/\d\] .*coll_neg_divergent_wait\.pld:\d+:\d+: error: wait on '
-                                  r'sig\[0, 0\] \(Ge 1\)'], 20),
+                                  r'sig\[0, 0\] \(Ge 1\)'],
+                           [r'\[rank 0/\d\] .*: error: '], 20),
     'neg_chip_missing': (os.path.join(TPROG, 'coll_neg_chip_missing.pld'), (2,), 70,
                          [HANG, r'\[rank 0/2\] .*coll_neg_chip_missing\.pld:\d+:\d+: error: all_to_all_v: wait on '
-                                r'sig\[1, 0\] >= 1', r'rank 1: finished'], 20),
+                                r'sig\[1, 0\] >= 1'],
+                         [r'\[rank 1/2\] .*: error: '], 20),
     'neg_root': (os.path.join(TPROG, 'coll_neg_root.pld'), (4,), 70,
                  [r'\[rank 0/4\] .*coll_neg_root\.pld:\d+:\d+: error: pld\.tensor\.broadcast: root 3 is outside the '
-                  r'comm domain \[0, 2\)', r'\[rank 1/4\] .*root 3 is outside', r'rank 2: finished'], 20),
+                  r'comm domain \[0, 2\)', r'\[rank 1/4\] .*root 3 is outside'],
+                 [r'\[rank [23]/4\] .*: error: '], 20),
     'neg_ring_nr': (os.path.join(TPROG, 'coll_neg_ring_nr.pld'), (2,), 70,
                     [r'coll_neg_ring_nr\.pld:\d+:\d+: error: pld\.tensor\.allreduce: mode="ring" signal shape\[1\] '
-                     r'\(3\) .* must equal the rank count of the comm domain \(2\)'], 20),
+                     r'\(3\) .* must equal the rank count of the comm domain \(2\)'],
+                    [], 20),
     'neg_a2av_rows': (os.path.join(TPROG, 'coll_neg_a2av_rows.pld'), (4,), 70,
                       [r'\[rank 2/4\] .*coll_neg_a2av_rows\.pld:\d+:\d+: error: pld\.tensor\.all_to_all_v: target '
-                       r'dim 0 \(8\) must be a multiple of the rank count \(3\)', r'rank 3: finished'], 20),
+                       r'dim 0 \(8\) must be a multiple of the rank count \(3\)'],
+                      [r'\[rank 3/4\] .*: error: '], 20),
 }
 NEG_INPUT_ROWS = {'neg_ring_nr': 3}  # xs gets this many rows (NR != P)
 
@@ -685,7 +698,7 @@ def run_case(case, P, tr, args, env):
 
 
 def run_neg(case, P, tr, args, env):
-    path, _, rc_want, patterns, limit = NEG[case]
+    path, _, rc_want, patterns, forbidden, limit = NEG[case]
     wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
     shutil.rmtree(wd, ignore_errors=True)
     os.makedirs(wd)
@@ -716,6 +729,9 @@ def run_neg(case, P, tr, args, env):
     for pat in patterns:
         if not re.search(pat, err):
             problems.append('stderr does not match %r' % pat)
+    for pat in forbidden:
+        if re.search(pat, err):
+            problems.append('stderr matches %r' % pat)
     return problems, path, cli, err
 
 
@@ -728,7 +744,7 @@ def all_tests():
         for P in ranks:
             for tr in TRANSPORTS:
                 tests.append((case, P, tr))
-    for case, (path, ranks, _, _, _) in NEG.items():
+    for case, (path, ranks, _, _, _, _) in NEG.items():
         for P in ranks:
             for tr in TRANSPORTS:
                 tests.append((case, P, tr))
