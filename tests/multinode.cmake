@@ -24,8 +24,9 @@
 # osc ^ucx so that pt2pt is available, ...), overriding scripts/mpi_env.sh.
 #
 # RUN_SERIAL (the namespace names are fixed, and timings matter on 2 cores),
-# TIMEOUT 120 (the runner stops itself after 105 s; mpx-ci.sh's own limit is
-# 75 s, pldrun's hang watchdog 20 s). Run them alone with `ctest -L multinode`
+# TIMEOUT 120 (the runner stops itself after 108 s; mpx-ci.sh waits at most
+# 30 s for a concurrent run's lock and limits the job to 60 s; pldrun's hang
+# watchdog is 20 s). Run them alone with `ctest -L multinode`
 # (15 tests, about 20 s).
 
 find_program(PLD_PYTHON3_MN NAMES python3)

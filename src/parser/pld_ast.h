@@ -65,6 +65,7 @@ typedef struct pld_arg {
 struct pld_expr {
     pld_expr_kind_t kind;
     pld_span_t span;
+    int32_t height;              /* levels of the subtree (1 for a leaf); bounded by the parser */
     union {
         const char *name;                       /* NAME: interned */
         int64_t ival;                           /* INT */

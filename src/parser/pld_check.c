@@ -200,6 +200,7 @@ static void check_consts(pld_ck_t *ck)
         c.expr = cd->value;
         const pld_expr_t *v = cd->value;
         int64_t iv;
+        ck->fold_overflow = 0;
         if (is_call_to(ck, v, "pl.dynamic")) {
             c.kind = CK_C_DYN;
             if (v->u.call.nargs != 1 || v->u.call.args[0].value->kind != PLD_EX_STR)
@@ -210,6 +211,9 @@ static void check_consts(pld_ck_t *ck)
         } else if (ck_const_int(ck, v, &iv)) {
             c.kind = v->kind == PLD_EX_BOOL ? CK_C_BOOL : CK_C_INT;
             c.i = iv;
+        } else if (ck->fold_overflow) {
+            c.kind = CK_C_BAD;
+            ck_error(ck, v->span, "module constant '%s' overflows int64 (PyPTO integers are 64-bit)", cd->name);
         } else if (v->kind == PLD_EX_FLOAT || (v->kind == PLD_EX_UNARY && v->u.un.a->kind == PLD_EX_FLOAT)) {
             c.kind = CK_C_FLOAT;
             c.f = v->kind == PLD_EX_FLOAT ? v->u.fval : -v->u.un.a->u.fval;

@@ -71,8 +71,11 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
     case PLD_EX_UNARY:
         if (!ck_const_int(ck, e->u.un.a, &a))
             return 0;
-        if (e->u.un.op == PLD_UOP_NEG)
+        if (e->u.un.op == PLD_UOP_NEG) {
+            if (a == INT64_MIN)
+                return ck->fold_overflow = 1, 0; /* overflows int64: not a foldable constant */
             *out = -a;
+        }
         else if (e->u.un.op == PLD_UOP_POS)
             *out = a;
         else if (e->u.un.op == PLD_UOP_INVERT)
@@ -84,22 +87,45 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
         if (!ck_const_int(ck, e->u.bin.a, &a) || !ck_const_int(ck, e->u.bin.b, &b))
             return 0;
         switch (e->u.bin.op) {
-        case PLD_OP_ADD: *out = a + b; return 1;
-        case PLD_OP_SUB: *out = a - b; return 1;
-        case PLD_OP_MUL: *out = a * b; return 1;
+        /* Folding is exact or declines: a result outside int64 is not a
+         * constant (Python would produce a big integer PyPTO cannot hold). */
+        case PLD_OP_ADD:
+            if (__builtin_add_overflow(a, b, out))
+                return ck->fold_overflow = 1, 0;
+            return 1;
+        case PLD_OP_SUB:
+            if (__builtin_sub_overflow(a, b, out))
+                return ck->fold_overflow = 1, 0;
+            return 1;
+        case PLD_OP_MUL:
+            if (__builtin_mul_overflow(a, b, out))
+                return ck->fold_overflow = 1, 0;
+            return 1;
         case PLD_OP_FLOORDIV:
             if (b == 0)
                 return 0;
+            if (a == INT64_MIN && b == -1)
+                return ck->fold_overflow = 1, 0;
             *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
             return 1;
         case PLD_OP_MOD:
             if (b == 0)
                 return 0;
+            if (b == -1) {
+                *out = 0;
+                return 1;
+            }
             *out = a % b;
             if (*out != 0 && ((*out < 0) != (b < 0)))
                 *out += b;
             return 1;
-        case PLD_OP_LSHIFT: if (b < 0 || b > 62) return 0; *out = a << b; return 1;
+        case PLD_OP_LSHIFT:
+            if (b < 0 || b > 62)
+                return 0;
+            if (a > (INT64_MAX >> b) || a < (INT64_MIN >> b))
+                return ck->fold_overflow = 1, 0;
+            *out = (int64_t)((uint64_t)a << b);
+            return 1;
         case PLD_OP_RSHIFT: if (b < 0 || b > 63) return 0; *out = a >> b; return 1;
         case PLD_OP_BITAND: *out = a & b; return 1;
         case PLD_OP_BITOR: *out = a | b; return 1;
@@ -109,7 +135,8 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
                 return 0;
             int64_t r = 1;
             for (int64_t i = 0; i < b; i++)
-                r *= a;
+                if (__builtin_mul_overflow(r, a, &r))
+                    return ck->fold_overflow = 1, 0;
             *out = r;
             return 1;
         }

@@ -65,6 +65,7 @@ typedef struct pld_ck {
     ck_slot_t *slots;
     int nslots, capslots;
     int oom;
+    int fold_overflow;        /* set when ck_const_int declined a result outside int64 */
 } pld_ck_t;
 
 /* A call bound to an op's parameters. */

@@ -152,6 +152,23 @@ static pld_expr_t *mk(parser_t *ps, pld_expr_kind_t k, pld_span_t sp)
     if (!e) {
         ps->oom = 1;
         ps->p->diags.oom = 1;
+        return NULL;
+    }
+    e->height = 1;
+    return e;
+}
+
+/* Sets e's height from a child's; reports a tree that grew too tall. */
+static pld_expr_t *grow(parser_t *ps, pld_expr_t *e, const pld_expr_t *child)
+{
+    if (!e)
+        return NULL;
+    if (child && child->height + 1 > e->height)
+        e->height = child->height + 1;
+    if (e->height > PLD_PARSE_MAX_HEIGHT) {
+        error_at(ps, e->span, "expression nested too deeply (limit %s levels); split it into several statements",
+                 "1000");
+        return NULL;
     }
     return e;
 }
@@ -287,7 +304,10 @@ static pld_expr_t *parse_call(parser_t *ps, pld_expr_t *fn)
     e->u.call.fn = fn;
     e->u.call.args = args;
     e->u.call.nargs = n;
-    return e;
+    for (int i = 0; i < n; i++)
+        if (!grow(ps, e, args[i].value))
+            return NULL;
+    return grow(ps, e, fn);
 }
 
 /* subscript ::= expr | [expr] ':' [expr] [':' [expr]] */
@@ -355,7 +375,10 @@ static pld_expr_t *parse_subscript(parser_t *ps, pld_expr_t *obj)
     e->u.sub.obj = obj;
     e->u.sub.items = it;
     e->u.sub.n = n;
-    return e;
+    for (int i = 0; i < n; i++)
+        if (!grow(ps, e, it ? it[i] : NULL))
+            return NULL;
+    return grow(ps, e, obj);
 }
 
 /* '(' / '[' sequence: items separated by commas; returns TUPLE/LIST or the
@@ -401,6 +424,9 @@ static pld_expr_t *parse_seq(parser_t *ps, pld_tok_kind_t close, pld_expr_kind_t
     e->u.seq.items = it;
     e->u.seq.n = n;
     e->u.seq.trailing_comma = commas >= n && n > 0;
+    for (int i = 0; i < n; i++)
+        if (!grow(ps, e, it ? it[i] : NULL))
+            return NULL;
     return e;
 }
 
@@ -528,7 +554,7 @@ static pld_expr_t *parse_primary(parser_t *ps)
             a->u.attr.obj = e;
             a->u.attr.attr = nt.text;
             a->u.attr.attr_span = nt.span;
-            e = a;
+            e = grow(ps, a, e);
         } else if (at(ps, PLD_T_LPAREN)) {
             e = parse_call(ps, e);
         } else if (at(ps, PLD_T_LBRACK)) {
@@ -548,7 +574,7 @@ static pld_expr_t *mk_bin(parser_t *ps, pld_binop_t op, pld_expr_t *a, pld_expr_
     e->u.bin.op = op;
     e->u.bin.a = a;
     e->u.bin.b = b;
-    return e;
+    return grow(ps, grow(ps, e, a), b);
 }
 
 static pld_expr_t *mk_un(parser_t *ps, pld_unop_t op, pld_span_t start, pld_expr_t *a)
@@ -558,7 +584,7 @@ static pld_expr_t *mk_un(parser_t *ps, pld_unop_t op, pld_span_t start, pld_expr
         return NULL;
     e->u.un.op = op;
     e->u.un.a = a;
-    return e;
+    return grow(ps, e, a);
 }
 
 static pld_expr_t *parse_factor(parser_t *ps);
@@ -570,7 +596,10 @@ static pld_expr_t *parse_power(parser_t *ps)
     if (!a || !at(ps, PLD_T_DSTAR))
         return a;
     advance(ps);
+    if (!enter(ps))
+        return NULL;
     pld_expr_t *b = parse_factor(ps);
+    leave(ps);
     return b ? mk_bin(ps, PLD_OP_POW, a, b) : NULL;
 }
 
@@ -810,6 +839,9 @@ static pld_expr_t *parse_testlist(parser_t *ps)
     e->u.seq.items = it;
     e->u.seq.n = n;
     e->u.seq.trailing_comma = trailing;
+    for (int i = 0; i < n; i++)
+        if (!grow(ps, e, it ? it[i] : NULL))
+            return NULL;
     return e;
 }
 
@@ -843,6 +875,9 @@ static pld_expr_t *parse_target_list(parser_t *ps)
     e->u.seq.items = it;
     e->u.seq.n = n;
     e->u.seq.trailing_comma = trailing;
+    for (int i = 0; i < n; i++)
+        if (!grow(ps, e, it ? it[i] : NULL))
+            return NULL;
     return e;
 }
 
@@ -1148,7 +1183,10 @@ static pld_stmt_t *parse_if(parser_t *ps)
     if (!parse_suite(ps, &s->u.if_.then))
         return NULL;
     if (at(ps, PLD_T_ELIF)) {
+        if (!enter(ps))
+            return NULL;
         pld_stmt_t *inner = parse_if(ps);
+        leave(ps);
         if (!inner)
             return NULL;
         pld_stmt_t **one = alloc(ps, sizeof *one);

@@ -12,6 +12,9 @@
 
 /* Limits enforced with a clear error instead of deep recursion. */
 #define PLD_PARSE_MAX_DEPTH 100
+/* Height of one expression tree (long operator chains, attribute/subscript/
+ * call trailers), so that every later recursive pass stays shallow. */
+#define PLD_PARSE_MAX_HEIGHT 1000
 
 /* Parses p->src into p. Diagnostics go to p->diags. Returns PLD_OK, or
  * PLD_E_SYNTAX when at least one error was reported, PLD_E_NOMEM on OOM. */

@@ -60,9 +60,13 @@ TUTORIAL = os.path.join(REPO, 'programs', 'tutorial')
 SKIP = 77
 HOSTS, SLOTS = 2, 2
 P = HOSTS * SLOTS
-MPX_TIMEOUT = 75     # mpx-ci.sh -t: SIGTERM to mpirun, SIGKILL 10 s later
+# Nested limits, so that a hang is stopped and the namespaces are torn down
+# before CTest's TIMEOUT (120 s) kills anything: lock wait + job + KILL grace +
+# teardown = 30 + 60 + 10 + 4 < RUN_TIMEOUT.
+LOCK_WAIT = 30       # MPX_LOCK_WAIT: another mpx-ci.sh run with the same prefix
+MPX_TIMEOUT = 60     # mpx-ci.sh -t: SIGTERM to mpirun, SIGKILL 10 s later
 PLD_TIMEOUT = 20     # pldrun's hang watchdog
-RUN_TIMEOUT = 105    # this script's own limit (CTest TIMEOUT is 120)
+RUN_TIMEOUT = 108    # this script's own limit: then SIGTERM to mpx-ci.sh
 
 
 def rand_rows(rng, shape):
@@ -298,8 +302,9 @@ def run_case(case, tr, args, env):
         mpirun += ['-x', 'ASAN_OPTIONS']
     cmd = ['bash', args.mpx, '-n', str(HOSTS), '-s', str(SLOTS), '-t', str(MPX_TIMEOUT), '--'] + mpirun + \
           [args.pldrun, path] + cli
+    env = dict(env, MPX_LOCK_WAIT=str(LOCK_WAIT))
     if args.mpiexec:
-        env = dict(env, MPX_MPIRUN=args.mpiexec)
+        env['MPX_MPIRUN'] = args.mpiexec
     rc, out, err = run_mpx(cmd, env, wd)
     problems = check_map(out)
     pld_err = '\n'.join(l for l in err.splitlines() if not l.startswith('mpx-ci: '))

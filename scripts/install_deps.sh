@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# scripts/install_deps.sh - installs the Debian packages pldrun needs to build
+# and test, when any of them is missing (runs apt-get update first). Used by
+# .ci/run and scripts/setup_and_run_example.sh; needs root (or sudo).
+#
+#   openmpi-bin libopenmpi-dev  mpirun and MPI (sim_window, the tool)
+#   libffi-dev                  hw_backend kernel calls
+#   libcunit1-dev               unit tests
+#   cmake pkg-config            build
+#   clang                       the libFuzzer harness (tests/fuzz/run.sh)
+#   python3                     MPI golden tests and the .npy cross-check
+set -euo pipefail
+
+packages=(openmpi-bin libopenmpi-dev libffi-dev libcunit1-dev cmake pkg-config clang python3)
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "install_deps: all packages present"
+    exit 0
+fi
+echo "install_deps: installing ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update
+"${sudo[@]}" apt-get install -y "${missing[@]}"
