@@ -5,11 +5,11 @@
 #   2. builds pldrun in Release (build/);
 #   3. checks a distributed program for 4 ranks under mpirun:
 #        mpirun -n 4 build/pldrun --check --ranks 4 programs/host/allreduce_ring.pld
-#   4. runs a program on 4 ranks (every rank adds its id to its slice):
-#        mpirun -n 4 build/pldrun programs/tutorial/hello_rank.pld --in xs=arange
-# Running programs whose ranks talk to each other (remote loads/stores,
-# notify/wait, collectives across ranks) needs the MPI window layer, which is
-# not finished yet: see docs/interpreter.md ("Not implemented yet").
+#   4. runs that ring allreduce on 4 ranks (HOST builtin rail: window
+#      buffers over MPI RMA, notify/wait signals) and checks the result:
+#        mpirun -n 4 build/pldrun programs/host/allreduce_ring.pld \
+#            --in xs=arange --out outs=build/example_outs.npy
+#      every rank's row of outs must equal the sum of all ranks' rows of xs.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,5 +28,20 @@ echo "+ mpirun -n 4 build/pldrun --check --ranks 4 programs/host/allreduce_ring.
 mpirun -n 4 build/pldrun --check --ranks 4 programs/host/allreduce_ring.pld
 echo "check: ok (exit 0)"
 
-echo "+ mpirun -n 4 build/pldrun programs/tutorial/hello_rank.pld --in xs=arange"
-mpirun -n 4 build/pldrun programs/tutorial/hello_rank.pld --in xs=arange
+echo "+ mpirun -n 4 build/pldrun programs/host/allreduce_ring.pld --in xs=arange --out outs=build/example_outs.npy"
+mpirun -n 4 build/pldrun programs/host/allreduce_ring.pld --in xs=arange --out outs=build/example_outs.npy
+python3 - build/example_outs.npy <<'PY'
+import sys
+sys.path.insert(0, 'tests/mpi')
+from pld_mpitest import read_npy
+dtype, shape, vals = read_npy(sys.argv[1])
+rows, cols = shape[0], shape[-1]
+xs = [[float(r * cols + c) for c in range(cols)] for r in range(rows)]
+want = [sum(xs[r][c] for r in range(rows)) for c in range(cols)]
+bad = [(r, c) for r in range(rows) for c in range(cols) if vals[r * cols + c] != want[c]]
+print('outs: %s %s, row 0 starts %s' % (dtype, list(shape), vals[:4]))
+if bad:
+    print('example: WRONG result at (rank, col) %s: %s, expected %s' % (bad[0], vals[bad[0][0] * cols + bad[0][1]], want[bad[0][1]]))
+    sys.exit(1)
+print('example: ok, every rank holds the sum over %d ranks' % rows)
+PY

@@ -426,6 +426,7 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
         st = pld_win_dom_create(it->win, dm->members, dm->n, dm->bytes ? dm->bytes : 32, &dm->win, err, sizeof err);
         if (st != PLD_OK)
             return pld_rt_error(it, NULL, host->name_span, "cannot create the window of comm domain %d: %s", d, err);
+        it->stats.transports |= 1u << pld_win_dom_transport(dm->win);
     }
     for (int i = 0; i < it->nwins; i++) {
         winbuf_t *w = &it->wins[i];

@@ -100,6 +100,7 @@ typedef struct pld_interp_stats {
     uint64_t dispatches;     /* CHIP dispatches run on this rank */
     uint64_t ops;            /* interpreted expression evaluations */
     uint64_t bytes_moved;    /* bytes copied by load/store/put/get on this rank */
+    unsigned transports;     /* bit (1 << pld_win_transport_t) per transport of this rank's windows */
 } pld_interp_stats_t;
 void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st);
 

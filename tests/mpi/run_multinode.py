@@ -319,6 +319,12 @@ def run_case(case, tr, args, env):
         if re.search(r'error|warning', pld_err, re.IGNORECASE):
             problems.append('diagnostics on stderr')
         if rc == 0:
+            # pldrun's summary names the transports its windows used: across
+            # hosts, auto must have resolved to rma (never shm).
+            m = re.search(r'windows over ([a-z+]+)', out)
+            if not m or m.group(1) != 'rma':
+                problems.append('summary line does not say "windows over rma" (found %r)'
+                                % (m.group(0) if m else None))
             for name in sorted(want):
                 try:
                     got = T.read_npy(os.path.join(wd, 'out_%s.npy' % name))

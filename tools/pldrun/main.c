@@ -446,6 +446,8 @@ static int run(const opts_t *o, pld_win_sys_t *win)
     pld_interp_stats(it, &stats);
     uint64_t mine[4] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops}, tot[4];
     MPI_Reduce(mine, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    unsigned transports = 0;
+    MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD);
     if (st == PLD_OK && rank == 0) {
         int want_summary = o->nout == 0;
         for (int i = 0; i < pld_interp_nparams(it); i++) {
@@ -467,11 +469,16 @@ static int run(const opts_t *o, pld_win_sys_t *win)
             if (want_summary)
                 summarize(pp->name, dt, r, shape, data);
         }
-        printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops, "
+        char wins[64] = "";
+        for (int t = PLD_WIN_RMA; t <= PLD_WIN_LOCAL; t++)
+            if (transports & (1u << t))
+                snprintf(wins + strlen(wins), sizeof wins - strlen(wins), "%s%s", wins[0] ? "+" : ", windows over ",
+                         pld_win_transport_name((pld_win_transport_t)t));
+        printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops%s, "
                "%.3f s\n",
                size, size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es",
                (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
-               (unsigned long long)tot[3], MPI_Wtime() - t0);
+               (unsigned long long)tot[3], wins, MPI_Wtime() - t0);
     }
     if (st != PLD_OK)
         rc = EX_SOFTWARE;
