@@ -9,7 +9,8 @@
 # the exit status is non-zero when either build or any test failed.
 #
 # Environment: JOBS (default: nproc) for make and ctest; PLD_SHARED_DIR when
-# shared/ (examples) is not beside the repository; extra cmake flags in
+# shared/ is not beside the repository (only for examples_in_sync, which
+# compares tests/examples with shared/examples); extra cmake flags in
 # PLD_CMAKE_FLAGS (e.g. -DPLD_TEST_KNOWN_BUGS=ON).
 set -euo pipefail
 

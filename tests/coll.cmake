@@ -30,7 +30,6 @@ if(NOT _pld_coll_flag)
   set(_pld_coll_flag "-n")
 endif()
 set(_pld_coll_env
-    "ASAN_OPTIONS=detect_leaks=0"
     "OMPI_ALLOW_RUN_AS_ROOT=1"
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
     "OMPI_MCA_rmaps_base_oversubscribe=1"

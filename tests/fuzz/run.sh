@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh SECONDS [extra libFuzzer flags...]
 #
 # Builds the libFuzzer harness with clang (-fsanitize=fuzzer,address,undefined)
-# in build-fuzz/, builds a seed corpus from shared/examples, programs/,
+# in build-fuzz/, builds a seed corpus from tests/examples, programs/,
 # tests/bad/ and tests/fuzz/regress/, and fuzzes the parser (and the checker once it links)
 # for SECONDS seconds. New corpus entries go to build-fuzz/corpus/, crashes to
 # build-fuzz/artifacts/ (crash-*, leak-*, timeout-*, oom-*).
@@ -16,14 +16,14 @@ secs=${1:-60}
 shift || true
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bdir="$root/build-fuzz"
-shared=${PLD_SHARED_DIR:-$root/../shared}
+examples="$root/tests/examples"
 
 cmake -S "$root" -B "$bdir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DPLD_FUZZ=ON -DPLD_SANITIZE=ON -DPLD_SHARED_DIR="$shared" >/dev/null
+      -DPLD_FUZZ=ON -DPLD_SANITIZE=ON >/dev/null
 cmake --build "$bdir" --target fuzz_parse -j "$(nproc)" >/dev/null
 
 mkdir -p "$bdir/corpus" "$bdir/seeds" "$bdir/artifacts"
-for f in "$shared"/examples/*.pld "$shared"/examples/*.dsl.py "$shared"/examples/errors/*.py \
+for f in "$examples"/*.pld "$examples"/*.dsl.py "$examples"/errors/*.py \
          "$root"/programs/*/*.pld "$root"/tests/bad/*.pld "$root"/tests/fuzz/regress/*; do
     [ -f "$f" ] || continue
     case "$f" in */README*) continue ;; esac

@@ -137,8 +137,9 @@ PLATFORM_ENV = {
 
 def mpi_env(repo_root):
     """The environment for mpirun: the current one plus scripts/mpi_env.sh
-    (when the repository has it) or the platform.md defaults. Under ASan,
-    Open MPI's own leaks are not ours: detect_leaks=0 is added."""
+    (when the repository has it) or the platform.md defaults. Leak checking
+    stays on: pldrun checks for its own leaks before MPI_Finalize and ignores
+    Open MPI's (tools/pldrun/main.c, PLD_LEAK_CHECK)."""
     env = dict(os.environ)
     script = os.path.join(repo_root, 'scripts', 'mpi_env.sh')
     loaded = False
@@ -156,9 +157,6 @@ def mpi_env(repo_root):
     if not loaded:
         for k, v in PLATFORM_ENV.items():
             env.setdefault(k, v)
-    asan = env.get('ASAN_OPTIONS', '')
-    if 'detect_leaks' not in asan:
-        env['ASAN_OPTIONS'] = (asan + ':' if asan else '') + 'detect_leaks=0'
     return env
 
 

@@ -1,6 +1,6 @@
 /* test_check.c - CUnit suite for the checker API (src/parser/pld_check.h).
  *
- * Checks shared/examples (04 neighbour mail, 06 InCore collectives, 08 HOST
+ * Checks tests/examples (copy of shared/examples) (04 neighbour mail, 06 InCore collectives, 08 HOST
  * collectives) and small template programs, then asserts what the checker
  * writes into the AST: types (kind, dtype, shape, valid shape, memory space,
  * direction), resolved op ids (including unified pl.add -> tile/tensor op by
@@ -14,7 +14,7 @@
 #include "pld_types.h"
 
 #ifndef PLD_EXAMPLES_DIR
-#error "PLD_EXAMPLES_DIR must name shared/examples"
+#error "PLD_EXAMPLES_DIR must name tests/examples (copy of shared/examples)"
 #endif
 
 /* ------------------------------------------------------------ helpers */
@@ -42,7 +42,7 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
-/* Reads an example of shared/examples (owned; NULL and a CUnit failure when missing). */
+/* Reads an example of tests/examples (copy of shared/examples) (owned; NULL and a CUnit failure when missing). */
 static char *example(const char *name, size_t *len)
 {
     char path[4096];

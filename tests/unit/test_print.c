@@ -3,7 +3,7 @@
  * Exact output for each construct (precedence parentheses, literals, tuples,
  * comments, elif chains, raw SubWorker bodies), and the contract of pld_ast.h:
  * print -> parse -> print is a fixed point, over every file of
- * shared/examples (*.pld, *.dsl.py) and programs/ (globbed at run time; the
+ * tests/examples (copy of shared/examples) (*.pld, *.dsl.py) and programs/ (globbed at run time; the
  * directories come from PLD_EXAMPLES_DIR / PLD_PROGRAMS_DIR). A failure names
  * the file and the first differing line. */
 #include "pld_test.h"
