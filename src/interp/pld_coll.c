@@ -29,16 +29,6 @@
 #define MESH_CHUNK_BYTES 16384   /* InCore composite chunk */
 #define BUILTIN_MAX_RANKS 16     /* builtins silently do nothing above this */
 
-static const char *opname(const pld_expr_t *e)
-{
-    return pld_op_info((pld_op_id_t)e->op)->name;
-}
-
-static const pld_expr_t *arg(const pld_expr_t *e, int i)
-{
-    return e->bound ? e->bound[i] : NULL;
-}
-
 static int target_index(int op)
 {
     return op == PLD_OPID_PLD_BARRIER ? 0
@@ -62,47 +52,6 @@ static int64_t numel_of(int rank, const int64_t *shape)
     for (int k = 0; k < rank; k++)
         n *= shape[k];
     return n;
-}
-
-static pld_status_t need_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v)
-{
-    pld_status_t st = pld_eval(it, f, arg(e, i), v);
-    if (st != PLD_OK)
-        return st;
-    if (v->kind != PLD_V_TENSOR) {
-        pld_vkind_t k = v->kind;
-        pld_value_release(v);
-        return pld_rt_error(it, f, arg(e, i)->span, "%s: '%s' must be a tensor, found a %s", opname(e),
-                            pld_op_info((pld_op_id_t)e->op)->params[i].name, pld_vkind_name(k));
-    }
-    return PLD_OK;
-}
-
-/* An int keyword (core_num, root) or an enum (op=pld.ReduceOp.Max). */
-static pld_status_t iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
-{
-    const pld_expr_t *a = arg(e, i);
-    if (!a) {
-        *out = dflt;
-        return PLD_OK;
-    }
-    if (a->kind == PLD_EX_ATTR) {
-        static const struct {
-            const char *m;
-            int64_t v;
-        } members[] = {{"Sum", 0}, {"Max", 1}, {"Min", 2}, {"Prod", 3}};
-        for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
-            if (strcmp(a->u.attr.attr, members[k].m) == 0) {
-                *out = members[k].v;
-                return PLD_OK;
-            }
-        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
-    }
-    if (a->kind == PLD_EX_BOOL) {
-        *out = a->u.bval;
-        return PLD_OK;
-    }
-    return pld_eval_i64(it, f, a, out);
 }
 
 /* ------------------------------------------------------------ call state */
@@ -154,7 +103,7 @@ static void warn_once(coll_t *c, int kind, const char *fmt, ...)
 
 static pld_status_t oom(coll_t *c)
 {
-    return pld_rt_error(c->it, c->f, c->e->span, "%s: out of memory", opname(c->e));
+    return pld_rt_error(c->it, c->f, c->e->span, "%s: out of memory", pld_op_name(c->e));
 }
 
 static void set_sigtext(coll_t *c, const pld_expr_t *sig_expr)
@@ -253,12 +202,12 @@ static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_exp
     pld_interp_t *it = c->it;
     pld_span_t sp = se ? se->span : c->e->span;
     if (!s->is_dist)
-        return pld_rt_error(it, c->f, sp, "%s: the signal must be a window-bound DistributedTensor", opname(c->e));
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be a window-bound DistributedTensor", pld_op_name(c->e));
     if (s->dt != PLD_DT_INT32)
-        return pld_rt_error(it, c->f, sp, "%s: the signal must be INT32, found %s", opname(c->e),
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be INT32, found %s", pld_op_name(c->e),
                             pld_dtype_name(s->dt));
     if (s->rank < min_rank || s->rank > 2)
-        return pld_rt_error(it, c->f, sp, "%s: the signal must be %s, found a rank-%d tensor", opname(c->e),
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be %s, found a rank-%d tensor", pld_op_name(c->e),
                             min_rank == 2 ? "2-D" : "1-D or 2-D", s->rank);
     domain_t *sd = pld_dist_domain_of(it, c->f, c->e, s);
     if (!sd)
@@ -266,12 +215,12 @@ static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_exp
     if (sd != c->d)
         return pld_rt_error(it, c->f, sp, "%s: the signal and the target belong to different comm domains (%d and %d "
                                           "ranks); every operand of a collective must be in one domain",
-                            opname(c->e), sd->n, c->d->n);
+                            pld_op_name(c->e), sd->n, c->d->n);
     if (s->shape[0] < rows)
         return pld_rt_error(it, c->f, sp, "%s: signal shape[0] (%lld) must be at least %s (%lld) at run time",
-                            opname(c->e), (long long)s->shape[0], rows_what, (long long)rows);
+                            pld_op_name(c->e), (long long)s->shape[0], rows_what, (long long)rows);
     if (s->rank == 2 && s->shape[1] < cols)
-        return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", opname(c->e),
+        return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", pld_op_name(c->e),
                             (long long)s->shape[1], cols_what, (long long)cols);
     c->sig = s;
     set_sigtext(c, se);
@@ -283,7 +232,7 @@ static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr
 {
     if (!t->is_dist)
         return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
-                            "%s: %s must be a window-bound DistributedTensor here", opname(c->e), role);
+                            "%s: %s must be a window-bound DistributedTensor here", pld_op_name(c->e), role);
     domain_t *d = pld_dist_domain_of(c->it, c->f, c->e, t);
     if (!d)
         return PLD_E_RUNTIME;
@@ -291,7 +240,7 @@ static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr
         return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
                             "%s: %s and the target belong to different comm domains (%d and %d ranks); every "
                             "operand of a collective must be in one domain",
-                            opname(c->e), role, d->n, c->d->n);
+                            pld_op_name(c->e), role, d->n, c->d->n);
     return PLD_OK;
 }
 
@@ -338,7 +287,7 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
         if (off[k] < 0 || off[k] + ext[k] > t->shape[k])
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
-                                opname(c->e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
+                                pld_op_name(c->e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
     }
     pld_view_t tv, pv;
     pld_tensor_kview(t, &tv);
@@ -350,7 +299,7 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     pld_view_packed(&pv, buf, t->dt, t->rank, ext);
     char err[256];
     if (pld_k_copy(dir ? &tv : &pv, dir ? &pv : &tv, err, sizeof err) != PLD_OK)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", opname(c->e), err);
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", pld_op_name(c->e), err);
     return PLD_OK;
 }
 
@@ -399,7 +348,7 @@ static pld_status_t fold(coll_t *c, pld_binop_k_t op, void *acc, void *x, pld_dt
     pld_view_packed(&vx, x, dt, 1, &n);
     char err[256];
     if (pld_k_binary(op, &va, &va, &vx, err, sizeof err) != PLD_OK)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", opname(c->e), err);
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", pld_op_name(c->e), err);
     return PLD_OK;
 }
 
@@ -437,7 +386,7 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     if (!box) {
         if (!is_packed(t))
             return pld_rt_error(c->it, c->f, c->e->span,
-                                "%s: the target must be a packed row-major view on the InCore rail", opname(c->e));
+                                "%s: the target must be a packed row-major view on the InCore rail", pld_op_name(c->e));
         N = numel_of(t->rank, t->shape);
         flat_desc(t, &flat, N);
         nch = cdiv(N, C);
@@ -447,7 +396,7 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: a partial valid_shape must fit within one %d-byte mesh chunk (%lld elements of "
                                 "%s hold %lld bytes)",
-                                opname(c->e), MESH_CHUNK_BYTES, (long long)N, pld_dtype_name(t->dt),
+                                pld_op_name(c->e), MESH_CHUNK_BYTES, (long long)N, pld_dtype_name(t->dt),
                                 (long long)(N * esz));
         nch = 1;
     }
@@ -507,10 +456,10 @@ static pld_status_t incore_allreduce_ring(coll_t *c, const pld_tensor_t *t, int6
     int64_t b[PLD_WIN_MAX_RANKS + 1];
     if (SIZE < 0)
         return pld_rt_error(c->it, c->f, c->e->span,
-                            "%s: mode=\"ring\" target valid_shape must be a contiguous row-major prefix", opname(c->e));
+                            "%s: mode=\"ring\" target valid_shape must be a contiguous row-major prefix", pld_op_name(c->e));
     if (!is_packed(t))
         return pld_rt_error(c->it, c->f, c->e->span,
-                            "%s: the target must be a packed row-major view on the InCore rail", opname(c->e));
+                            "%s: the target must be a packed row-major view on the InCore rail", pld_op_name(c->e));
     flat_desc(t, &flat, numel_of(t->rank, t->shape));
     for (int64_t i = 0; i <= NR; i++)
         b[i] = fp16 ? (cdiv(i * SIZE, 16 * NR) * 16 < SIZE ? cdiv(i * SIZE, 16 * NR) * 16 : SIZE) : i * SIZE / NR;
@@ -568,12 +517,12 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     int esz = pld_dtype_bytes(t->dt);
     if (c->P > BUILTIN_MAX_RANKS || N <= 0) {
         warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s (%d here)",
-                  opname(c->e), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
+                  pld_op_name(c->e), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
                   N <= 0 ? 0 : c->P);
         return PLD_OK;
     }
     if (!is_packed(t))
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", opname(c->e));
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", pld_op_name(c->e));
     flat_desc(t, &flat, N);
     int64_t ntiles = cdiv(N, HOST_TILE), maxT = B > 0 ? cdiv(ntiles, B) : 0;
     acc = alloc_elems(t->dt, B * HOST_TILE);
@@ -634,19 +583,19 @@ static pld_status_t host_allreduce_ring(coll_t *c, const pld_tensor_t *t, int64_
         return pld_rt_error(c->it, c->f, c->e->span,
                             "%s: mode=\"ring\" on the HOST rail supports only op=ReduceOp.Sum with FP32, found "
                             "ReduceOp.%s with %s",
-                            opname(c->e), redop_name(op), pld_dtype_name(t->dt));
+                            pld_op_name(c->e), redop_name(op), pld_dtype_name(t->dt));
     if (P <= 1)
         return PLD_OK;
     if (P > BUILTIN_MAX_RANKS || N <= 0 || N % P != 0) {
         warn_once(c, W_GUARD, "%s (HOST builtin ring) does nothing: the builtin kernel returns early when %s",
-                  opname(c->e),
+                  pld_op_name(c->e),
                   P > BUILTIN_MAX_RANKS ? "more than 16 ranks take part"
                   : N <= 0              ? "the target has no elements"
                                         : "the element count is not a multiple of the rank count");
         return PLD_OK;
     }
     if (!is_packed(t))
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", opname(c->e));
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", pld_op_name(c->e));
     flat_desc(t, &flat, N);
     int64_t chunk = N / P;
     acc = alloc_elems(t->dt, chunk);
@@ -687,11 +636,11 @@ static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
         return pld_rt_error(c->it, c->f, c->e->span,
                             "%s without a signal: no synthesized signal buffer was reserved for this call (it must "
                             "be a statement of the HOST orchestrator that runs as the entry)",
-                            opname(c->e));
+                            pld_op_name(c->e));
     winbuf_t *wb = &c->it->wins[w];
     int64_t shape[2] = {c->it->comm.nranks, core_num};
     if ((size_t)(shape[0] * shape[1] * 4) > wb->bytes || !wb->buf)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", opname(c->e));
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", pld_op_name(c->e));
     pld_tensor_t *t = pld_tensor_view(wb->buf, PLD_DT_INT32, 2, shape, 0);
     if (!t)
         return oom(c);
@@ -709,33 +658,33 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
     int64_t op, core_num;
     int ring = 0;
     pld_value_t sv = pld_v_none();
-    if ((st = iarg(it, c->f, e, 2, 0, &op)) != PLD_OK || (st = iarg(it, c->f, e, 4, 1, &core_num)) != PLD_OK)
+    if ((st = pld_op_iarg(it, c->f, e, 2, 0, &op)) != PLD_OK || (st = pld_op_iarg(it, c->f, e, 4, 1, &core_num)) != PLD_OK)
         return st;
     if (op < 0 || op > 3)
-        return pld_rt_error(it, c->f, e->span, "%s: op must be ReduceOp.Sum, Max, Min or Prod, found %lld", opname(e),
+        return pld_rt_error(it, c->f, e->span, "%s: op must be ReduceOp.Sum, Max, Min or Prod, found %lld", pld_op_name(e),
                             (long long)op);
     if (core_num < 1)
-        return pld_rt_error(it, c->f, e->span, "%s: core_num must be positive, found %lld", opname(e),
+        return pld_rt_error(it, c->f, e->span, "%s: core_num must be positive, found %lld", pld_op_name(e),
                             (long long)core_num);
-    if (arg(e, 3)) {
-        const pld_expr_t *m = arg(e, 3);
+    if (pld_op_arg(e, 3)) {
+        const pld_expr_t *m = pld_op_arg(e, 3);
         if (m->kind != PLD_EX_STR || (strcmp(m->u.str.s, "ring") != 0 && strcmp(m->u.str.s, "mesh") != 0))
-            return pld_rt_error(it, c->f, m->span, "%s: mode must be \"mesh\" or \"ring\"", opname(e));
+            return pld_rt_error(it, c->f, m->span, "%s: mode must be \"mesh\" or \"ring\"", pld_op_name(e));
         ring = strcmp(m->u.str.s, "ring") == 0;
     }
     if (t->dt != PLD_DT_FP16 && t->dt != PLD_DT_FP32)
-        return pld_rt_error(it, c->f, e->span, "%s: target dtype must be FP16 or FP32, found %s", opname(e),
+        return pld_rt_error(it, c->f, e->span, "%s: target dtype must be FP16 or FP32, found %s", pld_op_name(e),
                             pld_dtype_name(t->dt));
     c->name = ring ? "allreduce (ring)" : "allreduce (mesh)";
-    if (!arg(e, 1)) {
+    if (!pld_op_arg(e, 1)) {
         if (c->f->ctx != PLD_CTX_HOST)
             return pld_rt_error(it, c->f, e->span, "%s requires an explicit signal outside a HOST orchestrator",
-                                opname(e));
+                                pld_op_name(e));
         if (ring)
-            return pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" requires an explicit signal", opname(e));
+            return pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" requires an explicit signal", pld_op_name(e));
         if ((st = synth_signal(c, core_num, &sv)) != PLD_OK)
             return st;
-    } else if ((st = need_tensor(it, c->f, e, 1, &sv)) != PLD_OK) {
+    } else if ((st = pld_op_need(it, c->f, e, 1, &sv, PLD_V_TENSOR)) != PLD_OK) {
         return st;
     }
     const pld_tensor_t *s = pld_v_tensor(&sv);
@@ -744,22 +693,22 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
             st = pld_rt_error(it, c->f, e->span,
                               "%s: core_num > 1 is supported only in a HOST orchestrator; use an enclosing "
                               "pl.spmd(...)",
-                              opname(e));
+                              pld_op_name(e));
         } else if (!ring) {
-            if ((st = check_signal(c, s, arg(e, 1), 2, c->P, "the rank count", 1, "1")) == PLD_OK)
+            if ((st = check_signal(c, s, pld_op_arg(e, 1), 2, c->P, "the rank count", 1, "1")) == PLD_OK)
                 st = incore_allreduce_mesh(c, t, op);
         } else {
             c->ring = 1;
-            if ((st = check_signal(c, s, arg(e, 1), 2, 2 * (c->P - 1), "2*(P-1)", c->P, "the rank count")) ==
+            if ((st = check_signal(c, s, pld_op_arg(e, 1), 2, 2 * (c->P - 1), "2*(P-1)", c->P, "the rank count")) ==
                 PLD_OK) {
                 if (s->shape[1] != c->P)
-                    st = pld_rt_error(it, c->f, arg(e, 1)->span,
+                    st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
                                       "%s: mode=\"ring\" signal shape[1] (%lld) is the NR that segments the payload "
                                       "and must equal the rank count of the comm domain (%d)",
-                                      opname(e), (long long)s->shape[1], c->P);
+                                      pld_op_name(e), (long long)s->shape[1], c->P);
                 else if (s->shape[0] != 2 * (c->P - 1))
-                    st = pld_rt_error(it, c->f, arg(e, 1)->span,
-                                      "%s: mode=\"ring\" signal shape[0] (%lld) must equal 2*(NR-1) = %d", opname(e),
+                    st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
+                                      "%s: mode=\"ring\" signal shape[0] (%lld) must equal 2*(NR-1) = %d", pld_op_name(e),
                                       (long long)s->shape[0], 2 * (c->P - 1));
                 else
                     st = incore_allreduce_ring(c, t, op);
@@ -767,27 +716,27 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
         }
     } else if (!ring) {
         if (s->rank == 1 && core_num > 1)
-            st = pld_rt_error(it, c->f, arg(e, 1)->span,
-                              "%s: a rank-1 signal is valid only with core_num == 1, found core_num %lld", opname(e),
+            st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
+                              "%s: a rank-1 signal is valid only with core_num == 1, found core_num %lld", pld_op_name(e),
                               (long long)core_num);
         else if (it->opts.aiv_cores > 0 && core_num > it->opts.aiv_cores)
-            st = pld_rt_error(it, c->f, e->span, "%s: core_num (%lld) exceeds the AIV core count (%d)", opname(e),
+            st = pld_rt_error(it, c->f, e->span, "%s: core_num (%lld) exceeds the AIV core count (%d)", pld_op_name(e),
                               (long long)core_num, it->opts.aiv_cores);
-        else if ((st = check_signal(c, s, arg(e, 1), 1, c->P, "the participating device count", core_num,
+        else if ((st = check_signal(c, s, pld_op_arg(e, 1), 1, c->P, "the participating device count", core_num,
                                     "the required lane count (core_num)")) == PLD_OK)
             st = host_allreduce_mesh(c, t, op, core_num);
     } else {
         c->ring = 1;
         if (core_num != 1)
             st = pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" on the HOST rail does not support core_num > 1",
-                              opname(e));
-        else if ((st = check_signal(c, s, arg(e, 1), 2, 2 * (c->P - 1) + 1, "2*(P-1)+1", c->P,
+                              pld_op_name(e));
+        else if ((st = check_signal(c, s, pld_op_arg(e, 1), 2, 2 * (c->P - 1) + 1, "2*(P-1)+1", c->P,
                                     "the participating device count")) == PLD_OK) {
             if (s->shape[1] != c->P)
-                st = pld_rt_error(it, c->f, arg(e, 1)->span,
+                st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
                                   "%s: mode=\"ring\" signal shape[1] (%lld) must equal the participating device "
                                   "count (%d)",
-                                  opname(e), (long long)s->shape[1], c->P);
+                                  pld_op_name(e), (long long)s->shape[1], c->P);
             else
                 st = host_allreduce_ring(c, t, op);
         }
@@ -804,7 +753,7 @@ static pld_status_t builtin_guard(coll_t *c)
         return PLD_E_RUNTIME; /* not guarded */
     warn_once(c, W_GUARD,
               "%s (%s) does nothing: the builtin kernel returns early when more than 16 ranks take part (%d here)",
-              opname(c->e), rail_of(c), c->P);
+              pld_op_name(c->e), rail_of(c), c->P);
     return PLD_OK;
 }
 
@@ -814,7 +763,7 @@ static pld_status_t exec_barrier(coll_t *c, pld_value_t *sigv)
     c->name = "barrier";
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = check_signal(c, pld_v_tensor(sigv), arg(c->e, 0), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+    if ((st = check_signal(c, pld_v_tensor(sigv), pld_op_arg(c->e, 0), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
                            "the rank count", 1, "1")) != PLD_OK)
         return st;
     if ((st = barrier(c, 0, 1)) != PLD_OK)
@@ -829,17 +778,17 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
     int64_t root;
     void *buf = NULL;
     c->name = "broadcast";
-    if ((st = iarg(c->it, c->f, c->e, 2, 0, &root)) != PLD_OK)
+    if ((st = pld_op_iarg(c->it, c->f, c->e, 2, 0, &root)) != PLD_OK)
         return st;
     if (root < 0 || root >= c->P)
-        return pld_rt_error(c->it, c->f, arg(c->e, 2) ? arg(c->e, 2)->span : c->e->span,
-                            "%s: root %lld is outside the comm domain [0, %d)", opname(c->e), (long long)root, c->P);
+        return pld_rt_error(c->it, c->f, pld_op_arg(c->e, 2) ? pld_op_arg(c->e, 2)->span : c->e->span,
+                            "%s: root %lld is outside the comm domain [0, %d)", pld_op_name(c->e), (long long)root, c->P);
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = need_tensor(c->it, c->f, c->e, 1, &sv)) != PLD_OK)
+    if ((st = pld_op_need(c->it, c->f, c->e, 1, &sv, PLD_V_TENSOR)) != PLD_OK)
         return st;
     int64_t N = numel_of(t->rank, t->shape);
-    if ((st = check_signal(c, pld_v_tensor(&sv), arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+    if ((st = check_signal(c, pld_v_tensor(&sv), pld_op_arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
                            "the rank count", 1, "1")) != PLD_OK)
         goto done;
     if (c->f->ctx == PLD_CTX_KERNEL) {
@@ -862,11 +811,11 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
             warn_once(c, W_GUARD,
                       "%s (HOST builtin) does nothing: the builtin kernel returns early when the target has no "
                       "elements",
-                      opname(c->e));
+                      pld_op_name(c->e));
             goto done;
         }
         if (!is_packed(t)) {
-            st = pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", opname(c->e));
+            st = pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", pld_op_name(c->e));
             goto done;
         }
         flat_desc(t, &flat, N);
@@ -898,28 +847,28 @@ static pld_status_t exec_reduce_scatter(coll_t *c, const pld_tensor_t *t)
     int64_t op;
     void *acc = NULL, *tmp = NULL;
     c->name = "reduce_scatter";
-    if ((st = iarg(c->it, c->f, c->e, 2, 0, &op)) != PLD_OK)
+    if ((st = pld_op_iarg(c->it, c->f, c->e, 2, 0, &op)) != PLD_OK)
         return st;
     if (op != 0)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: op must be ReduceOp.Sum, found ReduceOp.%s", opname(c->e),
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: op must be ReduceOp.Sum, found ReduceOp.%s", pld_op_name(c->e),
                             redop_name(op));
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
     if (t->rank != 2)
         return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be 2-D [NR, SIZE], found rank %d",
-                            opname(c->e), t->rank);
+                            pld_op_name(c->e), t->rank);
     if (t->shape[0] < c->P || t->shape[1] <= 0) {
         if (c->f->ctx == PLD_CTX_KERNEL)
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: the target [%lld, %lld] needs at least one row per rank (%d) and SIZE > 0",
-                                opname(c->e), (long long)t->shape[0], (long long)t->shape[1], c->P);
-        warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s", opname(c->e),
+                                pld_op_name(c->e), (long long)t->shape[0], (long long)t->shape[1], c->P);
+        warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s", pld_op_name(c->e),
                   t->shape[0] < c->P ? "the target has fewer rows than ranks" : "a row has no elements");
         return PLD_OK;
     }
-    if ((st = need_tensor(c->it, c->f, c->e, 1, &sv)) != PLD_OK)
+    if ((st = pld_op_need(c->it, c->f, c->e, 1, &sv, PLD_V_TENSOR)) != PLD_OK)
         return st;
-    if ((st = check_signal(c, pld_v_tensor(&sv), arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+    if ((st = check_signal(c, pld_v_tensor(&sv), pld_op_arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
                            "the rank count", 1, "1")) != PLD_OK)
         goto done;
     int64_t SIZE = t->shape[1];
@@ -984,21 +933,21 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     c->name = a2a ? "all_to_all" : "allgather";
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = need_tensor(c->it, c->f, c->e, 0, &iv)) != PLD_OK)
+    if ((st = pld_op_need(c->it, c->f, c->e, 0, &iv, PLD_V_TENSOR)) != PLD_OK)
         return st;
     const pld_tensor_t *in = pld_v_tensor(&iv);
     if (t->rank != 2 || in->rank != 2) {
-        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the input and the target must be 2-D", opname(c->e));
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the input and the target must be 2-D", pld_op_name(c->e));
         goto done;
     }
     if (in->dt != t->dt || in->shape[1] != t->shape[1]) {
         st = pld_rt_error(c->it, c->f, c->e->span, "%s: input %s [.., %lld] and target %s [.., %lld] differ",
-                          opname(c->e), pld_dtype_name(in->dt), (long long)in->shape[1], pld_dtype_name(t->dt),
+                          pld_op_name(c->e), pld_dtype_name(in->dt), (long long)in->shape[1], pld_dtype_name(t->dt),
                           (long long)t->shape[1]);
         goto done;
     }
     if (t->shape[0] < c->P || (a2a && in->shape[0] < c->P)) {
-        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the %s has %lld rows, fewer than the %d ranks", opname(c->e),
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the %s has %lld rows, fewer than the %d ranks", pld_op_name(c->e),
                           t->shape[0] < c->P ? "target" : "input",
                           (long long)(t->shape[0] < c->P ? t->shape[0] : in->shape[0]),
                           c->P);
@@ -1008,15 +957,15 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     if (c->f->ctx == PLD_CTX_HOST && SIZE <= 0) {
         warn_once(c, W_GUARD,
                   "%s (HOST builtin) does nothing: the builtin kernel returns early when a row has no elements",
-                  opname(c->e));
+                  pld_op_name(c->e));
         goto done;
     }
-    if ((st = need_tensor(c->it, c->f, c->e, 2, &sv)) != PLD_OK)
+    if ((st = pld_op_need(c->it, c->f, c->e, 2, &sv, PLD_V_TENSOR)) != PLD_OK)
         goto done;
-    if ((st = check_signal(c, pld_v_tensor(&sv), arg(c->e, 2), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
+    if ((st = check_signal(c, pld_v_tensor(&sv), pld_op_arg(c->e, 2), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
                            "the rank count", 1, "1")) != PLD_OK)
         goto done;
-    if (c->f->ctx == PLD_CTX_HOST && (st = same_domain(c, in, arg(c->e, 0), "input")) != PLD_OK)
+    if (c->f->ctx == PLD_CTX_HOST && (st = same_domain(c, in, pld_op_arg(c->e, 0), "input")) != PLD_OK)
         goto done;
     if (!(buf = alloc_elems(t->dt, SIZE))) {
         st = oom(c);
@@ -1056,31 +1005,31 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     void *buf = NULL;
     int64_t L, B = 1, MR;
     c->name = "all_to_all_v";
-    if ((st = iarg(it, c->f, e, 5, 1, &L)) != PLD_OK)
+    if ((st = pld_op_iarg(it, c->f, e, 5, 1, &L)) != PLD_OK)
         return st;
     if (L < 1 || L > INT32_MAX)
-        return pld_rt_error(it, c->f, e->span, "%s: core_num must be in [1, INT32_MAX], found %lld", opname(e),
+        return pld_rt_error(it, c->f, e->span, "%s: core_num must be in [1, INT32_MAX], found %lld", pld_op_name(e),
                             (long long)L);
     if (incore && L != 1)
         return pld_rt_error(it, c->f, e->span,
                             "%s: core_num must be 1 on the InCore rail, found %lld; multi-block all_to_all_v runs on "
                             "the CHIP rail",
-                            opname(e), (long long)L);
+                            pld_op_name(e), (long long)L);
     if (!incore && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = need_tensor(it, c->f, e, 0, &iv)) != PLD_OK || (st = need_tensor(it, c->f, e, 2, &sv)) != PLD_OK ||
-        (st = need_tensor(it, c->f, e, 3, &scv)) != PLD_OK || (st = need_tensor(it, c->f, e, 4, &rcv)) != PLD_OK)
+    if ((st = pld_op_need(it, c->f, e, 0, &iv, PLD_V_TENSOR)) != PLD_OK || (st = pld_op_need(it, c->f, e, 2, &sv, PLD_V_TENSOR)) != PLD_OK ||
+        (st = pld_op_need(it, c->f, e, 3, &scv, PLD_V_TENSOR)) != PLD_OK || (st = pld_op_need(it, c->f, e, 4, &rcv, PLD_V_TENSOR)) != PLD_OK)
         goto done;
     const pld_tensor_t *in = pld_v_tensor(&iv), *s = pld_v_tensor(&sv), *sc = pld_v_tensor(&scv),
                        *rc = pld_v_tensor(&rcv);
     if (t->rank != 2 || in->rank != 2 || in->dt != t->dt || in->shape[0] != t->shape[0] ||
         in->shape[1] != t->shape[1]) {
         st = pld_rt_error(it, c->f, e->span, "%s: input and target must both be 2-D [NR*MAX_RECV, SIZE] %s",
-                          opname(e), pld_dtype_name(t->dt));
+                          pld_op_name(e), pld_dtype_name(t->dt));
         goto done;
     }
     /* signal [NR, 1] (InCore) / [NR, S] (HOST, CHIP) with NR >= P */
-    if ((st = check_signal(c, s, arg(e, 2), 2, c->P, "the rank count", 1, "1")) != PLD_OK)
+    if ((st = check_signal(c, s, pld_op_arg(e, 2), 2, c->P, "the rank count", 1, "1")) != PLD_OK)
         goto done;
     int64_t NR = s->shape[0];
     if (sc->dt != PLD_DT_INT32 || rc->dt != PLD_DT_INT32 || sc->rank < 1 || sc->rank > 2 || rc->rank != 2 ||
@@ -1088,16 +1037,16 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         st = pld_rt_error(it, c->f, e->span,
                           "%s: send_counts must be INT32 [NR] or [NR, 1] and recv_counts INT32 [NR, 1], with NR >= the "
                           "rank count (%d)",
-                          opname(e), c->P);
+                          pld_op_name(e), c->P);
         goto done;
     }
-    if ((st = same_domain(c, rc, arg(e, 4), "recv_counts")) != PLD_OK)
+    if ((st = same_domain(c, rc, pld_op_arg(e, 4), "recv_counts")) != PLD_OK)
         goto done;
     if (incore) {
         /* MAX_RECV = target dim 0 / signal dim 0 (compile time) */
         if (NR <= 0 || t->shape[0] % NR != 0) {
-            st = pld_rt_error(it, c->f, arg(e, 2)->span, "%s: signal dim 0 (%lld) must divide target dim 0 (%lld)",
-                              opname(e), (long long)NR, (long long)t->shape[0]);
+            st = pld_rt_error(it, c->f, pld_op_arg(e, 2)->span, "%s: signal dim 0 (%lld) must divide target dim 0 (%lld)",
+                              pld_op_name(e), (long long)NR, (long long)t->shape[0]);
             goto done;
         }
         MR = t->shape[0] / NR;
@@ -1105,45 +1054,45 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             warn_once(c, W_NR,
                       "%s: signal dim 0 (%lld) differs from the rank count (%d); the InCore rail takes MAX_RECV = "
                       "target dim 0 / signal dim 0 = %lld, the HOST and CHIP rails take target dim 0 / P",
-                      opname(e), (long long)NR, c->P, (long long)MR);
+                      pld_op_name(e), (long long)NR, c->P, (long long)MR);
     } else {
         if (c->f->ctx == PLD_CTX_CHIP && NR != c->P) {
-            st = pld_rt_error(it, c->f, arg(e, 2)->span,
+            st = pld_rt_error(it, c->f, pld_op_arg(e, 2)->span,
                               "%s: signal dim 0 (%lld) must equal the comm domain's rank count (%d) on the CHIP "
                               "rail (the kernel reads the rank count from the CommContext)",
-                              opname(e), (long long)NR, c->P);
+                              pld_op_name(e), (long long)NR, c->P);
             goto done;
         }
         if (t->shape[0] % c->P != 0) {
             st = pld_rt_error(it, c->f, e->span,
                               "%s: target dim 0 (%lld) must be a multiple of the rank count (%d): MAX_RECV = target "
                               "dim 0 / P",
-                              opname(e), (long long)t->shape[0], c->P);
+                              pld_op_name(e), (long long)t->shape[0], c->P);
             goto done;
         }
         MR = t->shape[0] / c->P;
         if (MR <= 0 || t->shape[1] <= 0) {
-            warn_once(c, W_GUARD, "%s (%s) does nothing: the builtin kernel returns early when %s", opname(e),
+            warn_once(c, W_GUARD, "%s (%s) does nothing: the builtin kernel returns early when %s", pld_op_name(e),
                       rail_of(c), MR <= 0 ? "MAX_RECV is 0" : "a row has no elements");
             goto done;
         }
-        if ((st = same_domain(c, in, arg(e, 0), "input")) != PLD_OK ||
-            (st = same_domain(c, sc, arg(e, 3), "send_counts (peers read it)")) != PLD_OK)
+        if ((st = same_domain(c, in, pld_op_arg(e, 0), "input")) != PLD_OK ||
+            (st = same_domain(c, sc, pld_op_arg(e, 3), "send_counts (peers read it)")) != PLD_OK)
             goto done;
         B = a2av_blocks(c->P, L);
         int64_t S = s->shape[1];
         if (S < B) {
-            st = pld_rt_error(it, c->f, arg(e, 2)->span,
+            st = pld_rt_error(it, c->f, pld_op_arg(e, 2)->span,
                               "%s: signal shape[1] (%lld) must be at least the admitted block count %lld (core_num "
                               "%lld folded over %d ranks)",
-                              opname(e), (long long)S, (long long)B, (long long)L, c->P);
+                              pld_op_name(e), (long long)S, (long long)B, (long long)L, c->P);
             goto done;
         }
         if (it->opts.aiv_cores > 0 && B > it->opts.aiv_cores) {
             st = pld_rt_error(it, c->f, e->span,
                               "%s: require_sync_start block_num=%lld > limit=%d (the admitted block count exceeds "
                               "the AIV core count)",
-                              opname(e), (long long)B, it->opts.aiv_cores);
+                              pld_op_name(e), (long long)B, it->opts.aiv_cores);
             goto done;
         }
     }
@@ -1165,7 +1114,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             warn_once(c, W_COUNTS,
                       "%s: send_counts[%d] = %lld is outside [0, MAX_RECV = %lld]; %lld rows are sent (counts are "
                       "clamped to [0, MAX_RECV]; further ones are not reported)",
-                      opname(e), dest, (long long)cnt, (long long)MR, (long long)rows);
+                      pld_op_name(e), dest, (long long)cnt, (long long)MR, (long long)rows);
         int64_t cell[2] = {c->me, 0};
         TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
         if (rows > 0) {
@@ -1217,15 +1166,15 @@ static pld_status_t single_rank(pld_interp_t *it, frame_t *f, const pld_expr_t *
     pld_status_t st = PLD_OK;
     if (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL || e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
         pld_value_t in;
-        if ((st = need_tensor(it, f, e, 0, &in)) != PLD_OK)
+        if ((st = pld_op_need(it, f, e, 0, &in, PLD_V_TENSOR)) != PLD_OK)
             return st;
         pld_tensor_t *s = pld_v_tensor(&in), *d = pld_v_tensor(tgt);
         int64_t rows = s->rank >= 1 ? s->shape[0] : 1;
         if (e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
             pld_value_t sc, rc;
             int64_t mr = d->shape[0];
-            if ((st = need_tensor(it, f, e, 3, &sc)) == PLD_OK) {
-                if ((st = need_tensor(it, f, e, 4, &rc)) == PLD_OK) {
+            if ((st = pld_op_need(it, f, e, 3, &sc, PLD_V_TENSOR)) == PLD_OK) {
+                if ((st = pld_op_need(it, f, e, 4, &rc, PLD_V_TENSOR)) == PLD_OK) {
                     pld_tensor_t *sct = pld_v_tensor(&sc), *rct = pld_v_tensor(&rc);
                     int64_t c = pld_elem_get_i(sct->buf->data, sct->dt, sct->offset);
                     rows = c < 0 ? 0 : c > mr ? mr : c;
@@ -1245,7 +1194,7 @@ static pld_status_t single_rank(pld_interp_t *it, frame_t *f, const pld_expr_t *
                 vs.shape[0] = vd.shape[0] = 1; /* target[0, :] = local[0, :] */
             char err[256];
             if (pld_k_copy(&vd, &vs, err, sizeof err) != PLD_OK)
-                st = pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+                st = pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
         }
         pld_value_release(&in);
     }
@@ -1257,14 +1206,14 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     if (e->op == PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V)
         return pld_rt_error(it, f, e->span, "pld.tensor.indexed_all_to_all_v is not supported by this simulator");
     if (e->op < PLD_OPID_PLD_ALLREDUCE || e->op > PLD_OPID_PLD_ALL_TO_ALL_V)
-        return pld_rt_error(it, f, e->span, "%s is not implemented", opname(e));
+        return pld_rt_error(it, f, e->span, "%s is not implemented", pld_op_name(e));
     if (f->ctx == PLD_CTX_CHIP && e->op != PLD_OPID_PLD_ALL_TO_ALL_V)
         return pld_rt_error(it, f, e->span,
                             "collective '%s' cannot run in a CHIP orchestration body (only all_to_all_v has a CHIP "
                             "rail); call it from the HOST orchestrator or inside an InCore kernel",
-                            opname(e));
+                            pld_op_name(e));
     pld_value_t tgt;
-    pld_status_t st = pld_eval(it, f, arg(e, target_index(e->op)), &tgt);
+    pld_status_t st = pld_eval(it, f, pld_op_arg(e, target_index(e->op)), &tgt);
     if (st != PLD_OK)
         return st;
     if (tgt.kind == PLD_V_UNAVAIL && f->ctx == PLD_CTX_HOST) {
@@ -1276,8 +1225,8 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     if (tgt.kind != PLD_V_TENSOR) {
         pld_vkind_t k = tgt.kind;
         pld_value_release(&tgt);
-        return pld_rt_error(it, f, arg(e, target_index(e->op))->span, "%s: '%s' must be a tensor, found a %s",
-                            opname(e), pld_op_info((pld_op_id_t)e->op)->params[target_index(e->op)].name,
+        return pld_rt_error(it, f, pld_op_arg(e, target_index(e->op))->span, "%s: '%s' must be a tensor, found a %s",
+                            pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[target_index(e->op)].name,
                             pld_vkind_name(k));
     }
     if (!pld_v_tensor(&tgt)->is_dist) {
@@ -1288,7 +1237,7 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         c.it = it;
         c.f = f;
         c.e = e;
-        c.name = opname(e);
+        c.name = pld_op_name(e);
         c.d = pld_dist_domain_of(it, f, e, pld_v_tensor(&tgt));
         if (!c.d) {
             st = PLD_E_RUNTIME;

@@ -457,29 +457,19 @@ void pld_dist_fini(pld_interp_t *it)
 
 /* ------------------------------------------------------------ helpers */
 
-static const char *opname(const pld_expr_t *e)
-{
-    return pld_op_info((pld_op_id_t)e->op)->name;
-}
-
-static const pld_expr_t *arg(const pld_expr_t *e, int i)
-{
-    return e->bound ? e->bound[i] : NULL;
-}
-
 static pld_status_t check_origin(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
 
 domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t)
 {
     if (!t->is_dist || t->winbuf < 0 || t->winbuf >= it->nwins) {
-        pld_rt_error(it, f, e->span, "%s needs a window-bound tensor (a pld.window view)", opname(e));
+        pld_rt_error(it, f, e->span, "%s needs a window-bound tensor (a pld.window view)", pld_op_name(e));
         return NULL;
     }
     if (e->op != PLD_OPID_PLD_GET_COMM_CTX && it->doms[it->wins[t->winbuf].dom].me >= 0 && check_origin(it, f, e, t) != PLD_OK)
         return NULL;
     domain_t *d = &it->doms[it->wins[t->winbuf].dom];
     if (d->me < 0 || !d->win) {
-        pld_rt_error(it, f, e->span, "%s: this rank is not a member of the comm domain of window '%s'", opname(e),
+        pld_rt_error(it, f, e->span, "%s: this rank is not a member of the comm domain of window '%s'", pld_op_name(e),
                      it->wins[t->winbuf].name);
         return NULL;
     }
@@ -509,11 +499,11 @@ size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *id
 static pld_status_t peer_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, domain_t *d, int *peer)
 {
     int64_t p;
-    pld_status_t st = pld_eval_i64(it, f, arg(e, i), &p);
+    pld_status_t st = pld_eval_i64(it, f, pld_op_arg(e, i), &p);
     if (st != PLD_OK)
         return st;
     if (p < 0 || p >= d->n)
-        return pld_rt_error(it, f, arg(e, i)->span, "%s: peer %lld is outside the comm domain [0, %d)", opname(e),
+        return pld_rt_error(it, f, pld_op_arg(e, i)->span, "%s: peer %lld is outside the comm domain [0, %d)", pld_op_name(e),
                             (long long)p, d->n);
     *peer = (int)p;
     return PLD_OK;
@@ -530,7 +520,7 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
             return PLD_OK;
         if (off[k] < 0 || off[k] + ext[k] > t->shape[k]) {
             return pld_rt_error(it, f, e->span, "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
-                                opname(e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
+                                pld_op_name(e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
         }
     }
     /* contiguous runs: merge trailing dims that are full and packed */
@@ -552,12 +542,12 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
             size_t bytes = (size_t)run * (size_t)esz;
             if (disp + bytes > wbytes)
                 return pld_rt_error(it, f, e->span, "%s out of the window's bounds (offset %zu + %zu bytes > window %zu)",
-                                    opname(e), disp, bytes, wbytes);
+                                    pld_op_name(e), disp, bytes, wbytes);
             pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, bytes, err, sizeof err)
                             : dir == 1 ? pld_win_put(d->win, peer, disp, p, bytes, err, sizeof err)
                                        : pld_win_add(d->win, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
             if (st != PLD_OK)
-                return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+                return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
             p += bytes;
         } else {
             /* strided innermost dim: element by element */
@@ -570,7 +560,7 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                                 : dir == 1 ? pld_win_put(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
                                            : pld_win_add(d->win, peer, disp, p, t->dt, 1, err, sizeof err);
                 if (st != PLD_OK)
-                    return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+                    return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
                 p += esz;
             }
         }
@@ -651,7 +641,7 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 {
     char err[512];
     if (pld_win_notify(d->win, peer, disp, v, set, err, sizeof err) != PLD_OK)
-        return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+        return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
     return PLD_OK;
 }
 
@@ -796,55 +786,6 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
 
 /* ------------------------------------------------------------ ops */
 
-static pld_status_t need_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v)
-{
-    pld_status_t st = pld_eval(it, f, arg(e, i), v);
-    if (st != PLD_OK)
-        return st;
-    if (v->kind != PLD_V_TENSOR) {
-        pld_vkind_t k = v->kind;
-        pld_value_release(v);
-        return pld_rt_error(it, f, arg(e, i)->span, "%s: '%s' must be a tensor, found a %s", opname(e),
-                            pld_op_info((pld_op_id_t)e->op)->params[i].name, pld_vkind_name(k));
-    }
-    return PLD_OK;
-}
-
-static pld_status_t ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n)
-{
-    if (!arg(e, i)) {
-        *n = -1;
-        return PLD_OK;
-    }
-    return pld_eval_ilist(it, f, arg(e, i), out, PLD_MAX_RANK, n);
-}
-
-static pld_status_t iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
-{
-    const pld_expr_t *a = arg(e, i);
-    if (!a) {
-        *out = dflt;
-        return PLD_OK;
-    }
-    if (a->kind == PLD_EX_ATTR) {
-        static const struct {
-            const char *m;
-            int64_t v;
-        } members[] = {{"AtomicAdd", 0}, {"Set", 1}, {"Eq", 0}, {"Ge", 1}, {"None_", 0}, {"Add", 1}};
-        for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
-            if (strcmp(a->u.attr.attr, members[k].m) == 0) {
-                *out = members[k].v;
-                return PLD_OK;
-            }
-        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
-    }
-    if (a->kind == PLD_EX_BOOL) {
-        *out = a->u.bval;
-        return PLD_OK;
-    }
-    return pld_eval_i64(it, f, a, out);
-}
-
 /* Text "sig[1, 0]" for messages. */
 static void cell_text(const pld_expr_t *sig, const int64_t *idx, int n, char *buf, size_t bn)
 {
@@ -864,25 +805,25 @@ static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
                          char *text, size_t tn)
 {
     pld_value_t tv;
-    pld_status_t st = need_tensor(it, f, e, ti, &tv);
+    pld_status_t st = pld_op_need(it, f, e, ti, &tv, PLD_V_TENSOR);
     if (st != PLD_OK)
         return st;
     pld_tensor_t *t = pld_v_tensor(&tv);
     int64_t idx[PLD_MAX_RANK];
     int n;
-    if ((st = ilist(it, f, e, oi, idx, &n)) != PLD_OK)
+    if ((st = pld_op_ilist(it, f, e, oi, idx, &n)) != PLD_OK)
         goto done;
     if (t->dt != PLD_DT_INT32) {
-        st = pld_rt_error(it, f, e->span, "%s: the signal must be INT32, found %s", opname(e), pld_dtype_name(t->dt));
+        st = pld_rt_error(it, f, e->span, "%s: the signal must be INT32, found %s", pld_op_name(e), pld_dtype_name(t->dt));
         goto done;
     }
     if (n != t->rank) {
-        st = pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d signal", opname(e), n, t->rank);
+        st = pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d signal", pld_op_name(e), n, t->rank);
         goto done;
     }
     for (int k = 0; k < n; k++)
         if (idx[k] < 0 || idx[k] >= t->shape[k]) {
-            st = pld_rt_error(it, f, e->span, "%s: cell index %lld is outside dimension %d (size %lld)", opname(e),
+            st = pld_rt_error(it, f, e->span, "%s: cell index %lld is outside dimension %d (size %lld)", pld_op_name(e),
                               (long long)idx[k], k, (long long)t->shape[k]);
             goto done;
         }
@@ -891,7 +832,7 @@ static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         goto done;
     }
     *disp = pld_dist_disp(*d, t, idx);
-    cell_text(arg(e, ti), idx, n, text, tn);
+    cell_text(pld_op_arg(e, ti), idx, n, text, tn);
 done:
     pld_value_release(&tv);
     return st;
@@ -904,21 +845,21 @@ static pld_status_t region_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
                               const int64_t *off, int noff, const int64_t *ext_in, int r, int64_t *ext)
 {
     if (noff != t->rank)
-        return pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d tensor", opname(e), noff, t->rank);
+        return pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d tensor", pld_op_name(e), noff, t->rank);
     if (r > t->rank)
-        return pld_rt_error(it, f, e->span, "%s: the data has rank %d, above the window tensor's %d", opname(e), r,
+        return pld_rt_error(it, f, e->span, "%s: the data has rank %d, above the window tensor's %d", pld_op_name(e), r,
                             t->rank);
     for (int k = 0; k < t->rank; k++) {
         int j = k - (t->rank - r);
         ext[k] = j >= 0 ? ext_in[j] : 1;
         if (off[k] < 0)
-            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", opname(e),
+            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
                                 (long long)off[k], k);
         if (off[k] + ext[k] > t->shape[k]) {
             return pld_rt_error(it, f, e->span,
                                 "%s out of bounds: offset %lld + extent %lld > size %lld in dimension %d of the window "
                                 "view",
-                                opname(e), (long long)off[k], (long long)ext[k], (long long)t->shape[k], k);
+                                pld_op_name(e), (long long)off[k], (long long)ext[k], (long long)t->shape[k], k);
         }
     }
     return PLD_OK;
@@ -927,7 +868,7 @@ static pld_status_t region_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
 static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t tv;
-    pld_status_t st = need_tensor(it, f, e, 0, &tv);
+    pld_status_t st = pld_op_need(it, f, e, 0, &tv, PLD_V_TENSOR);
     if (st != PLD_OK)
         return st;
     pld_tensor_t *t = pld_v_tensor(&tv);
@@ -938,15 +879,15 @@ static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_
         st = PLD_E_RUNTIME;
         goto done;
     }
-    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = ilist(it, f, e, 2, off, &noff)) != PLD_OK ||
-        (st = ilist(it, f, e, 3, shp, &nshp)) != PLD_OK || (st = ilist(it, f, e, 4, val, &nval)) != PLD_OK)
+    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 2, off, &noff)) != PLD_OK ||
+        (st = pld_op_ilist(it, f, e, 3, shp, &nshp)) != PLD_OK || (st = pld_op_ilist(it, f, e, 4, val, &nval)) != PLD_OK)
         goto done;
     if (nval < 0) {
         memcpy(val, shp, sizeof val);
         nval = nshp;
     }
     if (nval != nshp) {
-        st = pld_rt_error(it, f, e->span, "%s: valid_shape and shape differ in rank", opname(e));
+        st = pld_rt_error(it, f, e->span, "%s: valid_shape and shape differ in rank", pld_op_name(e));
         goto done;
     }
     /* valid extent: min(valid_shape, clamp(valid - offset, 0, shape)) */
@@ -989,7 +930,7 @@ static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_
         pld_tile_kview(tile, &dst, 1);
         char err[256];
         if (pld_k_copy(&dst, &src, err, sizeof err) != PLD_OK)
-            st = pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+            st = pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
     }
     pld_mem_free(tmp);
     pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
@@ -1029,16 +970,16 @@ static void *pack_source(const pld_value_t *src, int *rank, int64_t *ext, pld_dt
 static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
 {
     pld_value_t sv, tv;
-    pld_status_t st = pld_eval(it, f, arg(e, 0), &sv);
+    pld_status_t st = pld_eval(it, f, pld_op_arg(e, 0), &sv);
     if (st != PLD_OK)
         return st;
     if (sv.kind != PLD_V_TILE && sv.kind != PLD_V_TENSOR) {
         pld_vkind_t k = sv.kind;
         pld_value_release(&sv);
-        return pld_rt_error(it, f, e->span, "%s: the source must be a tile or a tensor, found a %s", opname(e),
+        return pld_rt_error(it, f, e->span, "%s: the source must be a tile or a tensor, found a %s", pld_op_name(e),
                             pld_vkind_name(k));
     }
-    if ((st = need_tensor(it, f, e, 1, &tv)) != PLD_OK) {
+    if ((st = pld_op_need(it, f, e, 1, &tv, PLD_V_TENSOR)) != PLD_OK) {
         pld_value_release(&sv);
         return st;
     }
@@ -1052,8 +993,8 @@ static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr
         st = PLD_E_RUNTIME;
         goto done;
     }
-    if ((st = peer_of(it, f, e, 2, d, &peer)) != PLD_OK || (st = ilist(it, f, e, 3, off, &noff)) != PLD_OK ||
-        (st = iarg(it, f, e, 4, 0, &atomic)) != PLD_OK)
+    if ((st = peer_of(it, f, e, 2, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 3, off, &noff)) != PLD_OK ||
+        (st = pld_op_iarg(it, f, e, 4, 0, &atomic)) != PLD_OK)
         goto done;
     packed = pack_source(&sv, &srank, sext, &sdt);
     if (!packed) {
@@ -1061,7 +1002,7 @@ static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr
         goto done;
     }
     if (sdt != t->dt) {
-        st = pld_rt_error(it, f, e->span, "%s: source dtype %s differs from the target's %s", opname(e),
+        st = pld_rt_error(it, f, e->span, "%s: source dtype %s differs from the target's %s", pld_op_name(e),
                           pld_dtype_name(sdt), pld_dtype_name(t->dt));
         goto done;
     }
@@ -1079,10 +1020,10 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
 {
     int is_put = e->op == PLD_OPID_PLD_PUT;
     pld_value_t dv, sv;
-    pld_status_t st = need_tensor(it, f, e, 0, &dv);
+    pld_status_t st = pld_op_need(it, f, e, 0, &dv, PLD_V_TENSOR);
     if (st != PLD_OK)
         return st;
-    if ((st = need_tensor(it, f, e, 2, &sv)) != PLD_OK) {
+    if ((st = pld_op_need(it, f, e, 2, &sv, PLD_V_TENSOR)) != PLD_OK) {
         pld_value_release(&dv);
         return st;
     }
@@ -1097,25 +1038,25 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         st = PLD_E_RUNTIME;
         goto done;
     }
-    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = ilist(it, f, e, 3, doff, &nd)) != PLD_OK ||
-        (st = ilist(it, f, e, 4, soff, &ns)) != PLD_OK || (st = ilist(it, f, e, 5, shp, &nshp)) != PLD_OK ||
-        (is_put && (st = iarg(it, f, e, 6, 0, &atomic)) != PLD_OK))
+    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 3, doff, &nd)) != PLD_OK ||
+        (st = pld_op_ilist(it, f, e, 4, soff, &ns)) != PLD_OK || (st = pld_op_ilist(it, f, e, 5, shp, &nshp)) != PLD_OK ||
+        (is_put && (st = pld_op_iarg(it, f, e, 6, 0, &atomic)) != PLD_OK))
         goto done;
     if (src->dt != dst->dt) {
-        st = pld_rt_error(it, f, e->span, "%s: dst and src dtypes differ (%s and %s)", opname(e), pld_dtype_name(dst->dt),
+        st = pld_rt_error(it, f, e->span, "%s: dst and src dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dst->dt),
                           pld_dtype_name(src->dt));
         goto done;
     }
     if (nshp < 0) { /* full slice */
         if (src->rank != dst->rank) {
-            st = pld_rt_error(it, f, e->span, "%s: full-slice transfer between ranks %d and %d", opname(e), src->rank,
+            st = pld_rt_error(it, f, e->span, "%s: full-slice transfer between ranks %d and %d", pld_op_name(e), src->rank,
                               dst->rank);
             goto done;
         }
         for (int k = 0; k < src->rank; k++)
             if (src->shape[k] != dst->shape[k]) {
                 st = pld_rt_error(it, f, e->span, "%s: full-slice dst and src shapes differ in dimension %d (%lld vs %lld)",
-                                  opname(e), k, (long long)dst->shape[k], (long long)src->shape[k]);
+                                  pld_op_name(e), k, (long long)dst->shape[k], (long long)src->shape[k]);
                 goto done;
             }
         nshp = src->rank;
@@ -1178,7 +1119,7 @@ static pld_status_t op_alloc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t b;
-    pld_status_t st = pld_eval(it, f, arg(e, 0), &b);
+    pld_status_t st = pld_eval(it, f, pld_op_arg(e, 0), &b);
     if (st != PLD_OK)
         return st;
     if (b.kind != PLD_V_PTR || b.u.i < 0 || b.u.i >= it->nwins)
@@ -1186,9 +1127,9 @@ static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     winbuf_t *w = &it->wins[b.u.i];
     int64_t shape[PLD_MAX_RANK];
     int n;
-    if ((st = ilist(it, f, e, 1, shape, &n)) != PLD_OK)
+    if ((st = pld_op_ilist(it, f, e, 1, shape, &n)) != PLD_OK)
         return st;
-    pld_dtype_t dt = pld_expr_dtype(it, arg(e, 2));
+    pld_dtype_t dt = pld_expr_dtype(it, pld_op_arg(e, 2));
     int64_t need = pld_dtype_bytes(dt);
     for (int k = 0; k < n; k++) {
         if (shape[k] < 0)
@@ -1221,7 +1162,7 @@ pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         return PLD_OK;
     case PLD_OPID_PLD_GET_COMM_CTX: {
         pld_value_t tv;
-        if ((st = need_tensor(it, f, e, 0, &tv)) != PLD_OK)
+        if ((st = pld_op_need(it, f, e, 0, &tv, PLD_V_TENSOR)) != PLD_OK)
             return st;
         domain_t *d = pld_dist_domain_of(it, f, e, pld_v_tensor(&tv));
         pld_value_release(&tv);
@@ -1235,10 +1176,10 @@ pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_PLD_RANK:
     case PLD_OPID_PLD_NRANKS: {
         pld_value_t c;
-        if ((st = pld_eval(it, f, arg(e, 0), &c)) != PLD_OK)
+        if ((st = pld_eval(it, f, pld_op_arg(e, 0), &c)) != PLD_OK)
             return st;
         if (c.kind != PLD_V_CTX || c.u.i < 0 || c.u.i >= it->ndoms)
-            return pld_rt_error(it, f, e->span, "%s needs a CommCtx (pld.get_comm_ctx)", opname(e));
+            return pld_rt_error(it, f, e->span, "%s needs a CommCtx (pld.get_comm_ctx)", pld_op_name(e));
         domain_t *d = &it->doms[c.u.i];
         *out = pld_v_int(PLD_DT_INT32, e->op == PLD_OPID_PLD_RANK ? d->me : d->n);
         return PLD_OK;
@@ -1262,8 +1203,8 @@ pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         int peer = 0;
         int64_t v = 0, op = 0;
         if ((st = cell(it, f, e, 0, 2, &d, &disp, text, sizeof text)) != PLD_OK ||
-            (st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = iarg(it, f, e, 3, 0, &v)) != PLD_OK ||
-            (st = iarg(it, f, e, 4, 0, &op)) != PLD_OK)
+            (st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_iarg(it, f, e, 3, 0, &v)) != PLD_OK ||
+            (st = pld_op_iarg(it, f, e, 4, 0, &op)) != PLD_OK)
             return st;
         return pld_dist_notify(it, f, e, d, peer, disp, (int32_t)v, op == 1);
     }
@@ -1274,7 +1215,7 @@ pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         char text[128], what[200];
         int64_t v = 0, cmp = 1;
         if ((st = cell(it, f, e, 0, 1, &d, &disp, text, sizeof text)) != PLD_OK ||
-            (st = iarg(it, f, e, 2, 0, &v)) != PLD_OK || (st = iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
+            (st = pld_op_iarg(it, f, e, 2, 0, &v)) != PLD_OK || (st = pld_op_iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
             return st;
         snprintf(what, sizeof what, "wait on %s (%s %lld) in %s", text, cmp == 0 ? "Eq" : "Ge", (long long)v,
                  f->fn ? f->fn->name : "?");

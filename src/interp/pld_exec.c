@@ -11,14 +11,9 @@
 
 #define ERRN 256
 
-static const pld_expr_t *arg(const pld_expr_t *e, int i)
-{
-    return e->bound ? e->bound[i] : NULL;
-}
-
 static pld_status_t ev(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
 {
-    const pld_expr_t *a = arg(e, i);
+    const pld_expr_t *a = pld_op_arg(e, i);
     if (!a) {
         *out = pld_v_none();
         return PLD_OK;
@@ -26,12 +21,7 @@ static pld_status_t ev(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i,
     return pld_eval(it, f, a, out);
 }
 
-static const char *opname(const pld_expr_t *e)
-{
-    return pld_op_info((pld_op_id_t)e->op)->name;
-}
-
-static pld_status_t need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k)
+pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k)
 {
     pld_status_t st = ev(it, f, e, i, v);
     if (st != PLD_OK)
@@ -40,15 +30,15 @@ static pld_status_t need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         const pld_op_info_t *info = pld_op_info((pld_op_id_t)e->op);
         pld_vkind_t got = v->kind;
         pld_value_release(v);
-        return pld_rt_error(it, f, arg(e, i) ? arg(e, i)->span : e->span, "%s: '%s' must be a %s, found a %s",
+        return pld_rt_error(it, f, pld_op_arg(e, i) ? pld_op_arg(e, i)->span : e->span, "%s: '%s' must be a %s, found a %s",
                             info->name, info->params[i].name, pld_vkind_name(k), pld_vkind_name(got));
     }
     return PLD_OK;
 }
 
-static pld_status_t ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n)
+pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n)
 {
-    const pld_expr_t *a = arg(e, i);
+    const pld_expr_t *a = pld_op_arg(e, i);
     if (!a) {
         *n = -1;
         return PLD_OK;
@@ -56,9 +46,9 @@ static pld_status_t ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
     return pld_eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
 }
 
-static pld_status_t iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
+pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
 {
-    const pld_expr_t *a = arg(e, i);
+    const pld_expr_t *a = pld_op_arg(e, i);
     if (!a) {
         *out = dflt;
         return PLD_OK;
@@ -102,7 +92,7 @@ static pld_status_t kcheck(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 {
     if (st == PLD_OK)
         return PLD_OK;
-    return pld_rt_error(it, f, e->span, "%s: %s", opname(e), err);
+    return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
 }
 
 /* ------------------------------------------------------------ tiles */
@@ -154,14 +144,14 @@ static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
                            int noff, const int64_t *tile_ext, int r, int clamp, int64_t *ext, const char *what)
 {
     if (noff != t->rank)
-        return pld_rt_error(it, f, e->span, "%s: %d offsets for a tensor of rank %d", opname(e), noff, t->rank);
+        return pld_rt_error(it, f, e->span, "%s: %d offsets for a tensor of rank %d", pld_op_name(e), noff, t->rank);
     if (r > t->rank)
-        return pld_rt_error(it, f, e->span, "%s: a rank-%d tile does not fit a rank-%d tensor", opname(e), r, t->rank);
+        return pld_rt_error(it, f, e->span, "%s: a rank-%d tile does not fit a rank-%d tensor", pld_op_name(e), r, t->rank);
     for (int d = 0; d < t->rank; d++) {
         int j = d - (t->rank - r);
         ext[d] = j >= 0 ? tile_ext[j] : 1;
         if (off[d] < 0)
-            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", opname(e),
+            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
                                 (long long)off[d], d);
         if (off[d] + ext[d] > t->shape[d]) {
             if (clamp) {
@@ -172,10 +162,10 @@ static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
             shape_str(sh, sizeof sh, t->rank, t->shape);
             return pld_rt_error(it, f, e->span,
                                 "%s %s past the end of dimension %d: offset %lld + extent %lld > size %lld (tensor %s)",
-                                opname(e), what, d, (long long)off[d], (long long)ext[d], (long long)t->shape[d], sh);
+                                pld_op_name(e), what, d, (long long)off[d], (long long)ext[d], (long long)t->shape[d], sh);
         }
         if (j < 0 && ext[d] != 1)
-            return pld_rt_error(it, f, e->span, "%s: leading dimension %d must have extent 1", opname(e), d);
+            return pld_rt_error(it, f, e->span, "%s: leading dimension %d must have extent 1", pld_op_name(e), d);
     }
     return PLD_OK;
 }
@@ -185,27 +175,27 @@ static pld_status_t op_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     /* tile.load(tensor, offsets, shapes, valid_shape, target_memory, clamp)
      * remote_load(target, peer, offsets, shape, valid_shape) */
     pld_value_t tv;
-    pld_status_t st = need(it, f, e, 0, &tv, PLD_V_TENSOR);
+    pld_status_t st = pld_op_need(it, f, e, 0, &tv, PLD_V_TENSOR);
     if (st != PLD_OK)
         return st;
     pld_tensor_t *t = pld_v_tensor(&tv);
     int64_t off[PLD_MAX_RANK], shp[PLD_MAX_RANK], val[PLD_MAX_RANK], clamp = 0;
     int noff, nshp, nval;
     int io = remote ? 2 : 1, is = remote ? 3 : 2, iv = remote ? 4 : 3;
-    if ((st = ilist(it, f, e, io, off, &noff)) != PLD_OK || (st = ilist(it, f, e, is, shp, &nshp)) != PLD_OK ||
-        (st = ilist(it, f, e, iv, val, &nval)) != PLD_OK || (!remote && (st = iarg(it, f, e, 5, 0, &clamp)) != PLD_OK))
+    if ((st = pld_op_ilist(it, f, e, io, off, &noff)) != PLD_OK || (st = pld_op_ilist(it, f, e, is, shp, &nshp)) != PLD_OK ||
+        (st = pld_op_ilist(it, f, e, iv, val, &nval)) != PLD_OK || (!remote && (st = pld_op_iarg(it, f, e, 5, 0, &clamp)) != PLD_OK))
         goto done;
     if (nval < 0) {
         memcpy(val, shp, sizeof val);
         nval = nshp;
     }
     if (nval != nshp) {
-        st = pld_rt_error(it, f, e->span, "%s: valid_shape has %d entries, shape has %d", opname(e), nval, nshp);
+        st = pld_rt_error(it, f, e->span, "%s: valid_shape has %d entries, shape has %d", pld_op_name(e), nval, nshp);
         goto done;
     }
     for (int j = 0; j < nshp; j++) {
         if (shp[j] <= 0 || val[j] < 0 || val[j] > shp[j]) {
-            st = pld_rt_error(it, f, e->span, "%s: valid extent %lld of dimension %d is outside [0, %lld]", opname(e),
+            st = pld_rt_error(it, f, e->span, "%s: valid extent %lld of dimension %d is outside [0, %lld]", pld_op_name(e),
                               (long long)val[j], j, (long long)shp[j]);
             goto done;
         }
@@ -260,7 +250,7 @@ static pld_status_t store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     if (st != PLD_OK)
         return st;
     if (tile->dt != t->dt)
-        return pld_rt_error(it, f, e->span, "%s: tile dtype %s differs from the tensor dtype %s", opname(e),
+        return pld_rt_error(it, f, e->span, "%s: tile dtype %s differs from the tensor dtype %s", pld_op_name(e),
                             pld_dtype_name(tile->dt), pld_dtype_name(t->dt));
     pld_view_t src, dst;
     pld_tile_kview(tile, &src, 0);
@@ -279,17 +269,17 @@ static pld_status_t store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e
 static pld_status_t op_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t tv, dv;
-    pld_status_t st = need(it, f, e, 0, &tv, PLD_V_TILE);
+    pld_status_t st = pld_op_need(it, f, e, 0, &tv, PLD_V_TILE);
     if (st != PLD_OK)
         return st;
-    if ((st = need(it, f, e, 2, &dv, PLD_V_TENSOR)) != PLD_OK) {
+    if ((st = pld_op_need(it, f, e, 2, &dv, PLD_V_TENSOR)) != PLD_OK) {
         pld_value_release(&tv);
         return st;
     }
     int64_t off[PLD_MAX_RANK], lim[PLD_MAX_RANK], atomic = 0;
     int noff, nlim;
-    if ((st = ilist(it, f, e, 1, off, &noff)) == PLD_OK && (st = ilist(it, f, e, 3, lim, &nlim)) == PLD_OK &&
-        (st = iarg(it, f, e, 4, 0, &atomic)) == PLD_OK)
+    if ((st = pld_op_ilist(it, f, e, 1, off, &noff)) == PLD_OK && (st = pld_op_ilist(it, f, e, 3, lim, &nlim)) == PLD_OK &&
+        (st = pld_op_iarg(it, f, e, 4, 0, &atomic)) == PLD_OK)
         st = store_tile(it, f, e, pld_v_tile(&tv), pld_v_tensor(&dv), off, noff, nlim >= 0 ? lim : NULL, (int)atomic);
     pld_value_release(&tv);
     if (st == PLD_OK)
@@ -301,12 +291,12 @@ static pld_status_t op_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 
 static pld_status_t static_shape(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *shape, int *rank)
 {
-    pld_status_t st = ilist(it, f, e, i, shape, rank);
+    pld_status_t st = pld_op_ilist(it, f, e, i, shape, rank);
     if (st != PLD_OK)
         return st;
     for (int d = 0; d < *rank; d++)
         if (shape[d] < 0)
-            return pld_rt_error(it, f, e->span, "%s: shape dimension %d is negative (%lld)", opname(e), d,
+            return pld_rt_error(it, f, e->span, "%s: shape dimension %d is negative (%lld)", pld_op_name(e), d,
                                 (long long)shape[d]);
     return PLD_OK;
 }
@@ -315,7 +305,7 @@ static pld_dtype_t result_dtype(pld_interp_t *it, const pld_expr_t *e, int dtype
 {
     if (e->type && e->type->dtype != PLD_DT_NONE)
         return e->type->dtype;
-    return pld_expr_dtype(it, arg(e, dtype_arg));
+    return pld_expr_dtype(it, pld_op_arg(e, dtype_arg));
 }
 
 static pld_status_t op_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int tile, int full,
@@ -330,7 +320,7 @@ static pld_status_t op_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if (pld_value_bytes(dt, rank, shape) < 0) {
         char sh[96];
         shape_str(sh, sizeof sh, rank, shape);
-        return pld_rt_error(it, f, e->span, "%s: a %s %s of shape %s is larger than pldrun allows (1 TiB)", opname(e),
+        return pld_rt_error(it, f, e->span, "%s: a %s %s of shape %s is larger than pldrun allows (1 TiB)", pld_op_name(e),
                             pld_dtype_name(dt), tile ? "tile" : "tensor", sh);
     }
     pld_value_t fill = pld_v_none();
@@ -411,7 +401,7 @@ static pld_status_t op_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_
     if (a.kind != PLD_V_TILE && a.kind != PLD_V_TENSOR) {
         pld_vkind_t k = a.kind;
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", opname(e),
+        return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", pld_op_name(e),
                             e->op < PLD_OPID_TENSOR_CREATE ? "tile" : "tensor", pld_vkind_name(k));
     }
     if (nary == 2 && (st = ev(it, f, e, 1, &b)) != PLD_OK) {
@@ -422,13 +412,13 @@ static pld_status_t op_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_
         pld_value_release(&a);
         pld_vkind_t k = b.kind;
         pld_value_release(&b);
-        return pld_rt_error(it, f, e->span, "%s: both operands must be %ss, found a %s", opname(e),
+        return pld_rt_error(it, f, e->span, "%s: both operands must be %ss, found a %s", pld_op_name(e),
                             is_tile ? "tile" : "tensor", pld_vkind_name(k));
     }
     if (scalar_rhs && !pld_v_is_scalar(&b)) {
         pld_value_release(&a);
         pld_value_release(&b);
-        return pld_rt_error(it, f, e->span, "%s: the right operand must be a scalar", opname(e));
+        return pld_rt_error(it, f, e->span, "%s: the right operand must be a scalar", pld_op_name(e));
     }
     /* operand geometry */
     int ra, rb = 0;
@@ -458,7 +448,7 @@ static pld_status_t op_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_
             rb = t->rank, sb = t->shape, db = t->data;
             memcpy(stb, tmp.strides, sizeof stb);
             if (t->dt != dt)
-                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", opname(e), pld_dtype_name(dt),
+                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dt),
                                   pld_dtype_name(t->dt));
         } else {
             pld_tensor_t *t = pld_v_tensor(&b);
@@ -467,7 +457,7 @@ static pld_status_t op_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_
             rb = t->rank, sb = t->shape, db = tmp.data;
             memcpy(stb, t->strides, sizeof stb);
             if (t->dt != dt)
-                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", opname(e), pld_dtype_name(dt),
+                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dt),
                                   pld_dtype_name(t->dt));
         }
     }
@@ -480,7 +470,7 @@ static pld_status_t op_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_
             char s1[96], s2[96];
             shape_str(s1, sizeof s1, ra, sa);
             shape_str(s2, sizeof s2, rb, sb);
-            st = pld_rt_error(it, f, e->span, "%s: shapes %s and %s do not broadcast", opname(e), s1, s2);
+            st = pld_rt_error(it, f, e->span, "%s: shapes %s and %s do not broadcast", pld_op_name(e), s1, s2);
         }
         oshape[d] = x > y ? x : y;
         ovalid[d] = ja >= 0 && !(x == 1 && oshape[d] != 1) ? va[ja] : oshape[d];
@@ -536,13 +526,13 @@ static pld_status_t op_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
                               int row)
 {
     pld_value_t a;
-    pld_status_t st = need(it, f, e, 0, &a, PLD_V_TILE);
+    pld_status_t st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE);
     if (st != PLD_OK)
         return st;
     pld_tile_t *t = pld_v_tile(&a);
     if (t->rank != 2) {
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile", opname(e));
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile", pld_op_name(e));
     }
     int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
     pld_tile_t *o = pld_tile_new(t->dt, 2, os, PLD_MEM_VEC);
@@ -587,7 +577,7 @@ static pld_status_t op_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     pld_status_t st = ev(it, f, e, 0, &a);
     if (st != PLD_OK)
         return st;
-    pld_dtype_t dt = pld_expr_dtype(it, arg(e, 1));
+    pld_dtype_t dt = pld_expr_dtype(it, pld_op_arg(e, 1));
     if (dt == PLD_DT_NONE)
         dt = result_dtype(it, e, 1);
     pld_view_t vi, vo;
@@ -615,10 +605,10 @@ static pld_status_t op_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         res = pld_v_obj(&o->hdr, dt);
     } else {
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", opname(e));
+        return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", pld_op_name(e));
     }
     char err[ERRN];
-    st = pld_k_cast(&vo, &vi, round_mode(arg(e, 2)), err, sizeof err);
+    st = pld_k_cast(&vo, &vi, round_mode(pld_op_arg(e, 2)), err, sizeof err);
     pld_value_release(&a);
     if (st != PLD_OK) {
         pld_value_release(&res);
@@ -639,7 +629,7 @@ static pld_status_t op_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         pld_value_release(&a);
         return st;
     }
-    if (acc && (st = need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK) {
+    if (acc && (st = pld_op_need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK) {
         pld_value_release(&a);
         pld_value_release(&b);
         return st;
@@ -649,7 +639,7 @@ static pld_status_t op_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {
         pld_tile_t *x = pld_v_tile(&a), *y = pld_v_tile(&b);
         if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
-            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", opname(e));
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
             goto done;
         }
         pld_tile_t *o;
@@ -680,7 +670,7 @@ static pld_status_t op_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     } else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR && !acc) {
         pld_tensor_t *x = pld_v_tensor(&a), *y = pld_v_tensor(&b);
         if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
-            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", opname(e));
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
             goto done;
         }
         int64_t os[2] = {x->shape[0], y->shape[1]};
@@ -694,7 +684,7 @@ static pld_status_t op_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         pld_tensor_kview(y, &vb);
         pld_tensor_kview(o, &vo);
     } else {
-        st = pld_rt_error(it, f, e->span, "%s: operands must both be tiles or both tensors", opname(e));
+        st = pld_rt_error(it, f, e->span, "%s: operands must both be tiles or both tensors", pld_op_name(e));
         goto done;
     }
     char err[ERRN];
@@ -721,7 +711,7 @@ static pld_status_t elem_index(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         for (int d = 0; d < rank; d++)
             total *= shape[d];
         if (idx[0] < 0 || idx[0] >= total)
-            return pld_rt_error(it, f, e->span, "%s: flat index %lld out of range [0, %lld)", opname(e),
+            return pld_rt_error(it, f, e->span, "%s: flat index %lld out of range [0, %lld)", pld_op_name(e),
                                 (long long)idx[0], (long long)total);
         int64_t rem = idx[0], o = 0;
         for (int d = rank - 1; d >= 0; d--) {
@@ -732,13 +722,13 @@ static pld_status_t elem_index(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         return PLD_OK;
     }
     if (n != rank)
-        return pld_rt_error(it, f, e->span, "%s: %d indices for rank %d", opname(e), n, rank);
+        return pld_rt_error(it, f, e->span, "%s: %d indices for rank %d", pld_op_name(e), n, rank);
     int64_t o = 0;
     for (int d = 0; d < rank; d++) {
         if (idx[d] < 0 || idx[d] >= shape[d]) {
             char sh[96];
             shape_str(sh, sizeof sh, rank, shape);
-            return pld_rt_error(it, f, e->span, "%s: index %lld out of range in dimension %d (shape %s)", opname(e),
+            return pld_rt_error(it, f, e->span, "%s: index %lld out of range in dimension %d (shape %s)", pld_op_name(e),
                                 (long long)idx[d], d, sh);
         }
         o += idx[d] * strides[d];
@@ -768,14 +758,14 @@ static pld_status_t op_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t
         return st;
     int64_t idx[PLD_MAX_RANK];
     int n;
-    if ((st = ilist(it, f, e, 1, idx, &n)) != PLD_OK || (write && (st = ev(it, f, e, 2, &val)) != PLD_OK)) {
+    if ((st = pld_op_ilist(it, f, e, 1, idx, &n)) != PLD_OK || (write && (st = ev(it, f, e, 2, &val)) != PLD_OK)) {
         pld_value_release(&obj);
         return st;
     }
     if (write && !pld_v_is_scalar(&val)) {
         pld_value_release(&obj);
         pld_value_release(&val);
-        return pld_rt_error(it, f, e->span, "%s: the value must be a scalar", opname(e));
+        return pld_rt_error(it, f, e->span, "%s: the value must be a scalar", pld_op_name(e));
     }
     int64_t off;
     if (obj.kind == PLD_V_TENSOR) {
@@ -813,7 +803,7 @@ static pld_status_t op_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t
             }
         }
     } else {
-        st = pld_rt_error(it, f, e->span, "%s needs a tensor or a tile, found a %s", opname(e), pld_vkind_name(obj.kind));
+        st = pld_rt_error(it, f, e->span, "%s needs a tensor or a tile, found a %s", pld_op_name(e), pld_vkind_name(obj.kind));
     }
     pld_value_release(&obj);
     pld_value_release(&val);
@@ -830,13 +820,13 @@ static pld_status_t op_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return st;
     int64_t shp[PLD_MAX_RANK], off[PLD_MAX_RANK], val[PLD_MAX_RANK], drop[PLD_MAX_RANK], clamp = 0;
     int ns, no, nv, nd;
-    if ((st = ilist(it, f, e, 1, shp, &ns)) != PLD_OK || (st = ilist(it, f, e, 2, off, &no)) != PLD_OK ||
-        (st = ilist(it, f, e, 3, val, &nv)) != PLD_OK) {
+    if ((st = pld_op_ilist(it, f, e, 1, shp, &ns)) != PLD_OK || (st = pld_op_ilist(it, f, e, 2, off, &no)) != PLD_OK ||
+        (st = pld_op_ilist(it, f, e, 3, val, &nv)) != PLD_OK) {
         pld_value_release(&a);
         return st;
     }
     if (e->op == PLD_OPID_TENSOR_SLICE &&
-        ((st = ilist(it, f, e, 4, drop, &nd)) != PLD_OK || (st = iarg(it, f, e, 6, 0, &clamp)) != PLD_OK)) {
+        ((st = pld_op_ilist(it, f, e, 4, drop, &nd)) != PLD_OK || (st = pld_op_iarg(it, f, e, 6, 0, &clamp)) != PLD_OK)) {
         pld_value_release(&a);
         return st;
     }
@@ -849,7 +839,7 @@ static pld_status_t op_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         for (int d = 0; d < t->rank; d++) {
             if (d >= no || d >= ns || off[d] < 0 || off[d] + shp[d] > t->shape[d]) {
                 pld_value_release(&a);
-                return pld_rt_error(it, f, e->span, "%s: the window is outside the tile", opname(e));
+                return pld_rt_error(it, f, e->span, "%s: the window is outside the tile", pld_op_name(e));
             }
             ext[d] = shp[d];
         }
@@ -885,12 +875,12 @@ static pld_status_t op_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     if (a.kind != PLD_V_TENSOR) {
         pld_vkind_t k = a.kind;
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s needs a tensor, found a %s", opname(e), pld_vkind_name(k));
+        return pld_rt_error(it, f, e->span, "%s needs a tensor, found a %s", pld_op_name(e), pld_vkind_name(k));
     }
     pld_tensor_t *t = pld_v_tensor(&a);
     if (ns != t->rank || no != t->rank) {
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s: shape and offset need %d entries", opname(e), t->rank);
+        return pld_rt_error(it, f, e->span, "%s: shape and offset need %d entries", pld_op_name(e), t->rank);
     }
     pld_tensor_t *v = pld_tensor_copy_desc(t);
     if (!v) {
@@ -905,7 +895,7 @@ static pld_status_t op_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
             pld_value_release(&vv);
             pld_value_release(&a);
             return pld_rt_error(it, f, e->span, "%s: window offset %lld + extent %lld is outside dimension %d of %s",
-                                opname(e), (long long)off[d], (long long)shp[d], d, sh);
+                                pld_op_name(e), (long long)off[d], (long long)shp[d], d, sh);
         }
         v->offset += off[d] * t->strides[d];
         v->shape[d] = shp[d];
@@ -928,7 +918,7 @@ static pld_status_t op_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                     pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
                     pld_value_release(&vv);
                     pld_value_release(&a);
-                    return pld_rt_error(it, f, e->span, "%s: dropped dimension %d has extent %lld, not 1", opname(e), d,
+                    return pld_rt_error(it, f, e->span, "%s: dropped dimension %d has extent %lld, not 1", pld_op_name(e), d,
                                         (long long)shp[d]);
                 }
                 continue;
@@ -1070,7 +1060,7 @@ static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     if (st != PLD_OK)
         return st;
     if (src->dt != dst->dt)
-        return pld_rt_error(it, f, e->span, "%s: source dtype %s differs from target dtype %s", opname(e),
+        return pld_rt_error(it, f, e->span, "%s: source dtype %s differs from target dtype %s", pld_op_name(e),
                             pld_dtype_name(src->dt), pld_dtype_name(dst->dt));
     pld_view_t vs, vd;
     pld_tensor_kview(src, &vs);
@@ -1276,7 +1266,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         return op_create(it, f, e, out, 1, 1, 2);
     case PLD_OPID_TENSOR_CREATE: {
         st = op_create(it, f, e, out, 0, 0, 0);
-        if (st == PLD_OK && arg(e, 4)) {
+        if (st == PLD_OK && pld_op_arg(e, 4)) {
             if ((st = ev(it, f, e, 4, &a)) != PLD_OK)
                 return st;
             pld_view_t v;
@@ -1288,7 +1278,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_FULL:
         return op_create(it, f, e, out, 0, 1, 2);
     case PLD_OPID_TILE_MOVE: {
-        if ((st = need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
+        if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
             return st;
         pld_tile_t *t = pld_v_tile(&a);
         pld_tile_t *o = pld_tile_new(t->dt, t->rank, t->shape, e->type && e->type->mem ? e->type->mem : t->mem);
@@ -1333,7 +1323,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
                 n1 *= t->shape[d];
             if (n1 != n2) {
                 pld_value_release(&a);
-                return pld_rt_error(it, f, e->span, "%s: %lld elements cannot take %lld", opname(e), (long long)n1,
+                return pld_rt_error(it, f, e->span, "%s: %lld elements cannot take %lld", pld_op_name(e), (long long)n1,
                                     (long long)n2);
             }
             pld_tile_t *o = pld_tile_new(t->dt, rank, shape, t->mem);
@@ -1362,7 +1352,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         }
         if (a.kind != PLD_V_TENSOR) {
             pld_value_release(&a);
-            return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", opname(e));
+            return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", pld_op_name(e));
         }
         pld_tensor_t *t = pld_v_tensor(&a);
         pld_view_t kv;
@@ -1373,7 +1363,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
             pld_value_release(&a);
             return pld_rt_error(it, f, e->span, n1 != n2 ? "%s: %lld elements cannot take the new shape"
                                                          : "%s needs a packed tensor (this one is a strided view)",
-                                opname(e), (long long)n1);
+                                pld_op_name(e), (long long)n1);
         }
         pld_tensor_t *o = pld_tensor_view(t->buf, t->dt, rank, shape, t->offset);
         if (!o) {
@@ -1388,9 +1378,9 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     }
     case PLD_OPID_TENSOR_DIM: {
         int64_t axis;
-        if ((st = need(it, f, e, 0, &a, PLD_V_TENSOR)) != PLD_OK)
+        if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_TENSOR)) != PLD_OK)
             return st;
-        if ((st = iarg(it, f, e, 1, 0, &axis)) == PLD_OK) {
+        if ((st = pld_op_iarg(it, f, e, 1, 0, &axis)) == PLD_OK) {
             pld_tensor_t *t = pld_v_tensor(&a);
             if (axis < 0)
                 axis += t->rank;
@@ -1412,8 +1402,8 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         }
         int64_t off[PLD_MAX_RANK], atomic = 0;
         int n;
-        if ((st = ilist(it, f, e, 2, off, &n)) == PLD_OK && e->op == PLD_OPID_TENSOR_ASSEMBLE)
-            st = iarg(it, f, e, 3, 0, &atomic);
+        if ((st = pld_op_ilist(it, f, e, 2, off, &n)) == PLD_OK && e->op == PLD_OPID_TENSOR_ASSEMBLE)
+            st = pld_op_iarg(it, f, e, 3, 0, &atomic);
         if (st == PLD_OK) {
             if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR)
                 st = assemble(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
@@ -1424,7 +1414,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
                 if (!dst)
                     st = oom(it, f, e);
                 else if (n != dst->rank || src->rank != dst->rank)
-                    st = pld_rt_error(it, f, e->span, "%s: ranks differ", opname(e));
+                    st = pld_rt_error(it, f, e->span, "%s: ranks differ", pld_op_name(e));
                 else {
                     pld_view_t vs, vd;
                     pld_tile_kview(src, &vs, 1);
@@ -1432,7 +1422,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
                     int64_t o = 0;
                     for (int d = 0; d < dst->rank; d++) {
                         if (off[d] < 0 || off[d] + vs.shape[d] > dst->shape[d]) {
-                            st = pld_rt_error(it, f, e->span, "%s: the source does not fit at the offset", opname(e));
+                            st = pld_rt_error(it, f, e->span, "%s: the source does not fit at the offset", pld_op_name(e));
                             break;
                         }
                         o += off[d] * vd.strides[d];
@@ -1445,7 +1435,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
                     }
                 }
             } else
-                st = pld_rt_error(it, f, e->span, "%s: unsupported operands (%s into %s)", opname(e),
+                st = pld_rt_error(it, f, e->span, "%s: unsupported operands (%s into %s)", pld_op_name(e),
                                   pld_vkind_name(b.kind), pld_vkind_name(a.kind));
         }
         pld_value_release(&b);
@@ -1465,7 +1455,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         return op_matmul(it, f, e, out, 1);
     case PLD_OPID_TILE_FILLPAD:
     case PLD_OPID_TILE_SET_VALIDSHAPE: {
-        if ((st = need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
+        if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
             return st;
         pld_tile_t *t = tile_cow(&a);
         if (!t)
@@ -1473,7 +1463,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         if (e->op == PLD_OPID_TILE_SET_VALIDSHAPE) {
             int64_t v2[PLD_MAX_RANK];
             int n;
-            if ((st = ilist(it, f, e, 1, v2, &n)) != PLD_OK || n != t->rank) {
+            if ((st = pld_op_ilist(it, f, e, 1, v2, &n)) != PLD_OK || n != t->rank) {
                 pld_value_release(&a);
                 return st != PLD_OK ? st : pld_rt_error(it, f, e->span, "valid_shape rank differs from the tile's");
             }
@@ -1513,7 +1503,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TILE_COL_MIN: return op_reduce(it, f, e, out, PLD_K_RMIN, 0);
     case PLD_OPID_ARRAY_CREATE: {
         int64_t n;
-        if ((st = iarg(it, f, e, 0, 0, &n)) != PLD_OK)
+        if ((st = pld_op_iarg(it, f, e, 0, 0, &n)) != PLD_OK)
             return st;
         if (n <= 0)
             return pld_rt_error(it, f, e->span, "pl.array.create: extent must be positive");
@@ -1526,9 +1516,9 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_ARRAY_GET:
     case PLD_OPID_ARRAY_UPDATE: {
         int64_t k;
-        if ((st = need(it, f, e, 0, &a, PLD_V_ARRAY)) != PLD_OK)
+        if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_ARRAY)) != PLD_OK)
             return st;
-        if ((st = iarg(it, f, e, 1, 0, &k)) != PLD_OK) {
+        if ((st = pld_op_iarg(it, f, e, 1, 0, &k)) != PLD_OK) {
             pld_value_release(&a);
             return st;
         }
@@ -1564,7 +1554,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     default:
         if (e->op >= PLD_OPID_PLD_WORLD_SIZE)
             return pld_dist_op(it, f, e, out);
-        return pld_rt_error(it, f, e->span, "%s cannot be executed here", opname(e));
+        return pld_rt_error(it, f, e->span, "%s cannot be executed here", pld_op_name(e));
     }
 }
 

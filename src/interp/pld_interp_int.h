@@ -116,6 +116,23 @@ int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v);
 /* Executes a call bound to an op of the table (e->op >= 0, not a special form
  * handled by pld_interp.c). */
 pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+
+/* Arguments of an op call, bound to the op's parameters by the checker
+ * (pld_exec.c; shared by pld_dist.c and pld_coll.c). */
+static inline const pld_expr_t *pld_op_arg(const pld_expr_t *e, int i)
+{
+    return e->bound ? e->bound[i] : NULL;
+}
+static inline const char *pld_op_name(const pld_expr_t *e)
+{
+    return pld_op_info((pld_op_id_t)e->op)->name;
+}
+/* Evaluates parameter i, which must be a value of kind k (error names the op and parameter). */
+pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k);
+/* Integer parameter i (dflt when absent); enum members (pld.ReduceOp.Max, pld.NotifyOp.Set, ...) as their values. */
+pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out);
+/* Integer list parameter i (*n = -1 when absent). */
+pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n);
 /* Tensor view for a subscript x[i, a:b, ...]. */
 pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj,
                                 pld_value_t *out);
