@@ -1566,11 +1566,11 @@ static int subset_dispatch(const pld_block_t *b, const char **world_vars, int nw
             int n = nw;
             int npos = 0;
             const pld_expr_t *p0 = NULL;
-            for (int k = 0; k < it->u.call.nargs; k++)
+            for (int k = 0; it && it->kind == PLD_EX_CALL && k < it->u.call.nargs; k++)
                 if (!it->u.call.args[k].kw && npos++ == 0)
                     p0 = it->u.call.args[k].value;
             char b2[128];
-            if (npos == 1 && tg->kind == PLD_EX_NAME && p0 && p0->kind == PLD_EX_CALL &&
+            if (npos == 1 && tg && tg->kind == PLD_EX_NAME && p0 && p0->kind == PLD_EX_CALL &&
                 pld_ast_dotted(p0->u.call.fn, b2, sizeof b2) && strstr(b2, "world_size") && n < 32)
                 vars[n++] = tg->u.name;
             if (subset_dispatch(&s->u.for_.body, vars, n))
