@@ -32,6 +32,10 @@ struct pld_lexer {
     pld_span_t bracket_span[PLD_LEX_MAX_BRACKETS];
     lcomment_t *comments, *comments_tail;
     int eof_reported;
+    /* column cache: col_of resumes from the last position it measured on the
+     * same line, so a long line costs linear, not quadratic, time */
+    size_t cc_line_start, cc_off;
+    uint32_t cc_col;
 };
 
 static const struct {
@@ -103,14 +107,25 @@ void pld_lex_destroy(pld_lexer_t *lx)
 /* Visual column (1-based, tabs to 8, UTF-8 continuation bytes zero-width) of off. */
 static uint32_t col_of(const pld_lexer_t *lx, size_t line_start, size_t off)
 {
+    /* The cache is bookkeeping, not state the caller sees: lexers are always
+     * allocated mutable (pld_lex_create), so writing through it is defined. */
+    pld_lexer_t *m = (pld_lexer_t *)lx;
     uint32_t col = 0;
-    for (size_t i = line_start; i < off && i < lx->len; i++) {
+    size_t i = line_start;
+    if (m->cc_line_start == line_start && m->cc_off <= off && m->cc_off >= line_start) {
+        i = m->cc_off;
+        col = m->cc_col;
+    }
+    for (; i < off && i < lx->len; i++) {
         unsigned char c = (unsigned char)lx->src[i];
         if (c == '\t')
             col = (col / 8 + 1) * 8;
         else if ((c & 0xC0) != 0x80)
             col++;
     }
+    m->cc_line_start = line_start;
+    m->cc_off = i;
+    m->cc_col = col;
     return col + 1;
 }
 
