@@ -601,6 +601,14 @@ static void publish(pld_interp_t *it, int state, const pld_expr_t *e, int cmp, i
     pld_win_status_set(it->win, &s);
 }
 
+/* How long the all-blocked picture must stay unchanged before it counts as a
+ * deadlock. A rank's status is refreshed every 20 ms while it waits, but on an
+ * oversubscribed machine a rank whose signal has arrived can be off the CPU
+ * for tens of milliseconds before it re-reads the cell; 50 ms proved too short
+ * under load (a false deadlock in coll_host_allreduce_p4_shm while a fuzzer
+ * ran on the other core). */
+#define PLD_DEADLOCK_STABLE_S 0.5
+
 typedef struct snapshot {
     int64_t epoch_sum;
     int blocked, running, done;
@@ -630,7 +638,8 @@ static int deadlocked(pld_interp_t *it, snapshot_t *prev)
     }
     cur.valid = 1;
     int dead = cur.running == 0 && cur.blocked > 0 && prev->valid && prev->running == 0 &&
-               prev->epoch_sum == cur.epoch_sum && prev->blocked == cur.blocked && cur.at - prev->at >= 0.05;
+               prev->epoch_sum == cur.epoch_sum && prev->blocked == cur.blocked &&
+               cur.at - prev->at >= PLD_DEADLOCK_STABLE_S;
     if (!prev->valid || prev->running || prev->epoch_sum != cur.epoch_sum || prev->blocked != cur.blocked)
         *prev = cur;
     return dead;
