@@ -33,6 +33,37 @@ def numel(shape):
     return n
 
 
+class Tensor:
+    """A host tensor: dtype, shape, flat row-major values."""
+
+    def __init__(self, dtype, shape, values=None):
+        self.dtype = dtype
+        self.shape = tuple(shape)
+        self.values = list(values) if values is not None else [0] * numel(shape)
+
+    def idx(self, *ix):
+        o = 0
+        for d, i in zip(self.shape, ix):
+            o = o * d + i
+        return o
+
+    def get(self, *ix):
+        return self.values[self.idx(*ix)]
+
+    def set(self, v, *ix):
+        self.values[self.idx(*ix)] = v
+
+    def row(self, *ix):
+        """The innermost row at the leading indices ix (a list copy)."""
+        n = self.shape[-1]
+        o = self.idx(*(tuple(ix) + (0,)))
+        return self.values[o:o + n]
+
+    def set_row(self, vals, *ix):
+        o = self.idx(*(tuple(ix) + (0,)))
+        self.values[o:o + len(vals)] = list(vals)
+
+
 def f32(x):
     """x rounded to IEEE binary32 (round to nearest even), as a Python float."""
     return struct.unpack('<f', struct.pack('<f', x))[0]

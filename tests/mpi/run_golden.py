@@ -38,29 +38,11 @@ from pld_mpitest import f32, f16  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 PROGRAMS = os.path.join(REPO, 'programs')
-EXAMPLES = os.environ.get('PLD_EXAMPLES_DIR', os.path.normpath(os.path.join(REPO, '..', 'shared', 'examples')))
+EXAMPLES = os.environ.get('PLD_EXAMPLES_DIR', os.path.join(REPO, 'tests', 'examples'))
 RANKS = (1, 2, 4)
 
 
-class Tensor:
-    """A host tensor: dtype, shape, flat row-major values."""
-
-    def __init__(self, dtype, shape, values=None):
-        self.dtype = dtype
-        self.shape = tuple(shape)
-        self.values = list(values) if values is not None else [0] * T.numel(shape)
-
-    def idx(self, *ix):
-        o = 0
-        for d, i in zip(self.shape, ix):
-            o = o * d + i
-        return o
-
-    def get(self, *ix):
-        return self.values[self.idx(*ix)]
-
-    def set(self, v, *ix):
-        self.values[self.idx(*ix)] = v
+Tensor = T.Tensor  # shared with the other runners (pld_mpitest.py)
 
 
 def rand_tensor(rng, dtype, shape, lo, hi, step=None):
