@@ -601,34 +601,52 @@ static void publish(pld_interp_t *it, int state, const pld_expr_t *e, int cmp, i
     pld_win_status_set(it->win, &s);
 }
 
-/* How long the all-blocked picture must stay unchanged before it counts as a
- * deadlock. A rank's status is refreshed every 20 ms while it waits, but on an
- * oversubscribed machine a rank whose signal has arrived can be off the CPU
- * for tens of milliseconds before it re-reads the cell; 50 ms proved too short
- * under load (a false deadlock in coll_host_allreduce_p4_shm while a fuzzer
- * ran on the other core). */
-#define PLD_DEADLOCK_STABLE_S 0.5
 
 typedef struct snapshot {
     int64_t epoch_sum;
     int blocked, running, done;
     int valid;
     double at;
+    int64_t *seq; /* per world rank: the status seq when the picture was taken */
+    int nseq;
 } snapshot_t;
 
+static void snapshot_free(snapshot_t *s)
+{
+    pld_mem_free(s->seq);
+    memset(s, 0, sizeof *s);
+}
+
+/* How long the all-blocked picture must stay unchanged before it counts as a
+ * deadlock, at the least. The real guard is the republish rule below; the time
+ * only keeps a report from racing a notify that is still being flushed. */
+#define PLD_DEADLOCK_STABLE_S 0.2
+
 /* Reads every rank's status; returns 1 when every live rank is blocked and the
- * picture did not change since `prev` (taken long enough ago): a deadlock. */
+ * picture did not change since `prev`: no op was issued anywhere (epochs) and
+ * every blocked rank has published its blocked state at least twice since
+ * `prev` was taken. A rank publishes after it re-read its cell and found the
+ * condition still false, so two publishes mean one full re-read that started
+ * after the picture was taken: a rank whose signal arrived but that was off
+ * the CPU (4 ranks on 2 cores) cannot be mistaken for a stuck one. */
 static int deadlocked(pld_interp_t *it, snapshot_t *prev)
 {
+    int P = pld_win_world_size(it->win);
     snapshot_t cur;
     memset(&cur, 0, sizeof cur);
     cur.at = now_s();
-    int P = pld_win_world_size(it->win);
+    cur.seq = pld_mem_calloc((size_t)P, sizeof *cur.seq);
+    if (!cur.seq)
+        return 0;
+    cur.nseq = P;
     for (int r = 0; r < P; r++) {
         pld_win_status_t s;
-        if (pld_win_status_get(it->win, r, &s) != PLD_OK)
+        if (pld_win_status_get(it->win, r, &s) != PLD_OK) {
+            snapshot_free(&cur);
             return 0;
+        }
         cur.epoch_sum += s.epoch;
+        cur.seq[r] = s.state == PLD_WS_BLOCKED ? s.seq : -1;
         if (s.state == PLD_WS_BLOCKED)
             cur.blocked++;
         else if (s.state == PLD_WS_RUNNING)
@@ -637,11 +655,18 @@ static int deadlocked(pld_interp_t *it, snapshot_t *prev)
             cur.done++;
     }
     cur.valid = 1;
-    int dead = cur.running == 0 && cur.blocked > 0 && prev->valid && prev->running == 0 &&
-               prev->epoch_sum == cur.epoch_sum && prev->blocked == cur.blocked &&
-               cur.at - prev->at >= PLD_DEADLOCK_STABLE_S;
-    if (!prev->valid || prev->running || prev->epoch_sum != cur.epoch_sum || prev->blocked != cur.blocked)
+    int same = prev->valid && prev->running == 0 && cur.running == 0 && prev->epoch_sum == cur.epoch_sum &&
+               prev->blocked == cur.blocked && prev->nseq == P;
+    int dead = same && cur.blocked > 0 && cur.at - prev->at >= PLD_DEADLOCK_STABLE_S;
+    for (int r = 0; dead && r < P; r++)
+        if (cur.seq[r] >= 0 && (prev->seq[r] < 0 || cur.seq[r] < prev->seq[r] + 2))
+            dead = 0;
+    if (!same) {
+        snapshot_free(prev);
         *prev = cur;
+    } else {
+        snapshot_free(&cur);
+    }
     return dead;
 }
 
@@ -654,11 +679,23 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     return PLD_OK;
 }
 
+int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected)
+{
+    return cmp == PLD_CMP_EQ ? v == expected
+         : cmp == PLD_CMP_GE ? v >= expected
+                             : (uint32_t)v >= (uint32_t)expected;
+}
+
+static const char *cmp_text(int cmp)
+{
+    return cmp == PLD_CMP_EQ ? "==" : cmp == PLD_CMP_GE ? ">=" : ">= (unsigned)";
+}
+
 pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                            int32_t expected, const char *what)
 {
     int32_t v = pld_win_read_cell(d->win, disp);
-    if (cmp == 0 ? v == expected : v >= expected)
+    if (pld_dist_cond_holds(cmp, v, expected))
         return PLD_OK;
     double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
     double t0 = now_s(), last = t0;
@@ -666,21 +703,20 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
     memset(&snap, 0, sizeof snap);
     publish(it, PLD_WS_BLOCKED, e, cmp, expected, v, d->me, what);
     const char *why = NULL;
+    pld_status_t st = PLD_OK;
     for (unsigned long polls = 0;; polls++) {
         /* let the other blocks of this rank run first: one of them may be the
          * one that notifies */
         if (pld_npu_can_yield())
             pld_npu_yield();
         if (pld_npu_cancelled()) {
-            publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
-            return PLD_E_RUNTIME; /* another block failed and reported */
+            st = PLD_E_RUNTIME; /* another block failed and reported */
+            break;
         }
         pld_win_poll(it->win);
         v = pld_win_read_cell(d->win, disp);
-        if (cmp == 0 ? v == expected : v >= expected) {
-            publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
-            return PLD_OK;
-        }
+        if (pld_dist_cond_holds(cmp, v, expected))
+            break;
         if ((polls & 63) != 0)
             continue;
         double t = now_s();
@@ -706,9 +742,14 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
             break;
         }
     }
+    snapshot_free(&snap);
+    if (!why) {
+        publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
+        return st;
+    }
     it->hang = 1;
     publish(it, PLD_WS_FAILED, e, cmp, expected, v, d->me, what);
-    return pld_rt_error(it, f, e->span, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp == 0 ? "==" : ">=",
+    return pld_rt_error(it, f, e->span, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp_text(cmp),
                         (int)expected, why);
 }
 
@@ -759,6 +800,7 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
             break;
         }
     }
+    snapshot_free(&snap);
     int aborted = pld_win_status_aborted(it->win);
     int waits = 0;
     for (int r = 0; aborted && r < P; r++) {
@@ -782,7 +824,7 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
                               : s.state == PLD_WS_BLOCKED ? "blocked" : "stopped";
             if (s.line > 0)
                 pld_diag_note(&it->p->diags, dg, none, "rank %d: %s at %s:%d:%d: %s (found %d, expected %s %d)", r, state,
-                              it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, s.cmp == 0 ? "==" : ">=",
+                              it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, cmp_text(s.cmp),
                               (int)s.expected);
             else
                 pld_diag_note(&it->p->diags, dg, none, "rank %d: %s", r, s.what[0] ? s.what : state);

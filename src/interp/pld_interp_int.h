@@ -162,7 +162,11 @@ size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *id
  * peer to/from a packed local buffer (dir 0 get, 1 put, 2 atomic add). */
 pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
                              const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir);
-/* notify / wait on an int32 cell of a window-bound signal tensor. */
+/* notify / wait on an int32 cell of a window-bound signal tensor. A wait's
+ * condition: cell == expected, cell >= expected (signed, pld.system.wait) or
+ * unsigned(cell) >= unsigned(expected) (pld.system.defer_wait). */
+enum { PLD_CMP_EQ = 0, PLD_CMP_GE = 1, PLD_CMP_GE_U = 2 };
+int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected);
 pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
                              int32_t v, int set);
 pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,

@@ -528,6 +528,7 @@ void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st)
     size_t n = strnlen(st->what, sizeof st->what - 1);
     memcpy(me->what, st->what, n);
     memset(me->what + n, 0, sizeof me->what - n);
+    me->seq++;
     if (sys->mpi) {
         MPI_Win_sync(sys->status_win);
         sys->counters.mpi_calls++;

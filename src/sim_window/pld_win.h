@@ -170,6 +170,7 @@ typedef struct pld_win_status {
     int32_t state;          /* pld_win_state_t */
     int32_t abort;          /* set by any rank to stop everyone (deadlock, failure, timeout) */
     int64_t epoch;          /* incremented by every put/add/notify this rank issues (kept by the layer) */
+    int64_t seq;            /* incremented by every pld_win_status_set (kept by the layer) */
     int32_t line, col;      /* source location of the blocking wait */
     int32_t cmp;            /* 0 Eq, 1 Ge */
     int32_t expected, found;
@@ -178,8 +179,10 @@ typedef struct pld_win_status {
 } pld_win_status_t;
 
 /* Publishes this rank's record (local write + MPI_Win_sync, visible to
- * readers). The abort and epoch fields of *st are ignored: abort is only set
- * by abort_all, epoch only by the layer. `what` is copied NUL-terminated. */
+ * readers). The abort, epoch and seq fields of *st are ignored: abort is only
+ * set by abort_all, epoch and seq only by the layer (seq counts the calls, so
+ * a reader can tell that a rank has published again since it last looked).
+ * `what` is copied NUL-terminated. */
 void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st);
 /* Reads rank r's record (world rank; MPI_Get + flush for r != self; a record
  * being rewritten may read torn, which a watchdog tolerates). Errors:
