@@ -32,6 +32,8 @@ struct pld_lexer {
     pld_span_t bracket_span[PLD_LEX_MAX_BRACKETS];
     lcomment_t *comments, *comments_tail;
     int eof_reported;
+    int stopped;          /* a limit was exceeded: only EOF from now on */
+    int swallow;          /* closers still due for brackets the parser gave up on */
     /* column cache: col_of resumes from the last position it measured on the
      * same line, so a long line costs linear, not quadratic, time */
     size_t cc_line_start, cc_off;
@@ -249,6 +251,89 @@ void pld_lex_reset_brackets(pld_lexer_t *lx)
     lx->depth = 0;
 }
 
+void pld_lex_stop(pld_lexer_t *lx)
+{
+    lx->stopped = 1;
+    lx->depth = 0;
+    lx->swallow = 0;
+    lx->pending_newline = 0;
+    lx->pending_dedents = 0;
+    lx->nindent = 1;
+}
+
+int pld_lex_stopped(const pld_lexer_t *lx)
+{
+    return lx->stopped;
+}
+
+/* Skips a string literal whose opening quote is at src[i]; returns the offset
+ * after it (or of the line break / end that leaves it unterminated). */
+static size_t skip_string(const pld_lexer_t *lx, size_t i)
+{
+    char q = lx->src[i];
+    int triple = i + 2 < lx->len && lx->src[i + 1] == q && lx->src[i + 2] == q;
+    i += triple ? 3 : 1;
+    while (i < lx->len) {
+        char c = lx->src[i];
+        if (c == '\\') {
+            i += 2;
+            continue;
+        }
+        if (!triple && is_nl((unsigned char)c))
+            return i;
+        if (c == q && (!triple || (i + 2 < lx->len && lx->src[i + 1] == q && lx->src[i + 2] == q)))
+            return i + (triple ? 3 : 1);
+        i++;
+    }
+    return lx->len;
+}
+
+/* Counts brackets in the text after `from` (strings and comments skipped) with
+ * `depth` brackets open. Returns the lowest depth reached before the end of the
+ * text: 0 when every open bracket is closed later. */
+static int lowest_depth_after(const pld_lexer_t *lx, size_t from, int depth)
+{
+    int cur = depth, low = depth;
+    size_t i = from;
+    while (i < lx->len && low > 0) {
+        char c = lx->src[i];
+        if (c == '#') {
+            while (i < lx->len && !is_nl((unsigned char)lx->src[i]))
+                i++;
+        } else if (c == '\'' || c == '"') {
+            i = skip_string(lx, i);
+        } else {
+            if (c == '(' || c == '[' || c == '{')
+                cur++;
+            else if ((c == ')' || c == ']' || c == '}') && --cur < low)
+                low = cur;
+            i++;
+        }
+    }
+    return low;
+}
+
+int pld_lex_give_up_brackets(pld_lexer_t *lx, pld_span_t *open)
+{
+    if (lx->depth <= 0)
+        return 0;
+    /* Past the error limit nothing more is shown: forget the brackets without
+     * the look-ahead, which keeps a text full of such errors linear. */
+    const pld_diag_list_t *dl = &lx->p->diags;
+    int low = dl->max_errors > 0 && dl->n_errors >= dl->max_errors ? lx->depth
+                                                                   : lowest_depth_after(lx, lx->pos, lx->depth);
+    if (low == 0)
+        return 0;
+    if (open) {
+        int d = low <= PLD_LEX_MAX_BRACKETS ? low : PLD_LEX_MAX_BRACKETS;
+        *open = lx->bracket_span[d - 1];
+    }
+    /* the closers still due (depth - low of them) end brackets that are gone now */
+    lx->swallow += lx->depth - low;
+    lx->depth = 0;
+    return 1;
+}
+
 uint32_t pld_lex_line_indent(const pld_lexer_t *lx, uint32_t off)
 {
     size_t ls = off;
@@ -439,9 +524,10 @@ static pld_token_t lex_string(pld_lexer_t *lx, size_t start, int raw, int fstr)
         if (c < 0 || (!triple && is_nl(c))) {
             pld_span_t sp = span_at(lx, start, start + 1, line0, ls0);
             pld_buf_fini(&b);
-            /* the rest of the line is gone: brackets opened before it cannot be
-             * closed on it, so do not also report them as never closed */
-            lx->depth = 0;
+            /* the rest of the line is gone: brackets opened before it that are
+             * not closed later are forgotten, so that they are not also
+             * reported as never closed; the others stay open */
+            pld_lex_give_up_brackets(lx, NULL);
             lex_error(lx, sp, triple ? "unterminated triple-quoted string literal%s"
                                      : "unterminated string literal%s", "");
             return tok(PLD_T_ERROR, sp);
@@ -554,7 +640,9 @@ static pld_token_t op_token(pld_lexer_t *lx, size_t start, pld_tok_kind_t k, siz
 static int open_bracket(pld_lexer_t *lx, char c, size_t start)
 {
     if (lx->depth >= PLD_LEX_MAX_BRACKETS) {
+        /* a limit error ends the token stream: one error, not one per bracket */
         lex_error(lx, here(lx, start), "too many nested brackets (limit %s)", "200");
+        pld_lex_stop(lx);
         return 0;
     }
     lx->bracket[lx->depth] = c;
@@ -625,8 +713,10 @@ static int do_indent(pld_lexer_t *lx, pld_token_t *out)
         uint32_t top = lx->indents[lx->nindent - 1];
         if (col > top) {
             if (lx->nindent > PLD_LEX_MAX_INDENT) {
+                /* a limit error ends the token stream: one error, not one per line */
                 lex_error(lx, here(lx, lx->pos), "too many nested blocks (limit %s)", "100");
                 *out = tok(PLD_T_ERROR, here(lx, lx->pos));
+                pld_lex_stop(lx);
                 return 1;
             }
             lx->indents[lx->nindent++] = col;
@@ -660,6 +750,8 @@ pld_token_t pld_lex_next(pld_lexer_t *lx)
 {
     pld_token_t t;
 again:
+    if (lx->stopped)
+        return tok(PLD_T_EOF, here(lx, lx->pos < lx->len ? lx->pos : lx->len));
     if (lx->pending_newline) {
         lx->pending_newline = 0;
         lx->last_was_newline = 1;
@@ -720,6 +812,12 @@ again:
             return tok(PLD_T_DEDENT, here(lx, start));
         }
         return tok(PLD_T_EOF, here(lx, start));
+    }
+    if ((c == ')' || c == ']' || c == '}') && lx->depth == 0 && lx->swallow > 0) {
+        /* closes a bracket that was already reported as never closed */
+        lx->swallow--;
+        lx->pos++;
+        goto again;
     }
     lx->last_was_newline = 0;
     lx->any_token = 1;

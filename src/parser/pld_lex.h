@@ -78,6 +78,20 @@ pld_span_t pld_lex_open_bracket(const pld_lexer_t *lx);
 /* Forgets every open bracket (after the parser reported one as never closed). */
 void pld_lex_reset_brackets(pld_lexer_t *lx);
 
+/* For an error on a later line than a still-open bracket: looks ahead through
+ * the rest of the text (strings and comments skipped). When every bracket open
+ * now is closed later, changes nothing and returns 0: the error is real and
+ * recovery goes on inside the brackets. Otherwise sets *open (may be NULL) to
+ * the innermost bracket that stays open to the end of the text, forgets every
+ * open bracket, skips silently the closers still due for them, and returns 1.
+ * Once the error limit is reached it gives up without looking ahead. */
+int pld_lex_give_up_brackets(pld_lexer_t *lx, pld_span_t *open);
+
+/* Ends the token stream after a limit error: pld_lex_next returns only EOF from
+ * now on (no DEDENT, no bracket errors). pld_lex_stopped tells whether it did. */
+void pld_lex_stop(pld_lexer_t *lx);
+int pld_lex_stopped(const pld_lexer_t *lx);
+
 /* Human-readable description of a token kind ("'('", "name", "newline", ...). */
 const char *pld_tok_name(pld_tok_kind_t k);
 

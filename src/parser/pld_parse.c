@@ -88,21 +88,23 @@ static void describe_tok(const pld_token_t *t, char *buf, size_t n)
     }
 }
 
-/* Reports an error at the current token (or at an unclosed bracket when the
- * error is on a later line than a still-open bracket, like Python does). */
+/* Reports an error at the current token. When the token is on a later line
+ * than a still-open bracket and that bracket is never closed in the rest of the
+ * text, the error is the missing bracket: it is reported there instead, as
+ * Python does. A bracket that is closed later (a call split over lines) leaves
+ * the error at the token, and recovery skips to the end of the statement. */
 static void error_here(parser_t *ps, const char *fmt, const char *a)
 {
     if (ps->panic)
         return;
     ps->panic = 1;
-    if (ps->tok.kind == PLD_T_ERROR)
+    if (ps->tok.kind == PLD_T_ERROR || pld_lex_stopped(ps->lx))
         return; /* the lexer already reported it */
     if (pld_lex_depth(ps->lx) > 0) {
         pld_span_t o = pld_lex_open_bracket(ps->lx);
-        if (o.line && ps->tok.span.line > o.line) {
+        if (o.line && ps->tok.span.line > o.line && pld_lex_give_up_brackets(ps->lx, &o)) {
             char m[2] = {ps->p->src[o.off], 0};
             pld_diag_add(&ps->p->diags, PLD_SEV_ERROR, o, "'%s' was never closed", m);
-            pld_lex_reset_brackets(ps->lx);
             return;
         }
     }
@@ -209,10 +211,21 @@ static void **vec_finish(parser_t *ps, vec_t *vv)
     return out;
 }
 
+/* Stops reading after a limit error: the lexer returns only EOF from now on
+ * (and so does the lookahead), every enclosing production unwinds, and no
+ * error follows from the text that was not read. */
+static void stop(parser_t *ps)
+{
+    pld_lex_stop(ps->lx);
+    if (ps->has_next)
+        ps->next = pld_lex_next(ps->lx);
+}
+
 static int enter(parser_t *ps)
 {
     if (++ps->depth > PLD_PARSE_MAX_DEPTH) {
         error_here(ps, "program nested too deeply (limit %s levels)", "100");
+        stop(ps);
         return 0;
     }
     return 1;

@@ -46,15 +46,12 @@ static void expect_first_error_at(const pld_program_t *p, unsigned line, const c
         CU_FAIL("first error differs");
     }
     CU_ASSERT_FALSE(p->parsed_ok);
-#ifdef PLD_TEST_KNOWN_BUGS
-    /* KNOWN BUG (open): one clear error, not a cascade. Today the lexer repeats
-     * "too many nested brackets (limit 200)" for every bracket past the limit
-     * and "too many nested blocks (limit 100)" for every deeper line (pld_lex.c,
-     * open_bracket / do_indent), so the 20-error cap fills up. */
-    CU_ASSERT(p->diags.n_errors <= 3);
-#else
-    CU_ASSERT(p->diags.n_errors <= p->diags.max_errors);
-#endif
+    /* one clear error, not a cascade: a limit error ends the reading (the
+     * parser's depth limit stops the lexer; the lexer's bracket and block
+     * limits end its token stream), so nothing follows it */
+    if (p->diags.n_errors != 1)
+        fprintf(stderr, "\ntest_limits.c:%d: expected one error, found %d\n", srcline, p->diags.n_errors);
+    CU_ASSERT_EQUAL(p->diags.n_errors, 1);
 }
 #define EXPECT_FIRST_ERROR(p, line, msg) expect_first_error_at((p), (line), (msg), __LINE__)
 
@@ -202,7 +199,10 @@ static void test_limits_indentation_levels_in_lexer(void)
         errors += t.kind == PLD_T_ERROR;
     }
     CU_ASSERT_EQUAL(indents, PLD_LEX_MAX_INDENT);
-    CU_ASSERT(errors >= 1);
+    /* one error, then the token stream ends (no DEDENTs, no repeat) */
+    CU_ASSERT_EQUAL(errors, 1);
+    CU_ASSERT_EQUAL(p->diags.n_errors, 1);
+    CU_ASSERT_TRUE(pld_lex_stopped(lx));
     CU_ASSERT_PTR_NOT_NULL_FATAL(p->diags.head);
     CU_ASSERT_STRING_EQUAL(p->diags.head->msg, "too many nested blocks (limit 100)");
     CU_ASSERT_EQUAL(p->diags.head->span.line, 102);
@@ -225,6 +225,8 @@ static void test_limits_brackets_in_lexer(void)
     CU_ASSERT_EQUAL(pld_lex_depth(lx), 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p->diags.head);
     CU_ASSERT_STRING_EQUAL(p->diags.head->msg, "too many nested brackets (limit 200)");
+    /* once: not for each of the 50 brackets past the limit, nor "never closed" */
+    CU_ASSERT_EQUAL(p->diags.n_errors, 1);
     CU_ASSERT_EQUAL(p->diags.head->span.col, 201);
     pld_lex_destroy(lx);
     pld_program_destroy(p);
@@ -353,32 +355,29 @@ static void test_limits_chain_below_limit_checks(void)
     pld_program_destroy(p);
 }
 
-/* ------------------------------------------------------ known, unfixed bugs */
+/* ------------------------------------------- errors inside split calls */
 
-#ifdef PLD_TEST_KNOWN_BUGS
-/* KNOWN BUG (open): error_here() in pld_parse.c reports "'(' was never closed"
- * (and resets the lexer's brackets, so the real ')' then reads as "unmatched
- * ')'") for ANY error whose token is on a later line than a still-open
- * bracket. In a call split over lines, as ruff formats them, the real error is
- * lost. Wanted: the real error, at the offending token. */
-static void test_limits_known_bug_error_in_multiline_call(void)
+/* An error on a later line of a call split over lines (as ruff formats them)
+ * used to be reported as "'(' was never closed" at the call's '(' (error_here
+ * in pld_parse.c), after which the real ')' read as "unmatched ')'". */
+static void test_limits_error_in_multiline_call(void)
 {
     const char *src = "@pl.function\ndef f(x: pl.Scalar[pl.INT32]):\n    y = pl.add(x,\n               x x)\n"
                       "    return y\n";
     pld_program_t *p = run_front_end(src, strlen(src));
     EXPECT_FIRST_ERROR(p, 4, "expected ',' or ')' in call arguments, found name 'x'");
-    CU_ASSERT_EQUAL(p->diags.n_errors, 1);
+    CU_ASSERT_EQUAL(p->diags.head->span.col, 18);
     pld_program_destroy(p);
 }
 
-static void test_limits_known_bug_multiline_power_chain(void)
+static void test_limits_multiline_power_chain(void)
 {
-    /* the depth error of a `**` chain split over lines shows as "'(' was never closed" */
+    /* the depth error of a `**` chain split over lines is the depth error */
     pld_program_t *p = chain("x", " ** x", 3000, 1);
     EXPECT_FIRST_ERROR(p, 0, TOO_DEEP);
+    CU_ASSERT(p->diags.head->span.line > 3);
     pld_program_destroy(p);
 }
-#endif
 
 static CU_TestInfo limits_tests[] = {
     {"test_limits_150_nested_parentheses", test_limits_150_nested_parentheses},
@@ -399,10 +398,8 @@ static CU_TestInfo limits_tests[] = {
     {"test_limits_long_power_chain", test_limits_long_power_chain},
     {"test_limits_long_elif_chain", test_limits_long_elif_chain},
     {"test_limits_chain_below_limit_checks", test_limits_chain_below_limit_checks},
-#ifdef PLD_TEST_KNOWN_BUGS
-    {"test_limits_known_bug_error_in_multiline_call", test_limits_known_bug_error_in_multiline_call},
-    {"test_limits_known_bug_multiline_power_chain", test_limits_known_bug_multiline_power_chain},
-#endif
+    {"test_limits_error_in_multiline_call", test_limits_error_in_multiline_call},
+    {"test_limits_multiline_power_chain", test_limits_multiline_power_chain},
     CU_TEST_INFO_NULL,
 };
 

@@ -589,6 +589,59 @@ static void test_parse_error_unclosed_paren_rendered(void)
     pld_program_destroy(p);
 }
 
+/* Exactly one error, at line:col with msg (no cascade after it). */
+static void expect_only_error_at(const char *src, unsigned line, unsigned col, const char *msg, int srcline)
+{
+    expect_error_at(src, line, col, msg, srcline);
+    pld_program_t *p = pld_parse_text("t.pld", src, strlen(src));
+    if (n_errors(p) != 1) {
+        fprintf(stderr, "\ntest_parse.c:%d: expected exactly one error for:\n%s\nfound:\n", srcline, src);
+        dump_diags(p);
+    }
+    CU_ASSERT_EQUAL(n_errors(p), 1);
+    pld_program_destroy(p);
+}
+#define EXPECT_ONLY_BODY_ERROR(body, line, col, msg)                                                              \
+    do {                                                                                                          \
+        char *src_ = cat2(HDR, (body));                                                                           \
+        expect_only_error_at(src_, (line), (col), (msg), __LINE__);                                               \
+        free(src_);                                                                                               \
+    } while (0)
+
+static void test_parse_error_in_multiline_call(void)
+{
+    /* an error on a later line of a call whose ')' does come: reported at the
+     * offending token, not as "'(' was never closed" + "unmatched ')'" */
+    EXPECT_ONLY_BODY_ERROR("    y = g(x,\n          a b)\n    z = 2\n", 4, 13,
+                           "expected ',' or ')' in call arguments, found name 'b'");
+    EXPECT_ONLY_BODY_ERROR("    y = g(x,\n          lambda: 1)\n    z = 2\n", 4, 11,
+                           "lambda expressions are not supported");
+    EXPECT_ONLY_BODY_ERROR("    y = g(\n        x,\n        1 +,\n    )\n    z = 2\n", 5, 12,
+                           "expected an expression, found ','");
+    EXPECT_ONLY_BODY_ERROR("    y = g(x,\n          $)\n    z = 2\n", 4, 11, "invalid character '$' in program text");
+    EXPECT_ONLY_BODY_ERROR("    y = g(x, [1,\n          2 3])\n    z = 2\n", 4, 13,
+                           "expected ',' or ']', found integer 3");
+    /* an unterminated string inside a split call whose ')' comes later */
+    EXPECT_ONLY_BODY_ERROR("    y = g(x,\n          \"abc,\n          y)\n    z = 2\n", 4, 11,
+                           "unterminated string literal");
+    /* recovery goes on after the call: the next broken statement is reported too */
+    const char *src = "@pl.function\ndef f(x: pl.Scalar[pl.INT32]):\n    y = g(x,\n          a b)\n    z = 2 +\n";
+    pld_program_t *p = pld_parse_text("t.pld", src, strlen(src));
+    CU_ASSERT_EQUAL(n_errors(p), 2);
+    CU_ASSERT_EQUAL(p->diags.head->next->span.line, 5);
+    pld_program_destroy(p);
+}
+
+static void test_parse_error_unclosed_paren_with_later_closers(void)
+{
+    /* the inner '(' is closed on the next line, the outer one never: one error
+     * at the outer one; the ')' that closed the inner one is not "unmatched" */
+    EXPECT_ONLY_BODY_ERROR("    y = g(x, h(1,\n          a b)\n    z = 2\n", 3, 10, "'(' was never closed");
+    EXPECT_ONLY_BODY_ERROR("    y = g(\n        h(1,\n        a b\n    )\n    z = 2\n", 3, 10, "'(' was never closed");
+    /* a string holding ')' does not close it */
+    EXPECT_ONLY_BODY_ERROR("    y = g(x,\n    z = ')'\n", 3, 10, "'(' was never closed");
+}
+
 static void test_parse_error_unexpected_indent(void)
 {
     EXPECT_ERROR("X = 1\n    Y = 2\n", 2, 5, "unexpected indent");
@@ -980,6 +1033,8 @@ static CU_TestInfo expr_tests[] = {
 static CU_TestInfo error_tests[] = {
     {"test_parse_error_unclosed_paren", test_parse_error_unclosed_paren},
     {"test_parse_error_unclosed_paren_rendered", test_parse_error_unclosed_paren_rendered},
+    {"test_parse_error_in_multiline_call", test_parse_error_in_multiline_call},
+    {"test_parse_error_unclosed_paren_with_later_closers", test_parse_error_unclosed_paren_with_later_closers},
     {"test_parse_error_unexpected_indent", test_parse_error_unexpected_indent},
     {"test_parse_error_dedent_mismatch", test_parse_error_dedent_mismatch},
     {"test_parse_error_augmented_assignment", test_parse_error_augmented_assignment},
