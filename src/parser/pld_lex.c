@@ -368,54 +368,60 @@ static int is_ident_char(int c)
     return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
+/* A misplaced '_' in a numeric literal: the first one found, and why. */
+typedef struct num_us {
+    size_t at;         /* offset of the '_' (valid when why != NULL) */
+    const char *why;
+} num_us_t;
+
+/* digitpart ::= digit { ['_'] digit } (Python's grammar), in `base`. Appends the
+ * digits to buf (n counts them, capped by cap). A '_' must be followed by a
+ * digit and, unless lead_ok (right after 0x / 0o / 0b, as in 0x_ff), preceded
+ * by one; the first violation goes to *us. Returns the number of digits read. */
+static size_t lex_digits(pld_lexer_t *lx, int base, int lead_ok, char *buf, size_t *n, size_t cap, num_us_t *us)
+{
+    size_t digits = 0;
+    while (peekc(lx, 0) >= 0 && (is_digit_in(peekc(lx, 0), base) || peekc(lx, 0) == '_')) {
+        int c = peekc(lx, 0);
+        if (c == '_') {
+            const char *why = !is_digit_in(peekc(lx, 1), base) ? "'_' must be followed by a digit"
+                              : digits == 0 && !lead_ok      ? "'_' must follow a digit"
+                                                              : NULL;
+            if (why && !us->why) {
+                us->at = lx->pos;
+                us->why = why;
+            }
+        } else {
+            if (*n + 1 < cap)
+                buf[(*n)++] = (char)c;
+            digits++;
+        }
+        lx->pos++;
+    }
+    return digits;
+}
+
 static pld_token_t lex_number(pld_lexer_t *lx)
 {
     size_t start = lx->pos;
     int base = 10, is_float = 0;
     char buf[128];
     size_t n = 0, digits = 0;
-    int bad = 0;
+    num_us_t us = {0, NULL};
     if (peekc(lx, 0) == '0' && (peekc(lx, 1) == 'x' || peekc(lx, 1) == 'X' || peekc(lx, 1) == 'o' ||
                                 peekc(lx, 1) == 'O' || peekc(lx, 1) == 'b' || peekc(lx, 1) == 'B')) {
         int c1 = peekc(lx, 1) | 0x20;
         base = c1 == 'x' ? 16 : c1 == 'o' ? 8 : 2;
         lx->pos += 2;
-        while (peekc(lx, 0) >= 0 && (is_digit_in(peekc(lx, 0), base) || peekc(lx, 0) == '_')) {
-            int c = peekc(lx, 0);
-            if (c == '_' && (n == 0 || !is_digit_in(peekc(lx, 1), base)))
-                bad = 1;
-            if (c != '_' && n + 1 < sizeof buf) {
-                buf[n++] = (char)c;
-                digits++;
-            }
-            lx->pos++;
-        }
+        digits = lex_digits(lx, base, 1, buf, &n, sizeof buf, &us);
     } else {
-        while (peekc(lx, 0) >= 0 && (is_digit_in(peekc(lx, 0), 10) || peekc(lx, 0) == '_')) {
-            int c = peekc(lx, 0);
-            if (c == '_' && (n == 0 || !is_digit_in(peekc(lx, 1), 10)))
-                bad = 1;
-            if (c != '_' && n + 1 < sizeof buf) {
-                buf[n++] = (char)c;
-                digits++;
-            }
-            lx->pos++;
-        }
+        digits = lex_digits(lx, 10, 0, buf, &n, sizeof buf, &us);
         if (peekc(lx, 0) == '.' && !(peekc(lx, 1) == '.' && peekc(lx, 2) == '.')) {
             is_float = 1;
             if (n + 1 < sizeof buf)
                 buf[n++] = '.';
             lx->pos++;
-            while (peekc(lx, 0) >= 0 && (is_digit_in(peekc(lx, 0), 10) || peekc(lx, 0) == '_')) {
-                int c = peekc(lx, 0);
-                if (c == '_' && !is_digit_in(peekc(lx, 1), 10))
-                    bad = 1;
-                if (c != '_' && n + 1 < sizeof buf) {
-                    buf[n++] = (char)c;
-                    digits++;
-                }
-                lx->pos++;
-            }
+            digits += lex_digits(lx, 10, 0, buf, &n, sizeof buf, &us);
         }
         if ((peekc(lx, 0) == 'e' || peekc(lx, 0) == 'E') &&
             (is_digit_in(peekc(lx, 1), 10) ||
@@ -429,11 +435,7 @@ static pld_token_t lex_number(pld_lexer_t *lx)
                     buf[n++] = (char)peekc(lx, 0);
                 lx->pos++;
             }
-            while (peekc(lx, 0) >= 0 && (is_digit_in(peekc(lx, 0), 10) || peekc(lx, 0) == '_')) {
-                if (peekc(lx, 0) != '_' && n + 1 < sizeof buf)
-                    buf[n++] = (char)peekc(lx, 0);
-                lx->pos++;
-            }
+            lex_digits(lx, 10, 0, buf, &n, sizeof buf, &us);
         }
     }
     buf[n] = '\0';
@@ -446,7 +448,15 @@ static pld_token_t lex_number(pld_lexer_t *lx)
                                                              : "invalid numeric literal%s", "");
         return tok(PLD_T_ERROR, here(lx, start));
     }
-    if (bad || (base != 10 && digits == 0) || n + 1 >= sizeof buf) {
+    if (us.why) {
+        /* point at the misplaced '_', as precisely as Python's tokenizer */
+        const char *kind = base == 16 ? "hexadecimal" : base == 8 ? "octal" : base == 2 ? "binary" : "decimal";
+        char m[96];
+        snprintf(m, sizeof m, "invalid %s literal (%s)", kind, us.why);
+        lex_error(lx, span_at(lx, us.at, us.at + 1, lx->line, lx->line_start), "%s", m);
+        return tok(PLD_T_ERROR, here(lx, start));
+    }
+    if ((base != 10 && digits == 0) || n + 1 >= sizeof buf) {
         lex_error(lx, here(lx, start), "invalid numeric literal%s", "");
         return tok(PLD_T_ERROR, here(lx, start));
     }

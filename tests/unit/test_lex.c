@@ -595,6 +595,12 @@ static void test_lex_integers(void)
     EXPECT_INT("0x1000", 4096);
     EXPECT_INT("9223372036854775807", INT64_MAX);
     EXPECT_INT("0x7FFFFFFFFFFFFFFF", INT64_MAX);
+    /* Python allows one '_' right after the base prefix */
+    EXPECT_INT("0x_ff", 255);
+    EXPECT_INT("0X_F_F", 255);
+    EXPECT_INT("0o_17", 15);
+    EXPECT_INT("0b_1", 1);
+    EXPECT_INT("0b_1_0", 2);
 }
 
 static void test_lex_floats(void)
@@ -634,14 +640,58 @@ static void test_lex_number_errors(void)
     EXPECT_NUM_ERROR("99999999999999999999999", "integer literal too large (limit 9223372036854775807)");
     EXPECT_NUM_ERROR("0x8000000000000000", "integer literal too large (limit 9223372036854775807)");
     EXPECT_NUM_ERROR("007", "leading zeros in decimal integer literals are not permitted");
-    EXPECT_NUM_ERROR("1__0", "invalid numeric literal");
-    EXPECT_NUM_ERROR("1_", "invalid numeric literal");
     EXPECT_NUM_ERROR("0x", "invalid numeric literal");
     EXPECT_NUM_ERROR("0b102", "invalid numeric literal");
     EXPECT_NUM_ERROR("1abc", "invalid numeric literal");
     EXPECT_NUM_ERROR("0x1g", "invalid numeric literal");
     EXPECT_NUM_ERROR("1.2.3", "invalid numeric literal");
     EXPECT_NUM_ERROR("1j", "complex literals are not supported");
+}
+
+/* A misplaced '_': one error, at the '_' (column col), naming the literal's kind. */
+static void expect_underscore_error_at(const char *src, unsigned col, const char *msg, int line)
+{
+    lexed_t *L = lex_all(src);
+    const pld_diag_t *d = L->p->diags.head;
+    int ok = L->t[0].kind == PLD_T_ERROR && n_diags(L->p) == 1 && d->span.line == 1 && d->span.col == col &&
+             d->span.len == 1 && strcmp(d->msg, msg) == 0;
+    if (!ok)
+        fprintf(stderr, "\ntest_lex.c:%d: %s: kind %s, diags %d, first %u:%u '%s' (want %u '%s')\n", line, src,
+                pld_tok_name(L->t[0].kind), n_diags(L->p), d ? (unsigned)d->span.line : 0u,
+                d ? (unsigned)d->span.col : 0u, d ? d->msg : "-", col, msg);
+    CU_ASSERT(ok);
+    lexed_free(L);
+}
+#define EXPECT_UNDERSCORE_ERROR(src, col, msg) expect_underscore_error_at((src), (col), (msg), __LINE__)
+
+static void test_lex_number_underscore_errors(void)
+{
+    /* what Python rejects: '_' not between two digits (after 0x/0o/0b: not
+     * before a digit); reported at the '_' */
+    const char *follow = "('_' must be followed by a digit)";
+    char m[128];
+    snprintf(m, sizeof m, "invalid decimal literal %s", follow);
+    EXPECT_UNDERSCORE_ERROR("1__0", 2, m);
+    EXPECT_UNDERSCORE_ERROR("1_", 2, m);
+    EXPECT_UNDERSCORE_ERROR("1_.5", 2, m);
+    EXPECT_UNDERSCORE_ERROR("1.5_", 4, m);
+    EXPECT_UNDERSCORE_ERROR("1e5_", 4, m);
+    EXPECT_UNDERSCORE_ERROR("1_000__000", 6, m);
+    EXPECT_UNDERSCORE_ERROR("1._5", 3, "invalid decimal literal ('_' must follow a digit)");
+    snprintf(m, sizeof m, "invalid hexadecimal literal %s", follow);
+    EXPECT_UNDERSCORE_ERROR("0x_", 3, m);
+    EXPECT_UNDERSCORE_ERROR("0x__ff", 3, m);
+    EXPECT_UNDERSCORE_ERROR("0xf_", 4, m);
+    snprintf(m, sizeof m, "invalid octal literal %s", follow);
+    EXPECT_UNDERSCORE_ERROR("0o_", 3, m);
+    snprintf(m, sizeof m, "invalid binary literal %s", follow);
+    EXPECT_UNDERSCORE_ERROR("0b1__0", 4, m);
+    /* in context: the column is the '_' in the line */
+    lexed_t *L = lex_all("x = 0x__1\n");
+    CU_ASSERT_EQUAL(n_diags(L->p), 1);
+    snprintf(m, sizeof m, "invalid hexadecimal literal %s", follow);
+    EXPECT_DIAG(L->p, 0, 1, 7, m);
+    lexed_free(L);
 }
 
 static void test_lex_too_large_int_is_reported_once(void)
@@ -830,6 +880,7 @@ static CU_TestInfo lex_tests[] = {
     {"test_lex_integers", test_lex_integers},
     {"test_lex_floats", test_lex_floats},
     {"test_lex_number_boundaries", test_lex_number_boundaries},
+    {"test_lex_number_underscore_errors", test_lex_number_underscore_errors},
     {"test_lex_number_errors", test_lex_number_errors},
     {"test_lex_too_large_int_is_reported_once", test_lex_too_large_int_is_reported_once},
     {"test_lex_invalid_character", test_lex_invalid_character},

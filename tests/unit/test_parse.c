@@ -546,6 +546,7 @@ static void test_parse_numbers(void)
     EXPECT_EXPR("0x10 + 0o10 + 0b10", "(+ (+ 16 8) 2)");
     EXPECT_EXPR("1e-07", "9.9999999999999995e-08f");
     EXPECT_EXPR("1_000", "1000");
+    EXPECT_EXPR("0x_ff + 0o_17 + 0b_1", "(+ (+ 255 15) 1)");
 }
 
 static void test_parse_multiline_call(void)
