@@ -334,6 +334,24 @@ int pld_lex_give_up_brackets(pld_lexer_t *lx, pld_span_t *open)
     return 1;
 }
 
+pld_span_t pld_lex_span_at(const pld_lexer_t *lx, size_t off, size_t len)
+{
+    /* line breaks as eat_newline counts them; line 1 starts after a BOM */
+    size_t bom = lx->len >= 3 && (unsigned char)lx->src[0] == 0xEF && (unsigned char)lx->src[1] == 0xBB &&
+                 (unsigned char)lx->src[2] == 0xBF ? 3 : 0;
+    size_t ls = bom;
+    uint32_t line = 1;
+    for (size_t i = bom; i < off && i < lx->len; i++) {
+        if (lx->src[i] == '\r' && i + 1 < lx->len && lx->src[i + 1] == '\n' && i + 1 < off)
+            i++;
+        if (is_nl((unsigned char)lx->src[i])) {
+            line++;
+            ls = i + 1;
+        }
+    }
+    return span_at(lx, off, off + len, line, off >= ls ? ls : off);
+}
+
 uint32_t pld_lex_line_indent(const pld_lexer_t *lx, uint32_t off)
 {
     size_t ls = off;

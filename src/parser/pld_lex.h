@@ -69,6 +69,11 @@ pld_comment_t *pld_lex_take_comments(pld_lexer_t *lx, uint32_t before_line);
  * on the same line (then nothing is consumed and normal lexing goes on). */
 const char *pld_lex_capture_block(pld_lexer_t *lx, uint32_t header_indent, pld_span_t *span);
 
+/* The span of len bytes at byte offset off, with its line and column counted
+ * as for tokens (line breaks \n, \r\n, \r; tabs to 8; a UTF-8 character is one
+ * column), for diagnostics about raw bytes of the text. */
+pld_span_t pld_lex_span_at(const pld_lexer_t *lx, size_t off, size_t len);
+
 /* Indentation (in columns) of the line holding byte offset off. */
 uint32_t pld_lex_line_indent(const pld_lexer_t *lx, uint32_t off);
 

@@ -1661,17 +1661,6 @@ pld_status_t pld_parse_program(pld_program_t *p)
 {
     /* NUL bytes are not text (Python refuses them too); they would also cut
      * names and comments short when treated as C strings */
-    const char *nul = memchr(p->src, '\0', p->src_len);
-    if (nul) {
-        pld_span_t sp = {(uint32_t)(nul - p->src), 1, 1, 1};
-        for (const char *c = p->src; c < nul; c++)
-            if (*c == '\n')
-                sp.line++, sp.col = 1;
-            else
-                sp.col++;
-        pld_diag_add(&p->diags, PLD_SEV_ERROR, sp, "the program text contains a NUL byte");
-        return PLD_E_SYNTAX;
-    }
     parser_t ps;
     memset(&ps, 0, sizeof ps);
     ps.p = p;
@@ -1679,6 +1668,14 @@ pld_status_t pld_parse_program(pld_program_t *p)
     if (!ps.lx) {
         p->diags.oom = 1;
         return PLD_E_NOMEM;
+    }
+    const char *nul = memchr(p->src, '\0', p->src_len);
+    if (nul) {
+        /* line and column counted as for tokens (characters, tabs to 8) */
+        pld_span_t sp = pld_lex_span_at(ps.lx, (size_t)(nul - p->src), 1);
+        pld_diag_add(&p->diags, PLD_SEV_ERROR, sp, "the program text contains a NUL byte");
+        pld_lex_destroy(ps.lx);
+        return PLD_E_SYNTAX;
     }
     advance(&ps);
     vec_t imports = {0}, consts = {0}, funcs = {0};

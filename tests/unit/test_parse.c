@@ -799,6 +799,35 @@ static void test_parse_error_limit_twenty(void)
     pld_program_destroy(p);
 }
 
+/* The NUL-byte error at `off` in the (len-byte) text: line and column. */
+static void expect_nul_at(const char *src, size_t len, unsigned line, unsigned col, int srcline)
+{
+    pld_program_t *p = pld_program_create("t.pld", src, len);
+    CU_ASSERT_EQUAL(pld_parse_program(p), PLD_E_SYNTAX);
+    const pld_diag_t *d = p->diags.head;
+    int ok = d && n_errors(p) == 1 && strcmp(d->msg, "the program text contains a NUL byte") == 0 &&
+             d->span.line == line && d->span.col == col && d->span.len == 1 &&
+             d->span.off == (uint32_t)((const char *)memchr(src, '\0', len) - src);
+    if (!ok)
+        fprintf(stderr, "\ntest_parse.c:%d: NUL byte: expected %u:%u, found %u:%u '%s'\n", srcline, line, col,
+                d ? (unsigned)d->span.line : 0u, d ? (unsigned)d->span.col : 0u, d ? d->msg : "-");
+    CU_ASSERT(ok);
+    pld_program_destroy(p);
+}
+#define EXPECT_NUL_AT(lit, line, col) expect_nul_at((lit), sizeof(lit) - 1, (line), (col), __LINE__)
+
+static void test_parse_error_nul_byte_column(void)
+{
+    /* columns count characters (a UTF-8 sequence is one) with tabs to 8, as
+     * for every other diagnostic, not bytes */
+    EXPECT_NUL_AT("X = 1\nY = \"\xc3\xa9\xc3\xa9\0\"\n", 2, 8);
+    EXPECT_NUL_AT("X = 1\n\t\0\n", 2, 9);
+    EXPECT_NUL_AT("# \xe2\x86\x92 \0\n", 1, 5);
+    /* \r\n and a lone \r end lines as for tokens; a BOM takes no column */
+    EXPECT_NUL_AT("X = 1\r\nY = 2\rZ\0\n", 3, 2);
+    EXPECT_NUL_AT("\xef\xbb\xbfX\0\n", 1, 2);
+}
+
 static void test_parse_error_status_codes(void)
 {
     pld_program_t *p = pld_program_create("t.pld", "x = (\n", 6);
@@ -1035,6 +1064,7 @@ static CU_TestInfo error_tests[] = {
     {"test_parse_error_unclosed_paren", test_parse_error_unclosed_paren},
     {"test_parse_error_unclosed_paren_rendered", test_parse_error_unclosed_paren_rendered},
     {"test_parse_error_in_multiline_call", test_parse_error_in_multiline_call},
+    {"test_parse_error_nul_byte_column", test_parse_error_nul_byte_column},
     {"test_parse_error_unclosed_paren_with_later_closers", test_parse_error_unclosed_paren_with_later_closers},
     {"test_parse_error_unexpected_indent", test_parse_error_unexpected_indent},
     {"test_parse_error_dedent_mismatch", test_parse_error_dedent_mismatch},
