@@ -4,7 +4,9 @@
 #   mpi_golden_<case>_p<P>   tests/mpi/run_golden.py: a tier-0 program run as
 #                            `mpirun -n P pldrun ... --in/--out` and its outputs
 #                            compared with goldens computed in Python
-#                            (cases: `run_golden.py --list`; P in 1 2 4)
+#                            (`run_golden.py --list`: one "CASE P" line per
+#                            test; P from the program's `# ranks:`, 1 2 4
+#                            for the shared examples)
 #   mpi_negative_<case>      tests/mpi/run_negative.py: usage errors (exit 64/74)
 #                            and runtime errors (exit 70) with rank-prefixed,
 #                            located diagnostics, at P = 2
@@ -39,7 +41,7 @@ set(_pld_mpi_env
     "OMPI_MCA_osc=sm,rdma"
     "OMPI_MCA_oob_tcp_if_include=lo")
 
-# The case list comes from the runner itself (one source of truth).
+# The test list comes from the runner itself (one source of truth): lines "CASE P".
 execute_process(
   COMMAND ${CMAKE_COMMAND} -E env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}"
           "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py" --pldrun pldrun --list
@@ -53,17 +55,18 @@ endif()
 string(REPLACE "\n" ";" _pld_golden_cases "${_pld_golden_cases}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/run_golden.py")
 
-foreach(_case IN LISTS _pld_golden_cases)
-  foreach(_p 1 2 4)
-    set(_name mpi_golden_${_case}_p${_p})
-    add_test(NAME ${_name}
-             COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py"
-                     --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
-                     "--numproc-flag=${_pld_mpi_flag}" --case ${_case} --ranks ${_p}
-                     --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_golden")
-    set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${_p}
-                                             ENVIRONMENT "${_pld_mpi_env}")
-  endforeach()
+foreach(_line IN LISTS _pld_golden_cases)
+  string(REPLACE " " ";" _f "${_line}")
+  list(GET _f 0 _case)
+  list(GET _f 1 _p)
+  set(_name mpi_golden_${_case}_p${_p})
+  add_test(NAME ${_name}
+           COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${_pld_mpi_flag}" --case ${_case} --ranks ${_p}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_golden")
+  set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${_p}
+                                           ENVIRONMENT "${_pld_mpi_env}")
 endforeach()
 
 foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5)

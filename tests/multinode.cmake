@@ -6,6 +6,7 @@
 #                                     remote_load_store, put_get,
 #                                     allreduce_mesh_handrolled,
 #                                     allreduce_ring_handrolled,
+#                                     collectives_handrolled, multi_group,
 #                                     dynamic_rank_count, window_buffer} on
 #                                     2 emulated hosts x 2 ranks (--map-by node:
 #                                     neighbours cross hosts) through
@@ -27,7 +28,7 @@
 # TIMEOUT 120 (the runner stops itself after 108 s; mpx-ci.sh waits at most
 # 30 s for a concurrent run's lock and limits the job to 60 s; pldrun's hang
 # watchdog is 20 s). Run them alone with `ctest -L multinode`
-# (15 tests, about 20 s).
+# (19 tests, about 25 s).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")

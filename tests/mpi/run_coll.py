@@ -23,8 +23,11 @@ allows it) and with `--window-transport rma` and `shm`:
   4. outputs are compared exactly (bit-exact FP32 and FP16 given the fold
      order, exact integers); every signal the programs dump must be all zero.
 
-A program with a module constant `P = 4` and several ranks in `# ranks:` is
-run from a copy whose P line is rewritten for each P.
+A program with a module constant `P = <m>` lists only m in `# ranks:`; the
+ones in REWRITE_RANKS also run at P = 2, 3, 4 from a copy whose `P = ` line is
+rewritten. Cases `tutorial_*` run programs/tutorial (tiers 0-2 of
+shared/docs/conformance_catalog.md §5 and the multi-group row) the same way;
+their goldens are exact (integer-valued FP32 from arange).
 
 Negative cases (`neg_*`): ranks calling different collectives, differently
 shaped calls, a rank-divergent wait and a missing CHIP call must stop within a
@@ -57,6 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 TPROG = os.path.join(HERE, 'programs')
 CORPUS = os.path.join(REPO, 'programs')
+TUTORIAL = os.path.join(CORPUS, 'tutorial')
 TRANSPORTS = ('rma', 'shm')
 
 T.DTYPES.setdefault('INT8', ('|i1', 'b', 1))
@@ -478,6 +482,116 @@ def g_coll_host_guard(ins, P, outs):
     return {'outs': o, 'bouts': b, 'gouts': zeros(*outs['gouts']), 'sigs': zeros(*outs['sigs'])}
 
 
+# ---- programs/tutorial (tiers 0-2 and the multi-group row of the catalog)
+
+def g_hello_rank(ins, P, outs):
+    xs = ins['xs']
+    ys, ids = zeros(*outs['ys']), zeros(*outs['ids'])
+    for r in range(P):
+        for i in range(xs.shape[1]):
+            ys.set_row([f32(v + float(r)) for v in xs.row(r, i)], r, i)
+        ids.set(r, r, 0, 0)
+    return {'ys': ys, 'ids': ids}
+
+
+def g_window_buffer(ins, P, outs):
+    xs = ins['xs']
+    ys, zs = zeros(*outs['ys']), zeros(*outs['zs'])
+    for r in range(P):
+        ys.set_row([f32(v + v) for v in xs.row(r, 0)], r, 0)
+        zs.set_row(xs.row(r, 0), r, 0)
+    return {'ys': ys, 'zs': zs}
+
+
+def g_barrier_handrolled(ins, P, outs):
+    t = zeros(*outs['tallies'])
+    for r in range(P):
+        for i in range(P):
+            t.set(0 if i == r else 1, r, i, 0)
+    return {'tallies': t}
+
+
+def g_remote_load_store(ins, P, outs):
+    xs = ins['xs']
+    pulled, pushed = zeros(*outs['pulled']), zeros(*outs['pushed'])
+    for r in range(P):
+        pulled.set_row(xs.row((r + 1) % P, 0), r, 0)
+        pushed.set_row(xs.row((r - 1) % P, 0), r, 0)
+    return {'pulled': pulled, 'pushed': pushed}
+
+
+def g_put_get(ins, P, outs):
+    # firsts[r] = xs[r+1]; seconds[r] rows 0..1 = atomic sum over every rank of
+    # xs[p] rows 0..1 (integer-valued: any order), rows 2..3 = xs[r-1] rows
+    # 2..3, rows 4..7 = xs[r-1]
+    xs = ins['xs']
+    firsts, seconds = zeros(*outs['firsts']), zeros(*outs['seconds'])
+    rows = xs.shape[1]
+    for r in range(P):
+        nxt, prv = (r + 1) % P, (r - 1) % P
+        for i in range(rows):
+            firsts.set_row(xs.row(nxt, i), r, i)
+            seconds.set_row(xs.row(prv, i), r, rows + i)
+            if i < rows // 2:
+                acc = [0.0] * xs.shape[2]
+                for p in range(P):
+                    acc = [f32(a + b) for a, b in zip(acc, xs.row(p, i))]
+                seconds.set_row(acc, r, i)
+            else:
+                seconds.set_row(xs.row(prv, i), r, i)
+    return {'firsts': firsts, 'seconds': seconds}
+
+
+def g_dynamic_rank_count(ins, P, outs):
+    xs = ins['xs']
+    boards, counts = zeros(*outs['boards']), zeros(*outs['counts'])
+    for r in range(P):
+        for j in range(P):
+            boards.set_row(xs.row(j, 0), r, j)
+        counts.set(P, r, 0, 0)
+    return {'boards': boards, 'counts': counts}
+
+
+def g_mesh_handrolled(ins, P, outs):
+    return g_allreduce_rows(['sum'])(ins, P, outs)
+
+
+def g_ring_handrolled(ins, P, outs):
+    # chunk c = columns c*SIZE/P .. (c+1)*SIZE/P - 1 folds x[c+1], x[c+2], ..., x[c+P]
+    xs = ins['xs']
+    o = zeros(*outs['outs'])
+    rows = [xs.row(p, 0) for p in range(P)]
+    res = ring_fold(rows, 'sum', 'FP32', host_ring_bounds(len(rows[0]), P))
+    for r in range(P):
+        o.set_row(res, r, 0)
+    return {'outs': o}
+
+
+def g_collectives_handrolled(ins, P, outs):
+    xs, chunks, parts = ins['xs'], ins['chunks'], ins['parts']
+    size = xs.shape[2]
+    b, g, rs, a = (zeros(*outs[k]) for k in ('bouts', 'gouts', 'routs', 'aouts'))
+    for r in range(P):
+        b.set_row(xs.row(1, 0), r, 0)
+        g.set_row(sum((xs.row(j, 0) for j in range(P)), []), r, 0)
+        rs.set_row(mesh_fold([chunks.row(p, 0)[r * size:(r + 1) * size] for p in range(P)], r, 'sum', 'FP32'), r, 0)
+        for s in range(P):
+            a.set_row(parts.row(s, r), r, s)
+    return {'bouts': b, 'gouts': g, 'routs': rs, 'aouts': a, 'credits': zeros(*outs['credits'])}
+
+
+def g_multi_group(ins, P, outs):
+    xs = ins['xs']
+    oa, ob, ia, ib = (zeros(*outs[k]) for k in ('outs_a', 'outs_b', 'ids_a', 'ids_b'))
+    for r in (0, 1):
+        oa.set_row(xs.row(1 - r, 0), r, 0)
+        ia.set_row([r, 2], r, 0)
+    for d in (1, 2):
+        ob.set_row(xs.row(3 - d, 0), d, 0)
+        ib.set_row([d - 1, 2], d, 0)
+    return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
+
+
 WARN_COUNTS = 'send_counts'  # the clamp warning names the counts
 
 # Inputs the runner replaces by wide-range values (.npy files) instead of the
@@ -540,6 +654,29 @@ CASES = {
                                       g_corpus_a2av(2, lambda s, d: (s + d) % 3), None),
     'corpus_chip_all_to_all_v_int8': (os.path.join(CORPUS, 'chip', 'all_to_all_v_int8.pld'),
                                       g_corpus_a2av(2, lambda s, d: (s + d) % 3), None),
+    # programs/tutorial: tier-0 to tier-2 programs and the multi-group row
+    'tutorial_hello_rank': (os.path.join(TUTORIAL, 'hello_rank.pld'), g_hello_rank, None),
+    'tutorial_hello_rank_printed': (os.path.join(TUTORIAL, 'hello_rank.printed.pld'), g_hello_rank, None),
+    'tutorial_window_buffer': (os.path.join(TUTORIAL, 'window_buffer.pld'), g_window_buffer, None),
+    'tutorial_window_buffer_printed': (os.path.join(TUTORIAL, 'window_buffer.printed.pld'), g_window_buffer, None),
+    'tutorial_barrier_handrolled': (os.path.join(TUTORIAL, 'barrier_handrolled.pld'), g_barrier_handrolled, None),
+    'tutorial_barrier_handrolled_printed': (os.path.join(TUTORIAL, 'barrier_handrolled.printed.pld'),
+                                            g_barrier_handrolled, None),
+    'tutorial_remote_load_store': (os.path.join(TUTORIAL, 'remote_load_store.pld'), g_remote_load_store, None),
+    'tutorial_remote_load_store_printed': (os.path.join(TUTORIAL, 'remote_load_store.printed.pld'),
+                                           g_remote_load_store, None),
+    'tutorial_put_get': (os.path.join(TUTORIAL, 'put_get.pld'), g_put_get, None),
+    'tutorial_put_get_printed': (os.path.join(TUTORIAL, 'put_get.printed.pld'), g_put_get, None),
+    'tutorial_dynamic_rank_count': (os.path.join(TUTORIAL, 'dynamic_rank_count.pld'), g_dynamic_rank_count, None),
+    'tutorial_allreduce_mesh_handrolled': (os.path.join(TUTORIAL, 'allreduce_mesh_handrolled.pld'),
+                                           g_mesh_handrolled, None),
+    'tutorial_allreduce_mesh_handrolled_printed': (os.path.join(TUTORIAL, 'allreduce_mesh_handrolled.printed.pld'),
+                                                   g_mesh_handrolled, None),
+    'tutorial_allreduce_ring_handrolled': (os.path.join(TUTORIAL, 'allreduce_ring_handrolled.pld'),
+                                           g_ring_handrolled, None),
+    'tutorial_collectives_handrolled': (os.path.join(TUTORIAL, 'collectives_handrolled.pld'),
+                                        g_collectives_handrolled, None),
+    'tutorial_multi_group': (os.path.join(TUTORIAL, 'multi_group.pld'), g_multi_group, None),
 }
 
 # Negative cases: (program, P values, expected rc, stderr regexes that must
@@ -609,12 +746,12 @@ def compare(name, got, want, limit=5):
 
 
 def program_for(path, P, wd):
-    """The program to run at P: a copy with `P = <n>` when the file fixes P
-    and lists several rank counts."""
+    """The program to run at P: a copy with `P = <n>` when the file fixes
+    its rank count with a module constant `P = <m>`, m != n."""
     with open(path) as f:
         text = f.read()
-    ranks, _ = read_directives(path)
-    if len(ranks) > 1 and re.search(r'^P = \d+$', text, re.M):
+    m = re.search(r'^P = (\d+)$', text, re.M)
+    if m and int(m.group(1)) != P:
         text = re.sub(r'^P = \d+$', 'P = %d' % P, text, count=1, flags=re.M)
         path = os.path.join(wd, os.path.basename(path))
         with open(path, 'w') as f:
@@ -707,13 +844,27 @@ def run_neg(case, P, tr, args, env):
     return problems, path, cli, err
 
 
+# Programs whose rank count is a module constant `P = <m>` list only m in
+# `# ranks:` (programs/README.md; tests/run_programs.sh checks them at that
+# P). Their shapes follow P, so they also run at these P from a copy with the
+# `P = ` line rewritten (program_for).
+REWRITE_RANKS = {
+    'corpus_chip_all_to_all_v_fp32': (2, 3, 4),
+    'corpus_chip_all_to_all_v_int8': (2, 3, 4),
+    'corpus_host_all_to_all_v': (2, 3, 4),
+    'corpus_host_allreduce_ring': (2, 3, 4),
+    'corpus_incore_all_to_all_v': (2, 3, 4),
+    'corpus_incore_allreduce_ring': (2, 3, 4),
+}
+
+
 def all_tests():
     tests = []
     for case, (path, _, _) in CASES.items():
         if not os.path.isfile(path):
             continue
         ranks, _ = read_directives(path)
-        for P in ranks:
+        for P in sorted(set(ranks) | set(REWRITE_RANKS.get(case, ()))):
             for tr in TRANSPORTS:
                 tests.append((case, P, tr))
     for case, (path, ranks, _, _, _, _) in NEG.items():

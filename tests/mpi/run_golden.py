@@ -4,7 +4,8 @@
 For every tier-0 program (programs/tutorial/hello_rank and
 loop_carried_if_yield, shared/examples 01_scale_bias, 02_row_scan and
 03_gemm_rowsum; DSL and printed forms; plus hello_rank with pldrun's own
-`--in xs=arange` generator) and every P in {1, 2, 4}:
+`--in xs=arange` generator) and every P of the program's `# ranks:`
+directive (1 2 3 4; the shared examples, which have none, at 1 2 4):
 
   1. writes the program's inputs as .npy files, from a deterministic generator
      (Rng, seeded by the program and P);
@@ -21,6 +22,8 @@ loop_carried_if_yield, shared/examples 01_scale_bias, 02_row_scan and
 usage:
   run_golden.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
                 [--case NAME] [--ranks P] [--workdir DIR] [--list]
+
+--list prints one line per CTest test: "CASE P".
 
 Without --case / --ranks every case and P runs. Prints one line per run and a
 closing line "N passed, M failed". Exit status 0 when nothing failed.
@@ -227,6 +230,18 @@ for _ex in ('01_scale_bias', '02_row_scan', '03_gemm_rowsum'):
     CASES[_ex + '.printed'] = (_ex, os.path.join(EXAMPLES, _ex + '.printed.pld'))
 
 
+def case_ranks(case):
+    """The P values of a case: the program's `# ranks:` directive (programs/),
+    else RANKS (the shared examples have none)."""
+    with open(CASES[case][1]) as f:
+        for line in f:
+            if not line.startswith('#'):
+                break
+            if line.startswith('# ranks:'):
+                return [int(x) for x in line.split(':', 1)[1].split()]
+    return list(RANKS)
+
+
 # ---------------------------------------------------------------- comparison
 
 def compare(name, got, want, limit=5):
@@ -307,19 +322,18 @@ def main():
     ap.add_argument('--mpiexec', default='mpirun')
     ap.add_argument('--numproc-flag', default='-n')
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
-    ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: 1 2 4')
+    ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: the case\'s ranks')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print the case names and exit')
     args = ap.parse_args()
-    if args.list:  # cases whose program file exists (shared/examples may be absent)
-        print('\n'.join(c for c in CASES if os.path.isfile(CASES[c][1])))
+    if args.list:  # "CASE P" per test, for cases whose program file exists
+        print('\n'.join('%s %d' % (c, P) for c in CASES if os.path.isfile(CASES[c][1]) for P in case_ranks(c)))
         return 0
     cases = args.case or list(CASES)
     for c in cases:
         if c not in CASES:
             print('run_golden.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
-    ranks = args.ranks or list(RANKS)
     args.pldrun = os.path.abspath(args.pldrun)
     if not args.workdir:
         args.workdir = os.path.join(os.getcwd(), 'mpi_golden')
@@ -328,7 +342,7 @@ def main():
     passed = failed = 0
     t0 = time.time()
     for case in cases:
-        for P in ranks:
+        for P in args.ranks or case_ranks(case):
             t1 = time.time()
             problems = run_case(case, P, args, env)
             dt = time.time() - t1

@@ -134,11 +134,16 @@ def allreduce_inputs(rng):
     return {'xs': rand_rows(rng, (P, 1, 128))}
 
 
+def ring_inputs(rng):
+    return {'xs': rand_rows(rng, (P, 1, 96))}  # SIZE = BLOCK * NBLK = 8 * 12
+
+
 def allreduce_golden(inp):
     # outs[r] = sum over p of xs[p] (exact: any fold order gives these values)
     xs = inp['xs']
-    outs = Tensor('FP32', (P, 1, 128))
-    for j in range(128):
+    cols = xs.shape[2]
+    outs = Tensor('FP32', (P, 1, cols))
+    for j in range(cols):
         s = 0.0
         for p in range(P):
             s = f32(s + xs.get(p, 0, j))
@@ -179,12 +184,57 @@ def wb_golden(inp):
     return {'ys': ys, 'zs': zs}
 
 
+def coll_inputs(rng):
+    return {'xs': rand_rows(rng, (P, 1, 32)), 'chunks': rand_rows(rng, (P, 1, P * 32)),
+            'parts': rand_rows(rng, (P, P, 32))}
+
+
+def coll_golden(inp):
+    # bouts[r] = xs[1]; gouts[r] = xs[0] | xs[1] | ... ; routs[r] = sum over p
+    # of chunks[p] columns 32r .. 32r+31 (exact: any order); aouts[r][s] =
+    # parts[s][r]; credits[r] = 0
+    xs, chunks, parts = inp['xs'], inp['chunks'], inp['parts']
+    b, g = Tensor('FP32', (P, 1, 32)), Tensor('FP32', (P, 1, P * 32))
+    rs, a = Tensor('FP32', (P, 1, 32)), Tensor('FP32', (P, P, 32))
+    for r in range(P):
+        b.set_row(xs.row(1, 0), r, 0)
+        g.set_row(sum((xs.row(j, 0) for j in range(P)), []), r, 0)
+        acc = [0.0] * 32
+        for p in range(P):
+            acc = [f32(u + v) for u, v in zip(acc, chunks.row(p, 0)[32 * r:32 * r + 32])]
+        rs.set_row(acc, r, 0)
+        for q in range(P):
+            a.set_row(parts.row(q, r), r, q)
+    return {'bouts': b, 'gouts': g, 'routs': rs, 'aouts': a, 'credits': Tensor('INT32', (P, 1, 1))}
+
+
+def mg_inputs(rng):
+    return {'xs': rand_rows(rng, (P, 1, 64))}
+
+
+def mg_golden(inp):
+    # group A = devices {0, 1}, group B = devices {1, 2}, each swaps;
+    # ids = [group rank, group size] on members, 0 elsewhere (device 3 idle)
+    xs = inp['xs']
+    oa, ob = Tensor('FP32', (P, 1, 64)), Tensor('FP32', (P, 1, 64))
+    ia, ib = Tensor('INT32', (P, 1, 2)), Tensor('INT32', (P, 1, 2))
+    for r in (0, 1):
+        oa.set_row(xs.row(1 - r, 0), r, 0)
+        ia.set_row([r, 2], r, 0)
+    for d in (1, 2):
+        ob.set_row(xs.row(3 - d, 0), d, 0)
+        ib.set_row([d - 1, 2], d, 0)
+    return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
+
+
 PROGS = {
     'barrier_handrolled': (barrier_inputs, barrier_golden),
     'remote_load_store': (rls_inputs, rls_golden),
     'put_get': (put_get_inputs, put_get_golden),
     'allreduce_mesh_handrolled': (allreduce_inputs, allreduce_golden),
-    'allreduce_ring_handrolled': (allreduce_inputs, allreduce_golden),
+    'allreduce_ring_handrolled': (ring_inputs, allreduce_golden),
+    'collectives_handrolled': (coll_inputs, coll_golden),
+    'multi_group': (mg_inputs, mg_golden),
     'dynamic_rank_count': (drc_inputs, drc_golden),
     'window_buffer': (wb_inputs, wb_golden),
 }
