@@ -174,6 +174,7 @@ typedef struct pld_import {
     const char *alias;    /* `as` name or NULL; for `from M import N as A`: A */
     const char *from_name;/* N for `from M import N`, else NULL */
     pld_span_t span;
+    pld_comment_t *comments;  /* before the import statement (first import of it) */
 } pld_import_t;
 
 /* A module-level `NAME = expr` (constants and `NAME = pl.dynamic("NAME")`). */
@@ -197,6 +198,7 @@ typedef struct pld_program {
     const char *class_name;     /* NULL when the unit is top-level functions */
     pld_span_t class_span;
     pld_expr_t *class_deco;     /* `pl.program` or a call of it */
+    pld_comment_t *class_comments; /* comments before the class decorator */
     pld_import_t *imports;
     int nimports;
     pld_const_decl_t *consts;

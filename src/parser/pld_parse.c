@@ -211,6 +211,18 @@ static void **vec_finish(parser_t *ps, vec_t *vv)
     return out;
 }
 
+/* a's comments followed by b's (either may be NULL); relinks, no copy. */
+static pld_comment_t *comments_join(pld_comment_t *a, pld_comment_t *b)
+{
+    if (!a)
+        return b;
+    pld_comment_t *t = a;
+    while (t->next)
+        t = t->next;
+    t->next = b;
+    return a;
+}
+
 /* Stops reading after a limit error: the lexer returns only EOF from now on
  * (and so does the lookahead), every enclosing production unwinds, and no
  * error follows from the text that was not read. */
@@ -1504,7 +1516,7 @@ static void skip_plain_def(parser_t *ps)
 }
 
 /* program_def ::= decorator 'class' NAME ['(' ')'] ':' NEWLINE INDENT { class_item } DEDENT */
-static void parse_class(parser_t *ps, pld_expr_t *deco, vec_t *funcs)
+static void parse_class(parser_t *ps, pld_expr_t *deco, vec_t *funcs, pld_comment_t *comments)
 {
     pld_program_t *p = ps->p;
     advance(ps); /* 'class' */
@@ -1519,6 +1531,7 @@ static void parse_class(parser_t *ps, pld_expr_t *deco, vec_t *funcs)
     p->class_name = ps->tok.text;
     p->class_span = ps->tok.span;
     p->class_deco = deco;
+    p->class_comments = comments;
     advance(ps);
     if (accept(ps, PLD_T_LPAREN)) {
         if (!expect(ps, PLD_T_RPAREN, "')' (base classes are not supported)"))
@@ -1581,9 +1594,10 @@ static void parse_class(parser_t *ps, pld_expr_t *deco, vec_t *funcs)
 }
 
 /* import_stmt ::= 'import' dotted ['as' NAME] | 'from' dotted 'import' NAME ['as' NAME] {',' …} */
-static void parse_import(parser_t *ps, vec_t *imports)
+static void parse_import(parser_t *ps, vec_t *imports, pld_comment_t *comments)
 {
     pld_span_t start = ps->tok.span;
+    int first = imports->n;
     int is_from = at(ps, PLD_T_FROM);
     advance(ps);
     pld_buf_t b;
@@ -1653,8 +1667,15 @@ static void parse_import(parser_t *ps, vec_t *imports)
         if (paren && !expect(ps, PLD_T_RPAREN, "')'"))
             return;
     }
-    if (!at(ps, PLD_T_EOF))
-        expect(ps, PLD_T_NEWLINE, "end of line after the import");
+    uint32_t nl_line = ps->tok.span.line;
+    if (!at(ps, PLD_T_EOF) && !expect(ps, PLD_T_NEWLINE, "end of line after the import"))
+        return;
+    /* the comments before the statement, then a trailing one (moved above it,
+     * as for statements), go with its first import */
+    if (imports->n > first) {
+        pld_import_t *im = imports->v[first];
+        im->comments = comments_join(comments, pld_lex_take_comments(ps->lx, nl_line + 1));
+    }
 }
 
 pld_status_t pld_parse_program(pld_program_t *p)
@@ -1679,6 +1700,9 @@ pld_status_t pld_parse_program(pld_program_t *p)
     }
     advance(&ps);
     vec_t imports = {0}, consts = {0}, funcs = {0};
+    /* comments not attached yet: those before a module docstring or an ignored
+     * statement go with the next item that keeps comments */
+    pld_comment_t *pending = NULL;
     while (!at(&ps, PLD_T_EOF) && !ps.oom) {
         if (ps.panic)
             synchronize(&ps);
@@ -1696,9 +1720,10 @@ pld_status_t pld_parse_program(pld_program_t *p)
             advance(&ps);
             continue;
         }
-        pld_comment_t *c = pld_lex_take_comments(ps.lx, ps.tok.span.line);
+        pld_comment_t *c = comments_join(pending, pld_lex_take_comments(ps.lx, ps.tok.span.line));
+        pending = NULL;
         if (at(&ps, PLD_T_IMPORT) || at(&ps, PLD_T_FROM)) {
-            parse_import(&ps, &imports);
+            parse_import(&ps, &imports, c);
             continue;
         }
         if (at(&ps, PLD_T_AT)) {
@@ -1707,7 +1732,7 @@ pld_status_t pld_parse_program(pld_program_t *p)
             if (!d)
                 continue;
             if (at(&ps, PLD_T_CLASS)) {
-                parse_class(&ps, d, &funcs);
+                parse_class(&ps, d, &funcs, c);
             } else if (at(&ps, PLD_T_DEF)) {
                 pld_func_t *f = parse_function(&ps, d, dspan, 0, c);
                 if (f)
@@ -1742,12 +1767,16 @@ pld_status_t pld_parse_program(pld_program_t *p)
             cd->value = parse_testlist(&ps);
             if (!cd->value)
                 continue;
+            uint32_t nl_line = ps.tok.span.line;
             if (!at(&ps, PLD_T_EOF) && !expect(&ps, PLD_T_NEWLINE, "end of line after the constant"))
                 continue;
+            /* a trailing comment moves above the constant, as for statements */
+            cd->comments = comments_join(cd->comments, pld_lex_take_comments(ps.lx, nl_line + 1));
             vec_push(&ps, &consts, cd);
             continue;
         }
         if (at(&ps, PLD_T_STRING)) { /* module docstring */
+            pending = c;
             vec_t tmp = {0};
             parse_simple_stmt(&ps, &tmp);
             pld_mem_free(tmp.v);
@@ -1758,6 +1787,7 @@ pld_status_t pld_parse_program(pld_program_t *p)
             pld_span_t sp = ps.tok.span;
             pld_diag_add(&p->diags, PLD_SEV_WARNING, sp, "module-level statement ignored (only constants, "
                                                        "imports and the program are read)");
+            pending = c;
             /* skip the header line and its block */
             while (!at(&ps, PLD_T_NEWLINE) && !at(&ps, PLD_T_EOF))
                 advance(&ps);

@@ -412,6 +412,7 @@ void pld_ast_print(const pld_program_t *p, pld_buf_t *out)
 {
     for (int i = 0; i < p->nimports; i++) {
         const pld_import_t *im = &p->imports[i];
+        print_comments(im->comments, 0, out);
         if (im->from_name) {
             pld_buf_printf(out, "from %s import %s", im->module, im->from_name);
             if (im->alias && im->alias != im->from_name)
@@ -435,6 +436,7 @@ void pld_ast_print(const pld_program_t *p, pld_buf_t *out)
         pld_buf_putc(out, '\n');
     int level = 0;
     if (p->class_name) {
+        print_comments(p->class_comments, 0, out);
         pld_buf_putc(out, '@');
         if (p->class_deco)
             print_expr(p->class_deco, out);

@@ -141,6 +141,22 @@ static void test_print_comments(void)
                  "            # inside\n            pass\n");
 }
 
+static void test_print_module_comments(void)
+{
+    /* comments before the imports and before the program's decorator are kept;
+     * a trailing comment on an import or a module constant moves above it;
+     * comments before a module docstring (dropped) go with the next item */
+    EXPECT_PRINT("# header 1\n#\n# header 2\nimport pypto.language as pl  # the DSL\n"
+                 "from m import (a,  # first\n    b)\n# about doc\n\"\"\"doc\"\"\"\n# before X\nX = 1  # trail X\n"
+                 "Y = 2\n\n# about the program\n@pl.program\nclass A:\n    pass\n",
+                 "# header 1\n#\n# header 2\n# the DSL\nimport pypto.language as pl\n# first\nfrom m import a\n"
+                 "from m import b\n\n# about doc\n# before X\n# trail X\nX = 1\nY = 2\n\n# about the program\n"
+                 "@pl.program\nclass A:\n    pass\n");
+    /* a trailing comment on the last constant stays with it, not with the class */
+    EXPECT_PRINT("N = pl.dynamic(\"N\")  # rows\n@pl.program\nclass A:\n    pass\n",
+                 "# rows\nN = pl.dynamic(\"N\")\n\n@pl.program\nclass A:\n    pass\n");
+}
+
 static void test_print_subworker_raw_body(void)
 {
     EXPECT_PRINT("@pl.program\nclass A:\n    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n"
@@ -474,6 +490,7 @@ static CU_TestInfo exact_tests[] = {
     {"test_print_statements", test_print_statements},
     {"test_print_elif_chain", test_print_elif_chain},
     {"test_print_comments", test_print_comments},
+    {"test_print_module_comments", test_print_module_comments},
     {"test_print_subworker_raw_body", test_print_subworker_raw_body},
     {"test_print_precedence_parentheses", test_print_precedence_parentheses},
     {"test_print_literals", test_print_literals},
