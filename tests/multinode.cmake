@@ -7,6 +7,7 @@
 #                                     allreduce_mesh_handrolled,
 #                                     allreduce_ring_handrolled,
 #                                     collectives_handrolled, multi_group,
+#                                     push_variants,
 #                                     dynamic_rank_count, window_buffer} on
 #                                     2 emulated hosts x 2 ranks (--map-by node:
 #                                     neighbours cross hosts) through
@@ -28,7 +29,7 @@
 # TIMEOUT 120 (the runner stops itself after 108 s; mpx-ci.sh waits at most
 # 30 s for a concurrent run's lock and limits the job to 60 s; pldrun's hang
 # watchdog is 20 s). Run them alone with `ctest -L multinode`
-# (19 tests, about 25 s).
+# (21 tests, about 25 s).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")

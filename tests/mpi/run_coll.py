@@ -580,6 +580,19 @@ def g_collectives_handrolled(ins, P, outs):
     return {'bouts': b, 'gouts': g, 'routs': rs, 'aouts': a, 'credits': zeros(*outs['credits'])}
 
 
+def g_push_variants(ins, P, outs):
+    xs, ks = ins['xs'], ins['ks']
+    h, d, sm = (zeros(*outs[k]) for k in ('halves', 'doubled', 'sums'))
+    for r in range(P):
+        h.set_row(xs.row((r - 1) % P, 0), r, 0)
+        d.set_row([f32(v + v) for v in xs.row((r - 1) % P, 0)], r, 0)
+    acc = [0.0] * ks.shape[2]
+    for p in range(P):  # integer-valued: exact in any order
+        acc = [f32(a + b) for a, b in zip(acc, ks.row(p, 0))]
+    sm.set_row(acc, 0, 0)
+    return {'halves': h, 'doubled': d, 'sums': sm}
+
+
 def g_multi_group(ins, P, outs):
     xs = ins['xs']
     oa, ob, ia, ib = (zeros(*outs[k]) for k in ('outs_a', 'outs_b', 'ids_a', 'ids_b'))
@@ -676,6 +689,7 @@ CASES = {
                                            g_ring_handrolled, None),
     'tutorial_collectives_handrolled': (os.path.join(TUTORIAL, 'collectives_handrolled.pld'),
                                         g_collectives_handrolled, None),
+    'tutorial_push_variants': (os.path.join(TUTORIAL, 'push_variants.pld'), g_push_variants, None),
     'tutorial_multi_group': (os.path.join(TUTORIAL, 'multi_group.pld'), g_multi_group, None),
 }
 

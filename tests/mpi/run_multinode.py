@@ -227,6 +227,25 @@ def mg_golden(inp):
     return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
 
 
+def push_inputs(rng):
+    return {'xs': rand_rows(rng, (P, 1, 64)), 'ks': rand_rows(rng, (P, 1, 64))}
+
+
+def push_golden(inp):
+    # halves[r] = xs[r-1]; doubled[r] = 2 * xs[r-1]; sums[0] = sum over p of
+    # ks[p] (exact), sums[r > 0] = 0
+    xs, ks = inp['xs'], inp['ks']
+    h, d, sm = Tensor('FP32', (P, 1, 64)), Tensor('FP32', (P, 1, 64)), Tensor('FP32', (P, 1, 64))
+    for r in range(P):
+        h.set_row(xs.row((r - 1) % P, 0), r, 0)
+        d.set_row([f32(v + v) for v in xs.row((r - 1) % P, 0)], r, 0)
+    acc = [0.0] * 64
+    for p in range(P):
+        acc = [f32(a + b) for a, b in zip(acc, ks.row(p, 0))]
+    sm.set_row(acc, 0, 0)
+    return {'halves': h, 'doubled': d, 'sums': sm}
+
+
 PROGS = {
     'barrier_handrolled': (barrier_inputs, barrier_golden),
     'remote_load_store': (rls_inputs, rls_golden),
@@ -235,6 +254,7 @@ PROGS = {
     'allreduce_ring_handrolled': (ring_inputs, allreduce_golden),
     'collectives_handrolled': (coll_inputs, coll_golden),
     'multi_group': (mg_inputs, mg_golden),
+    'push_variants': (push_inputs, push_golden),
     'dynamic_rank_count': (drc_inputs, drc_golden),
     'window_buffer': (wb_inputs, wb_golden),
 }
