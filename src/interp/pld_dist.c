@@ -691,17 +691,31 @@ static const char *cmp_text(int cmp)
     return cmp == PLD_CMP_EQ ? "==" : cmp == PLD_CMP_GE ? ">=" : ">= (unsigned)";
 }
 
-pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
-                           int32_t expected, const char *what)
+/* What a watched wait polls: a signal cell (pld.system.wait, defer_wait) or
+ * the status board (the barrier between dispatches). */
+typedef struct watch {
+    int (*poll)(pld_interp_t *it, const struct watch *w, int32_t *found); /* 1 when satisfied */
+    domain_t *d;
+    size_t disp;
+    int cmp;
+    int32_t expected;
+} watch_t;
+
+/* Blocks until w is satisfied, under the hang watchdog: yields to the other
+ * blocks of this rank, publishes this rank's blocked state, detects deadlocks
+ * and the timeout, and stops when another rank aborted the run. */
+static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
+                          const char *what)
 {
-    int32_t v = pld_win_read_cell(d->win, disp);
-    if (pld_dist_cond_holds(cmp, v, expected))
+    int32_t v = 0;
+    if (w->poll(it, w, &v))
         return PLD_OK;
     double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
     double t0 = now_s(), last = t0;
     snapshot_t snap;
     memset(&snap, 0, sizeof snap);
-    publish(it, PLD_WS_BLOCKED, e, cmp, expected, v, d->me, what);
+    int dom_rank = w->d ? w->d->me : it->comm.rank;
+    publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
     const char *why = NULL;
     pld_status_t st = PLD_OK;
     for (unsigned long polls = 0;; polls++) {
@@ -714,8 +728,7 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
             break;
         }
         pld_win_poll(it->win);
-        v = pld_win_read_cell(d->win, disp);
-        if (pld_dist_cond_holds(cmp, v, expected))
+        if (w->poll(it, w, &v))
             break;
         if ((polls & 63) != 0)
             continue;
@@ -729,7 +742,7 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
         }
         if (t - last >= 0.02) {
             last = t;
-            publish(it, PLD_WS_BLOCKED, e, cmp, expected, v, d->me, what);
+            publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
             if (deadlocked(it, &snap)) {
                 why = "deadlock: every rank is waiting and nothing is in flight";
                 pld_win_status_abort_all(it->win, PLD_WA_DEADLOCK);
@@ -748,9 +761,63 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
         return st;
     }
     it->hang = 1;
-    publish(it, PLD_WS_FAILED, e, cmp, expected, v, d->me, what);
-    return pld_rt_error(it, f, e->span, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp_text(cmp),
-                        (int)expected, why);
+    publish(it, PLD_WS_FAILED, e, w->cmp, w->expected, v, dom_rank, what);
+    return pld_rt_error(it, f, sp, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp_text(w->cmp),
+                        (int)w->expected, why);
+}
+
+static int poll_cell(pld_interp_t *it, const watch_t *w, int32_t *found)
+{
+    (void)it;
+    *found = pld_win_read_cell(w->d->win, w->disp);
+    return pld_dist_cond_holds(w->cmp, *found, w->expected);
+}
+
+pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                           int32_t expected, const char *what)
+{
+    watch_t w = {poll_cell, d, disp, cmp, expected};
+    return watch(it, f, e->span, e, &w, what);
+}
+
+/* The barrier between dispatches: found = how many ranks published a phase
+ * >= the one in w->disp; satisfied when all of them did (expected = P). */
+static int poll_phase(pld_interp_t *it, const watch_t *w, int32_t *found)
+{
+    int P = pld_win_world_size(it->win), n = 0;
+    for (int r = 0; r < P; r++) {
+        pld_win_status_t s;
+        if (pld_win_status_get(it->win, r, &s) == PLD_OK && s.phase >= (int64_t)w->disp)
+            n++;
+    }
+    *found = n;
+    return n == P;
+}
+
+pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear)
+{
+    if (!it->win)
+        return PLD_OK;
+    for (int step = 0; step < 1 + (clear != 0); step++) {
+        if (step == 1) {
+            /* every rank finished dispatch `done`: clear this rank's part of
+             * every window, then wait until everybody did before anyone
+             * writes into a peer's window again */
+            for (int i = 0; i < it->ndoms; i++)
+                if (it->doms[i].win)
+                    pld_win_dom_clear(it->doms[i].win);
+        }
+        int64_t phase = 2 * (int64_t)done + step;
+        pld_win_status_phase(it->win, phase);
+        char what[96];
+        snprintf(what, sizeof what, "%s dispatch %d: ranks that got there", step == 0 ? "end of" : "windows cleared after",
+                 done);
+        watch_t w = {poll_phase, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win)};
+        pld_status_t st = watch(it, f, sp, NULL, &w, what);
+        if (st != PLD_OK)
+            return st;
+    }
+    return PLD_OK;
 }
 
 pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
@@ -1268,10 +1335,12 @@ pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         if ((st = cell(it, f, e, 0, 1, &d, &disp, text, sizeof text)) != PLD_OK ||
             (st = pld_op_iarg(it, f, e, 2, 0, &v)) != PLD_OK || (st = pld_op_iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
             return st;
+        /* defer_wait: registered with the running task, which completes when
+         * the condition holds (pld_task.c); the kernel goes on at once */
+        if (e->op == PLD_OPID_PLD_DEFER_WAIT)
+            return pld_task_defer(it, f, e, (int)(d - it->doms), disp, v, text);
         snprintf(what, sizeof what, "wait on %s (%s %lld) in %s", text, cmp == 0 ? "Eq" : "Ge", (long long)v,
                  f->fn ? f->fn->name : "?");
-        /* defer_wait: the task's completion waits for the condition; the tasks of
-         * this rank run in program order, so waiting here is the same */
         return pld_dist_wait(it, f, e, d, disp, (int)cmp, (int32_t)v, what);
     }
     default:

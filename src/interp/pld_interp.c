@@ -630,10 +630,13 @@ static int run_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const 
         return FLOW_ERROR;
     }
     spmd_ctx_t c = {it, f, body, loopvar};
-    it->stats.tasks++;
+    int64_t saved;
+    pld_task_begin(it, &saved);
     pld_status_t st = pld_npu_run_blocks((int)n, 0, spmd_block, &c);
     if (st != PLD_OK && !it->failed)
         pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
+    if (pld_task_end(it, f, item->span, "pl.spmd", saved, st == PLD_OK) != PLD_OK)
+        st = PLD_E_RUNTIME;
     return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
 }
 
@@ -758,24 +761,76 @@ fail:
 }
 
 static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int *flow);
+static const char *name_hint(const pld_expr_t *item);
+
+/* 1 when with-item `item` launches a kernel task (pl.at(CORE_GROUP) outside a
+ * kernel, or pl.spmd). */
+static int is_task_scope(const frame_t *f, const pld_expr_t *item)
+{
+    if (item->op == PLD_OPID_PL_SPMD)
+        return 1;
+    if (item->op != PLD_OPID_PL_AT || f->ctx == PLD_CTX_KERNEL)
+        return 0;
+    const pld_expr_t *lv = kwarg(item, "level");
+    if (!lv && item->u.call.nargs > 0 && !item->u.call.args[0].kw)
+        lv = item->u.call.args[0].value;
+    char b[128];
+    return lv && pld_ast_dotted(lv, b, sizeof b) &&
+           (strstr(b, "CORE_GROUP") || strstr(b, "AIV") || strstr(b, "AIC") || strstr(b, "CHIP_DIE"));
+}
+
+/* Evaluates deps=[...] of a task launch (*n = 0 without one). */
+static pld_status_t eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call, int64_t *deps, int *n)
+{
+    const pld_expr_t *d = kwarg(call, "deps");
+    *n = 0;
+    if (!d)
+        return PLD_OK;
+    return pld_eval_ilist(it, f, d, deps, 64, n);
+}
+
+static void bind_task_id(frame_t *f, const pld_stmt_t *s, int64_t tid)
+{
+    if (!s->u.with.as_name)
+        return;
+    for (int i = 0; f->fn && i < f->fn->nslots; i++)
+        if (f->fn->slot_names[i] == s->u.with.as_name) {
+            pld_value_t v = pld_v_int(PLD_DT_TASK_ID, tid);
+            pld_value_set(&f->slots[i], &v);
+            return;
+        }
+}
 
 static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
     const pld_expr_t *item = s->u.with.item;
     int flow;
+    if (is_task_scope(f, item)) {
+        /* a task: ready now, or queued until its deps complete */
+        int64_t deps[64];
+        int ndeps;
+        if (eval_deps(it, f, item, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
+            return FLOW_ERROR;
+        for (int i = 0; i < ndeps; i++)
+            if (!pld_task_complete(it, deps[i])) {
+                int64_t tid = (int64_t)++it->stats.tasks;
+                if (pld_task_queue(it, f, s, name_hint(item), tid, deps, ndeps) != PLD_OK)
+                    return FLOW_ERROR;
+                bind_task_id(f, s, tid);
+                return FLOW_NORMAL;
+            }
+    }
     if (item->op == PLD_OPID_PL_AT && f->ctx != PLD_CTX_KERNEL) {
-        const pld_expr_t *lv = kwarg(item, "level");
-        if (!lv && item->u.call.nargs > 0 && !item->u.call.args[0].kw)
-            lv = item->u.call.args[0].value;
-        char b[128];
-        int core_group = lv && pld_ast_dotted(lv, b, sizeof b) &&
-                         (strstr(b, "CORE_GROUP") || strstr(b, "AIV") || strstr(b, "AIC") || strstr(b, "CHIP_DIE"));
-        if (core_group) {
+        if (is_task_scope(f, item)) {
             if (launch_scope(it, f, s, &flow) != PLD_OK)
                 return FLOW_ERROR;
         } else {
+            const pld_expr_t *lv = kwarg(item, "level");
+            if (!lv && item->u.call.nargs > 0 && !item->u.call.args[0].kw)
+                lv = item->u.call.args[0].value;
+            char b[128];
             int saved = f->ctx;
-            if (lv && strstr(b, "CHIP"))
+            if (lv && pld_ast_dotted(lv, b, sizeof b) && strstr(b, "CHIP"))
                 f->ctx = PLD_CTX_CHIP;
             flow = exec_block(it, f, &s->u.with.body);
             f->ctx = saved;
@@ -788,17 +843,28 @@ static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     } else {
         flow = exec_block(it, f, &s->u.with.body);
     }
-    if (flow != FLOW_ERROR && s->u.with.as_name) {
-        int slot = -1;
-        for (int i = 0; f->fn && i < f->fn->nslots; i++)
-            if (f->fn->slot_names[i] == s->u.with.as_name)
-                slot = i;
-        if (slot >= 0) {
-            pld_value_t tid = pld_v_int(PLD_DT_TASK_ID, (int64_t)it->stats.tasks);
-            pld_value_set(&f->slots[slot], &tid);
-        }
-    }
+    if (flow != FLOW_ERROR)
+        bind_task_id(f, s, (int64_t)it->stats.tasks);
     return flow;
+}
+
+pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid)
+{
+    /* launch_scope / run_spmd take the next TaskId: make it tid */
+    uint64_t next = it->stats.tasks;
+    it->stats.tasks = (uint64_t)tid - 1;
+    int flow;
+    const pld_expr_t *item = s->u.with.item;
+    if (item->op == PLD_OPID_PL_SPMD) {
+        int64_t n;
+        flow = pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK
+                   ? FLOW_ERROR
+                   : run_spmd(it, f, item, &s->u.with.body, NULL, n);
+    } else if (launch_scope(it, f, s, &flow) != PLD_OK) {
+        flow = FLOW_ERROR;
+    }
+    it->stats.tasks = next;
+    return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
 }
 
 static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
@@ -1036,6 +1102,10 @@ static pld_status_t run_function(pld_interp_t *it, frame_t *caller, const pld_fu
             st = PLD_E_RUNTIME;
         else if (flow == FLOW_BREAK || flow == FLOW_CONTINUE)
             st = pld_rt_error(it, &f, fn->name_span, "'break'/'continue' escaped function %s", fn->name);
+        /* an orchestration function ends when every task it issued completed
+         * (deferred waiters and the scopes queued on them run here) */
+        if (st == PLD_OK && ctx != PLD_CTX_KERNEL && it->ntasks > 0)
+            st = pld_task_drain(it, &f);
     }
     if (st == PLD_OK && result) {
         *result = f.ret;
@@ -1098,8 +1168,11 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     l.err = it->errbuf;
     l.errn = sizeof it->errbuf;
     it->errbuf[0] = '\0';
-    it->stats.tasks++;
+    int64_t saved;
+    pld_task_begin(it, &saved);
     pld_status_t st = pld_hw_launch(it->hw, &l);
+    if (pld_task_end(it, caller, sp, fn->name, saved, st == PLD_OK) != PLD_OK && st == PLD_OK)
+        st = PLD_E_RUNTIME;
     if (st != PLD_OK) {
         pld_value_release(&call.result);
         if (!it->failed)
@@ -1109,6 +1182,13 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     }
     *result = call.result;
     return PLD_OK;
+}
+
+/* The name_hint of a pl.at / pl.spmd item, for reports. */
+static const char *name_hint(const pld_expr_t *item)
+{
+    const pld_expr_t *h = kwarg(item, "name_hint");
+    return h && h->kind == PLD_EX_STR ? h->u.str.s : item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at scope";
 }
 
 static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int *flow)
@@ -1128,8 +1208,11 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
     l.err = it->errbuf;
     l.errn = sizeof it->errbuf;
     it->errbuf[0] = '\0';
-    it->stats.tasks++;
+    int64_t saved;
+    pld_task_begin(it, &saved);
     pld_status_t st = pld_hw_launch(it->hw, &l);
+    if (pld_task_end(it, f, s->span, name_hint(s->u.with.item), saved, st == PLD_OK) != PLD_OK)
+        return PLD_E_RUNTIME;
     if (st != PLD_OK) {
         if (!it->failed)
             pld_rt_error(it, f, s->span, "kernel backend '%s' failed to run a pl.at scope: %s", pld_hw_name(it->hw),
@@ -1172,6 +1255,17 @@ pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
     f->ctx = saved;
     f->in_kernel_scope = saved_scope;
     return c->flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+}
+
+/* A kernel call / submit with deps=[...]: its results are needed at once, so
+ * it waits in place for deps that are still incomplete (deferred tasks). */
+static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call)
+{
+    int64_t deps[64];
+    int ndeps;
+    if (eval_deps(it, f, call, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
+        return PLD_E_RUNTIME;
+    return ndeps > 0 ? pld_task_wait_deps(it, f, call->span, deps, ndeps) : PLD_OK;
 }
 
 static pld_status_t eval_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
@@ -1221,7 +1315,9 @@ static pld_status_t eval_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t
             }
         }
     } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
-        st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, out);
+        st = gate_deps(it, f, e);
+        if (st == PLD_OK)
+            st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, out);
     } else {
         st = run_function(it, f, fn, args, callee_ctx ? callee_ctx : f->ctx, e->span, out);
     }
@@ -1265,7 +1361,9 @@ static pld_status_t eval_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *
                             (long long)blocks);
     }
     pld_value_t r = pld_v_none();
-    pld_status_t st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, &r);
+    pld_status_t st = gate_deps(it, f, e);
+    if (st == PLD_OK)
+        st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, &r);
     for (int j = 0; j < n; j++)
         pld_value_release(&args[j]);
     if (st != PLD_OK)
@@ -1525,6 +1623,7 @@ void pld_interp_destroy(pld_interp_t *it)
     if (it->consts)
         for (int i = 0; i < it->p->nconsts; i++)
             pld_value_release(&it->consts[i]);
+    pld_task_fini(it);
     pld_dist_fini(it);
     pld_mem_free(it->wins);
     if (it->own_hw)
@@ -1864,8 +1963,19 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     it->win = it->opts.win;
     if (ctx == PLD_CTX_HOST)
         st = pld_dist_setup(it, fn);
-    if (st == PLD_OK)
+    int n = it->opts.dispatches > 1 ? it->opts.dispatches : 1;
+    int clear = !it->opts.persistent_windows || it->opts.reset_windows != 0;
+    for (int d = 0; d < n && st == PLD_OK; d++) {
+        if (d > 0) {
+            frame_t top;
+            frame_init(&top, NULL, fn, NULL, ctx, none);
+            st = pld_dist_between(it, &top, fn->name_span, d, clear);
+            if (st != PLD_OK)
+                break;
+        }
+        pld_value_release(&result);
         st = run_function(it, NULL, fn, it->args, ctx, none, &result);
+    }
     pld_value_release(&result);
     st = pld_dist_finish(it, st);
     if (st == PLD_OK && it->hw) {

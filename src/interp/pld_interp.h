@@ -46,6 +46,11 @@ typedef struct pld_interp_opts {
     pld_hw_t *hw;           /* kernel backend (borrowed); NULL = open the built-in sim backend */
     int64_t ub_bytes;       /* UB capacity per kernel for live tiles; 0 = 192 KiB (a2a3) */
     int aiv_cores;          /* AIV cores per rank (sync-start limit); 0 = 48 */
+    int dispatches;         /* how many times the entry runs (a worker serving N calls); 0 = 1 */
+    int persistent_windows; /* windows outlive a dispatch (prepare(persistent=True)); else each
+                               dispatch gets fresh (zeroed) windows */
+    int reset_windows;      /* persistent windows are zeroed before each reuse: -1 = default
+                               (reset iff persistent), 0 = keep contents, 1 = reset */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;
@@ -82,7 +87,8 @@ pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec
 /* 1 when parameter i has been bound. */
 int pld_interp_is_bound(const pld_interp_t *it, int i);
 
-/* Runs the entry. Collective (every rank calls it). Returns PLD_OK or
+/* Runs the entry (opts.dispatches times, with a barrier and the window reset
+ * rule of semantics §1.5 between two runs). Collective (every rank calls it). Returns PLD_OK or
  * PLD_E_RUNTIME (diagnostics in the program's list), PLD_E_NOMEM, PLD_E_HW. */
 pld_status_t pld_interp_run(pld_interp_t *it);
 

@@ -90,6 +90,12 @@ struct pld_interp {
     int failed;
     int quiet;                     /* evaluate without recording errors (probing dims) */
     pld_interp_stats_t stats;
+    /* tasks (pld_task.c) */
+    int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
+    struct pld_defer *cur_defer;   /* defer_wait conditions registered by it */
+    int ncur_defer;
+    struct pld_task *tasks;        /* incomplete tasks: deferred or queued on deps */
+    int ntasks, captasks;
     char errbuf[512];
 };
 
@@ -141,6 +147,34 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
 /* Checks the UB bytes of live tiles in a kernel frame. */
 pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
 
+/* Runs queued with-statement s (a pl.at(CORE_GROUP) scope or pl.spmd grid)
+ * as task tid in frame f (pld_task.c calls it when the task's deps complete). */
+pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid);
+
+/* ---- pld_task.c: TaskIds, deferred completion (defer_wait), deps gating ---- */
+/* Around every kernel task launch: begin makes the next TaskId current (the
+ * previous current one goes to *saved); end restores it and, when ok, turns
+ * the task's defer_wait conditions into a deferred (incomplete) task. */
+int64_t pld_task_begin(pld_interp_t *it, int64_t *saved);
+pld_status_t pld_task_end(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *name, int64_t saved, int ok);
+/* defer_wait in the running task: "unsigned(cell) >= expected" on domain
+ * dom's cell at byte disp (cell_text names it in reports). */
+pld_status_t pld_task_defer(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int dom, size_t disp, int64_t expected,
+                            const char *cell_text);
+/* 1 when task tid completed (never deferred, or its conditions held). */
+int pld_task_complete(pld_interp_t *it, int64_t tid);
+/* Completes deferred tasks whose conditions hold and runs ready queued tasks. */
+pld_status_t pld_task_progress(pld_interp_t *it);
+/* Queues with-statement s of frame f as task tid until deps complete. */
+pld_status_t pld_task_queue(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const char *name, int64_t tid,
+                            const int64_t *deps, int ndeps);
+/* Blocks (under the watchdog) until every task of deps completed. */
+pld_status_t pld_task_wait_deps(pld_interp_t *it, frame_t *f, pld_span_t sp, const int64_t *deps, int ndeps);
+/* Blocks until no task is incomplete, running queued tasks as they become
+ * ready (the end of an orchestration function). */
+pld_status_t pld_task_drain(pld_interp_t *it, frame_t *f);
+void pld_task_fini(pld_interp_t *it);
+
 /* ---- pld_dist.c: windows, remote ops, signals, the hang watchdog ---- */
 /* Infers comm domains from the HOST orchestrator and creates their windows.
  * Collective. Called before the entry runs. */
@@ -149,6 +183,11 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host);
  * meanwhile), then reports a hang summary on rank 0. Collective. */
 pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
 void pld_dist_fini(pld_interp_t *it);
+/* Between two dispatches of the entry (--dispatches): waits until every rank
+ * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
+ * waits until every rank did (fresh or reset persistent windows, §1.5).
+ * Collective, under the hang watchdog. */
+pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear);
 /* Executes a pld.* op (PLD_OPID_PLD_*). */
 pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* The domain of a window-bound tensor, or NULL with an error reported. */

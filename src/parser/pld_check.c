@@ -739,6 +739,26 @@ static fn_info_t *find_fn(pld_ck_t *ck, const char *name)
     return NULL;
 }
 
+/* deps=[t0, t1, ...] of a task launch: TaskIds (pl.at/pl.spmd `as` names,
+ * the last result of pl.submit), checked in the issuing function's context. */
+static void check_deps(pld_ck_t *ck, pld_expr_t *d, int ctx)
+{
+    int saved = ck->ctx;
+    ck->ctx = ctx;
+    if (d->kind != PLD_EX_LIST && d->kind != PLD_EX_TUPLE) {
+        ck_error(ck, d->span, "deps must be a list of TaskIds, e.g. deps=[wait_tid]");
+    } else {
+        for (int i = 0; i < d->u.seq.n; i++) {
+            const pld_type_t *t = ck_expr(ck, d->u.seq.items[i]);
+            if (t && t->kind != PLD_TY_UNKNOWN && !(t->kind == PLD_TY_SCALAR && t->dtype == PLD_DT_TASK_ID))
+                ck_error(ck, d->u.seq.items[i]->span, "deps item %d must be a TaskId (a pl.at(...) as name, or the "
+                                                      "last result of pl.submit), found %s",
+                         i, ck_tystr(t));
+        }
+    }
+    ck->ctx = saved;
+}
+
 /* Checks the positional arguments of a call of fi (from index `first`). */
 static void check_call_args(pld_ck_t *ck, pld_expr_t *e, fn_info_t *fi, const pld_type_t **argt, int first)
 {
@@ -894,6 +914,8 @@ const pld_type_t *ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t *
             return &pld_type_unknown;
         }
         have_core |= strcmp(a->kw, "core_num") == 0;
+        if (strcmp(a->kw, "deps") == 0)
+            check_deps(ck, a->value, ck->ctx);
     }
     if (e->op == PLD_OPID_PL_SPMD_SUBMIT && !have_core)
         ck_error(ck, e->span, "pl.spmd_submit needs core_num=...");
@@ -1275,6 +1297,8 @@ static void check_with(pld_ck_t *ck, pld_stmt_t *s)
             ck->ctx = PLD_CTX_CHIP;
         for (int i = 0; i < it->u.call.nargs; i++) {
             const pld_arg_t *a = &it->u.call.args[i];
+            if (a->kw && strcmp(a->kw, "deps") == 0)
+                check_deps(ck, a->value, saved);
             if (a->kw && pld_op_param_index(pld_op_info(PLD_OPID_PL_AT), a->kw) < 0) {
                 pld_diag_t *d = ck_error(ck, a->kw_span, "pl.at got an unexpected keyword argument '%s'", a->kw);
                 const char *sg = pld_op_suggest_param(pld_op_info(PLD_OPID_PL_AT), a->kw);
@@ -1289,6 +1313,9 @@ static void check_with(pld_ck_t *ck, pld_stmt_t *s)
             ck_error(ck, it->span, "pl.spmd needs the block count: pl.spmd(4)");
         else
             ck_expr(ck, it->u.call.args[0].value);
+        const pld_expr_t *dk = kwarg(it, "deps");
+        if (dk)
+            check_deps(ck, (pld_expr_t *)dk, saved);
         ck->ctx = PLD_CTX_KERNEL;
     } else if (is_op_call(ck, it, PLD_OPID_PL_SCOPE) || is_op_call(ck, it, PLD_OPID_PL_MANUAL_SCOPE) ||
                is_op_call(ck, it, PLD_OPID_PL_CLUSTER)) {

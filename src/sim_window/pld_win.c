@@ -476,6 +476,15 @@ size_t pld_win_dom_bytes(const pld_win_dom_t *d) { return d->bytes; }
 size_t pld_win_dom_extent(const pld_win_dom_t *d) { return d->extent; }
 void *pld_win_dom_base(const pld_win_dom_t *d) { return d->base; }
 pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d) { return d->tr; }
+
+void pld_win_dom_clear(pld_win_dom_t *d)
+{
+    memset(d->base, 0, d->extent);
+    if (d->tr != PLD_WIN_LOCAL) {
+        MPI_Win_sync(d->win);
+        d->sys->counters.mpi_calls++;
+    }
+}
 const void *pld_win_dom_ctx(const pld_win_dom_t *d) { return d->ctx; }
 
 MPI_Comm pld_win_dom_mpi_comm(const pld_win_dom_t *d) { return d->comm; }
@@ -529,6 +538,15 @@ void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st)
     memcpy(me->what, st->what, n);
     memset(me->what + n, 0, sizeof me->what - n);
     me->seq++;
+    if (sys->mpi) {
+        MPI_Win_sync(sys->status_win);
+        sys->counters.mpi_calls++;
+    }
+}
+
+void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase)
+{
+    sys->status->phase = phase;
     if (sys->mpi) {
         MPI_Win_sync(sys->status_win);
         sys->counters.mpi_calls++;

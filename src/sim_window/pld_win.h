@@ -87,6 +87,10 @@ size_t pld_win_dom_extent(const pld_win_dom_t *d);     /* bytes + PLD_WIN_SLACK:
  * by read_cell (release/acquire, semantics §1.6). */
 void *pld_win_dom_base(const pld_win_dom_t *d);
 pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d); /* RMA, SHM or LOCAL (never AUTO) */
+/* Zeroes this rank's window memory (bytes and slack; not the layer's control
+ * words) and publishes it. Not collective: callers agree on when (nobody may
+ * access this rank's window meanwhile). */
+void pld_win_dom_clear(pld_win_dom_t *d);
 /* The CommContext of this domain on this rank, in the PyPTO byte layout
  * (host byte order): workSpace@0 = 0, workSpaceSize@8 = 0, rankId@16 (u32),
  * rankNum@20 (u32), winSize@24 (u64, = bytes), windowsIn[64]@32,
@@ -171,6 +175,7 @@ typedef struct pld_win_status {
     int32_t abort;          /* set by any rank to stop everyone (deadlock, failure, timeout) */
     int64_t epoch;          /* incremented by every put/add/notify this rank issues (kept by the layer) */
     int64_t seq;            /* incremented by every pld_win_status_set (kept by the layer) */
+    int64_t phase;          /* progress between dispatches (pld_win_status_phase) */
     int32_t line, col;      /* source location of the blocking wait */
     int32_t cmp;            /* 0 Eq, 1 Ge */
     int32_t expected, found;
@@ -184,6 +189,9 @@ typedef struct pld_win_status {
  * a reader can tell that a rank has published again since it last looked).
  * `what` is copied NUL-terminated. */
 void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st);
+/* Sets this rank's phase (monotonic; readers wait for every rank to reach a
+ * phase between two runs of a program) and publishes it. */
+void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase);
 /* Reads rank r's record (world rank; MPI_Get + flush for r != self; a record
  * being rewritten may read torn, which a watchdog tolerates). Errors:
  * PLD_E_USAGE for r out of range, PLD_E_MPI; the text is in

@@ -41,6 +41,9 @@ typedef struct opts {
     const char *entry;
     int timeout;
     pld_win_transport_t transport;
+    int dispatches;
+    int persistent;
+    int reset; /* -1 default (reset iff persistent), 0 no, 1 yes */
 } opts_t;
 
 static void usage(FILE *f)
@@ -60,6 +63,13 @@ static void usage(FILE *f)
           "  --timeout SECONDS   hang watchdog: a wait unsatisfied this long stops the run (default 30)\n"
           "  --window-transport rma|shm|auto\n"
           "                      how ranks reach each other's windows (default auto: shm on one node)\n"
+          "  --dispatches N      run the entry N times, like a worker serving N calls (default 1);\n"
+          "                      --out files hold the last dispatch's results\n"
+          "  --persistent-windows\n"
+          "                      window buffers outlive a dispatch (prepare(persistent=True));\n"
+          "                      without it every dispatch starts with fresh zeroed windows\n"
+          "  --reset-persistent-windows yes|no\n"
+          "                      zero persistent windows before each reuse (default yes)\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -84,6 +94,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
     o->platform = "a2a3";
     o->backend = "sim";
     o->timeout = 30;
+    o->dispatches = 1;
+    o->reset = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -107,6 +119,21 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 o->ranks = v;
             else
                 o->timeout = v;
+            i++;
+        } else if (strcmp(a, "--dispatches") == 0) {
+            if (!val || !parse_int(val, &o->dispatches) || o->dispatches < 1) {
+                fprintf(stderr, "pldrun: --dispatches needs a positive integer\n");
+                return EX_USAGE;
+            }
+            i++;
+        } else if (strcmp(a, "--persistent-windows") == 0) {
+            o->persistent = 1;
+        } else if (strcmp(a, "--reset-persistent-windows") == 0) {
+            if (!val || (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)) {
+                fprintf(stderr, "pldrun: --reset-persistent-windows must be yes or no\n");
+                return EX_USAGE;
+            }
+            o->reset = strcmp(val, "yes") == 0;
             i++;
         } else if (strcmp(a, "--window-transport") == 0) {
             if (!val || (strcmp(val, "rma") != 0 && strcmp(val, "shm") != 0 && strcmp(val, "auto") != 0)) {
@@ -162,6 +189,11 @@ static int parse_args(int argc, char **argv, opts_t *o)
     if (!o->path) {
         fprintf(stderr, "pldrun: no program given\n");
         usage(stderr);
+        return EX_USAGE;
+    }
+    if (o->reset == 1 && !o->persistent) {
+        /* PyPTO: reset_persistent_windows=True requires persistent=True */
+        fprintf(stderr, "pldrun: --reset-persistent-windows yes requires --persistent-windows\n");
         return EX_USAGE;
     }
     return -1;
@@ -352,6 +384,9 @@ static int run(const opts_t *o, pld_win_sys_t *win)
     io.timeout_s = o->timeout;
     io.ub_bytes = strcmp(o->platform, "a5") == 0 ? 256 * 1024 : 192 * 1024;
     io.aiv_cores = strcmp(o->platform, "a5") == 0 ? 36 : 48;
+    io.dispatches = o->dispatches;
+    io.persistent_windows = o->persistent;
+    io.reset_windows = o->reset;
     char err[1024] = "";
     pld_interp_t *it = NULL;
     pld_status_t st;
