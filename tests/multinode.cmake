@@ -8,7 +8,8 @@
 #                                     allreduce_ring_handrolled,
 #                                     collectives_handrolled, multi_group,
 #                                     push_variants,
-#                                     dynamic_rank_count, window_buffer} on
+#                                     dynamic_rank_count, window_buffer,
+#                                     deferred_completion} on
 #                                     2 emulated hosts x 2 ranks (--map-by node:
 #                                     neighbours cross hosts) through
 #                                     scripts/mpx-ci.sh, with
@@ -29,7 +30,7 @@
 # TIMEOUT 120 (the runner stops itself after 108 s; mpx-ci.sh waits at most
 # 30 s for a concurrent run's lock and limits the job to 60 s; pldrun's hang
 # watchdog is 20 s). Run them alone with `ctest -L multinode`
-# (21 tests, about 25 s).
+# (23 tests, about 30 s).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")

@@ -511,6 +511,20 @@ def g_barrier_handrolled(ins, P, outs):
     return {'tallies': t}
 
 
+def g_deferred_completion(epoch):
+    """outs[r][w] = inp[(r - 1) % P] for every slot; epochs[r] = the epoch of
+    the last dispatch (programs/tutorial/deferred_completion.pld)."""
+    def g(ins, P, outs):
+        inp = ins['inp']
+        o, e = zeros(*outs['outs']), zeros(*outs['epochs'])
+        for r in range(P):
+            for w in range(o.shape[1]):
+                o.set_row(inp.row((r - 1) % P, 0), r, w)
+            e.set(epoch, r, 0, 0)
+        return {'outs': o, 'epochs': e}
+    return g
+
+
 def g_remote_load_store(ins, P, outs):
     xs = ins['xs']
     pulled, pushed = zeros(*outs['pulled']), zeros(*outs['pushed'])
@@ -691,6 +705,23 @@ CASES = {
                                         g_collectives_handrolled, None),
     'tutorial_push_variants': (os.path.join(TUTORIAL, 'push_variants.pld'), g_push_variants, None),
     'tutorial_multi_group': (os.path.join(TUTORIAL, 'multi_group.pld'), g_multi_group, None),
+    # deferred completion (T5-DEF), and repeated dispatches over persistent windows (§1.5)
+    'tutorial_deferred_completion': (os.path.join(TUTORIAL, 'deferred_completion.pld'),
+                                     g_deferred_completion(1), None),
+    'tutorial_deferred_completion_fresh3': (os.path.join(TUTORIAL, 'deferred_completion.pld'),
+                                            g_deferred_completion(1), None),
+    'tutorial_deferred_completion_reset3': (os.path.join(TUTORIAL, 'deferred_completion.pld'),
+                                            g_deferred_completion(1), None),
+    'tutorial_deferred_completion_keep3': (os.path.join(TUTORIAL, 'deferred_completion.pld'),
+                                           g_deferred_completion(3), None),
+}
+
+# Extra pldrun arguments of a case (several dispatches, persistent windows).
+EXTRA_ARGS = {
+    'tutorial_deferred_completion_fresh3': ['--dispatches', '3'],
+    'tutorial_deferred_completion_reset3': ['--dispatches', '3', '--persistent-windows'],
+    'tutorial_deferred_completion_keep3': ['--dispatches', '3', '--persistent-windows',
+                                           '--reset-persistent-windows', 'no'],
 }
 
 # Negative cases: (program, P values, expected rc, stderr regexes that must
@@ -725,6 +756,12 @@ NEG = {
                       [r'\[rank 2/4\] .*coll_neg_a2av_rows\.pld:\d+:\d+: error: pld\.tensor\.all_to_all_v: target '
                        r'dim 0 \(8\) must be a multiple of the rank count \(3\)'],
                       [r'\[rank 3/4\] .*: error: '], 20),
+    'neg_defer_no_publisher': (os.path.join(TPROG, 'coll_neg_defer_no_publisher.pld'), (2, 3), 70,
+                               [HANG, r'\[rank 0/\d\] .*coll_neg_defer_no_publisher\.pld:\d+:\d+: error: deferred '
+                                      r'completion of task \d+ \(deferred_wait\): signal\[0, 0\] \(Ge 1, '
+                                      r'unsigned\).*: found 0, expected >= \(unsigned\) 1',
+                                r'\[rank 1/\d\] .*: error: deferred completion'],
+                               [], 20),
 }
 NEG_INPUT_ROWS = {'neg_ring_nr': 3}  # xs gets this many rows (NR != P)
 
@@ -798,7 +835,7 @@ def run_case(case, P, tr, args, env):
     want = golden(ins, P, outs)
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
-    cli += ['--window-transport', tr, '--timeout', '30']
+    cli += ['--window-transport', tr, '--timeout', '30'] + EXTRA_ARGS.get(case, [])
     rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, wd, timeout=100)
     problems = []
     if rc != 0:

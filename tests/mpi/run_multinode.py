@@ -246,6 +246,21 @@ def push_golden(inp):
     return {'halves': h, 'doubled': d, 'sums': sm}
 
 
+def dc_inputs(rng):
+    return {'inp': Tensor('INT32', (P, 1, 8), [rng.randint(-1000, 1000) for _ in range(P * 8)])}
+
+
+def dc_golden(inp):
+    # outs[r][w] = inp[(r - 1) % P] for the 16 slots; epochs[r] = 1
+    x = inp['inp']
+    outs, eps = Tensor('INT32', (P, 16, 8)), Tensor('INT32', (P, 1, 1))
+    for r in range(P):
+        for w in range(16):
+            outs.set_row(x.row((r - 1) % P, 0), r, w)
+        eps.set(1, r, 0, 0)
+    return {'outs': outs, 'epochs': eps}
+
+
 PROGS = {
     'barrier_handrolled': (barrier_inputs, barrier_golden),
     'remote_load_store': (rls_inputs, rls_golden),
@@ -257,6 +272,7 @@ PROGS = {
     'push_variants': (push_inputs, push_golden),
     'dynamic_rank_count': (drc_inputs, drc_golden),
     'window_buffer': (wb_inputs, wb_golden),
+    'deferred_completion': (dc_inputs, dc_golden),
 }
 TRANSPORTS = ('rma', 'auto')
 NEGATIVE = [('barrier_handrolled', 'shm')]  # shm across hosts must be refused
