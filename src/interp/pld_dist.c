@@ -21,17 +21,20 @@ static double now_s(void)
 
 typedef struct loopvar {
     const char *name;
-    int kind;            /* 0 other, 1 range(world_size()), 2 range(const a, const b) */
-    int64_t a, b;
+    const pld_expr_t *iter; /* the pl.range(...) call */
+    int kind;            /* 0 other, 1 range(world_size()), 2 range(a, b, step) with bounds known at setup */
+    int64_t a, b, step;
 } loopvar_t;
 
 typedef struct infer {
     pld_interp_t *it;
+    frame_t *probe;      /* a frame without variables: evaluates constants, pld.world_size(), dims */
     const char *view_name[256];
     int view_buf[256];
     int nviews;
     loopvar_t loops[32];
     int nloops;
+    int warned;
 } infer_t;
 
 static int is_op(const pld_expr_t *e, int op)
@@ -72,6 +75,26 @@ static void add_view(infer_t *in, const char *name, int b)
     in->nviews++;
 }
 
+/* Value of an expression that needs no variable (module constants,
+ * pld.world_size(), dynamic dims of the inputs, arithmetic of them). */
+static int probe_i64(infer_t *in, const pld_expr_t *e, int64_t *v)
+{
+    if (!e)
+        return 0;
+    if (e->kind == PLD_EX_INT) {
+        *v = e->u.ival;
+        return 1;
+    }
+    in->it->quiet = 1;
+    pld_status_t st = pld_eval_i64(in->it, in->probe, e, v);
+    in->it->quiet = 0;
+    return st == PLD_OK;
+}
+
+/* The devices a dispatch with device=<expr> reaches, as a set of ranks: a
+ * known value, or a loop variable over known bounds. Anything else (a
+ * computed device, an unknown loop) covers every rank, with a warning: the
+ * comm domain is then the whole world. */
 static void cover(infer_t *in, int b, const pld_expr_t *device)
 {
     winbuf_t *w = &in->it->wins[b];
@@ -81,24 +104,34 @@ static void cover(infer_t *in, int b, const pld_expr_t *device)
         w->cover_all = 1; /* round-robin: any rank */
         return;
     }
-    if (device->kind == PLD_EX_INT) {
-        if (device->u.ival >= 0 && device->u.ival < 64)
-            w->cover[0] |= (uint64_t)1 << device->u.ival;
-        else
-            w->cover_all = 1;
-        return;
-    }
     if (device->kind == PLD_EX_NAME && device->slot >= 0) {
         for (int i = in->nloops - 1; i >= 0; i--)
             if (in->loops[i].name == device->u.name) {
-                if (in->loops[i].kind == 2 && in->loops[i].a >= 0 && in->loops[i].b <= 64) {
-                    for (v = in->loops[i].a; v < in->loops[i].b; v++)
+                const loopvar_t *l = &in->loops[i];
+                if (l->kind == 1) {
+                    w->cover_all = 1;
+                } else if (l->kind == 2 && l->step > 0 && l->a >= 0 && l->b <= 64) {
+                    for (v = l->a; v < l->b; v += l->step)
+                        w->cover[0] |= (uint64_t)1 << v;
+                } else if (l->kind == 2 && l->step < 0 && l->b >= -1 && l->a < 64) {
+                    for (v = l->a; v > l->b; v += l->step)
                         w->cover[0] |= (uint64_t)1 << v;
                 } else {
                     w->cover_all = 1;
+                    if (!in->warned++)
+                        pld_diag_add(&in->it->p->diags, PLD_SEV_WARNING, l->iter->span,
+                                     "the devices of this dispatch loop are not known before the run (bounds that "
+                                     "are not constants); window buffer '%s' is taken to span every rank",
+                                     w->name);
                 }
                 return;
             }
+        w->cover_all = 1;
+        return;
+    }
+    if (probe_i64(in, device, &v) && v >= 0 && v < 64) {
+        w->cover[0] |= (uint64_t)1 << v;
+        return;
     }
     w->cover_all = 1;
 }
@@ -191,7 +224,7 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
         break;
     case PLD_ST_FOR: {
         const pld_expr_t *it = s->u.for_.iter, *tg = s->u.for_.target;
-        loopvar_t lv = {NULL, 0, 0, 0};
+        loopvar_t lv = {NULL, it, 0, 0, 0, 1};
         if (tg->kind == PLD_EX_NAME)
             lv.name = tg->u.name;
         else if (tg->kind == PLD_EX_TUPLE && tg->u.seq.n > 0 && tg->u.seq.items[0]->kind == PLD_EX_NAME)
@@ -204,10 +237,11 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
         if (it->op == PLD_OPID_PL_RANGE || it->op == PLD_OPID_PL_PARALLEL || it->op == PLD_OPID_PL_UNROLL) {
             if (npos == 1 && is_op(pos[0], PLD_OPID_PLD_WORLD_SIZE))
                 lv.kind = 1;
-            else if (npos == 1 && pos[0]->kind == PLD_EX_INT)
-                lv.kind = 2, lv.a = 0, lv.b = pos[0]->u.ival;
-            else if (npos == 2 && pos[0]->kind == PLD_EX_INT && pos[1]->kind == PLD_EX_INT)
-                lv.kind = 2, lv.a = pos[0]->u.ival, lv.b = pos[1]->u.ival;
+            else if (npos == 1 && probe_i64(in, pos[0], &lv.b))
+                lv.kind = 2, lv.a = 0;
+            else if (npos >= 2 && probe_i64(in, pos[0], &lv.a) && probe_i64(in, pos[1], &lv.b) &&
+                     (npos == 2 || probe_i64(in, pos[2], &lv.step)) && lv.step != 0)
+                lv.kind = 2;
         }
         if (in->nloops < 32)
             in->loops[in->nloops++] = lv;
@@ -374,14 +408,15 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
     infer_t *in = pld_mem_calloc(1, sizeof *in);
     if (!in)
         return PLD_E_NOMEM;
-    in->it = it;
-    infer_block(in, &host->body);
-    pld_mem_free(in);
     /* sizes, membership, domains */
     frame_t f;
     memset(&f, 0, sizeof f);
     f.ctx = PLD_CTX_HOST;
     f.block_num = 1;
+    in->it = it;
+    in->probe = &f;
+    infer_block(in, &host->body);
+    pld_mem_free(in);
     it->doms = pld_mem_calloc((size_t)it->nwins, sizeof *it->doms);
     if (!it->doms)
         return PLD_E_NOMEM;

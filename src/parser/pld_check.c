@@ -794,8 +794,16 @@ static void check_call_args(pld_ck_t *ck, pld_expr_t *e, fn_info_t *fi, const pl
                     break;
                 }
         } else if (pld_type_is_tensorlike(want) && got->rank != want->rank) {
-            ck_error(ck, a->value->span, "argument '%s' of self.%s expects rank %d (%s), got rank %d (%s)", pp->name,
-                     name, want->rank, ck_tystr(want), got->rank, ck_tystr(got));
+            /* a window view of another rank is the same bytes seen with the
+             * parameter's shape (catalog §4.2.3), when the sizes agree */
+            int64_t nw = pld_type_static_numel(want), ng = pld_type_static_numel(got);
+            if (got->kind != PLD_TY_DTENSOR)
+                ck_error(ck, a->value->span, "argument '%s' of self.%s expects rank %d (%s), got rank %d (%s)",
+                         pp->name, name, want->rank, ck_tystr(want), got->rank, ck_tystr(got));
+            else if (nw >= 0 && ng >= 0 && nw != ng)
+                ck_error(ck, a->value->span,
+                         "argument '%s' of self.%s expects %lld elements (%s), got a window view of %lld (%s)",
+                         pp->name, name, (long long)nw, ck_tystr(want), (long long)ng, ck_tystr(got));
         }
     }
 }

@@ -613,9 +613,10 @@ def g_multi_group(ins, P, outs):
     for r in (0, 1):
         oa.set_row(xs.row(1 - r, 0), r, 0)
         ia.set_row([r, 2], r, 0)
-    for d in (1, 2):
-        ob.set_row(xs.row(3 - d, 0), d, 0)
-        ib.set_row([d - 1, 2], d, 0)
+    m = P - 1  # group B = devices 1 .. P-1, shifted left
+    for d in range(1, P):
+        ob.set_row(xs.row(1 + d % m, 0), d, 0)
+        ib.set_row([d - 1, m], d, 0)
     return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
 
 

@@ -213,17 +213,18 @@ def mg_inputs(rng):
 
 
 def mg_golden(inp):
-    # group A = devices {0, 1}, group B = devices {1, 2}, each swaps;
-    # ids = [group rank, group size] on members, 0 elsewhere (device 3 idle)
+    # group A = devices {0, 1} swaps; group B = devices 1 .. P-1 shifts left;
+    # ids = [group rank, group size] on members, 0 elsewhere
     xs = inp['xs']
     oa, ob = Tensor('FP32', (P, 1, 64)), Tensor('FP32', (P, 1, 64))
     ia, ib = Tensor('INT32', (P, 1, 2)), Tensor('INT32', (P, 1, 2))
     for r in (0, 1):
         oa.set_row(xs.row(1 - r, 0), r, 0)
         ia.set_row([r, 2], r, 0)
-    for d in (1, 2):
-        ob.set_row(xs.row(3 - d, 0), d, 0)
-        ib.set_row([d - 1, 2], d, 0)
+    m = P - 1  # group B = devices 1 .. P-1, shifted left
+    for d in range(1, P):
+        ob.set_row(xs.row(1 + d % m, 0), d, 0)
+        ib.set_row([d - 1, m], d, 0)
     return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
 
 
