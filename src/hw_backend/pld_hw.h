@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PLD_HW_ABI 1u
+#define PLD_HW_ABI 2u
 #define PLD_HW_MAX_RANK 8
 
 typedef struct pld_hw_tensor {
@@ -28,6 +28,12 @@ typedef struct pld_hw_tensor {
     int rank;
     int64_t shape[PLD_HW_MAX_RANK];
     int64_t strides[PLD_HW_MAX_RANK]; /* elements */
+    /* A DistributedTensor (window-bound) argument: the CommContext of its
+     * comm domain on this rank, PLD_WIN_CTX_BYTES (1056) bytes in PyPTO's
+     * layout (rankId@16, rankNum@20, winSize@24, windowsIn[64]@32,
+     * windowsOut[64]@544; pld_win.h). NULL for other tensors. A CommCtx
+     * scalar argument carries the same address in `bits` (dt UINT64). */
+    const void *comm_ctx;
 } pld_hw_tensor_t;
 
 typedef struct pld_hw_arg {

@@ -1119,7 +1119,13 @@ static pld_status_t run_function(pld_interp_t *it, frame_t *caller, const pld_fu
 }
 
 /* Builds the ABI description of launch arguments (for compiled backends). */
-static void hw_arg_of(const pld_value_t *v, pld_hw_arg_t *a)
+/* The CommContext image of domain d on this rank (NULL when it has none). */
+static const void *comm_ctx_of(const pld_interp_t *it, int64_t d)
+{
+    return d >= 0 && d < it->ndoms && it->doms[d].win ? pld_win_dom_ctx(it->doms[d].win) : NULL;
+}
+
+static void hw_arg_of(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a)
 {
     memset(a, 0, sizeof *a);
     if (v->kind == PLD_V_TENSOR) {
@@ -1132,6 +1138,12 @@ static void hw_arg_of(const pld_value_t *v, pld_hw_arg_t *a)
         a->tensor.rank = t->rank;
         memcpy(a->tensor.shape, t->shape, sizeof t->shape);
         memcpy(a->tensor.strides, t->strides, sizeof t->strides);
+        if (t->winbuf >= 0 && t->winbuf < it->nwins)
+            a->tensor.comm_ctx = comm_ctx_of(it, it->wins[t->winbuf].dom);
+    } else if (v->kind == PLD_V_CTX) {
+        /* a CommCtx scalar is the address of the CommContext (kernel ABI) */
+        a->bits = (uint64_t)(uintptr_t)comm_ctx_of(it, v->u.i);
+        a->dt = PLD_DT_UINT64;
     } else if (v->kind == PLD_V_FLOAT) {
         double d = v->u.f;
         memcpy(&a->bits, &d, sizeof d);
@@ -1148,7 +1160,7 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     pld_hw_arg_t hargs[64];
     int n = fn->nparams < 64 ? fn->nparams : 64;
     for (int i = 0; i < n; i++)
-        hw_arg_of(&args[i], &hargs[i]);
+        hw_arg_of(it, &args[i], &hargs[i]);
     pld_sim_call_t call;
     memset(&call, 0, sizeof call);
     call.it = it;

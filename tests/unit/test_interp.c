@@ -17,7 +17,9 @@
  *
  */
 #include "pld_check.h"
+#include "pld_hw.h"
 #include "pld_interp.h"
+#include "pld_interp_int.h" /* pld_interp_run_kernel: the spy backend runs kernels like sim */
 #include "pld_test.h"
 #include "pld_types.h"
 
@@ -1736,6 +1738,119 @@ out:
 
 /* ------------------------------------------------------------ registration */
 
+
+/* ------------------------------------------------------------ kernel ABI: CommContext */
+
+/* A backend that records what a launch hands to a kernel, then lets the
+ * interpreter run it (as `sim` does). */
+static struct {
+    int launches;
+    int ntensor_ctx;               /* tensor args with a comm_ctx */
+    unsigned char ctx[1056];       /* copy of the first one */
+    const void *ctx_ptr;
+    const void *data;              /* that tensor's data pointer */
+    uint64_t ctx_scalar;           /* a CommCtx scalar arg, if any */
+} spy;
+
+static pld_status_t spy_open(const char *options, int rank, int nranks, void **state, char *err, size_t errn)
+{
+    (void)options, (void)rank, (void)nranks, (void)err, (void)errn;
+    *state = NULL;
+    return PLD_OK;
+}
+
+static pld_status_t spy_launch(void *state, pld_hw_launch_t *l)
+{
+    (void)state;
+    spy.launches++;
+    for (int i = 0; i < l->nargs; i++) {
+        const pld_hw_arg_t *a = &l->args[i];
+        if (a->is_tensor && a->tensor.comm_ctx) {
+            if (spy.ntensor_ctx++ == 0) {
+                memcpy(spy.ctx, a->tensor.comm_ctx, sizeof spy.ctx);
+                spy.ctx_ptr = a->tensor.comm_ctx;
+                spy.data = a->tensor.data;
+            }
+        } else if (!a->is_tensor && a->dt == PLD_DT_UINT64) {
+            spy.ctx_scalar = a->bits;
+        }
+    }
+    return pld_interp_run_kernel((pld_sim_call_t *)l->host_state);
+}
+
+static void spy_close(void *state) { (void)state; }
+
+static const pld_hw_ops_t spy_ops = {
+    PLD_HW_ABI, sizeof(pld_hw_ops_t), "spy", "records launches (tests)", spy_open, NULL, spy_launch, NULL, spy_close,
+};
+
+static const char *SRC_COMM_CTX =
+    "import pypto.language as pl\n"
+    "import pypto.language.distributed as pld\n\n\n"
+    "@pl.program\n"
+    "class T:\n" INCORE
+    "    def k(self, x: pl.Tensor[[1, 8], pl.FP32], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]],\n"
+    "          c: pld.CommCtx) -> pld.DistributedTensor[[1, 8], pl.FP32]:\n"
+    "        t = pl.load(x, [0, 0], [1, 8])\n"
+    "        data = pl.store(t, [0, 0], data)\n"
+    "        return data\n" ORCH
+    "    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]],\n"
+    "             c: pld.CommCtx):\n"
+    "        data = self.k(x, data, c)\n" HOST
+    "    def host_orch(self, x: pl.Tensor[[1, 8], pl.FP32]):\n"
+    "        pad = pld.alloc_window_buffer([1, 3], dtype=pl.FP32)\n"
+    "        buf = pld.alloc_window_buffer([1, 8], dtype=pl.FP32)\n"
+    "        for r in pl.range(pld.world_size()):\n"
+    "            data = pld.window(buf, [1, 8], dtype=pl.FP32)\n"
+    "            c = pld.get_comm_ctx(data)\n"
+    "            self.chip(x, data, c, device=r)\n";
+
+/* A DistributedTensor argument carries its domain's CommContext in the PyPTO
+ * byte layout, and a CommCtx scalar carries the same address: rankId@16,
+ * rankNum@20, winSize@24, windowsIn[0]@32 = the local window base, so the
+ * tensor's data pointer minus windowsIn[rankId] is its slot offset (the
+ * second slot starts at align_up(3 * 4, 32) = 32). */
+static void test_interp_hw_comm_ctx(void)
+{
+    static int registered;
+    if (!registered++)
+        CU_ASSERT_NOT_EQUAL(pld_hw_register(&spy_ops), 0);
+    memset(&spy, 0, sizeof spy);
+    char err[256];
+    pld_hw_t *hw = NULL;
+    CU_ASSERT_EQUAL_FATAL(pld_hw_open("spy", NULL, 0, 1, &hw, err, sizeof err), PLD_OK);
+    pld_interp_opts_t io;
+    memset(&io, 0, sizeof io);
+    io.hw = hw;
+    tprog_t t;
+    if (!tp_open_opts(&t, SRC_COMM_CTX, NULL, &io)) {
+        pld_hw_close(hw);
+        return;
+    }
+    CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+    tp_run(&t, PLD_OK);
+    CU_ASSERT_EQUAL(spy.launches, 1);
+    CU_ASSERT_EQUAL(spy.ntensor_ctx, 1);
+    uint32_t rank_id, rank_num;
+    uint64_t win_size, win0, win1, out0;
+    memcpy(&rank_id, spy.ctx + 16, 4);
+    memcpy(&rank_num, spy.ctx + 20, 4);
+    memcpy(&win_size, spy.ctx + 24, 8);
+    memcpy(&win0, spy.ctx + 32, 8);
+    memcpy(&win1, spy.ctx + 40, 8);
+    memcpy(&out0, spy.ctx + 544, 8);
+    CU_ASSERT_EQUAL(rank_id, 0);
+    CU_ASSERT_EQUAL(rank_num, 1);
+    CU_ASSERT_EQUAL(win_size, 32 + 32); /* two slots, each aligned to 32 bytes */
+    CU_ASSERT_NOT_EQUAL(win0, 0);
+    CU_ASSERT_EQUAL(win1, 0); /* no rank 1 */
+    CU_ASSERT_EQUAL(out0, 0);
+    CU_ASSERT_EQUAL((uint64_t)(uintptr_t)spy.data - win0, 32);
+    CU_ASSERT_EQUAL(spy.ctx_scalar, (uint64_t)(uintptr_t)spy.ctx_ptr);
+    tp_close(&t);
+    pld_hw_close(hw);
+}
+
 static CU_TestInfo interp_tests[] = {
     {"test_interp_scalar_floor_div_mod", test_interp_scalar_floor_div_mod},
     {"test_interp_scalar_int32_wrap", test_interp_scalar_int32_wrap},
@@ -1767,6 +1882,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_bind_shape_mismatch", test_interp_bind_shape_mismatch},
     {"test_interp_error_in_carried_loop", test_interp_error_in_carried_loop},
     {"test_interp_oom_loop", test_interp_oom_loop},
+    {"test_interp_hw_comm_ctx", test_interp_hw_comm_ctx},
     CU_TEST_INFO_NULL,
 };
 
