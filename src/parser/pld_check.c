@@ -1342,7 +1342,14 @@ static void check_with(pld_ck_t *ck, pld_stmt_t *s)
     }
     if (is_spmd)
         ck->spmd_depth++;
+    const pld_expr_t *saved_at = ck->at_scope, *saved_def = ck->deferred;
+    if (it->op == PLD_OPID_PL_AT && ck->ctx == PLD_CTX_KERNEL && saved != PLD_CTX_KERNEL) {
+        ck->at_scope = it;
+        ck->deferred = NULL;
+    }
     check_block(ck, &s->u.with.body);
+    ck->at_scope = saved_at;
+    ck->deferred = saved_def;
     if (is_spmd)
         ck->spmd_depth--;
     ck->ctx = saved;
@@ -1518,6 +1525,8 @@ static void check_function(pld_ck_t *ck, fn_info_t *fi)
     ck->nslots = 0;
     ck->loop_depth = 0;
     ck->spmd_depth = 0;
+    ck->at_scope = NULL;
+    ck->deferred = NULL;
     ck->ctx = ck->fn_ctx = fi->ctx;
     ck->if_depth = 0;
     if (fi->ctx == 0 || fi->bad_header)

@@ -1014,6 +1014,14 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     }
     e->op = id;
     const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
+    if (ck->deferred && id != PLD_OPID_PLD_DEFER_WAIT && id != PLD_OPID_PL_RANGE && id != PLD_OPID_PL_PARALLEL &&
+        id != PLD_OPID_PL_UNROLL) {
+        pld_diag_t *d = ck_error(ck, e->span, "%s after pld.system.defer_wait: once a waiter scope registers a "
+                                              "condition it may only register more (no tensor reads, payload or "
+                                              "other communication)",
+                                 info->name);
+        pld_diag_note(&ck->p->diags, d, ck->deferred->span, "registration began here");
+    }
     if (info->levels & PLD_OPL_S)
         return check_special(ck, e, id, argt);
     if (!level_ok(info->levels, ck->ctx)) {

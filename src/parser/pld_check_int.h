@@ -62,6 +62,8 @@ typedef struct pld_ck {
     int loop_depth;           /* for/while nesting in the current function */
     int if_depth;             /* if nesting in the current function */
     int spmd_depth;           /* inside pl.spmd */
+    const pld_expr_t *at_scope; /* the pl.at(CORE_GROUP) item around the current code, or NULL */
+    const pld_expr_t *deferred; /* the first defer_wait of that scope (registration began) */
     ck_slot_t *slots;
     int nslots, capslots;
     int oom;

@@ -808,6 +808,24 @@ static const pld_type_t *chk_wait(pc_t *x, int deferred)
         enum_arg(x, 3, "WaitCmp", 2, "WaitCmp.Eq or WaitCmp.Ge", 1, &v);
         return &pld_type_none;
     }
+    /* defer_wait: only in a dedicated single-block waiter (a pl.at(CORE_GROUP)
+     * scope, or the InCore function outlined from one) that is not
+     * early-resolvable and has no predicate */
+    if (x->ck->spmd_depth > 0)
+        perr(x, "cannot run inside pl.spmd: a waiter must be single-block");
+    if (!x->ck->deferred)
+        x->ck->deferred = x->c->call;
+    if (x->ck->at_scope) {
+        const pld_expr_t *at = x->ck->at_scope;
+        for (int i = 0; i < at->u.call.nargs; i++) {
+            const pld_arg_t *a = &at->u.call.args[i];
+            if (a->kw && strcmp(a->kw, "predicate") == 0)
+                perr(x, "cannot run in a waiter scope with predicate=");
+            else if (a->kw && strcmp(a->kw, "allow_early_resolve") == 0 && a->value->kind == PLD_EX_BOOL &&
+                     a->value->u.bval)
+                perr(x, "cannot run in an early-resolvable waiter scope (allow_early_resolve=True)");
+        }
+    }
     /* defer_wait: direct parameter, integer threshold in [0, INT32_MAX], Ge only */
     if (arg(x, 0)) {
         const pld_expr_t *e = arg(x, 0);
