@@ -757,6 +757,14 @@ NEG = {
                       [r'\[rank 2/4\] .*coll_neg_a2av_rows\.pld:\d+:\d+: error: pld\.tensor\.all_to_all_v: target '
                        r'dim 0 \(8\) must be a multiple of the rank count \(3\)'],
                       [r'\[rank 3/4\] .*: error: '], 20),
+    'neg_put_oob': (os.path.join(TPROG, 'neg_put_oob.pld'), (2,), 70,
+                    [r'\[rank 1/2\] .*neg_put_oob\.pld:24:9: error: pld\.tensor\.put out of bounds: offset 1 \+ '
+                     r'extent 2 > size 2 in dimension 0 of the window view'],
+                    [r'\[rank 0/2\] .*: error: '], 20),
+    'neg_bad_peer': (os.path.join(TPROG, 'neg_bad_peer.pld'), (2,), 70,
+                     [r'\[rank 1/2\] .*neg_bad_peer\.pld:24:31: error: pld\.tensor\.put: peer 2 is outside the '
+                      r'comm domain \[0, 2\)'],
+                     [r'\[rank 0/2\] .*: error: '], 20),
     'neg_defer_no_publisher': (os.path.join(TPROG, 'coll_neg_defer_no_publisher.pld'), (2, 3), 70,
                                [HANG, r'\[rank 0/\d\] .*coll_neg_defer_no_publisher\.pld:\d+:\d+: error: deferred '
                                       r'completion of task \d+ \(deferred_wait\): signal\[0, 0\] \(Ge 1, '
