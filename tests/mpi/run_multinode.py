@@ -52,6 +52,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pld_mpitest as T  # noqa: E402
 from pld_mpitest import f32  # noqa: E402
+import run_coll  # noqa: E402  (goldens shared with the one-node runner)
 from run_golden import Tensor, compare, rand_tensor  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -212,20 +213,9 @@ def mg_inputs(rng):
     return {'xs': rand_rows(rng, (P, 1, 64))}
 
 
-def mg_golden(inp):
-    # group A = devices {0, 1} swaps; group B = devices 1 .. P-1 shifts left;
-    # ids = [group rank, group size] on members, 0 elsewhere
-    xs = inp['xs']
-    oa, ob = Tensor('FP32', (P, 1, 64)), Tensor('FP32', (P, 1, 64))
-    ia, ib = Tensor('INT32', (P, 1, 2)), Tensor('INT32', (P, 1, 2))
-    for r in (0, 1):
-        oa.set_row(xs.row(1 - r, 0), r, 0)
-        ia.set_row([r, 2], r, 0)
-    m = P - 1  # group B = devices 1 .. P-1, shifted left
-    for d in range(1, P):
-        ob.set_row(xs.row(1 + d % m, 0), d, 0)
-        ib.set_row([d - 1, m], d, 0)
-    return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
+def from_coll(golden, outs):
+    """A golden of run_coll.py (golden(ins, P, outs)) for this runner's P."""
+    return lambda inp: golden(inp, P, outs)
 
 
 def push_inputs(rng):
@@ -251,17 +241,6 @@ def dc_inputs(rng):
     return {'inp': Tensor('INT32', (P, 1, 8), [rng.randint(-1000, 1000) for _ in range(P * 8)])}
 
 
-def dc_golden(inp):
-    # outs[r][w] = inp[(r - 1) % P] for the 16 slots; epochs[r] = 1
-    x = inp['inp']
-    outs, eps = Tensor('INT32', (P, 16, 8)), Tensor('INT32', (P, 1, 1))
-    for r in range(P):
-        for w in range(16):
-            outs.set_row(x.row((r - 1) % P, 0), r, w)
-        eps.set(1, r, 0, 0)
-    return {'outs': outs, 'epochs': eps}
-
-
 PROGS = {
     'barrier_handrolled': (barrier_inputs, barrier_golden),
     'remote_load_store': (rls_inputs, rls_golden),
@@ -269,11 +248,15 @@ PROGS = {
     'allreduce_mesh_handrolled': (allreduce_inputs, allreduce_golden),
     'allreduce_ring_handrolled': (ring_inputs, allreduce_golden),
     'collectives_handrolled': (coll_inputs, coll_golden),
-    'multi_group': (mg_inputs, mg_golden),
+    'multi_group': (mg_inputs, from_coll(run_coll.g_multi_group,
+                                         {k: (dt, (P, 1, n)) for k, dt, n in
+                                          (('outs_a', 'FP32', 64), ('outs_b', 'FP32', 64),
+                                           ('ids_a', 'INT32', 2), ('ids_b', 'INT32', 2))})),
     'push_variants': (push_inputs, push_golden),
     'dynamic_rank_count': (drc_inputs, drc_golden),
     'window_buffer': (wb_inputs, wb_golden),
-    'deferred_completion': (dc_inputs, dc_golden),
+    'deferred_completion': (dc_inputs, from_coll(run_coll.g_deferred_completion(1),
+                                                 {'outs': ('INT32', (P, 16, 8)), 'epochs': ('INT32', (P, 1, 1))})),
 }
 TRANSPORTS = ('rma', 'auto')
 NEGATIVE = [('barrier_handrolled', 'shm')]  # shm across hosts must be refused
