@@ -151,21 +151,36 @@ static pld_status_t arrive(coll_t *c, int64_t k)
     return PLD_OK;
 }
 
+/* "allreduce (mesh): wait on sig[q, k] >= g in f" (formatted only when the
+ * wait blocks or fails). */
+typedef struct coll_wait {
+    const coll_t *c;
+    int q;
+    int64_t k;
+    int32_t g;
+} coll_wait_t;
+
+static void describe_coll_wait(const void *ctx, char *what, size_t n)
+{
+    const coll_wait_t *w = ctx;
+    const coll_t *c = w->c;
+    const char *fn = c->f->fn ? c->f->fn->name : "?";
+    if (c->sig->rank == 1)
+        snprintf(what, n, "%s: wait on %s[%d] >= %d in %s", c->name, c->sigtext, w->q, (int)w->g, fn);
+    else
+        snprintf(what, n, "%s: wait on %s[%lld, %lld] >= %d in %s", c->name, c->sigtext,
+                 (long long)(c->ring ? w->k : w->q), (long long)(c->ring ? w->q : w->k), (int)w->g, fn);
+}
+
 /* Waits until this rank's cell of every peer (slot k) is >= g. */
 static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
 {
     for (int q = 0; q < c->P; q++) {
         if (q == c->me)
             continue;
-        char what[200];
-        if (c->sig->rank == 1)
-            snprintf(what, sizeof what, "%s: wait on %s[%d] >= %d in %s", c->name, c->sigtext, q, (int)g,
-                     c->f->fn ? c->f->fn->name : "?");
-        else
-            snprintf(what, sizeof what, "%s: wait on %s[%lld, %lld] >= %d in %s", c->name, c->sigtext,
-                     (long long)(c->ring ? k : q), (long long)(c->ring ? q : k), (int)g,
-                     c->f->fn ? c->f->fn->name : "?");
-        pld_status_t st = pld_dist_wait(c->it, c->f, c->e, c->d, cell_disp(c, q, k), 1, g, what);
+        coll_wait_t w = {c, q, k, g};
+        pld_status_t st = pld_dist_wait_fn(c->it, c->f, c->e, c->d, cell_disp(c, q, k), PLD_CMP_GE, g,
+                                           describe_coll_wait, &w);
         if (st != PLD_OK)
             return st;
     }

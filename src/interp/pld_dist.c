@@ -738,22 +738,25 @@ typedef struct watch {
 
 /* Blocks until w is satisfied, under the hang watchdog: yields to the other
  * blocks of this rank, publishes this rank's blocked state, detects deadlocks
- * and the timeout, and stops when another rank aborted the run. */
+ * and the timeout, and stops when another rank aborted the run. The first 64
+ * polls are a quiet spin: no clock, no status board, no description (a wait
+ * answered by then costs nothing else). */
 static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
-                          const char *what)
+                          pld_describe_fn describe, const void *dctx)
 {
     int32_t v = 0;
     if (w->poll(it, w, &v))
         return PLD_OK;
     double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
-    double t0 = now_s(), last = t0;
+    double t0 = 0, last = 0;
     snapshot_t snap;
     memset(&snap, 0, sizeof snap);
     int dom_rank = w->d ? w->d->me : it->comm.rank;
-    publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
+    char what[200] = "";
+    int published = 0;
     const char *why = NULL;
     pld_status_t st = PLD_OK;
-    for (unsigned long polls = 0;; polls++) {
+    for (unsigned long polls = 1;; polls++) {
         /* let the other blocks of this rank run first: one of them may be the
          * one that notifies */
         if (pld_npu_can_yield())
@@ -768,6 +771,12 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
         if ((polls & 63) != 0)
             continue;
         double t = now_s();
+        if (!published) {
+            describe(dctx, what, sizeof what);
+            publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
+            published = 1;
+            t0 = last = t;
+        }
         int reason = pld_win_status_aborted(it->win);
         if (reason) {
             why = reason == PLD_WA_DEADLOCK ? "deadlock: every rank is waiting and nothing is in flight"
@@ -792,9 +801,12 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     }
     snapshot_free(&snap);
     if (!why) {
-        publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
+        if (published)
+            publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
         return st;
     }
+    if (!what[0])
+        describe(dctx, what, sizeof what);
     it->hang = 1;
     publish(it, PLD_WS_FAILED, e, w->cmp, w->expected, v, dom_rank, what);
     return pld_rt_error(it, f, sp, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp_text(w->cmp),
@@ -808,11 +820,22 @@ static int poll_cell(pld_interp_t *it, const watch_t *w, int32_t *found)
     return pld_dist_cond_holds(w->cmp, *found, w->expected);
 }
 
+static void describe_str(const void *ctx, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", (const char *)ctx);
+}
+
+pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                              int32_t expected, pld_describe_fn describe, const void *ctx)
+{
+    watch_t w = {poll_cell, d, disp, cmp, expected};
+    return watch(it, f, e->span, e, &w, describe, ctx);
+}
+
 pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                            int32_t expected, const char *what)
 {
-    watch_t w = {poll_cell, d, disp, cmp, expected};
-    return watch(it, f, e->span, e, &w, what);
+    return pld_dist_wait_fn(it, f, e, d, disp, cmp, expected, describe_str, what);
 }
 
 /* The barrier between dispatches: found = how many ranks published a phase
@@ -848,7 +871,7 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
         snprintf(what, sizeof what, "%s dispatch %d: ranks that got there", step == 0 ? "end of" : "windows cleared after",
                  done);
         watch_t w = {poll_phase, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win)};
-        pld_status_t st = watch(it, f, sp, NULL, &w, what);
+        pld_status_t st = watch(it, f, sp, NULL, &w, describe_str, what);
         if (st != PLD_OK)
             return st;
     }
@@ -953,19 +976,29 @@ static void cell_text(const pld_expr_t *sig, const int64_t *idx, int n, char *bu
     pld_buf_fini(&b);
 }
 
-/* A signal cell of a window-bound INT32 tensor: domain and displacement. */
-static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ti, int oi, domain_t **d, size_t *disp,
-                         char *text, size_t tn)
+/* A signal cell of a window-bound INT32 tensor: domain and displacement, and
+ * what it takes to name it in a message later (cell_text). */
+typedef struct cell {
+    domain_t *d;
+    size_t disp;
+    const pld_expr_t *sig;
+    int64_t idx[PLD_MAX_RANK];
+    int n;
+} cell_t;
+
+static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ti, int oi, cell_t *c)
 {
     pld_value_t tv;
     pld_status_t st = pld_op_need(it, f, e, ti, &tv, PLD_V_TENSOR);
     if (st != PLD_OK)
         return st;
     pld_tensor_t *t = pld_v_tensor(&tv);
-    int64_t idx[PLD_MAX_RANK];
+    int64_t *idx = c->idx;
     int n;
+    c->sig = pld_op_arg(e, ti);
     if ((st = pld_op_ilist(it, f, e, oi, idx, &n)) != PLD_OK)
         goto done;
+    c->n = n;
     if (t->dt != PLD_DT_INT32) {
         st = pld_rt_error(it, f, e->span, "%s: the signal must be INT32, found %s", pld_op_name(e), pld_dtype_name(t->dt));
         goto done;
@@ -980,15 +1013,30 @@ static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
                               (long long)idx[k], k, (long long)t->shape[k]);
             goto done;
         }
-    if (!(*d = pld_dist_domain_of(it, f, e, t))) {
+    if (!(c->d = pld_dist_domain_of(it, f, e, t))) {
         st = PLD_E_RUNTIME;
         goto done;
     }
-    *disp = pld_dist_disp(*d, t, idx);
-    cell_text(pld_op_arg(e, ti), idx, n, text, tn);
+    c->disp = pld_dist_disp(c->d, t, idx);
 done:
     pld_value_release(&tv);
     return st;
+}
+
+/* "wait on sig[1, 0] (Ge 1) in f" for pld.system.wait (formatted lazily). */
+typedef struct wait_desc {
+    const cell_t *c;
+    int cmp;
+    int64_t expected;
+    const char *fn;
+} wait_desc_t;
+
+static void describe_wait(const void *ctx, char *buf, size_t n)
+{
+    const wait_desc_t *w = ctx;
+    char text[128];
+    cell_text(w->c->sig, w->c->idx, w->c->n, text, sizeof text);
+    snprintf(buf, n, "wait on %s (%s %lld) in %s", text, w->cmp == 0 ? "Eq" : "Ge", (long long)w->expected, w->fn);
 }
 
 /* Geometry shared by remote_load / remote_store / put / get: the region of
@@ -1226,12 +1274,7 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     int64_t n = 1;
     for (int k = 0; k < nshp; k++)
         n *= shp[k];
-    tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(src->dt));
-    if (!tmp) {
-        st = pld_rt_error(it, f, e->span, "out of memory");
-        goto done;
-    }
-    /* local side <-> packed */
+    /* the local region */
     pld_view_t lv, pv;
     pld_tensor_kview(loc, &lv);
     int64_t o = 0;
@@ -1239,6 +1282,19 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         o += loff[k] * loc->strides[k];
     lv.data = (char *)lv.data + o * pld_dtype_bytes(loc->dt);
     memcpy(lv.shape, lext, sizeof lv.shape);
+    if (pld_view_is_packed(&lv) && (loc->winbuf < 0 || peer != d->me)) {
+        /* contiguous and not the target window itself: move it in place */
+        st = pld_dist_region(it, f, e, d, peer, win, woff, wext, lv.data, is_put ? (atomic ? 2 : 1) : 0);
+        if (st == PLD_OK && !is_put)
+            pld_tensor_mark_written(loc, loff, lext);
+        goto done;
+    }
+    /* else through a packed copy */
+    tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(src->dt));
+    if (!tmp) {
+        st = pld_rt_error(it, f, e->span, "out of memory");
+        goto done;
+    }
     pld_view_packed(&pv, tmp, loc->dt, loc->rank, lext);
     char err[256];
     if (is_put) {
@@ -1350,33 +1406,30 @@ pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_PLD_GET:
         return op_put_get(it, f, e);
     case PLD_OPID_PLD_NOTIFY: {
-        domain_t *d;
-        size_t disp;
-        char text[128];
+        cell_t c;
         int peer = 0;
         int64_t v = 0, op = 0;
-        if ((st = cell(it, f, e, 0, 2, &d, &disp, text, sizeof text)) != PLD_OK ||
-            (st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_iarg(it, f, e, 3, 0, &v)) != PLD_OK ||
-            (st = pld_op_iarg(it, f, e, 4, 0, &op)) != PLD_OK)
+        if ((st = cell(it, f, e, 0, 2, &c)) != PLD_OK || (st = peer_of(it, f, e, 1, c.d, &peer)) != PLD_OK ||
+            (st = pld_op_iarg(it, f, e, 3, 0, &v)) != PLD_OK || (st = pld_op_iarg(it, f, e, 4, 0, &op)) != PLD_OK)
             return st;
-        return pld_dist_notify(it, f, e, d, peer, disp, (int32_t)v, op == 1);
+        return pld_dist_notify(it, f, e, c.d, peer, c.disp, (int32_t)v, op == 1);
     }
     case PLD_OPID_PLD_WAIT:
     case PLD_OPID_PLD_DEFER_WAIT: {
-        domain_t *d;
-        size_t disp;
-        char text[128], what[200];
+        cell_t c;
         int64_t v = 0, cmp = 1;
-        if ((st = cell(it, f, e, 0, 1, &d, &disp, text, sizeof text)) != PLD_OK ||
-            (st = pld_op_iarg(it, f, e, 2, 0, &v)) != PLD_OK || (st = pld_op_iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
+        if ((st = cell(it, f, e, 0, 1, &c)) != PLD_OK || (st = pld_op_iarg(it, f, e, 2, 0, &v)) != PLD_OK ||
+            (st = pld_op_iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
             return st;
         /* defer_wait: registered with the running task, which completes when
          * the condition holds (pld_task.c); the kernel goes on at once */
-        if (e->op == PLD_OPID_PLD_DEFER_WAIT)
-            return pld_task_defer(it, f, e, (int)(d - it->doms), disp, v, text);
-        snprintf(what, sizeof what, "wait on %s (%s %lld) in %s", text, cmp == 0 ? "Eq" : "Ge", (long long)v,
-                 f->fn ? f->fn->name : "?");
-        return pld_dist_wait(it, f, e, d, disp, (int)cmp, (int32_t)v, what);
+        if (e->op == PLD_OPID_PLD_DEFER_WAIT) {
+            char text[128];
+            cell_text(c.sig, c.idx, c.n, text, sizeof text);
+            return pld_task_defer(it, f, e, (int)(c.d - it->doms), c.disp, v, text);
+        }
+        wait_desc_t wd = {&c, (int)cmp, v, f->fn ? f->fn->name : "?"};
+        return pld_dist_wait_fn(it, f, e, c.d, c.disp, (int)cmp, (int32_t)v, describe_wait, &wd);
     }
     default:
         return pld_coll_exec(it, f, e, out);

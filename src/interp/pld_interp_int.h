@@ -210,6 +210,13 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                              int32_t v, int set);
 pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                            int32_t expected, const char *what);
+/* As pld_dist_wait, with the description of the wait ("wait on sig[1, 0]
+ * (Ge 1) in f") written by describe(ctx, buf, n) only when it is needed: when
+ * the wait did not finish within a few polls (the status board shows it) or
+ * fails. A wait answered at once formats nothing. */
+typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
+pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                              int32_t expected, pld_describe_fn describe, const void *ctx);
 
 /* ---- pld_coll.c: collectives on every rail ---- */
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);

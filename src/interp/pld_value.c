@@ -351,6 +351,27 @@ void *pld_tensor_at(const pld_tensor_t *t, const int64_t *idx)
     return (char *)t->buf->data + off * pld_dtype_bytes(t->dt);
 }
 
+/* Sets bits [e, e + n) of b's written bitmap (clipped to the tracked range):
+ * single bits up to a byte boundary, whole bytes with memset, then the tail. */
+static void mark_run(pld_buffer_t *b, int64_t e, int64_t n)
+{
+    if (e < 0) {
+        n += e;
+        e = 0;
+    }
+    if (e + n > b->track_n)
+        n = b->track_n - e;
+    for (; n > 0 && e % 8 != 0; e++, n--)
+        b->written[e / 8] |= (uint8_t)(1u << (e % 8));
+    if (n >= 8) {
+        memset(b->written + e / 8, 0xff, (size_t)(n / 8));
+        e += n / 8 * 8;
+        n %= 8;
+    }
+    for (; n > 0; e++, n--)
+        b->written[e / 8] |= (uint8_t)(1u << (e % 8));
+}
+
 void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
 {
     pld_buffer_t *b = t->buf;
@@ -369,10 +390,14 @@ void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const in
         int64_t base = t->offset;
         for (int i = 0; i < r - 1; i++)
             base += (off[i] + idx[i]) * t->strides[i];
-        for (int64_t j = 0; j < ext[r - 1]; j++) {
-            int64_t e = base + (off[r - 1] + j) * t->strides[r - 1];
-            if (e >= 0 && e < b->track_n)
-                b->written[e / 8] |= (uint8_t)(1u << (e % 8));
+        if (t->strides[r - 1] == 1) {
+            mark_run(b, base + off[r - 1], ext[r - 1]);
+        } else {
+            for (int64_t j = 0; j < ext[r - 1]; j++) {
+                int64_t e = base + (off[r - 1] + j) * t->strides[r - 1];
+                if (e >= 0 && e < b->track_n)
+                    b->written[e / 8] |= (uint8_t)(1u << (e % 8));
+            }
         }
         int d = r - 2;
         while (d >= 0 && ++idx[d] == ext[d]) {

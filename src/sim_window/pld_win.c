@@ -500,13 +500,16 @@ void pld_win_poll(pld_win_sys_t *sys)
      * a wait that is answered within PLD_WIN_YIELD_EVERY polls never gives up
      * its time slice (on a loaded machine a yield can cost milliseconds). */
     const uint64_t n = ++sys->spin;
-    if (sys->mpi && !sys->entered) {
+    if (sys->mpi && !sys->entered && (!sys->single_node || n % PLD_WIN_ENTER_EVERY == 0)) {
         /* Enters MPI unless the loop already did since the previous poll
          * (read_cell's MPI_Win_sync on an rma window; on shm that is a bare
          * memory barrier in osc sm): pt2pt (across nodes) progresses only
          * inside MPI, and its MPI_Win_sync runs opal_progress (multinode.md
          * §2). One entry per iteration, not two: with mpi_yield_when_idle
-         * every idle entry into progress is a sched_yield. */
+         * every idle entry into progress is a sched_yield. On one node every
+         * transport moves data without the target's help (osc sm, osc rdma
+         * over vader): entering every PLD_WIN_ENTER_EVERY polls keeps MPI
+         * alive at a fraction of the cost. */
         MPI_Win_sync(sys->status_win);
         sys->counters.mpi_calls++;
     }

@@ -143,7 +143,8 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp);
  * One poll step for a wait loop: makes sure the loop enters MPI progress once
  * per iteration (MPI_Win_sync on the status board, skipped when an rma op or
  * read_cell on an rma window did since the previous poll), so progress happens
- * across nodes, and after every PLD_WIN_YIELD_EVERY consecutive polls calls
+ * across nodes (on a single node only every PLD_WIN_ENTER_EVERY polls: no
+ * transport needs the target's help there), and after every PLD_WIN_YIELD_EVERY consecutive polls calls
  * MPI_Iprobe on world (osc ucx progresses only there) and sched_yield (4 ranks
  * share 2 cores; platform.md §3.4 'hybrid'). Every put/get/add/notify of this
  * rank restarts the count, so a wait answered quickly never yields. A wait
@@ -151,6 +152,7 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp);
  *     while (!pred(pld_win_read_cell(d, cell))) pld_win_poll(sys);
  * with a deadline checked every few thousand polls. */
 #define PLD_WIN_YIELD_EVERY 64
+#define PLD_WIN_ENTER_EVERY 16
 void pld_win_poll(pld_win_sys_t *sys);
 
 /* ---- counters (cheap, always on; tests assert how work was done) ---- */
