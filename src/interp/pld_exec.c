@@ -53,8 +53,13 @@ pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         *out = dflt;
         return PLD_OK;
     }
-    /* enum chains (pl.AtomicType.Add, pld.ReduceOp.Max, pld.NotifyOp.Set, ...) */
+    /* enum chains (pl.AtomicType.Add, pld.ReduceOp.Max, pld.NotifyOp.Set, ...);
+     * the member's value is cached in the node's aux (unused for ATTR) */
     if (a->kind == PLD_EX_ATTR) {
+        if (a->aux >= 0) {
+            *out = a->aux;
+            return PLD_OK;
+        }
         static const struct {
             const char *m;
             int64_t v;
@@ -63,6 +68,7 @@ pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
             if (strcmp(a->u.attr.attr, members[k].m) == 0) {
                 *out = members[k].v;
+                ((pld_expr_t *)a)->aux = (int32_t)members[k].v;
                 return PLD_OK;
             }
         return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
