@@ -30,6 +30,18 @@ void *pld_mem_alloc(size_t n)
     return malloc(n ? n : 1);
 }
 
+void *pld_mem_alloc_aligned(size_t align, size_t n, int zero)
+{
+    if (should_fail())
+        return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align, n ? n : 1) != 0)
+        return NULL;
+    if (zero)
+        memset(p, 0, n ? n : 1);
+    return p;
+}
+
 void *pld_mem_calloc(size_t count, size_t size)
 {
     if (should_fail())

@@ -10,6 +10,9 @@
 /* malloc/calloc/realloc/free wrappers; return NULL on failure (never abort). */
 void *pld_mem_alloc(size_t n);
 void *pld_mem_calloc(size_t count, size_t size);
+/* n bytes at an address that is a multiple of align (a power of two, a
+ * multiple of sizeof(void *)); zeroed when zero. Freed with pld_mem_free. */
+void *pld_mem_alloc_aligned(size_t align, size_t n, int zero);
 void *pld_mem_realloc(void *p, size_t n);
 void pld_mem_free(void *p);
 /* Returns an owned copy of s (NULL on OOM). */

@@ -537,7 +537,8 @@ static void fill_out(pld_npy_t *out, const hdr_t *h, void *data)
 
 static void *alloc_data(const char *name, size_t bytes, char *err, size_t errn)
 {
-    void *p = pld_mem_alloc(bytes);
+    /* large arrays start on a page, like the interpreter's own buffers */
+    void *p = bytes >= 65536 ? pld_mem_alloc_aligned(4096, bytes, 0) : pld_mem_alloc(bytes);
     if (!p)
         set_err(err, errn, name, "out of memory (%zu bytes)", bytes);
     return p;

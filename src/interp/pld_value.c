@@ -158,12 +158,19 @@ pld_value_t pld_v_obj(pld_obj_t *o, pld_dtype_t dt)
 
 /* ------------------------------------------------------------ objects */
 
+#define PLD_BUFFER_PAGE_ALIGN_MIN ((size_t)64 * 1024)
+
 pld_buffer_t *pld_buffer_new(size_t bytes, int zero)
 {
     pld_buffer_t *b = pld_mem_calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    b->data = zero ? pld_mem_calloc(1, bytes ? bytes : 1) : pld_mem_alloc(bytes ? bytes : 1);
+    /* large buffers start on a page: bulk copies to and from windows (also
+     * page-aligned) then run at full memmove speed (docs/benchmarks-pldrun.md) */
+    if (bytes >= PLD_BUFFER_PAGE_ALIGN_MIN)
+        b->data = pld_mem_alloc_aligned(4096, bytes, zero);
+    else
+        b->data = zero ? pld_mem_calloc(1, bytes ? bytes : 1) : pld_mem_alloc(bytes ? bytes : 1);
     if (!b->data) {
         pld_mem_free(b);
         return NULL;

@@ -360,7 +360,7 @@ static pld_status_t dom_open_mpi(pld_win_sys_t *sys, pld_win_dom_t *d, char *err
     PLD_MPI_CHECK(MPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN));
     PLD_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, d->win));
 
-    MPI_Aint my_off = (MPI_Aint)(align_up((uintptr_t)raw, PLD_WIN_ALIGN) - (uintptr_t)raw);
+    MPI_Aint my_off = (MPI_Aint)(align_up((uintptr_t)raw, PLD_WIN_BASE_ALIGN) - (uintptr_t)raw);
     PLD_MPI_CHECK(MPI_Allgather(&my_off, 1, MPI_AINT, d->off, 1, MPI_AINT, d->comm));
     d->base = (char *)raw + my_off;
     if (d->tr == PLD_WIN_SHM) {
@@ -416,7 +416,7 @@ pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, s
     d->bytes = bytes;
     d->extent = bytes + PLD_WIN_SLACK;
     d->ctl = align_up(d->extent, PLD_WIN_ALIGN);
-    d->alloc = PLD_WIN_ALIGN + d->ctl + PLD_WIN_CTL;
+    d->alloc = PLD_WIN_BASE_ALIGN + d->ctl + PLD_WIN_CTL;
     d->comm = MPI_COMM_NULL;
     d->win = MPI_WIN_NULL;
     if (tr == PLD_WIN_LOCAL) {
@@ -426,7 +426,7 @@ pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, s
             return pld_win_fail(sys, PLD_E_NOMEM, err, errn, "out of memory allocating a window of %zu bytes",
                                 bytes);
         }
-        d->base = (char *)d->raw + (align_up((uintptr_t)d->raw, PLD_WIN_ALIGN) - (uintptr_t)d->raw);
+        d->base = (char *)d->raw + (align_up((uintptr_t)d->raw, PLD_WIN_BASE_ALIGN) - (uintptr_t)d->raw);
         d->off[0] = d->base - (char *)d->raw;
         d->peer[0] = d->base;
     } else {

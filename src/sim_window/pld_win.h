@@ -104,6 +104,11 @@ const void *pld_win_dom_ctx(const pld_win_dom_t *d);
 #define PLD_WIN_MAX_RANKS 64
 #define PLD_WIN_SLACK 32
 #define PLD_WIN_ALIGN 64
+/* The local base of every window is page-aligned, so large transfers between
+ * a page-aligned tensor and slot 0 copy at full speed (glibc's memmove on this
+ * machine slows down when source and destination differ by a few bytes modulo
+ * 4 KiB: docs/benchmarks-pldrun.md). */
+#define PLD_WIN_BASE_ALIGN 4096
 
 /* ---- data movement (all complete before returning) ----
  * peer is a domain rank (self included); disp is a byte offset from the start

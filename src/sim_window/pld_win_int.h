@@ -15,7 +15,7 @@
  *   [bytes, bytes + SLACK)      slack: reachable, never part of a view
  *   [ctl, ctl + PLD_WIN_CTL)    control words, not reachable by the API
  *                               (ctl = align_up(bytes + SLACK, 64); int32 FP16/BF16 lock at ctl)
- * The MPI window starts up to PLD_WIN_ALIGN - 1 bytes before the aligned base;
+ * The MPI window starts up to PLD_WIN_BASE_ALIGN - 1 bytes before the aligned base;
  * that offset differs per member and is exchanged at creation (off[]). */
 #define PLD_WIN_CTL 64
 #define PLD_WIN_LOCK_OFF 0 /* lock word, relative to ctl */
