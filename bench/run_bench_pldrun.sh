@@ -60,15 +60,7 @@ for p in pingpong put_1mib get_1mib; do
     "$PLDRUN" --check --ranks 2 "bench/$p.pld"
 done
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_osc=sm,rdma OMPI_MCA_oob_tcp_if_include=lo
-if [ "${PLD_BENCH_CI_ENV:-0}" = 1 ]; then
-    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-    export OMPI_MCA_mpi_yield_when_idle=1
-    echo "environment: full CI environment of platform.md section 2"
-else
-    echo "environment: platform.md section 2 without yield_when_idle/oversubscribe/binding (default binding)"
-fi
+. "$ROOT/bench/bench_env.sh"
 echo "counts: round trips $RT_SMALL and $RT_LARGE, transfers $XFER_SMALL and $XFER_LARGE; $RUNS runs per transport"
 
 npy_i64() { # npy_i64 FILE VALUE : a 0-d int64 .npy

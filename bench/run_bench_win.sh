@@ -30,15 +30,7 @@ mpicc -std=c11 -O2 -DNDEBUG -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Wu
       -Isrc/sim_window -Isrc/base -Isrc/parser bench/bench_win.c \
       "$BUILD/libpld_win.a" "$BUILD/libpld_base.a" -lm -o "$BUILD/bench_win"
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_osc=sm,rdma OMPI_MCA_oob_tcp_if_include=lo
-if [ "${PLD_BENCH_CI_ENV:-0}" = 1 ]; then
-    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-    export OMPI_MCA_mpi_yield_when_idle=1
-    echo "environment: full CI environment of platform.md section 2"
-else
-    echo "environment: platform.md section 2 without yield_when_idle/oversubscribe/binding (default binding)"
-fi
+. "$ROOT/bench/bench_env.sh"
 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
