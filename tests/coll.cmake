@@ -4,19 +4,24 @@
 #   coll_<case>_p<P>_<transport>   every collective on every rail (InCore
 #                                  composite, HOST builtin, CHIP builtin) from
 #                                  tests/mpi/programs/coll_*.pld and the corpus
-#                                  programs/{host,incore,chip}, at each P of the
-#                                  program's `# ranks:` with --window-transport
+#                                  programs/{host,incore,chip,tutorial}, at each
+#                                  P of the program's `# ranks:` (or of
+#                                  run_coll.py's REWRITE_RANKS) with --window-transport
 #                                  rma and shm; outputs compared bit-exactly with
 #                                  Python goldens (documented fold orders) and
 #                                  every dumped signal must be all zero
+#                                  (`*_fresh3`/`_reset3`/`_keep3`: three
+#                                  dispatches over fresh, reset and kept windows)
 #   coll_neg_<case>_p<P>_<transport>  hangs (mismatched / differently shaped
 #                                  calls, a rank-divergent wait, a missing CHIP
-#                                  call) stopped by the watchdog with exit 70
-#                                  within seconds (--timeout 5), and located
-#                                  runtime errors (exit 70)
+#                                  call, a deferred waiter nobody notifies)
+#                                  stopped by the watchdog with exit 70 within
+#                                  seconds, and located runtime errors (exit 70:
+#                                  out-of-bounds put, peer outside the domain, ...)
 #
 # Each test has PROCESSORS P, a 120 s TIMEOUT and the launch environment of
-# tests/mpi.cmake. Run them alone with `ctest -R "^coll_" -j4` (about 160 s on 2 cores).
+# tests/mpi.cmake. Run them alone with `ctest -R "^coll_" -j2` (366 tests,
+# about 3.5 min on 2 cores in an ASan build).
 
 find_program(PLD_PYTHON3_COLL NAMES python3)
 if(NOT PLD_PYTHON3_COLL OR NOT MPIEXEC_EXECUTABLE)
