@@ -719,6 +719,7 @@ CASES = {
 
 # Extra pldrun arguments of a case (several dispatches, persistent windows).
 EXTRA_ARGS = {
+    'neg_dispatch_barrier': ['--dispatches', '2'],
     'tutorial_deferred_completion_fresh3': ['--dispatches', '3'],
     'tutorial_deferred_completion_reset3': ['--dispatches', '3', '--persistent-windows'],
     'tutorial_deferred_completion_keep3': ['--dispatches', '3', '--persistent-windows',
@@ -757,6 +758,13 @@ NEG = {
                       [r'\[rank 2/4\] .*coll_neg_a2av_rows\.pld:\d+:\d+: error: pld\.tensor\.all_to_all_v: target '
                        r'dim 0 \(8\) must be a multiple of the rank count \(3\)'],
                       [r'\[rank 3/4\] .*: error: '], 20),
+    # a rank stuck in dispatch 1 while the other waits at the barrier between dispatches
+    'neg_dispatch_barrier': (os.path.join(TPROG, 'coll_neg_divergent_wait.pld'), (2,), 70,
+                             [HANG, r'\[rank 1/2\] .*coll_neg_divergent_wait\.pld:\d+:\d+: error: wait on '
+                                    r'sig\[0, 0\] \(Ge 1\)',
+                              r'\[rank 0/2\] .*: error: end of dispatch 1: ranks that got there: found 1, '
+                              r'expected >= 2'],
+                             [], 20),
     'neg_put_oob': (os.path.join(TPROG, 'neg_put_oob.pld'), (2,), 70,
                     [r'\[rank 1/2\] .*neg_put_oob\.pld:24:9: error: pld\.tensor\.put out of bounds: offset 1 \+ '
                      r'extent 2 > size 2 in dimension 0 of the window view'],
@@ -886,7 +894,7 @@ def run_neg(case, P, tr, args, env):
             cli += ['--in', '%s=%s' % (name, f)]
         else:
             cli += ['--in', '%s=%s' % (name, gens[name])]
-    cli += ['--window-transport', tr, '--timeout', '5']
+    cli += ['--window-transport', tr, '--timeout', '5'] + EXTRA_ARGS.get(case, [])
     t0 = time.time()
     rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd, timeout=60)
     dt = time.time() - t0
