@@ -715,6 +715,8 @@ CASES = {
                                             g_deferred_completion(1), None),
     'tutorial_deferred_completion_keep3': (os.path.join(TUTORIAL, 'deferred_completion.pld'),
                                            g_deferred_completion(3), None),
+    # consumers submitted as kernels with deps= after the publisher: they wait in place
+    'deferred_submit': (os.path.join(TPROG, 'deferred_submit.pld'), g_deferred_completion(1), None),
 }
 
 # Extra pldrun arguments of a case (several dispatches, persistent windows).
