@@ -199,6 +199,7 @@ typedef struct pld_program {
     pld_span_t class_span;
     pld_expr_t *class_deco;     /* `pl.program` or a call of it */
     pld_comment_t *class_comments; /* comments before the class decorator */
+    pld_comment_t *tail_comments;  /* comments after the last item of the file */
     pld_import_t *imports;
     int nimports;
     pld_const_decl_t *consts;

@@ -1797,6 +1797,9 @@ pld_status_t pld_parse_program(pld_program_t *p)
         error_here(&ps, "unsupported module-level statement (expected an import, a constant, or the "
                         "@pl.program class)%s", "");
     }
+    /* comments after the last statement of the file (and any still pending) */
+    if (!ps.oom)
+        p->tail_comments = comments_join(pending, pld_lex_take_comments(ps.lx, UINT32_MAX));
     p->nimports = imports.n;
     p->imports = NULL;
     if (imports.n) {

@@ -454,4 +454,9 @@ void pld_ast_print(const pld_program_t *p, pld_buf_t *out)
             pld_buf_putc(out, '\n');
         print_func(p->funcs[i], level, out);
     }
+    if (p->tail_comments) {
+        if (p->nimports || p->nconsts || p->class_name || p->nfuncs)
+            pld_buf_putc(out, '\n');
+        print_comments(p->tail_comments, 0, out);
+    }
 }

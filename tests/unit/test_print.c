@@ -152,6 +152,9 @@ static void test_print_module_comments(void)
                  "# header 1\n#\n# header 2\n# the DSL\nimport pypto.language as pl\n# first\nfrom m import a\n"
                  "from m import b\n\n# about doc\n# before X\n# trail X\nX = 1\nY = 2\n\n# about the program\n"
                  "@pl.program\nclass A:\n    pass\n");
+    /* comments after the last statement of the file stay at its end */
+    EXPECT_PRINT("@pl.program\nclass A:\n    pass\n    # end of A\n# end of file\n",
+                 "@pl.program\nclass A:\n    pass\n\n# end of A\n# end of file\n");
     /* a trailing comment on the last constant stays with it, not with the class */
     EXPECT_PRINT("N = pl.dynamic(\"N\")  # rows\n@pl.program\nclass A:\n    pass\n",
                  "# rows\nN = pl.dynamic(\"N\")\n\n@pl.program\nclass A:\n    pass\n");
