@@ -1986,6 +1986,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                 break;
         }
         pld_value_release(&result);
+        it->rr_counter = 0; /* every dispatch runs the HOST orchestrator afresh */
         st = run_function(it, NULL, fn, it->args, ctx, none, &result);
     }
     pld_value_release(&result);
