@@ -921,6 +921,15 @@ REWRITE_RANKS = {
     'corpus_incore_allreduce_ring': (2, 3, 4),
 }
 
+# The persistent variants of P-NW and P-SN (catalog tier R): the hand-rolled
+# barrier over windows re-zeroed before each reuse gives the result of one
+# dispatch; the credit protocol of collectives_handrolled resets its own
+# credits (a negative self-notify), so kept windows give it too.
+for _c, _mode in (('tutorial_barrier_handrolled', 'reset3'), ('tutorial_collectives_handrolled', 'keep3')):
+    CASES[_c + '_' + _mode] = CASES[_c]
+    EXTRA_ARGS[_c + '_' + _mode] = ['--dispatches', '3', '--persistent-windows'] + (
+        ['--reset-persistent-windows', 'no'] if _mode == 'keep3' else [])
+
 # Collectives leave their signals all-zero (the self-clearing contract), so
 # three dispatches over persistent windows kept without a reset give the
 # results of one: `<case>_keep3` runs these cases that way.
