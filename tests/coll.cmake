@@ -30,20 +30,8 @@ if(NOT PLD_PYTHON3_COLL OR NOT MPIEXEC_EXECUTABLE)
 endif()
 
 set(_pld_coll_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
-set(_pld_coll_flag "${MPIEXEC_NUMPROC_FLAG}")
-if(NOT _pld_coll_flag)
-  set(_pld_coll_flag "-n")
-endif()
-set(_pld_coll_env
-    "OMPI_ALLOW_RUN_AS_ROOT=1"
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    "OMPI_MCA_rmaps_base_oversubscribe=1"
-    "OMPI_MCA_hwloc_base_binding_policy=none"
-    "OMPI_MCA_mpi_yield_when_idle=1"
-    "OMPI_MCA_btl=self,vader"
-    "OMPI_MCA_pml=ob1"
-    "OMPI_MCA_osc=sm,rdma"
-    "OMPI_MCA_oob_tcp_if_include=lo")
+set(_pld_coll_flag "${PLD_MPI_NP_FLAG}")
+set(_pld_coll_env ${PLD_MPI_TEST_ENV})
 
 # The test list comes from the runner itself: lines "CASE P TRANSPORT".
 execute_process(

@@ -26,21 +26,8 @@ if(NOT PLD_PYTHON3_MPI OR NOT MPIEXEC_EXECUTABLE)
 endif()
 
 set(_pld_mpi_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
-set(_pld_mpi_flag "${MPIEXEC_NUMPROC_FLAG}")
-if(NOT _pld_mpi_flag)
-  set(_pld_mpi_flag "-n")
-endif()
-set(_pld_mpi_env
-    "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}"
-    "OMPI_ALLOW_RUN_AS_ROOT=1"
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    "OMPI_MCA_rmaps_base_oversubscribe=1"
-    "OMPI_MCA_hwloc_base_binding_policy=none"
-    "OMPI_MCA_mpi_yield_when_idle=1"
-    "OMPI_MCA_btl=self,vader"
-    "OMPI_MCA_pml=ob1"
-    "OMPI_MCA_osc=sm,rdma"
-    "OMPI_MCA_oob_tcp_if_include=lo")
+set(_pld_mpi_flag "${PLD_MPI_NP_FLAG}")
+set(_pld_mpi_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" ${PLD_MPI_TEST_ENV})
 
 # The test list comes from the runner itself (one source of truth): lines "CASE P".
 execute_process(

@@ -20,21 +20,8 @@ endif()
 add_executable(test_win ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_win.c)
 target_link_libraries(test_win PRIVATE pld_win MPI::MPI_C m)
 
-set(_pld_win_flag "${MPIEXEC_NUMPROC_FLAG}")
-if(NOT _pld_win_flag)
-  set(_pld_win_flag "-n")
-endif()
-set(_pld_win_env
-    "ASAN_OPTIONS=detect_leaks=0"
-    "OMPI_ALLOW_RUN_AS_ROOT=1"
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    "OMPI_MCA_rmaps_base_oversubscribe=1"
-    "OMPI_MCA_hwloc_base_binding_policy=none"
-    "OMPI_MCA_mpi_yield_when_idle=1"
-    "OMPI_MCA_btl=self,vader"
-    "OMPI_MCA_pml=ob1"
-    "OMPI_MCA_osc=sm,rdma"
-    "OMPI_MCA_oob_tcp_if_include=lo")
+set(_pld_win_flag "${PLD_MPI_NP_FLAG}")
+set(_pld_win_env "ASAN_OPTIONS=detect_leaks=0" ${PLD_MPI_TEST_ENV})
 
 # pld_add_win_test(NAME TRANSPORT P [ENV...])
 function(pld_add_win_test name transport np)
