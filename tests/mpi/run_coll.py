@@ -65,8 +65,26 @@ TRANSPORTS = ('rma', 'shm')
 
 T.DTYPES.setdefault('INT8', ('|i1', 'b', 1))
 T.DESCR_TO_DTYPE.setdefault('|i1', 'INT8')
+# BF16 .npy files are 2-byte void records of the raw bits (docs/npy.md); the
+# runner keeps BF16 values as those bits (unsigned 16-bit ints) and compares them.
+T.DTYPES.setdefault('BF16', ('|V2', 'H', 2))
+T.DESCR_TO_DTYPE.setdefault('|V2', 'BF16')
 
 M64 = (1 << 64) - 1
+
+
+def bf16_bits(x):
+    """The bfloat16 bits of x: x rounded to FP32, then to bfloat16 by round to
+    nearest, ties to even (the top 16 bits of the FP32 pattern; NaN kept quiet)."""
+    b = struct.unpack('<I', struct.pack('<f', x))[0]
+    if (b & 0x7f800000) == 0x7f800000 and b & 0x7fffff:
+        return (b >> 16) | 0x40
+    return ((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff
+
+
+def bf16_value(bits):
+    """The float value of bfloat16 bits."""
+    return struct.unpack('<f', struct.pack('<I', bits << 16))[0]
 
 
 # ---------------------------------------------------------------- inputs
@@ -85,7 +103,9 @@ def generate(spec, dtype, count):
     if spec == 'zeros':
         return [0] * count
     if spec == 'ones':
-        return [1.0 if dtype.startswith('FP') else 1] * count
+        return [1.0 if dtype.startswith('FP') else 0x3f80 if dtype == 'BF16' else 1] * count
+    if spec == 'arange' and dtype == 'BF16':  # raw bits (see T.DTYPES above)
+        return [bf16_bits(float(i)) for i in range(count)]
     if spec == 'arange':
         if dtype == 'FP32':
             return [f32(float(i)) for i in range(count)]
@@ -102,9 +122,9 @@ def generate(spec, dtype, count):
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
         z ^= z >> 31
-        if dtype in ('FP32', 'FP16'):
+        if dtype in ('FP32', 'FP16', 'BF16'):
             v = ((z >> 40) - (1 << 23)) * 2.0 ** -23  # exact in FP32
-            out.append(f16(v) if dtype == 'FP16' else v)
+            out.append(f16(v) if dtype == 'FP16' else bf16_bits(v) if dtype == 'BF16' else v)
         else:
             out.append(wrap((((z >> 32) * 17) >> 32) - 8, INT_BITS[dtype]))
     return out
@@ -614,6 +634,32 @@ def g_multi_group(ins, P, outs):
     return {'outs_a': oa, 'outs_b': ob, 'ids_a': ia, 'ids_b': ib}
 
 
+def g_window_slices(ins, P, outs):
+    # no cross-rank traffic: tails[r] = xs[r] rows 8..15, copies[r] = xs[r],
+    # sums[r] = xs[r] + fp32(hs[r]) rounded to FP32 (hs: FP16 values)
+    xs, hs = ins['xs'], ins['hs']
+    tails, copies, sums = (zeros(*outs[k]) for k in ('tails', 'copies', 'sums'))
+    half = tails.shape[1]
+    for r in range(P):
+        for i in range(xs.shape[1]):
+            copies.set_row(xs.row(r, i), r, i)
+            sums.set_row([f32(a + b) for a, b in zip(xs.row(r, i), hs.row(r, i))], r, i)
+            if i >= half:
+                tails.set_row(xs.row(r, i), r, i - half)
+    return {'tails': tails, 'copies': copies, 'sums': sums}
+
+
+def g_remote_store_raw_bf16(ins, P, outs):
+    # rank q-1 pushes its row q-1 into row q-1 of rank q's window; the second
+    # kernel of rank q copies the whole window out (BF16 bits, other rows 0)
+    srcs = ins['srcs']
+    o = zeros(*outs['outs'])
+    for q in range(P):
+        s = (q - 1) % P
+        o.set_row(srcs.row(s, s), q, s)
+    return {'outs': o}
+
+
 WARN_COUNTS = 'send_counts'  # the clamp warning names the counts
 
 # Inputs the runner replaces by wide-range values (.npy files) instead of the
@@ -700,6 +746,10 @@ CASES = {
                                         g_collectives_handrolled, None),
     'tutorial_push_variants': (os.path.join(TUTORIAL, 'push_variants.pld'), g_push_variants, None),
     'tutorial_multi_group': (os.path.join(TUTORIAL, 'multi_group.pld'), g_multi_group, None),
+    # window slices (P-WSS, P-WST, P-WSC) and read-after-write through a window in BF16 (P-RAW)
+    'tutorial_window_slices': (os.path.join(TUTORIAL, 'window_slices.pld'), g_window_slices, None),
+    'tutorial_remote_store_raw_bf16': (os.path.join(TUTORIAL, 'remote_store_raw_bf16.pld'),
+                                       g_remote_store_raw_bf16, None),
     # deferred completion (T5-DEF), and repeated dispatches over persistent windows (§1.5)
     'tutorial_deferred_completion': (os.path.join(TUTORIAL, 'deferred_completion.pld'),
                                      g_deferred_completion(1), None),
