@@ -26,8 +26,11 @@ allows it) and with `--window-transport rma` and `shm`:
 A program with a module constant `P = <m>` lists only m in `# ranks:`; the
 ones in REWRITE_RANKS also run at P = 2, 3, 4 from a copy whose `P = ` line is
 rewritten. Cases `tutorial_*` run programs/tutorial (tiers 0-2 of
-shared/docs/conformance_catalog.md §5 and the multi-group row) the same way;
-their goldens are exact (integer-valued FP32 from arange).
+shared/docs/conformance_catalog.md §5, the multi-group and deferred-completion
+rows) the same way; their goldens are exact (FP32, FP16 and BF16 rounded as
+pldrun rounds them). Cases with EXTRA_ARGS run with more pldrun options
+(`*_fresh3`, `*_reset3`, `*_keep3`: three dispatches over fresh, reset or kept
+persistent windows).
 
 Negative cases (`neg_*`): ranks calling different collectives, differently
 shaped calls, a rank-divergent wait and a missing CHIP call must stop within a
