@@ -9,7 +9,8 @@
 #                                     collectives_handrolled, multi_group,
 #                                     push_variants,
 #                                     dynamic_rank_count, window_buffer,
-#                                     deferred_completion} on
+#                                     deferred_completion,
+#                                     remote_store_raw_bf16} on
 #                                     2 emulated hosts x 2 ranks (--map-by node:
 #                                     neighbours cross hosts) through
 #                                     scripts/mpx-ci.sh, with
@@ -30,7 +31,7 @@
 # TIMEOUT 120 (the runner stops itself after 108 s; mpx-ci.sh waits at most
 # 30 s for a concurrent run's lock and limits the job to 60 s; pldrun's hang
 # watchdog is 20 s). Run them alone with `ctest -L multinode`
-# (23 tests, about 30 s).
+# (25 tests, about 20 s).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")

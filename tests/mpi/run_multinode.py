@@ -241,6 +241,12 @@ def dc_inputs(rng):
     return {'inp': Tensor('INT32', (P, 1, 8), [rng.randint(-1000, 1000) for _ in range(P * 8)])}
 
 
+def raw_bf16_inputs(rng):
+    # random BF16 values, kept as raw bits like run_coll.py does
+    return {'srcs': Tensor('BF16', (P, P, 64), run_coll.generate('random:%d' % rng.randint(1, 1 << 30), 'BF16',
+                                                                 P * P * 64))}
+
+
 PROGS = {
     'barrier_handrolled': (barrier_inputs, barrier_golden),
     'remote_load_store': (rls_inputs, rls_golden),
@@ -255,6 +261,8 @@ PROGS = {
     'push_variants': (push_inputs, push_golden),
     'dynamic_rank_count': (drc_inputs, drc_golden),
     'window_buffer': (wb_inputs, wb_golden),
+    'remote_store_raw_bf16': (raw_bf16_inputs, from_coll(run_coll.g_remote_store_raw_bf16,
+                                                          {'outs': ('BF16', (P, P, 64))})),
     'deferred_completion': (dc_inputs, from_coll(run_coll.g_deferred_completion(1),
                                                  {'outs': ('INT32', (P, 16, 8)), 'epochs': ('INT32', (P, 1, 1))})),
 }
