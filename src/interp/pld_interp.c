@@ -613,9 +613,10 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
 }
 
-/* Runs `body` as an SPMD grid of n blocks (coroutines of this rank). */
+/* Runs `body` as an SPMD grid of n blocks (coroutines of this rank), as task
+ * tid (0: the next TaskId). */
 static int run_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pld_block_t *body,
-                    const pld_expr_t *loopvar, int64_t n)
+                    const pld_expr_t *loopvar, int64_t n, int64_t tid)
 {
     const pld_expr_t *ss = kwarg(item, "sync_start");
     int limit = it->opts.aiv_cores > 0 ? it->opts.aiv_cores : 48;
@@ -631,7 +632,7 @@ static int run_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const 
     }
     spmd_ctx_t c = {it, f, body, loopvar};
     int64_t saved;
-    pld_task_begin(it, &saved);
+    pld_task_begin(it, tid, &saved);
     pld_status_t st = pld_npu_run_blocks((int)n, 0, spmd_block, &c);
     if (st != PLD_OK && !it->failed)
         pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
@@ -676,7 +677,7 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         return FLOW_ERROR;
     }
     if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV)
-        return run_spmd(it, f, iter, &s->u.for_.body, loopvar, stop);
+        return run_spmd(it, f, iter, &s->u.for_.body, loopvar, stop, 0);
     /* init values */
     const pld_expr_t *iv = kwarg(iter, "init_values");
     pld_value_t init[16];
@@ -760,7 +761,7 @@ fail:
     return FLOW_ERROR;
 }
 
-static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int *flow);
+static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid, int *flow);
 static const char *name_hint(const pld_expr_t *item);
 
 /* 1 when with-item `item` launches a kernel task (pl.at(CORE_GROUP) outside a
@@ -805,7 +806,8 @@ static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
     const pld_expr_t *item = s->u.with.item;
     int flow;
-    if (is_task_scope(f, item)) {
+    const int task = is_task_scope(f, item);
+    if (task) {
         /* a task: ready now, or queued until its deps complete */
         int64_t deps[64];
         int ndeps;
@@ -821,8 +823,8 @@ static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
             }
     }
     if (item->op == PLD_OPID_PL_AT && f->ctx != PLD_CTX_KERNEL) {
-        if (is_task_scope(f, item)) {
-            if (launch_scope(it, f, s, &flow) != PLD_OK)
+        if (task) {
+            if (launch_scope(it, f, s, 0, &flow) != PLD_OK)
                 return FLOW_ERROR;
         } else {
             const pld_expr_t *lv = kwarg(item, "level");
@@ -839,7 +841,7 @@ static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         int64_t n;
         if (pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK)
             return FLOW_ERROR;
-        flow = run_spmd(it, f, item, &s->u.with.body, NULL, n);
+        flow = run_spmd(it, f, item, &s->u.with.body, NULL, n, 0);
     } else {
         flow = exec_block(it, f, &s->u.with.body);
     }
@@ -850,20 +852,16 @@ static int exec_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 
 pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid)
 {
-    /* launch_scope / run_spmd take the next TaskId: make it tid */
-    uint64_t next = it->stats.tasks;
-    it->stats.tasks = (uint64_t)tid - 1;
     int flow;
     const pld_expr_t *item = s->u.with.item;
     if (item->op == PLD_OPID_PL_SPMD) {
         int64_t n;
         flow = pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK
                    ? FLOW_ERROR
-                   : run_spmd(it, f, item, &s->u.with.body, NULL, n);
-    } else if (launch_scope(it, f, s, &flow) != PLD_OK) {
+                   : run_spmd(it, f, item, &s->u.with.body, NULL, n, tid);
+    } else if (launch_scope(it, f, s, tid, &flow) != PLD_OK) {
         flow = FLOW_ERROR;
     }
-    it->stats.tasks = next;
     return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
 }
 
@@ -1118,13 +1116,13 @@ static pld_status_t run_function(pld_interp_t *it, frame_t *caller, const pld_fu
     return st;
 }
 
-/* Builds the ABI description of launch arguments (for compiled backends). */
 /* The CommContext image of domain d on this rank (NULL when it has none). */
 static const void *comm_ctx_of(const pld_interp_t *it, int64_t d)
 {
     return d >= 0 && d < it->ndoms && it->doms[d].win ? pld_win_dom_ctx(it->doms[d].win) : NULL;
 }
 
+/* Builds the ABI description of launch arguments (for compiled backends). */
 static void hw_arg_of(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a)
 {
     memset(a, 0, sizeof *a);
@@ -1181,7 +1179,7 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     l.errn = sizeof it->errbuf;
     it->errbuf[0] = '\0';
     int64_t saved;
-    pld_task_begin(it, &saved);
+    pld_task_begin(it, 0, &saved);
     pld_status_t st = pld_hw_launch(it->hw, &l);
     if (pld_task_end(it, caller, sp, fn->name, saved, st == PLD_OK) != PLD_OK && st == PLD_OK)
         st = PLD_E_RUNTIME;
@@ -1203,7 +1201,9 @@ static const char *name_hint(const pld_expr_t *item)
     return h && h->kind == PLD_EX_STR ? h->u.str.s : item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at scope";
 }
 
-static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int *flow)
+/* Launches the body of pl.at(CORE_GROUP) statement s as task tid (0: the next
+ * TaskId). */
+static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid, int *flow)
 {
     pld_sim_call_t call;
     memset(&call, 0, sizeof call);
@@ -1221,7 +1221,7 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
     l.errn = sizeof it->errbuf;
     it->errbuf[0] = '\0';
     int64_t saved;
-    pld_task_begin(it, &saved);
+    pld_task_begin(it, tid, &saved);
     pld_status_t st = pld_hw_launch(it->hw, &l);
     if (pld_task_end(it, f, s->span, name_hint(s->u.with.item), saved, st == PLD_OK) != PLD_OK)
         return PLD_E_RUNTIME;

@@ -152,10 +152,11 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
 pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid);
 
 /* ---- pld_task.c: TaskIds, deferred completion (defer_wait), deps gating ---- */
-/* Around every kernel task launch: begin makes the next TaskId current (the
- * previous current one goes to *saved); end restores it and, when ok, turns
- * the task's defer_wait conditions into a deferred (incomplete) task. */
-int64_t pld_task_begin(pld_interp_t *it, int64_t *saved);
+/* Around every kernel task launch: begin makes TaskId tid current (tid 0: the
+ * next TaskId; a queued task runs under the one it was given when queued) and
+ * keeps the previous current one in *saved; end restores it and, when ok,
+ * turns the task's defer_wait conditions into a deferred (incomplete) task. */
+int64_t pld_task_begin(pld_interp_t *it, int64_t tid, int64_t *saved);
 pld_status_t pld_task_end(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *name, int64_t saved, int ok);
 /* defer_wait in the running task: "unsigned(cell) >= expected" on domain
  * dom's cell at byte disp (cell_text names it in reports). */

@@ -59,11 +59,19 @@ static void task_free(struct pld_task *t)
     memset(t, 0, sizeof *t);
 }
 
-static void task_remove(pld_interp_t *it, int i)
+/* Takes record i out of the table (the caller owns it). */
+static struct pld_task task_take(pld_interp_t *it, int i)
 {
-    task_free(&it->tasks[i]);
+    struct pld_task t = it->tasks[i];
     memmove(&it->tasks[i], &it->tasks[i + 1], (size_t)(it->ntasks - i - 1) * sizeof *it->tasks);
     it->ntasks--;
+    return t;
+}
+
+static void task_remove(pld_interp_t *it, int i)
+{
+    struct pld_task t = task_take(it, i);
+    task_free(&t);
 }
 
 static struct pld_task *task_add(pld_interp_t *it)
@@ -89,10 +97,10 @@ static struct pld_task *task_find(pld_interp_t *it, int64_t tid)
     return NULL;
 }
 
-int64_t pld_task_begin(pld_interp_t *it, int64_t *saved)
+int64_t pld_task_begin(pld_interp_t *it, int64_t tid, int64_t *saved)
 {
     *saved = it->cur_task;
-    it->cur_task = (int64_t)++it->stats.tasks;
+    it->cur_task = tid > 0 ? tid : (int64_t)++it->stats.tasks;
     it->ncur_defer = 0;
     return it->cur_task;
 }
@@ -208,9 +216,7 @@ pld_status_t pld_task_progress(pld_interp_t *it)
                 continue;
             /* take it out of the table first: it is running, and its own
              * defer_wait conditions (if any) go to a fresh record */
-            struct pld_task q = *t;
-            memmove(&it->tasks[i], &it->tasks[i + 1], (size_t)(it->ntasks - i - 1) * sizeof *it->tasks);
-            it->ntasks--;
+            struct pld_task q = task_take(it, i);
             pld_status_t st = pld_interp_run_queued(it, &q.frame, q.stmt, q.tid);
             task_free(&q);
             if (st != PLD_OK)
