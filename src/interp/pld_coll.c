@@ -734,9 +734,9 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
             st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
                               "%s: a rank-1 signal is valid only with core_num == 1, found core_num %lld", pld_op_name(e),
                               (long long)core_num);
-        else if (it->opts.aiv_cores > 0 && core_num > it->opts.aiv_cores)
+        else if (core_num > pld_npu_profile_or_default(it->opts.platform)->aiv_cores)
             st = pld_rt_error(it, c->f, e->span, "%s: core_num (%lld) exceeds the AIV core count (%d)", pld_op_name(e),
-                              (long long)core_num, it->opts.aiv_cores);
+                              (long long)core_num, pld_npu_profile_or_default(it->opts.platform)->aiv_cores);
         else if ((st = check_signal(c, s, pld_op_arg(e, 1), 1, c->P, "the participating device count", core_num,
                                     "the required lane count (core_num)")) == PLD_OK)
             st = host_allreduce_mesh(c, t, op, core_num);
@@ -1103,11 +1103,11 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
                               pld_op_name(e), (long long)S, (long long)B, (long long)L, c->P);
             goto done;
         }
-        if (it->opts.aiv_cores > 0 && B > it->opts.aiv_cores) {
+        if (B > pld_npu_profile_or_default(it->opts.platform)->aiv_cores) {
             st = pld_rt_error(it, c->f, e->span,
                               "%s: require_sync_start block_num=%lld > limit=%d (the admitted block count exceeds "
                               "the AIV core count)",
-                              pld_op_name(e), (long long)B, it->opts.aiv_cores);
+                              pld_op_name(e), (long long)B, pld_npu_profile_or_default(it->opts.platform)->aiv_cores);
             goto done;
         }
     }

@@ -1566,7 +1566,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
 
 pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    int64_t limit = it->opts.ub_bytes > 0 ? it->opts.ub_bytes : 192 * 1024;
+    int64_t limit = pld_npu_profile_or_default(it->opts.platform)->ub_bytes;
     int64_t live = 0;
     for (int i = 0; i < f->nslots; i++)
         if (f->slots[i].kind == PLD_V_TILE) {

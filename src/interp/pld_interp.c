@@ -619,7 +619,7 @@ static int run_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const 
                     const pld_expr_t *loopvar, int64_t n, int64_t tid)
 {
     const pld_expr_t *ss = kwarg(item, "sync_start");
-    int limit = it->opts.aiv_cores > 0 ? it->opts.aiv_cores : 48;
+    int limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
     if (n < 0) {
         pld_rt_error(it, f, item->span, "pl.spmd needs a non-negative block count, found %lld", (long long)n);
         return FLOW_ERROR;
@@ -1362,7 +1362,7 @@ static pld_status_t eval_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *
             return PLD_E_RUNTIME;
         }
     const pld_expr_t *ss = kwarg(e, "sync_start");
-    int limit = it->opts.aiv_cores > 0 ? it->opts.aiv_cores : 48;
+    int limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
     if (blocks < 1 || (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && blocks > limit)) {
         for (int j = 0; j < n; j++)
             pld_value_release(&args[j]);

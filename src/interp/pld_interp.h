@@ -17,6 +17,7 @@
 
 #include "pld_ast.h"
 #include "pld_hw.h"
+#include "pld_npu_profile.h"
 #include "pld_types.h"
 
 #include <stddef.h>
@@ -44,8 +45,7 @@ typedef struct pld_interp_opts {
     struct pld_win_sys *win;/* window layer over MPI (borrowed); NULL = a local one (one rank only) */
     double timeout_s;       /* hang watchdog: a wait unsatisfied this long stops the run; 0 = 30 s */
     pld_hw_t *hw;           /* kernel backend (borrowed); NULL = open the built-in sim backend */
-    int64_t ub_bytes;       /* UB capacity per kernel for live tiles; 0 = 192 KiB (a2a3) */
-    int aiv_cores;          /* AIV cores per rank (sync-start limit); 0 = 48 */
+    const pld_npu_profile_t *platform; /* platform profile (borrowed): AIV cores, UB bytes; NULL = a2a3 */
     int dispatches;         /* how many times the entry runs (a worker serving N calls); 0 = 1 */
     int persistent_windows; /* windows outlive a dispatch (prepare(persistent=True)); else each
                                dispatch gets fresh (zeroed) windows */

@@ -11,12 +11,12 @@
 #define PLD_CHECK_H
 
 #include "pld_ast.h"
+#include "pld_npu_profile.h"
 #include "pld_types.h"
 
 typedef struct pld_check_opts {
     int ranks;            /* rank count P when known (--ranks, or the real P at run time); 0 = unknown */
-    int aiv_cores;        /* AIV cores of the platform (48 a2a3, 36 a5); 0 = 48 */
-    int a5;               /* 1 for the a5 platform profile */
+    const pld_npu_profile_t *platform; /* platform profile (borrowed); NULL = a2a3 */
 } pld_check_opts_t;
 
 /* Checks a parsed program. Returns PLD_OK, PLD_E_TYPE when an error was

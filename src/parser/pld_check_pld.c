@@ -175,7 +175,7 @@ static const pld_dim_t *dims_dup(pc_t *x, const pld_dim_t *d, int n)
 
 static int aiv_cores(const pld_ck_t *ck)
 {
-    return ck->opts.aiv_cores > 0 ? ck->opts.aiv_cores : 48;
+    return pld_npu_profile_or_default(ck->opts.platform)->aiv_cores;
 }
 
 /* ---- operand kinds: each returns 1 when the operand has the wanted kind, 0
@@ -522,7 +522,7 @@ static void chk_atomic(pc_t *x, int i, pld_dtype_t dt)
     if (!atomic_add_dtype_ok(dt))
         perr(x, "atomic=AtomicType.Add requires an FP32, BF16, FP16, INT32, INT16 or INT8 destination, found %s",
              pld_dtype_name(dt));
-    else if (dt == PLD_DT_BF16 && x->ck->opts.a5)
+    else if (dt == PLD_DT_BF16 && !pld_npu_profile_or_default(x->ck->opts.platform)->bf16_atomic_add)
         perr(x, "atomic=AtomicType.Add on BF16 requires the a2a3 platform profile");
 }
 

@@ -1,4 +1,4 @@
-/* pld_npu.c - block coroutines (ucontext) and platform profiles. */
+/* pld_npu.c - block coroutines (ucontext). */
 #define _GNU_SOURCE 1
 #include "pld_npu.h"
 #include "pld_mem.h"
@@ -27,21 +27,6 @@
 void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
 void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
 #endif
-
-static const pld_npu_profile_t profiles[] = {
-    /* Ascend 910B (A2/A3): 48 AIV cores, 192 KiB UB per AIV core */
-    {"a2a3", 48, 192L * 1024},
-    /* Ascend 950 (A5): 36 AIV cores; UB taken as 256 KiB */
-    {"a5", 36, 256L * 1024},
-};
-
-const pld_npu_profile_t *pld_npu_profile(const char *name)
-{
-    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
-        if (strcmp(profiles[i].name, name) == 0)
-            return &profiles[i];
-    return NULL;
-}
 
 typedef struct block {
     ucontext_t ctx;

@@ -1,4 +1,4 @@
-/* pld_npu.h - the in-rank block scheduler and platform profiles.
+/* pld_npu.h - the in-rank block scheduler (platform profiles: pld_npu_profile.h).
  *
  * Several blocks of one rank (an SPMD grid: pl.spmd(n), pl.spmd_submit with
  * core_num) run as coroutines on one OS thread with a deterministic schedule:
@@ -10,19 +10,10 @@
 #ifndef PLD_NPU_H
 #define PLD_NPU_H
 
+#include "pld_npu_profile.h"
 #include "pld_status.h"
 
 #include <stddef.h>
-
-/* ---- platform profiles ---- */
-typedef struct pld_npu_profile {
-    const char *name;        /* "a2a3", "a5" */
-    int aiv_cores;           /* AIV cores per device (sync-start admission limit) */
-    long ub_bytes;           /* unified buffer per AIV core (live tiles of one kernel) */
-} pld_npu_profile_t;
-
-/* Returns the named profile, or NULL when unknown. */
-const pld_npu_profile_t *pld_npu_profile(const char *name);
 
 /* ---- blocks ---- */
 /* Body of one block: returns PLD_OK or an error status. */

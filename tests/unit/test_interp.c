@@ -1443,7 +1443,9 @@ static void test_interp_ub_option(void)
     tprog_t t;
     pld_interp_opts_t io;
     memset(&io, 0, sizeof io);
-    io.ub_bytes = 512 * 1024;
+    pld_npu_profile_t big = *pld_npu_profile_default();
+    big.ub_bytes = 512 * 1024;
+    io.platform = &big;
     if (!tp_open_opts(&t, SRC_UB, pld_comm_self(), &io))
         goto out;
     CU_ASSERT_EQUAL(tp_gen(&t, "x", "ones"), PLD_OK);

@@ -36,7 +36,7 @@ typedef struct opts {
     int check;
     int ranks;
     int print;
-    const char *platform;
+    const pld_npu_profile_t *platform;
     const char *backend;
     const char *entry;
     int timeout;
@@ -91,7 +91,7 @@ static int parse_int(const char *s, int *out)
 static int parse_args(int argc, char **argv, opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->platform = "a2a3";
+    o->platform = pld_npu_profile_default();
     o->backend = "sim";
     o->timeout = 30;
     o->dispatches = 1;
@@ -143,11 +143,11 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->transport = strcmp(val, "rma") == 0 ? PLD_WIN_RMA : strcmp(val, "shm") == 0 ? PLD_WIN_SHM : PLD_WIN_AUTO;
             i++;
         } else if (strcmp(a, "--platform") == 0) {
-            if (!val || (strcmp(val, "a2a3") != 0 && strcmp(val, "a5") != 0)) {
-                fprintf(stderr, "pldrun: --platform must be a2a3 or a5\n");
+            o->platform = val ? pld_npu_profile(val) : NULL;
+            if (!o->platform) {
+                fprintf(stderr, "pldrun: --platform must be one of %s\n", pld_npu_profile_names());
                 return EX_USAGE;
             }
-            o->platform = val;
             i++;
         } else if (strcmp(a, "--backend") == 0 || strcmp(a, "--entry") == 0) {
             if (!val) {
@@ -257,8 +257,7 @@ static int front_end(const opts_t *o, int ranks, int print_diags, pld_program_t 
     pld_check_opts_t co;
     memset(&co, 0, sizeof co);
     co.ranks = ranks;
-    co.a5 = strcmp(o->platform, "a5") == 0;
-    co.aiv_cores = co.a5 ? 36 : 48;
+    co.platform = o->platform;
     pld_status_t st;
     pld_program_t *p = pld_check_text(o->path, src, len, &co, &st);
     pld_mem_free(src);
@@ -382,8 +381,7 @@ static int run(const opts_t *o, pld_win_sys_t *win)
     io.entry = o->entry;
     io.win = win;
     io.timeout_s = o->timeout;
-    io.ub_bytes = strcmp(o->platform, "a5") == 0 ? 256 * 1024 : 192 * 1024;
-    io.aiv_cores = strcmp(o->platform, "a5") == 0 ? 36 : 48;
+    io.platform = o->platform;
     io.dispatches = o->dispatches;
     io.persistent_windows = o->persistent;
     io.reset_windows = o->reset;

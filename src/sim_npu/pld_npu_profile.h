@@ -1,0 +1,28 @@
+/* pld_npu_profile.h - platform profiles of the simulated NPU (a2a3, a5).
+ *
+ * A library of its own with no dependencies (pure data), so the checker, the
+ * interpreter, the block scheduler and the tool can all read the one table. */
+#ifndef PLD_NPU_PROFILE_H
+#define PLD_NPU_PROFILE_H
+
+/* ---- platform profiles ----
+ * The one home of every per-platform fact (core counts, on-chip memory sizes,
+ * platform-specific rules). The checker, the interpreter and the tool take a
+ * `const pld_npu_profile_t *` (NULL = the default, a2a3). */
+typedef struct pld_npu_profile {
+    const char *name;        /* "a2a3", "a5" */
+    int aiv_cores;           /* AIV cores per device (sync-start admission limit) */
+    long ub_bytes;           /* unified buffer per AIV core (live tiles of one kernel) */
+    int bf16_atomic_add;     /* 1 when remote_store/put may AtomicType.Add on BF16 */
+} pld_npu_profile_t;
+
+/* Returns the named profile, or NULL when unknown. Static storage. */
+const pld_npu_profile_t *pld_npu_profile(const char *name);
+/* The default profile (a2a3); never NULL. */
+const pld_npu_profile_t *pld_npu_profile_default(void);
+/* p, or the default profile when p is NULL. */
+const pld_npu_profile_t *pld_npu_profile_or_default(const pld_npu_profile_t *p);
+/* Names of the known profiles, "a2a3|a5" style, for usage text. */
+const char *pld_npu_profile_names(void);
+
+#endif
