@@ -1,10 +1,7 @@
 # bench/kern.cmake - bench_tile_add: pld_k_binary(ADD) on [128, 128] FP32
 # tiles vs memcpy (docs/benchmarks-kernels.md). To be included from
 # bench/CMakeLists.txt:  include(${CMAKE_CURRENT_SOURCE_DIR}/kern.cmake)
-# It compiles src/interp/pld_kern.c itself, so it needs neither MPI nor the
-# rest of pld_interp. Build with -DCMAKE_BUILD_TYPE=Release.
-add_executable(bench_tile_add ${CMAKE_CURRENT_LIST_DIR}/bench_tile_add.c
-               ${PROJECT_SOURCE_DIR}/src/interp/pld_kern.c)
-target_include_directories(bench_tile_add PRIVATE ${PROJECT_SOURCE_DIR}/src/interp
-                           ${PROJECT_SOURCE_DIR}/src/parser ${PROJECT_SOURCE_DIR}/src/base)
-target_link_libraries(bench_tile_add PRIVATE m)
+# It links only pld_kern (and pld_base), so it needs neither MPI nor the rest
+# of pld_interp. Build with -DCMAKE_BUILD_TYPE=Release.
+add_executable(bench_tile_add ${CMAKE_CURRENT_LIST_DIR}/bench_tile_add.c)
+target_link_libraries(bench_tile_add PRIVATE pld_kern m)

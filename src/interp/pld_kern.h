@@ -11,8 +11,8 @@
 #ifndef PLD_KERN_H
 #define PLD_KERN_H
 
+#include "pld_dtype.h"
 #include "pld_status.h"
-#include "pld_types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,11 +36,7 @@ int64_t pld_view_numel(const pld_view_t *v);
 /* 1 when the view is packed row-major. */
 int pld_view_is_packed(const pld_view_t *v);
 
-/* ---- storage conversion ---- */
-uint16_t pld_f32_to_f16(float f);   /* round to nearest, ties to even; overflow -> inf; NaN kept */
-float pld_f16_to_f32(uint16_t h);
-uint16_t pld_f32_to_bf16(float f);  /* round to nearest, ties to even; NaN stays NaN */
-float pld_bf16_to_f32(uint16_t b);
+/* Storage conversion (pld_f32_to_f16, pld_bf16_to_f32, ...): pld_dtype.h. */
 
 /* Element access by flat element index into `data` (no strides), for scalars,
  * tests and slow paths. Floats read as double; integers as int64. */

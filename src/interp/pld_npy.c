@@ -21,11 +21,11 @@
  *
  * Data is little-endian on disk and native in memory (byte-swapped on a
  * big-endian host). The generators round FP16/BF16 with the kernels'
- * conversions (pld_kern.h), so generated and computed values agree bit for
+ * conversions (pld_dtype.h), so generated and computed values agree bit for
  * bit. */
 #include "pld_npy.h"
 
-#include "pld_kern.h" /* pld_f32_to_f16 / pld_f32_to_bf16: the one RNE conversion of pldrun */
+#include "pld_dtype.h" /* pld_f32_to_f16 / pld_f32_to_bf16: the one RNE conversion of pldrun */
 #include "pld_mem.h"
 
 #include <errno.h>

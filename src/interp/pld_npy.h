@@ -9,7 +9,7 @@
 #define PLD_NPY_H
 
 #include "pld_status.h"
-#include "pld_types.h"
+#include "pld_dtype.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,29 +1,13 @@
-/* pld_types.h - dtypes, enums of the IR (levels, roles, function types,
- * memory spaces, layouts) and the static type representation the checker
+/* pld_types.h - enums of the IR (levels, roles, function types, memory
+ * spaces, layouts; dtypes are in src/base/pld_dtype.h) and the static type representation the checker
  * attaches to AST nodes. Types live in the program's arena. */
 #ifndef PLD_TYPES_H
 #define PLD_TYPES_H
 
 #include "pld_ast.h"
+#include "pld_dtype.h"
 
 #include <stdint.h>
-
-/* ORDER PLD_DTYPES (names in pld_types.c) */
-typedef enum pld_dtype {
-    PLD_DT_NONE = 0,
-    PLD_DT_BOOL, PLD_DT_INT4, PLD_DT_INT8, PLD_DT_INT16, PLD_DT_INT32, PLD_DT_INT64,
-    PLD_DT_UINT4, PLD_DT_UINT8, PLD_DT_UINT16, PLD_DT_UINT32, PLD_DT_UINT64,
-    PLD_DT_FP4, PLD_DT_FP8E4M3FN, PLD_DT_FP8E5M2, PLD_DT_FP8E8M0, PLD_DT_FP16, PLD_DT_FP32,
-    PLD_DT_BF16, PLD_DT_HF4, PLD_DT_HF8, PLD_DT_INDEX, PLD_DT_TASK_ID, PLD_DT_FP64,
-    PLD_DT__COUNT
-} pld_dtype_t;
-
-const char *pld_dtype_name(pld_dtype_t d);           /* "FP32" */
-pld_dtype_t pld_dtype_from_name(const char *name);    /* PLD_DT_NONE if unknown */
-int pld_dtype_bits(pld_dtype_t d);                    /* 32 for FP32; 64 for INDEX */
-int pld_dtype_bytes(pld_dtype_t d);                   /* get_byte(): bits/8, at least 1 */
-int pld_dtype_is_float(pld_dtype_t d);
-int pld_dtype_is_int(pld_dtype_t d);                  /* integers incl. INDEX and BOOL */
 
 /* ORDER PLD_LEVELS */
 typedef enum pld_level {

@@ -19,7 +19,7 @@
 #define PLD_WIN_H
 
 #include "pld_status.h"
-#include "pld_types.h"
+#include "pld_dtype.h"
 
 #include <stddef.h>
 #include <stdint.h>

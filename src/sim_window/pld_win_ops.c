@@ -6,7 +6,6 @@
 
 #include "pld_mem.h"
 
-#include <math.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -14,68 +13,7 @@
  * buffer holds one step). */
 #define HALF_CHUNK 16384
 
-/* ---- FP16 / BF16 conversion (round to nearest, ties to even) ----------------- */
-
-static uint32_t f32_bits(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    return x;
-}
-
-static float bits_f32(uint32_t x)
-{
-    float f;
-    memcpy(&f, &x, sizeof f);
-    return f;
-}
-
-static uint16_t f32_to_f16(float f)
-{
-    const uint32_t x = f32_bits(f);
-    const uint32_t sign = (x >> 16) & 0x8000u;
-    const uint32_t ax = x & 0x7fffffffu;
-    if (ax > 0x7f800000u) /* NaN: stays a quiet NaN */
-        return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
-    if (ax >= 0x477ff000u) /* >= 65520 (65504 + half an ulp, the tie goes to inf), and inf */
-        return (uint16_t)(sign | 0x7c00u);
-    if (ax >= 0x38800000u) { /* normal: rebias, round the 13 dropped bits to nearest even */
-        const uint32_t r = ax - 0x38000000u + 0x0fffu + ((ax >> 13) & 1u);
-        return (uint16_t)(sign | (r >> 13));
-    }
-    if (ax <= 0x33000000u) /* <= 2^-25: rounds to zero */
-        return (uint16_t)sign;
-    const uint32_t e = ax >> 23; /* subnormal result */
-    const uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126u - e;
-    uint32_t q = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-    if (rem > half || (rem == half && (q & 1u)))
-        q++;
-    return (uint16_t)(sign | q);
-}
-
-static float f16_to_f32(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0x1f)
-        return bits_f32(sign | 0x7f800000u | (m << 13));
-    if (e != 0)
-        return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
-    const float v = ldexpf((float)m, -24);
-    return sign ? -v : v;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    const uint32_t x = f32_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
-    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
-static float bf16_to_f32(uint16_t b) { return bits_f32((uint32_t)b << 16); }
+/* FP16 / BF16 conversion: pld_dtype.h. */
 
 /* dst[i] = dst[i] + src[i] for n halves (FP16 or BF16), computed in float. */
 static void add_halves(char *dst, const char *src, size_t n, int bf)
@@ -84,7 +22,8 @@ static void add_halves(char *dst, const char *src, size_t n, int bf)
         uint16_t a, b;
         memcpy(&a, dst + 2 * i, 2);
         memcpy(&b, src + 2 * i, 2);
-        const uint16_t s = bf ? f32_to_bf16(bf16_to_f32(a) + bf16_to_f32(b)) : f32_to_f16(f16_to_f32(a) + f16_to_f32(b));
+        const uint16_t s = bf ? pld_f32_to_bf16(pld_bf16_to_f32(a) + pld_bf16_to_f32(b))
+                              : pld_f32_to_f16(pld_f16_to_f32(a) + pld_f16_to_f32(b));
         memcpy(dst + 2 * i, &s, 2);
     }
 }
@@ -111,23 +50,6 @@ static MPI_Datatype add_type(pld_dtype_t dt, size_t *size, int *half)
     case PLD_DT_FP16: *size = 2; *half = 1; return MPI_DATATYPE_NULL;
     case PLD_DT_BF16: *size = 2; *half = 2; return MPI_DATATYPE_NULL;
     default: *size = 0; return MPI_DATATYPE_NULL;
-    }
-}
-
-static const char *dt_name(pld_dtype_t dt)
-{
-    switch (dt) {
-    case PLD_DT_BOOL: return "BOOL";
-    case PLD_DT_INT4: return "INT4";
-    case PLD_DT_UINT4: return "UINT4";
-    case PLD_DT_FP4: return "FP4";
-    case PLD_DT_FP8E4M3FN: return "FP8E4M3FN";
-    case PLD_DT_FP8E5M2: return "FP8E5M2";
-    case PLD_DT_FP8E8M0: return "FP8E8M0";
-    case PLD_DT_HF4: return "HF4";
-    case PLD_DT_HF8: return "HF8";
-    case PLD_DT_TASK_ID: return "TASK_ID";
-    default: return "this dtype";
     }
 }
 
@@ -349,7 +271,7 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     int half = 0;
     MPI_Datatype mt = add_type(dt, &es, &half);
     if (es == 0)
-        return pld_win_fail(sys, PLD_E_RUNTIME, err, errn, "atomic add is not supported for %s", dt_name(dt));
+        return pld_win_fail(sys, PLD_E_RUNTIME, err, errn, "atomic add is not supported for %s", pld_dtype_name(dt));
     pld_status_t st = check_access(d, "atomic add to", peer, disp, count > SIZE_MAX / es ? SIZE_MAX : count * es,
                                    err, errn);
     if (st != PLD_OK)

@@ -1,0 +1,107 @@
+/* pld_dtype.h - element dtypes: the one home of their ids, names and widths,
+ * and of the FP16/BF16 storage conversions (round to nearest, ties to even).
+ *
+ * The lowest module that needs dtypes is base: the parser, the window layer,
+ * the kernels, .npy I/O and the backends all read this table and know no
+ * syntax. The conversions are `static inline` (they sit in every inner loop
+ * of the kernels and the window layer's FP16/BF16 atomic add). */
+#ifndef PLD_DTYPE_H
+#define PLD_DTYPE_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* ORDER PLD_DTYPES (names and widths in pld_dtype.c) */
+typedef enum pld_dtype {
+    PLD_DT_NONE = 0,
+    PLD_DT_BOOL, PLD_DT_INT4, PLD_DT_INT8, PLD_DT_INT16, PLD_DT_INT32, PLD_DT_INT64,
+    PLD_DT_UINT4, PLD_DT_UINT8, PLD_DT_UINT16, PLD_DT_UINT32, PLD_DT_UINT64,
+    PLD_DT_FP4, PLD_DT_FP8E4M3FN, PLD_DT_FP8E5M2, PLD_DT_FP8E8M0, PLD_DT_FP16, PLD_DT_FP32,
+    PLD_DT_BF16, PLD_DT_HF4, PLD_DT_HF8, PLD_DT_INDEX, PLD_DT_TASK_ID, PLD_DT_FP64,
+    PLD_DT__COUNT
+} pld_dtype_t;
+
+const char *pld_dtype_name(pld_dtype_t d);           /* "FP32"; "?" when out of range */
+pld_dtype_t pld_dtype_from_name(const char *name);    /* PLD_DT_NONE if unknown */
+int pld_dtype_bits(pld_dtype_t d);                    /* 32 for FP32; 64 for INDEX; 0 out of range */
+int pld_dtype_bytes(pld_dtype_t d);                   /* PyPTO's get_byte(): bits/8, at least 1 */
+/* Whole bytes of one stored element: bits/8, or 0 for sub-byte (INT4, FP4,
+ * HF4) and unknown dtypes, which cannot be stored element by element. */
+int pld_dtype_storage_bytes(pld_dtype_t d);
+int pld_dtype_is_float(pld_dtype_t d);
+int pld_dtype_is_int(pld_dtype_t d);                  /* integers incl. INDEX and BOOL, not TASK_ID */
+
+/* ---- FP16 / BF16 storage conversion ----
+ * f32 -> f16/bf16 round to nearest, ties to even; overflow -> inf; a NaN stays
+ * a quiet NaN keeping its sign and top payload bits. f16/bf16 -> f32 is exact. */
+#if defined(__GNUC__)
+#define PLD_DTYPE_INLINE static inline __attribute__((always_inline, unused))
+#else
+#define PLD_DTYPE_INLINE static inline
+#endif
+
+PLD_DTYPE_INLINE float pld_bits_f32(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* FP16 = 1 sign, 5 exponent (bias 15), 10 fraction bits. */
+PLD_DTYPE_INLINE uint16_t pld_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) /* NaN: quiet, top 10 payload bits */
+        return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+    if (ax >= 0x477ff000u) /* >= 65520 = 65504 + half an ulp (tie goes to even = inf), and inf */
+        return (uint16_t)(sign | 0x7c00u);
+    if (ax >= 0x38800000u) { /* >= 2^-14: normal; rebias 127 -> 15, RNE on the 13 dropped bits */
+        const uint32_t r = ax - 0x38000000u + 0x0fffu + ((ax >> 13) & 1u);
+        return (uint16_t)(sign | (r >> 13));
+    }
+    if (ax <= 0x33000000u) /* <= 2^-25 (half the smallest subnormal): ties to the even zero */
+        return (uint16_t)sign;
+    /* subnormal result: value = mant * 2^(e-150); in units of 2^-24 that is mant >> (126 - e) */
+    const uint32_t e = ax >> 23; /* 102..112 */
+    const uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - e; /* 14..24 */
+    uint32_t q = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+PLD_DTYPE_INLINE float pld_f16_to_f32(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t ef = (h >> 10) & 0x1fu, fr = h & 0x3ffu;
+    if (ef == 0x1f)
+        return pld_bits_f32(sign | 0x7f800000u | (fr << 13));
+    if (ef != 0)
+        return pld_bits_f32(sign | ((ef + 112u) << 23) | (fr << 13));
+    /* zero or subnormal: fr * 2^-24, exact in float */
+    const float v = (float)fr * 0x1p-24f;
+    return sign ? -v : v;
+}
+
+/* BF16 = the top 16 bits of an FP32. */
+PLD_DTYPE_INLINE uint16_t pld_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7fffu + ((x >> 16) & 1u); /* RNE; a carry out of the fraction bumps the exponent (-> inf) */
+    return (uint16_t)(x >> 16);
+}
+
+PLD_DTYPE_INLINE float pld_bf16_to_f32(uint16_t b)
+{
+    return pld_bits_f32((uint32_t)b << 16);
+}
+
+#endif

@@ -1,0 +1,315 @@
+/* pld_kern_reduce.c - reductions over the last axis (row) or the
+ * first axis (column), and matmul. Shared loops and helpers:
+ * pld_kern_int.h; semantic choices: the top of pld_kern.c. */
+#include "pld_kern_int.h"
+
+/* ---- 6c. reductions ------------------------------------------------------------ */
+
+
+/* Row reduction: the iterator walks (out, a) over a's leading dims; each of
+ * its elements starts a row of `ncol` elements `sc` bytes apart. AT is the
+ * accumulator type, COMB(acc, x) the combine step. */
+#define RED_ROW(CT, AT, LD, ST, COMB)                                                                           \
+    for (int64_t r_ = 0; r_ < it->rows; r_++) {                                                                 \
+        char *o_ = it->base[0] + it->off[0];                                                                    \
+        const char *a_ = it->base[1] + it->off[1];                                                              \
+        for (int64_t i_ = 0; i_ < n_; i_++) {                                                                   \
+            const char *ar_ = a_ + i_ * it->s[1];                                                               \
+            AT acc = (AT)LD(ar_);                                                                               \
+            for (int64_t c_ = 1; c_ < ncol; c_++) {                                                             \
+                const CT x = LD(ar_ + c_ * sc);                                                                 \
+                acc = COMB(acc, x);                                                                             \
+            }                                                                                                   \
+            ST(o_ + i_ * it->s[0], acc);                                                                        \
+        }                                                                                                       \
+        kit_next(it);                                                                                           \
+    }
+
+/* Column reduction of a 2-D [nrow, ncol] view (row stride sr, column stride
+ * sc) into out (column stride so), KCH columns at a time. */
+#define RED_COL(CT, AT, LD, ST, COMB)                                                                           \
+    for (int64_t c0_ = 0; c0_ < ncol; c0_ += KCH) {                                                             \
+        const int64_t cn_ = ncol - c0_ < KCH ? ncol - c0_ : KCH;                                                \
+        AT acc[KCH];                                                                                            \
+        const char *a0_ = abase + c0_ * sc;                                                                     \
+        for (int64_t j_ = 0; j_ < cn_; j_++)                                                                    \
+            acc[j_] = (AT)LD(a0_ + j_ * sc);                                                                    \
+        for (int64_t r_ = 1; r_ < nrow; r_++) {                                                                 \
+            const char *ar_ = a0_ + r_ * sr;                                                                    \
+            for (int64_t j_ = 0; j_ < cn_; j_++) {                                                              \
+                const CT x = LD(ar_ + j_ * sc);                                                                 \
+                acc[j_] = COMB(acc[j_], x);                                                                     \
+            }                                                                                                   \
+        }                                                                                                       \
+        for (int64_t j_ = 0; j_ < cn_; j_++)                                                                    \
+            ST(obase + (c0_ + j_) * so, acc[j_]);                                                               \
+    }
+
+#define C_SUM(acc, x) ((acc) + (x))
+#define C_USUM(acc, x) ((acc) + (uint64_t)(x))
+#define C_FMAX(acc, x) FMAX_IEEE(acc, x)
+#define C_FMIN(acc, x) FMIN_IEEE(acc, x)
+#define C_IMAX(acc, x) ((x) > (acc) ? (x) : (acc))
+#define C_IMIN(acc, x) ((x) < (acc) ? (x) : (acc))
+
+/* Instantiates RED (RED_ROW or RED_COL) for every op of one dtype class.
+ * Floats: AT float/double. Integers: sums in uint64 (wrapping), max/min in
+ * int64 (signed) or uint64 (unsigned); stores keep the low bits. */
+#define RED_FLOAT(RED, CT, LD, ST)                                                                              \
+    switch (op) {                                                                                               \
+    case PLD_K_RSUM: RED(CT, CT, LD, ST, C_SUM) break;                                                          \
+    case PLD_K_RMAX: RED(CT, CT, LD, ST, C_FMAX) break;                                                         \
+    case PLD_K_RMIN: RED(CT, CT, LD, ST, C_FMIN) break;                                                         \
+    }
+#define RED_INT(RED, T, LD, ST, MT)                                                                             \
+    switch (op) {                                                                                               \
+    case PLD_K_RSUM: RED(T, uint64_t, LD, ST, C_USUM) break;                                                    \
+    case PLD_K_RMAX: RED(T, MT, LD, ST, C_IMAX) break;                                                          \
+    case PLD_K_RMIN: RED(T, MT, LD, ST, C_IMIN) break;                                                          \
+    }
+
+/* Integer stores from a 64-bit accumulator. */
+KINLINE void st_a8(char *p, uint64_t v)
+{
+    st_w8(p, (uint32_t)v);
+}
+KINLINE void st_a16(char *p, uint64_t v)
+{
+    st_w16(p, (uint32_t)v);
+}
+KINLINE void st_a32(char *p, uint64_t v)
+{
+    st_w32(p, (uint32_t)v);
+}
+
+#define RED_DISPATCH(RED)                                                                                       \
+    switch (c) {                                                                                                \
+    case K_F32: RED_FLOAT(RED, float, ld_f32, st_f32) break;                                                    \
+    case K_F16: RED_FLOAT(RED, float, ld_f16, st_f16) break;                                                    \
+    case K_BF16: RED_FLOAT(RED, float, ld_bf16, st_bf16) break;                                                 \
+    case K_F64: RED_FLOAT(RED, double, ld_f64, st_f64) break;                                                   \
+    case K_BOOL:                                                                                                \
+    case K_U8: RED_INT(RED, uint8_t, ld_u8, st_a8, uint64_t) break;                                             \
+    case K_U16: RED_INT(RED, uint16_t, ld_u16, st_a16, uint64_t) break;                                         \
+    case K_U32: RED_INT(RED, uint32_t, ld_u32, st_a32, uint64_t) break;                                         \
+    case K_U64: RED_INT(RED, uint64_t, ld_u64, st_w64, uint64_t) break;                                         \
+    case K_I8: RED_INT(RED, int8_t, ld_i8, st_a8, int64_t) break;                                               \
+    case K_I16: RED_INT(RED, int16_t, ld_i16, st_a16, int64_t) break;                                           \
+    case K_I32: RED_INT(RED, int32_t, ld_i32, st_a32, int64_t) break;                                           \
+    case K_I64: RED_INT(RED, int64_t, ld_i64, st_w64, int64_t) break;                                           \
+    default: break;                                                                                             \
+    }
+
+static void red_row_run(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int64_t sc)
+{
+    const int64_t n_ = it->n;
+    RED_DISPATCH(RED_ROW)
+}
+
+static void red_col_run(pld_redop_k_t op, kcls_t c, const char *abase, int64_t nrow, int64_t ncol, int64_t sr,
+                        int64_t sc, char *obase, int64_t so)
+{
+    RED_DISPATCH(RED_COL)
+}
+
+pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, const pld_view_t *a, char *err,
+                          size_t errn)
+{
+    static const char *const names[] = {"sum", "max", "min"};
+    pld_status_t st;
+    if ((unsigned)op > PLD_K_RMIN)
+        return pld_kern_fail(err, errn, "unknown reduction %d", (int)op);
+    if ((st = pld_kern_check_view(out, "out", err, errn)) || (st = pld_kern_check_view(a, "a", err, errn)))
+        return st;
+    const char *what = names[op];
+    const kcls_t c = kcls(out->dt);
+    if (c == K_NONE)
+        return pld_kern_fail(err, errn, "%s: unsupported dtype %s", what, pld_dtype_name(out->dt));
+    if (a->dt != out->dt)
+        return pld_kern_fail(err, errn, "%s: dtype mismatch (out %s, a %s)", what, pld_dtype_name(out->dt), pld_dtype_name(a->dt));
+    const int sz = pld_dtype_storage_bytes(out->dt);
+    char b1[128], b2[128];
+    if (row) {
+        /* a [..., R, C] -> out [..., R, 1] */
+        int ok = a->rank >= 1 && out->rank == a->rank && out->shape[out->rank - 1] == 1;
+        for (int d = 0; ok && d < a->rank - 1; d++)
+            ok = out->shape[d] == a->shape[d];
+        if (!ok)
+            return pld_kern_fail(err, errn, "row %s: out %s must be a %s with the last dim 1", what,
+                        pld_kern_shape_str(b1, sizeof b1, out->rank, out->shape),
+                        pld_kern_shape_str(b2, sizeof b2, a->rank, a->shape));
+    } else {
+        /* a [R, C] -> out [1, C] */
+        if (a->rank != 2 || out->rank != 2 || out->shape[0] != 1 || out->shape[1] != a->shape[1])
+            return pld_kern_fail(err, errn, "column %s: needs a [R, C] -> out [1, C], got a %s, out %s", what,
+                        pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape),
+                        pld_kern_shape_str(b2, sizeof b2, out->rank, out->shape));
+    }
+    if (pld_view_numel(out) == 0)
+        return PLD_OK;
+    const int64_t ax = row ? a->rank - 1 : 0;
+    if (a->shape[ax] == 0) {
+        if (op != PLD_K_RSUM)
+            return pld_kern_fail(err, errn, "%s over an empty axis", what);
+        return pld_k_fill_i(out, 0);
+    }
+    if (row) {
+        int64_t str[2][PLD_MAX_RANK];
+        memcpy(str[0], out->strides, sizeof str[0]);
+        memcpy(str[1], a->strides, sizeof str[1]);
+        const int esz[2] = {sz, sz};
+        char *base[2] = {out->data, a->data};
+        kit_t it;
+        pld_kern_kit_init(&it, 2, a->rank - 1, a->shape, base, (const int64_t(*)[PLD_MAX_RANK])str, esz);
+        red_row_run(op, c, &it, a->shape[ax], a->strides[ax] * sz);
+    } else {
+        red_col_run(op, c, a->data, a->shape[0], a->shape[1], a->strides[0] * sz, a->strides[1] * sz, out->data,
+                    out->strides[1] * sz);
+    }
+    return PLD_OK;
+}
+
+/* ---- 6e. matmul ------------------------------------------------------------------ */
+
+/* Loads n elements of any float class into a float accumulator row. */
+static void acc_load_f(kcls_t c, const char *p, int64_t s, int n, float *acc)
+{
+    switch (c) {
+    case K_F16: for (int j = 0; j < n; j++) acc[j] = ld_f16(p + j * s); break;
+    case K_BF16: for (int j = 0; j < n; j++) acc[j] = ld_bf16(p + j * s); break;
+    case K_F32: for (int j = 0; j < n; j++) acc[j] = ld_f32(p + j * s); break;
+    default: for (int j = 0; j < n; j++) acc[j] = (float)ld_f64(p + j * s); break;
+    }
+}
+
+static void acc_store_f(kcls_t c, char *p, int64_t s, int n, const float *acc)
+{
+    switch (c) {
+    case K_F16: for (int j = 0; j < n; j++) st_f16(p + j * s, acc[j]); break;
+    case K_BF16: for (int j = 0; j < n; j++) st_bf16(p + j * s, acc[j]); break;
+    case K_F32: for (int j = 0; j < n; j++) st_f32(p + j * s, acc[j]); break;
+    default: for (int j = 0; j < n; j++) st_f64(p + j * s, acc[j]); break;
+    }
+}
+
+/* Integer accumulator rows: the low 32 bits of any integer class. */
+static void acc_load_i(kcls_t c, const char *p, int64_t s, int n, uint32_t *acc)
+{
+    switch (c) {
+    case K_BOOL:
+    case K_U8: for (int j = 0; j < n; j++) acc[j] = ld_u8(p + j * s); break;
+    case K_I8: for (int j = 0; j < n; j++) acc[j] = (uint32_t)ld_i8(p + j * s); break;
+    case K_U16: for (int j = 0; j < n; j++) acc[j] = ld_u16(p + j * s); break;
+    case K_I16: for (int j = 0; j < n; j++) acc[j] = (uint32_t)ld_i16(p + j * s); break;
+    case K_U32:
+    case K_I32: for (int j = 0; j < n; j++) acc[j] = ld_u32(p + j * s); break;
+    default: for (int j = 0; j < n; j++) acc[j] = (uint32_t)ld_u64(p + j * s); break;
+    }
+}
+
+static void acc_store_i(kcls_t c, char *p, int64_t s, int n, const uint32_t *acc)
+{
+    switch (c) {
+    case K_BOOL:
+    case K_U8:
+    case K_I8: for (int j = 0; j < n; j++) st_w8(p + j * s, acc[j]); break;
+    case K_U16:
+    case K_I16: for (int j = 0; j < n; j++) st_w16(p + j * s, acc[j]); break;
+    case K_U32:
+    case K_I32: for (int j = 0; j < n; j++) st_w32(p + j * s, acc[j]); break;
+    default: /* 64-bit: the INT32 result sign-extends */
+        for (int j = 0; j < n; j++)
+            st_w64(p + j * s, acc[j] & 0x80000000u ? (uint64_t)acc[j] | 0xffffffff00000000u : acc[j]);
+        break;
+    }
+}
+
+/* The i-k-j loop nest over a chunk of cn output columns: acc[j] += a[i,k] * b[k,j]. */
+#define MM_LOOP(AT, LDA, CVT)                                                                                   \
+    for (int64_t k_ = 0; k_ < kk; k_++) {                                                                       \
+        const AT av_ = CVT(LDA(arow + k_ * sak));                                                               \
+        const char *br_ = bcol + k_ * sbk;                                                                      \
+        for (int j_ = 0; j_ < cn; j_++)                                                                         \
+            acc[j_] += av_ * CVT(LDA(br_ + j_ * sbn));                                                          \
+    }
+
+#define CVT_F(v) ((float)(v))
+#define CVT_U32(v) ((uint32_t)(v))
+
+pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
+                          char *err, size_t errn)
+{
+    pld_status_t st;
+    if ((st = pld_kern_check_view(out, "out", err, errn)) || (st = pld_kern_check_view(a, "a", err, errn)) ||
+        (st = pld_kern_check_view(b, "b", err, errn)))
+        return st;
+    const kcls_t ac = kcls(a->dt), oc = kcls(out->dt);
+    if (ac == K_NONE || oc == K_NONE)
+        return pld_kern_fail(err, errn, "matmul: unsupported dtype %s", pld_dtype_name(ac == K_NONE ? a->dt : out->dt));
+    if (b->dt != a->dt)
+        return pld_kern_fail(err, errn, "matmul: dtype mismatch (a %s, b %s)", pld_dtype_name(a->dt), pld_dtype_name(b->dt));
+    if (cls_is_float(ac) != cls_is_float(oc))
+        return pld_kern_fail(err, errn, "matmul: out dtype %s does not fit inputs of dtype %s (accumulator %s)",
+                    pld_dtype_name(out->dt), pld_dtype_name(a->dt), cls_is_float(ac) ? "FP32" : "INT32");
+    char b1[128], b2[128], b3[128];
+    if (a->rank != 2 || b->rank != 2 || out->rank != 2 || a->shape[1] != b->shape[0] ||
+        out->shape[0] != a->shape[0] || out->shape[1] != b->shape[1])
+        return pld_kern_fail(err, errn, "matmul: shapes do not fit: a %s @ b %s -> out %s",
+                    pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape), pld_kern_shape_str(b2, sizeof b2, b->rank, b->shape),
+                    pld_kern_shape_str(b3, sizeof b3, out->rank, out->shape));
+    if (out->data == a->data || out->data == b->data)
+        return pld_kern_fail(err, errn, "matmul: out must not share storage with a or b");
+    const int64_t m = a->shape[0], kk = a->shape[1], nn = b->shape[1];
+    const int isz = pld_dtype_storage_bytes(a->dt), osz = pld_dtype_storage_bytes(out->dt);
+    const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;
+    const int64_t sbk = b->strides[0] * isz, sbn = b->strides[1] * isz;
+    const int64_t som = out->strides[0] * osz, son = out->strides[1] * osz;
+    for (int64_t i = 0; i < m; i++) {
+        const char *arow = (const char *)a->data + i * sam;
+        char *orow = (char *)out->data + i * som;
+        for (int64_t j0 = 0; j0 < nn; j0 += KCH) {
+            const int cn = (int)(nn - j0 < KCH ? nn - j0 : KCH);
+            const char *bcol = (const char *)b->data + j0 * sbn;
+            char *ocol = orow + j0 * son;
+            if (ac == K_F64) {
+                double acc[KCH];
+                for (int j = 0; j < cn; j++)
+                    acc[j] = accumulate ? pld_elem_get_f(ocol + j * son, out->dt, 0) : 0.0;
+                MM_LOOP(double, ld_f64, (double))
+                for (int j = 0; j < cn; j++)
+                    pld_kern_store_float_of_f64(ocol + j * son, oc, acc[j], RM_NE);
+            } else if (cls_is_float(ac)) {
+                float acc[KCH];
+                if (accumulate)
+                    acc_load_f(oc, ocol, son, cn, acc);
+                else
+                    memset(acc, 0, sizeof acc);
+                switch (ac) {
+                case K_F16: MM_LOOP(float, ld_f16, CVT_F) break;
+                case K_BF16: MM_LOOP(float, ld_bf16, CVT_F) break;
+                default: MM_LOOP(float, ld_f32, CVT_F) break;
+                }
+                acc_store_f(oc, ocol, son, cn, acc);
+            } else {
+                uint32_t acc[KCH];
+                if (accumulate)
+                    acc_load_i(oc, ocol, son, cn, acc);
+                else
+                    memset(acc, 0, sizeof acc);
+                switch (ac) {
+                case K_BOOL:
+                case K_U8: MM_LOOP(uint32_t, ld_u8, CVT_U32) break;
+                case K_I8: MM_LOOP(uint32_t, ld_i8, CVT_U32) break;
+                case K_U16: MM_LOOP(uint32_t, ld_u16, CVT_U32) break;
+                case K_I16: MM_LOOP(uint32_t, ld_i16, CVT_U32) break;
+                case K_U32: MM_LOOP(uint32_t, ld_u32, CVT_U32) break;
+                case K_I32: MM_LOOP(uint32_t, ld_i32, CVT_U32) break;
+                case K_U64: MM_LOOP(uint32_t, ld_u64, CVT_U32) break;
+                default: MM_LOOP(uint32_t, ld_i64, CVT_U32) break;
+                }
+                acc_store_i(oc, ocol, son, cn, acc);
+            }
+        }
+    }
+    return PLD_OK;
+}
