@@ -7,7 +7,8 @@
 #                            (`run_golden.py --list`: one "CASE P" line per
 #                            test; P from the program's `# ranks:`, 1 2 4
 #                            for the shared examples)
-#   mpi_negative_<case>      tests/mpi/run_negative.py: usage errors (exit 64/74)
+#   mpi_negative_<case>      tests/mpi/run_negative.py: usage errors (exit 64/74),
+#                            an unknown kernel backend (exit 69)
 #                            and runtime errors (exit 70) with rank-prefixed,
 #                            located diagnostics, at P = 2
 #
@@ -57,7 +58,7 @@ foreach(_line IN LISTS _pld_golden_cases)
                                            ENVIRONMENT "${_pld_mpi_env}")
 endforeach()
 
-foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5)
+foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend)
   set(_name mpi_negative_${_case})
   add_test(NAME ${_name}
            COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"

@@ -5,54 +5,56 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_BACKENDS 8
-
-static const pld_hw_ops_t *registry[MAX_BACKENDS];
-static int nregistry;
-
 struct pld_hw {
     const pld_hw_ops_t *ops;
     void *state;
     uint64_t launches;
 };
 
-int pld_hw_register(const pld_hw_ops_t *ops)
+void pld_hw_registry_init(pld_hw_registry_t *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+int pld_hw_register(pld_hw_registry_t *r, const pld_hw_ops_t *ops)
 {
     if (!ops || ops->abi_version != PLD_HW_ABI || ops->struct_size < sizeof(pld_hw_ops_t) || !ops->name ||
-        !ops->open || !ops->launch || !ops->close || nregistry >= MAX_BACKENDS)
+        !ops->open || !ops->launch || !ops->close)
         return 0;
-    for (int i = 0; i < nregistry; i++)
-        if (strcmp(registry[i]->name, ops->name) == 0)
-            return registry[i] == ops;
-    registry[nregistry++] = ops;
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->ops[i]->name, ops->name) == 0)
+            return r->ops[i] == ops;
+    if (r->n >= PLD_HW_MAX_BACKENDS)
+        return 0;
+    r->ops[r->n++] = ops;
     return 1;
 }
 
-int pld_hw_count(void)
+int pld_hw_count(const pld_hw_registry_t *r)
 {
-    return nregistry;
+    return r->n;
 }
 
-const pld_hw_ops_t *pld_hw_get(int i)
+const pld_hw_ops_t *pld_hw_get(const pld_hw_registry_t *r, int i)
 {
-    return i >= 0 && i < nregistry ? registry[i] : NULL;
+    return i >= 0 && i < r->n ? r->ops[i] : NULL;
 }
 
-pld_status_t pld_hw_open(const char *name, const char *options, int rank, int nranks, pld_hw_t **out, char *err,
-                         size_t errn)
+pld_status_t pld_hw_open(const pld_hw_registry_t *r, const char *name, const char *options, int rank, int nranks,
+                         pld_hw_t **out, char *err, size_t errn)
 {
     *out = NULL;
     const pld_hw_ops_t *ops = NULL;
-    for (int i = 0; i < nregistry; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            ops = registry[i];
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->ops[i]->name, name) == 0)
+            ops = r->ops[i];
     if (!ops) {
         char list[256] = "";
-        for (int i = 0; i < nregistry; i++) {
+        for (int i = 0; i < r->n; i++) {
             strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-            strncat(list, registry[i]->name, sizeof list - strlen(list) - 1);
+            strncat(list, r->ops[i]->name, sizeof list - strlen(list) - 1);
         }
-        snprintf(err, errn, "unknown kernel backend '%s' (available: %s)", name, nregistry ? list : "none");
+        snprintf(err, errn, "unknown kernel backend '%s' (available: %s)", name, r->n ? list : "none");
         return PLD_E_HW;
     }
     pld_hw_t *hw = pld_mem_calloc(1, sizeof *hw);

@@ -72,18 +72,31 @@ typedef struct pld_hw_ops {
 
 typedef struct pld_hw pld_hw_t;
 
-/* Registers a built-in backend (name must be unique). Returns 0 when the
- * registry is full or the ops are invalid. */
-int pld_hw_register(const pld_hw_ops_t *ops);
-/* Names of the registered backends, for --help and errors. */
-int pld_hw_count(void);
-const pld_hw_ops_t *pld_hw_get(int i);
+#define PLD_HW_MAX_BACKENDS 8
 
-/* Opens backend `name` for this rank. Unknown or unavailable backends return
- * PLD_E_HW with a message listing the available ones. *out is owned (close it
- * with pld_hw_close). */
-pld_status_t pld_hw_open(const char *name, const char *options, int rank, int nranks, pld_hw_t **out, char *err,
-                         size_t errn);
+/* The backends a tool (or a test) can open, by name. Caller storage, no
+ * process-wide state: two registries are independent. Borrows the ops. */
+typedef struct pld_hw_registry {
+    const pld_hw_ops_t *ops[PLD_HW_MAX_BACKENDS];
+    int n;
+} pld_hw_registry_t;
+
+/* Empties r. */
+void pld_hw_registry_init(pld_hw_registry_t *r);
+/* Registers a backend (borrowed; name must be unique in r). Returns 1 when
+ * registered (or already registered with the same ops), 0 when r is full, the
+ * ops are invalid (ABI version, struct size, missing entry points) or another
+ * backend of r has that name. */
+int pld_hw_register(pld_hw_registry_t *r, const pld_hw_ops_t *ops);
+/* Number and ops of the registered backends, for --help and errors. */
+int pld_hw_count(const pld_hw_registry_t *r);
+const pld_hw_ops_t *pld_hw_get(const pld_hw_registry_t *r, int i);
+
+/* Opens backend `name` of r for this rank. Unknown or unavailable backends
+ * return PLD_E_HW with a message listing the available ones. *out is owned
+ * (close it with pld_hw_close); it does not borrow r. */
+pld_status_t pld_hw_open(const pld_hw_registry_t *r, const char *name, const char *options, int rank, int nranks,
+                         pld_hw_t **out, char *err, size_t errn);
 pld_status_t pld_hw_load(pld_hw_t *hw, const void *program, char *err, size_t errn);
 pld_status_t pld_hw_launch(pld_hw_t *hw, pld_hw_launch_t *l);
 pld_status_t pld_hw_sync(pld_hw_t *hw, char *err, size_t errn);

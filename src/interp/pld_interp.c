@@ -1610,11 +1610,13 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         if (!p->funcs[i]->is_raw)
             resolve_block(it, &p->funcs[i]->body);
     /* kernel backend */
-    pld_sim_register();
     if (opts && opts->hw) {
         it->hw = opts->hw;
     } else {
-        pld_status_t st = pld_hw_open("sim", NULL, it->comm.rank, it->comm.nranks, &it->hw, err, errn);
+        pld_hw_registry_t reg;
+        pld_hw_registry_init(&reg);
+        pld_hw_register(&reg, pld_interp_sim_backend());
+        pld_status_t st = pld_hw_open(&reg, "sim", NULL, it->comm.rank, it->comm.nranks, &it->hw, err, errn);
         if (st != PLD_OK) {
             pld_interp_destroy(it);
             return st;

@@ -35,6 +35,10 @@ typedef struct pld_comm {
     pld_status_t (*allreduce_max)(void *ctx, int64_t in, int64_t *out);
 } pld_comm_t;
 
+/* The built-in `sim` kernel backend (kernels interpreted by this module), to
+ * register in a pld_hw_registry_t. Static storage. */
+const pld_hw_ops_t *pld_interp_sim_backend(void);
+
 /* A single-process comm (rank 0 of 1) for tests and non-MPI runs. */
 const pld_comm_t *pld_comm_self(void);
 

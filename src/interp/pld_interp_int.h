@@ -223,8 +223,6 @@ pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 
 /* ---- pld_sim.c ---- */
-/* Registers the built-in `sim` backend (idempotent). */
-void pld_sim_register(void);
 /* The interpreter's call state handed to the sim backend through host_state. */
 typedef struct pld_sim_call {
     pld_interp_t *it;

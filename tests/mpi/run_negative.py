@@ -135,8 +135,19 @@ def case_device5(ctx):
     return pr, err
 
 
+def case_unknown_backend(ctx):
+    rc, out, err = ctx.run(HELLO, ['--in', 'xs=arange', '--backend', 'nosuch'])
+    pr = []
+    check(pr, rc == 69, 'exit status %d, expected 69' % rc)
+    check(pr, "unknown kernel backend 'nosuch'" in err, "the message does not name the backend 'nosuch'")
+    check(pr, 'available: sim' in err, 'the message does not list the available backends')
+    check(pr, err.count('unknown kernel backend') == 1, 'the error is not printed once (rank 0 only)')
+    return pr, err
+
+
 CASES = {
     'bad_shape': case_bad_shape,
+    'unknown_backend': case_unknown_backend,
     'bad_dtype': case_bad_dtype,
     'missing_input': case_missing_input,
     'unknown_param': case_unknown_param,

@@ -1814,13 +1814,13 @@ static const char *SRC_COMM_CTX =
  * second slot starts at align_up(3 * 4, 32) = 32). */
 static void test_interp_hw_comm_ctx(void)
 {
-    static int registered;
-    if (!registered++)
-        CU_ASSERT_NOT_EQUAL(pld_hw_register(&spy_ops), 0);
+    pld_hw_registry_t reg;
+    pld_hw_registry_init(&reg);
+    CU_ASSERT_NOT_EQUAL(pld_hw_register(&reg, &spy_ops), 0);
     memset(&spy, 0, sizeof spy);
     char err[256];
     pld_hw_t *hw = NULL;
-    CU_ASSERT_EQUAL_FATAL(pld_hw_open("spy", NULL, 0, 1, &hw, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL_FATAL(pld_hw_open(&reg, "spy", NULL, 0, 1, &hw, err, sizeof err), PLD_OK);
     pld_interp_opts_t io;
     memset(&io, 0, sizeof io);
     io.hw = hw;

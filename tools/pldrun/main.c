@@ -388,16 +388,24 @@ static int run(const opts_t *o, pld_win_sys_t *win)
     char err[1024] = "";
     pld_interp_t *it = NULL;
     pld_status_t st;
-    if (strcmp(o->backend, "sim") != 0) {
+    /* the kernel backend: the registry of this build, opened by name */
+    pld_hw_registry_t reg;
+    pld_hw_registry_init(&reg);
+    pld_hw_register(&reg, pld_interp_sim_backend());
+    pld_hw_t *hw = NULL;
+    st = pld_hw_open(&reg, o->backend, NULL, rank, size, &hw, err, sizeof err);
+    if (st != PLD_OK) {
         if (rank == 0)
-            fprintf(stderr, "pldrun: kernel backend '%s' is not available in this build (available: sim)\n", o->backend);
+            fprintf(stderr, "pldrun: %s\n", err);
         pld_program_destroy(p);
-        return EX_UNAVAILABLE;
+        return st == PLD_E_NOMEM ? EX_SOFTWARE : EX_UNAVAILABLE;
     }
+    io.hw = hw;
     st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
     if (st != PLD_OK) {
         if (rank == 0)
             fprintf(stderr, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
+        pld_hw_close(hw);
         pld_program_destroy(p);
         return st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
     }
@@ -465,6 +473,7 @@ static int run(const opts_t *o, pld_win_sys_t *win)
         }
     if (rc != EX_OK) {
         pld_interp_destroy(it);
+        pld_hw_close(hw);
         pld_program_destroy(p);
         return rc;
     }
@@ -524,6 +533,7 @@ static int run(const opts_t *o, pld_win_sys_t *win)
         MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
     }
     pld_interp_destroy(it);
+    pld_hw_close(hw);
     pld_program_destroy(p);
     return rc;
 }
