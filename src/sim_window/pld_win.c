@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t pld_win_chunk_bytes = (size_t)1 << 30;
-
 /* Tag of MPI_Comm_create_group; creations are ordered, so one tag suffices. */
 #define DOM_TAG 0x504c
 
@@ -138,6 +136,7 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
     if (!sys)
         return pld_win_fail(NULL, PLD_E_NOMEM, err, errn, "out of memory creating the window system");
     sys->tr = tr;
+    sys->chunk_bytes = (size_t)1 << 30;
     sys->world = MPI_COMM_NULL;
     sys->status_win = MPI_WIN_NULL;
     sys->status = &sys->local_status;

@@ -53,6 +53,8 @@ struct pld_win_sys {
     pld_win_counters_t counters;
     uint64_t spin;          /* polls since this rank last put/got/added/notified (a new wait) */
     int entered;            /* an rma op or read_cell entered MPI progress since the last poll */
+    size_t chunk_bytes;     /* largest single MPI transfer (1 GiB: MPI counts are int); tests
+                               lower it to exercise the chunking */
     char last_err[256];
 };
 
@@ -73,9 +75,6 @@ pld_status_t pld_win_fail(pld_win_sys_t *sys, pld_status_t st, char *err, size_t
             return pld_win_mpi_fail(sys, #call, pld_rc_, err, errn);                                           \
     } while (0)
 
-/* Largest single MPI transfer in bytes (1 GiB: MPI counts are int). Tests
- * lower it to exercise the chunking. */
-extern size_t pld_win_chunk_bytes;
 
 /* The MPI handles of a domain (MPI_COMM_NULL / MPI_WIN_NULL for local), and
  * the displacement in the MPI window of byte `disp` of member p's window. */

@@ -127,8 +127,8 @@ pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *sr
         memmove(d->peer[peer] + disp, src, bytes);
         return PLD_OK;
     }
-    for (size_t o = 0; o < bytes; o += pld_win_chunk_bytes) {
-        const int c = (int)(bytes - o < pld_win_chunk_bytes ? bytes - o : pld_win_chunk_bytes);
+    for (size_t o = 0; o < bytes; o += sys->chunk_bytes) {
+        const int c = (int)(bytes - o < sys->chunk_bytes ? bytes - o : sys->chunk_bytes);
         PLD_MPI_CHECK(MPI_Put((const char *)src + o, c, MPI_BYTE, peer, d->off[peer] + (MPI_Aint)(disp + o), c,
                               MPI_BYTE, d->win));
     }
@@ -149,8 +149,8 @@ pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, siz
         memmove(dst, d->peer[peer] + disp, bytes);
         return PLD_OK;
     }
-    for (size_t o = 0; o < bytes; o += pld_win_chunk_bytes) {
-        const int c = (int)(bytes - o < pld_win_chunk_bytes ? bytes - o : pld_win_chunk_bytes);
+    for (size_t o = 0; o < bytes; o += sys->chunk_bytes) {
+        const int c = (int)(bytes - o < sys->chunk_bytes ? bytes - o : sys->chunk_bytes);
         PLD_MPI_CHECK(
             MPI_Get((char *)dst + o, c, MPI_BYTE, peer, d->off[peer] + (MPI_Aint)(disp + o), c, MPI_BYTE, d->win));
     }
@@ -291,7 +291,7 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     }
     if (half)
         return add_half(d, peer, disp, src, count, half == 2, err, errn);
-    const size_t step = pld_win_chunk_bytes / es > 0 ? pld_win_chunk_bytes / es : 1;
+    const size_t step = sys->chunk_bytes / es > 0 ? sys->chunk_bytes / es : 1;
     for (size_t o = 0; o < count; o += step) {
         const int c = (int)(count - o < step ? count - o : step);
         PLD_MPI_CHECK(MPI_Accumulate((const char *)src + o * es, c, mt, peer, d->off[peer] + (MPI_Aint)(disp + o * es),

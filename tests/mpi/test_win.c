@@ -180,8 +180,8 @@ static void test_win_chunked_and_counters(void)
     unsigned char *src = malloc(N), *dst = malloc(N);
     for (size_t i = 0; i < N; i++)
         src[i] = pat(g_rank, 3, i);
-    const size_t saved = pld_win_chunk_bytes;
-    pld_win_chunk_bytes = 1000;
+    const size_t saved = g_sys->chunk_bytes;
+    g_sys->chunk_bytes = 1000;
     pld_win_counters_t c0, c1;
     pld_win_counters(g_sys, &c0);
     CHECK_OK(pld_win_put(d, next, 0, src, N, E, sizeof E));
@@ -206,7 +206,7 @@ static void test_win_chunked_and_counters(void)
     for (int i = 0; i < 2000; i++)
         ok &= w[i] == i - 1000;
     CHECK(ok);
-    pld_win_chunk_bytes = saved;
+    g_sys->chunk_bytes = saved;
     barrier();
     free(src);
     free(dst);
