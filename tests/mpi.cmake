@@ -8,7 +8,8 @@
 #                            test; P from the program's `# ranks:`, 1 2 4
 #                            for the shared examples)
 #   mpi_negative_<case>      tests/mpi/run_negative.py: usage errors (exit 64/74),
-#                            an unknown kernel backend (exit 69)
+#                            an unknown kernel backend (exit 69), an --out path
+#                            that cannot be written (exit 74, before the run)
 #                            and runtime errors (exit 70) with rank-prefixed,
 #                            located diagnostics, at P = 2
 #
@@ -58,7 +59,8 @@ foreach(_line IN LISTS _pld_golden_cases)
                                            ENVIRONMENT "${_pld_mpi_env}")
 endforeach()
 
-foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend)
+foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend
+              out_unwritable)
   set(_name mpi_negative_${_case})
   add_test(NAME ${_name}
            COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"

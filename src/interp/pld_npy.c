@@ -29,10 +29,13 @@
 #include "pld_mem.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -754,6 +757,51 @@ static int write_data(FILE *f, const unsigned char *p, size_t bytes, size_t item
     return 1;
 }
 
+/* Opens the file that pld_npy_write fills: for a new or regular path a
+ * temporary file beside it (its name in tmp, renamed over path by the caller),
+ * else (a device, a FIFO, a symbolic link) path itself in place (tmp = ""). */
+static pld_status_t open_output(const char *path, char *tmp, size_t tmpn, FILE **out, char *err, size_t errn)
+{
+    struct stat sb;
+    tmp[0] = '\0';
+    *out = NULL;
+    if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        set_err(err, errn, path, "cannot open for writing: Is a directory");
+        return PLD_E_IO;
+    }
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *out = fopen(path, "wb");
+        if (!*out) {
+            set_err(err, errn, path, "cannot open for writing: %s", strerror(errno));
+            return PLD_E_IO;
+        }
+        return PLD_OK;
+    }
+    if ((size_t)snprintf(tmp, tmpn, "%s.tmpXXXXXX", path) >= tmpn) {
+        tmp[0] = '\0';
+        set_err(err, errn, path, "cannot open for writing: %s", strerror(ENAMETOOLONG));
+        return PLD_E_IO;
+    }
+    const int fd = mkstemp(tmp);
+    if (fd < 0) {
+        const int saved = errno;
+        tmp[0] = '\0';
+        set_err(err, errn, path, "cannot open for writing: %s", strerror(saved));
+        return PLD_E_IO;
+    }
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(*out = fdopen(fd, "wb"))) {
+        const int saved = errno;
+        close(fd);
+        remove(tmp);
+        tmp[0] = '\0';
+        set_err(err, errn, path, "cannot open for writing: %s", strerror(saved));
+        return PLD_E_IO;
+    }
+    return PLD_OK;
+}
+
 pld_status_t pld_npy_write(const char *path, pld_dtype_t dt, int rank, const int64_t *shape, const void *data,
                            char *err, size_t errn)
 {
@@ -780,13 +828,11 @@ pld_status_t pld_npy_write(const char *path, pld_dtype_t dt, int rank, const int
         set_err(err, errn, path, "internal error: .npy header does not fit");
         return PLD_E_USAGE;
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        set_err(err, errn, path, "cannot open for writing: %s", strerror(errno));
-        return PLD_E_IO;
-    }
-    struct stat sb;
-    int regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+    char tmp[PATH_MAX];
+    FILE *f;
+    st = open_output(path, tmp, sizeof tmp, &f, err, errn);
+    if (st != PLD_OK)
+        return st;
     errno = 0;
     int ok = fwrite(hdr, 1, hn, f) == hn && write_data(f, data, bytes, (size_t)pld_dtype_bytes(dt));
     int saved = errno;
@@ -794,12 +840,29 @@ pld_status_t pld_npy_write(const char *path, pld_dtype_t dt, int rank, const int
         ok = 0;
         saved = errno;
     }
+    if (ok && tmp[0] && rename(tmp, path) != 0) {
+        ok = 0;
+        saved = errno;
+    }
     if (!ok) {
-        if (regular) /* never remove a device or FIFO the user named */
-            remove(path);
+        if (tmp[0]) /* never remove the device or FIFO the user named: only our temporary file */
+            remove(tmp);
         set_err(err, errn, path, "cannot write: %s", strerror(saved ? saved : EIO));
         return PLD_E_IO;
     }
+    return PLD_OK;
+}
+
+pld_status_t pld_npy_check_writable(const char *path, char *err, size_t errn)
+{
+    char tmp[PATH_MAX];
+    FILE *f;
+    pld_status_t st = open_output(path, tmp, sizeof tmp, &f, err, errn);
+    if (st != PLD_OK)
+        return st;
+    fclose(f);
+    if (tmp[0])
+        remove(tmp);
     return PLD_OK;
 }
 

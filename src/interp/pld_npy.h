@@ -54,9 +54,20 @@ pld_status_t pld_npy_parse(const void *buf, size_t len, pld_npy_t *out, char *er
  * and a final '\n' so the data starts at a multiple of 64. INDEX is written as
  * '<i8', BF16 as '|V2'. Returns PLD_E_USAGE for a dtype without a descr (INT4,
  * FP8*, TASK_ID, ...), a bad rank/shape or NULL data; PLD_E_IO when the file
- * cannot be written (a partly written regular file is removed). */
+ * cannot be written.
+ * Nothing is lost: a regular file (new or existing) is written to a temporary
+ * file in the same directory ("PATH.tmpXXXXXX", mode 0666 less the umask) and
+ * renamed over path only when complete, so a failed write leaves the old file
+ * (or none) and no partial one. An existing non-regular file (a device, a FIFO)
+ * or a symbolic link is written in place. */
 pld_status_t pld_npy_write(const char *path, pld_dtype_t dt, int rank, const int64_t *shape, const void *data,
                            char *err, size_t errn);
+/* Checks, before a long run, that pld_npy_write(path, ...) will be able to
+ * create its file: path is not a directory, and its directory accepts a new
+ * file (a temporary one is created and removed) or, for an existing device,
+ * FIFO or link, the file is writable. PLD_E_IO with the reason in err ("PATH:
+ * cannot open for writing: ..."). */
+pld_status_t pld_npy_check_writable(const char *path, char *err, size_t errn);
 /* Frees n->data and zeroes n (NULL and already-finished structs are fine). */
 void pld_npy_fini(pld_npy_t *n);
 

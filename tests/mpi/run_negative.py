@@ -145,8 +145,20 @@ def case_unknown_backend(ctx):
     return pr, err
 
 
+def case_out_unwritable(ctx):
+    bad = os.path.join(ctx.wd, 'no_such_dir', 'ys.npy')
+    rc, out, err = ctx.run(HELLO, ['--in', 'xs=arange', '--out', 'ys=' + bad])
+    pr = []
+    check(pr, rc == 74, 'exit status %d, expected 74' % rc)
+    check(pr, 'no_such_dir/ys.npy: cannot open for writing' in err, 'the message does not name the output file')
+    check(pr, err.count('cannot open for writing') == 1, 'the error is not printed once (rank 0 only)')
+    check(pr, 'interpreted ops' not in out, 'the run started although its output cannot be written')
+    return pr, err
+
+
 CASES = {
     'bad_shape': case_bad_shape,
+    'out_unwritable': case_out_unwritable,
     'unknown_backend': case_unknown_backend,
     'bad_dtype': case_bad_dtype,
     'missing_input': case_missing_input,

@@ -16,6 +16,8 @@
 
 #include <dirent.h>
 #include <stdint.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -787,6 +789,105 @@ static void test_npy_write_errors(void)
     }
 }
 
+/* Number of directory entries of tmpdir whose name starts with prefix. */
+static int count_entries(const char *prefix)
+{
+    int n = 0;
+    DIR *d = opendir(tmpdir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* Nothing is lost: outputs go through a temporary file renamed over the
+ * path, an existing file is replaced whole, a directory is refused without
+ * touching it, and pld_npy_check_writable answers before a run what the write
+ * would find, leaving nothing behind. */
+static void test_npy_write_atomic(void)
+{
+    const int64_t shape[1] = {3};
+    const float data[3] = {1, 2, 3};
+    char err[512], want[700];
+    const char *p = tpath("atomic.npy");
+    char path[512];
+    snprintf(path, sizeof path, "%s", p);
+    CU_ASSERT_FATAL(write_bytes(path, "old", 3));
+    CU_ASSERT_EQUAL(pld_npy_check_writable(path, err, sizeof err), PLD_OK);
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n);
+    CU_ASSERT(b && n == 3 && memcmp(b, "old", 3) == 0); /* the check leaves the file alone */
+    free(b);
+    CU_ASSERT_EQUAL(pld_npy_write(path, PLD_DT_FP32, 1, shape, data, err, sizeof err), PLD_OK);
+    pld_npy_t a;
+    CU_ASSERT_EQUAL_FATAL(pld_npy_read(path, &a, err, sizeof err), PLD_OK);
+    CU_ASSERT(a.rank == 1 && a.shape[0] == 3 && memcmp(a.data, data, sizeof data) == 0);
+    pld_npy_fini(&a);
+    CU_ASSERT_EQUAL(count_entries("atomic.npy.tmp"), 0); /* no temporary file left */
+    struct stat sb;
+    const mode_t mask = umask(0);
+    umask(mask);
+    CU_ASSERT(stat(path, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~mask));
+
+    /* a directory: refused by the check and by the write, and kept */
+    const char *dp = tpath("outdir.npy");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", dp);
+    CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+    snprintf(want, sizeof want, "%s: cannot open for writing: Is a directory", dir);
+    CU_ASSERT_EQUAL(pld_npy_check_writable(dir, err, sizeof err), PLD_E_IO);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT_EQUAL(pld_npy_write(dir, PLD_DT_FP32, 1, shape, data, err, sizeof err), PLD_E_IO);
+    CU_ASSERT_STRING_EQUAL(err, want);
+    CU_ASSERT(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
+    rmdir(dir);
+
+    /* a missing directory: the check fails like the write would */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/no/such/dir/x.npy", tmpdir);
+    snprintf(want, sizeof want, "%s: cannot open for writing: No such file or directory", bad);
+    CU_ASSERT_EQUAL(pld_npy_check_writable(bad, err, sizeof err), PLD_E_IO);
+    CU_ASSERT_STRING_EQUAL(err, want);
+
+    /* a write that fails part-way (the file size limit: EFBIG) keeps the old
+     * file whole and leaves no temporary file */
+    {
+        enum { BIG = 1 << 16 };
+        float *big = calloc(BIG, sizeof *big);
+        const int64_t bshape[1] = {BIG};
+        struct rlimit old_lim, lim;
+        void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+        CU_ASSERT_FATAL(big && getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+        lim = old_lim;
+        lim.rlim_cur = 4096;
+        CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+        pld_status_t st = pld_npy_write(path, PLD_DT_FP32, 1, bshape, big, err, sizeof err);
+        setrlimit(RLIMIT_FSIZE, &old_lim);
+        signal(SIGXFSZ, old_sig);
+        free(big);
+        CU_ASSERT_EQUAL(st, PLD_E_IO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot write: File too large"));
+        CU_ASSERT_EQUAL_FATAL(pld_npy_read(path, &a, err, sizeof err), PLD_OK);
+        CU_ASSERT(a.rank == 1 && a.shape[0] == 3 && memcmp(a.data, data, sizeof data) == 0);
+        pld_npy_fini(&a);
+        CU_ASSERT_EQUAL(count_entries("atomic.npy.tmp"), 0);
+    }
+
+    /* a new path: the check creates nothing */
+    const char *np = tpath("fresh.npy");
+    CU_ASSERT_EQUAL(pld_npy_check_writable(np, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(count_entries("fresh.npy"), 0);
+    /* a device is written in place and never removed */
+    if (access("/dev/null", W_OK) == 0) {
+        CU_ASSERT_EQUAL(pld_npy_check_writable("/dev/null", err, sizeof err), PLD_OK);
+        CU_ASSERT_EQUAL(pld_npy_write("/dev/null", PLD_DT_FP32, 1, shape, data, err, sizeof err), PLD_OK);
+        CU_ASSERT(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+    }
+}
+
 /* err may be NULL, or too small: messages are cut, never overflow. */
 static void test_npy_err_buffer(void)
 {
@@ -1202,6 +1303,7 @@ static CU_TestInfo tests[] = {
     {"test_npy_read_fifo", test_npy_read_fifo},
     {"test_npy_read_errors", test_npy_read_errors},
     {"test_npy_write_errors", test_npy_write_errors},
+    {"test_npy_write_atomic", test_npy_write_atomic},
     {"test_npy_err_buffer", test_npy_err_buffer},
     {"test_npy_generate_zeros_ones", test_npy_generate_zeros_ones},
     {"test_npy_generate_arange", test_npy_generate_arange},

@@ -471,6 +471,19 @@ static int run(const opts_t *o, pld_win_sys_t *win)
                 fprintf(stderr, "pldrun: --out %s: the entry function has no such parameter\n", o->out[k].name);
             rc = EX_USAGE;
         }
+    /* Rank 0 writes the outputs: it checks now that it can, so that a long run
+     * does not end with "cannot open for writing"; every rank learns the verdict. */
+    for (int k = 0; rc == EX_OK && rank == 0 && k < o->nout; k++)
+        if (pld_npy_check_writable(o->out[k].value, err, sizeof err) != PLD_OK) {
+            fprintf(stderr, "pldrun: --out %s: %s\n", o->out[k].name, err);
+            rc = EX_IOERR;
+        }
+    {
+        int worst = rc;
+        if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS && rc == EX_OK)
+            worst = EX_SOFTWARE;
+        rc = worst;
+    }
     if (rc != EX_OK) {
         pld_interp_destroy(it);
         pld_hw_close(hw);
