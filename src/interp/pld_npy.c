@@ -27,6 +27,7 @@
 
 #include "pld_dtype.h" /* pld_f32_to_f16 / pld_f32_to_bf16: the one RNE conversion of pldrun */
 #include "pld_mem.h"
+#include "pld_size.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -440,33 +441,31 @@ static pld_status_t parse_dict(cur_t *c, hdr_t *h)
     return PLD_OK;
 }
 
-/* prod(shape) * itemsize with overflow checks. Zero dims give 0 bytes, but
- * the product of the other dims must still be sane. */
+/* prod(shape) * itemsize with overflow checks (pld_size.h). Zero dims give
+ * 0 bytes, but the product of the other dims must still fit in int64. */
 static pld_status_t shape_bytes(const char *name, pld_dtype_t dt, int rank, const int64_t *shape, size_t *out,
                                 char *err, size_t errn)
 {
     uint64_t limit = PLD_NPY_MAX_DATA_BYTES;
     if (limit > SIZE_MAX)
         limit = SIZE_MAX;
-    uint64_t prod = (uint64_t)pld_dtype_bytes(dt);
-    int zero = 0;
-    for (int i = 0; i < rank; i++) {
-        if (shape[i] < 0) {
-            set_err(err, errn, name, "negative dimension %lld in the shape", (long long)shape[i]);
-            return PLD_E_USAGE;
-        }
-        if (shape[i] == 0) {
-            zero = 1;
-            continue;
-        }
-        if ((uint64_t)shape[i] > limit / prod) {
-            set_err(err, errn, name, "array too large (the shape exceeds the limit of %llu bytes)",
-                    (unsigned long long)limit);
-            return PLD_E_USAGE;
-        }
-        prod *= (uint64_t)shape[i];
+    if (limit > INT64_MAX)
+        limit = INT64_MAX;
+    int64_t bytes;
+    const int rc = pld_size_bytes(rank, shape, pld_dtype_bytes(dt), (int64_t)limit, &bytes);
+    if (rc == PLD_SIZE_NEGATIVE) {
+        int i = 0;
+        while (i < rank - 1 && shape[i] >= 0)
+            i++;
+        set_err(err, errn, name, "negative dimension %lld in the shape", (long long)shape[i]);
+        return PLD_E_USAGE;
     }
-    *out = zero ? 0 : (size_t)prod;
+    if (rc != PLD_SIZE_OK) {
+        set_err(err, errn, name, "array too large (the shape exceeds the limit of %llu bytes)",
+                (unsigned long long)limit);
+        return PLD_E_USAGE;
+    }
+    *out = (size_t)bytes;
     return PLD_OK;
 }
 

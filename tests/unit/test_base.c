@@ -1,0 +1,91 @@
+/* test_base.c - src/base: the dtype table (pld_dtype.h) and checked size
+ * arithmetic (pld_size.h). */
+#include "pld_dtype.h"
+#include "pld_size.h"
+#include "pld_test.h"
+
+#include <math.h>
+
+static void test_base_dtype_table(void)
+{
+    for (int d = 1; d < PLD_DT__COUNT; d++) {
+        const char *n = pld_dtype_name((pld_dtype_t)d);
+        CU_ASSERT_EQUAL(pld_dtype_from_name(n), (pld_dtype_t)d); /* names are unique and round-trip */
+        CU_ASSERT(pld_dtype_bytes((pld_dtype_t)d) >= 1);
+    }
+    CU_ASSERT_STRING_EQUAL(pld_dtype_name(PLD_DT__COUNT), "?");
+    CU_ASSERT_EQUAL(pld_dtype_from_name("FP33"), PLD_DT_NONE);
+    CU_ASSERT_EQUAL(pld_dtype_bits(PLD_DT_BF16), 16);
+    CU_ASSERT_EQUAL(pld_dtype_bytes(PLD_DT_INT4), 1);          /* PyPTO's get_byte() */
+    CU_ASSERT_EQUAL(pld_dtype_storage_bytes(PLD_DT_INT4), 0);  /* not storable element-wise */
+    CU_ASSERT_EQUAL(pld_dtype_storage_bytes(PLD_DT_INDEX), 8);
+    CU_ASSERT(pld_dtype_is_float(PLD_DT_BF16) && !pld_dtype_is_int(PLD_DT_BF16));
+    CU_ASSERT(pld_dtype_is_int(PLD_DT_BOOL) && pld_dtype_is_int(PLD_DT_INDEX) && !pld_dtype_is_int(PLD_DT_TASK_ID));
+}
+
+static void test_base_half_conversions(void)
+{
+    CU_ASSERT_EQUAL(pld_f32_to_f16(1.0f), 0x3c00);
+    CU_ASSERT_EQUAL(pld_f32_to_f16(65504.0f), 0x7bff);
+    CU_ASSERT_EQUAL(pld_f32_to_f16(65520.0f), 0x7c00);            /* the tie rounds to even: inf */
+    CU_ASSERT_EQUAL(pld_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);     /* tie to even, down */
+    CU_ASSERT_EQUAL(pld_f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02); /* tie to even, up */
+    CU_ASSERT_EQUAL(pld_f32_to_f16(0x1p-24f), 0x0001);            /* smallest subnormal */
+    CU_ASSERT_EQUAL(pld_f32_to_f16(0x1p-25f), 0x0000);            /* half of it ties to zero */
+    CU_ASSERT(isnan(pld_f16_to_f32(pld_f32_to_f16(NAN))));
+    CU_ASSERT_EQUAL(pld_f16_to_f32(0x0001), 0x1p-24f);
+    CU_ASSERT_EQUAL(pld_f32_to_bf16(1.0f), 0x3f80);
+    CU_ASSERT_EQUAL(pld_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80);     /* tie to even, down */
+    CU_ASSERT_EQUAL(pld_f32_to_bf16(1.0f + 3 * 0x1p-8f), 0x3f82); /* tie to even, up */
+    CU_ASSERT_EQUAL(pld_bf16_to_f32(0x3f82), 1.0f + 2 * 0x1p-7f);
+    CU_ASSERT(isnan(pld_bf16_to_f32(pld_f32_to_bf16(NAN))));
+}
+
+static void test_base_size_checked(void)
+{
+    int64_t r = -7;
+    const int64_t ok[3] = {2, 3, 4}, zero[3] = {5, 0, 7}, neg[2] = {3, -1};
+    const int64_t huge[2] = {INT64_C(1) << 31, INT64_C(1) << 31}, wide[2] = {0, INT64_MAX};
+    CU_ASSERT_EQUAL(pld_size_numel(3, ok, &r), PLD_SIZE_OK);
+    CU_ASSERT_EQUAL(r, 24);
+    CU_ASSERT_EQUAL(pld_size_numel(0, NULL, &r), PLD_SIZE_OK);
+    CU_ASSERT_EQUAL(r, 1);
+    CU_ASSERT_EQUAL(pld_size_numel(3, zero, &r), PLD_SIZE_OK);
+    CU_ASSERT_EQUAL(r, 0);
+    CU_ASSERT_EQUAL(pld_size_numel(2, neg, &r), PLD_SIZE_NEGATIVE);
+    CU_ASSERT_EQUAL(pld_size_numel(2, huge, &r), PLD_SIZE_OK); /* 2^62 fits */
+    CU_ASSERT_EQUAL(r, INT64_C(1) << 62);
+    const int64_t huge3[3] = {INT64_C(1) << 31, INT64_C(1) << 31, 2}; /* 2^63 does not */
+    CU_ASSERT_EQUAL(pld_size_numel(3, huge3, &r), PLD_SIZE_OVERFLOW);
+    CU_ASSERT_EQUAL(pld_size_bytes(3, ok, 4, INT64_MAX, &r), PLD_SIZE_OK);
+    CU_ASSERT_EQUAL(r, 96);
+    CU_ASSERT_EQUAL(pld_size_bytes(3, ok, 4, 95, &r), PLD_SIZE_OVERFLOW); /* over the limit */
+    CU_ASSERT_EQUAL(pld_size_bytes(2, wide, 8, INT64_MAX, &r), PLD_SIZE_OVERFLOW); /* other dims must be sane */
+    CU_ASSERT_EQUAL(pld_size_bytes(2, wide, 1, INT64_MAX, &r), PLD_SIZE_OK);
+    CU_ASSERT_EQUAL(r, 0);
+    CU_ASSERT_EQUAL(pld_size_mul(INT64_MAX, 2, &r), PLD_SIZE_OVERFLOW);
+    CU_ASSERT_EQUAL(pld_size_add(INT64_MAX, 1, &r), PLD_SIZE_OVERFLOW);
+    CU_ASSERT_EQUAL(pld_size_add(INT64_MAX - 1, 1, &r), PLD_SIZE_OK);
+    const int64_t idx[2] = {3, 5}, str[2] = {10, 1}, bigstr[2] = {INT64_MAX / 2, 1};
+    CU_ASSERT_EQUAL(pld_size_offset(2, idx, str, &r), PLD_SIZE_OK);
+    CU_ASSERT_EQUAL(r, 35);
+    CU_ASSERT_EQUAL(pld_size_offset(2, idx, bigstr, &r), PLD_SIZE_OVERFLOW);
+    CU_ASSERT_STRING_EQUAL(pld_size_what(PLD_SIZE_OVERFLOW), "overflows");
+}
+
+static CU_TestInfo base_tests[] = {
+    {"test_base_dtype_table", test_base_dtype_table},
+    {"test_base_half_conversions", test_base_half_conversions},
+    {"test_base_size_checked", test_base_size_checked},
+    CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+    {"base", NULL, NULL, NULL, NULL, base_tests},
+    CU_SUITE_INFO_NULL,
+};
+
+int main(int argc, char **argv)
+{
+    return pld_test_main(argc, argv, suites);
+}
