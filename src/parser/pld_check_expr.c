@@ -27,10 +27,10 @@ static pld_dtype_t dtype_of_expr(pld_ck_t *ck, const pld_expr_t *e)
     if (!e)
         return PLD_DT_NONE;
     if (e->kind == PLD_EX_NAME) {
-        const ck_const_t *c = ck_find_const(ck, e->u.name);
+        const ck_const_t *c = pld_ck_find_const(ck, e->u.name);
         if (c && c->kind == CK_C_DTYPE)
             return c->dt;
-        if (ck_find_slot(ck, e->u.name) >= 0)
+        if (pld_ck_find_slot(ck, e->u.name) >= 0)
             return PLD_DT_NONE;
         return pld_dtype_from_name(e->u.name);
     }
@@ -40,7 +40,7 @@ static pld_dtype_t dtype_of_expr(pld_ck_t *ck, const pld_expr_t *e)
     return PLD_DT_NONE;
 }
 
-int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
+int pld_ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
 {
     int64_t a, b;
     if (!e)
@@ -53,7 +53,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
         *out = e->u.bval;
         return 1;
     case PLD_EX_NAME: {
-        int s = ck_find_slot(ck, e->u.name);
+        int s = pld_ck_find_slot(ck, e->u.name);
         if (s >= 0) {
             if (ck->slots[s].has_cval) {
                 *out = ck->slots[s].cval;
@@ -61,7 +61,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
             }
             return 0;
         }
-        const ck_const_t *c = ck_find_const(ck, e->u.name);
+        const ck_const_t *c = pld_ck_find_const(ck, e->u.name);
         if (c && (c->kind == CK_C_INT || c->kind == CK_C_BOOL)) {
             *out = c->i;
             return 1;
@@ -69,7 +69,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
         return 0;
     }
     case PLD_EX_UNARY:
-        if (!ck_const_int(ck, e->u.un.a, &a))
+        if (!pld_ck_const_int(ck, e->u.un.a, &a))
             return 0;
         if (e->u.un.op == PLD_UOP_NEG) {
             if (a == INT64_MIN)
@@ -84,7 +84,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
             *out = !a;
         return 1;
     case PLD_EX_BINARY:
-        if (!ck_const_int(ck, e->u.bin.a, &a) || !ck_const_int(ck, e->u.bin.b, &b))
+        if (!pld_ck_const_int(ck, e->u.bin.a, &a) || !pld_ck_const_int(ck, e->u.bin.b, &b))
             return 0;
         switch (e->u.bin.op) {
         /* Folding is exact or declines: a result outside int64 is not a
@@ -154,7 +154,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
         if (!d)
             return 0;
         if (strcmp(d, "pl.const") == 0 && e->u.call.nargs >= 1)
-            return ck_const_int(ck, e->u.call.args[0].value, out);
+            return pld_ck_const_int(ck, e->u.call.args[0].value, out);
         size_t n = strlen(d);
         if (n > 9 && strcmp(d + n - 9, ".get_byte") == 0 && e->u.call.nargs == 0) {
             pld_dtype_t dt = dtype_of_expr(ck, e->u.call.fn->u.attr.obj);
@@ -168,7 +168,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
             return 1;
         }
         if (strcmp(d, "pl.cast") == 0 && e->u.call.nargs >= 1)
-            return ck_const_int(ck, e->u.call.args[0].value, out);
+            return pld_ck_const_int(ck, e->u.call.args[0].value, out);
         return 0;
     }
     default:
@@ -176,7 +176,7 @@ int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
     }
 }
 
-const char *ck_const_str(const pld_expr_t *e)
+const char *pld_ck_const_str(const pld_expr_t *e)
 {
     return e && e->kind == PLD_EX_STR ? e->u.str.s : NULL;
 }
@@ -190,7 +190,7 @@ static const struct {
     {"ReduceOp", "Min", 2},       {"ReduceOp", "Prod", 3},
 };
 
-int ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out)
+int pld_ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out)
 {
     if (!e)
         return 0;
@@ -206,7 +206,7 @@ int ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_
         *out = -1; /* a member that does not exist */
         return 1;
     }
-    return ck_const_int(ck, e, out);
+    return pld_ck_const_int(ck, e, out);
 }
 
 /* ------------------------------------------------------------ lists and dims */
@@ -217,21 +217,21 @@ static const pld_expr_t *list_expr(pld_ck_t *ck, const pld_expr_t *e)
         return NULL;
     if (e->kind == PLD_EX_LIST || e->kind == PLD_EX_TUPLE)
         return e;
-    if (e->kind == PLD_EX_NAME && ck_find_slot(ck, e->u.name) < 0) {
-        const ck_const_t *c = ck_find_const(ck, e->u.name);
+    if (e->kind == PLD_EX_NAME && pld_ck_find_slot(ck, e->u.name) < 0) {
+        const ck_const_t *c = pld_ck_find_const(ck, e->u.name);
         if (c && c->kind == CK_C_EXPR && c->expr && (c->expr->kind == PLD_EX_LIST || c->expr->kind == PLD_EX_TUPLE))
             return c->expr;
     }
     return NULL;
 }
 
-int ck_list_len(pld_ck_t *ck, const pld_expr_t *e)
+int pld_ck_list_len(pld_ck_t *ck, const pld_expr_t *e)
 {
     const pld_expr_t *l = list_expr(ck, e);
     return l ? l->u.seq.n : -1;
 }
 
-const pld_expr_t *ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i)
+const pld_expr_t *pld_ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i)
 {
     const pld_expr_t *l = list_expr(ck, e);
     return l && i >= 0 && i < l->u.seq.n ? l->u.seq.items[i] : NULL;
@@ -241,7 +241,7 @@ static void dim_of(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *d)
 {
     int64_t v;
     memset(d, 0, sizeof *d);
-    if (ck_const_int(ck, e, &v)) {
+    if (pld_ck_const_int(ck, e, &v)) {
         d->kind = PLD_DIM_CONST;
         d->v = v;
         return;
@@ -256,7 +256,7 @@ static void dim_of(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *d)
     d->expr = e;
 }
 
-int ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims)
+int pld_ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims)
 {
     const pld_expr_t *l = list_expr(ck, e);
     if (!l)
@@ -395,8 +395,8 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
         ok = dtype_of_expr(ck, a) != PLD_DT_NONE;
     else if (strcmp(k, "int") == 0) {
         int64_t v;
-        if (!ck_const_int(ck, a, &v)) {
-            ck_error(ck, a->span, "%s argument '%s' must be a compile-time integer", c->info->name, pp->name);
+        if (!pld_ck_const_int(ck, a, &v)) {
+            pld_ck_error(ck, a->span, "%s argument '%s' must be a compile-time integer", c->info->name, pp->name);
             return 0;
         }
         return 1;
@@ -404,16 +404,16 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
     if (ok)
         return 1;
     if (strcmp(k, "dtensor") == 0 && t->kind == PLD_TY_TENSOR) {
-        ck_error(ck, c->call->span, "%s expects a DistributedTensor (window-bound) for '%s'; got %s", c->info->name,
-                 pp->name, ck_tystr(t));
+        pld_ck_error(ck, c->call->span, "%s expects a DistributedTensor (window-bound) for '%s'; got %s", c->info->name,
+                 pp->name, pld_ck_tystr(ck, t));
         return 0;
     }
     if (strcmp(k, "dtype") == 0) {
-        ck_error(ck, a->span, "%s argument '%s' must be a dtype such as pl.FP32", c->info->name, pp->name);
+        pld_ck_error(ck, a->span, "%s argument '%s' must be a dtype such as pl.FP32", c->info->name, pp->name);
         return 0;
     }
     if (strcmp(k, "list") == 0) {
-        ck_error(ck, a->span, "%s argument '%s' must be a list such as [0, 0]", c->info->name, pp->name);
+        pld_ck_error(ck, a->span, "%s argument '%s' must be a list such as [0, 0]", c->info->name, pp->name);
         return 0;
     }
     static const struct {
@@ -425,8 +425,8 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
     for (size_t j = 0; j < sizeof words / sizeof words[0]; j++)
         if (strcmp(words[j].k, k) == 0)
             want = words[j].w;
-    ck_error(ck, c->call->span, "%s expects %s for '%s'; got %s", c->info->name, want, pp->name,
-             t->kind == PLD_TY_UNKNOWN ? "a value of unknown type" : ck_tystr(t));
+    pld_ck_error(ck, c->call->span, "%s expects %s for '%s'; got %s", c->info->name, want, pp->name,
+             t->kind == PLD_TY_UNKNOWN ? "a value of unknown type" : pld_ck_tystr(ck, t));
     return 0;
 }
 
@@ -449,7 +449,7 @@ static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_
                 int given = 0;
                 for (int j = 0; j < e->u.call.nargs; j++)
                     given += !e->u.call.args[j].kw;
-                ck_error(ck, a->value->span, "%s takes %d positional argument%s but %d %s given", info->name, maxpos,
+                pld_ck_error(ck, a->value->span, "%s takes %d positional argument%s but %d %s given", info->name, maxpos,
                          maxpos == 1 ? "" : "s", given, given == 1 ? "was" : "were");
                 return 0;
             }
@@ -457,14 +457,14 @@ static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_
         } else {
             idx = pld_op_param_index(info, a->kw);
             if (idx < 0) {
-                pld_diag_t *d = ck_error(ck, e->span, "%s got an unexpected keyword argument '%s'", info->name, a->kw);
+                pld_diag_t *d = pld_ck_error(ck, e->span, "%s got an unexpected keyword argument '%s'", info->name, a->kw);
                 const char *s = pld_op_suggest_param(info, a->kw);
                 if (s)
                     pld_diag_note(&ck->p->diags, d, a->kw_span, "did you mean '%s'?", s);
                 return 0;
             }
             if (c->args[idx]) {
-                ck_error(ck, a->kw_span, "%s got multiple values for argument '%s'", info->name, a->kw);
+                pld_ck_error(ck, a->kw_span, "%s got multiple values for argument '%s'", info->name, a->kw);
                 return 0;
             }
         }
@@ -473,7 +473,7 @@ static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_
     }
     for (int i = 0; i < info->nparams; i++) {
         if (!c->args[i] && !info->params[i].deflt) {
-            ck_error(ck, e->span, "%s is missing required argument '%s'", info->name, info->params[i].name);
+            pld_ck_error(ck, e->span, "%s is missing required argument '%s'", info->name, info->params[i].name);
             return 0;
         }
     }
@@ -510,8 +510,8 @@ static int bcast(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type
             continue;
         }
         if (da->kind == PLD_DIM_CONST && db->kind == PLD_DIM_CONST && da->v != db->v && da->v != 1 && db->v != 1) {
-            ck_error(ck, c->call->span, "%s operand shapes %s and %s are not broadcast-compatible (dimension %d: %lld vs %lld)",
-                     c->info->name, ck_tystr(a), ck_tystr(b), i, (long long)da->v, (long long)db->v);
+            pld_ck_error(ck, c->call->span, "%s operand shapes %s and %s are not broadcast-compatible (dimension %d: %lld vs %lld)",
+                     c->info->name, pld_ck_tystr(ck, a), pld_ck_tystr(ck, b), i, (long long)da->v, (long long)db->v);
             return 0;
         }
         out[i] = (da->kind == PLD_DIM_CONST && da->v == 1) ? *db : *da;
@@ -526,7 +526,7 @@ static const pld_type_t *infer_binary(pld_ck_t *ck, ck_call_t *c)
     if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
         return a ? a : &pld_type_unknown;
     if (a->dtype != b->dtype) {
-        ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
+        pld_ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
                  c->info->name, pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
         return a;
     }
@@ -577,28 +577,28 @@ static int static_region(pld_ck_t *ck, ck_call_t *c, const pld_type_t *t, const 
                          const pld_dim_t *shape, const pld_dim_t *valid, int r, const pld_expr_t *clamp, const char *what)
 {
     int64_t cl = 0;
-    if (clamp && ck_const_int(ck, clamp, &cl) && cl)
+    if (clamp && pld_ck_const_int(ck, clamp, &cl) && cl)
         return 1;
     if (!t || !pld_type_is_tensorlike(t) || r > t->rank)
         return 1;
     for (int j = 0; j < r; j++) {
         const pld_dim_t *ext = valid ? &valid[j] : &shape[j];
         if (shape[j].kind == PLD_DIM_CONST && shape[j].v <= 0) {
-            ck_error(ck, c->call->span, "%s tile dimension %d must be positive, found %lld", c->info->name, j,
+            pld_ck_error(ck, c->call->span, "%s tile dimension %d must be positive, found %lld", c->info->name, j,
                      (long long)shape[j].v);
             return 0;
         }
         int d = t->rank - r + j;
         int64_t off;
-        const pld_expr_t *oe = ck_list_item(ck, offsets, d);
-        if (!oe || !ck_const_int(ck, oe, &off))
+        const pld_expr_t *oe = pld_ck_list_item(ck, offsets, d);
+        if (!oe || !pld_ck_const_int(ck, oe, &off))
             continue;
         if (off < 0) {
-            ck_error(ck, c->call->span, "%s offset %lld in dimension %d is negative", c->info->name, (long long)off, d);
+            pld_ck_error(ck, c->call->span, "%s offset %lld in dimension %d is negative", c->info->name, (long long)off, d);
             return 0;
         }
         if (ext->kind == PLD_DIM_CONST && t->shape[d].kind == PLD_DIM_CONST && off + ext->v > t->shape[d].v) {
-            ck_error(ck, c->call->span, "%s %s past the end of dimension %d: offset %lld + extent %lld > size %lld",
+            pld_ck_error(ck, c->call->span, "%s %s past the end of dimension %d: offset %lld + extent %lld > size %lld",
                      c->info->name, what, d, (long long)off, (long long)ext->v, (long long)t->shape[d].v);
             return 0;
         }
@@ -617,8 +617,8 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         return scalar(ck, PLD_DT_TASK_ID);
     case PLD_OPID_TENSOR_DIM: {
         int64_t ax;
-        if (t0->kind != PLD_TY_UNKNOWN && ck_const_int(ck, c->args[1], &ax) && (ax < -t0->rank || ax >= t0->rank))
-            ck_error(ck, c->call->span, "pl.tensor.dim axis %lld is out of range for a rank-%d tensor", (long long)ax,
+        if (t0->kind != PLD_TY_UNKNOWN && pld_ck_const_int(ck, c->args[1], &ax) && (ax < -t0->rank || ax >= t0->rank))
+            pld_ck_error(ck, c->call->span, "pl.tensor.dim axis %lld is out of range for a rank-%d tensor", (long long)ax,
                      t0->rank);
         return scalar(ck, PLD_DT_INDEX);
     }
@@ -626,17 +626,17 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_GET_BLOCK_NUM:
         return scalar(ck, PLD_DT_INDEX);
     case PLD_OPID_TILE_LOAD: {
-        r = ck_dims_of_list(ck, c->args[2], dims);
+        r = pld_ck_dims_of_list(ck, c->args[2], dims);
         if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
-        int no = ck_list_len(ck, c->args[1]);
+        int no = pld_ck_list_len(ck, c->args[1]);
         if (no >= 0 && no != t0->rank) {
-            ck_error(ck, c->call->span, "pl.tile.load offsets have %d entries but the tensor has rank %d", no, t0->rank);
+            pld_ck_error(ck, c->call->span, "pl.tile.load offsets have %d entries but the tensor has rank %d", no, t0->rank);
             return &pld_type_unknown;
         }
-        vr = c->args[3] ? ck_dims_of_list(ck, c->args[3], vdims) : -1;
+        vr = c->args[3] ? pld_ck_dims_of_list(ck, c->args[3], vdims) : -1;
         if (vr >= 0 && vr != r) {
-            ck_error(ck, c->call->span, "pl.tile.load valid_shape has %d entries but shapes has %d", vr, r);
+            pld_ck_error(ck, c->call->span, "pl.tile.load valid_shape has %d entries but shapes has %d", vr, r);
             return &pld_type_unknown;
         }
         int differs = 0;
@@ -653,10 +653,10 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
          * run time (a clamped load), and the run-time check has the location */
         if (t0->kind == PLD_TY_TILE && dst && pld_type_is_tensorlike(dst)) {
             if (t0->dtype != dst->dtype)
-                ck_error(ck, c->call->span, "pl.tile.store tile dtype %s does not match the output tensor dtype %s",
+                pld_ck_error(ck, c->call->span, "pl.tile.store tile dtype %s does not match the output tensor dtype %s",
                          pld_dtype_name(t0->dtype), pld_dtype_name(dst->dtype));
             else if (t0->rank > dst->rank)
-                ck_error(ck, c->call->span, "pl.tile.store tile rank %d exceeds the output tensor rank %d", t0->rank, dst->rank);
+                pld_ck_error(ck, c->call->span, "pl.tile.store tile rank %d exceeds the output tensor rank %d", t0->rank, dst->rank);
         }
         return dst ? dst : &pld_type_unknown;
     }
@@ -664,10 +664,10 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_FULL:
     case PLD_OPID_TENSOR_CREATE:
     case PLD_OPID_TENSOR_FULL: {
-        r = ck_dims_of_list(ck, c->args[0], dims);
+        r = pld_ck_dims_of_list(ck, c->args[0], dims);
         pld_dtype_t dt = dtype_of_expr(ck, c->args[1]);
         if (dt == PLD_DT_NONE) {
-            ck_error(ck, c->call->span, "%s needs a dtype (dtype=pl.FP32, ...)", c->info->name);
+            pld_ck_error(ck, c->call->span, "%s needs a dtype (dtype=pl.FP32, ...)", c->info->name);
             return &pld_type_unknown;
         }
         if (r < 0)
@@ -675,7 +675,7 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         int tile = c->info->id == PLD_OPID_TILE_CREATE || c->info->id == PLD_OPID_TILE_FULL;
         for (int i = 0; i < r; i++)
             if (dims[i].kind == PLD_DIM_CONST && dims[i].v <= 0) {
-                ck_error(ck, c->call->span, "%s shape dimension %d must be positive, found %lld", c->info->name, i,
+                pld_ck_error(ck, c->call->span, "%s shape dimension %d must be positive, found %lld", c->info->name, i,
                          (long long)dims[i].v);
                 return &pld_type_unknown;
             }
@@ -688,9 +688,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, mem_of(ck, c->args[1], t0->mem));
     case PLD_OPID_TILE_READ:
     case PLD_OPID_TENSOR_READ: {
-        int n = ck_list_len(ck, c->args[1]);
+        int n = pld_ck_list_len(ck, c->args[1]);
         if (n >= 0 && t0->kind != PLD_TY_UNKNOWN && n != t0->rank && n != 1) {
-            ck_error(ck, c->call->span, "%s has %d indices but the operand has rank %d", c->info->name, n, t0->rank);
+            pld_ck_error(ck, c->call->span, "%s has %d indices but the operand has rank %d", c->info->name, n, t0->rank);
             return &pld_type_unknown;
         }
         return t0->kind == PLD_TY_UNKNOWN ? &pld_type_unknown : scalar(ck, t0->dtype);
@@ -702,25 +702,25 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_FILLPAD:
         if (c->info->id == PLD_OPID_TENSOR_ASSEMBLE && c->types[1] && pld_type_is_tensorlike(c->types[1]) &&
             pld_type_is_tensorlike(t0) && c->types[1]->dtype != t0->dtype)
-            ck_error(ck, c->call->span, "pl.tensor.assemble source dtype %s does not match target dtype %s",
+            pld_ck_error(ck, c->call->span, "pl.tensor.assemble source dtype %s does not match target dtype %s",
                      pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype));
         return t0;
     case PLD_OPID_TILE_SET_VALIDSHAPE:
         return t0;
     case PLD_OPID_TILE_SLICE:
     case PLD_OPID_TENSOR_SLICE: {
-        r = ck_dims_of_list(ck, c->args[1], dims);
+        r = pld_ck_dims_of_list(ck, c->args[1], dims);
         if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
         if (r != t0->rank) {
-            ck_error(ck, c->call->span, "%s shape has %d entries but the operand has rank %d", c->info->name, r, t0->rank);
+            pld_ck_error(ck, c->call->span, "%s shape has %d entries but the operand has rank %d", c->info->name, r, t0->rank);
             return &pld_type_unknown;
         }
         int drop[PLD_CK_MAX_RANK] = {0};
-        int nd = c->info->id == PLD_OPID_TENSOR_SLICE && c->args[4] ? ck_list_len(ck, c->args[4]) : 0;
+        int nd = c->info->id == PLD_OPID_TENSOR_SLICE && c->args[4] ? pld_ck_list_len(ck, c->args[4]) : 0;
         for (int i = 0; i < nd; i++) {
             int64_t v;
-            if (ck_const_int(ck, ck_list_item(ck, c->args[4], i), &v) && v >= 0 && v < r)
+            if (pld_ck_const_int(ck, pld_ck_list_item(ck, c->args[4], i), &v) && v >= 0 && v < r)
                 drop[v] = 1;
         }
         pld_dim_t out[PLD_CK_MAX_RANK];
@@ -732,12 +732,12 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     }
     case PLD_OPID_TILE_RESHAPE:
     case PLD_OPID_TENSOR_RESHAPE: {
-        r = ck_dims_of_list(ck, c->args[1], dims);
+        r = pld_ck_dims_of_list(ck, c->args[1], dims);
         if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
         int64_t a = pld_type_static_numel(t0), b = numel_dims(dims, r);
         if (a >= 0 && b >= 0 && a != b)
-            ck_error(ck, c->call->span, "%s cannot reshape %lld elements into %lld", c->info->name, (long long)a, (long long)b);
+            pld_ck_error(ck, c->call->span, "%s cannot reshape %lld elements into %lld", c->info->name, (long long)a, (long long)b);
         return shaped(ck, t0->kind, t0->dtype, dims, r, NULL, t0->mem);
     }
     case PLD_OPID_TILE_CAST:
@@ -745,18 +745,18 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         pld_dtype_t dt = dtype_of_expr(ck, c->args[1]);
         if (t0->kind == PLD_TY_UNKNOWN)
             return t0;
-        const char *mode = ck_const_str(c->args[2]);
+        const char *mode = pld_ck_const_str(c->args[2]);
         static const char *const modes[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
         if (c->args[2] && !mode) {
             int64_t v;
-            if (!ck_const_int(ck, c->args[2], &v) || v < 0 || v > 6)
-                ck_error(ck, c->args[2]->span, "cast mode must be one of 'none', 'rint', 'round', 'floor', 'ceil', 'trunc', 'odd'");
+            if (!pld_ck_const_int(ck, c->args[2], &v) || v < 0 || v > 6)
+                pld_ck_error(ck, c->args[2]->span, "cast mode must be one of 'none', 'rint', 'round', 'floor', 'ceil', 'trunc', 'odd'");
         } else if (mode) {
             int found = 0;
             for (size_t i = 0; i < 7; i++)
                 found |= strcmp(mode, modes[i]) == 0;
             if (!found)
-                ck_error(ck, c->args[2]->span, "unknown cast mode '%s' (expected none, rint, round, floor, ceil, trunc or odd)", mode);
+                pld_ck_error(ck, c->args[2]->span, "unknown cast mode '%s' (expected none, rint, round, floor, ceil, trunc or odd)", mode);
         }
         return with_dtype(ck, t0, dt);
     }
@@ -766,11 +766,11 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         if (t0->kind == PLD_TY_UNKNOWN || !b || b->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
         if (t0->rank != 2 || b->rank != 2) {
-            ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, ck_tystr(t0), ck_tystr(b));
+            pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
             return &pld_type_unknown;
         }
         if (pld_dim_eq(&t0->shape[1], &b->shape[0]) == 0) {
-            ck_error(ck, c->call->span, "%s inner dimensions differ: %s @ %s", c->info->name, ck_tystr(t0), ck_tystr(b));
+            pld_ck_error(ck, c->call->span, "%s inner dimensions differ: %s @ %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
             return &pld_type_unknown;
         }
         pld_dim_t d[2] = {t0->shape[0], b->shape[1]};
@@ -804,9 +804,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         int64_t n = 0;
         if (!t)
             return &pld_type_unknown;
-        ck_const_int(ck, c->args[0], &n);
+        pld_ck_const_int(ck, c->args[0], &n);
         if (n <= 0)
-            ck_error(ck, c->args[0]->span, "pl.array.create extent must be positive, found %lld", (long long)n);
+            pld_ck_error(ck, c->args[0]->span, "pl.array.create extent must be positive, found %lld", (long long)n);
         t->array_len = n;
         t->dtype = dtype_of_expr(ck, c->args[1]);
         return t;
@@ -829,12 +829,12 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
     switch (id) {
     case PLD_OPID_PL_CONST: {
         if (n != 2 || args[0].kw || args[1].kw) {
-            ck_error(ck, e->span, "pl.const takes a value and a dtype: pl.const(1, pl.INT32)");
+            pld_ck_error(ck, e->span, "pl.const takes a value and a dtype: pl.const(1, pl.INT32)");
             return &pld_type_unknown;
         }
         pld_dtype_t dt = dtype_of_expr(ck, args[1].value);
         if (dt == PLD_DT_NONE) {
-            ck_error(ck, args[1].value->span, "pl.const needs a dtype such as pl.INT32");
+            pld_ck_error(ck, args[1].value->span, "pl.const needs a dtype such as pl.INT32");
             return &pld_type_unknown;
         }
         return scalar(ck, dt);
@@ -845,7 +845,7 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
             if (args[i].kw && strcmp(args[i].kw, "target_type") == 0)
                 dt = dtype_of_expr(ck, args[i].value);
         if (dt == PLD_DT_NONE) {
-            ck_error(ck, e->span, "pl.cast needs a target dtype: pl.cast(x, pl.INDEX)");
+            pld_ck_error(ck, e->span, "pl.cast needs a target dtype: pl.cast(x, pl.INDEX)");
             return &pld_type_unknown;
         }
         return scalar(ck, dt);
@@ -853,12 +853,12 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
     case PLD_OPID_PL_MIN:
     case PLD_OPID_PL_MAX:
         if (n != 2) {
-            ck_error(ck, e->span, "%s takes exactly two scalars", id == PLD_OPID_PL_MIN ? "pl.min" : "pl.max");
+            pld_ck_error(ck, e->span, "%s takes exactly two scalars", id == PLD_OPID_PL_MIN ? "pl.min" : "pl.max");
             return &pld_type_unknown;
         }
         for (int i = 0; i < 2; i++)
             if (!is_scalarish(argt[i])) {
-                ck_error(ck, args[i].value->span, "%s works on scalars; for tiles use pl.minimum / pl.maximum",
+                pld_ck_error(ck, args[i].value->span, "%s works on scalars; for tiles use pl.minimum / pl.maximum",
                          id == PLD_OPID_PL_MIN ? "pl.min" : "pl.max");
                 return &pld_type_unknown;
             }
@@ -869,24 +869,24 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
     case PLD_OPID_PL_DUMP_TAG:
         return &pld_type_none;
     case PLD_OPID_PL_YIELD_:
-        ck_error(ck, e->span, "pl.yield_ must be a statement or the value of an assignment at the end of a loop or if body");
+        pld_ck_error(ck, e->span, "pl.yield_ must be a statement or the value of an assignment at the end of a loop or if body");
         return &pld_type_unknown;
     case PLD_OPID_PL_COND:
-        ck_error(ck, e->span, "pl.cond must be the first statement of a pl.while_ loop body");
+        pld_ck_error(ck, e->span, "pl.cond must be the first statement of a pl.while_ loop body");
         return &pld_type_unknown;
     case PLD_OPID_PL_DYNAMIC:
-        ck_error(ck, e->span, "pl.dynamic declares a module-level dimension; use it at module level (NR = pl.dynamic(\"NR\"))");
+        pld_ck_error(ck, e->span, "pl.dynamic declares a module-level dimension; use it at module level (NR = pl.dynamic(\"NR\"))");
         return &pld_type_unknown;
     case PLD_OPID_PL_SUBMIT:
     case PLD_OPID_PL_SPMD_SUBMIT:
-        return ck_submit_call(ck, e, argt);
+        return pld_ck_submit_call(ck, e, argt);
     default: {
         const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
         const char *what = id == PLD_OPID_PL_AT || id == PLD_OPID_PL_SCOPE || id == PLD_OPID_PL_MANUAL_SCOPE ||
                                    id == PLD_OPID_PL_CLUSTER
                                ? "a 'with' statement"
                                : "the iterator of a for loop";
-        ck_error(ck, e->span, "%s can only be used as %s", info->name, what);
+        pld_ck_error(ck, e->span, "%s can only be used as %s", info->name, what);
         return &pld_type_unknown;
     }
     }
@@ -921,17 +921,17 @@ static const pld_type_t *arg_type(pld_ck_t *ck, pld_expr_t *a)
 {
     if (a->kind == PLD_EX_ATTR && a->u.attr.obj->kind == PLD_EX_NAME && strcmp(a->u.attr.obj->u.name, "self") == 0)
         return set_type(a, &pld_type_unknown);
-    if (a->kind == PLD_EX_NAME && ck_find_slot(ck, a->u.name) < 0) {
-        const ck_const_t *c = ck_find_const(ck, a->u.name);
+    if (a->kind == PLD_EX_NAME && pld_ck_find_slot(ck, a->u.name) < 0) {
+        const ck_const_t *c = pld_ck_find_const(ck, a->u.name);
         if ((c && (c->kind == CK_C_EXPR || c->kind == CK_C_DTYPE)) || (!c && dtype_of_expr(ck, a) != PLD_DT_NONE))
             return set_type(a, &pld_type_unknown);
     }
     if (a->kind == PLD_EX_LIST || a->kind == PLD_EX_TUPLE) {
         for (int j = 0; j < a->u.seq.n; j++)
-            ck_expr(ck, a->u.seq.items[j]);
+            pld_ck_expr(ck, a->u.seq.items[j]);
         return set_type(a, &pld_type_unknown);
     }
-    return ck_expr(ck, a);
+    return pld_ck_expr(ck, a);
 }
 
 static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
@@ -941,14 +941,14 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     const pld_type_t **argt = argt_buf;
     pld_expr_t *fn = e->u.call.fn;
     if (n > 64) {
-        ck_error(ck, e->span, "too many call arguments (limit 64)");
+        pld_ck_error(ck, e->span, "too many call arguments (limit 64)");
         return &pld_type_unknown;
     }
     /* self.f(...) dispatch */
     if (fn->kind == PLD_EX_ATTR && fn->u.attr.obj->kind == PLD_EX_NAME && strcmp(fn->u.attr.obj->u.name, "self") == 0) {
         for (int i = 0; i < n; i++)
-            argt[i] = ck_expr(ck, e->u.call.args[i].value);
-        return ck_dispatch_call(ck, e, argt);
+            argt[i] = pld_ck_expr(ck, e->u.call.args[i].value);
+        return pld_ck_dispatch_call(ck, e, argt);
     }
     char buf[256];
     const char *name = dotted(ck, fn, buf, sizeof buf);
@@ -957,7 +957,7 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
         size_t ln = strlen(name);
         if (ln > 9 && strcmp(name + ln - 9, ".get_byte") == 0 && fn->kind == PLD_EX_ATTR) {
             if (dtype_of_expr(ck, fn->u.attr.obj) == PLD_DT_NONE) {
-                ck_error(ck, e->span, "get_byte() must be called on a dtype such as pl.FP32");
+                pld_ck_error(ck, e->span, "get_byte() must be called on a dtype such as pl.FP32");
                 return &pld_type_unknown;
             }
             return scalar(ck, PLD_DT_INDEX);
@@ -968,7 +968,7 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     for (int i = 0; i < n; i++)
         argt[i] = arg_type(ck, e->u.call.args[i].value);
     if (!name) {
-        ck_error(ck, e->span, "unsupported call: only pl.*, pld.* ops and self.<function>(...) can be called");
+        pld_ck_error(ck, e->span, "unsupported call: only pl.*, pld.* ops and self.<function>(...) can be called");
         return &pld_type_unknown;
     }
     if (id < 0) {
@@ -996,19 +996,19 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
                 return &pld_type_unknown;
             }
             if (id < 0) {
-                ck_error(ck, e->span, "%s does not accept %s as its first operand", name, kind_word(a0));
+                pld_ck_error(ck, e->span, "%s does not accept %s as its first operand", name, kind_word(a0));
                 return &pld_type_unknown;
             }
         }
     }
     if (id < 0) {
         if (strncmp(name, "pl.", 3) == 0 || strncmp(name, "pld.", 4) == 0) {
-            pld_diag_t *d = ck_error(ck, e->span, "unknown op '%s'", name);
+            pld_diag_t *d = pld_ck_error(ck, e->span, "unknown op '%s'", name);
             const char *s = pld_op_suggest(name);
             if (s)
                 pld_diag_note(&ck->p->diags, d, e->span, "did you mean '%s'?", s);
         } else {
-            ck_error(ck, e->span, "unsupported call to '%s': only pl.*, pld.* ops and self.<function>(...) can be called", name);
+            pld_ck_error(ck, e->span, "unsupported call to '%s': only pl.*, pld.* ops and self.<function>(...) can be called", name);
         }
         return &pld_type_unknown;
     }
@@ -1016,7 +1016,7 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
     if (ck->deferred && id != PLD_OPID_PLD_DEFER_WAIT && id != PLD_OPID_PL_RANGE && id != PLD_OPID_PL_PARALLEL &&
         id != PLD_OPID_PL_UNROLL) {
-        pld_diag_t *d = ck_error(ck, e->span, "%s after pld.system.defer_wait: once a waiter scope registers a "
+        pld_diag_t *d = pld_ck_error(ck, e->span, "%s after pld.system.defer_wait: once a waiter scope registers a "
                                               "condition it may only register more (no tensor reads, payload or "
                                               "other communication)",
                                  info->name);
@@ -1025,16 +1025,16 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     if (info->levels & PLD_OPL_S)
         return check_special(ck, e, id, argt);
     if (!level_ok(info->levels, ck->ctx)) {
-        pld_diag_t *d = ck_error(ck, e->span, "%s can only be called in %s, not in %s", info->name,
+        pld_diag_t *d = pld_ck_error(ck, e->span, "%s can only be called in %s, not in %s", info->name,
                                  levels_word(info->levels), ctx_word(ck->ctx));
-        ck_note_fn(ck, d);
+        pld_ck_note_fn(ck, d);
         return &pld_type_unknown;
     }
     ck_call_t c;
     if (!bind_call(ck, e, info, &c, argt))
         return &pld_type_unknown;
     if (strncmp(info->name, "pld.", 4) == 0)
-        return ck_pld_call(ck, &c);
+        return pld_ck_pld_call(ck, &c);
     return infer_op(ck, &c);
 }
 
@@ -1042,24 +1042,24 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
 
 static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
 {
-    const pld_type_t *t = ck_expr(ck, e->u.sub.obj);
+    const pld_type_t *t = pld_ck_expr(ck, e->u.sub.obj);
     int n = e->u.sub.n, slices = 0;
     for (int i = 0; i < n; i++) {
         pld_expr_t *it = e->u.sub.items[i];
         if (it->kind == PLD_EX_SLICE) {
             slices++;
             if (it->u.slice.step) {
-                ck_error(ck, it->u.slice.step->span, "slice steps are not supported");
+                pld_ck_error(ck, it->u.slice.step->span, "slice steps are not supported");
                 return &pld_type_unknown;
             }
             if (it->u.slice.lo)
-                ck_expr(ck, it->u.slice.lo);
+                pld_ck_expr(ck, it->u.slice.lo);
             if (it->u.slice.hi)
-                ck_expr(ck, it->u.slice.hi);
+                pld_ck_expr(ck, it->u.slice.hi);
         } else {
-            const pld_type_t *it_t = ck_expr(ck, it);
+            const pld_type_t *it_t = pld_ck_expr(ck, it);
             if (!is_scalarish(it_t) && t->kind != PLD_TY_UNKNOWN) {
-                ck_error(ck, it->span, "subscript index must be a scalar, found %s", kind_word(it_t));
+                pld_ck_error(ck, it->span, "subscript index must be a scalar, found %s", kind_word(it_t));
                 return &pld_type_unknown;
             }
         }
@@ -1067,12 +1067,12 @@ static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
     switch (t->kind) {
     case PLD_TY_TUPLE: {
         int64_t k;
-        if (n != 1 || !ck_const_int(ck, e->u.sub.items[0], &k)) {
-            ck_error(ck, e->span, "a tuple can only be indexed with a constant");
+        if (n != 1 || !pld_ck_const_int(ck, e->u.sub.items[0], &k)) {
+            pld_ck_error(ck, e->span, "a tuple can only be indexed with a constant");
             return &pld_type_unknown;
         }
         if (k < 0 || k >= t->nelems) {
-            ck_error(ck, e->span, "tuple index %lld out of range (the tuple has %d elements)", (long long)k, t->nelems);
+            pld_ck_error(ck, e->span, "tuple index %lld out of range (the tuple has %d elements)", (long long)k, t->nelems);
             return &pld_type_unknown;
         }
         return t->elems[k];
@@ -1083,7 +1083,7 @@ static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
     case PLD_TY_DTENSOR:
     case PLD_TY_TILE: {
         if (n > t->rank) {
-            ck_error(ck, e->span, "too many indices: %d for %s of rank %d", n, kind_word(t), t->rank);
+            pld_ck_error(ck, e->span, "too many indices: %d for %s of rank %d", n, kind_word(t), t->rank);
             return &pld_type_unknown;
         }
         if (slices == 0 && n == t->rank)
@@ -1096,8 +1096,8 @@ static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
             if (i < n) {
                 const pld_expr_t *sl = e->u.sub.items[i];
                 int64_t lo = 0, hi;
-                if ((!sl->u.slice.lo || ck_const_int(ck, sl->u.slice.lo, &lo)) && sl->u.slice.hi &&
-                    ck_const_int(ck, sl->u.slice.hi, &hi)) {
+                if ((!sl->u.slice.lo || pld_ck_const_int(ck, sl->u.slice.lo, &lo)) && sl->u.slice.hi &&
+                    pld_ck_const_int(ck, sl->u.slice.hi, &hi)) {
                     pld_dim_t dd = {PLD_DIM_CONST, hi - lo, NULL, NULL};
                     d[k++] = dd;
                     continue;
@@ -1117,7 +1117,7 @@ static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
     case PLD_TY_UNKNOWN:
         return &pld_type_unknown;
     default:
-        ck_error(ck, e->span, "%s cannot be subscripted", kind_word(t));
+        pld_ck_error(ck, e->span, "%s cannot be subscripted", kind_word(t));
         return &pld_type_unknown;
     }
 }
@@ -1125,17 +1125,17 @@ static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
 static const pld_type_t *check_name(pld_ck_t *ck, pld_expr_t *e)
 {
     const char *nm = e->u.name;
-    int s = ck_find_slot(ck, nm);
+    int s = pld_ck_find_slot(ck, nm);
     if (s >= 0) {
         e->slot = s;
         if (!ck->slots[s].defined) {
-            ck_error(ck, e->span, "local variable '%s' is used before it is assigned", nm);
+            pld_ck_error(ck, e->span, "local variable '%s' is used before it is assigned", nm);
             ck->slots[s].defined = 1; /* report once */
             return &pld_type_unknown;
         }
         return ck->slots[s].type ? ck->slots[s].type : &pld_type_unknown;
     }
-    const ck_const_t *c = ck_find_const(ck, nm);
+    const ck_const_t *c = pld_ck_find_const(ck, nm);
     if (c) {
         switch (c->kind) {
         case CK_C_INT: return scalar(ck, PLD_DT_INDEX);
@@ -1147,12 +1147,12 @@ static const pld_type_t *check_name(pld_ck_t *ck, pld_expr_t *e)
     }
     if ((ck->alias_pl && strcmp(nm, ck->alias_pl) == 0) || (ck->alias_pld && strcmp(nm, ck->alias_pld) == 0) ||
         strcmp(nm, "pl") == 0 || strcmp(nm, "pld") == 0) {
-        ck_error(ck, e->span, "module '%s' cannot be used as a value", nm);
+        pld_ck_error(ck, e->span, "module '%s' cannot be used as a value", nm);
         return &pld_type_unknown;
     }
     if (strcmp(nm, "inf") == 0 || strcmp(nm, "nan") == 0)
         return scalar(ck, PLD_DT_FP32);
-    pld_diag_t *d = ck_error(ck, e->span, "name '%s' is not defined", nm);
+    pld_diag_t *d = pld_ck_error(ck, e->span, "name '%s' is not defined", nm);
     /* did you mean: locals, then constants */
     const char *best = NULL;
     size_t nl = strlen(nm);
@@ -1178,8 +1178,8 @@ static const pld_type_t *check_name(pld_ck_t *ck, pld_expr_t *e)
 
 static const pld_type_t *check_binary(pld_ck_t *ck, pld_expr_t *e)
 {
-    const pld_type_t *a = ck_expr(ck, e->u.bin.a);
-    const pld_type_t *b = ck_expr(ck, e->u.bin.b);
+    const pld_type_t *a = pld_ck_expr(ck, e->u.bin.a);
+    const pld_type_t *b = pld_ck_expr(ck, e->u.bin.b);
     pld_binop_t op = e->u.bin.op;
     for (int i = 0; i < 2; i++) {
         const pld_type_t *t = i ? b : a;
@@ -1188,9 +1188,9 @@ static const pld_type_t *check_binary(pld_ck_t *ck, pld_expr_t *e)
                                                 [PLD_OP_MUL] = "pl.mul", [PLD_OP_DIV] = "pl.div"};
             const char *hint = op <= PLD_OP_DIV ? names[op] : NULL;
             if (hint)
-                ck_error(ck, e->span, "operators do not apply to %s; use %s(...)", kind_word(t) + 2, hint);
+                pld_ck_error(ck, e->span, "operators do not apply to %s; use %s(...)", kind_word(t) + 2, hint);
             else
-                ck_error(ck, e->span, "operators do not apply to %s", kind_word(t) + 2);
+                pld_ck_error(ck, e->span, "operators do not apply to %s", kind_word(t) + 2);
             return &pld_type_unknown;
         }
     }
@@ -1206,7 +1206,7 @@ static const pld_type_t *check_binary(pld_ck_t *ck, pld_expr_t *e)
     return scalar(ck, dt);
 }
 
-const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e)
+const pld_type_t *pld_ck_expr(pld_ck_t *ck, pld_expr_t *e)
 {
     switch (e->kind) {
     case PLD_EX_INT: return set_type(e, scalar(ck, PLD_DT_INDEX));
@@ -1218,9 +1218,9 @@ const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e)
         return set_type(e, &pld_type_unknown);
     case PLD_EX_NAME: return set_type(e, check_name(ck, e));
     case PLD_EX_UNARY: {
-        const pld_type_t *t = ck_expr(ck, e->u.un.a);
+        const pld_type_t *t = pld_ck_expr(ck, e->u.un.a);
         if (t->kind == PLD_TY_TILE || pld_type_is_tensorlike(t)) {
-            ck_error(ck, e->span, "operators do not apply to %s; use pl.neg(...)", kind_word(t) + 2);
+            pld_ck_error(ck, e->span, "operators do not apply to %s; use pl.neg(...)", kind_word(t) + 2);
             return set_type(e, &pld_type_unknown);
         }
         return set_type(e, e->u.un.op == PLD_UOP_NOT ? scalar(ck, PLD_DT_BOOL) : t);
@@ -1233,14 +1233,14 @@ const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e)
         const char *d = dotted(ck, e, b, sizeof b);
         if (d && (strncmp(d, "pl.", 3) == 0 || strncmp(d, "pld.", 4) == 0))
             return set_type(e, &pld_type_unknown);
-        const pld_type_t *t = ck_expr(ck, e->u.attr.obj);
+        const pld_type_t *t = pld_ck_expr(ck, e->u.attr.obj);
         if (t->kind != PLD_TY_UNKNOWN)
-            ck_error(ck, e->span, "attribute '%s' of %s is not supported", e->u.attr.attr, kind_word(t));
+            pld_ck_error(ck, e->span, "attribute '%s' of %s is not supported", e->u.attr.attr, kind_word(t));
         return set_type(e, &pld_type_unknown);
     }
     case PLD_EX_SUBSCRIPT: return set_type(e, check_subscript(ck, e));
     case PLD_EX_SLICE:
-        ck_error(ck, e->span, "a slice is only valid inside a subscript");
+        pld_ck_error(ck, e->span, "a slice is only valid inside a subscript");
         return set_type(e, &pld_type_unknown);
     case PLD_EX_LIST:
     case PLD_EX_TUPLE: {
@@ -1249,14 +1249,14 @@ const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e)
         if (!t || !el)
             return set_type(e, &pld_type_unknown);
         for (int i = 0; i < e->u.seq.n; i++)
-            el[i] = ck_expr(ck, e->u.seq.items[i]);
+            el[i] = pld_ck_expr(ck, e->u.seq.items[i]);
         t->nelems = e->u.seq.n;
         t->elems = el;
         return set_type(e, t);
     }
     case PLD_EX_DICT:
         for (int i = 0; i < e->u.dict.n; i++)
-            ck_expr(ck, e->u.dict.vals[i]);
+            pld_ck_expr(ck, e->u.dict.vals[i]);
         return set_type(e, &pld_type_unknown);
     }
     return set_type(e, &pld_type_unknown);

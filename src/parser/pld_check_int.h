@@ -1,7 +1,11 @@
-/* pld_check_int.h - internals shared by the checker's files
- * (pld_check.c: program/functions/statements/names; pld_check_expr.c:
- * expressions, op binding and type inference; pld_check_pld.c: the pld.* and
- * collective rules). Not a public header. */
+/* pld_check_int.h - internals shared by the checker's files. Not a public header.
+ *
+ *   pld_check.c       diagnostics, module constants and imports, annotations,
+ *                     function headers, calls of the program's own functions,
+ *                     the driver (pld_check_program)
+ *   pld_check_stmt.c  name slots, statements, function bodies
+ *   pld_check_expr.c  expressions, op binding and type inference
+ *   pld_check_pld.c   the pld.* and collective rules */
 #ifndef PLD_CHECK_INT_H
 #define PLD_CHECK_INT_H
 
@@ -67,7 +71,9 @@ typedef struct pld_ck {
     ck_slot_t *slots;
     int nslots, capslots;
     int oom;
-    int fold_overflow;        /* set when ck_const_int declined a result outside int64 */
+    int fold_overflow;        /* set when pld_ck_const_int declined a result outside int64 */
+    char tyring[4][256];      /* pld_ck_tystr's rotating message buffers */
+    unsigned tyring_next;
 } pld_ck_t;
 
 /* A call bound to an op's parameters. */
@@ -78,61 +84,103 @@ typedef struct ck_call {
     const pld_type_t *types[PLD_OP_MAX_PARAMS];   /* checked type of each present arg */
 } ck_call_t;
 
+/* What the checker knows of one function of the program. */
+typedef struct ck_fn_info {
+    pld_func_t *f;
+    int bad_header;            /* the decorator was wrong: the body is not checked */
+    const pld_type_t **ptypes;
+    const pld_type_t *ret;     /* tuple for several returns, none when absent */
+    int ctx;                   /* PLD_CTX_* of its body; 0 for raw SubWorkers */
+} ck_fn_info_t;
+
+/* The checker's results kept in p->sema: one ck_fn_info_t per p->funcs[i]. */
+typedef struct ck_prog {
+    ck_fn_info_t *fns;
+    int nfns;
+} ck_prog_t;
+
+static inline ck_prog_t *ck_prog_of(pld_ck_t *ck)
+{
+    return (ck_prog_t *)ck->p->sema;
+}
+
 /* ---- diagnostics (pld_check.c) ---- */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-pld_diag_t *ck_error(pld_ck_t *ck, pld_span_t sp, const char *fmt, ...);
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-pld_diag_t *ck_warn(pld_ck_t *ck, pld_span_t sp, const char *fmt, ...);
+pld_diag_t *pld_ck_error(pld_ck_t *ck, pld_span_t sp, const char *fmt, ...);
 /* Adds "note: in function 'f'" to d. */
-void ck_note_fn(pld_ck_t *ck, pld_diag_t *d);
-/* Formats a type into a static rotating buffer (for messages). */
-const char *ck_tystr(const pld_type_t *t);
+void pld_ck_note_fn(pld_ck_t *ck, pld_diag_t *d);
+/* Formats a type for a message into one of ck's four rotating buffers: the
+ * result stays valid until the fourth next call on the same checker. */
+const char *pld_ck_tystr(pld_ck_t *ck, const pld_type_t *t);
 
 /* ---- names (pld_check.c) ---- */
-const ck_const_t *ck_find_const(pld_ck_t *ck, const char *name);
-int ck_find_slot(pld_ck_t *ck, const char *name);     /* -1 if none */
+const ck_const_t *pld_ck_find_const(pld_ck_t *ck, const char *name);
+int pld_ck_find_slot(pld_ck_t *ck, const char *name);     /* -1 if none */
 
 /* ---- expressions (pld_check_expr.c) ---- */
 /* Checks e and returns its type (never NULL; &pld_type_unknown when not inferable). */
-const pld_type_t *ck_expr(pld_ck_t *ck, pld_expr_t *e);
+const pld_type_t *pld_ck_expr(pld_ck_t *ck, pld_expr_t *e);
 /* Compile-time integer value of e (literals, module constants, pl.const,
  * get_byte, arithmetic over them, constant locals). Returns 1 when known. */
-int ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out);
+int pld_ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out);
 /* Integer value of an enum argument: an int, or a chain like pld.ReduceOp.Max /
  * pl.AtomicType.None_ ; `enum_name` selects the table ("ReduceOp", "NotifyOp",
  * "WaitCmp", "AtomicType"). Returns 1 when known. */
-int ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out);
+int pld_ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out);
 /* Static string value of e ('mesh'); NULL when not a string literal. */
-const char *ck_const_str(const pld_expr_t *e);
+const char *pld_ck_const_str(const pld_expr_t *e);
 /* Reads a shape-like list (list/tuple literal, list constant) into dims;
  * returns rank or -1 when e is not a list. dims must hold PLD_CK_MAX_RANK. */
 #define PLD_CK_MAX_RANK 8
-int ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims);
+int pld_ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims);
 /* Number of items of a list-like argument (list/tuple literal or list
  * constant); -1 when not a list. */
-int ck_list_len(pld_ck_t *ck, const pld_expr_t *e);
+int pld_ck_list_len(pld_ck_t *ck, const pld_expr_t *e);
 /* Item i of a list-like argument, or NULL. */
-const pld_expr_t *ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i);
+const pld_expr_t *pld_ck_list_item(pld_ck_t *ck, const pld_expr_t *e, int i);
+
+/* ---- annotations and function headers (pld_check.c) ---- */
+/* The dotted name of e with the module aliases spelled "pl" / "pld", in buf;
+ * NULL when e is not a dotted name. */
+const char *pld_ck_ann_head(pld_ck_t *ck, const pld_expr_t *e, char *buf, size_t n);
+/* The dtype an annotation or dtype argument names (pl.FP32, FP32, a dtype
+ * constant); PLD_DT_NONE when none. */
+pld_dtype_t pld_ck_ann_dtype(pld_ck_t *ck, const pld_expr_t *e);
+/* The type a type annotation denotes (reports what is wrong with it; never
+ * NULL). *dir (when dir is not NULL) receives the parameter direction of
+ * pl.InOut/pl.Out; `top` is 1 for a parameter's outermost annotation. */
+const pld_type_t *pld_ck_ann_type(pld_ck_t *ck, const pld_expr_t *a, pld_dir_t *dir, int top);
+/* The member name of an enum value ...<enum_name>.<member> (interned), or NULL. */
+const char *pld_ck_enum_tail(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, pld_diag_t **d);
+/* Checks deps=[t0, t1, ...] of a task launch: TaskIds, in context ctx. */
+void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx);
 
 /* ---- calls of the program's own functions (pld_check.c) ---- */
 /* self.f(args..., [device=r], [attrs={...}]): callee lookup, level rules of the
  * call graph, argument count and types. Returns the callee's return type. */
-const pld_type_t *ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
 /* pl.submit(self.k, args..., deps=..., ...) / pl.spmd_submit(..., core_num=...):
  * returns pl.Tuple[results..., TASK_ID]. */
-const pld_type_t *ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+const pld_type_t *pld_ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt);
+
+/* ---- statements and function bodies (pld_check_stmt.c) ---- */
+/* Checks the body of fi (its locals, statements and returns) and records the
+ * function's slot names; does nothing for raw SubWorkers and bad headers. */
+void pld_ck_function(pld_ck_t *ck, ck_fn_info_t *fi);
+/* 1 when a HOST body dispatches with a device= that is not the loop variable
+ * of `for r in pl.range(pld.world_size())` (comm domains may then be subsets
+ * of the world). `world_vars` holds the names of the enclosing world loops. */
+int pld_ck_subset_dispatch(const pld_block_t *b, const char **world_vars, int nw);
 
 /* ---- pld.* rules (pld_check_pld.c) ---- */
 /* Checks a bound call of a PLD_OPID_PLD_* op (every rule of
  * docs/pld_semantics.md §2/§3 that is static, the rank count P being
  * ck->opts.ranks when > 0) and returns its result type. */
-const pld_type_t *ck_pld_call(pld_ck_t *ck, ck_call_t *c);
+const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
 /* HOST provenance: index into ck->winbufs of the allocation a HOST operand
  * (a pld.window view, a Ptr, or a collective's result) refers to; -1 if unknown. */
-int ck_window_of(pld_ck_t *ck, const pld_expr_t *e);
+int pld_ck_window_of(pld_ck_t *ck, const pld_expr_t *e);
 
 #endif

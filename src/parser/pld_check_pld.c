@@ -4,7 +4,7 @@
  *
  * The checker core binds every call of a PLD_OPID_PLD_* op (arity, keywords,
  * level masks), checks each argument and then hands the call to
- * ck_pld_call(), which applies every rule that can be decided from the text:
+ * pld_ck_pld_call(), which applies every rule that can be decided from the text:
  * operand kinds, dtypes, ranks, provable offsets and extents, enum ranges, the
  * per-rail rules of the collectives (InCore composite, CHIP builtin, HOST
  * builtin) and the HOST-rail window rules. Anything that depends on the rank
@@ -52,7 +52,7 @@ static void perr(pc_t *x, const char *fmt, ...)
     va_end(ap);
     if (b.oom)
         x->ck->oom = 1;
-    ck_error(x->ck, x->c->call->span, "%s", pld_buf_str(&b));
+    pld_ck_error(x->ck, x->c->call->span, "%s", pld_buf_str(&b));
     pld_buf_fini(&b);
     x->nerr++;
 }
@@ -84,8 +84,8 @@ static int dimc(const pld_type_t *t, int i, int64_t *v)
 /* Static value of item k of the list argument i; 1 when known. */
 static int item_const(const pc_t *x, int i, int k, int64_t *v)
 {
-    const pld_expr_t *e = arg(x, i) ? ck_list_item(x->ck, arg(x, i), k) : NULL;
-    return e && ck_const_int(x->ck, e, v);
+    const pld_expr_t *e = arg(x, i) ? pld_ck_list_item(x->ck, arg(x, i), k) : NULL;
+    return e && pld_ck_const_int(x->ck, e, v);
 }
 
 static const char *dim_text(const pld_dim_t *d, pld_buf_t *b)
@@ -132,7 +132,7 @@ static pld_dtype_t dtype_of(pld_ck_t *ck, const pld_expr_t *e)
     if (!e)
         return PLD_DT_NONE;
     if (e->kind == PLD_EX_NAME) {
-        const ck_const_t *k = ck_find_const(ck, e->u.name);
+        const ck_const_t *k = pld_ck_find_const(ck, e->u.name);
         if (k && k->kind == CK_C_DTYPE)
             return k->dt;
         return pld_dtype_from_name(e->u.name);
@@ -189,7 +189,7 @@ static int want_dt(pc_t *x, int i, const char *role)
         return 0;
     if (t->kind == PLD_TY_DTENSOR)
         return 1;
-    perr(x, "expects a DistributedTensor %s (window-bound); got %s", role, ck_tystr(t));
+    perr(x, "expects a DistributedTensor %s (window-bound); got %s", role, pld_ck_tystr(x->ck, t));
     return -1;
 }
 
@@ -200,7 +200,7 @@ static int want_tensorlike(pc_t *x, int i, const char *role)
         return 0;
     if (pld_type_is_tensorlike(t))
         return 1;
-    perr(x, "%s must be a Tensor or DistributedTensor; got %s", role, ck_tystr(t));
+    perr(x, "%s must be a Tensor or DistributedTensor; got %s", role, pld_ck_tystr(x->ck, t));
     return -1;
 }
 
@@ -211,7 +211,7 @@ static int want_scalar(pc_t *x, int i, const char *role, const char *what)
         return 0;
     if (t->kind == PLD_TY_SCALAR)
         return 1;
-    perr(x, "%s must be a scalar%s; got %s", role, what, ck_tystr(t));
+    perr(x, "%s must be a scalar%s; got %s", role, what, pld_ck_tystr(x->ck, t));
     return -1;
 }
 
@@ -246,10 +246,10 @@ static int want_list(pc_t *x, int i, const char *role, int want, const char *aga
 
     if (!e)
         return -1;
-    n = ck_list_len(x->ck, e);
+    n = pld_ck_list_len(x->ck, e);
     if (n < 0) {
         if (known(ty(x, i)))
-            perr(x, "%s must be a list of scalars; got %s", role, ck_tystr(ty(x, i)));
+            perr(x, "%s must be a list of scalars; got %s", role, pld_ck_tystr(x->ck, ty(x, i)));
         return -1;
     }
     if (want >= 0 && n != want) {
@@ -272,7 +272,7 @@ static int enum_arg(pc_t *x, int i, const char *enum_name, int n, const char *al
             perr(x, "requires %s= (%s)", kw, allowed);
         return 0;
     }
-    if (!ck_enum_int(x->ck, e, enum_name, v))
+    if (!pld_ck_enum_int(x->ck, e, enum_name, v))
         return 0;
     if (*v < 0 || *v >= n) {
         perr(x, "%s must be %s, found %lld", kw, allowed, (long long)*v);
@@ -290,7 +290,7 @@ static int int_arg(pc_t *x, int i, int64_t *v)
         return 0;
     if (e->kind == PLD_EX_BOOL)
         return -1;
-    return ck_const_int(x->ck, e, v) ? 1 : -1;
+    return pld_ck_const_int(x->ck, e, v) ? 1 : -1;
 }
 
 /* pl.tensor.slice with a provably non-zero origin, passed directly as the
@@ -305,10 +305,10 @@ static void no_offset_alias(pc_t *x, int i, const char *role)
     for (int k = 0; k < e->u.call.nargs; k++) {
         const pld_arg_t *a = &e->u.call.args[k];
         if ((a->kw && strcmp(a->kw, "offset") == 0) || (!a->kw && k == 2)) {
-            int n = ck_list_len(x->ck, a->value);
+            int n = pld_ck_list_len(x->ck, a->value);
             for (int d = 0; d < n; d++) {
-                const pld_expr_t *it = ck_list_item(x->ck, a->value, d);
-                if (it && ck_const_int(x->ck, it, &v) && v != 0) {
+                const pld_expr_t *it = pld_ck_list_item(x->ck, a->value, d);
+                if (it && pld_ck_const_int(x->ck, it, &v) && v != 0) {
                     perr(x, "%s must not be a slice with a non-zero origin (the remote address starts at the "
                             "window base); pass the offsets to the op instead", role);
                     return;
@@ -324,7 +324,7 @@ static const pld_type_t *chk_get_comm_ctx(pc_t *x)
 {
     const pld_type_t *t = ty(x, 0);
     if (known(t) && t->kind != PLD_TY_DTENSOR)
-        perr(x, "expects a DistributedTensor (window-bound); got %s", ck_tystr(t));
+        perr(x, "expects a DistributedTensor (window-bound); got %s", pld_ck_tystr(x->ck, t));
     return &pld_type_commctx;
 }
 
@@ -332,7 +332,7 @@ static const pld_type_t *chk_rank(pc_t *x)
 {
     const pld_type_t *t = ty(x, 0);
     if (known(t) && t->kind != PLD_TY_COMMCTX)
-        perr(x, "expects a CommCtx (output of pld.system.get_comm_ctx); got %s", ck_tystr(t));
+        perr(x, "expects a CommCtx (output of pld.system.get_comm_ctx); got %s", pld_ck_tystr(x->ck, t));
     return pld_type_scalar(x->ck->p, PLD_DT_INT32);
 }
 
@@ -345,8 +345,8 @@ static const pld_type_t *chk_alloc(pc_t *x)
 
     if (!size)
         return &pld_type_ptr;
-    if (ck_list_len(x->ck, size) >= 0) {
-        int r = ck_dims_of_list(x->ck, size, dims);
+    if (pld_ck_list_len(x->ck, size) >= 0) {
+        int r = pld_ck_dims_of_list(x->ck, size, dims);
         if (!dt)
             perr(x, "requires dtype= when the first argument is a shape");
         if (r == 0)
@@ -362,8 +362,8 @@ static const pld_type_t *chk_alloc(pc_t *x)
     if (dt)
         perr(x, "dtype= is only valid when the first argument is a shape; found a byte count with dtype=");
     else if (known(ty(x, 0)) && ty(x, 0)->kind != PLD_TY_SCALAR)
-        perr(x, "size must be a byte count or a shape list; got %s", ck_tystr(ty(x, 0)));
-    else if (ck_const_int(x->ck, size, &v) && v < 0)
+        perr(x, "size must be a byte count or a shape list; got %s", pld_ck_tystr(x->ck, ty(x, 0)));
+    else if (pld_ck_const_int(x->ck, size, &v) && v < 0)
         perr(x, "size must be non-negative, found %lld bytes", (long long)v);
     return &pld_type_ptr;
 }
@@ -377,9 +377,9 @@ static const pld_type_t *chk_window(pc_t *x)
     pld_type_t *t;
 
     if (known(bt) && bt->kind != PLD_TY_PTR)
-        perr(x, "expects a Ptr handle (output of pld.tensor.alloc_window_buffer); got %s", ck_tystr(bt));
+        perr(x, "expects a Ptr handle (output of pld.tensor.alloc_window_buffer); got %s", pld_ck_tystr(x->ck, bt));
     if (arg(x, 1)) {
-        r = ck_dims_of_list(x->ck, arg(x, 1), dims);
+        r = pld_ck_dims_of_list(x->ck, arg(x, 1), dims);
         if (r < 0)
             perr(x, "second argument must be a shape list");
     }
@@ -394,7 +394,7 @@ static const pld_type_t *chk_window(pc_t *x)
 
     /* the view must fit in the slot when both sizes are static */
     if (arg(x, 0)) {
-        int w = ck_window_of(x->ck, arg(x, 0));
+        int w = pld_ck_window_of(x->ck, arg(x, 0));
         int64_t n = 1;
         int stat = 1;
         for (int i = 0; i < r; i++) {
@@ -447,16 +447,16 @@ static const pld_type_t *chk_remote_load(pc_t *x)
     if (arg(x, 4))
         nv = want_list(x, 4, "valid_shape", rank, "target tensor");
     if (ns >= 0)
-        ns = ck_dims_of_list(x->ck, arg(x, 3), shp);
+        ns = pld_ck_dims_of_list(x->ck, arg(x, 3), shp);
     if (nv >= 0)
-        nv = ck_dims_of_list(x->ck, arg(x, 4), vld);
+        nv = pld_ck_dims_of_list(x->ck, arg(x, 4), vld);
 
     for (int d = 0; d < ns && d < PLD_CK_MAX_RANK; d++) {
         int64_t off = 0, ext = 0, dim = 0, s = 0, vv = 0;
         int has_off = no > d && item_const(x, 2, d, &off);
         int has_s = shp[d].kind == PLD_DIM_CONST;
         int has_v = nv > d && vld[d].kind == PLD_DIM_CONST;
-        const pld_expr_t *vi = nv > d ? ck_list_item(x->ck, arg(x, 4), d) : NULL;
+        const pld_expr_t *vi = nv > d ? pld_ck_list_item(x->ck, arg(x, 4), d) : NULL;
 
         s = has_s ? shp[d].v : 0;
         vv = has_v ? vld[d].v : 0;
@@ -536,12 +536,12 @@ static const pld_type_t *chk_remote_store(pc_t *x, int tile_form)
     if (known(st)) {
         if (tile_form && st->kind != PLD_TY_TILE)
             perr(x, "src_tile must be a Tile; got %s (in a tensor-level kernel call pld.tensor.remote_store instead)",
-                 ck_tystr(st));
+                 pld_ck_tystr(x->ck, st));
         else if (!tile_form && st->kind == PLD_TY_TILE)
-            perr(x, "src must be a Tensor; got %s (push a tile with pld.tile.remote_store)", ck_tystr(st));
+            perr(x, "src must be a Tensor; got %s (push a tile with pld.tile.remote_store)", pld_ck_tystr(x->ck, st));
         else if (!tile_form && st->kind != PLD_TY_TENSOR)
             perr(x, "src must be a plain Tensor; got %s (to push one window buffer into another, use pld.tensor.put)",
-                 ck_tystr(st));
+                 pld_ck_tystr(x->ck, st));
         else
             src_ok = 1;
     }
@@ -617,7 +617,7 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
             dt = ty(x, DST);
         if (known(ty(x, SRC)) && ty(x, SRC)->kind == PLD_TY_TILE)
             perr(x, "src must be a GM tensor; got %s (push a computed value with pld.tensor.remote_store)",
-                 ck_tystr(ty(x, SRC)));
+                 pld_ck_tystr(x->ck, ty(x, SRC)));
         else if (want_tensorlike(x, SRC, "src") > 0)
             sr = ty(x, SRC);
         no_offset_alias(x, DST, "dst");
@@ -707,7 +707,7 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
         int nd = want_list(x, DOFS, "dst_offsets", rank, "dst");
         int ns = want_list(x, SOFS, "src_offsets", rank, "src");
         int nt = want_list(x, SHAPE, "shape", rank, "tensor");
-        if (nt == rank && nt > 0 && ck_dims_of_list(x->ck, arg(x, SHAPE), shp) == rank) {
+        if (nt == rank && nt > 0 && pld_ck_dims_of_list(x->ck, arg(x, SHAPE), shp) == rank) {
             int dyn_lead = 0, bad = 0;
             for (int d = 0; d < rank && !bad; d++) {
                 int64_t e = 0, off, dim;
@@ -758,7 +758,7 @@ static void chk_cell(pc_t *x, int li, const pld_type_t *sig)
     int n = want_list(x, li, "offsets", sig ? sig->rank : -1, sig ? "signal tensor" : "");
     for (int d = 0; sig && d < n; d++) {
         int64_t off, dim;
-        const pld_expr_t *it = ck_list_item(x->ck, arg(x, li), d);
+        const pld_expr_t *it = pld_ck_list_item(x->ck, arg(x, li), d);
         if (it && it->type && it->type->kind == PLD_TY_SCALAR && pld_dtype_is_float(it->type->dtype)) {
             perr(x, "offset %d must be an integer or index scalar, found %s", d, pld_dtype_name(it->type->dtype));
             return;
@@ -829,12 +829,12 @@ static const pld_type_t *chk_wait(pc_t *x, int deferred)
     /* defer_wait: direct parameter, integer threshold in [0, INT32_MAX], Ge only */
     if (arg(x, 0)) {
         const pld_expr_t *e = arg(x, 0);
-        int slot = e->kind == PLD_EX_NAME ? ck_find_slot(x->ck, e->u.name) : -1;
+        int slot = e->kind == PLD_EX_NAME ? pld_ck_find_slot(x->ck, e->u.name) : -1;
         if (known(ty(x, 0)) && (e->kind != PLD_EX_NAME || (slot >= 0 && !x->ck->slots[slot].is_param)))
             perr(x, "signal must be a direct DistributedTensor function parameter (slices, views and aliases do "
                     "not carry their base offset)");
     }
-    if (want_int_scalar(x, 2, "expected") >= 0 && arg(x, 2) && ck_const_int(x->ck, arg(x, 2), &v) &&
+    if (want_int_scalar(x, 2, "expected") >= 0 && arg(x, 2) && pld_ck_const_int(x->ck, arg(x, 2), &v) &&
         (v < 0 || v > I32_MAX))
         perr(x, "constant expected must be in [0, INT32_MAX], found %lld", (long long)v);
     if (enum_arg(x, 3, "WaitCmp", 2, "WaitCmp.Eq or WaitCmp.Ge", 1, &v) && v != 1)
@@ -854,7 +854,7 @@ static void incore_mesh_signal(pc_t *x, const pld_type_t *s)
 {
     int64_t v;
     if (s->rank != 2) {
-        perr(x, "signal must be 2-D [NR, 1] on the InCore rail, found %s", ck_tystr(s));
+        perr(x, "signal must be 2-D [NR, 1] on the InCore rail, found %s", pld_ck_tystr(x->ck, s));
         return;
     }
     if (dimc(s, 1, &v) && v != 1) {
@@ -873,12 +873,12 @@ static void host_signal(pc_t *x, const pld_type_t *s, int rank1_only, int64_t la
 {
     int64_t v;
     if (rank1_only && s->rank != 1) {
-        perr(x, "signal must be a rank-1 [P] DistributedTensor on the HOST rail, found %s", ck_tystr(s));
+        perr(x, "signal must be a rank-1 [P] DistributedTensor on the HOST rail, found %s", pld_ck_tystr(x->ck, s));
         return;
     }
     if (s->rank != 1 && s->rank != 2) {
         perr(x, "signal must be rank-1 [world_size] or rank-2 [world_size, lanes] on the HOST rail, found %s",
-             ck_tystr(s));
+             pld_ck_tystr(x->ck, s));
         return;
     }
     if (s->rank == 2) {
@@ -908,11 +908,11 @@ static void host_windows(pc_t *x, const operand_t *ops, int n, int skip_a, int s
         w[i] = -2;
         if (!e || !known(ty(x, ops[i].idx)))
             continue;
-        w[i] = ck_window_of(x->ck, e);
+        w[i] = pld_ck_window_of(x->ck, e);
         if (w[i] < 0)
             perr(x, "%s must be a window-bound DistributedTensor (a pld.window view of an alloc_window_buffer) "
                     "when called from a HOST orchestrator; got %s",
-                 ops[i].role, ck_tystr(ty(x, ops[i].idx)));
+                 ops[i].role, pld_ck_tystr(x->ck, ty(x, ops[i].idx)));
     }
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
@@ -969,7 +969,7 @@ static const pld_type_t *chk_allreduce(pc_t *x)
         st = ty(x, 1);
     enum_arg(x, 2, "ReduceOp", 4, "ReduceOp.Sum, Max, Min or Prod", 0, &op);
     if (arg(x, 3)) {
-        const char *m = ck_const_str(arg(x, 3));
+        const char *m = pld_ck_const_str(arg(x, 3));
         if (!m)
             perr(x, "mode must be the string \"mesh\" or \"ring\"");
         else if (strcmp(m, "ring") == 0)
@@ -1001,7 +1001,7 @@ static const pld_type_t *chk_allreduce(pc_t *x)
         if (!ring) {
             incore_mesh_signal(x, st);
         } else if (st->rank != 2) {
-            perr(x, "mode=\"ring\" signal must be 2-D [2*(NR-1), NR], found %s", ck_tystr(st));
+            perr(x, "mode=\"ring\" signal must be 2-D [2*(NR-1), NR], found %s", pld_ck_tystr(x->ck, st));
         } else if (dimc(st, 0, &v0) && dimc(st, 1, &v1) && v0 != 2 * (v1 - 1)) {
             perr(x, "mode=\"ring\" signal shape[0] (%lld) must equal 2*(NR-1) = %lld", (long long)v0,
                  (long long)(2 * (v1 - 1)));
@@ -1025,13 +1025,13 @@ static const pld_type_t *chk_allreduce(pc_t *x)
             perr(x, "mode=\"ring\" on the HOST rail requires 16 or fewer ranks, found %d", P);
         else if (tt && pld_type_static_numel(tt) < 0)
             perr(x, "mode=\"ring\" on the HOST rail requires a statically-known target shape, found %s",
-                 ck_tystr(tt));
+                 pld_ck_tystr(x->ck, tt));
         else if (tt && P > 0 && pld_type_static_numel(tt) % P != 0)
             perr(x, "mode=\"ring\" target element count (%lld) must be an exact multiple of the rank count (%d)",
                  (long long)pld_type_static_numel(tt), P);
         else if (st && st->rank != 2)
             perr(x, "mode=\"ring\" signal must be rank-2 [2*(NR-1)+1, NR] on the HOST rail, found %s",
-                 ck_tystr(st));
+                 pld_ck_tystr(x->ck, st));
         else if (st && dimc(st, 1, &v1) && P > 0 && v1 != P)
             perr(x, "mode=\"ring\" signal shape[1] (%lld) must equal the participating device count (%d)",
                  (long long)v1, P);
@@ -1078,7 +1078,7 @@ static const pld_type_t *chk_simple_coll(pc_t *x, pld_op_id_t id)
             perr(x, "op must be ReduceOp.Sum, found ReduceOp.%s (%lld); Max / Min / Prod are not implemented",
                  enum_member("ReduceOp", v), (long long)v);
         if (tt && tt->rank != 2) {
-            perr(x, "target must be 2-D [NR, SIZE], found %s", ck_tystr(tt));
+            perr(x, "target must be 2-D [NR, SIZE], found %s", pld_ck_tystr(x->ck, tt));
             tt = NULL;
         } else if (tt && P > 0 && dimc(tt, 0, &v) && v < P) {
             perr(x, "target shape[0] (%lld) must be at least the rank count (%d)", (long long)v, P);
@@ -1089,7 +1089,7 @@ static const pld_type_t *chk_simple_coll(pc_t *x, pld_op_id_t id)
         if (st)
             incore_mesh_signal(x, st);
         if (id == PLD_OPID_PLD_BROADCAST && tt && pld_type_static_numel(tt) < 0)
-            perr(x, "target must have a static shape on the InCore rail, found %s", ck_tystr(tt));
+            perr(x, "target must have a static shape on the InCore rail, found %s", pld_ck_tystr(x->ck, tt));
     } else {
         if (tt && tt->dtype != PLD_DT_FP32)
             perr(x, "supports only FP32 on the HOST rail, found %s", pld_dtype_name(tt->dtype));
@@ -1124,15 +1124,15 @@ static const pld_type_t *chk_gather(pc_t *x, int is_a2a)
     if (want_signal(x, 2, "signal") > 0)
         st = ty(x, 2);
     if (it && it->rank != 2) {
-        perr(x, "input must be 2-D %s, found %s", is_a2a ? "[NR, SIZE]" : "[1, SIZE]", ck_tystr(it));
+        perr(x, "input must be 2-D %s, found %s", is_a2a ? "[NR, SIZE]" : "[1, SIZE]", pld_ck_tystr(x->ck, it));
         it = NULL;
     }
     if (tt && tt->rank != 2) {
-        perr(x, "target must be 2-D [NR, SIZE], found %s", ck_tystr(tt));
+        perr(x, "target must be 2-D [NR, SIZE], found %s", pld_ck_tystr(x->ck, tt));
         tt = NULL;
     }
     if (it && !is_a2a && dimc(it, 0, &v) && v != 1)
-        perr(x, "input must be [1, SIZE] (this rank's single chunk), found %s", ck_tystr(it));
+        perr(x, "input must be [1, SIZE] (this rank's single chunk), found %s", pld_ck_tystr(x->ck, it));
     if (it && tt) {
         pld_buf_init(&b1);
         pld_buf_init(&b2);
@@ -1150,7 +1150,7 @@ static const pld_type_t *chk_gather(pc_t *x, int is_a2a)
     }
     if (st) {
         if (st->rank != 1 && st->rank != 2) {
-            perr(x, "signal must be [NR] or [NR, 1], found %s", ck_tystr(st));
+            perr(x, "signal must be [NR] or [NR, 1], found %s", pld_ck_tystr(x->ck, st));
             st = NULL;
         } else if (st->rank == 2 && dimc(st, 1, &v) && v != 1) {
             perr(x, "signal second dimension must be 1, found %lld", (long long)v);
@@ -1164,7 +1164,7 @@ static const pld_type_t *chk_gather(pc_t *x, int is_a2a)
 
     if (rail == PLD_CTX_KERNEL) {
         if (known(ty(x, 0)) && ty(x, 0)->kind != PLD_TY_TENSOR && !same)
-            perr(x, "input must be a plain Tensor on the InCore path, found %s", ck_tystr(ty(x, 0)));
+            perr(x, "input must be a plain Tensor on the InCore path, found %s", pld_ck_tystr(x->ck, ty(x, 0)));
         if (st)
             incore_mesh_signal(x, st);
     } else {
@@ -1192,7 +1192,7 @@ static void a2av_counts(pc_t *x, int i, const char *role, int recv, int64_t nr)
         return;
     }
     if (recv ? t->rank != 2 : (t->rank != 1 && t->rank != 2)) {
-        perr(x, "%s must be %s, found %s", role, recv ? "2-D [NR, 1]" : "1-D [NR] or 2-D [NR, 1]", ck_tystr(t));
+        perr(x, "%s must be %s, found %s", role, recv ? "2-D [NR, 1]" : "1-D [NR] or 2-D [NR, 1]", pld_ck_tystr(x->ck, t));
         return;
     }
     if (t->rank == 2 && dimc(t, 1, &v) && v != 1) {
@@ -1200,7 +1200,7 @@ static void a2av_counts(pc_t *x, int i, const char *role, int recv, int64_t nr)
         return;
     }
     if (!dimc(t, 0, &v)) {
-        perr(x, "%s dim 0 (NR) must be a compile-time constant, found %s", role, ck_tystr(t));
+        perr(x, "%s dim 0 (NR) must be a compile-time constant, found %s", role, pld_ck_tystr(x->ck, t));
         return;
     }
     if (nr > 0 && v != nr)
@@ -1242,15 +1242,15 @@ static const pld_type_t *chk_a2av(pc_t *x)
     if (want_signal(x, 2, "signal") > 0)
         st = ty(x, 2);
     if (it && it->rank != 2) {
-        perr(x, "input must be 2-D [NR*MAX_RECV, SIZE], found %s", ck_tystr(it));
+        perr(x, "input must be 2-D [NR*MAX_RECV, SIZE], found %s", pld_ck_tystr(x->ck, it));
         it = NULL;
     }
     if (tt && tt->rank != 2) {
-        perr(x, "target must be 2-D [NR*MAX_RECV, SIZE], found %s", ck_tystr(tt));
+        perr(x, "target must be 2-D [NR*MAX_RECV, SIZE], found %s", pld_ck_tystr(x->ck, tt));
         tt = NULL;
     }
     if (tt && !dimc(tt, 0, &rows)) {
-        perr(x, "target dim 0 (NR*MAX_RECV) must be a compile-time constant, found %s", ck_tystr(tt));
+        perr(x, "target dim 0 (NR*MAX_RECV) must be a compile-time constant, found %s", pld_ck_tystr(x->ck, tt));
         rows = -1;
     }
     if (it)
@@ -1274,10 +1274,10 @@ static const pld_type_t *chk_a2av(pc_t *x)
     }
     if (st) {
         if (st->rank != 2) {
-            perr(x, "signal must be 2-D [NR, 1], found %s", ck_tystr(st));
+            perr(x, "signal must be 2-D [NR, 1], found %s", pld_ck_tystr(x->ck, st));
             st = NULL;
         } else if (!dimc(st, 0, &nr) || nr <= 0) {
-            perr(x, "signal dim 0 (NR) must be a positive compile-time constant, found %s", ck_tystr(st));
+            perr(x, "signal dim 0 (NR) must be a positive compile-time constant, found %s", pld_ck_tystr(x->ck, st));
             st = NULL;
             nr = -1;
         } else if (rows >= 0 && rows % nr != 0) {
@@ -1349,7 +1349,7 @@ static const pld_type_t *chk_collective(pc_t *x, pld_op_id_t id)
         return result_of(x, 1);
     }
     if (x->ck->ctx == PLD_CTX_CHIP && id != PLD_OPID_PLD_ALL_TO_ALL_V) {
-        ck_error(x->ck, x->c->call->span,
+        pld_ck_error(x->ck, x->c->call->span,
                  "collective '%s' cannot stay in a CHIP orchestration body; call it from the HOST orchestrator or "
                  "inside an InCore kernel",
                  x->op);
@@ -1376,7 +1376,7 @@ static const pld_type_t *chk_collective(pc_t *x, pld_op_id_t id)
 
 /* ------------------------------------------------------------------- entry */
 
-const pld_type_t *ck_pld_call(pld_ck_t *ck, ck_call_t *c)
+const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c)
 {
     pc_t x = {ck, c, c->info->name, 0};
     pld_op_id_t id = c->info->id;
@@ -1441,11 +1441,11 @@ static const pld_expr_t *call_arg(const pld_expr_t *call, const pld_op_info_t *i
     return NULL;
 }
 
-int ck_window_of(pld_ck_t *ck, const pld_expr_t *e)
+int pld_ck_window_of(pld_ck_t *ck, const pld_expr_t *e)
 {
     for (int depth = 0; e && depth < 64; depth++) {
         if (e->kind == PLD_EX_NAME) {
-            int s = ck_find_slot(ck, e->u.name);
+            int s = pld_ck_find_slot(ck, e->u.name);
             return s >= 0 ? ck->slots[s].winbuf : -1;
         }
         if (e->kind != PLD_EX_CALL)
