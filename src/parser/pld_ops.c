@@ -1,7 +1,10 @@
-/* pld_ops.c - op table: signature parsing, aliases, unified names, suggestions. */
+/* pld_ops.c - the op table (a `const` table, no mutable state), aliases,
+ * unified names, suggestions. The signatures of pld_ops.def are parsed at
+ * build time by tools/gen_ops_table.c into pld_ops_sig.inc (PLD_OPS_SIG_<ID>:
+ * variadic, nparams, params), in the build tree. */
 #include "pld_ops.h"
+#include "pld_ops_sig.inc"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define H PLD_OPL_H
@@ -12,8 +15,8 @@
 #define CK (C | K)
 #define HCK (H | C | K)
 
-static pld_op_info_t table[PLD_OPID__COUNT] = {
-#define PLD_OP(id, name, lv, sig, doc) {PLD_OPID_##id, name, lv, 0, 0, {{0}}, doc, sig},
+static const pld_op_info_t table[PLD_OPID__COUNT] = {
+#define PLD_OP(id, name, lv, sig, doc) {PLD_OPID_##id, name, lv, PLD_OPS_SIG_##id, doc, sig},
 #include "pld_ops.def"
 #undef PLD_OP
 };
@@ -98,82 +101,13 @@ static const pld_unified_t unified[] = {
 };
 #undef N_
 
-static int initialised;
-
-/* Parses "a:kind, b:kind=def; c:kind=def" into info->params. */
-static void parse_sig(pld_op_info_t *info)
-{
-    const char *s = info->sig;
-    if (strcmp(s, "*") == 0) {
-        info->variadic = 1;
-        return;
-    }
-    static char pool[16384];
-    static size_t used;
-    int kwonly = 0;
-    while (*s) {
-        while (*s == ' ' || *s == ',')
-            s++;
-        if (*s == ';') {
-            kwonly = 1;
-            s++;
-            continue;
-        }
-        if (!*s)
-            break;
-        const char *e = s;
-        int inq = 0;
-        while (*e && (inq || (*e != ',' && *e != ';'))) {
-            if (*e == '\'')
-                inq = !inq;
-            e++;
-        }
-        size_t n = (size_t)(e - s);
-        if (used + n + 1 > sizeof pool || info->nparams >= PLD_OP_MAX_PARAMS)
-            abort(); /* the static table is too big: a programming error caught by every test */
-        char *item = pool + used;
-        memcpy(item, s, n);
-        item[n] = '\0';
-        used += n + 1;
-        while (n > 0 && item[n - 1] == ' ')
-            item[--n] = '\0';
-        pld_op_param_t *pp = &info->params[info->nparams++];
-        pp->kwonly = kwonly;
-        char *colon = strchr(item, ':');
-        char *eq = strchr(item, '=');
-        pp->name = item;
-        if (colon) {
-            *colon = '\0';
-            pp->kind = colon + 1;
-        } else {
-            pp->kind = "any";
-        }
-        if (eq) {
-            *eq = '\0';
-            pp->deflt = eq + 1;
-        }
-        s = e;
-    }
-}
-
-static void init(void)
-{
-    if (initialised)
-        return;
-    for (int i = 0; i < PLD_OPID__COUNT; i++)
-        parse_sig(&table[i]);
-    initialised = 1;
-}
-
 const pld_op_info_t *pld_op_info(pld_op_id_t id)
 {
-    init();
     return &table[id];
 }
 
 int pld_op_lookup(const char *name)
 {
-    init();
     for (int i = 0; i < PLD_OPID__COUNT; i++)
         if (strcmp(table[i].name, name) == 0)
             return i;
@@ -226,7 +160,6 @@ static void consider(const char *name, const char *cand, const char **best, int 
 
 const char *pld_op_suggest(const char *name)
 {
-    init();
     const char *best = NULL;
     int bestd = 99;
     for (int i = 0; i < PLD_OPID__COUNT; i++)
