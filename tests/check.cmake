@@ -1,5 +1,5 @@
 # tests/check.cmake - tests of the static checker, included at the end of
-# tests/CMakeLists.txt (it reuses pld_add_suite and pld_parser_testing):
+# tests/CMakeLists.txt (it reuses pld_add_suite and pld_check_testing):
 #
 #   bad              tests/unit/test_bad.c: every tests/bad/*.pld reports its
 #                    `# expect-error: LINE:COL: gist` as the first error

@@ -1,9 +1,9 @@
 # tests/interp.cmake - the interpreter suite (tests/unit/test_interp.c).
 # Included at the end of tests/CMakeLists.txt (it reuses pld_add_suite and
-# pld_parser_testing).
+# pld_check_testing).
 #
 # pld_interp_testing compiles the sources of pld_interp and pld_hw against
-# pld_parser_testing (hence pld_base_testing: PLD_TESTING asserts and the
+# pld_check_testing (hence pld_base_testing: PLD_TESTING asserts and the
 # fail-the-Nth-allocation hook) instead of linking pld_interp, which would bring
 # the non-testing pld_base into the executable (see the note at the top of
 # tests/CMakeLists.txt). The window layer is compiled in (it links MPI) but the
@@ -29,7 +29,7 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
                                                        "${PROJECT_SOURCE_DIR}/src/hw_backend"
                                                        "${PROJECT_SOURCE_DIR}/src/sim_window"
                                                        "${PROJECT_SOURCE_DIR}/src/sim_npu")
-  target_link_libraries(pld_interp_testing PUBLIC pld_parser_testing MPI::MPI_C m)
+  target_link_libraries(pld_interp_testing PUBLIC pld_check_testing MPI::MPI_C m)
 
   pld_add_suite(interp)
   target_link_libraries(test_interp PRIVATE pld_interp_testing)

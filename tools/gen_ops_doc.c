@@ -1,18 +1,18 @@
 /* gen_ops_doc.c - prints docs/ops.md, the op reference, from the op table
- * (src/parser/pld_ops.def through pld_ops.h).
+ * (src/parser/pld_ops.def through pld_ast.h).
  *
  * usage: gen_ops_doc [OUT.md]     (stdout when OUT is absent)
  *
  * One table per namespace (pl, pl.system, pl.tile, pl.tensor, pl.array,
  * pld.system, pld.tensor, pld.tile), in table order: op, where it may be called,
  * signature (defaults, keyword-only marker), summary. Then the DSL spellings
- * that pld_ops.h can reveal: plain aliases (pld_op_lookup) and unified names
- * (pld_op_unified). pld_ops.h has no iterator over them, so both are found by
+ * that pld_ast.h can reveal: plain aliases (pld_op_lookup) and unified names
+ * (pld_op_unified). pld_ast.h has no iterator over them, so both are found by
  * probing spellings derived from every canonical name A.B.C: A.C, A.C_B and
  * A.B.C_B (pl.tile.load -> pl.load, pl.tile.create -> pl.create_tile, ...).
  * CTest `ops_doc_up_to_date` fails when docs/ops.md differs from the output.
  * Exit codes: 0 ok, 64 usage, 74 I/O. */
-#include "pld_ops.h"
+#include "pld_ast.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * without ':' has kind "any". Built and run by the top CMakeLists.txt into the
  * build tree (generated/pld_ops_sig.inc). Exit codes: 0 ok, 64 usage,
  * 65 a signature that does not fit pld_op_info_t, 74 I/O. */
-#include "pld_ops.h"
+#include "pld_ast.h"
 
 #include <stdio.h>
 #include <stdlib.h>

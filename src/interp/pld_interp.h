@@ -18,7 +18,6 @@
 #include "pld_ast.h"
 #include "pld_hw.h"
 #include "pld_npu_profile.h"
-#include "pld_types.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 
 #include "pld_check.h"
 #include "pld_interp.h"
-#include "pld_ops.h"
+#include "pld_ast.h"
 #include "pld_value.h"
 #include "pld_win.h"
 

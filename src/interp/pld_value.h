@@ -9,7 +9,7 @@
 #define PLD_VALUE_H
 
 #include "pld_kern.h"
-#include "pld_types.h"
+#include "pld_ast.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * of the pld.* ops and collectives, run before anything executes.
  *
  * Resolves every name (parameters, locals, module constants, dynamic dims,
- * self.f functions), binds every call to an op of the op table (pld_ops.h)
+ * self.f functions), binds every call to an op of the op table (pld_ast.h)
  * with arity/keyword checks and "did you mean" notes, infers shapes and dtypes
  * where operands are static, checks function levels (HOST / CHIP / kernel)
  * and the rail rules of docs/pld_semantics.md. Results are written into the
@@ -12,7 +12,6 @@
 
 #include "pld_ast.h"
 #include "pld_npu_profile.h"
-#include "pld_types.h"
 
 typedef struct pld_check_opts {
     int ranks;            /* rank count P when known (--ranks, or the real P at run time); 0 = unknown */

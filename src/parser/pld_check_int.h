@@ -10,8 +10,7 @@
 #define PLD_CHECK_INT_H
 
 #include "pld_check.h"
-#include "pld_ops.h"
-#include "pld_types.h"
+#include "pld_ast.h"
 
 /* A module-level constant. */
 typedef enum ck_const_kind {

@@ -2,7 +2,7 @@
  * unified names, suggestions. The signatures of pld_ops.def are parsed at
  * build time by tools/gen_ops_table.c into pld_ops_sig.inc (PLD_OPS_SIG_<ID>:
  * variadic, nparams, params), in the build tree. */
-#include "pld_ops.h"
+#include "pld_ast.h"
 #include "pld_ops_sig.inc"
 
 #include <string.h>

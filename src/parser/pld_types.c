@@ -1,5 +1,5 @@
 /* pld_types.c - enum tables of the IR and type helpers. */
-#include "pld_types.h"
+#include "pld_ast.h"
 
 #include <string.h>
 

@@ -9,9 +9,8 @@
  * behaviour of the API: opts.ranks-dependent rules, re-checking with other
  * opts, diagnostic rendering, and an OOM loop over pld_check_text. */
 #include "pld_check.h"
-#include "pld_ops.h"
+#include "pld_ast.h"
 #include "pld_test.h"
-#include "pld_types.h"
 
 #ifndef PLD_EXAMPLES_DIR
 #error "PLD_EXAMPLES_DIR must name tests/examples (copy of shared/examples)"

@@ -21,7 +21,7 @@
 #include "pld_interp.h"
 #include "pld_interp_int.h" /* pld_interp_run_kernel: the spy backend runs kernels like sim */
 #include "pld_test.h"
-#include "pld_types.h"
+#include "pld_ast.h"
 
 #include <math.h>
 #include <stdarg.h>
