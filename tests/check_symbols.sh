@@ -17,6 +17,7 @@ for lib in "${libs[@]}"; do
     while read -r where _ sym; do
         case "$sym" in
         pld_* | PLD_*) ;;
+        __odr_asan.pld_* | __odr_asan.PLD_*) ;; # ASan's ODR indicator of a pld_ global (PLD_SANITIZE builds)
         *)
             echo "check_symbols: ${where%:*} exports '$sym' (rename it pld_..., or make it static)"
             bad=1
