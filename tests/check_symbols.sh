@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# tests/check_symbols.sh BUILD_DIR - the house rule "every exported symbol
-# starts with pld_ or PLD_" (shared/docs/style.md), checked with nm on every
-# static library of the build (libpld_*.a, the _testing mirrors included).
-# Prints each offending symbol with its library and object file; exit 1 when
-# there is one, 2 when no library was found (the check would prove nothing).
+# tests/check_symbols.sh LIB.a... - the house rule "every exported symbol
+# starts with pld_ or PLD_" (shared/docs/style.md), checked with nm on the
+# static libraries given (tests/structure.cmake passes every pld_* library of
+# the build). Prints each offending symbol with its library and object file;
+# exit 1 when there is one, 2 when no library was given or one is missing (the
+# check would prove nothing).
 set -euo pipefail
-build=${1:?usage: check_symbols.sh BUILD_DIR}
-mapfile -t libs < <(find "$build" -name 'libpld_*.a' | sort)
+libs=("$@")
 if [ "${#libs[@]}" -eq 0 ]; then
-    echo "check_symbols: no libpld_*.a under $build" >&2
+    echo "usage: check_symbols.sh LIB.a..." >&2
     exit 2
 fi
+for lib in "${libs[@]}"; do
+    if [ ! -f "$lib" ]; then
+        echo "check_symbols: $lib does not exist" >&2
+        exit 2
+    fi
+done
 bad=0
 for lib in "${libs[@]}"; do
     # nm -A: "lib.a:obj.o:ADDR T name"; defined globals only
