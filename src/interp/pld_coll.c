@@ -646,7 +646,7 @@ done:
  * reserved for a HOST allreduce without a signal (§2.14.5). */
 static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
 {
-    int w = pld_dist_synth_buf(c->it, c->e);
+    int w = pld_dist_buf_of(c->it, c->e);
     if (w < 0)
         return pld_rt_error(c->it, c->f, c->e->span,
                             "%s without a signal: no synthesized signal buffer was reserved for this call (it must "

@@ -139,6 +139,13 @@ static inline pld_tile_t *pld_v_tile(const pld_value_t *v) { return (pld_tile_t 
 static inline pld_tuple_t *pld_v_tuple(const pld_value_t *v) { return (pld_tuple_t *)v->u.obj; }
 static inline pld_array_t *pld_v_array(const pld_value_t *v) { return (pld_array_t *)v->u.obj; }
 
+static inline pld_value_t pld_tile_value(pld_tile_t *t) { return pld_v_obj(&t->hdr, t->dt); }
+/* A writable tile: v's own when v holds the only reference, else a copy that
+ * replaces v's. NULL on OOM (v unchanged). */
+pld_tile_t *pld_tile_cow(pld_value_t *v);
+/* Text "[a, b, c]" of a shape into buf (size n). */
+void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s);
+
 /* Kernel views of a tensor (full shape) and of a tile's physical / valid region. */
 void pld_tensor_kview(const pld_tensor_t *t, pld_view_t *v);
 void pld_tile_kview(const pld_tile_t *t, pld_view_t *v, int valid_only);
