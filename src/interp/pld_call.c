@@ -169,7 +169,10 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     return flow;
 }
 
-pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid)
+/* Runs queued with-statement s (a pl.at(CORE_GROUP) scope or pl.spmd grid)
+ * as task tid in frame f (pld_task.c, through it->walk, when the task's deps
+ * complete). */
+static pld_status_t run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid)
 {
     int flow;
     const pld_expr_t *item = s->u.with.item;
@@ -628,3 +631,5 @@ pld_status_t pld_walk_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         return pld_exec_op(it, f, e, out);
     }
 }
+
+const pld_walker_t pld_walker = {pld_eval, pld_eval_i64, pld_eval_ilist, run_queued};

@@ -86,7 +86,7 @@ static int probe_i64(infer_t *in, const pld_expr_t *e, int64_t *v)
         return 1;
     }
     in->it->quiet = 1;
-    pld_status_t st = pld_eval_i64(in->it, in->probe, e, v);
+    pld_status_t st = in->it->walk->eval_i64(in->it, in->probe, e, v);
     in->it->quiet = 0;
     return st == PLD_OK;
 }
@@ -362,17 +362,17 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
         /* [world_size, core_num] INT32 */
         int64_t lanes = 1;
         const pld_expr_t *cn = e->bound ? e->bound[4] : NULL;
-        st = cn ? pld_eval_i64(it, f, cn, &lanes) : PLD_OK;
+        st = cn ? it->walk->eval_i64(it, f, cn, &lanes) : PLD_OK;
         bytes = (int64_t)it->comm.nranks * (lanes > 0 ? lanes : 1) * 4;
     } else if (a0 && (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE)) {
         int64_t shape[PLD_MAX_RANK];
         int n;
-        st = pld_eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
+        st = it->walk->eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
         bytes = pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
         for (int d = 0; st == PLD_OK && d < n; d++)
             bytes *= shape[d];
     } else {
-        st = a0 ? pld_eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
+        st = a0 ? it->walk->eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
     }
     it->quiet = 0;
     if (st != PLD_OK)

@@ -17,12 +17,12 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     pld_status_t st;
     switch (e->op) {
     case PLD_OPID_PL_CONST:
-        if ((st = pld_eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
+        if ((st = it->walk->eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
             return st;
         *out = pld_v_convert(&a, pld_expr_dtype(it, e->u.call.args[1].value));
         return PLD_OK;
     case PLD_OPID_PL_CAST_SCALAR: {
-        if ((st = pld_eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
+        if ((st = it->walk->eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
             return st;
         if (!pld_v_is_scalar(&a)) {
             pld_vkind_t k = a.kind;
@@ -35,9 +35,9 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     }
     case PLD_OPID_PL_MIN:
     case PLD_OPID_PL_MAX: {
-        if ((st = pld_eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
+        if ((st = it->walk->eval(it, f, e->u.call.args[0].value, &a)) != PLD_OK)
             return st;
-        if ((st = pld_eval(it, f, e->u.call.args[1].value, &b)) != PLD_OK)
+        if ((st = it->walk->eval(it, f, e->u.call.args[1].value, &b)) != PLD_OK)
             return st;
         pld_dtype_t dt = e->type && e->type->kind == PLD_TY_SCALAR ? e->type->dtype : a.dt;
         int fl = a.kind == PLD_V_FLOAT || b.kind == PLD_V_FLOAT;

@@ -461,7 +461,7 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
     }
     if (obj->kind == PLD_V_TUPLE) {
         int64_t k;
-        pld_status_t st = pld_eval_i64(it, f, e->u.sub.items[0], &k);
+        pld_status_t st = it->walk->eval_i64(it, f, e->u.sub.items[0], &k);
         if (st != PLD_OK)
             return st;
         pld_tuple_t *t = pld_v_tuple(obj);
@@ -475,7 +475,7 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
     }
     if (obj->kind == PLD_V_ARRAY) {
         int64_t k;
-        pld_status_t st = pld_eval_i64(it, f, e->u.sub.items[0], &k);
+        pld_status_t st = it->walk->eval_i64(it, f, e->u.sub.items[0], &k);
         if (st != PLD_OK)
             return st;
         pld_array_t *a = pld_v_array(obj);
@@ -501,9 +501,9 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
         if (item->kind == PLD_EX_SLICE) {
             slices++;
             int64_t a = 0, b = shape[d];
-            if (item->u.slice.lo && pld_eval_i64(it, f, item->u.slice.lo, &a) != PLD_OK)
+            if (item->u.slice.lo && it->walk->eval_i64(it, f, item->u.slice.lo, &a) != PLD_OK)
                 return PLD_E_RUNTIME;
-            if (item->u.slice.hi && pld_eval_i64(it, f, item->u.slice.hi, &b) != PLD_OK)
+            if (item->u.slice.hi && it->walk->eval_i64(it, f, item->u.slice.hi, &b) != PLD_OK)
                 return PLD_E_RUNTIME;
             if (a < 0)
                 a += shape[d];
@@ -516,7 +516,7 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
             ext[d] = b - a;
         } else {
             int64_t k;
-            if (pld_eval_i64(it, f, item, &k) != PLD_OK)
+            if (it->walk->eval_i64(it, f, item, &k) != PLD_OK)
                 return PLD_E_RUNTIME;
             if (k < 0)
                 k += shape[d];
@@ -593,7 +593,7 @@ static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *target, const pld_value_t *v)
 {
     pld_value_t obj;
-    pld_status_t st = pld_eval(it, f, target->u.sub.obj, &obj);
+    pld_status_t st = it->walk->eval(it, f, target->u.sub.obj, &obj);
     if (st != PLD_OK)
         return st;
     if (obj.kind == PLD_V_ARRAY || (obj.kind == PLD_V_TILE) ||
@@ -602,7 +602,7 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
         int64_t idx[PLD_MAX_RANK];
         int n = target->u.sub.n;
         for (int d = 0; d < n && d < PLD_MAX_RANK; d++)
-            if ((st = pld_eval_i64(it, f, target->u.sub.items[d], &idx[d])) != PLD_OK) {
+            if ((st = it->walk->eval_i64(it, f, target->u.sub.items[d], &idx[d])) != PLD_OK) {
                 pld_value_release(&obj);
                 return st;
             }

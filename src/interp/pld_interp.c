@@ -122,6 +122,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     if (opts)
         it->opts = *opts;
     it->comm = comm ? *comm : *pld_comm_self();
+    it->walk = &pld_walker;
     it->p = p;
     it->entry_index = -1;
     /* entry */

@@ -1,5 +1,31 @@
-/* pld_interp_int.h - internals shared by pld_interp.c (evaluator, statements,
- * calls, entry/outputs) and pld_exec.c (op implementations). */
+/* pld_interp_int.h - internals shared by the files of the interpreter.
+ *
+ * The files form layers; calls go down only (tests/interp_layers.cmake checks
+ * the object files with nm):
+ *
+ *   walker    pld_interp.c   create/destroy, entry parameters, bind, run, output assembly
+ *             pld_eval.c     expressions, statements, control flow
+ *             pld_call.c     function calls, kernel launches, pl.at / pl.spmd tasks, device= dispatch
+ *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
+ *      |
+ *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
+ *      |
+ *   ops       pld_exec_mem.c      load/store, create/fill, read/write, slices, subscripts, assemble
+ *             pld_exec_compute.c  element-wise, reductions, casts, matmul
+ *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
+ *             pld_coll.c          collectives on every rail
+ *      |
+ *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
+ *      |
+ *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
+ *      |
+ *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
+ *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
+ *
+ * Upward calls go through one table the walker hands down, it->walk
+ * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
+ * sizes; run_queued for the scopes tasks queue on their deps): no file below
+ * the walker names a walker function. */
 #ifndef PLD_INTERP_INT_H
 #define PLD_INTERP_INT_H
 
@@ -59,7 +85,18 @@ typedef struct domain {
     pld_win_dom_t *win;
 } domain_t;
 
+/* The walker's callbacks: the one way a lower layer calls back up (ops
+ * evaluate their operands, dist evaluates allocation sizes at setup, tasks
+ * run the scopes queued on their deps). pld_interp_create sets it->walk. */
+typedef struct pld_walker {
+    pld_status_t (*eval)(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+    pld_status_t (*eval_i64)(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out);
+    pld_status_t (*eval_ilist)(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out, int n, int *count);
+    pld_status_t (*run_queued)(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid);
+} pld_walker_t;
+
 struct pld_interp {
+    const pld_walker_t *walk;      /* the walker's callbacks (pld_walker) */
     pld_program_t *p;
     pld_interp_opts_t opts;
     pld_comm_t comm;
@@ -121,7 +158,6 @@ static inline const char *pld_op_name(const pld_expr_t *e)
 {
     return pld_op_info((pld_op_id_t)e->op)->name;
 }
-pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* Evaluates parameter i (NONE when absent). */
 static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
 {
@@ -130,7 +166,7 @@ static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_e
         *out = pld_v_none();
         return PLD_OK;
     }
-    return pld_eval(it, f, a, out);
+    return it->walk->eval(it, f, a, out);
 }
 /* Evaluates parameter i, which must be a value of kind k (error names the op and parameter). */
 pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k);
@@ -297,9 +333,8 @@ void pld_walk_frame_init(frame_t *f, frame_t *parent, const pld_func_t *fn, pld_
  * shapes, binding dynamic dims on first use) and runs the body. */
 pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, const pld_value_t *args,
                                int ctx, pld_span_t call_span, pld_value_t *result);
-/* Runs queued with-statement s (a pl.at(CORE_GROUP) scope or pl.spmd grid)
- * as task tid in frame f (pld_task.c calls it when the task's deps complete). */
-pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid);
+/* The walker's callbacks (it->walk). */
+extern const pld_walker_t pld_walker;
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend ---- */
 /* Registers the built-in `sim` backend (idempotent). */

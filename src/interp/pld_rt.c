@@ -112,7 +112,7 @@ pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
         *n = -1;
         return PLD_OK;
     }
-    return pld_eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
+    return it->walk->eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
 }
 
 pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
@@ -146,7 +146,7 @@ pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         *out = a->u.bval;
         return PLD_OK;
     }
-    return pld_eval_i64(it, f, a, out);
+    return it->walk->eval_i64(it, f, a, out);
 }
 
 
