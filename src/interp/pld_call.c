@@ -4,7 +4,6 @@
  * self.f(..., device=r) dispatch across ranks. */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
-#include "pld_npu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -72,7 +71,7 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pl
     spmd_ctx_t c = {it, f, body, loopvar};
     int64_t saved;
     pld_task_begin(it, tid, &saved);
-    pld_status_t st = pld_npu_run_blocks((int)n, 0, spmd_block, &c);
+    pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, 0, spmd_block, &c);
     if (st != PLD_OK && !it->failed)
         pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
     if (pld_task_end(it, f, item->span, "pl.spmd", saved, st == PLD_OK) != PLD_OK)
@@ -464,7 +463,7 @@ pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
 {
     pld_interp_t *it = c->it;
     if (c->fn && c->blocks > 1)
-        return pld_npu_run_blocks(c->blocks, 0, kernel_block, c);
+        return pld_npu_run_blocks(it->sched, c->blocks, 0, kernel_block, c);
     if (c->fn)
         return pld_walk_function(it, c->caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &c->result);
     frame_t *f = c->caller;
@@ -488,7 +487,9 @@ static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *ca
     return ndeps > 0 ? pld_task_wait_deps(it, f, call->span, deps, ndeps) : PLD_OK;
 }
 
-static pld_status_t eval_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* self.f(...): runs f here, launches it as a kernel task, or (HOST -> CHIP)
+ * dispatches it to its device (device=, or round-robin). */
+pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_func_t *fn = it->p->funcs[e->aux];
     int callee_ctx = pld_check_func_ctx(fn);
@@ -546,7 +547,8 @@ static pld_status_t eval_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t
     return st;
 }
 
-static pld_status_t eval_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* pl.submit / pl.spmd_submit: a kernel launch returning (results..., TaskId). */
+pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_func_t *fn = it->p->funcs[e->aux];
     pld_value_t args[64];
@@ -601,35 +603,6 @@ static pld_status_t eval_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *
     pld_value_release(&r);
     *out = pld_v_obj(&t->hdr, PLD_DT_NONE);
     return PLD_OK;
-}
-
-pld_status_t pld_walk_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
-{
-    const pld_expr_t *fn = e->u.call.fn;
-    if (e->op < 0) {
-        if (fn->kind == PLD_EX_ATTR && fn->u.attr.obj->kind == PLD_EX_NAME && strcmp(fn->u.attr.obj->u.name, "self") == 0 &&
-            e->aux >= 0)
-            return eval_dispatch(it, f, e, out);
-        /* pl.FP32.get_byte() */
-        if (fn->kind == PLD_EX_ATTR && strcmp(fn->u.attr.attr, "get_byte") == 0) {
-            pld_dtype_t dt = pld_expr_dtype(it, fn->u.attr.obj);
-            if (dt != PLD_DT_NONE) {
-                *out = pld_v_int(PLD_DT_INDEX, pld_dtype_bytes(dt));
-                return PLD_OK;
-            }
-        }
-        if (e->type && e->type->kind == PLD_TY_UNKNOWN) {
-            /* a unified op whose operand type was unknown statically: not runnable */
-        }
-        return pld_rt_error(it, f, e->span, "this call cannot be executed (it was not resolved to an op)");
-    }
-    switch (e->op) {
-    case PLD_OPID_PL_SUBMIT:
-    case PLD_OPID_PL_SPMD_SUBMIT:
-        return eval_submit(it, f, e, out);
-    default:
-        return pld_exec_op(it, f, e, out);
-    }
 }
 
 const pld_walker_t pld_walker = {pld_eval, pld_eval_i64, pld_eval_ilist, run_queued};

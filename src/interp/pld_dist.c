@@ -4,7 +4,6 @@
  * detection through the status board, stopping every rank with a report). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
-#include "pld_npu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -745,9 +744,9 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     for (unsigned long polls = 1;; polls++) {
         /* let the other blocks of this rank run first: one of them may be the
          * one that notifies */
-        if (pld_npu_can_yield())
-            pld_npu_yield();
-        if (pld_npu_cancelled()) {
+        if (pld_npu_can_yield(it->sched))
+            pld_npu_yield(it->sched);
+        if (pld_npu_cancelled(it->sched)) {
             st = PLD_E_RUNTIME; /* another block failed and reported */
             break;
         }

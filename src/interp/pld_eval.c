@@ -49,6 +49,8 @@ static int64_t floormod(int64_t a, int64_t b)
 
 /* ------------------------------------------------------------ expressions */
 
+static pld_status_t eval_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+
 static pld_status_t eval_name(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     if (e->slot >= 0 && f && e->slot < f->nslots) {
@@ -61,14 +63,8 @@ static pld_status_t eval_name(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         pld_value_retain(out);
         return PLD_OK;
     }
-    /* module constant (e->aux = index) or dynamic dim */
-    int ci = e->aux;
-    if (ci < 0 || ci >= it->p->nconsts || it->p->consts[ci].name != e->u.name) {
-        ci = -1;
-        for (int i = 0; i < it->p->nconsts; i++)
-            if (it->p->consts[i].name == e->u.name)
-                ci = i;
-    }
+    /* module constant or dynamic dim */
+    int ci = pld_const_index(it, e->u.name);
     if (ci >= 0 && !it->const_is_dyn[ci]) {
         *out = it->consts[ci];
         pld_value_retain(out);
@@ -244,7 +240,7 @@ pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_val
     case PLD_EX_BINARY:
         return eval_binary(it, f, e, out);
     case PLD_EX_CALL:
-        return pld_walk_call(it, f, e, out);
+        return eval_call(it, f, e, out);
     case PLD_EX_SUBSCRIPT: {
         pld_value_t obj;
         pld_status_t st = pld_eval(it, f, e->u.sub.obj, &obj);
@@ -357,7 +353,9 @@ pld_status_t pld_eval_dim(pld_interp_t *it, frame_t *f, const pld_dim_t *d, int6
 
 /* ------------------------------------------------------------ statements */
 
-pld_status_t pld_walk_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *t, const pld_value_t *v)
+static int exec_block(pld_interp_t *it, frame_t *f, const pld_block_t *b);
+
+static pld_status_t assign_target(pld_interp_t *it, frame_t *f, const pld_expr_t *t, const pld_value_t *v)
 {
     switch (t->kind) {
     case PLD_EX_NAME:
@@ -372,7 +370,7 @@ pld_status_t pld_walk_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *t, 
         if (v->kind == PLD_V_UNAVAIL) {
             /* a dispatch result from another rank: every name is unavailable here */
             for (int i = 0; i < t->u.seq.n; i++) {
-                pld_status_t st = pld_walk_assign(it, f, t->u.seq.items[i], v);
+                pld_status_t st = assign_target(it, f, t->u.seq.items[i], v);
                 if (st != PLD_OK)
                     return st;
             }
@@ -383,7 +381,7 @@ pld_status_t pld_walk_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *t, 
                                 v->kind == PLD_V_TUPLE ? "a tuple of another length" : pld_vkind_name(v->kind),
                                 t->u.seq.n);
         for (int i = 0; i < t->u.seq.n; i++) {
-            pld_status_t st = pld_walk_assign(it, f, t->u.seq.items[i], &pld_v_tuple(v)->items[i]);
+            pld_status_t st = assign_target(it, f, t->u.seq.items[i], &pld_v_tuple(v)->items[i]);
             if (st != PLD_OK)
                 return st;
         }
@@ -426,10 +424,10 @@ static int exec_assign(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
             return FLOW_ERROR;
         pld_tuple_t *t = pld_v_tuple(&val);
         if (s->u.assign.target->kind == PLD_EX_NAME)
-            st = t->n == 1 ? pld_walk_assign(it, f, s->u.assign.target, &t->items[0])
+            st = t->n == 1 ? assign_target(it, f, s->u.assign.target, &t->items[0])
                            : pld_rt_error(it, f, v->span, "pl.yield_ of %d values assigned to one name", t->n);
         else
-            st = pld_walk_assign(it, f, s->u.assign.target, &val);
+            st = assign_target(it, f, s->u.assign.target, &val);
         if (st == PLD_OK && f->loop && f->loop->yield_stmt == s) {
             loop_ctx_t *lc = f->loop;
             for (int i = 0; i < lc->nnext; i++)
@@ -445,7 +443,7 @@ static int exec_assign(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     st = pld_eval(it, f, v, &val);
     if (st != PLD_OK)
         return FLOW_ERROR;
-    st = pld_walk_assign(it, f, s->u.assign.target, &val);
+    st = assign_target(it, f, s->u.assign.target, &val);
     pld_value_release(&val);
     return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
 }
@@ -477,7 +475,7 @@ static pld_status_t set_carried(pld_interp_t *it, frame_t *f, const pld_expr_t *
         return pld_rt_error(it, f, carried->span, "%d loop-carried names but %d values", nc, n);
     for (int i = 0; i < nc; i++) {
         const pld_expr_t *nm = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
-        pld_status_t st = pld_walk_assign(it, f, nm, &vals[i]);
+        pld_status_t st = assign_target(it, f, nm, &vals[i]);
         if (st != PLD_OK)
             return st;
     }
@@ -557,14 +555,14 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         }
         if (loopvar) {
             pld_value_t lv = pld_v_int(PLD_DT_INDEX, i);
-            if (pld_walk_assign(it, f, loopvar, &lv) != PLD_OK) {
+            if (assign_target(it, f, loopvar, &lv) != PLD_OK) {
                 flow = FLOW_ERROR;
                 break;
             }
         }
         lc.have_next = 0;
         pld_block_t body = {s->u.for_.body.stmts + body_from, s->u.for_.body.n - body_from};
-        flow = pld_walk_block(it, f, &body);
+        flow = exec_block(it, f, &body);
         trips++;
         if (flow == FLOW_ERROR || flow == FLOW_RETURN)
             break;
@@ -589,7 +587,7 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     if (flow == FLOW_NORMAL && trips == 0 && lc.yield_stmt && iv) {
         const pld_expr_t *yt = lc.yield_stmt->u.assign.target;
         if (yt->kind == PLD_EX_NAME && ninit == 1) {
-            if (pld_walk_assign(it, f, yt, &init[0]) != PLD_OK)
+            if (assign_target(it, f, yt, &init[0]) != PLD_OK)
                 flow = FLOW_ERROR;
         } else if (set_carried(it, f, yt, init, ninit) != PLD_OK) {
             flow = FLOW_ERROR;
@@ -669,7 +667,7 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         pld_value_t c;
         if (scalar_of(it, f, s->u.if_.cond, &c) != PLD_OK)
             return FLOW_ERROR;
-        return pld_walk_block(it, f, truthy(&c) ? &s->u.if_.then : &s->u.if_.els);
+        return exec_block(it, f, truthy(&c) ? &s->u.if_.then : &s->u.if_.els);
     }
     case PLD_ST_WHILE: {
         loop_ctx_t lc;
@@ -685,7 +683,7 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
             }
             if (!truthy(&c))
                 break;
-            flow = pld_walk_block(it, f, &s->u.while_.body);
+            flow = exec_block(it, f, &s->u.while_.body);
             if (flow == FLOW_BREAK) {
                 flow = FLOW_NORMAL;
                 break;
@@ -707,7 +705,7 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     return FLOW_NORMAL;
 }
 
-int pld_walk_block(pld_interp_t *it, frame_t *f, const pld_block_t *b)
+static int exec_block(pld_interp_t *it, frame_t *f, const pld_block_t *b)
 {
     for (int i = 0; i < b->n; i++) {
         int flow = exec_stmt(it, f, b->stmts[i]);
@@ -715,4 +713,45 @@ int pld_walk_block(pld_interp_t *it, frame_t *f, const pld_block_t *b)
             return flow;
     }
     return FLOW_NORMAL;
+}
+
+static pld_status_t eval_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    const pld_expr_t *fn = e->u.call.fn;
+    if (e->op < 0) {
+        if (fn->kind == PLD_EX_ATTR && fn->u.attr.obj->kind == PLD_EX_NAME && strcmp(fn->u.attr.obj->u.name, "self") == 0 &&
+            e->aux >= 0)
+            return pld_walk_dispatch(it, f, e, out);
+        /* pl.FP32.get_byte() */
+        if (fn->kind == PLD_EX_ATTR && strcmp(fn->u.attr.attr, "get_byte") == 0) {
+            pld_dtype_t dt = pld_expr_dtype(it, fn->u.attr.obj);
+            if (dt != PLD_DT_NONE) {
+                *out = pld_v_int(PLD_DT_INDEX, pld_dtype_bytes(dt));
+                return PLD_OK;
+            }
+        }
+        if (e->type && e->type->kind == PLD_TY_UNKNOWN) {
+            /* a unified op whose operand type was unknown statically: not runnable */
+        }
+        return pld_rt_error(it, f, e->span, "this call cannot be executed (it was not resolved to an op)");
+    }
+    switch (e->op) {
+    case PLD_OPID_PL_SUBMIT:
+    case PLD_OPID_PL_SPMD_SUBMIT:
+        return pld_walk_submit(it, f, e, out);
+    default:
+        return pld_exec_op(it, f, e, out);
+    }
+}
+
+/* ------------------------------------------------------------ for pld_call.c */
+
+int pld_walk_block(pld_interp_t *it, frame_t *f, const pld_block_t *b)
+{
+    return exec_block(it, f, b);
+}
+
+pld_status_t pld_walk_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *t, const pld_value_t *v)
+{
+    return assign_target(it, f, t, v);
 }

@@ -8,88 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ setup */
-
-static void resolve_expr(pld_interp_t *it, pld_expr_t *e);
-
-static void resolve_block(pld_interp_t *it, pld_block_t *b)
-{
-    for (int i = 0; i < b->n; i++) {
-        pld_stmt_t *s = b->stmts[i];
-        switch (s->kind) {
-        case PLD_ST_EXPR: resolve_expr(it, s->u.expr); break;
-        case PLD_ST_ASSIGN:
-            resolve_expr(it, s->u.assign.target);
-            resolve_expr(it, s->u.assign.value);
-            break;
-        case PLD_ST_RETURN:
-            for (int j = 0; j < s->u.ret.n; j++)
-                resolve_expr(it, s->u.ret.vals[j]);
-            break;
-        case PLD_ST_IF:
-            resolve_expr(it, s->u.if_.cond);
-            resolve_block(it, &s->u.if_.then);
-            resolve_block(it, &s->u.if_.els);
-            break;
-        case PLD_ST_WHILE:
-            resolve_expr(it, s->u.while_.cond);
-            resolve_block(it, &s->u.while_.body);
-            break;
-        case PLD_ST_FOR:
-            resolve_expr(it, s->u.for_.iter);
-            resolve_block(it, &s->u.for_.body);
-            break;
-        case PLD_ST_WITH:
-            resolve_expr(it, s->u.with.item);
-            resolve_block(it, &s->u.with.body);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-/* Pre-resolves module-constant names (e->aux = constant index): no string
- * lookups on the hot path. */
-static void resolve_expr(pld_interp_t *it, pld_expr_t *e)
-{
-    if (!e)
-        return;
-    switch (e->kind) {
-    case PLD_EX_NAME:
-        if (e->slot < 0)
-            for (int i = 0; i < it->p->nconsts; i++)
-                if (it->p->consts[i].name == e->u.name)
-                    e->aux = i;
-        break;
-    case PLD_EX_UNARY: resolve_expr(it, e->u.un.a); break;
-    case PLD_EX_BINARY:
-        resolve_expr(it, e->u.bin.a);
-        resolve_expr(it, e->u.bin.b);
-        break;
-    case PLD_EX_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            resolve_expr(it, e->u.call.args[i].value);
-        break;
-    case PLD_EX_SUBSCRIPT:
-        resolve_expr(it, e->u.sub.obj);
-        for (int i = 0; i < e->u.sub.n; i++)
-            resolve_expr(it, e->u.sub.items[i]);
-        break;
-    case PLD_EX_SLICE:
-        resolve_expr(it, e->u.slice.lo);
-        resolve_expr(it, e->u.slice.hi);
-        resolve_expr(it, e->u.slice.step);
-        break;
-    case PLD_EX_LIST:
-    case PLD_EX_TUPLE:
-        for (int i = 0; i < e->u.seq.n; i++)
-            resolve_expr(it, e->u.seq.items[i]);
-        break;
-    default:
-        break;
-    }
-}
+/* ------------------------------------------------------------ single-process comm */
 
 static pld_status_t comm_self_gather(void *ctx, const void *send, size_t bytes, void *recv)
 {
@@ -171,6 +90,10 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         return PLD_E_NOMEM;
     }
     /* module constants */
+    if (pld_const_index_build(it) != PLD_OK) {
+        pld_interp_destroy(it);
+        return PLD_E_NOMEM;
+    }
     for (int i = 0; i < p->nconsts; i++) {
         const pld_expr_t *v = p->consts[i].value;
         if (v->kind == PLD_EX_CALL && v->u.call.fn->kind == PLD_EX_ATTR && strcmp(v->u.call.fn->u.attr.attr, "dynamic") == 0) {
@@ -191,9 +114,10 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         if (it->consts[i].kind == PLD_V_INT && it->consts[i].dt != PLD_DT_BOOL)
             it->consts[i].dt = PLD_DT_INDEX;
     }
-    for (int i = 0; i < p->nfuncs; i++)
-        if (!p->funcs[i]->is_raw)
-            resolve_block(it, &p->funcs[i]->body);
+    if (pld_npu_sched_create(&it->sched) != PLD_OK) {
+        pld_interp_destroy(it);
+        return PLD_E_NOMEM;
+    }
     /* kernel backend */
     pld_sim_register();
     if (opts && opts->hw) {
@@ -225,10 +149,13 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);
+    pld_npu_sched_destroy(it->sched);
     pld_mem_free(it->args);
     pld_mem_free(it->bound);
     pld_mem_free(it->consts);
     pld_mem_free(it->const_is_dyn);
+    pld_mem_free(it->const_names);
+    pld_mem_free(it->const_index);
     pld_mem_free(it->dyn_names);
     pld_mem_free(it->dyn_vals);
     pld_mem_free(it);
@@ -272,7 +199,7 @@ void pld_interp_param_desc(const pld_interp_t *it, int i, char *buf, size_t n)
                 pld_buf_puts(&b, ", ");
             if (t->shape[d].kind == PLD_DIM_CONST)
                 pld_buf_printf(&b, "%lld", (long long)t->shape[d].v);
-            else if (t->shape[d].kind == PLD_DIM_SYM && pld_dyn_get((pld_interp_t *)it, t->shape[d].sym, &v))
+            else if (t->shape[d].kind == PLD_DIM_SYM && pld_dyn_get(it, t->shape[d].sym, &v))
                 pld_buf_printf(&b, "%s=%lld", t->shape[d].sym, (long long)v);
             else
                 pld_dim_print(&t->shape[d], &b);

@@ -31,11 +31,15 @@
 
 #include "pld_check.h"
 #include "pld_interp.h"
+#include "pld_npu.h"
 #include "pld_ops.h"
-#include "pld_value.h"
+#include "pld_value_int.h"
 #include "pld_win.h"
 
 #include <stdint.h>
+
+/* Enum members pld_op_iarg knows (pld_rt.c). */
+#define PLD_ENUM_MEMBERS 10
 
 /* Control flow of statement execution. */
 enum { FLOW_NORMAL = 0, FLOW_BREAK, FLOW_CONTINUE, FLOW_RETURN, FLOW_ERROR };
@@ -96,7 +100,6 @@ typedef struct pld_walker {
 } pld_walker_t;
 
 struct pld_interp {
-    const pld_walker_t *walk;      /* the walker's callbacks (pld_walker) */
     pld_program_t *p;
     pld_interp_opts_t opts;
     pld_comm_t comm;
@@ -134,6 +137,17 @@ struct pld_interp {
     struct pld_task *tasks;        /* incomplete tasks: deferred or queued on deps */
     int ntasks, captasks;
     char errbuf[512];
+    const pld_walker_t *walk;      /* the walker's callbacks (pld_walker) */
+    pld_npu_sched_t *sched;        /* block scheduler of pl.spmd grids / multi-block launches (owned) */
+    /* module constants by interned name: open addressing over const_mask + 1
+     * slots (name -> p->consts index; pld_const_index). Beside the AST: the
+     * interpreter never writes into the program it runs. */
+    const char **const_names;
+    int *const_index;
+    unsigned const_mask;
+    /* enum members (pld.NotifyOp.Set, ...) by interned name, filled on first
+     * use (pld_op_iarg): later uses compare pointers, not strings */
+    const char *enum_names[PLD_ENUM_MEMBERS];
 };
 
 /* ======================================================= values, services */
@@ -146,8 +160,24 @@ pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
 /* Value of dynamic dim `name`; 0 when unbound. */
-int pld_dyn_get(pld_interp_t *it, const char *name, int64_t *out);
+int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out);
 int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v);
+/* Builds the module-constant index (it->const_names); PLD_E_NOMEM. */
+pld_status_t pld_const_index_build(pld_interp_t *it);
+/* Index in p->consts of the module constant named `name` (interned; the last
+ * one of that name), or -1. */
+static inline int pld_const_index(const pld_interp_t *it, const char *name)
+{
+    if (!it->const_names)
+        return -1;
+    unsigned j = (unsigned)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15u) >> 40) & it->const_mask;
+    for (;; j = (j + 1) & it->const_mask) {
+        if (it->const_names[j] == name)
+            return it->const_index[j];
+        if (!it->const_names[j])
+            return -1;
+    }
+}
 
 /* Arguments of an op call, bound to the op's parameters by the checker. */
 static inline const pld_expr_t *pld_op_arg(const pld_expr_t *e, int i)
@@ -320,8 +350,11 @@ pld_status_t pld_walk_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *t, 
 const pld_expr_t *pld_walk_kwarg(const pld_expr_t *call, const char *kw);
 
 /* ---- pld_call.c: calls, launches, task scopes, dispatch ---- */
-/* A call expression: self.f(...) (run, launch or dispatch), pl.submit, or an op. */
-pld_status_t pld_walk_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* self.f(...) (e->aux = f): runs f here, launches it as a kernel task, or
+ * dispatches it to its device (HOST -> CHIP: device=, or round-robin). */
+pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pl.submit / pl.spmd_submit: a kernel launch; out = (results..., TaskId). */
+pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* A with-statement (pl.at scope, pl.spmd grid, task queued on deps). */
 int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s);
 /* Runs body as an SPMD grid of n blocks (coroutines of this rank) as task tid

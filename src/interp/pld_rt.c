@@ -31,7 +31,7 @@ pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
 
 /* ------------------------------------------------------------ dynamic dims */
 
-int pld_dyn_get(pld_interp_t *it, const char *name, int64_t *out)
+int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out)
 {
     for (int i = 0; i < it->ndyn; i++)
         if (it->dyn_names[i] == name || strcmp(it->dyn_names[i], name) == 0) {
@@ -64,6 +64,29 @@ int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v)
     it->dyn_vals[it->ndyn] = v;
     it->ndyn++;
     return 1;
+}
+
+/* ------------------------------------------------------------ module constants */
+
+pld_status_t pld_const_index_build(pld_interp_t *it)
+{
+    unsigned cap = 8;
+    while (cap < 2u * (unsigned)it->p->nconsts)
+        cap *= 2;
+    it->const_names = pld_mem_calloc(cap, sizeof *it->const_names);
+    it->const_index = pld_mem_calloc(cap, sizeof *it->const_index);
+    if (!it->const_names || !it->const_index)
+        return PLD_E_NOMEM;
+    it->const_mask = cap - 1;
+    for (int i = 0; i < it->p->nconsts; i++) {
+        const char *name = it->p->consts[i].name;
+        unsigned j = (unsigned)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15u) >> 40) & it->const_mask;
+        while (it->const_names[j] && it->const_names[j] != name)
+            j = (j + 1) & it->const_mask;
+        it->const_names[j] = name;
+        it->const_index[j] = i; /* a later constant of the same name wins */
+    }
+    return PLD_OK;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -115,6 +138,12 @@ pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
     return it->walk->eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
 }
 
+static const struct {
+    const char *m;
+    int64_t v;
+} enum_members[PLD_ENUM_MEMBERS] = {{"AtomicAdd", 0}, {"Set", 1}, {"Eq", 0}, {"Ge", 1}, {"None_", 0},
+                                    {"Add", 1}, {"Sum", 0}, {"Max", 1}, {"Min", 2}, {"Prod", 3}};
+
 pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
 {
     const pld_expr_t *a = pld_op_arg(e, i);
@@ -122,25 +151,23 @@ pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         *out = dflt;
         return PLD_OK;
     }
-    /* enum chains (pl.AtomicType.Add, pld.ReduceOp.Max, pld.NotifyOp.Set, ...);
-     * the member's value is cached in the node's aux (unused for ATTR) */
+    /* enum chains (pl.AtomicType.Add, pld.ReduceOp.Max, pld.NotifyOp.Set, ...):
+     * the member names are interned, so after the first use of a member its
+     * name is found by pointer (it->enum_names), without a string compare */
     if (a->kind == PLD_EX_ATTR) {
-        if (a->aux >= 0) {
-            *out = a->aux;
-            return PLD_OK;
-        }
-        static const struct {
-            const char *m;
-            int64_t v;
-        } members[] = {{"AtomicAdd", 0}, {"Set", 1}, {"Eq", 0}, {"Ge", 1}, {"None_", 0}, {"Add", 1},
-                       {"Sum", 0}, {"Max", 1}, {"Min", 2}, {"Prod", 3}};
-        for (size_t k = 0; k < sizeof members / sizeof members[0]; k++)
-            if (strcmp(a->u.attr.attr, members[k].m) == 0) {
-                *out = members[k].v;
-                ((pld_expr_t *)a)->aux = (int32_t)members[k].v;
+        const char *m = a->u.attr.attr;
+        for (int k = 0; k < PLD_ENUM_MEMBERS; k++)
+            if (it->enum_names[k] == m) {
+                *out = enum_members[k].v;
                 return PLD_OK;
             }
-        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", a->u.attr.attr);
+        for (int k = 0; k < PLD_ENUM_MEMBERS; k++)
+            if (strcmp(m, enum_members[k].m) == 0) {
+                it->enum_names[k] = m;
+                *out = enum_members[k].v;
+                return PLD_OK;
+            }
+        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", m);
     }
     if (a->kind == PLD_EX_BOOL) {
         *out = a->u.bval;

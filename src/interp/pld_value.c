@@ -1,5 +1,5 @@
 /* pld_value.c - runtime values: scalars, buffers, tensors, tiles, tuples, arrays. */
-#include "pld_value.h"
+#include "pld_value_int.h"
 #include "pld_mem.h"
 
 #include <math.h>

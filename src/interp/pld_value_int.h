@@ -1,12 +1,13 @@
-/* pld_value.h - runtime values of the interpreter: scalars, tensors (views of
+/* pld_value_int.h - runtime values of the interpreter (internal: the values
+ * layer of pld_interp_int.h): scalars, tensors (views of
  * refcounted buffers, with a written-element bitmap for output assembly),
  * tiles (static physical shape + runtime valid shape), tuples and arrays.
  *
  * Ownership: a pld_value_t holding an object owns one reference; copy it with
  * pld_value_retain and drop it with pld_value_release. Buffers are shared by
  * every view of them. All memory goes through pld_mem_*. */
-#ifndef PLD_VALUE_H
-#define PLD_VALUE_H
+#ifndef PLD_VALUE_INT_H
+#define PLD_VALUE_INT_H
 
 #include "pld_kern.h"
 #include "pld_types.h"
