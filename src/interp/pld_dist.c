@@ -1,7 +1,9 @@
-/* pld_dist.c - the distributed part of the interpreter: comm-domain inference
- * for the HOST orchestrator's window buffers, window views, remote loads and
- * stores, put/get, notify/wait, and the hang watchdog (timeout, deadlock
- * detection through the status board, stopping every rank with a report). */
+/* pld_dist.c - the distributed layer of the interpreter: comm-domain
+ * inference for the HOST orchestrator's window buffers and their windows,
+ * remote regions (get/put/atomic add), notify and watched waits on signal
+ * cells, the barrier between dispatches, and the hang watchdog (timeout,
+ * deadlock detection through the status board, stopping every rank with a
+ * report). The ops that use them are in pld_exec_dist.c and pld_coll.c. */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 

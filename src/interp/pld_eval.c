@@ -2,7 +2,6 @@
  * flow (if, while, for over pl.range / pl.while_ with loop-carried values).
  * Calls, launches and task scopes are in pld_call.c. */
 #include "pld_interp_int.h"
-#include "pld_mem.h"
 
 #include <math.h>
 #include <string.h>

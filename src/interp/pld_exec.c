@@ -2,12 +2,9 @@
  * the file of its family (pld_exec_mem.c, pld_exec_compute.c, pld_exec_dist.c,
  * pld_coll.c); scalar ops, TaskId helpers and the UB check are here. */
 #include "pld_interp_int.h"
-#include "pld_mem.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define ERRN 256
 
 /* ------------------------------------------------------------ dispatch */
 
