@@ -34,6 +34,13 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
   pld_add_suite(interp)
   target_link_libraries(test_interp PRIVATE pld_interp_testing)
   set_property(TEST interp APPEND PROPERTY LABELS interp)
+
+  # The call direction of the interpreter's files (layers of pld_interp_int.h):
+  # no object file references a symbol of a higher layer.
+  add_test(NAME interp_layers
+           COMMAND ${CMAKE_COMMAND} "-DNM=${CMAKE_NM}" "-DOBJECTS=$<JOIN:$<TARGET_OBJECTS:pld_interp>,|>"
+                   -P "${CMAKE_CURRENT_SOURCE_DIR}/interp_layers.cmake")
+  set_tests_properties(interp_layers PROPERTIES LABELS "interp;check")
 else()
   message(STATUS "pldrun tests: interpreter suite not registered (pld_interp or the checker is missing)")
 endif()

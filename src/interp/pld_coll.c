@@ -646,7 +646,7 @@ done:
  * reserved for a HOST allreduce without a signal (§2.14.5). */
 static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
 {
-    int w = pld_dist_synth_buf(c->it, c->e);
+    int w = pld_dist_buf_of(c->it, c->e);
     if (w < 0)
         return pld_rt_error(c->it, c->f, c->e->span,
                             "%s without a signal: no synthesized signal buffer was reserved for this call (it must "
@@ -1228,7 +1228,7 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
                             "rail); call it from the HOST orchestrator or inside an InCore kernel",
                             pld_op_name(e));
     pld_value_t tgt;
-    pld_status_t st = pld_eval(it, f, pld_op_arg(e, target_index(e->op)), &tgt);
+    pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, target_index(e->op)), &tgt);
     if (st != PLD_OK)
         return st;
     if (tgt.kind == PLD_V_UNAVAIL && f->ctx == PLD_CTX_HOST) {

@@ -1,10 +1,11 @@
-/* pld_dist.c - the distributed part of the interpreter: comm-domain inference
- * for the HOST orchestrator's window buffers, window views, remote loads and
- * stores, put/get, notify/wait, and the hang watchdog (timeout, deadlock
- * detection through the status board, stopping every rank with a report). */
+/* pld_dist.c - the distributed layer of the interpreter: comm-domain
+ * inference for the HOST orchestrator's window buffers and their windows,
+ * remote regions (get/put/atomic add), notify and watched waits on signal
+ * cells, the barrier between dispatches, and the hang watchdog (timeout,
+ * deadlock detection through the status board, stopping every rank with a
+ * report). The ops that use them are in pld_exec_dist.c and pld_coll.c. */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
-#include "pld_npu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -86,7 +87,7 @@ static int probe_i64(infer_t *in, const pld_expr_t *e, int64_t *v)
         return 1;
     }
     in->it->quiet = 1;
-    pld_status_t st = pld_eval_i64(in->it, in->probe, e, v);
+    pld_status_t st = in->it->walk->eval_i64(in->it, in->probe, e, v);
     in->it->quiet = 0;
     return st == PLD_OK;
 }
@@ -168,7 +169,7 @@ static void infer_call(infer_t *in, const pld_expr_t *e)
             if (b >= 0)
                 bufs[nb++] = b;
         }
-        int sb = pld_dist_synth_buf(it, e);
+        int sb = pld_dist_buf_of(it, e);
         if (sb >= 0 && nb < 8)
             bufs[nb++] = sb;
         int all = 0, any = 0;
@@ -209,7 +210,7 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
         infer_expr(in, v);
         if (t->kind == PLD_EX_NAME) {
             if (is_op(v, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER))
-                add_view(in, t->u.name, v->aux);
+                add_view(in, t->u.name, pld_dist_buf_of(in->it, v));
             else
                 add_view(in, t->u.name, buf_of_expr(in, v));
         }
@@ -280,10 +281,10 @@ static winbuf_t *new_winbuf(pld_interp_t *it)
     return w;
 }
 
-int pld_dist_synth_buf(const pld_interp_t *it, const pld_expr_t *e)
+int pld_dist_buf_of(const pld_interp_t *it, const pld_expr_t *e)
 {
     for (int i = 0; i < it->nwins; i++)
-        if (it->wins[i].synth && it->wins[i].alloc == e)
+        if (it->wins[i].alloc == e)
             return i;
     return -1;
 }
@@ -299,7 +300,7 @@ static pld_status_t collect_synth(pld_interp_t *it, const pld_expr_t *e)
         if (st != PLD_OK)
             return st;
     }
-    if (is_op(e, PLD_OPID_PLD_ALLREDUCE) && e->bound && !e->bound[1] && pld_dist_synth_buf(it, e) < 0) {
+    if (is_op(e, PLD_OPID_PLD_ALLREDUCE) && e->bound && !e->bound[1] && pld_dist_buf_of(it, e) < 0) {
         winbuf_t *w = new_winbuf(it);
         if (!w)
             return PLD_E_NOMEM;
@@ -323,7 +324,6 @@ static pld_status_t collect_allocs(pld_interp_t *it, const pld_block_t *b)
                 return PLD_E_NOMEM;
             w->alloc = s->u.assign.value;
             w->name = s->u.assign.target->kind == PLD_EX_NAME ? s->u.assign.target->u.name : "?";
-            ((pld_expr_t *)s->u.assign.value)->aux = it->nwins - 1;
         } else if (s->kind == PLD_ST_ASSIGN) {
             sst = collect_synth(it, s->u.assign.value);
         } else if (s->kind == PLD_ST_EXPR) {
@@ -363,17 +363,17 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
         /* [world_size, core_num] INT32 */
         int64_t lanes = 1;
         const pld_expr_t *cn = e->bound ? e->bound[4] : NULL;
-        st = cn ? pld_eval_i64(it, f, cn, &lanes) : PLD_OK;
+        st = cn ? it->walk->eval_i64(it, f, cn, &lanes) : PLD_OK;
         bytes = (int64_t)it->comm.nranks * (lanes > 0 ? lanes : 1) * 4;
     } else if (a0 && (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE)) {
         int64_t shape[PLD_MAX_RANK];
         int n;
-        st = pld_eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
+        st = it->walk->eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
         bytes = pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
         for (int d = 0; st == PLD_OK && d < n; d++)
             bytes *= shape[d];
     } else {
-        st = a0 ? pld_eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
+        st = a0 ? it->walk->eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
     }
     it->quiet = 0;
     if (st != PLD_OK)
@@ -529,19 +529,6 @@ static pld_status_t check_origin(pld_interp_t *it, frame_t *f, const pld_expr_t 
 size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx)
 {
     return (size_t)((char *)pld_tensor_at(t, idx) - (char *)pld_win_dom_base(d->win));
-}
-
-static pld_status_t peer_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, domain_t *d, int *peer)
-{
-    int64_t p;
-    pld_status_t st = pld_eval_i64(it, f, pld_op_arg(e, i), &p);
-    if (st != PLD_OK)
-        return st;
-    if (p < 0 || p >= d->n)
-        return pld_rt_error(it, f, pld_op_arg(e, i)->span, "%s: peer %lld is outside the comm domain [0, %d)", pld_op_name(e),
-                            (long long)p, d->n);
-    *peer = (int)p;
-    return PLD_OK;
 }
 
 pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
@@ -759,9 +746,9 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     for (unsigned long polls = 1;; polls++) {
         /* let the other blocks of this rank run first: one of them may be the
          * one that notifies */
-        if (pld_npu_can_yield())
-            pld_npu_yield();
-        if (pld_npu_cancelled()) {
+        if (pld_npu_can_yield(it->sched))
+            pld_npu_yield(it->sched);
+        if (pld_npu_cancelled(it->sched)) {
             st = PLD_E_RUNTIME; /* another block failed and reported */
             break;
         }
@@ -958,480 +945,4 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
     if (aborted && st == PLD_OK)
         st = PLD_E_RUNTIME;
     return st;
-}
-
-/* ------------------------------------------------------------ ops */
-
-/* Text "sig[1, 0]" for messages. */
-static void cell_text(const pld_expr_t *sig, const int64_t *idx, int n, char *buf, size_t bn)
-{
-    pld_buf_t b;
-    pld_buf_init(&b);
-    pld_ast_print_expr(sig, &b);
-    pld_buf_putc(&b, '[');
-    for (int i = 0; i < n; i++)
-        pld_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)idx[i]);
-    pld_buf_putc(&b, ']');
-    snprintf(buf, bn, "%s", pld_buf_str(&b));
-    pld_buf_fini(&b);
-}
-
-/* A signal cell of a window-bound INT32 tensor: domain and displacement, and
- * what it takes to name it in a message later (cell_text). */
-typedef struct cell {
-    domain_t *d;
-    size_t disp;
-    const pld_expr_t *sig;
-    int64_t idx[PLD_MAX_RANK];
-    int n;
-} cell_t;
-
-static pld_status_t cell(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ti, int oi, cell_t *c)
-{
-    pld_value_t tv;
-    pld_status_t st = pld_op_need(it, f, e, ti, &tv, PLD_V_TENSOR);
-    if (st != PLD_OK)
-        return st;
-    pld_tensor_t *t = pld_v_tensor(&tv);
-    int64_t *idx = c->idx;
-    int n;
-    c->sig = pld_op_arg(e, ti);
-    if ((st = pld_op_ilist(it, f, e, oi, idx, &n)) != PLD_OK)
-        goto done;
-    c->n = n;
-    if (t->dt != PLD_DT_INT32) {
-        st = pld_rt_error(it, f, e->span, "%s: the signal must be INT32, found %s", pld_op_name(e), pld_dtype_name(t->dt));
-        goto done;
-    }
-    if (n != t->rank) {
-        st = pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d signal", pld_op_name(e), n, t->rank);
-        goto done;
-    }
-    for (int k = 0; k < n; k++)
-        if (idx[k] < 0 || idx[k] >= t->shape[k]) {
-            st = pld_rt_error(it, f, e->span, "%s: cell index %lld is outside dimension %d (size %lld)", pld_op_name(e),
-                              (long long)idx[k], k, (long long)t->shape[k]);
-            goto done;
-        }
-    if (!(c->d = pld_dist_domain_of(it, f, e, t))) {
-        st = PLD_E_RUNTIME;
-        goto done;
-    }
-    c->disp = pld_dist_disp(c->d, t, idx);
-done:
-    pld_value_release(&tv);
-    return st;
-}
-
-/* "wait on sig[1, 0] (Ge 1) in f" for pld.system.wait (formatted lazily). */
-typedef struct wait_desc {
-    const cell_t *c;
-    int cmp;
-    int64_t expected;
-    const char *fn;
-} wait_desc_t;
-
-static void describe_wait(const void *ctx, char *buf, size_t n)
-{
-    const wait_desc_t *w = ctx;
-    char text[128];
-    cell_text(w->c->sig, w->c->idx, w->c->n, text, sizeof text);
-    snprintf(buf, n, "wait on %s (%s %lld) in %s", text, w->cmp == 0 ? "Eq" : "Ge", (long long)w->expected, w->fn);
-}
-
-/* Geometry shared by remote_load / remote_store / put / get: the region of
- * window tensor t at offsets with extents (rank of t; a lower-rank extent
- * aligns with the trailing dims). */
-static pld_status_t region_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t,
-                              const int64_t *off, int noff, const int64_t *ext_in, int r, int64_t *ext)
-{
-    if (noff != t->rank)
-        return pld_rt_error(it, f, e->span, "%s: %d offsets for a rank-%d tensor", pld_op_name(e), noff, t->rank);
-    if (r > t->rank)
-        return pld_rt_error(it, f, e->span, "%s: the data has rank %d, above the window tensor's %d", pld_op_name(e), r,
-                            t->rank);
-    for (int k = 0; k < t->rank; k++) {
-        int j = k - (t->rank - r);
-        ext[k] = j >= 0 ? ext_in[j] : 1;
-        if (off[k] < 0)
-            return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
-                                (long long)off[k], k);
-        if (off[k] + ext[k] > t->shape[k]) {
-            return pld_rt_error(it, f, e->span,
-                                "%s out of bounds: offset %lld + extent %lld > size %lld in dimension %d of the window "
-                                "view",
-                                pld_op_name(e), (long long)off[k], (long long)ext[k], (long long)t->shape[k], k);
-        }
-    }
-    return PLD_OK;
-}
-
-static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
-{
-    pld_value_t tv;
-    pld_status_t st = pld_op_need(it, f, e, 0, &tv, PLD_V_TENSOR);
-    if (st != PLD_OK)
-        return st;
-    pld_tensor_t *t = pld_v_tensor(&tv);
-    domain_t *d = pld_dist_domain_of(it, f, e, t);
-    int peer = 0, noff, nshp, nval;
-    int64_t off[PLD_MAX_RANK], shp[PLD_MAX_RANK], val[PLD_MAX_RANK], ext[PLD_MAX_RANK];
-    if (!d) {
-        st = PLD_E_RUNTIME;
-        goto done;
-    }
-    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 2, off, &noff)) != PLD_OK ||
-        (st = pld_op_ilist(it, f, e, 3, shp, &nshp)) != PLD_OK || (st = pld_op_ilist(it, f, e, 4, val, &nval)) != PLD_OK)
-        goto done;
-    if (nval < 0) {
-        memcpy(val, shp, sizeof val);
-        nval = nshp;
-    }
-    if (nval != nshp) {
-        st = pld_rt_error(it, f, e->span, "%s: valid_shape and shape differ in rank", pld_op_name(e));
-        goto done;
-    }
-    /* valid extent: min(valid_shape, clamp(valid - offset, 0, shape)) */
-    for (int j = 0; j < nshp; j++) {
-        int k = t->rank - nshp + j;
-        if (k < 0 || k >= t->rank)
-            continue;
-        int64_t room = t->valid[k] - off[k];
-        if (room < 0)
-            room = 0;
-        if (val[j] > room)
-            val[j] = room;
-        if (val[j] > shp[j])
-            val[j] = shp[j];
-        if (val[j] < 0)
-            val[j] = 0;
-    }
-    if ((st = region_of(it, f, e, t, off, noff, val, nshp, ext)) != PLD_OK)
-        goto done;
-    pld_tile_t *tile = pld_tile_new(t->dt, nshp, shp, PLD_MEM_VEC);
-    if (!tile) {
-        st = pld_rt_error(it, f, e->span, "out of memory");
-        goto done;
-    }
-    memcpy(tile->valid, val, (size_t)nshp * sizeof *val);
-    int64_t n = 1;
-    for (int k = 0; k < t->rank; k++)
-        n *= ext[k];
-    void *tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(t->dt));
-    if (!tmp) {
-        pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
-        pld_value_release(&tt);
-        st = pld_rt_error(it, f, e->span, "out of memory");
-        goto done;
-    }
-    st = pld_dist_region(it, f, e, d, peer, t, off, ext, tmp, 0);
-    if (st == PLD_OK) {
-        pld_view_t src, dst;
-        pld_view_packed(&src, tmp, t->dt, nshp, val);
-        pld_tile_kview(tile, &dst, 1);
-        char err[256];
-        if (pld_k_copy(&dst, &src, err, sizeof err) != PLD_OK)
-            st = pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
-    }
-    pld_mem_free(tmp);
-    pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
-    if (st == PLD_OK)
-        *out = tt;
-    else
-        pld_value_release(&tt);
-done:
-    pld_value_release(&tv);
-    return st;
-}
-
-/* Packs the local source (tile valid region or tensor) into a fresh buffer. */
-static void *pack_source(const pld_value_t *src, int *rank, int64_t *ext, pld_dtype_t *dt)
-{
-    pld_view_t v, pv;
-    if (src->kind == PLD_V_TILE) {
-        pld_tile_t *t = pld_v_tile(src);
-        pld_tile_kview(t, &v, 1);
-    } else {
-        pld_tensor_t *t = pld_v_tensor(src);
-        pld_tensor_kview(t, &v);
-    }
-    *rank = v.rank;
-    *dt = v.dt;
-    memcpy(ext, v.shape, (size_t)v.rank * sizeof *ext);
-    int64_t n = pld_view_numel(&v);
-    void *buf = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(v.dt));
-    if (!buf)
-        return NULL;
-    pld_view_packed(&pv, buf, v.dt, v.rank, v.shape);
-    char err[64];
-    pld_k_copy(&pv, &v, err, sizeof err);
-    return buf;
-}
-
-static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
-{
-    pld_value_t sv, tv;
-    pld_status_t st = pld_eval(it, f, pld_op_arg(e, 0), &sv);
-    if (st != PLD_OK)
-        return st;
-    if (sv.kind != PLD_V_TILE && sv.kind != PLD_V_TENSOR) {
-        pld_vkind_t k = sv.kind;
-        pld_value_release(&sv);
-        return pld_rt_error(it, f, e->span, "%s: the source must be a tile or a tensor, found a %s", pld_op_name(e),
-                            pld_vkind_name(k));
-    }
-    if ((st = pld_op_need(it, f, e, 1, &tv, PLD_V_TENSOR)) != PLD_OK) {
-        pld_value_release(&sv);
-        return st;
-    }
-    pld_tensor_t *t = pld_v_tensor(&tv);
-    domain_t *d = pld_dist_domain_of(it, f, e, t);
-    int peer = 0, noff, srank;
-    int64_t off[PLD_MAX_RANK], ext[PLD_MAX_RANK], sext[PLD_MAX_RANK], atomic = 0;
-    pld_dtype_t sdt;
-    void *packed = NULL;
-    if (!d) {
-        st = PLD_E_RUNTIME;
-        goto done;
-    }
-    if ((st = peer_of(it, f, e, 2, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 3, off, &noff)) != PLD_OK ||
-        (st = pld_op_iarg(it, f, e, 4, 0, &atomic)) != PLD_OK)
-        goto done;
-    packed = pack_source(&sv, &srank, sext, &sdt);
-    if (!packed) {
-        st = pld_rt_error(it, f, e->span, "out of memory");
-        goto done;
-    }
-    if (sdt != t->dt) {
-        st = pld_rt_error(it, f, e->span, "%s: source dtype %s differs from the target's %s", pld_op_name(e),
-                          pld_dtype_name(sdt), pld_dtype_name(t->dt));
-        goto done;
-    }
-    if ((st = region_of(it, f, e, t, off, noff, sext, srank, ext)) != PLD_OK)
-        goto done;
-    st = pld_dist_region(it, f, e, d, peer, t, off, ext, packed, atomic ? 2 : 1);
-done:
-    pld_mem_free(packed);
-    pld_value_release(&sv);
-    pld_value_release(&tv);
-    return st;
-}
-
-static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
-{
-    int is_put = e->op == PLD_OPID_PLD_PUT;
-    pld_value_t dv, sv;
-    pld_status_t st = pld_op_need(it, f, e, 0, &dv, PLD_V_TENSOR);
-    if (st != PLD_OK)
-        return st;
-    if ((st = pld_op_need(it, f, e, 2, &sv, PLD_V_TENSOR)) != PLD_OK) {
-        pld_value_release(&dv);
-        return st;
-    }
-    pld_tensor_t *dst = pld_v_tensor(&dv), *src = pld_v_tensor(&sv);
-    pld_tensor_t *win = is_put ? dst : src, *loc = is_put ? src : dst;
-    domain_t *d = pld_dist_domain_of(it, f, e, win);
-    int peer = 0, nd, ns, nshp;
-    int64_t doff[PLD_MAX_RANK], soff[PLD_MAX_RANK], shp[PLD_MAX_RANK], atomic = 0;
-    int64_t wext[PLD_MAX_RANK], lext[PLD_MAX_RANK];
-    void *tmp = NULL;
-    if (!d) {
-        st = PLD_E_RUNTIME;
-        goto done;
-    }
-    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 3, doff, &nd)) != PLD_OK ||
-        (st = pld_op_ilist(it, f, e, 4, soff, &ns)) != PLD_OK || (st = pld_op_ilist(it, f, e, 5, shp, &nshp)) != PLD_OK ||
-        (is_put && (st = pld_op_iarg(it, f, e, 6, 0, &atomic)) != PLD_OK))
-        goto done;
-    if (src->dt != dst->dt) {
-        st = pld_rt_error(it, f, e->span, "%s: dst and src dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dst->dt),
-                          pld_dtype_name(src->dt));
-        goto done;
-    }
-    if (nshp < 0) { /* full slice */
-        if (src->rank != dst->rank) {
-            st = pld_rt_error(it, f, e->span, "%s: full-slice transfer between ranks %d and %d", pld_op_name(e), src->rank,
-                              dst->rank);
-            goto done;
-        }
-        for (int k = 0; k < src->rank; k++)
-            if (src->shape[k] != dst->shape[k]) {
-                st = pld_rt_error(it, f, e->span, "%s: full-slice dst and src shapes differ in dimension %d (%lld vs %lld)",
-                                  pld_op_name(e), k, (long long)dst->shape[k], (long long)src->shape[k]);
-                goto done;
-            }
-        nshp = src->rank;
-        memcpy(shp, src->shape, sizeof shp);
-        memset(doff, 0, sizeof doff);
-        memset(soff, 0, sizeof soff);
-        nd = ns = src->rank;
-    }
-    const int64_t *woff = is_put ? doff : soff, *loff = is_put ? soff : doff;
-    int nw = is_put ? nd : ns, nl = is_put ? ns : nd;
-    if ((st = region_of(it, f, e, win, woff, nw, shp, nshp, wext)) != PLD_OK ||
-        (st = region_of(it, f, e, loc, loff, nl, shp, nshp, lext)) != PLD_OK)
-        goto done;
-    int64_t n = 1;
-    for (int k = 0; k < nshp; k++)
-        n *= shp[k];
-    /* the local region */
-    pld_view_t lv, pv;
-    pld_tensor_kview(loc, &lv);
-    int64_t o = 0;
-    for (int k = 0; k < loc->rank; k++)
-        o += loff[k] * loc->strides[k];
-    lv.data = (char *)lv.data + o * pld_dtype_bytes(loc->dt);
-    memcpy(lv.shape, lext, sizeof lv.shape);
-    if (pld_view_is_packed(&lv) && (loc->winbuf < 0 || peer != d->me)) {
-        /* contiguous and not the target window itself: move it in place */
-        st = pld_dist_region(it, f, e, d, peer, win, woff, wext, lv.data, is_put ? (atomic ? 2 : 1) : 0);
-        if (st == PLD_OK && !is_put)
-            pld_tensor_mark_written(loc, loff, lext);
-        goto done;
-    }
-    /* else through a packed copy */
-    tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(src->dt));
-    if (!tmp) {
-        st = pld_rt_error(it, f, e->span, "out of memory");
-        goto done;
-    }
-    pld_view_packed(&pv, tmp, loc->dt, loc->rank, lext);
-    char err[256];
-    if (is_put) {
-        pld_k_copy(&pv, &lv, err, sizeof err);
-        st = pld_dist_region(it, f, e, d, peer, win, woff, wext, tmp, atomic ? 2 : 1);
-    } else {
-        st = pld_dist_region(it, f, e, d, peer, win, woff, wext, tmp, 0);
-        if (st == PLD_OK) {
-            pld_k_copy(&lv, &pv, err, sizeof err);
-            pld_tensor_mark_written(loc, loff, lext);
-        }
-    }
-done:
-    pld_mem_free(tmp);
-    pld_value_release(&dv);
-    pld_value_release(&sv);
-    return st;
-}
-
-static pld_status_t op_alloc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
-{
-    if (e->aux < 0 || e->aux >= it->nwins)
-        return pld_rt_error(it, f, e->span, "pld.tensor.alloc_window_buffer must be assigned to a name in the HOST "
-                                            "orchestrator that runs as the entry");
-    out->kind = PLD_V_PTR;
-    out->dt = PLD_DT_NONE;
-    out->u.i = e->aux;
-    return PLD_OK;
-}
-
-static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
-{
-    pld_value_t b;
-    pld_status_t st = pld_eval(it, f, pld_op_arg(e, 0), &b);
-    if (st != PLD_OK)
-        return st;
-    if (b.kind != PLD_V_PTR || b.u.i < 0 || b.u.i >= it->nwins)
-        return pld_rt_error(it, f, e->span, "pld.tensor.window needs a window buffer (pld.alloc_window_buffer)");
-    winbuf_t *w = &it->wins[b.u.i];
-    int64_t shape[PLD_MAX_RANK];
-    int n;
-    if ((st = pld_op_ilist(it, f, e, 1, shape, &n)) != PLD_OK)
-        return st;
-    pld_dtype_t dt = pld_expr_dtype(it, pld_op_arg(e, 2));
-    int64_t need = pld_dtype_bytes(dt);
-    for (int k = 0; k < n; k++) {
-        if (shape[k] < 0)
-            return pld_rt_error(it, f, e->span, "pld.tensor.window: dimension %d is negative", k);
-        need *= shape[k];
-    }
-    if ((size_t)need > w->bytes)
-        return pld_rt_error(it, f, e->span, "window view of %lld bytes does not fit buffer '%s' of %zu bytes",
-                            (long long)need, w->name, w->bytes);
-    if (it->doms[w->dom].me < 0) {
-        out->kind = PLD_V_UNAVAIL; /* this rank is not in the buffer's comm domain */
-        out->u.i = it->doms[w->dom].members[0];
-        return PLD_OK;
-    }
-    pld_tensor_t *t = pld_tensor_view(w->buf, dt, n, shape, 0);
-    if (!t)
-        return pld_rt_error(it, f, e->span, "out of memory");
-    t->is_dist = 1;
-    t->winbuf = (int)b.u.i;
-    *out = pld_v_obj(&t->hdr, dt);
-    return PLD_OK;
-}
-
-pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
-{
-    pld_status_t st;
-    switch (e->op) {
-    case PLD_OPID_PLD_WORLD_SIZE:
-        *out = pld_v_int(PLD_DT_INT64, it->comm.nranks);
-        return PLD_OK;
-    case PLD_OPID_PLD_GET_COMM_CTX: {
-        pld_value_t tv;
-        if ((st = pld_op_need(it, f, e, 0, &tv, PLD_V_TENSOR)) != PLD_OK)
-            return st;
-        domain_t *d = pld_dist_domain_of(it, f, e, pld_v_tensor(&tv));
-        pld_value_release(&tv);
-        if (!d)
-            return PLD_E_RUNTIME;
-        out->kind = PLD_V_CTX;
-        out->dt = PLD_DT_NONE;
-        out->u.i = d - it->doms;
-        return PLD_OK;
-    }
-    case PLD_OPID_PLD_RANK:
-    case PLD_OPID_PLD_NRANKS: {
-        pld_value_t c;
-        if ((st = pld_eval(it, f, pld_op_arg(e, 0), &c)) != PLD_OK)
-            return st;
-        if (c.kind != PLD_V_CTX || c.u.i < 0 || c.u.i >= it->ndoms)
-            return pld_rt_error(it, f, e->span, "%s needs a CommCtx (pld.get_comm_ctx)", pld_op_name(e));
-        domain_t *d = &it->doms[c.u.i];
-        *out = pld_v_int(PLD_DT_INT32, e->op == PLD_OPID_PLD_RANK ? d->me : d->n);
-        return PLD_OK;
-    }
-    case PLD_OPID_PLD_ALLOC_WINDOW_BUFFER:
-        return op_alloc(it, f, e, out);
-    case PLD_OPID_PLD_WINDOW:
-        return op_window(it, f, e, out);
-    case PLD_OPID_PLD_REMOTE_LOAD:
-        return op_remote_load(it, f, e, out);
-    case PLD_OPID_PLD_TILE_REMOTE_STORE:
-    case PLD_OPID_PLD_TENSOR_REMOTE_STORE:
-        return op_remote_store(it, f, e);
-    case PLD_OPID_PLD_PUT:
-    case PLD_OPID_PLD_GET:
-        return op_put_get(it, f, e);
-    case PLD_OPID_PLD_NOTIFY: {
-        cell_t c;
-        int peer = 0;
-        int64_t v = 0, op = 0;
-        if ((st = cell(it, f, e, 0, 2, &c)) != PLD_OK || (st = peer_of(it, f, e, 1, c.d, &peer)) != PLD_OK ||
-            (st = pld_op_iarg(it, f, e, 3, 0, &v)) != PLD_OK || (st = pld_op_iarg(it, f, e, 4, 0, &op)) != PLD_OK)
-            return st;
-        return pld_dist_notify(it, f, e, c.d, peer, c.disp, (int32_t)v, op == 1);
-    }
-    case PLD_OPID_PLD_WAIT:
-    case PLD_OPID_PLD_DEFER_WAIT: {
-        cell_t c;
-        int64_t v = 0, cmp = 1;
-        if ((st = cell(it, f, e, 0, 1, &c)) != PLD_OK || (st = pld_op_iarg(it, f, e, 2, 0, &v)) != PLD_OK ||
-            (st = pld_op_iarg(it, f, e, 3, 1, &cmp)) != PLD_OK)
-            return st;
-        /* defer_wait: registered with the running task, which completes when
-         * the condition holds (pld_task.c); the kernel goes on at once */
-        if (e->op == PLD_OPID_PLD_DEFER_WAIT) {
-            char text[128];
-            cell_text(c.sig, c.idx, c.n, text, sizeof text);
-            return pld_task_defer(it, f, e, (int)(c.d - it->doms), c.disp, v, text);
-        }
-        wait_desc_t wd = {&c, (int)cmp, v, f->fn ? f->fn->name : "?"};
-        return pld_dist_wait_fn(it, f, e, c.d, c.disp, (int)cmp, (int32_t)v, describe_wait, &wd);
-    }
-    default:
-        return pld_coll_exec(it, f, e, out);
-    }
 }

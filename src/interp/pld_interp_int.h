@@ -1,15 +1,45 @@
-/* pld_interp_int.h - internals shared by pld_interp.c (evaluator, statements,
- * calls, entry/outputs) and pld_exec.c (op implementations). */
+/* pld_interp_int.h - internals shared by the files of the interpreter.
+ *
+ * The files form layers; calls go down only (tests/interp_layers.cmake checks
+ * the object files with nm):
+ *
+ *   walker    pld_interp.c   create/destroy, entry parameters, bind, run, output assembly
+ *             pld_eval.c     expressions, statements, control flow
+ *             pld_call.c     function calls, kernel launches, pl.at / pl.spmd tasks, device= dispatch
+ *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
+ *      |
+ *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
+ *      |
+ *   ops       pld_exec_mem.c      load/store, create/fill, read/write, slices, subscripts, assemble
+ *             pld_exec_compute.c  element-wise, reductions, casts, matmul
+ *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
+ *             pld_coll.c          collectives on every rail
+ *      |
+ *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
+ *      |
+ *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
+ *      |
+ *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
+ *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
+ *
+ * Upward calls go through one table the walker hands down, it->walk
+ * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
+ * sizes; run_queued for the scopes tasks queue on their deps): no file below
+ * the walker names a walker function. */
 #ifndef PLD_INTERP_INT_H
 #define PLD_INTERP_INT_H
 
 #include "pld_check.h"
 #include "pld_interp.h"
 #include "pld_ast.h"
-#include "pld_value.h"
+#include "pld_npu.h"
+#include "pld_value_int.h"
 #include "pld_win.h"
 
 #include <stdint.h>
+
+/* Enum members pld_op_iarg knows (pld_rt.c). */
+#define PLD_ENUM_MEMBERS 10
 
 /* Control flow of statement execution. */
 enum { FLOW_NORMAL = 0, FLOW_BREAK, FLOW_CONTINUE, FLOW_RETURN, FLOW_ERROR };
@@ -59,6 +89,16 @@ typedef struct domain {
     pld_win_dom_t *win;
 } domain_t;
 
+/* The walker's callbacks: the one way a lower layer calls back up (ops
+ * evaluate their operands, dist evaluates allocation sizes at setup, tasks
+ * run the scopes queued on their deps). pld_interp_create sets it->walk. */
+typedef struct pld_walker {
+    pld_status_t (*eval)(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+    pld_status_t (*eval_i64)(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out);
+    pld_status_t (*eval_ilist)(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out, int n, int *count);
+    pld_status_t (*run_queued)(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid);
+} pld_walker_t;
+
 struct pld_interp {
     pld_program_t *p;
     pld_interp_opts_t opts;
@@ -97,34 +137,49 @@ struct pld_interp {
     struct pld_task *tasks;        /* incomplete tasks: deferred or queued on deps */
     int ntasks, captasks;
     char errbuf[512];
+    const pld_walker_t *walk;      /* the walker's callbacks (pld_walker) */
+    pld_npu_sched_t *sched;        /* block scheduler of pl.spmd grids / multi-block launches (owned) */
+    /* module constants by interned name: open addressing over const_mask + 1
+     * slots (name -> p->consts index; pld_const_index). Beside the AST: the
+     * interpreter never writes into the program it runs. */
+    const char **const_names;
+    int *const_index;
+    unsigned const_mask;
+    /* enum members (pld.NotifyOp.Set, ...) by interned name, filled on first
+     * use (pld_op_iarg): later uses compare pointers, not strings */
+    const char *enum_names[PLD_ENUM_MEMBERS];
 };
 
-/* ---- pld_interp.c ---- */
+/* ======================================================= values, services */
+
+/* ---- pld_rt.c: runtime errors, dynamic dims, static dtypes, op arguments ---- */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
 pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *fmt, ...);
-pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-/* Evaluates an integer scalar expression. */
-pld_status_t pld_eval_i64(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out);
-/* Evaluates a list-like expression (list/tuple literal, list constant, tuple
- * value) of integer scalars into out (max n items); *count receives the length. */
-pld_status_t pld_eval_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out, int n, int *count);
-/* Value of a dim of a type (constant, dynamic dim, or expression). */
-pld_status_t pld_eval_dim(pld_interp_t *it, frame_t *f, const pld_dim_t *d, int64_t *out, pld_span_t sp);
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
 /* Value of dynamic dim `name`; 0 when unbound. */
-int pld_dyn_get(pld_interp_t *it, const char *name, int64_t *out);
+int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out);
 int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v);
+/* Builds the module-constant index (it->const_names); PLD_E_NOMEM. */
+pld_status_t pld_const_index_build(pld_interp_t *it);
+/* Index in p->consts of the module constant named `name` (interned; the last
+ * one of that name), or -1. */
+static inline int pld_const_index(const pld_interp_t *it, const char *name)
+{
+    if (!it->const_names)
+        return -1;
+    unsigned j = (unsigned)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15u) >> 40) & it->const_mask;
+    for (;; j = (j + 1) & it->const_mask) {
+        if (it->const_names[j] == name)
+            return it->const_index[j];
+        if (!it->const_names[j])
+            return -1;
+    }
+}
 
-/* ---- pld_exec.c ---- */
-/* Executes a call bound to an op of the table (e->op >= 0, not a special form
- * handled by pld_interp.c). */
-pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-
-/* Arguments of an op call, bound to the op's parameters by the checker
- * (pld_exec.c; shared by pld_dist.c and pld_coll.c). */
+/* Arguments of an op call, bound to the op's parameters by the checker. */
 static inline const pld_expr_t *pld_op_arg(const pld_expr_t *e, int i)
 {
     return e->bound ? e->bound[i] : NULL;
@@ -133,23 +188,81 @@ static inline const char *pld_op_name(const pld_expr_t *e)
 {
     return pld_op_info((pld_op_id_t)e->op)->name;
 }
+/* Evaluates parameter i (NONE when absent). */
+static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
+{
+    const pld_expr_t *a = pld_op_arg(e, i);
+    if (!a) {
+        *out = pld_v_none();
+        return PLD_OK;
+    }
+    return it->walk->eval(it, f, a, out);
+}
 /* Evaluates parameter i, which must be a value of kind k (error names the op and parameter). */
 pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k);
 /* Integer parameter i (dflt when absent); enum members (pld.ReduceOp.Max, pld.NotifyOp.Set, ...) as their values. */
 pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out);
 /* Integer list parameter i (*n = -1 when absent). */
 pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n);
-/* Tensor view for a subscript x[i, a:b, ...]. */
-pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj,
-                                pld_value_t *out);
-/* t[...] = v (tensor assemble / element write, tile element write, array update). */
-pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *target, const pld_value_t *v);
-/* Checks the UB bytes of live tiles in a kernel frame. */
-pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
+/* A shape parameter i (no negative dims). */
+pld_status_t pld_op_shape(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *shape, int *rank);
+/* The result dtype of op call e: its static type's, else the dtype named by parameter dtype_arg. */
+pld_dtype_t pld_op_dtype(pld_interp_t *it, const pld_expr_t *e, int dtype_arg);
+static inline pld_status_t pld_op_oom(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
+{
+    return pld_rt_error(it, f, e->span, "out of memory");
+}
+/* st of a kernel call (pld_kern.h) as a runtime error naming the op. */
+static inline pld_status_t pld_op_kcheck(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_status_t st,
+                                         const char *err)
+{
+    return st == PLD_OK ? PLD_OK : pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
+}
 
-/* Runs queued with-statement s (a pl.at(CORE_GROUP) scope or pl.spmd grid)
- * as task tid in frame f (pld_task.c calls it when the task's deps complete). */
-pld_status_t pld_interp_run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid);
+/* ======================================================= dist */
+
+/* ---- pld_dist.c: comm domains and windows, remote regions, signals, the hang watchdog ---- */
+/* Infers comm domains from the HOST orchestrator and creates their windows.
+ * Collective. Called before the entry runs. */
+pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host);
+/* End of run: waits until every rank finished or failed (detecting deadlocks
+ * meanwhile), then reports a hang summary on rank 0. Collective. */
+pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
+void pld_dist_fini(pld_interp_t *it);
+/* Between two dispatches of the entry (--dispatches): waits until every rank
+ * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
+ * waits until every rank did (fresh or reset persistent windows, §1.5).
+ * Collective, under the hang watchdog. */
+pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear);
+/* The domain of a window-bound tensor, or NULL with an error reported. */
+domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
+/* The window buffer of allocation call e (pld.alloc_window_buffer, or a HOST
+ * allreduce without a signal: the hidden one of §2.14.5), or -1. */
+int pld_dist_buf_of(const pld_interp_t *it, const pld_expr_t *e);
+/* Byte displacement of the element at idx of window-bound tensor t. */
+size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx);
+/* Moves the region [off, off+ext) of window-bound tensor t on domain rank
+ * peer to/from a packed local buffer (dir 0 get, 1 put, 2 atomic add). */
+pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
+                             const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir);
+/* notify / wait on an int32 cell of a window-bound signal tensor. A wait's
+ * condition: cell == expected, cell >= expected (signed, pld.system.wait) or
+ * unsigned(cell) >= unsigned(expected) (pld.system.defer_wait). */
+enum { PLD_CMP_EQ = 0, PLD_CMP_GE = 1, PLD_CMP_GE_U = 2 };
+int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected);
+pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
+                             int32_t v, int set);
+pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                           int32_t expected, const char *what);
+/* As pld_dist_wait, with the description of the wait ("wait on sig[1, 0]
+ * (Ge 1) in f") written by describe(ctx, buf, n) only when it is needed: when
+ * the wait did not finish within a few polls (the status board shows it) or
+ * fails. A wait answered at once formats nothing. */
+typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
+pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
+                              int32_t expected, pld_describe_fn describe, const void *ctx);
+
+/* ======================================================= ops */
 
 /* ---- pld_task.c: TaskIds, deferred completion (defer_wait), deps gating ---- */
 /* Around every kernel task launch: begin makes TaskId tid current (tid 0: the
@@ -176,53 +289,87 @@ pld_status_t pld_task_wait_deps(pld_interp_t *it, frame_t *f, pld_span_t sp, con
 pld_status_t pld_task_drain(pld_interp_t *it, frame_t *f);
 void pld_task_fini(pld_interp_t *it);
 
-/* ---- pld_dist.c: windows, remote ops, signals, the hang watchdog ---- */
-/* Infers comm domains from the HOST orchestrator and creates their windows.
- * Collective. Called before the entry runs. */
-pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host);
-/* End of run: waits until every rank finished or failed (detecting deadlocks
- * meanwhile), then reports a hang summary on rank 0. Collective. */
-pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
-void pld_dist_fini(pld_interp_t *it);
-/* Between two dispatches of the entry (--dispatches): waits until every rank
- * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
- * waits until every rank did (fresh or reset persistent windows, §1.5).
- * Collective, under the hang watchdog. */
-pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear);
-/* Executes a pld.* op (PLD_OPID_PLD_*). */
-pld_status_t pld_dist_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-/* The domain of a window-bound tensor, or NULL with an error reported. */
-domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
-/* The window buffer synthesized for HOST allreduce call e without a signal
- * (§2.14.5), or -1. */
-int pld_dist_synth_buf(const pld_interp_t *it, const pld_expr_t *e);
-/* Byte displacement of the element at idx of window-bound tensor t. */
-size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx);
-/* Moves the region [off, off+ext) of window-bound tensor t on domain rank
- * peer to/from a packed local buffer (dir 0 get, 1 put, 2 atomic add). */
-pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
-                             const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir);
-/* notify / wait on an int32 cell of a window-bound signal tensor. A wait's
- * condition: cell == expected, cell >= expected (signed, pld.system.wait) or
- * unsigned(cell) >= unsigned(expected) (pld.system.defer_wait). */
-enum { PLD_CMP_EQ = 0, PLD_CMP_GE = 1, PLD_CMP_GE_U = 2 };
-int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected);
-pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
-                             int32_t v, int set);
-pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
-                           int32_t expected, const char *what);
-/* As pld_dist_wait, with the description of the wait ("wait on sig[1, 0]
- * (Ge 1) in f") written by describe(ctx, buf, n) only when it is needed: when
- * the wait did not finish within a few polls (the status board shows it) or
- * fails. A wait answered at once formats nothing. */
-typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
-pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
-                              int32_t expected, pld_describe_fn describe, const void *ctx);
-
-/* ---- pld_coll.c: collectives on every rail ---- */
+/* ---- op families: each executes the op calls of its family (e->op) ---- */
+/* pld_exec_mem.c: tile load/store, create/fill, element read/write, slices,
+ * subscripts, assemble, reshape, move, valid shapes, arrays. */
+pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote);
+pld_status_t pld_exec_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* tile/tensor create (tile: a tile; full: filled with parameter value_arg). */
+pld_status_t pld_exec_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int tile, int full,
+                             int value_arg);
+pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int write);
+pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_move(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_array_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_array_elem(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Tensor view for a subscript x[i, a:b, ...]. */
+pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj,
+                                pld_value_t *out);
+/* t[...] = v (tensor assemble / element write, tile element write, array update). */
+pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *target, const pld_value_t *v);
+/* pld_exec_compute.c: element-wise (nary 1 or 2; scalar_rhs), reductions,
+ * casts, matmul (acc: accumulate into parameter 0). */
+pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int nary,
+                                  int scalar_rhs);
+pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, pld_redop_k_t op,
+                             int row);
+pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int acc);
+/* pld_exec_dist.c: the pld.* ops on windows and signals (PLD_OPID_PLD_WORLD_SIZE
+ * .. PLD_OPID_PLD_DEFER_WAIT). */
+pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pld_coll.c: collectives on every rail (PLD_OPID_PLD_ALLREDUCE ..). */
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 
-/* ---- pld_sim.c ---- */
+/* ---- pld_exec.c: the op dispatcher ---- */
+/* Executes a call bound to an op of the table (e->op >= 0, not a special form
+ * of the walker). */
+pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Checks the UB bytes of live tiles in a kernel frame. */
+pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
+
+/* ======================================================= walker */
+
+/* ---- pld_eval.c: expressions, statements, control flow ---- */
+pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Evaluates an integer scalar expression. */
+pld_status_t pld_eval_i64(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out);
+/* Evaluates a list-like expression (list/tuple literal, list constant, tuple
+ * value) of integer scalars into out (max n items); *count receives the length. */
+pld_status_t pld_eval_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int64_t *out, int n, int *count);
+/* Value of a dim of a type (constant, dynamic dim, or expression). */
+pld_status_t pld_eval_dim(pld_interp_t *it, frame_t *f, const pld_dim_t *d, int64_t *out, pld_span_t sp);
+/* Runs the statements of b; returns the control flow (FLOW_*). */
+int pld_walk_block(pld_interp_t *it, frame_t *f, const pld_block_t *b);
+/* Assigns v to target t (a name, a tuple of targets, or a subscript). */
+pld_status_t pld_walk_assign(pld_interp_t *it, frame_t *f, const pld_expr_t *t, const pld_value_t *v);
+/* The value of keyword argument kw of a call, or NULL. */
+const pld_expr_t *pld_walk_kwarg(const pld_expr_t *call, const char *kw);
+
+/* ---- pld_call.c: calls, launches, task scopes, dispatch ---- */
+/* self.f(...) (e->aux = f): runs f here, launches it as a kernel task, or
+ * dispatches it to its device (HOST -> CHIP: device=, or round-robin). */
+pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pl.submit / pl.spmd_submit: a kernel launch; out = (results..., TaskId). */
+pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* A with-statement (pl.at scope, pl.spmd grid, task queued on deps). */
+int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s);
+/* Runs body as an SPMD grid of n blocks (coroutines of this rank) as task tid
+ * (0: the next TaskId); loopvar (or NULL) takes the block index. */
+int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pld_block_t *body,
+                  const pld_expr_t *loopvar, int64_t n, int64_t tid);
+void pld_walk_frame_init(frame_t *f, frame_t *parent, const pld_func_t *fn, pld_value_t *slots, int ctx, pld_span_t sp);
+/* Binds args (borrowed) to fn's parameters in a fresh frame (checking tensor
+ * shapes, binding dynamic dims on first use) and runs the body. */
+pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, const pld_value_t *args,
+                               int ctx, pld_span_t call_span, pld_value_t *result);
+/* The walker's callbacks (it->walk). */
+extern const pld_walker_t pld_walker;
+
+/* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */
 typedef struct pld_sim_call {
     pld_interp_t *it;
@@ -235,7 +382,7 @@ typedef struct pld_sim_call {
     int flow;                      /* scope: the body's control flow result */
     int blocks;                    /* SPMD blocks of the launch */
 } pld_sim_call_t;
-/* Runs a kernel function / scope for the sim backend. */
+/* Runs a kernel function / scope for the sim backend (pld_call.c). */
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c);
 
 #endif

@@ -217,7 +217,7 @@ pld_status_t pld_task_progress(pld_interp_t *it)
             /* take it out of the table first: it is running, and its own
              * defer_wait conditions (if any) go to a fresh record */
             struct pld_task q = task_take(it, i);
-            pld_status_t st = pld_interp_run_queued(it, &q.frame, q.stmt, q.tid);
+            pld_status_t st = it->walk->run_queued(it, &q.frame, q.stmt, q.tid);
             task_free(&q);
             if (st != PLD_OK)
                 return st;

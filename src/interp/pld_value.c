@@ -1,8 +1,9 @@
 /* pld_value.c - runtime values: scalars, buffers, tensors, tiles, tuples, arrays. */
-#include "pld_value.h"
+#include "pld_value_int.h"
 #include "pld_mem.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ scalars */
@@ -437,4 +438,31 @@ int64_t pld_value_bytes(pld_dtype_t dt, int rank, const int64_t *shape)
 {
     int64_t n = numel_checked(rank, shape, dt);
     return n < 0 ? -1 : n * pld_dtype_bytes(dt);
+}
+
+pld_tile_t *pld_tile_cow(pld_value_t *v)
+{
+    pld_tile_t *t = pld_v_tile(v);
+    if (t->hdr.refs == 1)
+        return t;
+    pld_tile_t *c = pld_tile_new(t->dt, t->rank, t->shape, t->mem);
+    if (!c)
+        return NULL;
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->shape[i];
+    memcpy(c->data, t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt));
+    memcpy(c->valid, t->valid, sizeof c->valid);
+    pld_value_release(v);
+    *v = pld_tile_value(c);
+    return c;
+}
+
+void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s)
+{
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < rank && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
+    if (k < n)
+        snprintf(buf + k, n - k, "]");
 }

@@ -3,6 +3,7 @@
 #include "pld_npu.h"
 #include "pld_mem.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -50,7 +51,20 @@ typedef struct grid {
 #endif
 } grid_t;
 
-static grid_t *active; /* the running grid (one at a time; nested grids run sequentially) */
+struct pld_npu_sched {
+    grid_t *active; /* the running grid (one at a time; nested grids run sequentially) */
+};
+
+pld_status_t pld_npu_sched_create(pld_npu_sched_t **out)
+{
+    *out = pld_mem_calloc(1, sizeof **out);
+    return *out ? PLD_OK : PLD_E_NOMEM;
+}
+
+void pld_npu_sched_destroy(pld_npu_sched_t *s)
+{
+    pld_mem_free(s);
+}
 
 static void switch_to_main(grid_t *g)
 {
@@ -64,9 +78,11 @@ static void switch_to_main(grid_t *g)
 #endif
 }
 
-static void trampoline(void)
+/* The first function of every block; makecontext passes only int arguments,
+ * so the grid comes as two 32-bit halves of its address. */
+static void trampoline(unsigned hi, unsigned lo)
 {
-    grid_t *g = active;
+    grid_t *g = (grid_t *)(uintptr_t)(((uint64_t)hi << 32) | (uint64_t)lo);
 #ifdef PLD_ASAN_FIBERS
     __sanitizer_finish_switch_fiber(NULL, &g->main_bottom, &g->main_size);
 #endif
@@ -81,20 +97,20 @@ static void trampoline(void)
     setcontext(&g->main);
 }
 
-pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes_in, pld_npu_block_fn fn, void *arg)
+pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in, pld_npu_block_fn fn, void *arg)
 {
     /* no variable set after getcontext/swapcontext may live in a register that
      * the switch clobbers: the grid state lives in `g`, reached through a
      * volatile pointer */
     const size_t stack_bytes = stack_bytes_in ? stack_bytes_in : (size_t)1 << 20;
-    if (n <= 1 || active) {
+    if (n <= 1 || s->active) {
         pld_status_t first = PLD_OK;
         for (int b = 0; b < n && first == PLD_OK; b++)
             first = fn(arg, b, n);
         return first;
     }
-    static grid_t zero;
-    grid_t g = zero;
+    grid_t g;
+    memset(&g, 0, sizeof g);
     g.blocks = pld_mem_calloc((size_t)n, sizeof *g.blocks);
     if (!g.blocks)
         return PLD_E_NOMEM;
@@ -113,10 +129,11 @@ pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes_in, pld_npu_block_fn f
         bl->ctx.uc_stack.ss_sp = bl->stack;
         bl->ctx.uc_stack.ss_size = stack_bytes;
         bl->ctx.uc_link = NULL;
-        makecontext(&bl->ctx, trampoline, 0);
+        const uint64_t gp = (uint64_t)(uintptr_t)&g;
+        makecontext(&bl->ctx, (void (*)(void))trampoline, 2, (unsigned)(gp >> 32), (unsigned)(gp & 0xffffffffu));
     }
     if (result == PLD_OK) {
-        active = &g;
+        s->active = &g;
         volatile int remaining = n;
         while (remaining > 0) {
             for (volatile int b = 0; b < n; b++) {
@@ -135,7 +152,7 @@ pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes_in, pld_npu_block_fn f
                     remaining--;
             }
         }
-        active = NULL;
+        s->active = NULL;
         for (int b = 0; b < n; b++)
             if (g.blocks[b].st != PLD_OK && result == PLD_OK)
                 result = g.blocks[b].st;
@@ -146,19 +163,19 @@ pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes_in, pld_npu_block_fn f
     return result;
 }
 
-int pld_npu_can_yield(void)
+int pld_npu_can_yield(const pld_npu_sched_t *s)
 {
-    return active != NULL && active->n > 1;
+    return s->active != NULL && s->active->n > 1;
 }
 
-void pld_npu_yield(void)
+void pld_npu_yield(pld_npu_sched_t *s)
 {
-    if (!active)
+    if (!s->active)
         return;
-    switch_to_main(active);
+    switch_to_main(s->active);
 }
 
-int pld_npu_cancelled(void)
+int pld_npu_cancelled(const pld_npu_sched_t *s)
 {
-    return active && active->cancelled;
+    return s->active && s->active->cancelled;
 }

@@ -15,23 +15,37 @@
 
 #include <stddef.h>
 
+/* ---- the scheduler ---- */
+/* One scheduler per interpreter: it owns the grid that is running (at most
+ * one at a time; a grid started from inside a block runs its blocks one after
+ * another on the caller's stack). */
+typedef struct pld_npu_sched pld_npu_sched_t;
+
+/* Creates an idle scheduler. *out is owned (pld_npu_sched_destroy).
+ * Errors: PLD_E_NOMEM. */
+pld_status_t pld_npu_sched_create(pld_npu_sched_t **out);
+/* Destroys an idle scheduler (not from inside one of its blocks). Accepts NULL. */
+void pld_npu_sched_destroy(pld_npu_sched_t *s);
+
 /* ---- blocks ---- */
 /* Body of one block: returns PLD_OK or an error status. */
 typedef pld_status_t (*pld_npu_block_fn)(void *arg, int block_idx, int block_num);
 
-/* Runs blocks 0..n-1 of an SPMD grid as coroutines until every one returned.
- * With n == 1, or when called from inside a block (nested grids), the blocks
- * run one after another on the caller's stack. The first error stops the
- * grid: blocks still waiting see pld_npu_cancelled() and return. Returns the
- * first error (or PLD_OK). stack_bytes: per-block stack (0 = 1 MiB). */
-pld_status_t pld_npu_run_blocks(int n, size_t stack_bytes, pld_npu_block_fn fn, void *arg);
+/* Runs blocks 0..n-1 of an SPMD grid on scheduler s as coroutines until every
+ * one returned. With n == 1, or when called from inside a block of s (nested
+ * grids), the blocks run one after another on the caller's stack. The first
+ * error stops the grid: blocks still waiting see pld_npu_cancelled() and
+ * return. Returns the first error (or PLD_OK; PLD_E_NOMEM when the block
+ * stacks cannot be allocated). stack_bytes: per-block stack (0 = 1 MiB).
+ * Borrows s and arg. */
+pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes, pld_npu_block_fn fn, void *arg);
 
-/* 1 when the caller runs inside a grid with other blocks it can yield to. */
-int pld_npu_can_yield(void);
-/* Lets the other blocks of the grid run; returns when this block is
- * scheduled again. A no-op outside a grid. */
-void pld_npu_yield(void);
-/* 1 when the grid was cancelled (another block failed): stop waiting. */
-int pld_npu_cancelled(void);
+/* 1 when the caller runs inside a grid of s with other blocks it can yield to. */
+int pld_npu_can_yield(const pld_npu_sched_t *s);
+/* Lets the other blocks of the running grid of s run; returns when this block
+ * is scheduled again. A no-op outside a grid. */
+void pld_npu_yield(pld_npu_sched_t *s);
+/* 1 when the running grid of s was cancelled (another block failed): stop waiting. */
+int pld_npu_cancelled(const pld_npu_sched_t *s);
 
 #endif

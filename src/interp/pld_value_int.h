@@ -1,12 +1,13 @@
-/* pld_value.h - runtime values of the interpreter: scalars, tensors (views of
+/* pld_value_int.h - runtime values of the interpreter (internal: the values
+ * layer of pld_interp_int.h): scalars, tensors (views of
  * refcounted buffers, with a written-element bitmap for output assembly),
  * tiles (static physical shape + runtime valid shape), tuples and arrays.
  *
  * Ownership: a pld_value_t holding an object owns one reference; copy it with
  * pld_value_retain and drop it with pld_value_release. Buffers are shared by
  * every view of them. All memory goes through pld_mem_*. */
-#ifndef PLD_VALUE_H
-#define PLD_VALUE_H
+#ifndef PLD_VALUE_INT_H
+#define PLD_VALUE_INT_H
 
 #include "pld_kern.h"
 #include "pld_ast.h"
@@ -138,6 +139,13 @@ static inline pld_tensor_t *pld_v_tensor(const pld_value_t *v) { return (pld_ten
 static inline pld_tile_t *pld_v_tile(const pld_value_t *v) { return (pld_tile_t *)v->u.obj; }
 static inline pld_tuple_t *pld_v_tuple(const pld_value_t *v) { return (pld_tuple_t *)v->u.obj; }
 static inline pld_array_t *pld_v_array(const pld_value_t *v) { return (pld_array_t *)v->u.obj; }
+
+static inline pld_value_t pld_tile_value(pld_tile_t *t) { return pld_v_obj(&t->hdr, t->dt); }
+/* A writable tile: v's own when v holds the only reference, else a copy that
+ * replaces v's. NULL on OOM (v unchanged). */
+pld_tile_t *pld_tile_cow(pld_value_t *v);
+/* Text "[a, b, c]" of a shape into buf (size n). */
+void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s);
 
 /* Kernel views of a tensor (full shape) and of a tile's physical / valid region. */
 void pld_tensor_kview(const pld_tensor_t *t, pld_view_t *v);

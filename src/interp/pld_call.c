@@ -1,0 +1,608 @@
+/* pld_call.c - the walker's calls and launches: function calls (argument
+ * binding and shape checks), kernel launches through the backend interface,
+ * pl.at(CORE_GROUP) scopes and pl.spmd grids as tasks (queued on deps), and
+ * self.f(..., device=r) dispatch across ranks. */
+#include "pld_interp_int.h"
+#include "pld_mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DEPTH 200
+
+/* ---- SPMD grids: every block runs the body on its own copy of the frame ---- */
+
+typedef struct spmd_ctx {
+    pld_interp_t *it;
+    frame_t *f;
+    const pld_block_t *body;
+    const pld_expr_t *loopvar;
+} spmd_ctx_t;
+
+static pld_status_t spmd_block(void *arg, int b, int n)
+{
+    spmd_ctx_t *c = arg;
+    frame_t *f = c->f;
+    pld_value_t *slots = pld_mem_calloc((size_t)(f->nslots > 0 ? f->nslots : 1), sizeof *slots);
+    if (!slots)
+        return pld_rt_error(c->it, f, c->body->n ? c->body->stmts[0]->span : f->call_span, "out of memory");
+    for (int k = 0; k < f->nslots; k++)
+        pld_value_set(&slots[k], &f->slots[k]);
+    frame_t bf = *f;
+    bf.slots = slots;
+    bf.ctx = PLD_CTX_KERNEL;
+    bf.block_idx = b;
+    bf.block_num = n;
+    bf.loop = NULL;
+    bf.ret = pld_v_none();
+    bf.in_kernel_scope = 1;
+    int flow = FLOW_NORMAL;
+    if (c->loopvar) {
+        pld_value_t lv = pld_v_int(PLD_DT_INDEX, b);
+        if (pld_walk_assign(c->it, &bf, c->loopvar, &lv) != PLD_OK)
+            flow = FLOW_ERROR;
+    }
+    if (flow == FLOW_NORMAL)
+        flow = pld_walk_block(c->it, &bf, c->body);
+    pld_value_release(&bf.ret);
+    for (int k = 0; k < f->nslots; k++)
+        pld_value_release(&slots[k]);
+    pld_mem_free(slots);
+    return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+}
+
+/* Runs `body` as an SPMD grid of n blocks (coroutines of this rank), as task
+ * tid (0: the next TaskId). */
+int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pld_block_t *body,
+                    const pld_expr_t *loopvar, int64_t n, int64_t tid)
+{
+    const pld_expr_t *ss = pld_walk_kwarg(item, "sync_start");
+    int limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
+    if (n < 0) {
+        pld_rt_error(it, f, item->span, "pl.spmd needs a non-negative block count, found %lld", (long long)n);
+        return FLOW_ERROR;
+    }
+    if (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && n > limit) {
+        pld_rt_error(it, f, item->span, "a sync-start launch of %lld blocks cannot be admitted: the platform has %d AIV "
+                                        "cores (all blocks must be resident together)",
+                     (long long)n, limit);
+        return FLOW_ERROR;
+    }
+    spmd_ctx_t c = {it, f, body, loopvar};
+    int64_t saved;
+    pld_task_begin(it, tid, &saved);
+    pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, 0, spmd_block, &c);
+    if (st != PLD_OK && !it->failed)
+        pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
+    if (pld_task_end(it, f, item->span, "pl.spmd", saved, st == PLD_OK) != PLD_OK)
+        st = PLD_E_RUNTIME;
+    return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
+}
+
+static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid, int *flow);
+static const char *name_hint(const pld_expr_t *item);
+
+/* 1 when with-item `item` launches a kernel task (pl.at(CORE_GROUP) outside a
+ * kernel, or pl.spmd). */
+static int is_task_scope(const frame_t *f, const pld_expr_t *item)
+{
+    if (item->op == PLD_OPID_PL_SPMD)
+        return 1;
+    if (item->op != PLD_OPID_PL_AT || f->ctx == PLD_CTX_KERNEL)
+        return 0;
+    const pld_expr_t *lv = pld_walk_kwarg(item, "level");
+    if (!lv && item->u.call.nargs > 0 && !item->u.call.args[0].kw)
+        lv = item->u.call.args[0].value;
+    char b[128];
+    return lv && pld_ast_dotted(lv, b, sizeof b) &&
+           (strstr(b, "CORE_GROUP") || strstr(b, "AIV") || strstr(b, "AIC") || strstr(b, "CHIP_DIE"));
+}
+
+/* Evaluates deps=[...] of a task launch (*n = 0 without one). */
+static pld_status_t eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call, int64_t *deps, int *n)
+{
+    const pld_expr_t *d = pld_walk_kwarg(call, "deps");
+    *n = 0;
+    if (!d)
+        return PLD_OK;
+    return pld_eval_ilist(it, f, d, deps, 64, n);
+}
+
+static void bind_task_id(frame_t *f, const pld_stmt_t *s, int64_t tid)
+{
+    if (!s->u.with.as_name)
+        return;
+    for (int i = 0; f->fn && i < f->fn->nslots; i++)
+        if (f->fn->slot_names[i] == s->u.with.as_name) {
+            pld_value_t v = pld_v_int(PLD_DT_TASK_ID, tid);
+            pld_value_set(&f->slots[i], &v);
+            return;
+        }
+}
+
+int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
+{
+    const pld_expr_t *item = s->u.with.item;
+    int flow;
+    const int task = is_task_scope(f, item);
+    if (task) {
+        /* a task: ready now, or queued until its deps complete */
+        int64_t deps[64];
+        int ndeps;
+        if (eval_deps(it, f, item, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
+            return FLOW_ERROR;
+        for (int i = 0; i < ndeps; i++)
+            if (!pld_task_complete(it, deps[i])) {
+                int64_t tid = (int64_t)++it->stats.tasks;
+                if (pld_task_queue(it, f, s, name_hint(item), tid, deps, ndeps) != PLD_OK)
+                    return FLOW_ERROR;
+                bind_task_id(f, s, tid);
+                return FLOW_NORMAL;
+            }
+    }
+    if (item->op == PLD_OPID_PL_AT && f->ctx != PLD_CTX_KERNEL) {
+        if (task) {
+            if (launch_scope(it, f, s, 0, &flow) != PLD_OK)
+                return FLOW_ERROR;
+        } else {
+            const pld_expr_t *lv = pld_walk_kwarg(item, "level");
+            if (!lv && item->u.call.nargs > 0 && !item->u.call.args[0].kw)
+                lv = item->u.call.args[0].value;
+            char b[128];
+            int saved = f->ctx;
+            if (lv && pld_ast_dotted(lv, b, sizeof b) && strstr(b, "CHIP"))
+                f->ctx = PLD_CTX_CHIP;
+            flow = pld_walk_block(it, f, &s->u.with.body);
+            f->ctx = saved;
+        }
+    } else if (item->op == PLD_OPID_PL_SPMD) {
+        int64_t n;
+        if (pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK)
+            return FLOW_ERROR;
+        flow = pld_walk_spmd(it, f, item, &s->u.with.body, NULL, n, 0);
+    } else {
+        flow = pld_walk_block(it, f, &s->u.with.body);
+    }
+    if (flow != FLOW_ERROR)
+        bind_task_id(f, s, (int64_t)it->stats.tasks);
+    return flow;
+}
+
+/* Runs queued with-statement s (a pl.at(CORE_GROUP) scope or pl.spmd grid)
+ * as task tid in frame f (pld_task.c, through it->walk, when the task's deps
+ * complete). */
+static pld_status_t run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid)
+{
+    int flow;
+    const pld_expr_t *item = s->u.with.item;
+    if (item->op == PLD_OPID_PL_SPMD) {
+        int64_t n;
+        flow = pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK
+                   ? FLOW_ERROR
+                   : pld_walk_spmd(it, f, item, &s->u.with.body, NULL, n, tid);
+    } else if (launch_scope(it, f, s, tid, &flow) != PLD_OK) {
+        flow = FLOW_ERROR;
+    }
+    return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+}
+
+/* ------------------------------------------------------------ calls */
+
+void pld_walk_frame_init(frame_t *f, frame_t *parent, const pld_func_t *fn, pld_value_t *slots, int ctx, pld_span_t sp)
+{
+    memset(f, 0, sizeof *f);
+    f->parent = parent;
+    f->fn = fn;
+    f->slots = slots;
+    f->nslots = fn ? fn->nslots : 0;
+    f->ctx = ctx;
+    f->call_span = sp;
+    f->block_num = 1;
+}
+
+/* Binds argument values to the parameters of fn in a fresh frame, checking
+ * tensor shapes against the declarations (binding dynamic dims on first use),
+ * then runs the body. Takes no ownership of args. */
+pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, const pld_value_t *args,
+                                 int ctx, pld_span_t call_span, pld_value_t *result)
+{
+    if (it->depth >= MAX_DEPTH)
+        return pld_rt_error(it, caller, call_span, "call depth limit (%d) exceeded (recursion?)", MAX_DEPTH);
+    pld_value_t *slots = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *slots);
+    if (!slots)
+        return pld_rt_error(it, caller, call_span, "out of memory");
+    frame_t f;
+    pld_walk_frame_init(&f, caller, fn, slots, ctx, call_span);
+    if (caller) {
+        f.block_idx = caller->block_idx;
+        f.block_num = caller->block_num;
+    }
+    pld_status_t st = PLD_OK;
+    for (int i = 0; i < fn->nparams && st == PLD_OK; i++) {
+        const pld_param_t *pp = &fn->params[i];
+        const pld_value_t *a = &args[i];
+        const pld_type_t *pt = pp->type;
+        pld_value_t v = *a;
+        pld_value_retain(&v);
+        if (pt && (pt->kind == PLD_TY_TENSOR || pt->kind == PLD_TY_DTENSOR) && a->kind == PLD_V_TENSOR) {
+            pld_tensor_t *t = pld_v_tensor(a);
+            int64_t want[PLD_MAX_RANK];
+            int ok = pt->rank <= PLD_MAX_RANK;
+            for (int d = 0; d < pt->rank && ok; d++) {
+                const pld_dim_t *dd = &pt->shape[d];
+                int64_t w;
+                if (dd->kind == PLD_DIM_SYM && !pld_dyn_get(it, dd->sym, &w) &&
+                    !(dd->expr && dd->expr->slot >= 0)) {
+                    int known_const = 0;
+                    for (int c = 0; c < it->p->nconsts; c++)
+                        if (it->p->consts[c].name == dd->sym && !it->const_is_dyn[c])
+                            known_const = 1;
+                    if (!known_const && t->rank == pt->rank) {
+                        pld_dyn_set(it, dd->sym, t->shape[d]);
+                        want[d] = t->shape[d];
+                        continue;
+                    }
+                }
+                if (pld_eval_dim(it, caller, dd, &want[d], call_span) != PLD_OK)
+                    st = PLD_E_RUNTIME, ok = 0;
+            }
+            if (ok) {
+                int same = t->rank == pt->rank;
+                int64_t n1 = 1, n2 = 1;
+                for (int d = 0; d < pt->rank; d++)
+                    n2 *= want[d];
+                for (int d = 0; d < t->rank; d++)
+                    n1 *= t->shape[d];
+                for (int d = 0; same && d < pt->rank; d++)
+                    same = want[d] == t->shape[d];
+                if (!same) {
+                    /* the same bytes viewed with the parameter's shape (a [64] window
+                     * view passed as [1, 64]) */
+                    int packed = 1;
+                    pld_view_t kv;
+                    pld_tensor_kview(t, &kv);
+                    packed = pld_view_is_packed(&kv);
+                    if (n1 == n2 && packed) {
+                        pld_tensor_t *r = pld_tensor_view(t->buf, t->dt, pt->rank, want, t->offset);
+                        if (!r)
+                            st = pld_rt_error(it, caller, call_span, "out of memory");
+                        else {
+                            r->is_dist = t->is_dist;
+                            r->winbuf = t->winbuf;
+                            pld_value_release(&v);
+                            v = pld_v_obj(&r->hdr, t->dt);
+                        }
+                    } else {
+                        char got[128] = "[", exp[128] = "[";
+                        for (int d = 0; d < t->rank; d++)
+                            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", d ? ", " : "",
+                                     (long long)t->shape[d]);
+                        for (int d = 0; d < pt->rank; d++)
+                            snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%lld", d ? ", " : "",
+                                     (long long)want[d]);
+                        st = pld_rt_error(it, caller, call_span,
+                                          "argument '%s' of %s has shape %s], but the parameter is declared %s]",
+                                          pp->name, fn->name, got, exp);
+                    }
+                }
+            }
+            if (st == PLD_OK && t->dt != pt->dtype)
+                st = pld_rt_error(it, caller, call_span, "argument '%s' of %s has dtype %s, declared %s", pp->name,
+                                  fn->name, pld_dtype_name(t->dt), pld_dtype_name(pt->dtype));
+        } else if (pt && pt->kind == PLD_TY_SCALAR && pld_v_is_scalar(a)) {
+            pld_value_t c = pld_v_convert(a, pt->dtype);
+            pld_value_release(&v);
+            v = c;
+        }
+        if (pp->slot >= 0 && pp->slot < f.nslots)
+            f.slots[pp->slot] = v;
+        else
+            pld_value_release(&v);
+    }
+    if (st == PLD_OK) {
+        it->depth++;
+        int flow = pld_walk_block(it, &f, &fn->body);
+        it->depth--;
+        if (flow == FLOW_ERROR)
+            st = PLD_E_RUNTIME;
+        else if (flow == FLOW_BREAK || flow == FLOW_CONTINUE)
+            st = pld_rt_error(it, &f, fn->name_span, "'break'/'continue' escaped function %s", fn->name);
+        /* an orchestration function ends when every task it issued completed
+         * (deferred waiters and the scopes queued on them run here) */
+        if (st == PLD_OK && ctx != PLD_CTX_KERNEL && it->ntasks > 0)
+            st = pld_task_drain(it, &f);
+    }
+    if (st == PLD_OK && result) {
+        *result = f.ret;
+        f.ret = pld_v_none();
+    }
+    pld_value_release(&f.ret);
+    for (int i = 0; i < f.nslots; i++)
+        pld_value_release(&slots[i]);
+    pld_mem_free(slots);
+    return st;
+}
+
+/* The CommContext image of domain d on this rank (NULL when it has none). */
+static const void *comm_ctx_of(const pld_interp_t *it, int64_t d)
+{
+    return d >= 0 && d < it->ndoms && it->doms[d].win ? pld_win_dom_ctx(it->doms[d].win) : NULL;
+}
+
+/* Builds the ABI description of launch arguments (for compiled backends). */
+static void hw_arg_of(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a)
+{
+    memset(a, 0, sizeof *a);
+    if (v->kind == PLD_V_TENSOR) {
+        pld_tensor_t *t = pld_v_tensor(v);
+        pld_view_t kv;
+        pld_tensor_kview(t, &kv);
+        a->is_tensor = 1;
+        a->tensor.data = kv.data;
+        a->tensor.dt = t->dt;
+        a->tensor.rank = t->rank;
+        memcpy(a->tensor.shape, t->shape, sizeof t->shape);
+        memcpy(a->tensor.strides, t->strides, sizeof t->strides);
+        if (t->winbuf >= 0 && t->winbuf < it->nwins)
+            a->tensor.comm_ctx = comm_ctx_of(it, it->wins[t->winbuf].dom);
+    } else if (v->kind == PLD_V_CTX) {
+        /* a CommCtx scalar is the address of the CommContext (kernel ABI) */
+        a->bits = (uint64_t)(uintptr_t)comm_ctx_of(it, v->u.i);
+        a->dt = PLD_DT_UINT64;
+    } else if (v->kind == PLD_V_FLOAT) {
+        double d = v->u.f;
+        memcpy(&a->bits, &d, sizeof d);
+        a->dt = v->dt;
+    } else {
+        a->bits = (uint64_t)v->u.i;
+        a->dt = v->dt;
+    }
+}
+
+static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, int fidx, pld_value_t *args,
+                                  pld_span_t sp, int blocks, pld_value_t *result)
+{
+    pld_hw_arg_t hargs[64];
+    int n = fn->nparams < 64 ? fn->nparams : 64;
+    for (int i = 0; i < n; i++)
+        hw_arg_of(it, &args[i], &hargs[i]);
+    pld_sim_call_t call;
+    memset(&call, 0, sizeof call);
+    call.it = it;
+    call.caller = caller;
+    call.fn = fn;
+    call.args = args;
+    call.span = sp;
+    call.blocks = blocks;
+    pld_hw_launch_t l;
+    memset(&l, 0, sizeof l);
+    l.kernel = fn->name;
+    l.func_index = fidx;
+    l.nargs = n;
+    l.args = hargs;
+    l.block_num = blocks;
+    l.host_state = &call;
+    l.err = it->errbuf;
+    l.errn = sizeof it->errbuf;
+    it->errbuf[0] = '\0';
+    int64_t saved;
+    pld_task_begin(it, 0, &saved);
+    pld_status_t st = pld_hw_launch(it->hw, &l);
+    if (pld_task_end(it, caller, sp, fn->name, saved, st == PLD_OK) != PLD_OK && st == PLD_OK)
+        st = PLD_E_RUNTIME;
+    if (st != PLD_OK) {
+        pld_value_release(&call.result);
+        if (!it->failed)
+            return pld_rt_error(it, caller, sp, "kernel backend '%s' failed to run %s: %s", pld_hw_name(it->hw),
+                                fn->name, it->errbuf[0] ? it->errbuf : pld_status_name(st));
+        return st;
+    }
+    *result = call.result;
+    return PLD_OK;
+}
+
+/* The name_hint of a pl.at / pl.spmd item, for reports. */
+static const char *name_hint(const pld_expr_t *item)
+{
+    const pld_expr_t *h = pld_walk_kwarg(item, "name_hint");
+    return h && h->kind == PLD_EX_STR ? h->u.str.s : item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at scope";
+}
+
+/* Launches the body of pl.at(CORE_GROUP) statement s as task tid (0: the next
+ * TaskId). */
+static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid, int *flow)
+{
+    pld_sim_call_t call;
+    memset(&call, 0, sizeof call);
+    call.it = it;
+    call.caller = f;
+    call.scope = &s->u.with.body;
+    call.span = s->span;
+    pld_hw_launch_t l;
+    memset(&l, 0, sizeof l);
+    l.kernel = "pl.at(CORE_GROUP) scope";
+    l.func_index = -1;
+    l.block_num = 1;
+    l.host_state = &call;
+    l.err = it->errbuf;
+    l.errn = sizeof it->errbuf;
+    it->errbuf[0] = '\0';
+    int64_t saved;
+    pld_task_begin(it, tid, &saved);
+    pld_status_t st = pld_hw_launch(it->hw, &l);
+    if (pld_task_end(it, f, s->span, name_hint(s->u.with.item), saved, st == PLD_OK) != PLD_OK)
+        return PLD_E_RUNTIME;
+    if (st != PLD_OK) {
+        if (!it->failed)
+            pld_rt_error(it, f, s->span, "kernel backend '%s' failed to run a pl.at scope: %s", pld_hw_name(it->hw),
+                         it->errbuf[0] ? it->errbuf : pld_status_name(st));
+        return PLD_E_RUNTIME;
+    }
+    *flow = call.flow;
+    return PLD_OK;
+}
+
+static pld_status_t kernel_block(void *arg, int b, int n)
+{
+    pld_sim_call_t *c = arg;
+    frame_t caller = *c->caller; /* carries the block position into the kernel frame */
+    caller.block_idx = b;
+    caller.block_num = n;
+    pld_value_t r = pld_v_none();
+    pld_status_t st = pld_walk_function(c->it, &caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &r);
+    if (st == PLD_OK && b == 0) {
+        pld_value_release(&c->result);
+        c->result = r; /* block 0's return value is the task's result */
+    } else {
+        pld_value_release(&r);
+    }
+    return st;
+}
+
+pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
+{
+    pld_interp_t *it = c->it;
+    if (c->fn && c->blocks > 1)
+        return pld_npu_run_blocks(it->sched, c->blocks, 0, kernel_block, c);
+    if (c->fn)
+        return pld_walk_function(it, c->caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &c->result);
+    frame_t *f = c->caller;
+    int saved = f->ctx, saved_scope = f->in_kernel_scope;
+    f->ctx = PLD_CTX_KERNEL;
+    f->in_kernel_scope = 1;
+    c->flow = pld_walk_block(it, f, c->scope);
+    f->ctx = saved;
+    f->in_kernel_scope = saved_scope;
+    return c->flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+}
+
+/* A kernel call / submit with deps=[...]: its results are needed at once, so
+ * it waits in place for deps that are still incomplete (deferred tasks). */
+static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call)
+{
+    int64_t deps[64];
+    int ndeps;
+    if (eval_deps(it, f, call, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
+        return PLD_E_RUNTIME;
+    return ndeps > 0 ? pld_task_wait_deps(it, f, call->span, deps, ndeps) : PLD_OK;
+}
+
+/* self.f(...): runs f here, launches it as a kernel task, or (HOST -> CHIP)
+ * dispatches it to its device (device=, or round-robin). */
+pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    const pld_func_t *fn = it->p->funcs[e->aux];
+    int callee_ctx = pld_check_func_ctx(fn);
+    const pld_expr_t *device = NULL;
+    pld_value_t args[64];
+    int n = 0;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        const pld_arg_t *a = &e->u.call.args[i];
+        if (a->kw) {
+            if (strcmp(a->kw, "device") == 0)
+                device = a->value;
+            continue;
+        }
+        if (n >= 64) {
+            for (int j = 0; j < n; j++)
+                pld_value_release(&args[j]);
+            return pld_rt_error(it, f, e->span, "too many arguments (limit 64)");
+        }
+        if (pld_eval(it, f, a->value, &args[n]) != PLD_OK) {
+            for (int j = 0; j < n; j++)
+                pld_value_release(&args[j]);
+            return PLD_E_RUNTIME;
+        }
+        n++;
+    }
+    pld_status_t st = PLD_OK;
+    if (f->ctx == PLD_CTX_HOST && callee_ctx == PLD_CTX_CHIP) {
+        int64_t target;
+        if (device) {
+            st = pld_eval_i64(it, f, device, &target);
+            if (st == PLD_OK && (target < 0 || target >= it->comm.nranks))
+                st = pld_rt_error(it, f, device->span, "device=%lld is outside [0, %d): the run has %d rank%s",
+                                  (long long)target, it->comm.nranks, it->comm.nranks, it->comm.nranks == 1 ? "" : "s");
+        } else {
+            target = it->rr_counter++ % it->comm.nranks;
+        }
+        if (st == PLD_OK) {
+            if (target == it->comm.rank) {
+                it->stats.dispatches++;
+                st = pld_walk_function(it, f, fn, args, PLD_CTX_CHIP, e->span, out);
+            } else {
+                out->kind = PLD_V_UNAVAIL;
+                out->u.i = target;
+            }
+        }
+    } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
+        st = gate_deps(it, f, e);
+        if (st == PLD_OK)
+            st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, out);
+    } else {
+        st = pld_walk_function(it, f, fn, args, callee_ctx ? callee_ctx : f->ctx, e->span, out);
+    }
+    for (int j = 0; j < n; j++)
+        pld_value_release(&args[j]);
+    return st;
+}
+
+/* pl.submit / pl.spmd_submit: a kernel launch returning (results..., TaskId). */
+pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    const pld_func_t *fn = it->p->funcs[e->aux];
+    pld_value_t args[64];
+    int n = 0;
+    for (int i = 1; i < e->u.call.nargs && n < 64; i++) {
+        if (e->u.call.args[i].kw)
+            continue;
+        if (pld_eval(it, f, e->u.call.args[i].value, &args[n]) != PLD_OK) {
+            for (int j = 0; j < n; j++)
+                pld_value_release(&args[j]);
+            return PLD_E_RUNTIME;
+        }
+        n++;
+    }
+    int64_t blocks = 1;
+    for (int i = 1; i < e->u.call.nargs; i++)
+        if (e->u.call.args[i].kw && strcmp(e->u.call.args[i].kw, "core_num") == 0 &&
+            pld_eval_i64(it, f, e->u.call.args[i].value, &blocks) != PLD_OK) {
+            for (int j = 0; j < n; j++)
+                pld_value_release(&args[j]);
+            return PLD_E_RUNTIME;
+        }
+    const pld_expr_t *ss = pld_walk_kwarg(e, "sync_start");
+    int limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
+    if (blocks < 1 || (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && blocks > limit)) {
+        for (int j = 0; j < n; j++)
+            pld_value_release(&args[j]);
+        return pld_rt_error(it, f, e->span,
+                            blocks < 1 ? "core_num must be at least 1, found %lld"
+                                       : "a sync-start launch of %lld blocks cannot be admitted: the platform has too few "
+                                         "AIV cores",
+                            (long long)blocks);
+    }
+    pld_value_t r = pld_v_none();
+    pld_status_t st = gate_deps(it, f, e);
+    if (st == PLD_OK)
+        st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, &r);
+    for (int j = 0; j < n; j++)
+        pld_value_release(&args[j]);
+    if (st != PLD_OK)
+        return st;
+    /* (results..., TaskId) */
+    int nr = r.kind == PLD_V_TUPLE ? pld_v_tuple(&r)->n : r.kind == PLD_V_NONE ? 0 : 1;
+    pld_tuple_t *t = pld_tuple_new(nr + 1);
+    if (!t) {
+        pld_value_release(&r);
+        return pld_rt_error(it, f, e->span, "out of memory");
+    }
+    for (int i = 0; i < nr; i++)
+        pld_value_set(&t->items[i], r.kind == PLD_V_TUPLE ? &pld_v_tuple(&r)->items[i] : &r);
+    t->items[nr] = pld_v_int(PLD_DT_TASK_ID, (int64_t)it->stats.tasks);
+    pld_value_release(&r);
+    *out = pld_v_obj(&t->hdr, PLD_DT_NONE);
+    return PLD_OK;
+}
+
+const pld_walker_t pld_walker = {pld_eval, pld_eval_i64, pld_eval_ilist, run_queued};

@@ -1,0 +1,364 @@
+/* pld_exec_compute.c - compute ops on tiles and tensors: element-wise
+ * (binary with broadcasting, scalar right-hand side, unary), row/column
+ * reductions, casts with rounding modes, and matmul. Operands are checked here
+ * with located runtime errors; the arithmetic is pld_kern.c's. */
+#include "pld_interp_int.h"
+
+#include <string.h>
+
+#define ERRN 256
+
+/* Broadcast view of tile/tensor data `src` (shape s, rank r) to the shape out. */
+static void bview(pld_view_t *v, void *data, pld_dtype_t dt, int r, const int64_t *s, const int64_t *strides, int orank,
+                  const int64_t *out)
+{
+    memset(v, 0, sizeof *v);
+    v->data = data;
+    v->dt = dt;
+    v->rank = orank;
+    for (int d = 0; d < orank; d++) {
+        int j = d - (orank - r);
+        v->shape[d] = out[d];
+        v->strides[d] = j < 0 || (s[j] == 1 && out[d] != 1) ? 0 : strides[j];
+    }
+}
+
+static pld_binop_k_t binop_of(int op)
+{
+    switch (op) {
+    case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_ADDS: case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_ADDS: return PLD_K_ADD;
+    case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_SUBS: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_SUBS: return PLD_K_SUB;
+    case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_MULS: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_MULS: return PLD_K_MUL;
+    case PLD_OPID_TILE_DIV: case PLD_OPID_TILE_DIVS: case PLD_OPID_TENSOR_DIV: case PLD_OPID_TENSOR_DIVS: return PLD_K_DIV;
+    case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MAXS: case PLD_OPID_TENSOR_MAXIMUM: return PLD_K_MAX;
+    default: return PLD_K_MIN;
+    }
+}
+
+static pld_unop_k_t unop_of(int op)
+{
+    switch (op) {
+    case PLD_OPID_TILE_EXP: case PLD_OPID_TENSOR_EXP: return PLD_K_EXP;
+    case PLD_OPID_TILE_LOG: case PLD_OPID_TENSOR_LOG: return PLD_K_LOG;
+    case PLD_OPID_TILE_SQRT: case PLD_OPID_TENSOR_SQRT: return PLD_K_SQRT;
+    case PLD_OPID_TILE_RSQRT: return PLD_K_RSQRT;
+    case PLD_OPID_TILE_ABS: case PLD_OPID_TENSOR_ABS: return PLD_K_ABS;
+    case PLD_OPID_TILE_NEG: case PLD_OPID_TENSOR_NEG: return PLD_K_NEG;
+    case PLD_OPID_TILE_RECIP: return PLD_K_RECIP;
+    default: return PLD_K_RELU;
+    }
+}
+
+/* Element-wise ops on tiles or tensors: binary (tile/tensor rhs), scalar rhs, unary. */
+pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int nary,
+                                   int scalar_rhs)
+{
+    pld_value_t a, b = pld_v_none();
+    pld_status_t st = pld_op_eval(it, f, e, 0, &a);
+    if (st != PLD_OK)
+        return st;
+    int is_tile = a.kind == PLD_V_TILE;
+    if (a.kind != PLD_V_TILE && a.kind != PLD_V_TENSOR) {
+        pld_vkind_t k = a.kind;
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", pld_op_name(e),
+                            e->op < PLD_OPID_TENSOR_CREATE ? "tile" : "tensor", pld_vkind_name(k));
+    }
+    if (nary == 2 && (st = pld_op_eval(it, f, e, 1, &b)) != PLD_OK) {
+        pld_value_release(&a);
+        return st;
+    }
+    if (nary == 2 && !scalar_rhs && b.kind != a.kind) {
+        pld_value_release(&a);
+        pld_vkind_t k = b.kind;
+        pld_value_release(&b);
+        return pld_rt_error(it, f, e->span, "%s: both operands must be %ss, found a %s", pld_op_name(e),
+                            is_tile ? "tile" : "tensor", pld_vkind_name(k));
+    }
+    if (scalar_rhs && !pld_v_is_scalar(&b)) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return pld_rt_error(it, f, e->span, "%s: the right operand must be a scalar", pld_op_name(e));
+    }
+    /* operand geometry */
+    int ra, rb = 0;
+    const int64_t *sa, *sb = NULL;
+    int64_t sta[PLD_MAX_RANK], stb[PLD_MAX_RANK];
+    void *da, *db = NULL;
+    pld_dtype_t dt;
+    const int64_t *va = NULL;
+    if (is_tile) {
+        pld_tile_t *t = pld_v_tile(&a);
+        ra = t->rank, sa = t->shape, da = t->data, dt = t->dt, va = t->valid;
+        pld_view_t tmp;
+        pld_tile_kview(t, &tmp, 0);
+        memcpy(sta, tmp.strides, sizeof sta);
+    } else {
+        pld_tensor_t *t = pld_v_tensor(&a);
+        pld_view_t tmp;
+        pld_tensor_kview(t, &tmp);
+        ra = t->rank, sa = t->shape, da = tmp.data, dt = t->dt, va = t->valid;
+        memcpy(sta, t->strides, sizeof sta);
+    }
+    if (nary == 2 && !scalar_rhs) {
+        if (is_tile) {
+            pld_tile_t *t = pld_v_tile(&b);
+            pld_view_t tmp;
+            pld_tile_kview(t, &tmp, 0);
+            rb = t->rank, sb = t->shape, db = t->data;
+            memcpy(stb, tmp.strides, sizeof stb);
+            if (t->dt != dt)
+                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dt),
+                                  pld_dtype_name(t->dt));
+        } else {
+            pld_tensor_t *t = pld_v_tensor(&b);
+            pld_view_t tmp;
+            pld_tensor_kview(t, &tmp);
+            rb = t->rank, sb = t->shape, db = tmp.data;
+            memcpy(stb, t->strides, sizeof stb);
+            if (t->dt != dt)
+                st = pld_rt_error(it, f, e->span, "%s: operand dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dt),
+                                  pld_dtype_name(t->dt));
+        }
+    }
+    int64_t oshape[PLD_MAX_RANK], ovalid[PLD_MAX_RANK];
+    int orank = ra > rb ? ra : rb;
+    for (int d = 0; st == PLD_OK && d < orank; d++) {
+        int ja = d - (orank - ra), jb = d - (orank - rb);
+        int64_t x = ja >= 0 ? sa[ja] : 1, y = nary == 2 && !scalar_rhs && jb >= 0 ? sb[jb] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char s1[96], s2[96];
+            pld_shape_str(s1, sizeof s1, ra, sa);
+            pld_shape_str(s2, sizeof s2, rb, sb);
+            st = pld_rt_error(it, f, e->span, "%s: shapes %s and %s do not broadcast", pld_op_name(e), s1, s2);
+        }
+        oshape[d] = x > y ? x : y;
+        ovalid[d] = ja >= 0 && !(x == 1 && oshape[d] != 1) ? va[ja] : oshape[d];
+    }
+    if (st != PLD_OK) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return st;
+    }
+    pld_view_t vo, vA, vB;
+    pld_value_t res;
+    if (is_tile) {
+        pld_tile_t *o = pld_tile_new(dt, orank, oshape, PLD_MEM_VEC);
+        if (!o) {
+            pld_value_release(&a);
+            pld_value_release(&b);
+            return pld_op_oom(it, f, e);
+        }
+        memcpy(o->valid, ovalid, sizeof o->valid);
+        pld_tile_kview(o, &vo, 0);
+        res = pld_tile_value(o);
+    } else {
+        pld_tensor_t *o = pld_tensor_new(dt, orank, oshape, 0);
+        if (!o) {
+            pld_value_release(&a);
+            pld_value_release(&b);
+            return pld_op_oom(it, f, e);
+        }
+        pld_tensor_kview(o, &vo);
+        res = pld_v_obj(&o->hdr, dt);
+    }
+    bview(&vA, da, dt, ra, sa, sta, orank, oshape);
+    char err[ERRN];
+    if (nary == 1)
+        st = pld_k_unary(unop_of(e->op), &vo, &vA, err, sizeof err);
+    else if (scalar_rhs)
+        st = pld_k_binary_scalar(binop_of(e->op), &vo, &vA, pld_v_as_f(&b), pld_v_as_i(&b), err, sizeof err);
+    else {
+        bview(&vB, db, dt, rb, sb, stb, orank, oshape);
+        st = pld_k_binary(binop_of(e->op), &vo, &vA, &vB, err, sizeof err);
+    }
+    pld_value_release(&a);
+    pld_value_release(&b);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return pld_op_kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, pld_redop_k_t op,
+                              int row)
+{
+    pld_value_t a;
+    pld_status_t st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE);
+    if (st != PLD_OK)
+        return st;
+    pld_tile_t *t = pld_v_tile(&a);
+    if (t->rank != 2) {
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile", pld_op_name(e));
+    }
+    int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
+    pld_tile_t *o = pld_tile_new(t->dt, 2, os, PLD_MEM_VEC);
+    if (!o) {
+        pld_value_release(&a);
+        return pld_op_oom(it, f, e);
+    }
+    o->valid[0] = row ? t->valid[0] : 1;
+    o->valid[1] = row ? 1 : t->valid[1];
+    pld_view_t vi, vo;
+    pld_tile_kview(t, &vi, 1);
+    pld_tile_kview(o, &vo, 1);
+    char err[ERRN];
+    st = pld_k_reduce(op, row, &vo, &vi, err, sizeof err);
+    pld_value_release(&a);
+    pld_value_t res = pld_tile_value(o);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return pld_op_kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+static pld_round_k_t round_mode(const pld_expr_t *m)
+{
+    static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+    if (!m)
+        return PLD_R_ROUND;
+    if (m->kind == PLD_EX_STR)
+        for (int i = 0; i < 7; i++)
+            if (strcmp(m->u.str.s, names[i]) == 0)
+                return (pld_round_k_t)i;
+    if (m->kind == PLD_EX_INT && m->u.ival >= 0 && m->u.ival <= 6)
+        return (pld_round_k_t)m->u.ival;
+    return PLD_R_ROUND;
+}
+
+pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t a;
+    pld_status_t st = pld_op_eval(it, f, e, 0, &a);
+    if (st != PLD_OK)
+        return st;
+    pld_dtype_t dt = pld_expr_dtype(it, pld_op_arg(e, 1));
+    if (dt == PLD_DT_NONE)
+        dt = pld_op_dtype(it, e, 1);
+    pld_view_t vi, vo;
+    pld_value_t res;
+    if (a.kind == PLD_V_TILE) {
+        pld_tile_t *t = pld_v_tile(&a);
+        pld_tile_t *o = pld_tile_new(dt, t->rank, t->shape, t->mem);
+        if (!o) {
+            pld_value_release(&a);
+            return pld_op_oom(it, f, e);
+        }
+        memcpy(o->valid, t->valid, sizeof o->valid);
+        pld_tile_kview(t, &vi, 0);
+        pld_tile_kview(o, &vo, 0);
+        res = pld_tile_value(o);
+    } else if (a.kind == PLD_V_TENSOR) {
+        pld_tensor_t *t = pld_v_tensor(&a);
+        pld_tensor_t *o = pld_tensor_new(dt, t->rank, t->shape, 0);
+        if (!o) {
+            pld_value_release(&a);
+            return pld_op_oom(it, f, e);
+        }
+        pld_tensor_kview(t, &vi);
+        pld_tensor_kview(o, &vo);
+        res = pld_v_obj(&o->hdr, dt);
+    } else {
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", pld_op_name(e));
+    }
+    char err[ERRN];
+    st = pld_k_cast(&vo, &vi, round_mode(pld_op_arg(e, 2)), err, sizeof err);
+    pld_value_release(&a);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return pld_op_kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int acc)
+{
+    pld_value_t a, b, c = pld_v_none();
+    int base = acc ? 1 : 0;
+    pld_status_t st = pld_op_eval(it, f, e, base, &a);
+    if (st != PLD_OK)
+        return st;
+    if ((st = pld_op_eval(it, f, e, base + 1, &b)) != PLD_OK) {
+        pld_value_release(&a);
+        return st;
+    }
+    if (acc && (st = pld_op_need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return st;
+    }
+    pld_view_t va, vb, vo;
+    pld_value_t res = pld_v_none();
+    if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {
+        pld_tile_t *x = pld_v_tile(&a), *y = pld_v_tile(&b);
+        if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+            goto done;
+        }
+        pld_tile_t *o;
+        if (acc) {
+            o = pld_tile_cow(&c);
+            if (!o) {
+                st = pld_op_oom(it, f, e);
+                goto done;
+            }
+            res = c;
+            c = pld_v_none();
+        } else {
+            int64_t os[2] = {x->shape[0], y->shape[1]};
+            pld_dtype_t dt = e->type && e->type->dtype ? e->type->dtype
+                                                      : pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32;
+            o = pld_tile_new(dt, 2, os, PLD_MEM_ACC);
+            if (!o) {
+                st = pld_op_oom(it, f, e);
+                goto done;
+            }
+            o->valid[0] = x->valid[0];
+            o->valid[1] = y->valid[1];
+            res = pld_tile_value(o);
+        }
+        pld_tile_kview(x, &va, 0);
+        pld_tile_kview(y, &vb, 0);
+        pld_tile_kview(o, &vo, 0);
+    } else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR && !acc) {
+        pld_tensor_t *x = pld_v_tensor(&a), *y = pld_v_tensor(&b);
+        if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+            goto done;
+        }
+        int64_t os[2] = {x->shape[0], y->shape[1]};
+        pld_tensor_t *o = pld_tensor_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, 2, os, 1);
+        if (!o) {
+            st = pld_op_oom(it, f, e);
+            goto done;
+        }
+        res = pld_v_obj(&o->hdr, o->dt);
+        pld_tensor_kview(x, &va);
+        pld_tensor_kview(y, &vb);
+        pld_tensor_kview(o, &vo);
+    } else {
+        st = pld_rt_error(it, f, e->span, "%s: operands must both be tiles or both tensors", pld_op_name(e));
+        goto done;
+    }
+    char err[ERRN];
+    st = pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err);
+    if (st != PLD_OK)
+        st = pld_op_kcheck(it, f, e, st, err);
+done:
+    pld_value_release(&a);
+    pld_value_release(&b);
+    pld_value_release(&c);
+    if (st == PLD_OK)
+        *out = res;
+    else
+        pld_value_release(&res);
+    return st;
+}
+

@@ -1,0 +1,197 @@
+/* pld_rt.c - services every layer of the interpreter uses: runtime errors
+ * (with the call chain as notes), dynamic dims, and the static dtype named by
+ * an expression. Bottom layer: calls nothing above it (pld_interp_int.h). */
+#include "pld_interp_int.h"
+#include "pld_mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ errors */
+
+pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *fmt, ...)
+{
+    if (it->quiet || it->failed)
+        return PLD_E_RUNTIME;
+    it->failed = 1;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pld_diag_t *d = pld_diag_add(&it->p->diags, PLD_SEV_ERROR, sp, "%s", msg);
+    for (frame_t *fr = f; fr && d; fr = fr->parent) {
+        if (fr->fn)
+            pld_diag_note(&it->p->diags, d, fr->call_span.line ? fr->call_span : fr->fn->name_span, "in %s%s",
+                          fr->fn->name, fr->call_span.line ? " (called here)" : "");
+    }
+    return PLD_E_RUNTIME;
+}
+
+/* ------------------------------------------------------------ dynamic dims */
+
+int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out)
+{
+    for (int i = 0; i < it->ndyn; i++)
+        if (it->dyn_names[i] == name || strcmp(it->dyn_names[i], name) == 0) {
+            *out = it->dyn_vals[i];
+            return 1;
+        }
+    return 0;
+}
+
+int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v)
+{
+    for (int i = 0; i < it->ndyn; i++)
+        if (it->dyn_names[i] == name || strcmp(it->dyn_names[i], name) == 0) {
+            it->dyn_vals[i] = v;
+            return 1;
+        }
+    if (it->ndyn == it->capdyn) {
+        int cap = it->capdyn ? it->capdyn * 2 : 8;
+        const char **nn = pld_mem_realloc(it->dyn_names, (size_t)cap * sizeof *nn);
+        if (!nn)
+            return 0;
+        it->dyn_names = nn;
+        int64_t *nv = pld_mem_realloc(it->dyn_vals, (size_t)cap * sizeof *nv);
+        if (!nv)
+            return 0;
+        it->dyn_vals = nv;
+        it->capdyn = cap;
+    }
+    it->dyn_names[it->ndyn] = name;
+    it->dyn_vals[it->ndyn] = v;
+    it->ndyn++;
+    return 1;
+}
+
+/* ------------------------------------------------------------ module constants */
+
+pld_status_t pld_const_index_build(pld_interp_t *it)
+{
+    unsigned cap = 8;
+    while (cap < 2u * (unsigned)it->p->nconsts)
+        cap *= 2;
+    it->const_names = pld_mem_calloc(cap, sizeof *it->const_names);
+    it->const_index = pld_mem_calloc(cap, sizeof *it->const_index);
+    if (!it->const_names || !it->const_index)
+        return PLD_E_NOMEM;
+    it->const_mask = cap - 1;
+    for (int i = 0; i < it->p->nconsts; i++) {
+        const char *name = it->p->consts[i].name;
+        unsigned j = (unsigned)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15u) >> 40) & it->const_mask;
+        while (it->const_names[j] && it->const_names[j] != name)
+            j = (j + 1) & it->const_mask;
+        it->const_names[j] = name;
+        it->const_index[j] = i; /* a later constant of the same name wins */
+    }
+    return PLD_OK;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e)
+{
+    char b[128];
+    if (!e)
+        return PLD_DT_NONE;
+    if (e->kind == PLD_EX_NAME) {
+        for (int i = 0; i < it->p->nconsts; i++)
+            if (it->p->consts[i].name == e->u.name) {
+                const pld_expr_t *v = it->p->consts[i].value;
+                return v != e ? pld_expr_dtype(it, v) : PLD_DT_NONE;
+            }
+        return pld_dtype_from_name(e->u.name);
+    }
+    if (e->kind == PLD_EX_ATTR && pld_ast_dotted(e, b, sizeof b)) {
+        const char *last = strrchr(b, '.');
+        return pld_dtype_from_name(last ? last + 1 : b);
+    }
+    return PLD_DT_NONE;
+}
+
+/* ------------------------------------------------------------ op arguments */
+
+pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k)
+{
+    pld_status_t st = pld_op_eval(it, f, e, i, v);
+    if (st != PLD_OK)
+        return st;
+    if (v->kind != k || (k >= PLD_V_TENSOR && k <= PLD_V_ARRAY && !v->u.obj)) {
+        const pld_op_info_t *info = pld_op_info((pld_op_id_t)e->op);
+        pld_vkind_t got = v->kind;
+        pld_value_release(v);
+        return pld_rt_error(it, f, pld_op_arg(e, i) ? pld_op_arg(e, i)->span : e->span, "%s: '%s' must be a %s, found a %s",
+                            info->name, info->params[i].name, pld_vkind_name(k), pld_vkind_name(got));
+    }
+    return PLD_OK;
+}
+
+pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out, int *n)
+{
+    const pld_expr_t *a = pld_op_arg(e, i);
+    if (!a) {
+        *n = -1;
+        return PLD_OK;
+    }
+    return it->walk->eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
+}
+
+static const struct {
+    const char *m;
+    int64_t v;
+} enum_members[PLD_ENUM_MEMBERS] = {{"AtomicAdd", 0}, {"Set", 1}, {"Eq", 0}, {"Ge", 1}, {"None_", 0},
+                                    {"Add", 1}, {"Sum", 0}, {"Max", 1}, {"Min", 2}, {"Prod", 3}};
+
+pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t dflt, int64_t *out)
+{
+    const pld_expr_t *a = pld_op_arg(e, i);
+    if (!a) {
+        *out = dflt;
+        return PLD_OK;
+    }
+    /* enum chains (pl.AtomicType.Add, pld.ReduceOp.Max, pld.NotifyOp.Set, ...):
+     * the member names are interned, so after the first use of a member its
+     * name is found by pointer (it->enum_names), without a string compare */
+    if (a->kind == PLD_EX_ATTR) {
+        const char *m = a->u.attr.attr;
+        for (int k = 0; k < PLD_ENUM_MEMBERS; k++)
+            if (it->enum_names[k] == m) {
+                *out = enum_members[k].v;
+                return PLD_OK;
+            }
+        for (int k = 0; k < PLD_ENUM_MEMBERS; k++)
+            if (strcmp(m, enum_members[k].m) == 0) {
+                it->enum_names[k] = m;
+                *out = enum_members[k].v;
+                return PLD_OK;
+            }
+        return pld_rt_error(it, f, a->span, "unknown enum value '%s'", m);
+    }
+    if (a->kind == PLD_EX_BOOL) {
+        *out = a->u.bval;
+        return PLD_OK;
+    }
+    return it->walk->eval_i64(it, f, a, out);
+}
+
+
+pld_status_t pld_op_shape(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *shape, int *rank)
+{
+    pld_status_t st = pld_op_ilist(it, f, e, i, shape, rank);
+    if (st != PLD_OK)
+        return st;
+    for (int d = 0; d < *rank; d++)
+        if (shape[d] < 0)
+            return pld_rt_error(it, f, e->span, "%s: shape dimension %d is negative (%lld)", pld_op_name(e), d,
+                                (long long)shape[d]);
+    return PLD_OK;
+}
+
+pld_dtype_t pld_op_dtype(pld_interp_t *it, const pld_expr_t *e, int dtype_arg)
+{
+    if (e->type && e->type->dtype != PLD_DT_NONE)
+        return e->type->dtype;
+    return pld_expr_dtype(it, pld_op_arg(e, dtype_arg));
+}
