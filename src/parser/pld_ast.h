@@ -338,7 +338,9 @@ void pld_dim_print(const pld_dim_t *d, pld_buf_t *out);
 /* 1 when both dims are provably equal; 0 when provably different; -1 unknown. */
 int pld_dim_eq(const pld_dim_t *a, const pld_dim_t *b);
 int pld_type_is_tensorlike(const pld_type_t *t); /* TENSOR or DTENSOR */
-/* Number of elements when every dim is constant, else -1. */
+/* Number of elements when every dim is constant (checked, pld_size.h): -1
+ * when a dim is not constant, -2 when a dim is negative or the count
+ * overflows int64. */
 int64_t pld_type_static_numel(const pld_type_t *t);
 
 /* ------------------------------------------------------------------- op table */

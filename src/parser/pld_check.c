@@ -283,6 +283,8 @@ static const pld_type_t *ann_shaped(pld_ck_t *ck, const pld_expr_t *a, pld_type_
         pld_ck_error(ck, items[1]->span, "expected a dtype such as pl.FP32 in the type annotation");
         return &pld_type_unknown;
     }
+    if (!pld_ck_shape_size(ck, items[0]->span, "type annotation", dims, r, dt, NULL))
+        return &pld_type_unknown;
     pld_type_t *t = pld_type_new(ck->p, kind);
     if (!t) {
         ck->oom = 1;

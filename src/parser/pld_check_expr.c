@@ -1,6 +1,7 @@
 /* pld_check_expr.c - expressions: names, constants, operators, calls bound to
  * the op table, and static shape/dtype inference. */
 #include "pld_check_int.h"
+#include "pld_size.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -265,6 +266,49 @@ int pld_ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims)
     for (int i = 0; i < n; i++)
         dim_of(ck, l->u.seq.items[i], &dims[i]);
     return n;
+}
+
+int pld_ck_shape_size(pld_ck_t *ck, pld_span_t sp, const char *what, const pld_dim_t *dims, int rank, pld_dtype_t dt,
+                      int64_t *bytes)
+{
+    int64_t c[PLD_CK_MAX_RANK], b = 0;
+    int n = 0, all = 1, rc;
+    const int bits = dt == PLD_DT_NONE ? 8 : pld_dtype_bits(dt);
+    for (int i = 0; i < rank; i++) {
+        if (dims[i].kind != PLD_DIM_CONST)
+            all = 0;
+        else if (n < PLD_CK_MAX_RANK)
+            c[n++] = dims[i].v;
+    }
+    /* sub-byte dtypes: count bits, then round up to bytes */
+    rc = pld_size_bytes(n, c, bits % 8 == 0 ? bits / 8 : bits, INT64_MAX, &b);
+    if (rc == PLD_SIZE_OK && bits % 8 != 0)
+        b = b / 8 + (b % 8 != 0);
+    if (bytes)
+        *bytes = all ? b : -1;
+    if (rc == PLD_SIZE_OK)
+        return 1;
+    pld_buf_t t;
+    pld_buf_init(&t);
+    pld_buf_putc(&t, '[');
+    for (int i = 0; i < rank; i++) {
+        if (i)
+            pld_buf_puts(&t, ", ");
+        pld_dim_print(&dims[i], &t);
+    }
+    pld_buf_putc(&t, ']');
+    if (t.oom)
+        ck->oom = 1;
+    if (rc == PLD_SIZE_NEGATIVE)
+        pld_ck_error(ck, sp, "%s shape %s has a negative dimension", what, pld_buf_str(&t));
+    else if (dt == PLD_DT_NONE)
+        pld_ck_error(ck, sp, "%s shape %s overflows int64: its element count does not fit in 64 bits", what,
+                     pld_buf_str(&t));
+    else
+        pld_ck_error(ck, sp, "%s shape %s of %s overflows int64: its size in bytes does not fit in 64 bits", what,
+                     pld_buf_str(&t), pld_dtype_name(dt));
+    pld_buf_fini(&t);
+    return 0;
 }
 
 static const pld_type_t *shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
@@ -560,15 +604,17 @@ static const pld_type_t *reduce_axis(pld_ck_t *ck, ck_call_t *c, int row)
     return shaped(ck, PLD_TY_TILE, t->dtype, d, 2, NULL, t->mem ? t->mem : PLD_MEM_VEC);
 }
 
+/* Element count of static dims; -1 when a dim is not constant, -2 when
+ * negative or past int64 (pld_size.h). */
 static int64_t numel_dims(const pld_dim_t *d, int r)
 {
-    int64_t n = 1;
-    for (int i = 0; i < r; i++) {
+    int64_t c[PLD_CK_MAX_RANK], n;
+    for (int i = 0; i < r && i < PLD_CK_MAX_RANK; i++) {
         if (d[i].kind != PLD_DIM_CONST)
             return -1;
-        n *= d[i].v;
+        c[i] = d[i].v;
     }
-    return n;
+    return pld_size_numel(r < PLD_CK_MAX_RANK ? r : PLD_CK_MAX_RANK, c, &n) ? -2 : n;
 }
 
 /* Static bounds of a tile <-> tensor region (load/store): tile dims align with
@@ -643,7 +689,8 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         for (int i = 0; vr >= 0 && i < r; i++)
             if (pld_dim_eq(&dims[i], &vdims[i]) != 1)
                 differs = 1;
-        if (!static_region(ck, c, t0, c->args[1], dims, vr >= 0 ? vdims : NULL, r, c->args[5], "reads"))
+        if (!static_region(ck, c, t0, c->args[1], dims, vr >= 0 ? vdims : NULL, r, c->args[5], "reads") ||
+            !pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, t0->dtype, NULL))
             return &pld_type_unknown;
         return shaped(ck, PLD_TY_TILE, t0->dtype, dims, r, differs ? vdims : NULL, mem_of(ck, c->args[4], PLD_MEM_VEC));
     }
@@ -679,6 +726,8 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
                          (long long)dims[i].v);
                 return &pld_type_unknown;
             }
+        if (!pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, dt, NULL))
+            return &pld_type_unknown;
         return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, NULL,
                       tile ? mem_of(ck, c->info->id == PLD_OPID_TILE_CREATE ? c->args[2] : NULL, PLD_MEM_VEC) : PLD_MEM_NONE);
     }
@@ -716,6 +765,8 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
             pld_ck_error(ck, c->call->span, "%s shape has %d entries but the operand has rank %d", c->info->name, r, t0->rank);
             return &pld_type_unknown;
         }
+        if (!pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, t0->dtype, NULL))
+            return &pld_type_unknown;
         int drop[PLD_CK_MAX_RANK] = {0};
         int nd = c->info->id == PLD_OPID_TENSOR_SLICE && c->args[4] ? pld_ck_list_len(ck, c->args[4]) : 0;
         for (int i = 0; i < nd; i++) {
@@ -734,6 +785,8 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TENSOR_RESHAPE: {
         r = pld_ck_dims_of_list(ck, c->args[1], dims);
         if (r < 0 || t0->kind == PLD_TY_UNKNOWN)
+            return &pld_type_unknown;
+        if (!pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, t0->dtype, NULL))
             return &pld_type_unknown;
         int64_t a = pld_type_static_numel(t0), b = numel_dims(dims, r);
         if (a >= 0 && b >= 0 && a != b)

@@ -134,6 +134,13 @@ const char *pld_ck_const_str(const pld_expr_t *e);
  * returns rank or -1 when e is not a list. dims must hold PLD_CK_MAX_RANK. */
 #define PLD_CK_MAX_RANK 8
 int pld_ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims);
+/* Static size of a shape (issue 9.1): the constant dims of dims[rank] times
+ * the element size of dt (PLD_DT_NONE: an element count), through the checked
+ * helper of pld_size.h. A negative dim or a size past int64 is an error at sp
+ * naming `what` (then returns 0); otherwise returns 1 and, when bytes is not
+ * NULL, sets *bytes to the size (-1 when a dim is not constant). */
+int pld_ck_shape_size(pld_ck_t *ck, pld_span_t sp, const char *what, const pld_dim_t *dims, int rank, pld_dtype_t dt,
+                      int64_t *bytes);
 /* Number of items of a list-like argument (list/tuple literal or list
  * constant); -1 when not a list. */
 int pld_ck_list_len(pld_ck_t *ck, const pld_expr_t *e);

@@ -355,8 +355,10 @@ static const pld_type_t *chk_alloc(pc_t *x)
             if (dims[i].kind == PLD_DIM_CONST && dims[i].v <= 0) {
                 perr(x, "shape dimensions must all be positive, found dimension %d = %lld", i,
                      (long long)dims[i].v);
-                break;
+                return &pld_type_ptr;
             }
+        pld_dtype_t d = dt ? dtype_of(x->ck, dt) : PLD_DT_NONE;
+        pld_ck_shape_size(x->ck, x->c->call->span, "pld.alloc_window_buffer", dims, r, d, NULL);
         return &pld_type_ptr;
     }
     if (dt)
@@ -365,6 +367,8 @@ static const pld_type_t *chk_alloc(pc_t *x)
         perr(x, "size must be a byte count or a shape list; got %s", pld_ck_tystr(x->ck, ty(x, 0)));
     else if (pld_ck_const_int(x->ck, size, &v) && v < 0)
         perr(x, "size must be non-negative, found %lld bytes", (long long)v);
+    else if ((x->ck->fold_overflow = 0, !pld_ck_const_int(x->ck, size, &v)) && x->ck->fold_overflow)
+        perr(x, "size overflows int64 (PyPTO integers are 64-bit)");
     return &pld_type_ptr;
 }
 
@@ -395,16 +399,11 @@ static const pld_type_t *chk_window(pc_t *x)
     /* the view must fit in the slot when both sizes are static */
     if (arg(x, 0)) {
         int w = pld_ck_window_of(x->ck, arg(x, 0));
-        int64_t n = 1;
-        int stat = 1;
-        for (int i = 0; i < r; i++) {
-            if (dims[i].kind != PLD_DIM_CONST)
-                stat = 0;
-            else
-                n *= dims[i].v;
-        }
-        if (stat && w >= 0 && w < x->ck->nwinbufs && x->ck->winbufs[w].bytes >= 0) {
-            int64_t need = (n * pld_dtype_bits(dt) + 7) / 8;
+        int64_t n = 0, need = -1;
+        if (!pld_ck_shape_size(x->ck, x->c->call->span, "pld.window view", dims, r, dt, &need))
+            return &pld_type_unknown;
+        pld_ck_shape_size(x->ck, x->c->call->span, "pld.window view", dims, r, PLD_DT_NONE, &n);
+        if (need >= 0 && w >= 0 && w < x->ck->nwinbufs && x->ck->winbufs[w].bytes >= 0) {
             if (need > x->ck->winbufs[w].bytes)
                 perr(x, "view of %lld %s elements needs %lld bytes but window buffer '%s' holds %lld bytes",
                      (long long)n, pld_dtype_name(dt), (long long)need, x->ck->winbufs[w].name,
@@ -1023,7 +1022,7 @@ static const pld_type_t *chk_allreduce(pc_t *x)
             perr(x, "mode=\"ring\" on the HOST rail does not support core_num > 1, found %lld", (long long)cn);
         else if (P > 16)
             perr(x, "mode=\"ring\" on the HOST rail requires 16 or fewer ranks, found %d", P);
-        else if (tt && pld_type_static_numel(tt) < 0)
+        else if (tt && pld_type_static_numel(tt) == -1)
             perr(x, "mode=\"ring\" on the HOST rail requires a statically-known target shape, found %s",
                  pld_ck_tystr(x->ck, tt));
         else if (tt && P > 0 && pld_type_static_numel(tt) % P != 0)
@@ -1088,7 +1087,7 @@ static const pld_type_t *chk_simple_coll(pc_t *x, pld_op_id_t id)
     if (rail == PLD_CTX_KERNEL) {
         if (st)
             incore_mesh_signal(x, st);
-        if (id == PLD_OPID_PLD_BROADCAST && tt && pld_type_static_numel(tt) < 0)
+        if (id == PLD_OPID_PLD_BROADCAST && tt && pld_type_static_numel(tt) == -1)
             perr(x, "target must have a static shape on the InCore rail, found %s", pld_ck_tystr(x->ck, tt));
     } else {
         if (tt && tt->dtype != PLD_DT_FP32)

@@ -3,6 +3,7 @@
  * (loops, pl.at/pl.spmd scopes, yields), returns, and the HOST dispatch scan
  * that decides whether comm domains may be world subsets. */
 #include "pld_check_int.h"
+#include "pld_size.h"
 #include "pld_mem.h"
 
 #include <stdio.h>
@@ -205,17 +206,19 @@ static void window_alloc(pld_ck_t *ck, pld_stmt_t *s)
         const pld_expr_t *a0 = v->u.call.args[0].value;
         int64_t n;
         if (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE) {
-            int64_t prod = 1;
-            int ok = 1;
+            int64_t shape[PLD_CK_MAX_RANK], prod = -1;
+            int ok = a0->u.seq.n <= PLD_CK_MAX_RANK;
             for (int i = 0; i < a0->u.seq.n && ok; i++)
-                ok = pld_ck_const_int(ck, a0->u.seq.items[i], &n) && (prod *= n, 1);
+                ok = pld_ck_const_int(ck, a0->u.seq.items[i], &shape[i]);
             const pld_expr_t *dt = NULL;
             for (int i = 0; i < v->u.call.nargs; i++)
                 if (v->u.call.args[i].kw && strcmp(v->u.call.args[i].kw, "dtype") == 0)
                     dt = v->u.call.args[i].value;
             pld_dtype_t d = dt ? pld_ck_ann_dtype(ck, dt) : PLD_DT_NONE;
-            if (ok && d != PLD_DT_NONE)
-                w->bytes = prod * pld_dtype_bytes(d);
+            /* an overflowing or negative shape was reported by the op check */
+            if (ok && d != PLD_DT_NONE &&
+                pld_size_bytes(a0->u.seq.n, shape, pld_dtype_bytes(d), INT64_MAX, &prod) == PLD_SIZE_OK)
+                w->bytes = prod;
         } else if (pld_ck_const_int(ck, a0, &n)) {
             w->bytes = n;
             if (n <= 0)

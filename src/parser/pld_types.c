@@ -1,5 +1,6 @@
 /* pld_types.c - enum tables of the IR and type helpers. */
 #include "pld_ast.h"
+#include "pld_size.h"
 
 #include <string.h>
 
@@ -178,11 +179,17 @@ int pld_type_is_tensorlike(const pld_type_t *t)
 
 int64_t pld_type_static_numel(const pld_type_t *t)
 {
-    int64_t n = 1;
-    for (int i = 0; i < t->rank; i++) {
+    int64_t n = 1, d;
+    int zero = 0;
+    for (int i = 0; i < t->rank; i++)
         if (t->shape[i].kind != PLD_DIM_CONST)
             return -1;
-        n *= t->shape[i].v;
+    /* as pld_size_numel: a zero dim gives 0, the other dims must still fit */
+    for (int i = 0; i < t->rank; i++) {
+        d = t->shape[i].v;
+        if (d < 0 || (d > 0 && pld_size_mul(n, d, &n)))
+            return -2;
+        zero |= d == 0;
     }
-    return n;
+    return zero ? 0 : n;
 }

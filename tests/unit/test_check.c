@@ -1095,6 +1095,55 @@ static void test_check_unified_cast_on_tile(void)
     free(src);
 }
 
+/* Issue 9.1: every static size goes through pld_size.h; an overflowing shape
+ * is a located error wherever it appears (kernel tile, reshape, HOST alloc). */
+static void test_check_static_size_overflow(void)
+{
+    static const struct {
+        const char *kern, *host, *msg;
+        unsigned line;
+    } cases[] = {
+        {"        t = pl.tile.create([2**40, 2**40, 2**40], dtype=pl.FP32)\n", "",
+         "pl.tile.create shape [1099511627776, 1099511627776, 1099511627776] of FP32 overflows int64", 16},
+        {"        t = pl.load(x, [0, 0], [1, SIZE])\n        u = pl.reshape(t, [2**62, 4])\n", "",
+         "shape [4611686018427387904, 4] of FP32 overflows int64", 17},
+        {"", "        b = pld.alloc_window_buffer(2**62 * 4)\n", "size overflows int64", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *src = program3(cases[i].kern, "", cases[i].host);
+        pld_status_t st;
+        pld_program_t *p = check_src("size.pld", src, 0, &st);
+        const pld_diag_t *d = first_error(p);
+        CU_ASSERT_EQUAL(st, PLD_E_TYPE);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        if (!strstr(d->msg, cases[i].msg))
+            dump_diags(p);
+        CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, cases[i].msg));
+        if (cases[i].line)
+            CU_ASSERT_EQUAL(d->span.line, cases[i].line);
+        pld_program_destroy(p);
+        free(src);
+    }
+    /* the type layer: -1 for a symbolic dim, -2 for an overflowing count */
+    pld_dim_t dims[3] = {{PLD_DIM_CONST, INT64_C(1) << 40, NULL, NULL}, {PLD_DIM_CONST, INT64_C(1) << 40, NULL, NULL},
+                         {PLD_DIM_CONST, 0, NULL, NULL}};
+    pld_type_t t;
+    memset(&t, 0, sizeof t);
+    t.kind = PLD_TY_TENSOR;
+    t.rank = 3;
+    t.shape = dims;
+    CU_ASSERT_EQUAL(pld_type_static_numel(&t), -2); /* a zero dim: the others must still fit */
+    dims[0].v = 4;
+    CU_ASSERT_EQUAL(pld_type_static_numel(&t), 0);
+    dims[0].v = INT64_C(1) << 40;
+    dims[2].v = INT64_C(1) << 40;
+    CU_ASSERT_EQUAL(pld_type_static_numel(&t), -2);
+    dims[2].v = -1;
+    CU_ASSERT_EQUAL(pld_type_static_numel(&t), -2);
+    dims[2].kind = PLD_DIM_SYM;
+    CU_ASSERT_EQUAL(pld_type_static_numel(&t), -1);
+}
+
 /* Regression (parser under OOM): a NAME that could not be interned must not
  * reach parse_import as NULL, and `return a, b` must survive a failed item
  * vector allocation. Full programs with imports, every failure point. */
@@ -1133,6 +1182,7 @@ static CU_TestInfo check_tests[] = {
     {"test_check_oom_loop_check_text", test_check_oom_loop_check_text},
     {"test_check_unified_cast_on_tile", test_check_unified_cast_on_tile},
     {"test_check_oom_loop_parser", test_check_oom_loop_parser},
+    {"test_check_static_size_overflow", test_check_static_size_overflow},
     CU_TEST_INFO_NULL,
 };
 
