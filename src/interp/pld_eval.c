@@ -257,6 +257,7 @@ pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_val
     case PLD_EX_ELLIPSIS:
     case PLD_EX_DICT:
     case PLD_EX_SLICE:
+    case PLD_EX_COND: /* module constants only, folded by the checker (pld_const_value) */
         return PLD_OK; /* read by the ops that take them, never as values */
     }
     return PLD_OK;
@@ -281,7 +282,7 @@ static const pld_expr_t *list_expr(pld_interp_t *it, const pld_expr_t *e)
     if (e->kind == PLD_EX_NAME && e->slot < 0)
         for (int i = 0; i < it->p->nconsts; i++)
             if (it->p->consts[i].name == e->u.name) {
-                const pld_expr_t *v = it->p->consts[i].value;
+                const pld_expr_t *v = pld_const_value(&it->p->consts[i]);
                 if (v->kind == PLD_EX_LIST || v->kind == PLD_EX_TUPLE)
                     return v;
             }

@@ -95,7 +95,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         return PLD_E_NOMEM;
     }
     for (int i = 0; i < p->nconsts; i++) {
-        const pld_expr_t *v = p->consts[i].value;
+        const pld_expr_t *v = pld_const_value(&p->consts[i]);
         if (v->kind == PLD_EX_CALL && v->u.call.fn->kind == PLD_EX_ATTR && strcmp(v->u.call.fn->u.attr.attr, "dynamic") == 0) {
             it->const_is_dyn[i] = 1;
             continue;

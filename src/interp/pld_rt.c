@@ -99,7 +99,7 @@ pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e)
     if (e->kind == PLD_EX_NAME) {
         for (int i = 0; i < it->p->nconsts; i++)
             if (it->p->consts[i].name == e->u.name) {
-                const pld_expr_t *v = it->p->consts[i].value;
+                const pld_expr_t *v = pld_const_value(&it->p->consts[i]);
                 return v != e ? pld_expr_dtype(it, v) : PLD_DT_NONE;
             }
         return pld_dtype_from_name(e->u.name);

@@ -41,7 +41,8 @@ typedef enum pld_expr_kind {
     PLD_EX_SLICE,
     PLD_EX_LIST,
     PLD_EX_TUPLE,
-    PLD_EX_DICT
+    PLD_EX_DICT,
+    PLD_EX_COND      /* `a if cond else b`: module constants only (the parser rejects it in functions) */
 } pld_expr_kind_t;
 
 /* Binary operators, including comparisons and boolean and/or. ORDER PLD_BINOP */
@@ -83,6 +84,7 @@ struct pld_expr {
         struct { pld_expr_t *lo, *hi, *step; } slice;                /* any may be NULL */
         struct { pld_expr_t **items; int n; int trailing_comma; } seq; /* LIST / TUPLE */
         struct { pld_expr_t **keys; pld_expr_t **vals; int n; } dict;
+        struct { pld_expr_t *a, *cond, *b; pld_span_t if_span; } cond; /* COND: a if cond else b */
     } u;
     /* --- filled by the checker --- */
     const struct pld_type *type; /* static type (NULL before checking) */
@@ -186,7 +188,20 @@ typedef struct pld_const_decl {
     pld_span_t span;
     pld_expr_t *value;
     pld_comment_t *comments;
+    /* filled by the checker: what the value folds to when the interpreter
+     * cannot evaluate `value` as written (an INT/BOOL literal for an integer,
+     * enum member, min/max or conditional; the chosen branch of a conditional
+     * otherwise); NULL when `value` is evaluated as written. Read through
+     * pld_const_value(). */
+    pld_expr_t *folded;
 } pld_const_decl_t;
+
+/* The expression a module constant evaluates: the checker's folded value when
+ * it made one, else the value as written. */
+static inline const pld_expr_t *pld_const_value(const pld_const_decl_t *cd)
+{
+    return cd->folded ? cd->folded : cd->value;
+}
 
 typedef struct pld_intern pld_intern_t;
 

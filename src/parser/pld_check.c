@@ -121,6 +121,25 @@ static void check_imports(pld_ck_t *ck)
     }
 }
 
+/* Records the integer a module constant folds to as a literal node the
+ * interpreter evaluates (min/max, enum members, conditionals are folded here,
+ * never at run time); a BOOL literal stays a BOOL. Returns 0 on OOM. */
+static int fold_literal(pld_ck_t *ck, pld_const_decl_t *cd, const pld_expr_t *v, int64_t iv)
+{
+    pld_expr_t *lit = pld_ast_expr(ck->p, v->kind == PLD_EX_BOOL ? PLD_EX_BOOL : PLD_EX_INT, v->span);
+    if (!lit) {
+        ck->oom = 1;
+        return 0;
+    }
+    lit->height = 1;
+    if (lit->kind == PLD_EX_BOOL)
+        lit->u.bval = iv != 0;
+    else
+        lit->u.ival = iv;
+    cd->folded = lit;
+    return 1;
+}
+
 static void check_consts(pld_ck_t *ck)
 {
     pld_program_t *p = ck->p;
@@ -131,16 +150,36 @@ static void check_consts(pld_ck_t *ck)
     }
     ck->nconsts = 0;
     for (int i = 0; i < p->nconsts; i++) {
-        const pld_const_decl_t *cd = &p->consts[i];
+        pld_const_decl_t *cd = &p->consts[i];
         ck_const_t c;
         memset(&c, 0, sizeof c);
         c.name = cd->name;
         c.span = cd->span;
-        c.expr = cd->value;
         const pld_expr_t *v = cd->value;
         int64_t iv;
+        const char *en;
+        cd->folded = NULL;
+        /* A if C else B: Python evaluates it before IR construction; C must
+         * be a constant, and the constant is the chosen branch */
+        while (v->kind == PLD_EX_COND && pld_ck_const_int(ck, v->u.cond.cond, &iv))
+            v = iv ? v->u.cond.a : v->u.cond.b;
+        if (v != cd->value)
+            cd->folded = (pld_expr_t *)v;
+        c.expr = v;
         ck->fold_overflow = 0;
-        if (is_call_to(ck, v, "pl.dynamic")) {
+        if (v->kind == PLD_EX_COND) {
+            c.kind = CK_C_BAD;
+            pld_ck_error(ck, v->u.cond.cond->span, "the condition of module constant '%s' must be a constant "
+                                               "(literals and arithmetic over earlier constants)", cd->name);
+        } else if ((en = pld_ck_enum_member(v, &iv)) != NULL) {
+            c.kind = CK_C_ENUM;
+            c.enum_name = en;
+            c.i = iv;
+            if (iv < 0)
+                pld_ck_error(ck, v->span, "'%s' is not a member of %s", v->u.attr.attr, en);
+            else if (!fold_literal(ck, cd, v, iv))
+                return;
+        } else if (is_call_to(ck, v, "pl.dynamic")) {
             c.kind = CK_C_DYN;
             if (v->u.call.nargs != 1 || v->u.call.args[0].value->kind != PLD_EX_STR)
                 pld_ck_error(ck, v->span, "pl.dynamic takes one string: %s = pl.dynamic(\"%s\")", cd->name, cd->name);
@@ -150,6 +189,8 @@ static void check_consts(pld_ck_t *ck)
         } else if (pld_ck_const_int(ck, v, &iv)) {
             c.kind = v->kind == PLD_EX_BOOL ? CK_C_BOOL : CK_C_INT;
             c.i = iv;
+            if (v->kind != PLD_EX_INT && v->kind != PLD_EX_BOOL && !fold_literal(ck, cd, v, iv))
+                return;
         } else if (ck->fold_overflow) {
             c.kind = CK_C_BAD;
             pld_ck_error(ck, v->span, "module constant '%s' overflows int64 (PyPTO integers are 64-bit)", cd->name);

@@ -149,11 +149,27 @@ int pld_ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out)
         case PLD_OP_GE: *out = a >= b; return 1;
         default: return 0;
         }
+    case PLD_EX_COND: /* Python: only the chosen branch is evaluated */
+        if (!pld_ck_const_int(ck, e->u.cond.cond, &a))
+            return 0;
+        return pld_ck_const_int(ck, a ? e->u.cond.a : e->u.cond.b, out);
     case PLD_EX_CALL: {
         char buf[128];
         const char *d = dotted(ck, e->u.call.fn, buf, sizeof buf);
         if (!d)
             return 0;
+        if ((strcmp(d, "min") == 0 || strcmp(d, "max") == 0) && e->u.call.nargs >= 2) {
+            /* Python's builtins over two or more int arguments (module constants) */
+            const int is_min = d[1] == 'i';
+            for (int i = 0; i < e->u.call.nargs; i++) {
+                if (e->u.call.args[i].kw || !pld_ck_const_int(ck, e->u.call.args[i].value, &b))
+                    return 0;
+                if (i == 0 || (is_min ? b < a : b > a))
+                    a = b;
+            }
+            *out = a;
+            return 1;
+        }
         if (strcmp(d, "pl.const") == 0 && e->u.call.nargs >= 1)
             return pld_ck_const_int(ck, e->u.call.args[0].value, out);
         size_t n = strlen(d);
@@ -191,10 +207,37 @@ static const struct {
     {"ReduceOp", "Min", 2},       {"ReduceOp", "Prod", 3},
 };
 
+const char *pld_ck_enum_member(const pld_expr_t *e, int64_t *out)
+{
+    if (!e || e->kind != PLD_EX_ATTR || e->u.attr.obj->kind != PLD_EX_ATTR)
+        return NULL;
+    const char *en = e->u.attr.obj->u.attr.attr, *known = NULL;
+    for (size_t i = 0; i < sizeof enum_values / sizeof enum_values[0]; i++)
+        if (strcmp(enum_values[i].enum_name, en) == 0) {
+            known = enum_values[i].enum_name;
+            if (strcmp(enum_values[i].member, e->u.attr.attr) == 0) {
+                *out = enum_values[i].v;
+                return known;
+            }
+        }
+    *out = -1;
+    return known;
+}
+
 int pld_ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out)
 {
     if (!e)
         return 0;
+    if (e->kind == PLD_EX_NAME && pld_ck_find_slot(ck, e->u.name) < 0) {
+        /* a module constant holding a member: REDUCE_OP = pld.ReduceOp.Prod */
+        const ck_const_t *c = pld_ck_find_const(ck, e->u.name);
+        if (c && c->kind == CK_C_ENUM) {
+            if (strcmp(c->enum_name, enum_name) != 0)
+                return 0;
+            *out = c->i;
+            return 1;
+        }
+    }
     if (e->kind == PLD_EX_ATTR && e->u.attr.obj->kind == PLD_EX_ATTR) {
         const char *en = e->u.attr.obj->u.attr.attr;
         if (strcmp(en, enum_name) != 0)
@@ -1310,6 +1353,10 @@ const pld_type_t *pld_ck_expr(pld_ck_t *ck, pld_expr_t *e)
     case PLD_EX_DICT:
         for (int i = 0; i < e->u.dict.n; i++)
             pld_ck_expr(ck, e->u.dict.vals[i]);
+        return set_type(e, &pld_type_unknown);
+    case PLD_EX_COND: /* the parser reads it in module constants only */
+        pld_ck_error(ck, e->u.cond.if_span, "conditional expressions (a if c else b) are not supported; use an if "
+                                           "statement");
         return set_type(e, &pld_type_unknown);
     }
     return set_type(e, &pld_type_unknown);

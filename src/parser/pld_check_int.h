@@ -14,7 +14,7 @@
 
 /* A module-level constant. */
 typedef enum ck_const_kind {
-    CK_C_INT, CK_C_FLOAT, CK_C_BOOL, CK_C_STR, CK_C_DYN, CK_C_DTYPE, CK_C_EXPR, CK_C_BAD
+    CK_C_INT, CK_C_FLOAT, CK_C_BOOL, CK_C_STR, CK_C_DYN, CK_C_DTYPE, CK_C_EXPR, CK_C_ENUM, CK_C_BAD
 } ck_const_kind_t;
 
 typedef struct ck_const {
@@ -23,7 +23,8 @@ typedef struct ck_const {
     int64_t i;
     double f;
     pld_dtype_t dt;
-    const pld_expr_t *expr;   /* the value expression (lists, tuples, ...) */
+    const char *enum_name;    /* ENUM: "ReduceOp", ... (i holds the member's value) */
+    const pld_expr_t *expr;   /* the value expression (lists, tuples, ...; a conditional's chosen branch) */
     pld_span_t span;
 } ck_const_t;
 
@@ -128,6 +129,10 @@ int pld_ck_const_int(pld_ck_t *ck, const pld_expr_t *e, int64_t *out);
  * pl.AtomicType.None_ ; `enum_name` selects the table ("ReduceOp", "NotifyOp",
  * "WaitCmp", "AtomicType"). Returns 1 when known. */
 int pld_ck_enum_int(pld_ck_t *ck, const pld_expr_t *e, const char *enum_name, int64_t *out);
+/* The enum member an attribute chain names (pld.ReduceOp.Prod): its enum's
+ * name (static storage) and value (-1 for an unknown member of a known enum);
+ * NULL when e is not such a chain. */
+const char *pld_ck_enum_member(const pld_expr_t *e, int64_t *out);
 /* Static string value of e ('mesh'); NULL when not a string literal. */
 const char *pld_ck_const_str(const pld_expr_t *e);
 /* Reads a shape-like list (list/tuple literal, list constant) into dims;

@@ -619,7 +619,11 @@ pld_status_t pld_parse_program(pld_program_t *p)
             }
             if (!pld_parse_expect(&ps, PLD_T_ASSIGN, "'='"))
                 continue;
+            /* module constants are Python evaluated before IR construction:
+             * conditional expressions are fine there (not in functions) */
+            ps.allow_cond = 1;
             cd->value = pld_parse_expr_testlist(&ps);
+            ps.allow_cond = 0;
             if (!cd->value)
                 continue;
             uint32_t nl_line = ps.tok.span.line;

@@ -571,7 +571,8 @@ static pld_expr_t *parse_or(pld_parser_t *ps)
     return a;
 }
 
-/* test ::= or_test   (conditional expressions and lambdas are rejected) */
+/* test ::= or_test [ 'if' or_test 'else' test ]   (the conditional only in a
+ * module constant, ps->allow_cond; lambdas are rejected) */
 pld_expr_t *pld_parse_expr_test(pld_parser_t *ps)
 {
     if (reject_unsupported_expr(ps))
@@ -579,6 +580,22 @@ pld_expr_t *pld_parse_expr_test(pld_parser_t *ps)
     if (!pld_parse_enter(ps))
         return NULL;
     pld_expr_t *e = parse_or(ps);
+    if (e && at(ps, PLD_T_IF) && ps->allow_cond) {
+        pld_span_t if_span = ps->tok.span;
+        advance(ps);
+        pld_expr_t *c = parse_or(ps);
+        pld_expr_t *b = c && pld_parse_expect(ps, PLD_T_ELSE, "'else' in the conditional expression")
+                            ? pld_parse_expr_test(ps) : NULL;
+        pld_expr_t *x = b ? pld_parse_mk(ps, PLD_EX_COND, pld_span_join(e->span, b->span)) : NULL;
+        if (x) {
+            x->u.cond.a = e;
+            x->u.cond.cond = c;
+            x->u.cond.b = b;
+            x->u.cond.if_span = if_span;
+            x = pld_parse_grow(ps, pld_parse_grow(ps, pld_parse_grow(ps, x, e), c), b);
+        }
+        e = x;
+    }
     leave(ps);
     if (e && at(ps, PLD_T_IF)) {
         pld_parse_error_here(ps, "conditional expressions (a if c else b) are not supported; use an if statement%s", "");

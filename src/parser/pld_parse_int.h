@@ -26,6 +26,7 @@ typedef struct pld_parser {
     uint32_t prev_end;    /* end offset of the last consumed token */
     int panic;            /* an error was reported; skip to the next statement */
     int depth;            /* expression / statement nesting */
+    int allow_cond;       /* parsing a module constant: `a if c else b` is an expression */
     int oom;
 } pld_parser_t;
 
@@ -118,7 +119,8 @@ int pld_parse_enter(pld_parser_t *ps);
 
 /* ---- expressions (pld_parse_expr.c); each returns NULL after an error ---- */
 
-/* test ::= or_test   (conditional expressions and lambdas are rejected) */
+/* test ::= or_test [ 'if' or_test 'else' test ]   (the conditional only in a
+ * module constant; lambdas are rejected) */
 pld_expr_t *pld_parse_expr_test(pld_parser_t *ps);
 /* testlist ::= test { ',' test } [','] -> a TUPLE when there is a comma */
 pld_expr_t *pld_parse_expr_testlist(pld_parser_t *ps);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum {
-    P_OR = 1, P_XOR, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ARITH, P_TERM, P_UNARY,
+    P_COND = 1, P_OR, P_XOR, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ARITH, P_TERM, P_UNARY,
     P_POW, P_PRIMARY, P_ATOM
 };
 
@@ -49,6 +49,7 @@ static int expr_prec(const pld_expr_t *e)
     case PLD_EX_BINARY: return binop_prec(e->u.bin.op);
     case PLD_EX_UNARY: return e->u.un.op == PLD_UOP_NOT ? P_NOT : P_UNARY;
     case PLD_EX_CALL: case PLD_EX_ATTR: case PLD_EX_SUBSCRIPT: return P_PRIMARY;
+    case PLD_EX_COND: return P_COND;
     default: return P_ATOM;
     }
 }
@@ -227,6 +228,13 @@ static void print_expr(const pld_expr_t *e, pld_buf_t *out)
             print_expr(e->u.dict.vals[i], out);
         }
         pld_buf_putc(out, '}');
+        break;
+    case PLD_EX_COND: /* a and cond are or_tests; b may be another conditional */
+        print_paren(e->u.cond.a, expr_prec(e->u.cond.a) <= P_COND, out);
+        pld_buf_puts(out, " if ");
+        print_paren(e->u.cond.cond, expr_prec(e->u.cond.cond) <= P_COND, out);
+        pld_buf_puts(out, " else ");
+        print_expr(e->u.cond.b, out);
         break;
     }
 }

@@ -118,6 +118,15 @@ static void sx_expr(const pld_expr_t *e, pld_buf_t *b)
         }
         pld_buf_putc(b, '}');
         break;
+    case PLD_EX_COND:
+        pld_buf_puts(b, "(ifexp ");
+        sx_expr(e->u.cond.cond, b);
+        pld_buf_putc(b, ' ');
+        sx_expr(e->u.cond.a, b);
+        pld_buf_putc(b, ' ');
+        sx_expr(e->u.cond.b, b);
+        pld_buf_putc(b, ')');
+        break;
     }
 }
 

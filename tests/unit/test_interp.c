@@ -1657,11 +1657,13 @@ static void test_interp_regress_host_tuple_unpack_other_rank(void)
 /* Regression: tensor and tile sizes are not checked for overflow
  * (pld_tensor_new / pld_tile_new in src/interp/pld_value.c: numel * dtype
  * bytes wraps), so a [2^31, 2^31] FP32 tensor gets a 0-byte buffer and the
- * next write is out of bounds (SEGV). Expected: a clean runtime error. */
+ * next write is out of bounds (SEGV). Expected: a clean runtime error. (One
+ * dim is a run-time value: with both dims constant the checker reports the
+ * overflow statically, issue 9.1.) */
 static const char *SRC_HUGE =
     HDR ORCH
     "    def main(self, y: pl.Out[pl.Tensor[[1, 4], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:\n"
-    "        t = pl.create_tensor([2147483648, 2147483648], dtype=pl.FP32)\n"
+    "        t = pl.create_tensor([2147483648, pl.tensor.dim(y, 1) * 536870912], dtype=pl.FP32)\n"
     "        pl.write(t, [5, 7], 1.0)\n"
     "        return y\n";
 
@@ -1853,7 +1855,54 @@ static void test_interp_hw_comm_ctx(void)
     pld_hw_close(hw);
 }
 
+/* Issue 9.4: module constants PyPTO accepts (a conditional, min/max, // and %,
+ * an enum member, a conditional over enum members) are folded by the checker
+ * and the interpreter runs with the folded values: two Set notifies of 5 leave
+ * 5 (AtomicAdd would leave 10). */
+static const char *SRC_MODULE_CONSTS =
+    "import pypto.language as pl\n"
+    "import pypto.language.distributed as pld\n\n"
+    "WIDE = True\n"
+    "W = 8 if WIDE else 4\n"
+    "HALF = max(W // 2, 3, 1)\n"
+    "LO = min(W % 5, 2) if not WIDE else min(-7 // 2, W % 3)\n"
+    "NOP = pld.NotifyOp.AtomicAdd if W < 8 else pld.NotifyOp.Set\n"
+    "SET = pld.NotifyOp.Set\n\n\n"
+    "@pl.program\n"
+    "class T:\n" INCORE
+    "    def k(self, sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]], o: pl.Out[pl.Tensor[[1, W], pl.INT32]]):\n"
+    "        pld.system.notify(sig, 0, [0, 0], 5, op=NOP)\n"
+    "        pld.system.notify(sig, 0, [0, 0], 5, op=SET)\n"
+    "        v = pl.read(sig, [0, 0])\n"
+    "        pl.write(o, [0, 0], v)\n"
+    "        pl.write(o, [0, 1], pl.cast(W, pl.INT32))\n"
+    "        pl.write(o, [0, 2], pl.cast(HALF, pl.INT32))\n"
+    "        pl.write(o, [0, 3], pl.cast(LO, pl.INT32))\n" ORCH
+    "    def chip(self, sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]], o: pl.Out[pl.Tensor[[1, W], pl.INT32]]):\n"
+    "        self.k(sig, o)\n" HOST
+    "    def host_orch(self, o: pl.Out[pl.Tensor[[1, W], pl.INT32]]):\n"
+    "        buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)\n"
+    "        for r in pl.range(pld.world_size()):\n"
+    "            sig = pld.window(buf, [1, 1], dtype=pl.INT32)\n"
+    "            self.chip(sig, o, device=r)\n";
+
+static void test_interp_module_consts_folded(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_MODULE_CONSTS, pld_comm_self()))
+        goto out;
+    tp_zero_outs(&t);
+    if (tp_run(&t, PLD_OK) != PLD_OK)
+        goto out;
+    /* LO: min(-7 // 2, 8 % 3) = min(-4, 2) */
+    const int32_t want[8] = {5, 8, 4, -4, 0, 0, 0, 0};
+    EXPECT_I32(&t, "o", want);
+out:
+    tp_close(&t);
+}
+
 static CU_TestInfo interp_tests[] = {
+    {"test_interp_module_consts_folded", test_interp_module_consts_folded},
     {"test_interp_scalar_floor_div_mod", test_interp_scalar_floor_div_mod},
     {"test_interp_scalar_int32_wrap", test_interp_scalar_int32_wrap},
     {"test_interp_scalar_index_int32_promotion", test_interp_scalar_index_int32_promotion},

@@ -85,6 +85,24 @@ static void test_print_module_layout(void)
                  "    @pl.function\n    def g(self):\n        return\n");
 }
 
+/* Conditional expressions (module constants only): lowest precedence, the
+ * else branch chains without parentheses. */
+static void test_print_conditional_constants(void)
+{
+    EXPECT_PRINT("A = 1 if B else 2\n"
+                 "C = (1 if B else 2) + 3\n"
+                 "D = (1 if B else 2) if (3 if B else 4) else 5 if B else 6\n"
+                 "E = f(x if B else y, [1 if B else 2])\n"
+                 "F = (a or b) if not c else -(1 if B else 2)\n"
+                 "G = max(1, 2) if N // 2 % 3 else min(4, 5)\n",
+                 "A = 1 if B else 2\n"
+                 "C = (1 if B else 2) + 3\n"
+                 "D = (1 if B else 2) if (3 if B else 4) else 5 if B else 6\n"
+                 "E = f(x if B else y, [1 if B else 2])\n"
+                 "F = a or b if not c else -(1 if B else 2)\n"
+                 "G = max(1, 2) if N // 2 % 3 else min(4, 5)\n\n");
+}
+
 static void test_print_empty_class_and_block(void)
 {
     EXPECT_PRINT("@pl.program\nclass A:\n    \"\"\"Only a docstring.\"\"\"\n", "@pl.program\nclass A:\n    pass\n");
@@ -489,6 +507,7 @@ static void test_print_raw_and_formatted_agree(void)
 static CU_TestInfo exact_tests[] = {
     {"test_print_module_layout", test_print_module_layout},
     {"test_print_empty_class_and_block", test_print_empty_class_and_block},
+    {"test_print_conditional_constants", test_print_conditional_constants},
     {"test_print_top_level_function", test_print_top_level_function},
     {"test_print_statements", test_print_statements},
     {"test_print_elif_chain", test_print_elif_chain},
