@@ -770,6 +770,28 @@ static void check_call_args(pld_ck_t *ck, pld_expr_t *e, ck_fn_info_t *fi, const
     }
 }
 
+/* The window views a HOST dispatch passes: they give their buffers a device
+ * set (comm-domain coverage), and a slice of one is an error (§2.3: the
+ * dispatch passes the owning slot from byte 0, the slice's origin is lost). */
+static void host_dispatch_windows(pld_ck_t *ck, const pld_expr_t *e, const char *name)
+{
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        const pld_arg_t *a = &e->u.call.args[i];
+        if (a->kw)
+            continue;
+        int w = pld_ck_window_of(ck, a->value);
+        if (w >= 0 && w < ck->nwinbufs)
+            ck->winbufs[w].dispatched = 1;
+        w = pld_ck_window_slice_of(ck, a->value);
+        if (w >= 0 && w < ck->nwinbufs)
+            pld_ck_error(ck, a->value->span,
+                         "a HOST-level slice of a view of window buffer '%s' cannot be passed to self.%s: a dispatch "
+                         "passes the whole window slot from byte 0, so the slice's origin would be lost; pass a "
+                         "pld.window(...) view of the shape the callee declares, and slice inside it",
+                         ck->winbufs[w].name, name);
+    }
+}
+
 /* self.f(args..., [device=r], [attrs={...}]) */
 const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt)
 {
@@ -842,6 +864,8 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         pld_diag_note(&ck->p->diags, d, fi->f->name_span, "'%s' is defined here", name);
         return fi->ret;
     }
+    if (ck->ctx == PLD_CTX_HOST)
+        host_dispatch_windows(ck, e, name);
     check_call_args(ck, e, fi, argt, 0);
     return fi->ret;
 }

@@ -34,7 +34,16 @@ typedef struct ck_winbuf {
     pld_span_t span;
     int64_t bytes;            /* -1 when not static */
     int in_loop;              /* allocated inside a loop */
+    int dispatched;           /* a view of it is an argument of some dispatch (comm-domain coverage) */
 } ck_winbuf_t;
+
+/* A HOST barrier, checked at the end of its function: its signal buffer must
+ * reach a dispatch (§2.15, "no inferred comm-domain coverage"). */
+#define PLD_CK_MAX_BARRIERS 32
+typedef struct ck_barrier {
+    int winbuf;
+    pld_span_t span;
+} ck_barrier_t;
 
 /* One local slot. */
 typedef struct ck_slot {
@@ -42,6 +51,7 @@ typedef struct ck_slot {
     const pld_type_t *type;   /* type of the first definition */
     int defined;              /* assigned on some path before the current point */
     int winbuf;               /* HOST: index of the window buffer a Ptr / window view refers to, else -1 */
+    int slice_of;             /* HOST: a slice of a view of this window buffer (§2.3), else -1 */
     int is_param;
     int is_loopvar_world;     /* loop variable of `for r in pl.range(pld.world_size())` */
     int64_t cval;             /* constant value when known (has_cval) */
@@ -68,6 +78,10 @@ typedef struct pld_ck {
     int spmd_depth;           /* inside pl.spmd */
     const pld_expr_t *at_scope; /* the pl.at(CORE_GROUP) item around the current code, or NULL */
     const pld_expr_t *deferred; /* the first defer_wait of that scope (registration began) */
+    const pld_expr_t *direct; /* the value of the statement being checked (assignment, expression
+                                 statement, return value): calls that must not be nested compare to it */
+    ck_barrier_t barriers[PLD_CK_MAX_BARRIERS];
+    int nbarriers;            /* HOST barriers of the current function */
     ck_slot_t *slots;
     int nslots, capslots;
     int oom;
@@ -193,5 +207,8 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
 /* HOST provenance: index into ck->winbufs of the allocation a HOST operand
  * (a pld.window view, a Ptr, or a collective's result) refers to; -1 if unknown. */
 int pld_ck_window_of(pld_ck_t *ck, const pld_expr_t *e);
+/* HOST: the window buffer whose view e slices (x[0:1], pl.tensor.slice of a
+ * view, or a local holding such a slice; §2.3), else -1. */
+int pld_ck_window_slice_of(pld_ck_t *ck, const pld_expr_t *e);
 
 #endif

@@ -986,6 +986,9 @@ static const pld_type_t *chk_allreduce(pc_t *x)
                     "an explicit signal");
         else if (ring)
             perr(x, "mode=\"ring\" requires an explicit signal");
+        else if (x->c->call != x->ck->direct)
+            perr(x, "without an explicit signal must be a direct assignment, expression statement, or return value "
+                    "(the signal is synthesized at statement level); pass an explicit signal or bind the result first");
     }
 
     if (rail == PLD_CTX_KERNEL) {
@@ -1097,6 +1100,12 @@ static const pld_type_t *chk_simple_coll(pc_t *x, pld_op_id_t id)
         if (id == PLD_OPID_PLD_BARRIER) {
             static const operand_t ops[] = {{0, "signal"}};
             host_windows(x, ops, 1, -1, -1);
+            /* coverage is decided at the end of the function (dispatches may follow) */
+            int w = pld_ck_window_of(x->ck, arg(x, 0));
+            if (w >= 0 && x->nerr == 0 && x->ck->nbarriers < PLD_CK_MAX_BARRIERS) {
+                x->ck->barriers[x->ck->nbarriers].winbuf = w;
+                x->ck->barriers[x->ck->nbarriers++].span = x->c->call->span;
+            }
         } else {
             static const operand_t ops[] = {{0, "target"}, {1, "signal"}};
             host_windows(x, ops, 2, -1, -1);
@@ -1423,6 +1432,21 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c)
 }
 
 /* ------------------------------------------------------------- provenance */
+
+int pld_ck_window_slice_of(pld_ck_t *ck, const pld_expr_t *e)
+{
+    if (!e)
+        return -1;
+    if (e->kind == PLD_EX_SUBSCRIPT)
+        return pld_ck_window_of(ck, e->u.sub.obj);
+    if (e->kind == PLD_EX_CALL && e->op == PLD_OPID_TENSOR_SLICE && e->u.call.nargs > 0 && !e->u.call.args[0].kw)
+        return pld_ck_window_of(ck, e->u.call.args[0].value);
+    if (e->kind == PLD_EX_NAME) {
+        int s = pld_ck_find_slot(ck, e->u.name);
+        return s >= 0 ? ck->slots[s].slice_of : -1;
+    }
+    return -1;
+}
 
 /* Argument `idx` (by position, or by the parameter's keyword) of a call. */
 static const pld_expr_t *call_arg(const pld_expr_t *call, const pld_op_info_t *info, int idx)

@@ -30,6 +30,7 @@ static int add_slot(pld_ck_t *ck, const char *name)
     memset(sl, 0, sizeof *sl);
     sl->name = name;
     sl->winbuf = -1;
+    sl->slice_of = -1;
     return ck->nslots++;
 }
 
@@ -538,7 +539,9 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
             pld_ck_error(ck, e->span, "pld.alloc_window_buffer must appear as the right-hand side of a simple assignment");
             return;
         }
+        ck->direct = e;
         pld_ck_expr(ck, e);
+        ck->direct = NULL;
         return;
     }
     case PLD_ST_ASSIGN: {
@@ -551,7 +554,9 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
             window_alloc(ck, s);
             return;
         }
+        ck->direct = v;
         const pld_type_t *t = pld_ck_expr(ck, v);
+        ck->direct = NULL;
         if (s->u.assign.ann) {
             const pld_type_t *at = pld_ck_ann_type(ck, s->u.assign.ann, NULL, 0);
             int a = at->kind, b = t->kind;
@@ -575,14 +580,18 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
                 int w = pld_ck_window_of(ck, v);
                 if (w >= 0)
                     sl->winbuf = w;
+                sl->slice_of = pld_ck_window_slice_of(ck, v);
             }
         }
         return;
     }
     case PLD_ST_RETURN: {
         const pld_type_t *ret = NULL;
-        for (int i = 0; i < s->u.ret.n; i++)
+        for (int i = 0; i < s->u.ret.n; i++) {
+            ck->direct = s->u.ret.vals[i];
             pld_ck_expr(ck, s->u.ret.vals[i]);
+        }
+        ck->direct = NULL;
         ck_prog_t *pr = ck_prog_of(ck);
         for (int i = 0; i < pr->nfns; i++)
             if (pr->fns[i].f == ck->fn)
@@ -656,6 +665,8 @@ void pld_ck_function(pld_ck_t *ck, ck_fn_info_t *fi)
     ck->deferred = NULL;
     ck->ctx = ck->fn_ctx = fi->ctx;
     ck->if_depth = 0;
+    ck->nbarriers = 0;
+    ck->direct = NULL;
     if (fi->ctx == 0 || fi->bad_header)
         return; /* SubWorker (raw Python), or a function whose kind is unknown */
     for (int i = 0; i < f->nparams; i++) {
@@ -669,6 +680,17 @@ void pld_ck_function(pld_ck_t *ck, ck_fn_info_t *fi)
     }
     collect_block(ck, &f->body);
     check_block(ck, &f->body);
+    /* §2.15: a HOST barrier's signal buffer must reach a dispatch, which
+     * gives it a device set (comm domain); the barrier alone does not */
+    for (int i = 0; i < ck->nbarriers; i++) {
+        const int w = ck->barriers[i].winbuf;
+        if (w >= 0 && w < ck->nwinbufs && !ck->winbufs[w].dispatched)
+            pld_ck_error(ck, ck->barriers[i].span,
+                         "pld.tensor.barrier signal buffer '%s' has no inferred comm-domain coverage: no dispatch "
+                         "receives a view of it, so the barrier does not cover every rank; pass a view of it to the "
+                         "dispatches (device=r) of the ranks it synchronises",
+                         ck->winbufs[w].name);
+    }
     f->nslots = ck->nslots;
     f->slot_names = pld_arena_alloc(&ck->p->arena, sizeof *f->slot_names * (size_t)(ck->nslots + 1));
     for (int i = 0; f->slot_names && i < ck->nslots; i++)

@@ -5,6 +5,7 @@
  *
  *   # expect-error: LINE:COL: gist     (required)
  *   # ranks: P [P ...]                 (optional; the check runs once per P)
+ *   # platform: NAME                   (optional; a2a3 or a5, default a2a3)
  *
  * For every file (in sorted order) and every P (or P unknown when there is no
  * `# ranks:` line) pld_check_text runs with opts.ranks = P and the test
@@ -13,6 +14,7 @@
  * (case-insensitive substring). Failures print the file, expected and actual.
  * The directory comes from the compile definition PLD_BAD_DIR. */
 #include "pld_check.h"
+#include "pld_npu_profile.h"
 #include "pld_test.h"
 
 #include <ctype.h>
@@ -36,6 +38,7 @@ typedef struct directives {
     char gist[512];
     int ranks[MAX_RANKS];
     int nranks;
+    const pld_npu_profile_t *platform; /* NULL = default */
     char problem[256];    /* non-empty when the directives are malformed */
 } directives_t;
 
@@ -173,6 +176,14 @@ static void read_directives(const char *text, directives_t *dv)
                 if (!dv->gist[0])
                     snprintf(dv->problem, sizeof dv->problem, "empty gist in '%.150s'", line);
             }
+        } else if (strncmp(line, "# platform:", 11) == 0) {
+            const char *nm = line + 11;
+            while (*nm == ' ')
+                nm++;
+            dv->platform = pld_npu_profile(nm);
+            if (!dv->platform)
+                snprintf(dv->problem, sizeof dv->problem, "unknown platform in '%.150s' (want one of %s)", line,
+                         pld_npu_profile_names());
         } else if (strncmp(line, "# ranks:", 8) == 0) {
             const char *p = line + 8;
             char *end;
@@ -208,6 +219,7 @@ static int check_one(const bad_file_t *bf, const directives_t *dv, int ranks)
     pld_check_opts_t opts;
     memset(&opts, 0, sizeof opts);
     opts.ranks = ranks;
+    opts.platform = dv->platform;
     char path[4096];
     snprintf(path, sizeof path, "tests/bad/%s", bf->name);
     pld_status_t st = PLD_OK;
