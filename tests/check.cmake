@@ -2,7 +2,8 @@
 # tests/CMakeLists.txt (it reuses pld_add_suite and pld_check_testing):
 #
 #   bad              tests/unit/test_bad.c: every tests/bad/*.pld reports its
-#                    `# expect-error: LINE:COL: gist` as the first error
+#                    `# expect-error: LINE:COL: gist` as the first error (for
+#                    each P of `# ranks:`, on the profile of `# platform:`)
 #   check            tests/unit/test_check.c: the checker API (sema fields,
 #                    opts, re-checking, rendering, OOM loop)
 #   programs_check   tests/run_programs.sh: every programs/**/*.pld passes
