@@ -17,6 +17,10 @@ cases (all at P = 2):
   device5          tests/mpi/programs/device_out_of_range.pld: device=5 with 2
                    ranks: exit 70, every rank reports "device=5" at the device
                    expression
+  warning_once     tests/mpi/programs/warn_dynamic_name.pld: a static warning
+                   (NR bound to the dynamic dim "world_size") on a run that
+                   succeeds: exit 0, the warning printed exactly once, by rank 0
+                   without a rank prefix
 
 usage:
   run_negative.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
@@ -38,6 +42,7 @@ REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 HELLO = os.path.join(REPO, 'programs', 'tutorial', 'hello_rank.pld')
 OOB = os.path.join(HERE, 'programs', 'oob_on_rank1.pld')
 DEV = os.path.join(HERE, 'programs', 'device_out_of_range.pld')
+WARN = os.path.join(HERE, 'programs', 'warn_dynamic_name.pld')
 P = 2
 
 
@@ -135,6 +140,18 @@ def case_device5(ctx):
     return pr, err
 
 
+def case_warning_once(ctx):
+    line, col = T.locate(WARN, 'pl.dynamic("world_size")')
+    rc, out, err = ctx.run(WARN, ['--in', 'xs=arange'])
+    pr = []
+    check(pr, rc == 0, 'exit status %d, expected 0' % rc)
+    warns = [l for l in err.splitlines() if ': warning: ' in l]
+    want = '%s:%d:%d: warning: dynamic dimension' % (WARN, line, col)
+    check(pr, len(warns) == 1, '%d warning lines, expected exactly 1 (static diagnostics are printed once)' % len(warns))
+    check(pr, all(l.startswith(want) for l in warns), 'the warning line does not start with %r' % want)
+    return pr, err
+
+
 def case_unknown_backend(ctx):
     rc, out, err = ctx.run(HELLO, ['--in', 'xs=arange', '--backend', 'nosuch'])
     pr = []
@@ -166,6 +183,7 @@ CASES = {
     'unreadable_file': case_unreadable_file,
     'rank1_oob': case_rank1_oob,
     'device5': case_device5,
+    'warning_once': case_warning_once,
 }
 
 

@@ -332,14 +332,19 @@ static int is_generator(const char *v)
     return strcmp(v, "arange") == 0 || strcmp(v, "zeros") == 0 || strcmp(v, "ones") == 0 || strncmp(v, "random:", 7) == 0;
 }
 
-/* Prints every error diagnostic with the rank prefix, in one write. */
-static void print_rank_diags(const pld_program_t *p, int rank, int size)
+/* Prints the run's diagnostics with the rank prefix, in one write: those
+ * after `checked` (the last static diagnostic, NULL = none), because static
+ * diagnostics were printed once, by rank 0, in front_end. */
+static void print_rank_diags(const pld_program_t *p, const pld_diag_t *checked, int rank, int size)
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "[rank %d/%d] ", rank, size);
     pld_buf_t b;
     pld_buf_init(&b);
-    pld_diag_render(&p->diags, prefix, &b);
+    for (const pld_diag_t *d = checked ? checked->next : p->diags.head; d; d = d->next)
+        pld_diag_render_one(&p->diags, d, prefix, &b);
+    if (p->diags.oom)
+        pld_buf_printf(&b, "%serror: out of memory while recording diagnostics\n", prefix);
     if (b.len)
         fwrite(b.p, 1, b.len, stderr);
     fflush(stderr);
@@ -375,6 +380,7 @@ static int run(const opts_t *o, pld_win_sys_t *win)
     int rc = front_end(o, size, rank == 0, &p);
     if (rc != EX_OK)
         return rc;
+    const pld_diag_t *checked = p->diags.tail; /* printed by rank 0 already */
     pld_comm_t comm = {NULL, rank, size, mpi_gather, mpi_max};
     pld_interp_opts_t io;
     memset(&io, 0, sizeof io);
@@ -492,10 +498,10 @@ static int run(const opts_t *o, pld_win_sys_t *win)
     }
     st = pld_interp_run(it);
     if (st != PLD_OK) {
-        print_rank_diags(p, rank, size);
+        print_rank_diags(p, checked, rank, size);
         rc = st == PLD_E_USAGE ? EX_USAGE : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_SOFTWARE;
     } else {
-        print_rank_diags(p, rank, size); /* warnings */
+        print_rank_diags(p, checked, rank, size); /* warnings */
     }
     pld_interp_stats_t stats;
     pld_interp_stats(it, &stats);
