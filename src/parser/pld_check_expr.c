@@ -1,7 +1,6 @@
 /* pld_check_expr.c - expressions: names, constants, operators, calls bound to
  * the op table, and static shape/dtype inference. */
 #include "pld_check_int.h"
-#include "pld_size.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -686,7 +685,8 @@ static int static_region(pld_ck_t *ck, ck_call_t *c, const pld_type_t *t, const 
             pld_ck_error(ck, c->call->span, "%s offset %lld in dimension %d is negative", c->info->name, (long long)off, d);
             return 0;
         }
-        if (ext->kind == PLD_DIM_CONST && t->shape[d].kind == PLD_DIM_CONST && off + ext->v > t->shape[d].v) {
+        if (ext->kind == PLD_DIM_CONST && t->shape[d].kind == PLD_DIM_CONST &&
+            pld_ck_past_end(off, ext->v, t->shape[d].v)) {
             pld_ck_error(ck, c->call->span, "%s %s past the end of dimension %d: offset %lld + extent %lld > size %lld",
                      c->info->name, what, d, (long long)off, (long long)ext->v, (long long)t->shape[d].v);
             return 0;

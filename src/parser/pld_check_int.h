@@ -11,6 +11,7 @@
 
 #include "pld_check.h"
 #include "pld_ast.h"
+#include "pld_size.h"
 
 /* A module-level constant. */
 typedef enum ck_const_kind {
@@ -152,6 +153,13 @@ const char *pld_ck_const_str(const pld_expr_t *e);
 /* Reads a shape-like list (list/tuple literal, list constant) into dims;
  * returns rank or -1 when e is not a list. dims must hold PLD_CK_MAX_RANK. */
 #define PLD_CK_MAX_RANK 8
+/* 1 when the region [off, off + ext) ends past dim (an offset + extent past
+ * int64 does too; pld_size.h). */
+static inline int pld_ck_past_end(int64_t off, int64_t ext, int64_t dim)
+{
+    int64_t end;
+    return pld_size_add(off, ext, &end) != PLD_SIZE_OK || end > dim;
+}
 int pld_ck_dims_of_list(pld_ck_t *ck, const pld_expr_t *e, pld_dim_t *dims);
 /* Static size of a shape (issue 9.1): the constant dims of dims[rank] times
  * the element size of dt (PLD_DT_NONE: an element count), through the checked

@@ -480,7 +480,7 @@ static const pld_type_t *chk_remote_load(pc_t *x)
             break;
         }
         ext = has_v ? vv : s;
-        if (has_off && (has_v || has_s) && dimc(tt, d, &dim) && off + ext > dim) {
+        if (has_off && (has_v || has_s) && dimc(tt, d, &dim) && pld_ck_past_end(off, ext, dim)) {
             perr(x, "reads past the end of dimension %d: offset %lld + extent %lld > %lld; pass a smaller "
                     "valid_shape to describe a ragged tail",
                  d, (long long)off, (long long)ext, (long long)dim);
@@ -588,7 +588,7 @@ static const pld_type_t *chk_remote_store(pc_t *x, int tile_form)
                 has_ext = ed && ed->kind == PLD_DIM_CONST;
                 ext = has_ext ? ed->v : 0;
             }
-            if (has_ext && dimc(tt, d, &dim) && off + ext > dim) {
+            if (has_ext && dimc(tt, d, &dim) && pld_ck_past_end(off, ext, dim)) {
                 perr(x, "push exceeds the peer's target region in dimension %d: offset %lld + extent %lld > %lld", d,
                      (long long)off, (long long)ext, (long long)dim);
                 break;
@@ -728,7 +728,7 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
                     if (off < 0) {
                         perr(x, "%s_offsets dimension %d must be non-negative, found %lld", nm, d, (long long)off);
                         bad = 1;
-                    } else if (has_e && dimc(t, d, &dim) && off + e > dim) {
+                    } else if (has_e && dimc(t, d, &dim) && pld_ck_past_end(off, e, dim)) {
                         perr(x, "%s subregion dimension %d exceeds %s shape: offset %lld + extent %lld > %lld", nm, d,
                              nm, (long long)off, (long long)e, (long long)dim);
                         bad = 1;

@@ -3,7 +3,6 @@
  * (loops, pl.at/pl.spmd scopes, yields), returns, and the HOST dispatch scan
  * that decides whether comm domains may be world subsets. */
 #include "pld_check_int.h"
-#include "pld_size.h"
 #include "pld_mem.h"
 
 #include <stdio.h>
