@@ -488,7 +488,8 @@ static const pld_type_t *chk_remote_load(pc_t *x)
         }
     }
 
-    if (!tt || ns < 0 || (rank >= 0 && ns != rank))
+    if (!tt || ns < 0 || (rank >= 0 && ns != rank) ||
+        (x->nerr == 0 && !pld_ck_shape_size(x->ck, x->c->call->span, x->op, shp, ns, tt->dtype, NULL)))
         return &pld_type_unknown;
     res = pld_type_new(x->ck->p, PLD_TY_TILE);
     if (!res) {

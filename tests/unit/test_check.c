@@ -1141,6 +1141,20 @@ static void test_check_static_size_overflow(void)
         pld_program_destroy(p);
         free(src);
     }
+    /* a remote_load tile at a run-time offset: the tile's own size */
+    char *src = program3("        i = pl.tile.get_block_idx()\n"
+                         "        t = pld.remote_load(w, 1, [i, i], [2**40, 2**40])\n", "", "");
+    src = replace_once(src, "        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],\n",
+                       "        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],\n"
+                       "        w: pld.DistributedTensor[[1, SIZE], pl.FP32],\n");
+    pld_status_t st;
+    pld_program_t *p = check_src("rl.pld", src, 0, &st);
+    CU_ASSERT_EQUAL(st, PLD_E_TYPE);
+    if (!has_error_containing(p, "remote_load shape [1099511627776, 1099511627776] of FP32 overflows int64"))
+        dump_diags(p);
+    CU_ASSERT(has_error_containing(p, "remote_load shape [1099511627776, 1099511627776] of FP32 overflows int64"));
+    pld_program_destroy(p);
+    free(src);
     /* the type layer: -1 for a symbolic dim, -2 for an overflowing count */
     pld_dim_t dims[3] = {{PLD_DIM_CONST, INT64_C(1) << 40, NULL, NULL}, {PLD_DIM_CONST, INT64_C(1) << 40, NULL, NULL},
                          {PLD_DIM_CONST, 0, NULL, NULL}};
