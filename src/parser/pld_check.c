@@ -773,15 +773,39 @@ static void check_call_args(pld_ck_t *ck, pld_expr_t *e, ck_fn_info_t *fi, const
 /* The window views a HOST dispatch passes: they give their buffers a device
  * set (comm-domain coverage), and a slice of one is an error (§2.3: the
  * dispatch passes the owning slot from byte 0, the slice's origin is lost). */
-static void host_dispatch_windows(pld_ck_t *ck, const pld_expr_t *e, const char *name)
+static void host_dispatch_windows(pld_ck_t *ck, const pld_expr_t *e, const char *name, const pld_expr_t *device)
 {
+    /* the devices this dispatch reaches: a constant, a loop variable over a
+     * constant range, or (round-robin) every rank when P is known */
+    uint64_t cover = 0;
+    int unknown = 0;
+    int64_t v;
+    if (!device) {
+        unknown = !(ck->opts.ranks > 0 && ck->opts.ranks <= 64);
+        if (!unknown)
+            cover = ck->opts.ranks == 64 ? ~(uint64_t)0 : ((uint64_t)1 << ck->opts.ranks) - 1;
+    } else if (pld_ck_const_int(ck, device, &v)) {
+        unknown = v < 0 || v >= 64;
+        cover = unknown ? 0 : (uint64_t)1 << v;
+    } else if (device->kind == PLD_EX_NAME && pld_ck_find_slot(ck, device->u.name) >= 0 &&
+               ck->slots[pld_ck_find_slot(ck, device->u.name)].has_range) {
+        const ck_slot_t *sl = &ck->slots[pld_ck_find_slot(ck, device->u.name)];
+        unknown = sl->lo < 0 || sl->hi > 64;
+        for (int64_t r = sl->lo; !unknown && r < sl->hi; r++)
+            cover |= (uint64_t)1 << r;
+    } else {
+        unknown = 1;
+    }
     for (int i = 0; i < e->u.call.nargs; i++) {
         const pld_arg_t *a = &e->u.call.args[i];
         if (a->kw)
             continue;
         int w = pld_ck_window_of(ck, a->value);
-        if (w >= 0 && w < ck->nwinbufs)
+        if (w >= 0 && w < ck->nwinbufs) {
             ck->winbufs[w].dispatched = 1;
+            ck->winbufs[w].cover |= cover;
+            ck->winbufs[w].cover_unknown |= unknown;
+        }
         w = pld_ck_window_slice_of(ck, a->value);
         if (w >= 0 && w < ck->nwinbufs)
             pld_ck_error(ck, a->value->span,
@@ -865,7 +889,7 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         return fi->ret;
     }
     if (ck->ctx == PLD_CTX_HOST)
-        host_dispatch_windows(ck, e, name);
+        host_dispatch_windows(ck, e, name, device);
     check_call_args(ck, e, fi, argt, 0);
     return fi->ret;
 }

@@ -36,13 +36,22 @@ typedef struct ck_winbuf {
     int64_t bytes;            /* -1 when not static */
     int in_loop;              /* allocated inside a loop */
     int dispatched;           /* a view of it is an argument of some dispatch (comm-domain coverage) */
+    int cover_unknown;        /* some dispatch reaches devices the checker cannot list */
+    uint64_t cover;           /* devices (< 64) the dispatches reach, when !cover_unknown */
 } ck_winbuf_t;
 
-/* A HOST barrier, checked at the end of its function: its signal buffer must
- * reach a dispatch (§2.15, "no inferred comm-domain coverage"). */
+/* A HOST collective (or barrier), checked at the end of its function, when
+ * every dispatch is known: a barrier's signal buffer must reach a dispatch
+ * (§2.15, "no inferred comm-domain coverage"), and the window buffers of one
+ * collective must reach the same devices ("window buffers must resolve to the
+ * same comm-domain scope"). */
 #define PLD_CK_MAX_BARRIERS 32
 typedef struct ck_barrier {
-    int winbuf;
+    int is_barrier;
+    int n;                    /* window operands (roles[i], winbuf[i]) */
+    int winbuf[4];
+    const char *roles[4];
+    const char *op;
     pld_span_t span;
 } ck_barrier_t;
 
@@ -55,6 +64,8 @@ typedef struct ck_slot {
     int slice_of;             /* HOST: a slice of a view of this window buffer (§2.3), else -1 */
     int is_param;
     int is_loopvar_world;     /* loop variable of `for r in pl.range(pld.world_size())` */
+    int has_range;            /* loop variable over [lo, hi) with step 1, constant bounds, inside its loop */
+    int64_t lo, hi;
     int64_t cval;             /* constant value when known (has_cval) */
     int has_cval;
 } ck_slot_t;

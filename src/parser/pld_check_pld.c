@@ -914,6 +914,20 @@ static void host_windows(pc_t *x, const operand_t *ops, int n, int skip_a, int s
                     "when called from a HOST orchestrator; got %s",
                  ops[i].role, pld_ck_tystr(x->ck, ty(x, ops[i].idx)));
     }
+    /* coverage and domains are decided at the end of the function (the
+     * dispatches may follow the collective) */
+    if (x->nerr == 0 && x->ck->nbarriers < PLD_CK_MAX_BARRIERS) {
+        ck_barrier_t *c = &x->ck->barriers[x->ck->nbarriers++];
+        c->is_barrier = x->c->info->id == PLD_OPID_PLD_BARRIER;
+        c->n = 0;
+        c->op = x->op;
+        c->span = x->c->call->span;
+        for (int i = 0; i < n && c->n < 4; i++)
+            if (w[i] >= 0) {
+                c->roles[c->n] = ops[i].role;
+                c->winbuf[c->n++] = w[i];
+            }
+    }
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             if (w[i] < 0 || w[i] != w[j] || (ops[i].idx == skip_a && ops[j].idx == skip_b))
@@ -1101,12 +1115,6 @@ static const pld_type_t *chk_simple_coll(pc_t *x, pld_op_id_t id)
         if (id == PLD_OPID_PLD_BARRIER) {
             static const operand_t ops[] = {{0, "signal"}};
             host_windows(x, ops, 1, -1, -1);
-            /* coverage is decided at the end of the function (dispatches may follow) */
-            int w = pld_ck_window_of(x->ck, arg(x, 0));
-            if (w >= 0 && x->nerr == 0 && x->ck->nbarriers < PLD_CK_MAX_BARRIERS) {
-                x->ck->barriers[x->ck->nbarriers].winbuf = w;
-                x->ck->barriers[x->ck->nbarriers++].span = x->c->call->span;
-            }
         } else {
             static const operand_t ops[] = {{0, "target"}, {1, "signal"}};
             host_windows(x, ops, 2, -1, -1);

@@ -230,6 +230,59 @@ static void window_alloc(pld_ck_t *ck, pld_stmt_t *s)
     ck->nwinbufs++;
 }
 
+static void cover_text(uint64_t m, pld_buf_t *b)
+{
+    int first = 1;
+    pld_buf_putc(b, '{');
+    for (int r = 0; r < 64; r++)
+        if (m >> r & 1) {
+            pld_buf_printf(b, first ? "%d" : ", %d", r);
+            first = 0;
+        }
+    pld_buf_putc(b, '}');
+}
+
+/* End of a HOST function: the comm-domain rules of its collectives, decided
+ * over every dispatch of the function (they may follow the collective). */
+static void host_collective_domains(pld_ck_t *ck)
+{
+    for (int i = 0; i < ck->nbarriers; i++) {
+        const ck_barrier_t *c = &ck->barriers[i];
+        const ck_winbuf_t *w0 = c->winbuf[0] >= 0 && c->winbuf[0] < ck->nwinbufs ? &ck->winbufs[c->winbuf[0]] : NULL;
+        /* §2.15: a barrier's signal buffer needs a device set (comm domain);
+         * the barrier alone does not give it one */
+        if (c->is_barrier && w0 && !w0->dispatched) {
+            pld_ck_error(ck, c->span,
+                         "pld.tensor.barrier signal buffer '%s' has no inferred comm-domain coverage: no dispatch "
+                         "receives a view of it, so the barrier does not cover every rank; pass a view of it to the "
+                         "dispatches (device=r) of the ranks it synchronises",
+                         w0->name);
+            continue;
+        }
+        for (int k = 1; w0 && k < c->n; k++) {
+            const ck_winbuf_t *wk = c->winbuf[k] >= 0 && c->winbuf[k] < ck->nwinbufs ? &ck->winbufs[c->winbuf[k]] : NULL;
+            if (!wk || !wk->dispatched || !w0->dispatched || wk->cover_unknown || w0->cover_unknown ||
+                wk->cover == w0->cover)
+                continue;
+            pld_buf_t a, b;
+            pld_buf_init(&a);
+            pld_buf_init(&b);
+            cover_text(w0->cover, &a);
+            cover_text(wk->cover, &b);
+            pld_ck_error(ck, c->span,
+                         "%s %s and %s are in different comm domains: window buffer '%s' is dispatched to devices %s, "
+                         "'%s' to devices %s; the window buffers of one collective must resolve to the same "
+                         "comm-domain scope",
+                         c->op, c->roles[0], c->roles[k], w0->name, pld_buf_str(&a), wk->name, pld_buf_str(&b));
+            if (a.oom || b.oom)
+                ck->oom = 1;
+            pld_buf_fini(&a);
+            pld_buf_fini(&b);
+            break;
+        }
+    }
+}
+
 static int iter_kind(pld_ck_t *ck, const pld_expr_t *it)
 {
     static const int kinds[] = {PLD_OPID_PL_RANGE, PLD_OPID_PL_PARALLEL, PLD_OPID_PL_UNROLL, PLD_OPID_PL_PIPELINE,
@@ -363,6 +416,19 @@ static void check_for(pld_ck_t *ck, pld_stmt_t *s)
         if (ls >= 0) {
             ck->slots[ls].has_cval = 0;
             ck->slots[ls].is_loopvar_world = npos == 1 && is_op_call(ck, it->u.call.args[0].value, PLD_OPID_PLD_WORLD_SIZE);
+            /* constant range with step 1: the devices a device=<loopvar> dispatch reaches */
+            int64_t b[3] = {0, 0, 1};
+            int known = kind == PLD_OPID_PL_RANGE && npos >= 1 && npos <= 3;
+            for (int i = 0, k = 0; known && i < it->u.call.nargs; i++)
+                if (!it->u.call.args[i].kw)
+                    known = pld_ck_const_int(ck, it->u.call.args[i].value, &b[k++]);
+            if (known && npos == 1) {
+                b[1] = b[0];
+                b[0] = 0;
+            }
+            ck->slots[ls].has_range = known && b[2] == 1;
+            ck->slots[ls].lo = b[0];
+            ck->slots[ls].hi = b[1];
         }
     }
     if (carried) {
@@ -406,6 +472,8 @@ static void check_for(pld_ck_t *ck, pld_stmt_t *s)
     pld_block_t rest = {body->stmts + start, body->n - start};
     check_block(ck, &rest);
     ck->loop_depth--;
+    if (loopvar && pld_ck_find_slot(ck, loopvar->u.name) >= 0)
+        ck->slots[pld_ck_find_slot(ck, loopvar->u.name)].has_range = 0; /* the range holds inside the loop */
     if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV) {
         ck->ctx = saved_ctx;
         ck->spmd_depth--;
@@ -679,17 +747,7 @@ void pld_ck_function(pld_ck_t *ck, ck_fn_info_t *fi)
     }
     collect_block(ck, &f->body);
     check_block(ck, &f->body);
-    /* §2.15: a HOST barrier's signal buffer must reach a dispatch, which
-     * gives it a device set (comm domain); the barrier alone does not */
-    for (int i = 0; i < ck->nbarriers; i++) {
-        const int w = ck->barriers[i].winbuf;
-        if (w >= 0 && w < ck->nwinbufs && !ck->winbufs[w].dispatched)
-            pld_ck_error(ck, ck->barriers[i].span,
-                         "pld.tensor.barrier signal buffer '%s' has no inferred comm-domain coverage: no dispatch "
-                         "receives a view of it, so the barrier does not cover every rank; pass a view of it to the "
-                         "dispatches (device=r) of the ranks it synchronises",
-                         ck->winbufs[w].name);
-    }
+    host_collective_domains(ck);
     f->nslots = ck->nslots;
     f->slot_names = pld_arena_alloc(&ck->p->arena, sizeof *f->slot_names * (size_t)(ck->nslots + 1));
     for (int i = 0; f->slot_names && i < ck->nslots; i++)
