@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The largest window buffer, and comm-domain window, the simulator creates. */
+#define PLD_WIN_MAX_BUF_BYTES PLD_MAX_BYTES
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -356,7 +359,9 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
 {
     const pld_expr_t *e = w->alloc;
     const pld_expr_t *a0 = e->bound ? e->bound[0] : NULL;
-    int64_t bytes;
+    int64_t bytes = 0;
+    int64_t shape[PLD_MAX_RANK];
+    int n = 0, src = 0; /* 0 a byte count, 1 a shape */
     it->quiet = 1;
     pld_status_t st;
     if (w->synth) {
@@ -364,14 +369,12 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
         int64_t lanes = 1;
         const pld_expr_t *cn = e->bound ? e->bound[4] : NULL;
         st = cn ? it->walk->eval_i64(it, f, cn, &lanes) : PLD_OK;
-        bytes = (int64_t)it->comm.nranks * (lanes > 0 ? lanes : 1) * 4;
+        shape[0] = it->comm.nranks;
+        shape[1] = lanes > 0 ? lanes : 1;
+        n = 2, src = 1;
     } else if (a0 && (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE)) {
-        int64_t shape[PLD_MAX_RANK];
-        int n;
         st = it->walk->eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
-        bytes = pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
-        for (int d = 0; st == PLD_OK && d < n; d++)
-            bytes *= shape[d];
+        src = 1;
     } else {
         st = a0 ? it->walk->eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
     }
@@ -381,9 +384,23 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
                             "the size of window buffer '%s' must be known when the HOST orchestrator starts "
                             "(constants, pld.world_size(), dynamic dims of the inputs)",
                             w->name);
+    if (src == 1) {
+        int64_t esz = w->synth ? 4 : pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
+        int rc = pld_size_bytes(n, shape, esz, PLD_WIN_MAX_BUF_BYTES, &bytes);
+        if (rc != PLD_SIZE_OK) {
+            char sh[160];
+            pld_shape_str(sh, sizeof sh, n, shape);
+            return pld_rt_error(it, NULL, e->span, "the size of window buffer '%s' (shape %s, %lld-byte elements) %s%s",
+                                w->name, sh, (long long)esz, pld_size_what(rc),
+                                rc == PLD_SIZE_OVERFLOW ? " (at most 2^40 bytes)" : "");
+        }
+    }
     if (bytes < 0)
         return pld_rt_error(it, NULL, e->span, "window buffer '%s' has a negative size (%lld bytes)", w->name,
                             (long long)bytes);
+    if (bytes > PLD_WIN_MAX_BUF_BYTES)
+        return pld_rt_error(it, NULL, e->span, "window buffer '%s' of %lld bytes is too large (at most 2^40 bytes)",
+                            w->name, (long long)bytes);
     w->bytes = (size_t)bytes;
     return PLD_OK;
 }
@@ -450,7 +467,13 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
         }
         w->dom = d;
         w->offset = it->doms[d].bytes;
-        it->doms[d].bytes += (w->bytes + 31) & ~(size_t)31;
+        int64_t end;
+        if (pld_size_add((int64_t)it->doms[d].bytes, (int64_t)((w->bytes + 31) & ~(size_t)31), &end) != PLD_SIZE_OK ||
+            end > PLD_WIN_MAX_BUF_BYTES)
+            return pld_rt_error(it, NULL, w->alloc->span,
+                                "the window of comm domain %d is too large with buffer '%s' (at most 2^40 bytes)", d,
+                                w->name);
+        it->doms[d].bytes = (size_t)end;
     }
     /* create the windows: same order on every rank; members only */
     for (int d = 0; d < it->ndoms; d++) {

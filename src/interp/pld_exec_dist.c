@@ -117,7 +117,11 @@ static pld_status_t region_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         if (off[k] < 0)
             return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
                                 (long long)off[k], k);
-        if (off[k] + ext[k] > t->shape[k]) {
+        if (ext[k] < 0)
+            return pld_rt_error(it, f, e->span, "%s: extent %lld in dimension %d is negative", pld_op_name(e),
+                                (long long)ext[k], k);
+        int64_t end;
+        if (pld_size_add(off[k], ext[k], &end) != PLD_SIZE_OK || end > t->shape[k]) {
             return pld_rt_error(it, f, e->span,
                                 "%s out of bounds: offset %lld + extent %lld > size %lld in dimension %d of the window "
                                 "view",
@@ -401,11 +405,16 @@ static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if ((st = pld_op_ilist(it, f, e, 1, shape, &n)) != PLD_OK)
         return st;
     pld_dtype_t dt = pld_expr_dtype(it, pld_op_arg(e, 2));
-    int64_t need = pld_dtype_bytes(dt);
-    for (int k = 0; k < n; k++) {
+    int64_t need;
+    for (int k = 0; k < n; k++)
         if (shape[k] < 0)
-            return pld_rt_error(it, f, e->span, "pld.tensor.window: dimension %d is negative", k);
-        need *= shape[k];
+            return pld_rt_error(it, f, e->span, "pld.tensor.window: dimension %d is negative (%lld)", k,
+                                (long long)shape[k]);
+    if (pld_size_bytes(n, shape, pld_dtype_bytes(dt), INT64_MAX, &need) != PLD_SIZE_OK) {
+        char sh[160];
+        pld_shape_str(sh, sizeof sh, n, shape);
+        return pld_rt_error(it, f, e->span, "the size of window view %s of %s overflows (buffer '%s' has %zu bytes)", sh,
+                            pld_dtype_name(dt), w->name, w->bytes);
     }
     if ((size_t)need > w->bytes)
         return pld_rt_error(it, f, e->span, "window view of %lld bytes does not fit buffer '%s' of %zu bytes",

@@ -223,9 +223,9 @@ static pld_status_t elem_index(pld_interp_t *it, frame_t *f, const pld_expr_t *e
                                const int64_t *strides, const int64_t *idx, int n, int64_t *off)
 {
     if (n == 1 && rank > 1) {
-        int64_t total = 1;
-        for (int d = 0; d < rank; d++)
-            total *= shape[d];
+        int64_t total;
+        if (pld_size_numel(rank, shape, &total) != PLD_SIZE_OK)
+            return pld_rt_error(it, f, e->span, "%s: the element count of the indexed shape overflows", pld_op_name(e));
         if (idx[0] < 0 || idx[0] >= total)
             return pld_rt_error(it, f, e->span, "%s: flat index %lld out of range [0, %lld)", pld_op_name(e),
                                 (long long)idx[0], (long long)total);
@@ -760,9 +760,13 @@ pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         pld_value_release(&a);
         return st;
     }
-    int64_t n1 = 1, n2 = 1;
-    for (int d = 0; d < rank; d++)
-        n2 *= shape[d];
+    int64_t n1 = 1, n2;
+    if (pld_size_numel(rank, shape, &n2) != PLD_SIZE_OK) {
+        char sh[160];
+        pld_shape_str(sh, sizeof sh, rank, shape);
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s: the element count of shape %s overflows", pld_op_name(e), sh);
+    }
     if (a.kind == PLD_V_TILE) {
         pld_tile_t *t = pld_v_tile(&a);
         for (int d = 0; d < t->rank; d++)

@@ -818,6 +818,16 @@ NEG = {
                     [r'\[rank 1/2\] .*neg_put_oob\.pld:24:9: error: pld\.tensor\.put out of bounds: offset 1 \+ '
                      r'extent 2 > size 2 in dimension 0 of the window view'],
                     [r'\[rank 0/2\] .*: error: '], 20),
+    # 9.1: sizes that overflow only at run time (a dim from an input) are located errors, not crashes
+    'neg_window_view_overflow': (os.path.join(TPROG, 'neg_window_view_overflow.pld'), (2,), 70,
+                                 [r'\[rank 0/2\] .*neg_window_view_overflow\.pld:38:19: error: the size of window view '
+                                  r'\[2, 4611686018427387904, 16\] of FP32 overflows',
+                                  r'\[rank 1/2\] .*neg_window_view_overflow\.pld:38:19: error: '],
+                                 [r'Segmentation|signal'], 20),
+    'neg_window_buf_overflow': (os.path.join(TPROG, 'neg_window_buf_overflow.pld'), (2,), 70,
+                                [r'\[rank 0/2\] .*neg_window_buf_overflow\.pld:36:15: error: the size of window buffer '
+                                 r"'buf' \(shape \[2, 4611686018427387904, 16\], 4-byte elements\) overflows"],
+                                [r'Segmentation|signal'], 20),
     'neg_bad_peer': (os.path.join(TPROG, 'neg_bad_peer.pld'), (2,), 70,
                      [r'\[rank 1/2\] .*neg_bad_peer\.pld:24:31: error: pld\.tensor\.put: peer 2 is outside the '
                       r'comm domain \[0, 2\)'],
