@@ -1174,48 +1174,6 @@ done:
 
 /* ------------------------------------------------------------ entry */
 
-/* A target that is not window-bound (a kernel run on its own, one rank):
- * every collective is a local identity or copy. */
-static pld_status_t single_rank(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *tgt)
-{
-    pld_status_t st = PLD_OK;
-    if (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL || e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
-        pld_value_t in;
-        if ((st = pld_op_need(it, f, e, 0, &in, PLD_V_TENSOR)) != PLD_OK)
-            return st;
-        pld_tensor_t *s = pld_v_tensor(&in), *d = pld_v_tensor(tgt);
-        int64_t rows = s->rank >= 1 ? s->shape[0] : 1;
-        if (e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
-            pld_value_t sc, rc;
-            int64_t mr = d->shape[0];
-            if ((st = pld_op_need(it, f, e, 3, &sc, PLD_V_TENSOR)) == PLD_OK) {
-                if ((st = pld_op_need(it, f, e, 4, &rc, PLD_V_TENSOR)) == PLD_OK) {
-                    pld_tensor_t *sct = pld_v_tensor(&sc), *rct = pld_v_tensor(&rc);
-                    int64_t c = pld_elem_get_i(sct->buf->data, sct->dt, sct->offset);
-                    rows = c < 0 ? 0 : c > mr ? mr : c;
-                    pld_elem_set_i(rct->buf->data, rct->dt, rct->offset, rows);
-                    pld_value_release(&rc);
-                }
-                pld_value_release(&sc);
-            }
-        }
-        if (st == PLD_OK && rows > 0 && s->dt == d->dt) {
-            pld_view_t vs, vd;
-            pld_tensor_kview(s, &vs);
-            pld_tensor_kview(d, &vd);
-            vs.shape[0] = rows < vs.shape[0] ? rows : vs.shape[0];
-            vd.shape[0] = vs.shape[0];
-            if (e->op == PLD_OPID_PLD_ALLGATHER)
-                vs.shape[0] = vd.shape[0] = 1; /* target[0, :] = local[0, :] */
-            char err[256];
-            if (pld_k_copy(&vd, &vs, err, sizeof err) != PLD_OK)
-                st = pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
-        }
-        pld_value_release(&in);
-    }
-    return st;
-}
-
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     if (e->op == PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V)
@@ -1245,7 +1203,13 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
                             pld_vkind_name(k));
     }
     if (!pld_v_tensor(&tgt)->is_dist) {
-        st = single_rank(it, f, e, &tgt);
+        /* PyPTO needs a materialised window view on every rail (its CommContext
+         * names the domain); there is no single-rank fallback (§3.1) */
+        const int ti = target_index(e->op);
+        st = pld_rt_error(it, f, pld_op_arg(e, ti)->span,
+                          "%s: '%s' is not window-bound (a pld.window view of a window buffer, passed down from the "
+                          "HOST orchestrator): a collective needs the comm domain of its target",
+                          pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[ti].name);
     } else {
         coll_t c;
         memset(&c, 0, sizeof c);

@@ -186,7 +186,8 @@ def host_params(text, P):
     if not m:
         raise ValueError('no host_orch')
     params = []
-    for pm in re.finditer(r'(\w+): (pl\.Out\[|pl\.InOut\[)?pl\.Tensor\[\[([^\]]*)\], pl\.(\w+)\]', m.group(1)):
+    for pm in re.finditer(r'(\w+): (pl\.Out\[|pl\.InOut\[)?(?:pl\.Tensor|pld\.DistributedTensor)\[\[([^\]]*)\], pl\.(\w+)\]',
+                             m.group(1)):
         name, wrapper, dims, dt = pm.groups()
         shape = tuple(int(eval(d, {'__builtins__': {}}, dict(env))) for d in dims.split(','))  # noqa: S307
         direction = 'in' if not wrapper else 'out' if 'Out' in wrapper else 'inout'
@@ -828,6 +829,11 @@ NEG = {
                                 [r'\[rank 0/2\] .*neg_window_buf_overflow\.pld:36:15: error: the size of window buffer '
                                  r"'buf' \(shape \[2, 4611686018427387904, 16\], 4-byte elements\) overflows"],
                                 [r'Segmentation|signal'], 20),
+    # 9.2: a collective on a target that is not window-bound is an error at any rank count (no local fallback)
+    'neg_coll_not_window': (os.path.join(TPROG, 'neg_coll_not_window.pld'), (1, 2), 70,
+                            [r'\[rank 0/\d\] .*neg_coll_not_window\.pld:20:30: error: pld\.tensor\.allreduce: '
+                             r"'target' is not window-bound"],
+                            [], 20),
     'neg_bad_peer': (os.path.join(TPROG, 'neg_bad_peer.pld'), (2,), 70,
                      [r'\[rank 1/2\] .*neg_bad_peer\.pld:24:31: error: pld\.tensor\.put: peer 2 is outside the '
                       r'comm domain \[0, 2\)'],
@@ -943,7 +949,7 @@ def run_neg(case, P, tr, args, env):
     _, gens = read_directives(path)
     cli = []
     for name, direction, dt, shape in host_params(text, P):
-        if direction != 'in':
+        if direction != 'in' and name not in gens:  # an InOut the program gives a generator for
             continue
         rows = NEG_INPUT_ROWS.get(case)
         if rows:
