@@ -38,7 +38,7 @@ typedef struct infer {
     int nviews;
     loopvar_t loops[32];
     int nloops;
-    int warned;
+    pld_status_t st; /* the first error of the inference (reported) */
 } infer_t;
 
 static int is_op(const pld_expr_t *e, int op)
@@ -95,10 +95,12 @@ static int probe_i64(infer_t *in, const pld_expr_t *e, int64_t *v)
     return st == PLD_OK;
 }
 
-/* The devices a dispatch with device=<expr> reaches, as a set of ranks: a
- * known value, or a loop variable over known bounds. Anything else (a
- * computed device, an unknown loop) covers every rank, with a warning: the
- * comm domain is then the whole world. */
+/* The devices a dispatch with device=<expr> reaches, as a set of ranks
+ * (MaterializeCommDomainScopes, pld_semantics.md §1.2): a constant, the loop
+ * variable of `for r in pl.range(pld.world_size())` (every rank), or of
+ * `pl.range([start,] stop)` with constant bounds, start >= 0 and step 1 (also
+ * through one plain copy `d = r`). Anything else is an error at the device=
+ * expression, as PyPTO rejects it: the comm domain would be a guess. */
 static void cover(infer_t *in, int b, const pld_expr_t *device)
 {
     winbuf_t *w = &in->it->wins[b];
@@ -108,36 +110,51 @@ static void cover(infer_t *in, int b, const pld_expr_t *device)
         w->cover_all = 1; /* round-robin: any rank */
         return;
     }
+    if (in->st != PLD_OK)
+        return;
     if (device->kind == PLD_EX_NAME && device->slot >= 0) {
         for (int i = in->nloops - 1; i >= 0; i--)
             if (in->loops[i].name == device->u.name) {
                 const loopvar_t *l = &in->loops[i];
                 if (l->kind == 1) {
                     w->cover_all = 1;
-                } else if (l->kind == 2 && l->step > 0 && l->a >= 0 && l->b <= 64) {
-                    for (v = l->a; v < l->b; v += l->step)
+                } else if (l->kind == 2 && l->step == 1 && l->a >= 0 && l->b <= 64) {
+                    for (v = l->a; v < l->b; v++)
                         w->cover[0] |= (uint64_t)1 << v;
-                } else if (l->kind == 2 && l->step < 0 && l->b >= -1 && l->a < 64) {
-                    for (v = l->a; v > l->b; v += l->step)
-                        w->cover[0] |= (uint64_t)1 << v;
+                } else if (l->kind == 2 && l->step == 1 && l->a >= 0) {
+                    w->cover_all = 1; /* reaches past rank 63: dispatching there is the run-time error */
                 } else {
-                    w->cover_all = 1;
-                    if (!in->warned++)
-                        pld_diag_add(&in->it->p->diags, PLD_SEV_WARNING, l->iter->span,
-                                     "the devices of this dispatch loop are not known before the run (bounds that "
-                                     "are not constants); window buffer '%s' is taken to span every rank",
-                                     w->name);
+                    char why[96];
+                    if (l->kind == 2 && l->step != 1)
+                        snprintf(why, sizeof why, "has step %lld", (long long)l->step);
+                    else if (l->kind == 2)
+                        snprintf(why, sizeof why, "starts at %lld", (long long)l->a);
+                    else
+                        snprintf(why, sizeof why, "has bounds not known when the HOST orchestrator starts");
+                    in->st = pld_rt_error(in->it, NULL, device->span,
+                                          "the devices of window buffer '%s' come from a dispatch loop that %s: the "
+                                          "comm domain is only inferred for pl.range(pld.world_size()) or "
+                                          "pl.range([start,] stop) with constant bounds, start >= 0 and step 1",
+                                          w->name, why);
                 }
                 return;
             }
-        w->cover_all = 1;
-        return;
     }
-    if (probe_i64(in, device, &v) && v >= 0 && v < 64) {
-        w->cover[0] |= (uint64_t)1 << v;
-        return;
+    if (device->kind != PLD_EX_NAME || device->slot < 0) {
+        if (probe_i64(in, device, &v) && v >= 0 && v < 64) {
+            w->cover[0] |= (uint64_t)1 << v;
+            return;
+        }
+        if (probe_i64(in, device, &v)) {
+            w->cover_all = 1; /* outside [0, 64): the dispatch reports it */
+            return;
+        }
     }
-    w->cover_all = 1;
+    in->st = pld_rt_error(in->it, NULL, device->span,
+                          "the devices of window buffer '%s' cannot be inferred from this device= expression: it must "
+                          "be a constant or the variable of a dispatch loop `for r in pl.range(pld.world_size())` "
+                          "(or pl.range([start,] stop) with constant bounds and step 1)",
+                          w->name);
 }
 
 static void infer_expr(infer_t *in, const pld_expr_t *e);
@@ -211,6 +228,16 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
     case PLD_ST_ASSIGN: {
         const pld_expr_t *v = s->u.assign.value, *t = s->u.assign.target;
         infer_expr(in, v);
+        if (t->kind == PLD_EX_NAME && v->kind == PLD_EX_NAME && in->nloops < 32) {
+            /* `d = r` of a loop variable: a second name of it */
+            for (int i = in->nloops - 1; i >= 0; i--)
+                if (in->loops[i].name == v->u.name) {
+                    loopvar_t lv = in->loops[i];
+                    lv.name = t->u.name;
+                    in->loops[in->nloops++] = lv;
+                    break;
+                }
+        }
         if (t->kind == PLD_EX_NAME) {
             if (is_op(v, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER))
                 add_view(in, t->u.name, pld_dist_buf_of(in->it, v));
@@ -247,11 +274,11 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
                      (npos == 2 || probe_i64(in, pos[2], &lv.step)) && lv.step != 0)
                 lv.kind = 2;
         }
+        const int saved = in->nloops;
         if (in->nloops < 32)
             in->loops[in->nloops++] = lv;
         infer_block(in, &s->u.for_.body);
-        if (in->nloops > 0)
-            in->nloops--;
+        in->nloops = saved; /* the loop variable and its copies in the body */
         break;
     }
     case PLD_ST_WITH:
@@ -433,7 +460,17 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
     in->it = it;
     in->probe = &f;
     infer_block(in, &host->body);
+    st = in->st;
     pld_mem_free(in);
+    if (st != PLD_OK)
+        return st;
+    for (int i = 0; i < it->nwins; i++)
+        if (!it->wins[i].covered)
+            return pld_rt_error(it, NULL, it->wins[i].alloc->span,
+                                "window buffer '%s' reaches no dispatch (no pld.window view of it is passed to a "
+                                "CHIP orchestration function with device=, nor used with such a buffer in a HOST "
+                                "collective): its comm domain cannot be inferred",
+                                it->wins[i].synth ? "the allreduce signal" : it->wins[i].name);
     it->doms = pld_mem_calloc((size_t)it->nwins, sizeof *it->doms);
     if (!it->doms)
         return PLD_E_NOMEM;
