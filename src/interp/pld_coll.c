@@ -19,6 +19,7 @@
  * first issues the notifies of every block, then waits for every block, so no
  * block ever waits for something a later block of the same rank must do. */
 #include "pld_interp_int.h"
+#include "pld_assert.h"
 #include "pld_mem.h"
 
 #include <stdarg.h>
@@ -343,14 +344,21 @@ static pld_status_t xfer_rows(coll_t *c, const pld_tensor_t *t, int peer, int64_
     return xfer(c, t, peer, off, ext, buf, dir);
 }
 
+/* The kernel op of a ReduceOp (validated by the caller: 0..3). */
 static pld_binop_k_t binop_of(int64_t op)
 {
-    return op == 1 ? PLD_K_MAX : op == 2 ? PLD_K_MIN : op == 3 ? PLD_K_MUL : PLD_K_ADD;
+    switch (op) {
+    case 0: return PLD_K_ADD;
+    case 1: return PLD_K_MAX;
+    case 2: return PLD_K_MIN;
+    case 3: return PLD_K_MUL;
+    default: PLD_UNREACHABLE("binop_of: a ReduceOp outside 0..3 was not rejected");
+    }
 }
 
 static const char *redop_name(int64_t op)
 {
-    return op == 1 ? "Max" : op == 2 ? "Min" : op == 3 ? "Prod" : "Sum";
+    return op == 0 ? "Sum" : op == 1 ? "Max" : op == 2 ? "Min" : op == 3 ? "Prod" : "<not a ReduceOp>";
 }
 
 /* acc = op(acc, x) elementwise over n elements of dtype dt. */

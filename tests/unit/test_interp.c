@@ -1431,6 +1431,27 @@ static void test_interp_error_domain_inference(void)
     }
 }
 
+/* An FP8 tensor holds bytes but cannot be read as a number: a located error
+ * at the read (it used to read 0), and pl.tensor.full of FP8 likewise. */
+static const char *SRC_FP8_READ =
+    HDR ORCH
+    "    def main(self, o: pl.Out[pl.Tensor[[1, 2], pl.FP32]]) -> pl.Tensor[[1, 2], pl.FP32]:\n"
+    "        c = pl.tensor.create([1, 2], dtype=pl.FP8E4M3FN)\n"
+    "        pl.write(o, [0, 0], pl.read(c, [0, 1]))\n"
+    "        d = c[0, 1]\n"
+    "        return o\n";
+
+static void test_interp_error_unsupported_dtype_read(void)
+{
+    tprog_t t;
+    if (tp_open(&t, SRC_FP8_READ, pld_comm_self())) {
+        tp_zero_outs(&t);
+        tp_run(&t, PLD_E_RUNTIME);
+        expect_error_at(&t, "pl.read(c", "element of FP8E4M3FN data", NULL);
+    }
+    tp_close(&t);
+}
+
 static const char *SRC_DIV0 =
     HDR ORCH
     "    def main(self, o: pl.Out[pl.Tensor[[1, 2], pl.INT32]], z: pl.Scalar[pl.INT32]) -> pl.Tensor[[1, 2], pl.INT32]:\n"
@@ -1938,6 +1959,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_error_load_out_of_bounds", test_interp_error_load_out_of_bounds},
     {"test_interp_error_device_out_of_range", test_interp_error_device_out_of_range},
     {"test_interp_error_domain_inference", test_interp_error_domain_inference},
+    {"test_interp_error_unsupported_dtype_read", test_interp_error_unsupported_dtype_read},
     {"test_interp_error_int_division_by_zero", test_interp_error_int_division_by_zero},
     {"test_interp_error_ub_overflow", test_interp_error_ub_overflow},
     {"test_interp_ub_option", test_interp_ub_option},
