@@ -67,6 +67,9 @@ typedef struct coll {
     const pld_tensor_t *sig;       /* the signal of the current protocol */
     int ring;                      /* cells [row, rank] instead of [rank, lane] */
     char sigtext[48];              /* printed signal expression */
+    const pld_tensor_t *tgt;       /* the target (barrier: the signal) */
+    pld_tensor_t sigdesc;          /* a copy of the signal's view (its buffer is the window's, alive all run) */
+    int has_sig;
 } coll_t;
 
 static const char *rail_of(const coll_t *c)
@@ -209,6 +212,21 @@ static pld_status_t clear(coll_t *c, int64_t k, int32_t n)
     return PLD_OK;
 }
 
+/* Operands of a collective are pairwise distinct windows (pld_semantics.md
+ * §3.2; PyPTO checks it on the HOST rail only, statically): two views of one
+ * window buffer overlap, so a collective over them reads what it writes or
+ * counts credits in its data. A run-time error on every rail. */
+static pld_status_t distinct(coll_t *c, const pld_tensor_t *t, const pld_expr_t *te, const char *role,
+                             const pld_tensor_t *other, const char *other_role)
+{
+    if (!other || !t->is_dist || !other->is_dist || t->winbuf < 0 || t->winbuf != other->winbuf)
+        return PLD_OK;
+    return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
+                        "%s (%s): %s and %s are views of the same window buffer '%s': the operands of a collective "
+                        "must be pairwise distinct windows",
+                        pld_op_name(c->e), rail_of(c), role, other_role, c->it->wins[t->winbuf].name);
+}
+
 /* Validates a signal operand: window-bound INT32 tensor in the collective's
  * domain, rank in [min_rank, 2], at least `rows` x `cols` cells (cols checked
  * for rank-2 signals only). */
@@ -238,7 +256,12 @@ static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_exp
     if (s->rank == 2 && s->shape[1] < cols)
         return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", pld_op_name(c->e),
                             (long long)s->shape[1], cols_what, (long long)cols);
+    pld_status_t dst;
+    if (c->e->op != PLD_OPID_PLD_BARRIER && (dst = distinct(c, s, se, "the signal", c->tgt, "the target")) != PLD_OK)
+        return dst;
     c->sig = s;
+    c->sigdesc = *s;
+    c->has_sig = 1;
     set_sigtext(c, se);
     return PLD_OK;
 }
@@ -249,6 +272,10 @@ static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr
     if (!t->is_dist)
         return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
                             "%s: %s must be a window-bound DistributedTensor here", pld_op_name(c->e), role);
+    pld_status_t st;
+    if ((st = distinct(c, t, te, role, c->tgt, "the target")) != PLD_OK ||
+        (st = distinct(c, t, te, role, c->has_sig ? &c->sigdesc : NULL, "the signal")) != PLD_OK)
+        return st;
     domain_t *d = pld_dist_domain_of(c->it, c->f, c->e, t);
     if (!d)
         return PLD_E_RUNTIME;
@@ -1180,6 +1207,39 @@ done:
     return st;
 }
 
+/* The post-condition of the self-clearing credit barrier (pld_semantics.md
+ * §1.9): when a collective returns on this rank, every cell of its signal in
+ * this rank's window is back to zero, or 1 where a faster peer already
+ * credited its next call. Anything else is a stale credit (an earlier notify
+ * into the signal, a signal shared with another protocol) or a peer running a
+ * different collective: reported here instead of passing a later barrier
+ * early. */
+static pld_status_t post_check(coll_t *c)
+{
+    const pld_tensor_t *s = &c->sigdesc;
+    if (!c->has_sig || !s->is_dist || c->d->me < 0 || s->rank < 1 || s->rank > 2)
+        return PLD_OK;
+    int64_t rows = s->shape[0], cols = s->rank == 2 ? s->shape[1] : 1;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t idx[2] = {i, j};
+            int32_t v = pld_win_read_cell(c->d->win, pld_dist_disp(c->d, s, idx));
+            if (v >= 0 && v <= 1)
+                continue;
+            char cell[48];
+            if (s->rank == 2)
+                snprintf(cell, sizeof cell, "[%lld, %lld]", (long long)i, (long long)j);
+            else
+                snprintf(cell, sizeof cell, "[%lld]", (long long)i);
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: signal %s%s holds %d after the collective returned (expected 0, or 1 from a peer "
+                                "already in its next call): a stale credit from an earlier notify into this signal, a "
+                                "signal shared with another protocol, or a peer running a different collective",
+                                pld_op_name(c->e), c->sigtext, cell, (int)v);
+        }
+    return PLD_OK;
+}
+
 /* ------------------------------------------------------------ entry */
 
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
@@ -1232,6 +1292,7 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
             c.P = c.d->n;
             c.me = c.d->me;
             const pld_tensor_t *t = pld_v_tensor(&tgt);
+            c.tgt = t;
             switch (e->op) {
             case PLD_OPID_PLD_ALLREDUCE: st = exec_allreduce(&c, t); break;
             case PLD_OPID_PLD_BARRIER: st = exec_barrier(&c, &tgt); break;
@@ -1241,6 +1302,8 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
             case PLD_OPID_PLD_ALL_TO_ALL: st = exec_gather(&c, t); break;
             default: st = exec_a2av(&c, t); break;
             }
+            if (st == PLD_OK)
+                st = post_check(&c);
         }
     }
     if (st == PLD_OK)

@@ -834,6 +834,18 @@ NEG = {
                             [r'\[rank 0/\d\] .*neg_coll_not_window\.pld:20:30: error: pld\.tensor\.allreduce: '
                              r"'target' is not window-bound"],
                             [], 20),
+    # 9.3: the §1.9 post-condition (signal cells back to 0, or 1 from a faster peer) after every collective
+    'neg_signal_not_zero': (os.path.join(TPROG, 'neg_signal_not_zero.pld'), (2,), 70,
+                            [r'\[rank 0/2\] .*neg_signal_not_zero\.pld:29:15: error: pld\.tensor\.barrier: signal '
+                             r'sig\[1, 0\] holds [23] after the collective returned',
+                             r'\[rank 1/2\] .*neg_signal_not_zero\.pld:29:15: error: .*sig\[0, 0\] holds [23]'],
+                            [], 20),
+    # 9.3: pairwise-distinct windows on the InCore rail, a run-time check (--check accepts the program)
+    'neg_coll_aliased_windows': (os.path.join(TPROG, 'neg_coll_aliased_windows.pld'), (2,), 70,
+                                 [r'\[rank [01]/2\] .*neg_coll_aliased_windows\.pld:26:45: error: pld\.tensor\.allreduce '
+                                  r'\(InCore composite\): the signal and the target are views of the same window buffer '
+                                  r"'total_buf'"],
+                                 [], 20),
     'neg_bad_peer': (os.path.join(TPROG, 'neg_bad_peer.pld'), (2,), 70,
                      [r'\[rank 1/2\] .*neg_bad_peer\.pld:24:31: error: pld\.tensor\.put: peer 2 is outside the '
                       r'comm domain \[0, 2\)'],
