@@ -432,6 +432,109 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
     return PLD_OK;
 }
 
+/* Whether e can be evaluated before the HOST body runs without any effect:
+ * literals, names, arithmetic, pld.world_size(), pl.tensor.dim of a
+ * parameter, DTYPE.get_byte(). Nothing that dispatches, allocates or talks to
+ * another rank. */
+static int pure_size_expr(const pld_expr_t *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case PLD_EX_INT: case PLD_EX_BOOL: case PLD_EX_NAME: case PLD_EX_ATTR:
+        return 1;
+    case PLD_EX_UNARY:
+        return pure_size_expr(e->u.un.a);
+    case PLD_EX_BINARY:
+        return pure_size_expr(e->u.bin.a) && pure_size_expr(e->u.bin.b);
+    case PLD_EX_CALL:
+        if (e->op == PLD_OPID_PLD_WORLD_SIZE || e->op == PLD_OPID_TENSOR_DIM) {
+            for (int i = 0; i < e->u.call.nargs; i++)
+                if (!pure_size_expr(e->u.call.args[i].value))
+                    return 0;
+            return 1;
+        }
+        return e->op < 0 && e->u.call.nargs == 0 && e->u.call.fn->kind == PLD_EX_ATTR &&
+               strcmp(e->u.call.fn->u.attr.attr, "get_byte") == 0;
+    default:
+        return 0;
+    }
+}
+
+/* Names a statement (or the blocks under it) assigns: forgotten by the size
+ * pre-pass, whose values hold for straight-line code only. */
+static void forget_assigned(frame_t *f, const pld_stmt_t *s)
+{
+    const pld_block_t *kids[2] = {NULL, NULL};
+    switch (s->kind) {
+    case PLD_ST_ASSIGN: {
+        const pld_expr_t *t = s->u.assign.target;
+        if (t->kind == PLD_EX_NAME && t->slot >= 0 && t->slot < f->nslots) {
+            pld_value_release(&f->slots[t->slot]);
+            f->slots[t->slot] = pld_v_none();
+        }
+        return;
+    }
+    case PLD_ST_IF: kids[0] = &s->u.if_.then; kids[1] = &s->u.if_.els; break;
+    case PLD_ST_WHILE: kids[0] = &s->u.while_.body; break;
+    case PLD_ST_FOR: kids[0] = &s->u.for_.body; break;
+    case PLD_ST_WITH: kids[0] = &s->u.with.body; break;
+    default: return;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; kids[k] && i < kids[k]->n; i++)
+            forget_assigned(f, kids[k]->stmts[i]);
+}
+
+/* Sizes of the window buffers, evaluated before the HOST body runs with what
+ * the HOST orchestrator knows by then: module constants, pld.world_size(),
+ * the entry's parameters (their dims) and the HOST locals its straight-line
+ * code computed from those before the allocation (`nbytes = ...` then
+ * pld.alloc_window_buffer(nbytes)). A top-level allocation is sized where it
+ * stands; one inside a loop or a branch, and a synthesized signal, with the
+ * locals of the straight-line code before the end. */
+static pld_status_t size_buffers(pld_interp_t *it, const pld_func_t *host, frame_t *f)
+{
+    pld_status_t st = PLD_OK;
+    int *done = pld_mem_calloc((size_t)it->nwins + 1, sizeof *done);
+    if (!done)
+        return PLD_E_NOMEM;
+    for (int i = 0; i < host->nparams; i++) {
+        int slot = host->params[i].slot;
+        if (slot >= 0 && slot < f->nslots && it->entry == host && it->bound[i])
+            pld_value_set(&f->slots[slot], &it->args[i]);
+    }
+    for (int i = 0; i < host->body.n && st == PLD_OK; i++) {
+        const pld_stmt_t *s = host->body.stmts[i];
+        if (s->kind == PLD_ST_ASSIGN && is_op(s->u.assign.value, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER)) {
+            int b = pld_dist_buf_of(it, s->u.assign.value);
+            if (b >= 0) {
+                st = alloc_bytes(it, f, &it->wins[b]);
+                done[b] = 1;
+            }
+            continue;
+        }
+        const pld_expr_t *t = s->kind == PLD_ST_ASSIGN ? s->u.assign.target : NULL;
+        if (t && t->kind == PLD_EX_NAME && t->slot >= 0 && t->slot < f->nslots && pure_size_expr(s->u.assign.value)) {
+            pld_value_t v = pld_v_none();
+            it->quiet = 1;
+            pld_status_t vs = it->walk->eval(it, f, s->u.assign.value, &v);
+            it->quiet = 0;
+            pld_value_release(&f->slots[t->slot]);
+            f->slots[t->slot] = vs == PLD_OK && pld_v_is_scalar(&v) ? v : pld_v_none();
+            if (vs == PLD_OK && !pld_v_is_scalar(&v))
+                pld_value_release(&v);
+            continue;
+        }
+        forget_assigned(f, s);
+    }
+    for (int b = 0; b < it->nwins && st == PLD_OK; b++)
+        if (!done[b])
+            st = alloc_bytes(it, f, &it->wins[b]);
+    pld_mem_free(done);
+    return st;
+}
+
 pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
 {
     pld_status_t st = collect_allocs(it, &host->body);
@@ -458,7 +561,7 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
     f.ctx = PLD_CTX_HOST;
     f.block_num = 1;
     in->it = it;
-    in->probe = &f;
+    in->probe = &f; /* no variables: a device= must not depend on HOST locals */
     infer_block(in, &host->body);
     st = in->st;
     pld_mem_free(in);
@@ -474,11 +577,22 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
     it->doms = pld_mem_calloc((size_t)it->nwins, sizeof *it->doms);
     if (!it->doms)
         return PLD_E_NOMEM;
+    /* sizes: a frame with the HOST orchestrator's slots (parameters, locals) */
+    frame_t sf = f;
+    sf.fn = host;
+    sf.nslots = host->nslots;
+    sf.slots = pld_mem_calloc((size_t)(host->nslots > 0 ? host->nslots : 1), sizeof *sf.slots);
+    if (!sf.slots)
+        return PLD_E_NOMEM;
+    st = size_buffers(it, host, &sf);
+    for (int k = 0; k < sf.nslots; k++)
+        pld_value_release(&sf.slots[k]);
+    pld_mem_free(sf.slots);
+    if (st != PLD_OK)
+        return st;
     int P = it->comm.nranks;
     for (int i = 0; i < it->nwins; i++) {
         winbuf_t *w = &it->wins[i];
-        if ((st = alloc_bytes(it, &f, w)) != PLD_OK)
-            return st;
         int members[PLD_WIN_MAX_RANKS], n = 0;
         if (P > PLD_WIN_MAX_RANKS)
             return pld_rt_error(it, NULL, w->alloc->span, "a comm domain holds at most %d ranks (this run has %d)",

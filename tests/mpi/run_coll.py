@@ -719,6 +719,8 @@ CASES = {
                                              g_allreduce_rows(['sum', 'max']), None),
     'corpus_incore_allreduce_ring': (os.path.join(CORPUS, 'incore', 'allreduce_ring.pld'), g_incore_ring_corpus,
                                      None),
+    # 9.4: window buffer sizes held in HOST locals computed before the allocation
+    'host_local_sizes': (os.path.join(TPROG, 'host_local_sizes.pld'), g_neighbour, None),
     'corpus_incore_barrier': (os.path.join(CORPUS, 'incore', 'barrier.pld'), g_neighbour, None),
     'corpus_incore_broadcast': (os.path.join(CORPUS, 'incore', 'broadcast.pld'), g_broadcast(2.0), None),
     'corpus_incore_reduce_scatter': (os.path.join(CORPUS, 'incore', 'reduce_scatter.pld'), g_reduce_scatter, None),
