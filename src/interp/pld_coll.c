@@ -1072,6 +1072,19 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         goto done;
     const pld_tensor_t *in = pld_v_tensor(&iv), *s = pld_v_tensor(&sv), *sc = pld_v_tensor(&scv),
                        *rc = pld_v_tensor(&rcv);
+    if (c->f->ctx == PLD_CTX_CHIP) {
+        /* the CHIP builtin's is_contiguous check (pld_semantics.md §2.20 (e)):
+         * a transposed or column-sliced view is rejected at run time too */
+        const pld_tensor_t *ops[5] = {in, t, s, sc, rc};
+        for (int k = 0; k < 5; k++)
+            if (!is_packed(ops[k])) {
+                st = pld_rt_error(it, c->f, pld_op_arg(e, k) ? pld_op_arg(e, k)->span : e->span,
+                                  "%s (CHIP builtin): '%s' must be a contiguous row-major view (its strides are not "
+                                  "packed: a transposed or column-sliced operand is rejected by the builtin)",
+                                  pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[k].name);
+                goto done;
+            }
+    }
     if (t->rank != 2 || in->rank != 2 || in->dt != t->dt || in->shape[0] != t->shape[0] ||
         in->shape[1] != t->shape[1]) {
         st = pld_rt_error(it, c->f, e->span, "%s: input and target must both be 2-D [NR*MAX_RECV, SIZE] %s",

@@ -848,6 +848,12 @@ NEG = {
                                   r'\(InCore composite\): the signal and the target are views of the same window buffer '
                                   r"'total_buf'"],
                                  [], 20),
+    # 9.3: CHIP-rail contiguity at run time (a column slice of a wider window as the input)
+    'neg_chip_a2av_strided': (os.path.join(TPROG, 'neg_chip_a2av_strided.pld'), (2,), 70,
+                              [r'\[rank 0/2\] .*neg_chip_a2av_strided\.pld:74:40: error: pld\.tensor\.all_to_all_v '
+                               r"\(CHIP builtin\): 'input' must be a contiguous row-major view",
+                               r'\[rank 1/2\] .*neg_chip_a2av_strided\.pld:74:40: error: '],
+                              [], 20),
     'neg_bad_peer': (os.path.join(TPROG, 'neg_bad_peer.pld'), (2,), 70,
                      [r'\[rank 1/2\] .*neg_bad_peer\.pld:24:31: error: pld\.tensor\.put: peer 2 is outside the '
                       r'comm domain \[0, 2\)'],
