@@ -47,12 +47,12 @@ static int64_t cdiv(int64_t a, int64_t b)
     return b > 0 ? (a + b - 1) / b : 0;
 }
 
+/* Element count of the shape of a tensor that exists (its size was checked
+ * when it was made, so it fits; pld_size.h all the same). */
 static int64_t numel_of(int rank, const int64_t *shape)
 {
-    int64_t n = 1;
-    for (int k = 0; k < rank; k++)
-        n *= shape[k];
-    return n;
+    int64_t n;
+    return pld_size_numel(rank, shape, &n) == PLD_SIZE_OK ? n : -1;
 }
 
 /* ------------------------------------------------------------ call state */
@@ -689,7 +689,8 @@ static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
                             pld_op_name(c->e));
     winbuf_t *wb = &c->it->wins[w];
     int64_t shape[2] = {c->it->comm.nranks, core_num};
-    if ((size_t)(shape[0] * shape[1] * 4) > wb->bytes || !wb->buf)
+    int64_t need;
+    if (pld_size_bytes(2, shape, 4, INT64_MAX, &need) != PLD_SIZE_OK || (size_t)need > wb->bytes || !wb->buf)
         return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", pld_op_name(c->e));
     pld_tensor_t *t = pld_tensor_view(wb->buf, PLD_DT_INT32, 2, shape, 0);
     if (!t)

@@ -173,15 +173,17 @@ static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_
     }
     if ((st = region_of(it, f, e, t, off, noff, val, nshp, ext)) != PLD_OK)
         goto done;
+    int64_t n;
+    if (pld_size_numel(t->rank, ext, &n) != PLD_SIZE_OK) { /* within the view's extent: cannot fail */
+        st = pld_rt_error(it, f, e->span, "%s: the region's element count overflows", pld_op_name(e));
+        goto done;
+    }
     pld_tile_t *tile = pld_tile_new(t->dt, nshp, shp, PLD_MEM_VEC);
     if (!tile) {
         st = pld_rt_error(it, f, e->span, "out of memory");
         goto done;
     }
     memcpy(tile->valid, val, (size_t)nshp * sizeof *val);
-    int64_t n = 1;
-    for (int k = 0; k < t->rank; k++)
-        n *= ext[k];
     void *tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(t->dt));
     if (!tmp) {
         pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
@@ -336,9 +338,11 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     if ((st = region_of(it, f, e, win, woff, nw, shp, nshp, wext)) != PLD_OK ||
         (st = region_of(it, f, e, loc, loff, nl, shp, nshp, lext)) != PLD_OK)
         goto done;
-    int64_t n = 1;
-    for (int k = 0; k < nshp; k++)
-        n *= shp[k];
+    int64_t n;
+    if (pld_size_numel(nshp, shp, &n) != PLD_SIZE_OK) {
+        st = pld_rt_error(it, f, e->span, "%s: the element count of the transfer shape overflows", pld_op_name(e));
+        goto done;
+    }
     /* the local region */
     pld_view_t lv, pv;
     pld_tensor_kview(loc, &lv);
