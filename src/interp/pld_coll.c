@@ -19,6 +19,7 @@
  * first issues the notifies of every block, then waits for every block, so no
  * block ever waits for something a later block of the same rank must do. */
 #include "pld_interp_int.h"
+#include "pld_assert.h"
 #include "pld_mem.h"
 
 #include <stdarg.h>
@@ -46,12 +47,12 @@ static int64_t cdiv(int64_t a, int64_t b)
     return b > 0 ? (a + b - 1) / b : 0;
 }
 
+/* Element count of the shape of a tensor that exists (its size was checked
+ * when it was made, so it fits; pld_size.h all the same). */
 static int64_t numel_of(int rank, const int64_t *shape)
 {
-    int64_t n = 1;
-    for (int k = 0; k < rank; k++)
-        n *= shape[k];
-    return n;
+    int64_t n;
+    return pld_size_numel(rank, shape, &n) == PLD_SIZE_OK ? n : -1;
 }
 
 /* ------------------------------------------------------------ call state */
@@ -66,6 +67,9 @@ typedef struct coll {
     const pld_tensor_t *sig;       /* the signal of the current protocol */
     int ring;                      /* cells [row, rank] instead of [rank, lane] */
     char sigtext[48];              /* printed signal expression */
+    const pld_tensor_t *tgt;       /* the target (barrier: the signal) */
+    pld_tensor_t sigdesc;          /* a copy of the signal's view (its buffer is the window's, alive all run) */
+    int has_sig;
 } coll_t;
 
 static const char *rail_of(const coll_t *c)
@@ -208,6 +212,21 @@ static pld_status_t clear(coll_t *c, int64_t k, int32_t n)
     return PLD_OK;
 }
 
+/* Operands of a collective are pairwise distinct windows (pld_semantics.md
+ * §3.2; PyPTO checks it on the HOST rail only, statically): two views of one
+ * window buffer overlap, so a collective over them reads what it writes or
+ * counts credits in its data. A run-time error on every rail. */
+static pld_status_t distinct(coll_t *c, const pld_tensor_t *t, const pld_expr_t *te, const char *role,
+                             const pld_tensor_t *other, const char *other_role)
+{
+    if (!other || !t->is_dist || !other->is_dist || t->winbuf < 0 || t->winbuf != other->winbuf)
+        return PLD_OK;
+    return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
+                        "%s (%s): %s and %s are views of the same window buffer '%s': the operands of a collective "
+                        "must be pairwise distinct windows",
+                        pld_op_name(c->e), rail_of(c), role, other_role, c->it->wins[t->winbuf].name);
+}
+
 /* Validates a signal operand: window-bound INT32 tensor in the collective's
  * domain, rank in [min_rank, 2], at least `rows` x `cols` cells (cols checked
  * for rank-2 signals only). */
@@ -237,7 +256,12 @@ static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_exp
     if (s->rank == 2 && s->shape[1] < cols)
         return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", pld_op_name(c->e),
                             (long long)s->shape[1], cols_what, (long long)cols);
+    pld_status_t dst;
+    if (c->e->op != PLD_OPID_PLD_BARRIER && (dst = distinct(c, s, se, "the signal", c->tgt, "the target")) != PLD_OK)
+        return dst;
     c->sig = s;
+    c->sigdesc = *s;
+    c->has_sig = 1;
     set_sigtext(c, se);
     return PLD_OK;
 }
@@ -248,6 +272,10 @@ static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr
     if (!t->is_dist)
         return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
                             "%s: %s must be a window-bound DistributedTensor here", pld_op_name(c->e), role);
+    pld_status_t st;
+    if ((st = distinct(c, t, te, role, c->tgt, "the target")) != PLD_OK ||
+        (st = distinct(c, t, te, role, c->has_sig ? &c->sigdesc : NULL, "the signal")) != PLD_OK)
+        return st;
     domain_t *d = pld_dist_domain_of(c->it, c->f, c->e, t);
     if (!d)
         return PLD_E_RUNTIME;
@@ -343,14 +371,21 @@ static pld_status_t xfer_rows(coll_t *c, const pld_tensor_t *t, int peer, int64_
     return xfer(c, t, peer, off, ext, buf, dir);
 }
 
+/* The kernel op of a ReduceOp (validated by the caller: 0..3). */
 static pld_binop_k_t binop_of(int64_t op)
 {
-    return op == 1 ? PLD_K_MAX : op == 2 ? PLD_K_MIN : op == 3 ? PLD_K_MUL : PLD_K_ADD;
+    switch (op) {
+    case 0: return PLD_K_ADD;
+    case 1: return PLD_K_MAX;
+    case 2: return PLD_K_MIN;
+    case 3: return PLD_K_MUL;
+    default: PLD_UNREACHABLE("binop_of: a ReduceOp outside 0..3 was not rejected");
+    }
 }
 
 static const char *redop_name(int64_t op)
 {
-    return op == 1 ? "Max" : op == 2 ? "Min" : op == 3 ? "Prod" : "Sum";
+    return op == 0 ? "Sum" : op == 1 ? "Max" : op == 2 ? "Min" : op == 3 ? "Prod" : "<not a ReduceOp>";
 }
 
 /* acc = op(acc, x) elementwise over n elements of dtype dt. */
@@ -654,7 +689,8 @@ static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
                             pld_op_name(c->e));
     winbuf_t *wb = &c->it->wins[w];
     int64_t shape[2] = {c->it->comm.nranks, core_num};
-    if ((size_t)(shape[0] * shape[1] * 4) > wb->bytes || !wb->buf)
+    int64_t need;
+    if (pld_size_bytes(2, shape, 4, INT64_MAX, &need) != PLD_SIZE_OK || (size_t)need > wb->bytes || !wb->buf)
         return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", pld_op_name(c->e));
     pld_tensor_t *t = pld_tensor_view(wb->buf, PLD_DT_INT32, 2, shape, 0);
     if (!t)
@@ -1037,6 +1073,19 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         goto done;
     const pld_tensor_t *in = pld_v_tensor(&iv), *s = pld_v_tensor(&sv), *sc = pld_v_tensor(&scv),
                        *rc = pld_v_tensor(&rcv);
+    if (c->f->ctx == PLD_CTX_CHIP) {
+        /* the CHIP builtin's is_contiguous check (pld_semantics.md §2.20 (e)):
+         * a transposed or column-sliced view is rejected at run time too */
+        const pld_tensor_t *ops[5] = {in, t, s, sc, rc};
+        for (int k = 0; k < 5; k++)
+            if (!is_packed(ops[k])) {
+                st = pld_rt_error(it, c->f, pld_op_arg(e, k) ? pld_op_arg(e, k)->span : e->span,
+                                  "%s (CHIP builtin): '%s' must be a contiguous row-major view (its strides are not "
+                                  "packed: a transposed or column-sliced operand is rejected by the builtin)",
+                                  pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[k].name);
+                goto done;
+            }
+    }
     if (t->rank != 2 || in->rank != 2 || in->dt != t->dt || in->shape[0] != t->shape[0] ||
         in->shape[1] != t->shape[1]) {
         st = pld_rt_error(it, c->f, e->span, "%s: input and target must both be 2-D [NR*MAX_RECV, SIZE] %s",
@@ -1172,49 +1221,40 @@ done:
     return st;
 }
 
-/* ------------------------------------------------------------ entry */
-
-/* A target that is not window-bound (a kernel run on its own, one rank):
- * every collective is a local identity or copy. */
-static pld_status_t single_rank(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *tgt)
+/* The post-condition of the self-clearing credit barrier (pld_semantics.md
+ * §1.9): when a collective returns on this rank, every cell of its signal in
+ * this rank's window is back to zero, or 1 where a faster peer already
+ * credited its next call. Anything else is a stale credit (an earlier notify
+ * into the signal, a signal shared with another protocol) or a peer running a
+ * different collective: reported here instead of passing a later barrier
+ * early. */
+static pld_status_t post_check(coll_t *c)
 {
-    pld_status_t st = PLD_OK;
-    if (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL || e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
-        pld_value_t in;
-        if ((st = pld_op_need(it, f, e, 0, &in, PLD_V_TENSOR)) != PLD_OK)
-            return st;
-        pld_tensor_t *s = pld_v_tensor(&in), *d = pld_v_tensor(tgt);
-        int64_t rows = s->rank >= 1 ? s->shape[0] : 1;
-        if (e->op == PLD_OPID_PLD_ALL_TO_ALL_V) {
-            pld_value_t sc, rc;
-            int64_t mr = d->shape[0];
-            if ((st = pld_op_need(it, f, e, 3, &sc, PLD_V_TENSOR)) == PLD_OK) {
-                if ((st = pld_op_need(it, f, e, 4, &rc, PLD_V_TENSOR)) == PLD_OK) {
-                    pld_tensor_t *sct = pld_v_tensor(&sc), *rct = pld_v_tensor(&rc);
-                    int64_t c = pld_elem_get_i(sct->buf->data, sct->dt, sct->offset);
-                    rows = c < 0 ? 0 : c > mr ? mr : c;
-                    pld_elem_set_i(rct->buf->data, rct->dt, rct->offset, rows);
-                    pld_value_release(&rc);
-                }
-                pld_value_release(&sc);
-            }
+    const pld_tensor_t *s = &c->sigdesc;
+    if (!c->has_sig || !s->is_dist || c->d->me < 0 || s->rank < 1 || s->rank > 2)
+        return PLD_OK;
+    int64_t rows = s->shape[0], cols = s->rank == 2 ? s->shape[1] : 1;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t idx[2] = {i, j};
+            int32_t v = pld_win_read_cell(c->d->win, pld_dist_disp(c->d, s, idx));
+            if (v >= 0 && v <= 1)
+                continue;
+            char cell[48];
+            if (s->rank == 2)
+                snprintf(cell, sizeof cell, "[%lld, %lld]", (long long)i, (long long)j);
+            else
+                snprintf(cell, sizeof cell, "[%lld]", (long long)i);
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: signal %s%s holds %d after the collective returned (expected 0, or 1 from a peer "
+                                "already in its next call): a stale credit from an earlier notify into this signal, a "
+                                "signal shared with another protocol, or a peer running a different collective",
+                                pld_op_name(c->e), c->sigtext, cell, (int)v);
         }
-        if (st == PLD_OK && rows > 0 && s->dt == d->dt) {
-            pld_view_t vs, vd;
-            pld_tensor_kview(s, &vs);
-            pld_tensor_kview(d, &vd);
-            vs.shape[0] = rows < vs.shape[0] ? rows : vs.shape[0];
-            vd.shape[0] = vs.shape[0];
-            if (e->op == PLD_OPID_PLD_ALLGATHER)
-                vs.shape[0] = vd.shape[0] = 1; /* target[0, :] = local[0, :] */
-            char err[256];
-            if (pld_k_copy(&vd, &vs, err, sizeof err) != PLD_OK)
-                st = pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
-        }
-        pld_value_release(&in);
-    }
-    return st;
+    return PLD_OK;
 }
+
+/* ------------------------------------------------------------ entry */
 
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
@@ -1245,7 +1285,13 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
                             pld_vkind_name(k));
     }
     if (!pld_v_tensor(&tgt)->is_dist) {
-        st = single_rank(it, f, e, &tgt);
+        /* PyPTO needs a materialised window view on every rail (its CommContext
+         * names the domain); there is no single-rank fallback (§3.1) */
+        const int ti = target_index(e->op);
+        st = pld_rt_error(it, f, pld_op_arg(e, ti)->span,
+                          "%s: '%s' is not window-bound (a pld.window view of a window buffer, passed down from the "
+                          "HOST orchestrator): a collective needs the comm domain of its target",
+                          pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[ti].name);
     } else {
         coll_t c;
         memset(&c, 0, sizeof c);
@@ -1260,6 +1306,7 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
             c.P = c.d->n;
             c.me = c.d->me;
             const pld_tensor_t *t = pld_v_tensor(&tgt);
+            c.tgt = t;
             switch (e->op) {
             case PLD_OPID_PLD_ALLREDUCE: st = exec_allreduce(&c, t); break;
             case PLD_OPID_PLD_BARRIER: st = exec_barrier(&c, &tgt); break;
@@ -1269,6 +1316,8 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
             case PLD_OPID_PLD_ALL_TO_ALL: st = exec_gather(&c, t); break;
             default: st = exec_a2av(&c, t); break;
             }
+            if (st == PLD_OK)
+                st = post_check(&c);
         }
     }
     if (st == PLD_OK)

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The largest window buffer, and comm-domain window, the simulator creates. */
+#define PLD_WIN_MAX_BUF_BYTES PLD_MAX_BYTES
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -35,7 +38,7 @@ typedef struct infer {
     int nviews;
     loopvar_t loops[32];
     int nloops;
-    int warned;
+    pld_status_t st; /* the first error of the inference (reported) */
 } infer_t;
 
 static int is_op(const pld_expr_t *e, int op)
@@ -92,10 +95,12 @@ static int probe_i64(infer_t *in, const pld_expr_t *e, int64_t *v)
     return st == PLD_OK;
 }
 
-/* The devices a dispatch with device=<expr> reaches, as a set of ranks: a
- * known value, or a loop variable over known bounds. Anything else (a
- * computed device, an unknown loop) covers every rank, with a warning: the
- * comm domain is then the whole world. */
+/* The devices a dispatch with device=<expr> reaches, as a set of ranks
+ * (MaterializeCommDomainScopes, pld_semantics.md §1.2): a constant, the loop
+ * variable of `for r in pl.range(pld.world_size())` (every rank), or of
+ * `pl.range([start,] stop)` with constant bounds, start >= 0 and step 1 (also
+ * through one plain copy `d = r`). Anything else is an error at the device=
+ * expression, as PyPTO rejects it: the comm domain would be a guess. */
 static void cover(infer_t *in, int b, const pld_expr_t *device)
 {
     winbuf_t *w = &in->it->wins[b];
@@ -105,36 +110,51 @@ static void cover(infer_t *in, int b, const pld_expr_t *device)
         w->cover_all = 1; /* round-robin: any rank */
         return;
     }
+    if (in->st != PLD_OK)
+        return;
     if (device->kind == PLD_EX_NAME && device->slot >= 0) {
         for (int i = in->nloops - 1; i >= 0; i--)
             if (in->loops[i].name == device->u.name) {
                 const loopvar_t *l = &in->loops[i];
                 if (l->kind == 1) {
                     w->cover_all = 1;
-                } else if (l->kind == 2 && l->step > 0 && l->a >= 0 && l->b <= 64) {
-                    for (v = l->a; v < l->b; v += l->step)
+                } else if (l->kind == 2 && l->step == 1 && l->a >= 0 && l->b <= 64) {
+                    for (v = l->a; v < l->b; v++)
                         w->cover[0] |= (uint64_t)1 << v;
-                } else if (l->kind == 2 && l->step < 0 && l->b >= -1 && l->a < 64) {
-                    for (v = l->a; v > l->b; v += l->step)
-                        w->cover[0] |= (uint64_t)1 << v;
+                } else if (l->kind == 2 && l->step == 1 && l->a >= 0) {
+                    w->cover_all = 1; /* reaches past rank 63: dispatching there is the run-time error */
                 } else {
-                    w->cover_all = 1;
-                    if (!in->warned++)
-                        pld_diag_add(&in->it->p->diags, PLD_SEV_WARNING, l->iter->span,
-                                     "the devices of this dispatch loop are not known before the run (bounds that "
-                                     "are not constants); window buffer '%s' is taken to span every rank",
-                                     w->name);
+                    char why[96];
+                    if (l->kind == 2 && l->step != 1)
+                        snprintf(why, sizeof why, "has step %lld", (long long)l->step);
+                    else if (l->kind == 2)
+                        snprintf(why, sizeof why, "starts at %lld", (long long)l->a);
+                    else
+                        snprintf(why, sizeof why, "has bounds not known when the HOST orchestrator starts");
+                    in->st = pld_rt_error(in->it, NULL, device->span,
+                                          "the devices of window buffer '%s' come from a dispatch loop that %s: the "
+                                          "comm domain is only inferred for pl.range(pld.world_size()) or "
+                                          "pl.range([start,] stop) with constant bounds, start >= 0 and step 1",
+                                          w->name, why);
                 }
                 return;
             }
-        w->cover_all = 1;
-        return;
     }
-    if (probe_i64(in, device, &v) && v >= 0 && v < 64) {
-        w->cover[0] |= (uint64_t)1 << v;
-        return;
+    if (device->kind != PLD_EX_NAME || device->slot < 0) {
+        if (probe_i64(in, device, &v) && v >= 0 && v < 64) {
+            w->cover[0] |= (uint64_t)1 << v;
+            return;
+        }
+        if (probe_i64(in, device, &v)) {
+            w->cover_all = 1; /* outside [0, 64): the dispatch reports it */
+            return;
+        }
     }
-    w->cover_all = 1;
+    in->st = pld_rt_error(in->it, NULL, device->span,
+                          "the devices of window buffer '%s' cannot be inferred from this device= expression: it must "
+                          "be a constant or the variable of a dispatch loop `for r in pl.range(pld.world_size())` "
+                          "(or pl.range([start,] stop) with constant bounds and step 1)",
+                          w->name);
 }
 
 static void infer_expr(infer_t *in, const pld_expr_t *e);
@@ -208,6 +228,16 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
     case PLD_ST_ASSIGN: {
         const pld_expr_t *v = s->u.assign.value, *t = s->u.assign.target;
         infer_expr(in, v);
+        if (t->kind == PLD_EX_NAME && v->kind == PLD_EX_NAME && in->nloops < 32) {
+            /* `d = r` of a loop variable: a second name of it */
+            for (int i = in->nloops - 1; i >= 0; i--)
+                if (in->loops[i].name == v->u.name) {
+                    loopvar_t lv = in->loops[i];
+                    lv.name = t->u.name;
+                    in->loops[in->nloops++] = lv;
+                    break;
+                }
+        }
         if (t->kind == PLD_EX_NAME) {
             if (is_op(v, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER))
                 add_view(in, t->u.name, pld_dist_buf_of(in->it, v));
@@ -244,11 +274,11 @@ static void infer_stmt(infer_t *in, const pld_stmt_t *s)
                      (npos == 2 || probe_i64(in, pos[2], &lv.step)) && lv.step != 0)
                 lv.kind = 2;
         }
+        const int saved = in->nloops;
         if (in->nloops < 32)
             in->loops[in->nloops++] = lv;
         infer_block(in, &s->u.for_.body);
-        if (in->nloops > 0)
-            in->nloops--;
+        in->nloops = saved; /* the loop variable and its copies in the body */
         break;
     }
     case PLD_ST_WITH:
@@ -356,7 +386,9 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
 {
     const pld_expr_t *e = w->alloc;
     const pld_expr_t *a0 = e->bound ? e->bound[0] : NULL;
-    int64_t bytes;
+    int64_t bytes = 0;
+    int64_t shape[PLD_MAX_RANK];
+    int n = 0, src = 0; /* 0 a byte count, 1 a shape */
     it->quiet = 1;
     pld_status_t st;
     if (w->synth) {
@@ -364,14 +396,12 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
         int64_t lanes = 1;
         const pld_expr_t *cn = e->bound ? e->bound[4] : NULL;
         st = cn ? it->walk->eval_i64(it, f, cn, &lanes) : PLD_OK;
-        bytes = (int64_t)it->comm.nranks * (lanes > 0 ? lanes : 1) * 4;
+        shape[0] = it->comm.nranks;
+        shape[1] = lanes > 0 ? lanes : 1;
+        n = 2, src = 1;
     } else if (a0 && (a0->kind == PLD_EX_LIST || a0->kind == PLD_EX_TUPLE)) {
-        int64_t shape[PLD_MAX_RANK];
-        int n;
         st = it->walk->eval_ilist(it, f, a0, shape, PLD_MAX_RANK, &n);
-        bytes = pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
-        for (int d = 0; st == PLD_OK && d < n; d++)
-            bytes *= shape[d];
+        src = 1;
     } else {
         st = a0 ? it->walk->eval_i64(it, f, a0, &bytes) : PLD_E_RUNTIME;
     }
@@ -381,11 +411,128 @@ static pld_status_t alloc_bytes(pld_interp_t *it, frame_t *f, winbuf_t *w)
                             "the size of window buffer '%s' must be known when the HOST orchestrator starts "
                             "(constants, pld.world_size(), dynamic dims of the inputs)",
                             w->name);
+    if (src == 1) {
+        int64_t esz = w->synth ? 4 : pld_dtype_bytes(pld_expr_dtype(it, e->bound[1]));
+        int rc = pld_size_bytes(n, shape, esz, PLD_WIN_MAX_BUF_BYTES, &bytes);
+        if (rc != PLD_SIZE_OK) {
+            char sh[160];
+            pld_shape_str(sh, sizeof sh, n, shape);
+            return pld_rt_error(it, NULL, e->span, "the size of window buffer '%s' (shape %s, %lld-byte elements) %s%s",
+                                w->name, sh, (long long)esz, pld_size_what(rc),
+                                rc == PLD_SIZE_OVERFLOW ? " (at most 2^40 bytes)" : "");
+        }
+    }
     if (bytes < 0)
         return pld_rt_error(it, NULL, e->span, "window buffer '%s' has a negative size (%lld bytes)", w->name,
                             (long long)bytes);
+    if (bytes > PLD_WIN_MAX_BUF_BYTES)
+        return pld_rt_error(it, NULL, e->span, "window buffer '%s' of %lld bytes is too large (at most 2^40 bytes)",
+                            w->name, (long long)bytes);
     w->bytes = (size_t)bytes;
     return PLD_OK;
+}
+
+/* Whether e can be evaluated before the HOST body runs without any effect:
+ * literals, names, arithmetic, pld.world_size(), pl.tensor.dim of a
+ * parameter, DTYPE.get_byte(). Nothing that dispatches, allocates or talks to
+ * another rank. */
+static int pure_size_expr(const pld_expr_t *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case PLD_EX_INT: case PLD_EX_BOOL: case PLD_EX_NAME: case PLD_EX_ATTR:
+        return 1;
+    case PLD_EX_UNARY:
+        return pure_size_expr(e->u.un.a);
+    case PLD_EX_BINARY:
+        return pure_size_expr(e->u.bin.a) && pure_size_expr(e->u.bin.b);
+    case PLD_EX_CALL:
+        if (e->op == PLD_OPID_PLD_WORLD_SIZE || e->op == PLD_OPID_TENSOR_DIM) {
+            for (int i = 0; i < e->u.call.nargs; i++)
+                if (!pure_size_expr(e->u.call.args[i].value))
+                    return 0;
+            return 1;
+        }
+        return e->op < 0 && e->u.call.nargs == 0 && e->u.call.fn->kind == PLD_EX_ATTR &&
+               strcmp(e->u.call.fn->u.attr.attr, "get_byte") == 0;
+    default:
+        return 0;
+    }
+}
+
+/* Names a statement (or the blocks under it) assigns: forgotten by the size
+ * pre-pass, whose values hold for straight-line code only. */
+static void forget_assigned(frame_t *f, const pld_stmt_t *s)
+{
+    const pld_block_t *kids[2] = {NULL, NULL};
+    switch (s->kind) {
+    case PLD_ST_ASSIGN: {
+        const pld_expr_t *t = s->u.assign.target;
+        if (t->kind == PLD_EX_NAME && t->slot >= 0 && t->slot < f->nslots) {
+            pld_value_release(&f->slots[t->slot]);
+            f->slots[t->slot] = pld_v_none();
+        }
+        return;
+    }
+    case PLD_ST_IF: kids[0] = &s->u.if_.then; kids[1] = &s->u.if_.els; break;
+    case PLD_ST_WHILE: kids[0] = &s->u.while_.body; break;
+    case PLD_ST_FOR: kids[0] = &s->u.for_.body; break;
+    case PLD_ST_WITH: kids[0] = &s->u.with.body; break;
+    default: return;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; kids[k] && i < kids[k]->n; i++)
+            forget_assigned(f, kids[k]->stmts[i]);
+}
+
+/* Sizes of the window buffers, evaluated before the HOST body runs with what
+ * the HOST orchestrator knows by then: module constants, pld.world_size(),
+ * the entry's parameters (their dims) and the HOST locals its straight-line
+ * code computed from those before the allocation (`nbytes = ...` then
+ * pld.alloc_window_buffer(nbytes)). A top-level allocation is sized where it
+ * stands; one inside a loop or a branch, and a synthesized signal, with the
+ * locals of the straight-line code before the end. */
+static pld_status_t size_buffers(pld_interp_t *it, const pld_func_t *host, frame_t *f)
+{
+    pld_status_t st = PLD_OK;
+    int *done = pld_mem_calloc((size_t)it->nwins + 1, sizeof *done);
+    if (!done)
+        return PLD_E_NOMEM;
+    for (int i = 0; i < host->nparams; i++) {
+        int slot = host->params[i].slot;
+        if (slot >= 0 && slot < f->nslots && it->entry == host && it->bound[i])
+            pld_value_set(&f->slots[slot], &it->args[i]);
+    }
+    for (int i = 0; i < host->body.n && st == PLD_OK; i++) {
+        const pld_stmt_t *s = host->body.stmts[i];
+        if (s->kind == PLD_ST_ASSIGN && is_op(s->u.assign.value, PLD_OPID_PLD_ALLOC_WINDOW_BUFFER)) {
+            int b = pld_dist_buf_of(it, s->u.assign.value);
+            if (b >= 0) {
+                st = alloc_bytes(it, f, &it->wins[b]);
+                done[b] = 1;
+            }
+            continue;
+        }
+        const pld_expr_t *t = s->kind == PLD_ST_ASSIGN ? s->u.assign.target : NULL;
+        if (t && t->kind == PLD_EX_NAME && t->slot >= 0 && t->slot < f->nslots && pure_size_expr(s->u.assign.value)) {
+            pld_value_t v = pld_v_none();
+            it->quiet = 1;
+            pld_status_t vs = it->walk->eval(it, f, s->u.assign.value, &v);
+            it->quiet = 0;
+            pld_value_release(&f->slots[t->slot]);
+            f->slots[t->slot] = vs == PLD_OK && pld_v_is_scalar(&v) ? v : pld_v_none();
+            if (vs == PLD_OK && !pld_v_is_scalar(&v))
+                pld_value_release(&v);
+            continue;
+        }
+        forget_assigned(f, s);
+    }
+    for (int b = 0; b < it->nwins && st == PLD_OK; b++)
+        if (!done[b])
+            st = alloc_bytes(it, f, &it->wins[b]);
+    pld_mem_free(done);
+    return st;
 }
 
 pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
@@ -414,17 +561,38 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
     f.ctx = PLD_CTX_HOST;
     f.block_num = 1;
     in->it = it;
-    in->probe = &f;
+    in->probe = &f; /* no variables: a device= must not depend on HOST locals */
     infer_block(in, &host->body);
+    st = in->st;
     pld_mem_free(in);
+    if (st != PLD_OK)
+        return st;
+    for (int i = 0; i < it->nwins; i++)
+        if (!it->wins[i].covered)
+            return pld_rt_error(it, NULL, it->wins[i].alloc->span,
+                                "window buffer '%s' reaches no dispatch (no pld.window view of it is passed to a "
+                                "CHIP orchestration function with device=, nor used with such a buffer in a HOST "
+                                "collective): its comm domain cannot be inferred",
+                                it->wins[i].synth ? "the allreduce signal" : it->wins[i].name);
     it->doms = pld_mem_calloc((size_t)it->nwins, sizeof *it->doms);
     if (!it->doms)
         return PLD_E_NOMEM;
+    /* sizes: a frame with the HOST orchestrator's slots (parameters, locals) */
+    frame_t sf = f;
+    sf.fn = host;
+    sf.nslots = host->nslots;
+    sf.slots = pld_mem_calloc((size_t)(host->nslots > 0 ? host->nslots : 1), sizeof *sf.slots);
+    if (!sf.slots)
+        return PLD_E_NOMEM;
+    st = size_buffers(it, host, &sf);
+    for (int k = 0; k < sf.nslots; k++)
+        pld_value_release(&sf.slots[k]);
+    pld_mem_free(sf.slots);
+    if (st != PLD_OK)
+        return st;
     int P = it->comm.nranks;
     for (int i = 0; i < it->nwins; i++) {
         winbuf_t *w = &it->wins[i];
-        if ((st = alloc_bytes(it, &f, w)) != PLD_OK)
-            return st;
         int members[PLD_WIN_MAX_RANKS], n = 0;
         if (P > PLD_WIN_MAX_RANKS)
             return pld_rt_error(it, NULL, w->alloc->span, "a comm domain holds at most %d ranks (this run has %d)",
@@ -450,7 +618,13 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
         }
         w->dom = d;
         w->offset = it->doms[d].bytes;
-        it->doms[d].bytes += (w->bytes + 31) & ~(size_t)31;
+        int64_t end;
+        if (pld_size_add((int64_t)it->doms[d].bytes, (int64_t)((w->bytes + 31) & ~(size_t)31), &end) != PLD_SIZE_OK ||
+            end > PLD_WIN_MAX_BUF_BYTES)
+            return pld_rt_error(it, NULL, w->alloc->span,
+                                "the window of comm domain %d is too large with buffer '%s' (at most 2^40 bytes)", d,
+                                w->name);
+        it->doms[d].bytes = (size_t)end;
     }
     /* create the windows: same order on every rank; members only */
     for (int d = 0; d < it->ndoms; d++) {

@@ -3,6 +3,7 @@
  * reductions, casts with rounding modes, and matmul. Operands are checked here
  * with located runtime errors; the arithmetic is pld_kern.c's. */
 #include "pld_interp_int.h"
+#include "pld_assert.h"
 
 #include <string.h>
 
@@ -31,7 +32,8 @@ static pld_binop_k_t binop_of(int op)
     case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_MULS: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_MULS: return PLD_K_MUL;
     case PLD_OPID_TILE_DIV: case PLD_OPID_TILE_DIVS: case PLD_OPID_TENSOR_DIV: case PLD_OPID_TENSOR_DIVS: return PLD_K_DIV;
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MAXS: case PLD_OPID_TENSOR_MAXIMUM: return PLD_K_MAX;
-    default: return PLD_K_MIN;
+    case PLD_OPID_TILE_MINIMUM: case PLD_OPID_TILE_MINS: case PLD_OPID_TENSOR_MINIMUM: return PLD_K_MIN;
+    default: PLD_UNREACHABLE("binop_of: an op pld_exec.c does not route to the binary element-wise ops");
     }
 }
 
@@ -45,7 +47,8 @@ static pld_unop_k_t unop_of(int op)
     case PLD_OPID_TILE_ABS: case PLD_OPID_TENSOR_ABS: return PLD_K_ABS;
     case PLD_OPID_TILE_NEG: case PLD_OPID_TENSOR_NEG: return PLD_K_NEG;
     case PLD_OPID_TILE_RECIP: return PLD_K_RECIP;
-    default: return PLD_K_RELU;
+    case PLD_OPID_TILE_RELU: return PLD_K_RELU;
+    default: PLD_UNREACHABLE("unop_of: an op pld_exec.c does not route to the unary element-wise ops");
     }
 }
 

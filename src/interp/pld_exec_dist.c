@@ -117,7 +117,11 @@ static pld_status_t region_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         if (off[k] < 0)
             return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
                                 (long long)off[k], k);
-        if (off[k] + ext[k] > t->shape[k]) {
+        if (ext[k] < 0)
+            return pld_rt_error(it, f, e->span, "%s: extent %lld in dimension %d is negative", pld_op_name(e),
+                                (long long)ext[k], k);
+        int64_t end;
+        if (pld_size_add(off[k], ext[k], &end) != PLD_SIZE_OK || end > t->shape[k]) {
             return pld_rt_error(it, f, e->span,
                                 "%s out of bounds: offset %lld + extent %lld > size %lld in dimension %d of the window "
                                 "view",
@@ -169,15 +173,17 @@ static pld_status_t op_remote_load(pld_interp_t *it, frame_t *f, const pld_expr_
     }
     if ((st = region_of(it, f, e, t, off, noff, val, nshp, ext)) != PLD_OK)
         goto done;
+    int64_t n;
+    if (pld_size_numel(t->rank, ext, &n) != PLD_SIZE_OK) { /* within the view's extent: cannot fail */
+        st = pld_rt_error(it, f, e->span, "%s: the region's element count overflows", pld_op_name(e));
+        goto done;
+    }
     pld_tile_t *tile = pld_tile_new(t->dt, nshp, shp, PLD_MEM_VEC);
     if (!tile) {
         st = pld_rt_error(it, f, e->span, "out of memory");
         goto done;
     }
     memcpy(tile->valid, val, (size_t)nshp * sizeof *val);
-    int64_t n = 1;
-    for (int k = 0; k < t->rank; k++)
-        n *= ext[k];
     void *tmp = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(t->dt));
     if (!tmp) {
         pld_value_t tt = pld_v_obj(&tile->hdr, tile->dt);
@@ -332,9 +338,11 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     if ((st = region_of(it, f, e, win, woff, nw, shp, nshp, wext)) != PLD_OK ||
         (st = region_of(it, f, e, loc, loff, nl, shp, nshp, lext)) != PLD_OK)
         goto done;
-    int64_t n = 1;
-    for (int k = 0; k < nshp; k++)
-        n *= shp[k];
+    int64_t n;
+    if (pld_size_numel(nshp, shp, &n) != PLD_SIZE_OK) {
+        st = pld_rt_error(it, f, e->span, "%s: the element count of the transfer shape overflows", pld_op_name(e));
+        goto done;
+    }
     /* the local region */
     pld_view_t lv, pv;
     pld_tensor_kview(loc, &lv);
@@ -401,11 +409,16 @@ static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if ((st = pld_op_ilist(it, f, e, 1, shape, &n)) != PLD_OK)
         return st;
     pld_dtype_t dt = pld_expr_dtype(it, pld_op_arg(e, 2));
-    int64_t need = pld_dtype_bytes(dt);
-    for (int k = 0; k < n; k++) {
+    int64_t need;
+    for (int k = 0; k < n; k++)
         if (shape[k] < 0)
-            return pld_rt_error(it, f, e->span, "pld.tensor.window: dimension %d is negative", k);
-        need *= shape[k];
+            return pld_rt_error(it, f, e->span, "pld.tensor.window: dimension %d is negative (%lld)", k,
+                                (long long)shape[k]);
+    if (pld_size_bytes(n, shape, pld_dtype_bytes(dt), INT64_MAX, &need) != PLD_SIZE_OK) {
+        char sh[160];
+        pld_shape_str(sh, sizeof sh, n, shape);
+        return pld_rt_error(it, f, e->span, "the size of window view %s of %s overflows (buffer '%s' has %zu bytes)", sh,
+                            pld_dtype_name(dt), w->name, w->bytes);
     }
     if ((size_t)need > w->bytes)
         return pld_rt_error(it, f, e->span, "window view of %lld bytes does not fit buffer '%s' of %zu bytes",

@@ -187,6 +187,10 @@ pld_status_t pld_exec_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     if (st != PLD_OK)
         return st;
     pld_dtype_t dt = pld_op_dtype(it, e, 1);
+    if (full && !pld_kern_dtype_ok(dt))
+        return pld_rt_error(it, f, e->span, "%s: pldrun cannot fill dtype %s with a value (no 4-bit or FP8 arithmetic "
+                                            "yet)",
+                            pld_op_name(e), pld_dtype_name(dt));
     if (pld_value_bytes(dt, rank, shape) < 0) {
         char sh[96];
         pld_shape_str(sh, sizeof sh, rank, shape);
@@ -223,9 +227,9 @@ static pld_status_t elem_index(pld_interp_t *it, frame_t *f, const pld_expr_t *e
                                const int64_t *strides, const int64_t *idx, int n, int64_t *off)
 {
     if (n == 1 && rank > 1) {
-        int64_t total = 1;
-        for (int d = 0; d < rank; d++)
-            total *= shape[d];
+        int64_t total;
+        if (pld_size_numel(rank, shape, &total) != PLD_SIZE_OK)
+            return pld_rt_error(it, f, e->span, "%s: the element count of the indexed shape overflows", pld_op_name(e));
         if (idx[0] < 0 || idx[0] >= total)
             return pld_rt_error(it, f, e->span, "%s: flat index %lld out of range [0, %lld)", pld_op_name(e),
                                 (long long)idx[0], (long long)total);
@@ -251,6 +255,20 @@ static pld_status_t elem_index(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     }
     *off = o;
     return PLD_OK;
+}
+
+/* Element reads and writes need a dtype the kernels hold: a 4-bit or FP8
+ * tensor can be moved as bytes but not read as a number (it used to read 0). */
+static pld_status_t elem_dtype_ok(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj)
+{
+    pld_dtype_t dt = obj->kind == PLD_V_TENSOR ? pld_v_tensor(obj)->dt
+                   : obj->kind == PLD_V_TILE   ? pld_v_tile(obj)->dt
+                   : obj->kind == PLD_V_ARRAY  ? pld_v_array(obj)->dt
+                                               : PLD_DT_INT64;
+    if (pld_kern_dtype_ok(dt))
+        return PLD_OK;
+    return pld_rt_error(it, f, e->span, "cannot read or write an element of %s data as a number (pldrun has no 4-bit or "
+                                        "FP8 arithmetic yet)", pld_dtype_name(dt));
 }
 
 static pld_value_t read_elem(const void *data, pld_dtype_t dt, int64_t i)
@@ -282,6 +300,11 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
         pld_value_release(&obj);
         pld_value_release(&val);
         return pld_rt_error(it, f, e->span, "%s: the value must be a scalar", pld_op_name(e));
+    }
+    if ((st = elem_dtype_ok(it, f, e, &obj)) != PLD_OK) {
+        pld_value_release(&obj);
+        pld_value_release(&val);
+        return st;
     }
     int64_t off;
     if (obj.kind == PLD_V_TENSOR) {
@@ -528,6 +551,8 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
             drop[d] = 1;
         }
     }
+    if (slices == 0 && n == rank && elem_dtype_ok(it, f, e, obj) != PLD_OK)
+        return PLD_E_RUNTIME;
     if (slices == 0 && n == rank) {
         /* scalar element read */
         if (obj->kind == PLD_V_TENSOR) {
@@ -609,6 +634,10 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
         if (!pld_v_is_scalar(v)) {
             pld_value_release(&obj);
             return pld_rt_error(it, f, target->span, "only a scalar can be stored into one element");
+        }
+        if ((st = elem_dtype_ok(it, f, target, &obj)) != PLD_OK) {
+            pld_value_release(&obj);
+            return st;
         }
         if (obj.kind == PLD_V_ARRAY) {
             pld_array_t *a = pld_v_array(&obj);
@@ -760,9 +789,13 @@ pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         pld_value_release(&a);
         return st;
     }
-    int64_t n1 = 1, n2 = 1;
-    for (int d = 0; d < rank; d++)
-        n2 *= shape[d];
+    int64_t n1 = 1, n2;
+    if (pld_size_numel(rank, shape, &n2) != PLD_SIZE_OK) {
+        char sh[160];
+        pld_shape_str(sh, sizeof sh, rank, shape);
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s: the element count of shape %s overflows", pld_op_name(e), sh);
+    }
     if (a.kind == PLD_V_TILE) {
         pld_tile_t *t = pld_v_tile(&a);
         for (int d = 0; d < t->rank; d++)
@@ -921,6 +954,9 @@ pld_status_t pld_exec_array_create(pld_interp_t *it, frame_t *f, const pld_expr_
         return st;
     if (n <= 0)
         return pld_rt_error(it, f, e->span, "pl.array.create: extent must be positive");
+    if (!pld_kern_dtype_ok(pld_op_dtype(it, e, 1)))
+        return pld_rt_error(it, f, e->span, "pl.array.create: pldrun has no %s arithmetic yet",
+                            pld_dtype_name(pld_op_dtype(it, e, 1)));
     pld_array_t *arr = pld_array_new(pld_op_dtype(it, e, 1), n);
     if (!arr)
         return pld_op_oom(it, f, e);

@@ -251,6 +251,12 @@ static pld_status_t bind_any(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
 {
     const pld_param_t *pp = &it->entry->params[i];
     const pld_type_t *t = pp->type;
+    if (t && t->kind == PLD_TY_SCALAR && (!pld_kern_dtype_ok(t->dtype) || !pld_kern_dtype_ok(dt))) {
+        snprintf(err, errn, "scalar parameter '%s' has dtype %s, which pldrun cannot compute with (no 4-bit or FP8 "
+                 "arithmetic yet)",
+                 pp->name, pld_dtype_name(pld_kern_dtype_ok(t->dtype) ? dt : t->dtype));
+        return PLD_E_USAGE;
+    }
     if (t && t->kind == PLD_TY_SCALAR) {
         if (rank != 0) {
             snprintf(err, errn, "parameter '%s' is a scalar (%s); the input has rank %d", pp->name,

@@ -47,6 +47,7 @@
  *    dtype, and out must not share storage with a or b.
  *  - pld_elem_get_i on a float truncates toward zero and saturates (NaN -> 0). */
 #include "pld_kern_int.h"
+#include "pld_assert.h"
 
 /* ---- 1. IEEE conversions ------------------------------------------------------- */
 
@@ -203,6 +204,11 @@ void pld_kern_int_split(uint64_t v, int is_signed, int *neg, uint64_t *mag)
     *mag = *neg ? (uint64_t)0 - v : v;
 }
 
+int pld_kern_dtype_ok(pld_dtype_t dt)
+{
+    return kcls(dt) != K_NONE;
+}
+
 double pld_elem_get_f(const void *data, pld_dtype_t dt, int64_t i)
 {
     const char *p = (const char *)data + i * pld_dtype_storage_bytes(dt);
@@ -220,7 +226,7 @@ double pld_elem_get_f(const void *data, pld_dtype_t dt, int64_t i)
     case K_BF16: return ld_bf16(p);
     case K_F32: return ld_f32(p);
     case K_F64: return ld_f64(p);
-    default: return 0.0;
+    default: PLD_UNREACHABLE("pld_elem_get_f: a dtype the kernels do not hold (pld_kern_dtype_ok)");
     }
 }
 
@@ -244,7 +250,7 @@ int64_t pld_elem_get_i(const void *data, pld_dtype_t dt, int64_t i)
     case K_BF16:
     case K_F32:
     case K_F64: return pld_kern_f64_to_i64_sat(pld_elem_get_f(data, dt, i));
-    default: return 0;
+    default: PLD_UNREACHABLE("pld_elem_get_i: a dtype the kernels do not hold (pld_kern_dtype_ok)");
     }
 }
 
@@ -310,7 +316,7 @@ void pld_elem_set_f(void *data, pld_dtype_t dt, int64_t i, double v)
     const kcls_t c = kcls(dt);
     char *p = (char *)data + i * pld_dtype_storage_bytes(dt);
     if (c == K_NONE)
-        return;
+        PLD_UNREACHABLE("pld_elem_set_f: a dtype the kernels do not hold (pld_kern_dtype_ok)");
     if (cls_is_float(c))
         pld_kern_store_float_of_f64(p, c, v, RM_NE);
     else
@@ -322,7 +328,7 @@ void pld_elem_set_i(void *data, pld_dtype_t dt, int64_t i, int64_t v)
     const kcls_t c = kcls(dt);
     char *p = (char *)data + i * pld_dtype_storage_bytes(dt);
     if (c == K_NONE)
-        return;
+        PLD_UNREACHABLE("pld_elem_set_i: a dtype the kernels do not hold (pld_kern_dtype_ok)");
     if (cls_is_float(c)) {
         int neg;
         uint64_t mag;

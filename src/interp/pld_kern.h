@@ -38,6 +38,11 @@ int pld_view_is_packed(const pld_view_t *v);
 
 /* Storage conversion (pld_f32_to_f16, pld_bf16_to_f32, ...): pld_dtype.h. */
 
+/* Whether the kernels hold values of dt (BOOL, the 8..64-bit integers, FP16,
+ * BF16, FP32, FP64, INDEX); the 4-bit and FP8 types and NONE are not: the
+ * interpreter rejects them where a tensor or tile of that dtype is made. */
+int pld_kern_dtype_ok(pld_dtype_t dt);
+
 /* Element access by flat element index into `data` (no strides), for scalars,
  * tests and slow paths. Floats read as double; integers as int64. */
 double pld_elem_get_f(const void *data, pld_dtype_t dt, int64_t i);

@@ -416,6 +416,8 @@ static pld_status_t fill_cell(const pld_view_t *out, const void *cell)
 pld_status_t pld_k_fill_f(const pld_view_t *out, double v)
 {
     uint64_t cell = 0;
+    if (kcls(out->dt) == K_NONE)
+        return PLD_E_RUNTIME;
     pld_elem_set_f(&cell, out->dt, 0, v);
     return fill_cell(out, &cell);
 }
@@ -423,6 +425,8 @@ pld_status_t pld_k_fill_f(const pld_view_t *out, double v)
 pld_status_t pld_k_fill_i(const pld_view_t *out, int64_t v)
 {
     uint64_t cell = 0;
+    if (kcls(out->dt) == K_NONE)
+        return PLD_E_RUNTIME;
     pld_elem_set_i(&cell, out->dt, 0, v);
     return fill_cell(out, &cell);
 }

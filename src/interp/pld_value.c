@@ -224,18 +224,13 @@ static void packed_strides(int rank, const int64_t *shape, int64_t *strides)
     }
 }
 
-/* Element count, or -1 when it overflows or the bytes exceed the limit. */
+/* Element count, or -1 when it overflows, a dim is negative or the bytes
+ * exceed PLD_MAX_BYTES (pld_size.h). */
 static int64_t numel_checked(int rank, const int64_t *shape, pld_dtype_t dt)
 {
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++) {
-        if (shape[i] < 0)
-            return -1;
-        if (shape[i] != 0 && n > PLD_MAX_BYTES / shape[i])
-            return -1;
-        n *= shape[i];
-    }
-    if (n > PLD_MAX_BYTES / pld_dtype_bytes(dt))
+    int64_t n, bytes;
+    if (pld_size_bytes(rank, shape, pld_dtype_bytes(dt), PLD_MAX_BYTES, &bytes) != PLD_SIZE_OK ||
+        pld_size_numel(rank, shape, &n) != PLD_SIZE_OK)
         return -1;
     return n;
 }
@@ -317,7 +312,8 @@ pld_tuple_t *pld_tuple_new(int n)
 
 pld_array_t *pld_array_new(pld_dtype_t dt, int64_t n)
 {
-    if (n < 0 || n > PLD_MAX_BYTES / pld_dtype_bytes(dt))
+    int64_t bytes;
+    if (pld_size_bytes(1, &n, pld_dtype_bytes(dt), PLD_MAX_BYTES, &bytes) != PLD_SIZE_OK)
         return NULL;
     pld_array_t *a = pld_mem_calloc(1, sizeof *a);
     if (!a)

@@ -11,6 +11,7 @@
 
 #include "pld_kern.h"
 #include "pld_ast.h"
+#include "pld_size.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -186,7 +186,8 @@ def host_params(text, P):
     if not m:
         raise ValueError('no host_orch')
     params = []
-    for pm in re.finditer(r'(\w+): (pl\.Out\[|pl\.InOut\[)?pl\.Tensor\[\[([^\]]*)\], pl\.(\w+)\]', m.group(1)):
+    for pm in re.finditer(r'(\w+): (pl\.Out\[|pl\.InOut\[)?(?:pl\.Tensor|pld\.DistributedTensor)\[\[([^\]]*)\], pl\.(\w+)\]',
+                             m.group(1)):
         name, wrapper, dims, dt = pm.groups()
         shape = tuple(int(eval(d, {'__builtins__': {}}, dict(env))) for d in dims.split(','))  # noqa: S307
         direction = 'in' if not wrapper else 'out' if 'Out' in wrapper else 'inout'
@@ -718,6 +719,8 @@ CASES = {
                                              g_allreduce_rows(['sum', 'max']), None),
     'corpus_incore_allreduce_ring': (os.path.join(CORPUS, 'incore', 'allreduce_ring.pld'), g_incore_ring_corpus,
                                      None),
+    # 9.4: window buffer sizes held in HOST locals computed before the allocation
+    'host_local_sizes': (os.path.join(TPROG, 'host_local_sizes.pld'), g_neighbour, None),
     'corpus_incore_barrier': (os.path.join(CORPUS, 'incore', 'barrier.pld'), g_neighbour, None),
     'corpus_incore_broadcast': (os.path.join(CORPUS, 'incore', 'broadcast.pld'), g_broadcast(2.0), None),
     'corpus_incore_reduce_scatter': (os.path.join(CORPUS, 'incore', 'reduce_scatter.pld'), g_reduce_scatter, None),
@@ -818,6 +821,39 @@ NEG = {
                     [r'\[rank 1/2\] .*neg_put_oob\.pld:24:9: error: pld\.tensor\.put out of bounds: offset 1 \+ '
                      r'extent 2 > size 2 in dimension 0 of the window view'],
                     [r'\[rank 0/2\] .*: error: '], 20),
+    # 9.1: sizes that overflow only at run time (a dim from an input) are located errors, not crashes
+    'neg_window_view_overflow': (os.path.join(TPROG, 'neg_window_view_overflow.pld'), (2,), 70,
+                                 [r'\[rank 0/2\] .*neg_window_view_overflow\.pld:38:19: error: the size of window view '
+                                  r'\[2, 4611686018427387904, 16\] of FP32 overflows',
+                                  r'\[rank 1/2\] .*neg_window_view_overflow\.pld:38:19: error: '],
+                                 [r'Segmentation|signal'], 20),
+    'neg_window_buf_overflow': (os.path.join(TPROG, 'neg_window_buf_overflow.pld'), (2,), 70,
+                                [r'\[rank 0/2\] .*neg_window_buf_overflow\.pld:36:15: error: the size of window buffer '
+                                 r"'buf' \(shape \[2, 4611686018427387904, 16\], 4-byte elements\) overflows"],
+                                [r'Segmentation|signal'], 20),
+    # 9.2: a collective on a target that is not window-bound is an error at any rank count (no local fallback)
+    'neg_coll_not_window': (os.path.join(TPROG, 'neg_coll_not_window.pld'), (1, 2), 70,
+                            [r'\[rank 0/\d\] .*neg_coll_not_window\.pld:20:30: error: pld\.tensor\.allreduce: '
+                             r"'target' is not window-bound"],
+                            [], 20),
+    # 9.3: the §1.9 post-condition (signal cells back to 0, or 1 from a faster peer) after every collective
+    'neg_signal_not_zero': (os.path.join(TPROG, 'neg_signal_not_zero.pld'), (2,), 70,
+                            [r'\[rank 0/2\] .*neg_signal_not_zero\.pld:29:15: error: pld\.tensor\.barrier: signal '
+                             r'sig\[1, 0\] holds [23] after the collective returned',
+                             r'\[rank 1/2\] .*neg_signal_not_zero\.pld:29:15: error: .*sig\[0, 0\] holds [23]'],
+                            [], 20),
+    # 9.3: pairwise-distinct windows on the InCore rail, a run-time check (--check accepts the program)
+    'neg_coll_aliased_windows': (os.path.join(TPROG, 'neg_coll_aliased_windows.pld'), (2,), 70,
+                                 [r'\[rank [01]/2\] .*neg_coll_aliased_windows\.pld:26:45: error: pld\.tensor\.allreduce '
+                                  r'\(InCore composite\): the signal and the target are views of the same window buffer '
+                                  r"'total_buf'"],
+                                 [], 20),
+    # 9.3: CHIP-rail contiguity at run time (a column slice of a wider window as the input)
+    'neg_chip_a2av_strided': (os.path.join(TPROG, 'neg_chip_a2av_strided.pld'), (2,), 70,
+                              [r'\[rank 0/2\] .*neg_chip_a2av_strided\.pld:74:40: error: pld\.tensor\.all_to_all_v '
+                               r"\(CHIP builtin\): 'input' must be a contiguous row-major view",
+                               r'\[rank 1/2\] .*neg_chip_a2av_strided\.pld:74:40: error: '],
+                              [], 20),
     'neg_bad_peer': (os.path.join(TPROG, 'neg_bad_peer.pld'), (2,), 70,
                      [r'\[rank 1/2\] .*neg_bad_peer\.pld:24:31: error: pld\.tensor\.put: peer 2 is outside the '
                       r'comm domain \[0, 2\)'],
@@ -933,7 +969,7 @@ def run_neg(case, P, tr, args, env):
     _, gens = read_directives(path)
     cli = []
     for name, direction, dt, shape in host_params(text, P):
-        if direction != 'in':
+        if direction != 'in' and name not in gens:  # an InOut the program gives a generator for
             continue
         rows = NEG_INPUT_ROWS.get(case)
         if rows:

@@ -1374,6 +1374,84 @@ static void test_interp_error_device_out_of_range(void)
     }
 }
 
+/* Comm-domain inference (pld_semantics.md §1.2): a device= that is neither a
+ * constant nor the variable of a step-1 pl.range loop, and a window buffer no
+ * dispatch reaches, are errors (they used to get the whole world silently).
+ * %s: the HOST body after the allocation. */
+#define SRC_DOM_FMT                                                                                                  \
+    "import pypto.language as pl\n"                                                                                 \
+    "import pypto.language.distributed as pld\n\n\n"                                                                \
+    "@pl.program\n"                                                                                                 \
+    "class T:\n" ORCH                                                                                               \
+    "    def chip(self, data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]]):\n"                                \
+    "        pass\n" HOST                                                                                               \
+    "    def host_orch(self, x: pl.Tensor[[1, 8], pl.FP32]):\n"                                                     \
+    "        buf = pld.alloc_window_buffer([1, 8], dtype=pl.FP32)\n"                                                \
+    "%s"
+
+static void dom_error(const char *body, const char *marker, const char *frag)
+{
+    char src[2048];
+    snprintf(src, sizeof src, SRC_DOM_FMT, body);
+    tprog_t t;
+    if (!tp_open(&t, src, NULL))
+        return;
+    CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+    tp_run(&t, PLD_E_RUNTIME);
+    expect_error_at(&t, marker, "window buffer 'buf'", frag, NULL);
+    tp_close(&t);
+}
+
+static void test_interp_error_domain_inference(void)
+{
+    /* a dispatch loop with step 2 */
+    dom_error("        for rr in pl.range(0, 4, 2):\n"
+              "            self.chip(pld.window(buf, [1, 8], dtype=pl.FP32), device=rr)\n",
+              "rr)\n", "step 2");
+    /* a computed device (a HOST local) */
+    dom_error("        dd = pld.world_size() - 1\n"
+              "        self.chip(pld.window(buf, [1, 8], dtype=pl.FP32), device=dd)\n",
+              "dd)\n", "cannot be inferred from this device= expression");
+    /* a buffer no dispatch reaches */
+    dom_error("        v = pld.window(buf, [1, 8], dtype=pl.FP32)\n", "pld.alloc_window_buffer", "reaches no dispatch");
+    /* fine: a constant device, a step-1 loop with constant bounds, a copy of the loop variable */
+    const char *ok[] = {"        self.chip(pld.window(buf, [1, 8], dtype=pl.FP32), device=0)\n",
+                        "        for r in pl.range(0, 1):\n"
+                        "            q = r\n"
+                        "            self.chip(pld.window(buf, [1, 8], dtype=pl.FP32), device=q)\n"};
+    for (int i = 0; i < 2; i++) {
+        char src[2048];
+        snprintf(src, sizeof src, SRC_DOM_FMT, ok[i]);
+        tprog_t t;
+        if (!tp_open(&t, src, NULL))
+            continue;
+        CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+        tp_run(&t, PLD_OK);
+        tp_close(&t);
+    }
+}
+
+/* An FP8 tensor holds bytes but cannot be read as a number: a located error
+ * at the read (it used to read 0), and pl.tensor.full of FP8 likewise. */
+static const char *SRC_FP8_READ =
+    HDR ORCH
+    "    def main(self, o: pl.Out[pl.Tensor[[1, 2], pl.FP32]]) -> pl.Tensor[[1, 2], pl.FP32]:\n"
+    "        c = pl.tensor.create([1, 2], dtype=pl.FP8E4M3FN)\n"
+    "        pl.write(o, [0, 0], pl.read(c, [0, 1]))\n"
+    "        d = c[0, 1]\n"
+    "        return o\n";
+
+static void test_interp_error_unsupported_dtype_read(void)
+{
+    tprog_t t;
+    if (tp_open(&t, SRC_FP8_READ, pld_comm_self())) {
+        tp_zero_outs(&t);
+        tp_run(&t, PLD_E_RUNTIME);
+        expect_error_at(&t, "pl.read(c", "element of FP8E4M3FN data", NULL);
+    }
+    tp_close(&t);
+}
+
 static const char *SRC_DIV0 =
     HDR ORCH
     "    def main(self, o: pl.Out[pl.Tensor[[1, 2], pl.INT32]], z: pl.Scalar[pl.INT32]) -> pl.Tensor[[1, 2], pl.INT32]:\n"
@@ -1800,11 +1878,14 @@ static const char *SRC_COMM_CTX =
     "        return data\n" ORCH
     "    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]],\n"
     "             c: pld.CommCtx):\n"
-    "        data = self.k(x, data, c)\n" HOST
+    "        data = self.k(x, data, c)\n" ORCH
+    "    def touch(self, p: pl.InOut[pld.DistributedTensor[[1, 3], pl.FP32]]):\n"
+    "        pass\n" HOST
     "    def host_orch(self, x: pl.Tensor[[1, 8], pl.FP32]):\n"
     "        pad = pld.alloc_window_buffer([1, 3], dtype=pl.FP32)\n"
     "        buf = pld.alloc_window_buffer([1, 8], dtype=pl.FP32)\n"
     "        for r in pl.range(pld.world_size()):\n"
+    "            self.touch(pld.window(pad, [1, 3], dtype=pl.FP32), device=r)\n"
     "            data = pld.window(buf, [1, 8], dtype=pl.FP32)\n"
     "            c = pld.get_comm_ctx(data)\n"
     "            self.chip(x, data, c, device=r)\n";
@@ -1926,6 +2007,8 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_dispatch_world_size", test_interp_dispatch_world_size},
     {"test_interp_error_load_out_of_bounds", test_interp_error_load_out_of_bounds},
     {"test_interp_error_device_out_of_range", test_interp_error_device_out_of_range},
+    {"test_interp_error_domain_inference", test_interp_error_domain_inference},
+    {"test_interp_error_unsupported_dtype_read", test_interp_error_unsupported_dtype_read},
     {"test_interp_error_int_division_by_zero", test_interp_error_int_division_by_zero},
     {"test_interp_error_ub_overflow", test_interp_error_ub_overflow},
     {"test_interp_ub_option", test_interp_ub_option},
