@@ -824,12 +824,12 @@ NEG = {
     # 9.1: sizes that overflow only at run time (a dim from an input) are located errors, not crashes
     'neg_window_view_overflow': (os.path.join(TPROG, 'neg_window_view_overflow.pld'), (2,), 70,
                                  [r'\[rank 0/2\] .*neg_window_view_overflow\.pld:38:19: error: the size of window view '
-                                  r'\[2, 4611686018427387904, 16\] of FP32 overflows',
+                                  r'\[2, 72057594037927936, 16\] of FP32 overflows',
                                   r'\[rank 1/2\] .*neg_window_view_overflow\.pld:38:19: error: '],
                                  [r'Segmentation|signal'], 20),
     'neg_window_buf_overflow': (os.path.join(TPROG, 'neg_window_buf_overflow.pld'), (2,), 70,
                                 [r'\[rank 0/2\] .*neg_window_buf_overflow\.pld:36:15: error: the size of window buffer '
-                                 r"'buf' \(shape \[2, 4611686018427387904, 16\], 4-byte elements\) overflows"],
+                                 r"'buf' \(shape \[2, 72057594037927936, 16\], 4-byte elements\) overflows"],
                                 [r'Segmentation|signal'], 20),
     # 9.2: a collective on a target that is not window-bound is an error at any rank count (no local fallback)
     'neg_coll_not_window': (os.path.join(TPROG, 'neg_coll_not_window.pld'), (1, 2), 70,
