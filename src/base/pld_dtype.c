@@ -59,3 +59,16 @@ int pld_dtype_is_int(pld_dtype_t d)
 {
     return d != PLD_DT_NONE && d != PLD_DT_TASK_ID && (unsigned)d < PLD_DT__COUNT && !dtypes[d].is_float;
 }
+
+pld_dtype_t pld_dtype_promote(pld_dtype_t a, pld_dtype_t b)
+{
+    if (a == b || b == PLD_DT_NONE)
+        return a;
+    if (a == PLD_DT_NONE)
+        return b;
+    if (pld_dtype_is_float(a) != pld_dtype_is_float(b))
+        return pld_dtype_is_float(a) ? a : b;
+    if (a == PLD_DT_INDEX || b == PLD_DT_INDEX)
+        return PLD_DT_INDEX;
+    return pld_dtype_bits(a) >= pld_dtype_bits(b) ? a : b;
+}

@@ -30,6 +30,11 @@ int pld_dtype_bytes(pld_dtype_t d);                   /* PyPTO's get_byte(): bit
 int pld_dtype_storage_bytes(pld_dtype_t d);
 int pld_dtype_is_float(pld_dtype_t d);
 int pld_dtype_is_int(pld_dtype_t d);                  /* integers incl. INDEX and BOOL, not TASK_ID */
+/* The dtype of a scalar binary operation on a and b (the checker's static
+ * types and the interpreter's values agree through this one rule): NONE
+ * yields the other; float beats integer; INDEX beats other integers; else the
+ * wider one (a on a tie). */
+pld_dtype_t pld_dtype_promote(pld_dtype_t a, pld_dtype_t b);
 
 /* ---- FP16 / BF16 storage conversion ----
  * f32 -> f16/bf16 round to nearest, ties to even; overflow -> inf; a NaN stays

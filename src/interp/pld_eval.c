@@ -15,17 +15,6 @@ static int truthy(const pld_value_t *v)
     return v->kind != PLD_V_NONE;
 }
 
-static pld_dtype_t promote(pld_dtype_t a, pld_dtype_t b)
-{
-    if (a == b)
-        return a;
-    if (pld_dtype_is_float(a) != pld_dtype_is_float(b))
-        return pld_dtype_is_float(a) ? a : b;
-    if (a == PLD_DT_INDEX || b == PLD_DT_INDEX)
-        return PLD_DT_INDEX;
-    return pld_dtype_bits(a) >= pld_dtype_bits(b) ? a : b;
-}
-
 static int64_t floordiv(int64_t a, int64_t b)
 {
     if (b == -1)
@@ -121,7 +110,7 @@ static pld_status_t eval_binary(pld_interp_t *it, frame_t *f, const pld_expr_t *
         return PLD_OK;
     }
     pld_dtype_t dt = e->type && e->type->kind == PLD_TY_SCALAR && e->type->dtype != PLD_DT_NONE ? e->type->dtype
-                                                                                               : promote(a.dt, b.dt);
+                                                                                               : pld_dtype_promote(a.dt, b.dt);
     if (fl || op == PLD_OP_DIV || pld_dtype_is_float(dt)) {
         double x = pld_v_as_f(&a), y = pld_v_as_f(&b), r;
         switch (op) {
@@ -211,7 +200,6 @@ static pld_status_t eval_seq(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     *out = pld_v_obj(&t->hdr, PLD_DT_NONE);
     return PLD_OK;
 }
-
 
 pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {

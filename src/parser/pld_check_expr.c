@@ -437,21 +437,6 @@ static int is_scalarish(const pld_type_t *t)
     return t->kind == PLD_TY_SCALAR || t->kind == PLD_TY_UNKNOWN;
 }
 
-static pld_dtype_t promote(pld_dtype_t a, pld_dtype_t b)
-{
-    if (a == b)
-        return a;
-    if (a == PLD_DT_NONE)
-        return b;
-    if (b == PLD_DT_NONE)
-        return a;
-    if (pld_dtype_is_float(a) != pld_dtype_is_float(b))
-        return pld_dtype_is_float(a) ? a : b;
-    if (a == PLD_DT_INDEX || b == PLD_DT_INDEX)
-        return PLD_DT_INDEX;
-    return pld_dtype_bits(a) >= pld_dtype_bits(b) ? a : b;
-}
-
 /* ------------------------------------------------------------ call binding */
 
 static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
@@ -958,7 +943,7 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
                          id == PLD_OPID_PL_MIN ? "pl.min" : "pl.max");
                 return &pld_type_unknown;
             }
-        return scalar(ck, promote(argt[0]->dtype, argt[1]->dtype));
+        return scalar(ck, pld_dtype_promote(argt[0]->dtype, argt[1]->dtype));
     case PLD_OPID_PL_FUNC_ATTR:
     case PLD_OPID_PL_STATIC_PRINT:
     case PLD_OPID_PL_STATIC_ASSERT:
@@ -1294,11 +1279,11 @@ static const pld_type_t *check_binary(pld_ck_t *ck, pld_expr_t *e)
         return scalar(ck, PLD_DT_BOOL);
     if (a->kind != PLD_TY_SCALAR || b->kind != PLD_TY_SCALAR)
         return a->kind == PLD_TY_SCALAR ? a : b->kind == PLD_TY_SCALAR ? b : &pld_type_unknown;
-    pld_dtype_t dt = promote(a->dtype, b->dtype);
+    pld_dtype_t dt = pld_dtype_promote(a->dtype, b->dtype);
     if (op == PLD_OP_DIV && !pld_dtype_is_float(dt))
         dt = PLD_DT_FP32;
     if (e->u.bin.a->kind == PLD_EX_INT && e->u.bin.b->kind != PLD_EX_INT)
-        dt = b->dtype == PLD_DT_NONE ? dt : promote(PLD_DT_INDEX, b->dtype);
+        dt = b->dtype == PLD_DT_NONE ? dt : pld_dtype_promote(PLD_DT_INDEX, b->dtype);
     return scalar(ck, dt);
 }
 
