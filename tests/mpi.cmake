@@ -69,3 +69,28 @@ foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file ra
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_negative")
   set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS 2 ENVIRONMENT "${_pld_mpi_env}")
 endforeach()
+
+# pldrun_testing: the tool linked against the testing mirrors (PLD_TESTING:
+# asserts on, and the fail-the-Nth-allocation hook, set per rank with
+# PLD_TEST_FAIL_ALLOC=N). The one-rank failure cases of run_negative.py use it.
+if(TARGET pld_interp_testing)
+  add_executable(pldrun_testing "${PROJECT_SOURCE_DIR}/tools/pldrun/main.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/report.c")
+  target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun")
+  target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
+  set(_pld_testing_tool $<TARGET_FILE:pldrun_testing>)
+else()
+  set(_pld_testing_tool "")
+endif()
+
+# One rank fails, is killed or crashes: the others neither hang nor stay silent.
+foreach(_case rank1_missing_input rank1_missing_program rank1_bad_program rank1_oom killed_running killed_waiting
+              crash_report state_usr1)
+  set(_name mpi_negative_${_case})
+  add_test(NAME ${_name}
+           COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"
+                   --pldrun $<TARGET_FILE:pldrun> --pldrun-testing "${_pld_testing_tool}"
+                   --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${_pld_mpi_flag}" --case ${_case}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_negative")
+  set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 200 PROCESSORS 2 ENVIRONMENT "${_pld_mpi_env}")
+endforeach()

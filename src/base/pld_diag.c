@@ -17,6 +17,7 @@ const char *pld_status_name(pld_status_t st)
     case PLD_E_NOMEM: return "out of memory";
     case PLD_E_IO: return "I/O error";
     case PLD_E_USAGE: return "usage error";
+    case PLD_E_PEER: return "another rank failed";
     }
     return "unknown status";
 }

@@ -11,7 +11,8 @@ typedef enum pld_status {
     PLD_E_HW,      /* a kernel backend failed or is unavailable */
     PLD_E_NOMEM,   /* allocation failed */
     PLD_E_IO,      /* file could not be read or written */
-    PLD_E_USAGE    /* bad command line / API misuse */
+    PLD_E_USAGE,   /* bad command line / API misuse */
+    PLD_E_PEER     /* another rank failed: this one stopped without an error of its own */
 } pld_status_t;
 
 /* Returns a static lower-case name for a status ("ok", "syntax error", ...). */

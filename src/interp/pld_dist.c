@@ -7,6 +7,7 @@
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -535,7 +536,7 @@ static pld_status_t size_buffers(pld_interp_t *it, const pld_func_t *host, frame
     return st;
 }
 
-pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
+pld_status_t pld_dist_plan(pld_interp_t *it, const pld_func_t *host)
 {
     pld_status_t st = collect_allocs(it, &host->body);
     if (st != PLD_OK)
@@ -626,6 +627,13 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
                                 w->name);
         it->doms[d].bytes = (size_t)end;
     }
+    return PLD_OK;
+}
+
+pld_status_t pld_dist_create(pld_interp_t *it)
+{
+    pld_status_t st;
+    pld_span_t at = it->entry->name_span;
     /* create the windows: same order on every rank; members only */
     for (int d = 0; d < it->ndoms; d++) {
         domain_t *dm = &it->doms[d];
@@ -634,7 +642,7 @@ pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host)
         char err[512];
         st = pld_win_dom_create(it->win, dm->members, dm->n, dm->bytes ? dm->bytes : 32, &dm->win, err, sizeof err);
         if (st != PLD_OK)
-            return pld_rt_error(it, NULL, host->name_span, "cannot create the window of comm domain %d: %s", d, err);
+            return pld_rt_error(it, NULL, at, "cannot create the window of comm domain %d: %s", d, err);
         it->stats.transports |= 1u << pld_win_dom_transport(dm->win);
     }
     for (int i = 0; i < it->nwins; i++) {
@@ -920,8 +928,11 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     for (unsigned long polls = 1;; polls++) {
         /* let the other blocks of this rank run first: one of them may be the
          * one that notifies */
-        if (pld_npu_can_yield(it->sched))
+        if (pld_npu_can_yield(it->sched)) {
             pld_npu_yield(it->sched);
+            if (published)
+                pld_where_at(it, f, sp); /* the other blocks ran statements of their own */
+        }
         if (pld_npu_cancelled(it->sched)) {
             st = PLD_E_RUNTIME; /* another block failed and reported */
             break;
@@ -937,7 +948,12 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
             publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
             published = 1;
             t0 = last = t;
+            pld_where_at(it, f, sp);
+            snprintf(it->where.what, sizeof it->where.what, "%s", what);
+            atomic_signal_fence(memory_order_seq_cst); /* `what` is whole before a handler sees waiting */
+            it->where.waiting = 1;
         }
+        it->where.found = v;
         int reason = pld_win_status_aborted(it->win);
         if (reason) {
             why = reason == PLD_WA_DEADLOCK ? "deadlock: every rank is waiting and nothing is in flight"
@@ -961,6 +977,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
         }
     }
     snapshot_free(&snap);
+    it->where.waiting = 0;
     if (!why) {
         if (published)
             publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
@@ -1117,6 +1134,6 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
         }
     }
     if (aborted && st == PLD_OK)
-        st = PLD_E_RUNTIME;
+        st = PLD_E_PEER; /* finished, but another rank failed or hung: its report says why */
     return st;
 }

@@ -591,6 +591,7 @@ fail:
 }
 static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
+    pld_where_at(it, f, s->span);
     switch (s->kind) {
     case PLD_ST_EXPR: {
         const pld_expr_t *e = s->u.expr;

@@ -43,6 +43,8 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     it->comm = comm ? *comm : *pld_comm_self();
     it->walk = &pld_walker;
     it->p = p;
+    it->where.file = p->file;
+    it->where.block = -1;
     it->entry_index = -1;
     /* entry */
     int nhost = 0, norch = 0, host = -1, orch = -1;
@@ -400,6 +402,21 @@ pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec
 
 /* ------------------------------------------------------------ run */
 
+/* A step every rank takes before a collective one: the verdict of every
+ * rank. A rank that failed keeps its status (its error is in the diagnostics);
+ * a rank that did not, but whose peer did, gets PLD_E_PEER: it stops without
+ * an error of its own and nobody enters the collective alone. */
+static pld_status_t agree(pld_interp_t *it, pld_status_t st)
+{
+    int64_t mine = st != PLD_OK, any = mine;
+    if (it->comm.allreduce_max(it->comm.ctx, mine, &any) != PLD_OK) {
+        pld_span_t none = {0, 0, 0, 0};
+        pld_diag_add(&it->p->diags, PLD_SEV_ERROR, none, "the ranks could not agree on the state of the run (MPI failed)");
+        return PLD_E_MPI;
+    }
+    return st != PLD_OK ? st : any ? PLD_E_PEER : PLD_OK;
+}
+
 static pld_status_t assemble_outputs(pld_interp_t *it)
 {
     pld_status_t st = PLD_OK;
@@ -415,14 +432,22 @@ static pld_status_t assemble_outputs(pld_interp_t *it)
         size_t one = mbytes + b->bytes;
         char *send = pld_mem_alloc(one);
         char *recv = it->comm.rank == 0 ? pld_mem_alloc(one * (size_t)it->comm.nranks) : NULL;
-        if (!send || (it->comm.rank == 0 && !recv)) {
+        st = !send || (it->comm.rank == 0 && !recv)
+                 ? pld_rt_error(it, NULL, it->entry->params[i].span, "out of memory assembling output '%s'",
+                                it->entry->params[i].name)
+                 : PLD_OK;
+        st = agree(it, st); /* nobody gathers alone */
+        if (st != PLD_OK) {
             pld_mem_free(send);
             pld_mem_free(recv);
-            return PLD_E_NOMEM;
+            return st;
         }
         memcpy(send, b->written, mbytes);
         memcpy(send + mbytes, b->data, b->bytes);
         st = it->comm.gather(it->comm.ctx, send, one, recv);
+        if (st != PLD_OK)
+            pld_rt_error(it, NULL, it->entry->params[i].span, "gathering output '%s' at rank 0 failed (%s)",
+                         it->entry->params[i].name, pld_status_name(st));
         if (st == PLD_OK && recv) {
             int esz = pld_dtype_bytes(b->track_dt);
             int64_t conflicts = 0, first_conflict = -1;
@@ -458,25 +483,30 @@ static pld_status_t assemble_outputs(pld_interp_t *it)
 pld_status_t pld_interp_run(pld_interp_t *it)
 {
     const pld_func_t *fn = it->entry;
-    for (int i = 0; i < fn->nparams; i++) {
+    pld_span_t none = {0, 0, 0, 0};
+    pld_status_t st = PLD_OK;
+    /* local preparation: a failure is agreed on before anything collective */
+    for (int i = 0; i < fn->nparams && st == PLD_OK; i++) {
         if (!it->bound[i]) {
             char desc[256];
             pld_interp_param_desc(it, i, desc, sizeof desc);
             pld_diag_add(&it->p->diags, PLD_SEV_ERROR, fn->params[i].span, "entry parameter '%s' (%s) has no input",
                          fn->params[i].name, desc);
-            return PLD_E_USAGE;
+            st = PLD_E_USAGE;
+            break;
         }
         const pld_type_t *t = fn->params[i].type;
         if (it->args[i].kind == PLD_V_TENSOR && t && (t->dir == PLD_DIR_OUT || t->dir == PLD_DIR_INOUT)) {
             pld_tensor_t *tt = pld_v_tensor(&it->args[i]);
             if (!pld_buffer_track(tt->buf, tt->dt, (int64_t)(tt->buf->bytes / (size_t)pld_dtype_bytes(tt->dt))))
-                return PLD_E_NOMEM;
+                st = pld_rt_error(it, NULL, fn->params[i].span, "out of memory (tracking the writes of '%s')",
+                                  fn->params[i].name);
         }
     }
     /* a dynamic leading dim bound from an input that differs from the rank
      * count: a dispatch loop over pld.world_size() does not cover every row */
     const char *warned = NULL;
-    for (int i = 0; i < fn->nparams && it->comm.rank == 0; i++) {
+    for (int i = 0; i < fn->nparams && it->comm.rank == 0 && st == PLD_OK; i++) {
         const pld_type_t *t = fn->params[i].type;
         int64_t v;
         if (t && (t->kind == PLD_TY_TENSOR || t->kind == PLD_TY_DTENSOR) && t->rank > 0 &&
@@ -489,12 +519,20 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                          it->comm.nranks == 1 ? "" : "s", it->comm.nranks - 1);
     }
     pld_value_t result = pld_v_none();
-    pld_span_t none = {0, 0, 0, 0};
     int ctx = pld_check_func_ctx(fn);
-    pld_status_t st = PLD_OK;
     it->win = it->opts.win;
-    if (ctx == PLD_CTX_HOST)
-        st = pld_dist_setup(it, fn);
+    if (ctx == PLD_CTX_HOST && st == PLD_OK)
+        st = pld_dist_plan(it, fn);
+    if (st == PLD_E_NOMEM && !it->p->diags.n_errors)
+        pld_diag_add(&it->p->diags, PLD_SEV_ERROR, none, "out of memory while preparing the run");
+    st = agree(it, st);
+    if (st != PLD_OK)
+        return st;
+    if (ctx == PLD_CTX_HOST) {
+        it->where.doing = "creating the windows (collective: every rank takes part)";
+        st = pld_dist_create(it);
+        it->where.doing = NULL;
+    }
     int n = it->opts.dispatches > 1 ? it->opts.dispatches : 1;
     int clear = !it->opts.persistent_windows || it->opts.reset_windows != 0;
     for (int d = 0; d < n && st == PLD_OK; d++) {
@@ -510,6 +548,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         st = pld_walk_function(it, NULL, fn, it->args, ctx, none, &result);
     }
     pld_value_release(&result);
+    it->where.doing = "waiting for the other ranks to finish the run";
     st = pld_dist_finish(it, st);
     if (st == PLD_OK && it->hw) {
         char err[256] = "";
@@ -518,12 +557,13 @@ pld_status_t pld_interp_run(pld_interp_t *it)
             pld_diag_add(&it->p->diags, PLD_SEV_ERROR, none, "kernel backend: %s", err);
     }
     /* every rank must agree before the collective output assembly */
-    int64_t mine = st != PLD_OK, any = mine;
-    if (it->comm.allreduce_max(it->comm.ctx, mine, &any) != PLD_OK)
-        return PLD_E_MPI;
-    if (any)
-        return st != PLD_OK ? st : PLD_E_RUNTIME;
-    return assemble_outputs(it);
+    st = agree(it, st);
+    if (st != PLD_OK)
+        return st;
+    it->where.doing = "assembling the outputs at rank 0 (collective)";
+    st = assemble_outputs(it);
+    it->where.doing = "finished the run";
+    return st;
 }
 
 pld_status_t pld_interp_result(const pld_interp_t *it, int i, pld_dtype_t *dt, int *rank, const int64_t **shape,
@@ -543,6 +583,11 @@ pld_status_t pld_interp_result(const pld_interp_t *it, int i, pld_dtype_t *dt, i
 int pld_interp_hang(const pld_interp_t *it)
 {
     return it->must_abort ? 2 : it->hang ? 1 : 0;
+}
+
+const pld_interp_where_t *pld_interp_where(const pld_interp_t *it)
+{
+    return &it->where;
 }
 
 void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st)

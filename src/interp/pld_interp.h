@@ -104,6 +104,25 @@ int pld_interp_hang(const pld_interp_t *it);
 pld_status_t pld_interp_result(const pld_interp_t *it, int i, pld_dtype_t *dt, int *rank, const int64_t **shape,
                                const void **data);
 
+/* What this rank is doing, for a signal handler: the tool's report when the
+ * job is killed (SIGTERM from mpirun after another rank died) or when pldrun
+ * itself crashes. The interpreter keeps it current with plain volatile stores
+ * (one aligned word each, no locks, nothing to allocate), so a handler running
+ * on this thread may read it; `what` is complete whenever `waiting` is 1.
+ * Pointers are into the program (valid until it is destroyed) or static. */
+typedef struct pld_interp_where {
+    const char *volatile file;  /* the program file */
+    const char *volatile func;  /* function of the statement being run (NULL before the first) */
+    volatile int32_t line, col; /* that statement, or the wait being waited on */
+    volatile int64_t block;     /* block index inside a multi-block launch, else -1 */
+    const char *volatile doing; /* a step that is not a statement, e.g. "creating the windows", or NULL */
+    volatile int32_t waiting;   /* 1 while blocked in a wait: what, found below */
+    volatile int32_t found;     /* the value the waited-on cell held at the last look */
+    char what[96];              /* e.g. "wait on sig[1, 0] (Ge 1) in step" */
+} pld_interp_where_t;
+/* The record of this interpreter (valid until pld_interp_destroy). */
+const pld_interp_where_t *pld_interp_where(const pld_interp_t *it);
+
 typedef struct pld_interp_stats {
     uint64_t tasks;          /* kernel launches on this rank */
     uint64_t dispatches;     /* CHIP dispatches run on this rank */

@@ -130,6 +130,7 @@ struct pld_interp {
     int failed;
     int quiet;                     /* evaluate without recording errors (probing dims) */
     pld_interp_stats_t stats;
+    pld_interp_where_t where;      /* what this rank is doing, for signal handlers */
     /* tasks (pld_task.c) */
     int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
     struct pld_defer *cur_defer;   /* defer_wait conditions registered by it */
@@ -149,6 +150,15 @@ struct pld_interp {
      * use (pld_op_iarg): later uses compare pointers, not strings */
     const char *enum_names[PLD_ENUM_MEMBERS];
 };
+
+/* Records the statement (or wait) about to run in it->where. */
+static inline void pld_where_at(pld_interp_t *it, const frame_t *f, pld_span_t sp)
+{
+    it->where.func = f && f->fn ? f->fn->name : NULL;
+    it->where.line = (int32_t)sp.line;
+    it->where.col = (int32_t)sp.col;
+    it->where.block = f && f->block_num > 1 ? f->block_idx : -1;
+}
 
 /* ======================================================= values, services */
 
@@ -222,9 +232,12 @@ static inline pld_status_t pld_op_kcheck(pld_interp_t *it, frame_t *f, const pld
 /* ======================================================= dist */
 
 /* ---- pld_dist.c: comm domains and windows, remote regions, signals, the hang watchdog ---- */
-/* Infers comm domains from the HOST orchestrator and creates their windows.
- * Collective. Called before the entry runs. */
-pld_status_t pld_dist_setup(pld_interp_t *it, const pld_func_t *host);
+/* Infers comm domains and window sizes from the HOST orchestrator: local,
+ * no communication (a failure here is agreed on before pld_dist_create). */
+pld_status_t pld_dist_plan(pld_interp_t *it, const pld_func_t *host);
+/* Creates the planned windows. Collective: every rank calls it, after every
+ * rank's plan succeeded. */
+pld_status_t pld_dist_create(pld_interp_t *it);
 /* End of run: waits until every rank finished or failed (detecting deadlocks
  * meanwhile), then reports a hang summary on rank 0. Collective. */
 pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);

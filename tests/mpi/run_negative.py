@@ -22,6 +22,26 @@ cases (all at P = 2):
                    succeeds: exit 0, the warning printed exactly once, by rank 0
                    without a rank prefix
 
+One rank fails, is killed or crashes (the others must neither hang nor stay
+silent; each case must end well inside its time limit):
+  rank1_missing_input   MPMD: rank 1's --in file does not exist: exit 74, one
+                        "[rank 1/2]" line naming the file, nothing from rank 0
+  rank1_missing_program MPMD: rank 1's program file does not exist: exit 74
+  rank1_bad_program     MPMD: rank 1's program has a syntax error: exit 65, the
+                        located error with rank 1's prefix
+  rank1_oom             pldrun_testing with PLD_TEST_FAIL_ALLOC=N on rank 1 only,
+                        N swept from 0 until a run succeeds: every run ends, and a
+                        failed one exits non-zero with a "[rank 1/2]" line
+  killed_running        tests/mpi/programs/long_run.pld; rank 0 is killed (SIGKILL):
+                        rank 1 says "[rank 1/2] terminated while running step at
+                        FILE:L:C" (the statement it runs), exit non-zero
+  killed_waiting        the same, rank 1 killed: "[rank 0/2] terminated while
+                        waiting on sig[1, 0] (Ge 1) in step at FILE:L:C; found 0"
+  crash_report          SIGSEGV sent to rank 1: "[rank 1/2] crashed (SIGSEGV) while
+                        running step at FILE:L:C", exit non-zero
+  state_usr1            SIGUSR1 to mpirun: each rank says its state ("state:") and
+                        the run goes on (then SIGTERM ends it)
+
 usage:
   run_negative.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
                   [--case NAME] [--workdir DIR] [--list]
@@ -31,7 +51,10 @@ Prints one line per case and a closing line "N passed, M failed".
 import argparse
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 HELLO = os.path.join(REPO, 'programs', 'tutorial', 'hello_rank.pld')
 OOB = os.path.join(HERE, 'programs', 'oob_on_rank1.pld')
+LONG = os.path.join(HERE, 'programs', 'long_run.pld')
 DEV = os.path.join(HERE, 'programs', 'device_out_of_range.pld')
 WARN = os.path.join(HERE, 'programs', 'warn_dynamic_name.pld')
 P = 2
@@ -173,6 +197,243 @@ def case_out_unwritable(ctx):
     return pr, err
 
 
+
+# ---- one rank fails, is killed or crashes ----
+
+def mpmd(ctx, per_rank, timeout=60):
+    """mpirun -n 1 A0 : -n 1 A1 ...: per_rank is a list of argv lists (one per
+    rank, the tool included). Returns (rc, out, err, seconds)."""
+    cmd = [ctx.args.mpiexec]
+    for i, argv in enumerate(per_rank):
+        if i:
+            cmd.append(':')
+        cmd += [ctx.args.numproc_flag, '1'] + argv
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                           env=ctx.env, cwd=ctx.wd, timeout=timeout)
+        rc, out, err = p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = 124, (e.stdout or b'').decode(errors='replace'), \
+            (e.stderr or b'').decode(errors='replace') + '\n(timed out after %d s: a rank was left hanging)' % timeout
+    return rc, out, err, time.time() - t0
+
+
+def own_errors(err, rank):
+    return [l for l in err.splitlines() if l.startswith('[rank %d/%d]' % (rank, P)) and 'error' in l]
+
+
+def case_rank1_missing_input(ctx):
+    good = os.path.join(ctx.wd, 'xs.npy')
+    T.write_npy(good, 'FP32', (P, 4, 16), arange(P * 64))
+    missing = os.path.join(ctx.wd, 'only_on_rank0.npy')
+    rc, out, err, dt = mpmd(ctx, [[ctx.args.pldrun, HELLO, '--in', 'xs=' + good],
+                                  [ctx.args.pldrun, HELLO, '--in', 'xs=' + missing]])
+    pr = []
+    check(pr, rc == 74, 'exit status %d, expected 74' % rc)
+    lines = [l for l in err.splitlines() if l.startswith('[rank 1/%d] pldrun: --in xs:' % P) and missing in l]
+    check(pr, len(lines) == 1, 'expected one "[rank 1/2] pldrun: --in xs: %s ..." line' % missing)
+    check(pr, '[rank 0/%d] pldrun' % P not in err, 'rank 0 reported something of its own')
+    return pr, err
+
+
+def case_rank1_missing_program(ctx):
+    missing = os.path.join(ctx.wd, 'nope.pld')
+    rc, out, err, dt = mpmd(ctx, [[ctx.args.pldrun, HELLO, '--in', 'xs=arange'],
+                                  [ctx.args.pldrun, missing, '--in', 'xs=arange']])
+    pr = []
+    check(pr, rc == 74, 'exit status %d, expected 74' % rc)
+    check(pr, ("[rank 1/%d] pldrun: cannot read '%s'" % (P, missing)) in err,
+          'no "[rank 1/2] pldrun: cannot read" line naming the file')
+    return pr, err
+
+
+def case_rank1_bad_program(ctx):
+    bad = os.path.join(ctx.wd, 'bad.pld')
+    with open(HELLO) as f:
+        text = f.read()
+    marker = '@pl.program'
+    text = text.replace(marker, marker + '\nclass (', 1)
+    with open(bad, 'w') as f:
+        f.write(text)
+    rc, out, err, dt = mpmd(ctx, [[ctx.args.pldrun, HELLO, '--in', 'xs=arange'],
+                                  [ctx.args.pldrun, bad, '--in', 'xs=arange']])
+    pr = []
+    check(pr, rc == 65, 'exit status %d, expected 65' % rc)
+    check(pr, any(l.startswith('[rank 1/%d] %s:' % (P, bad)) and ': error: ' in l for l in err.splitlines()),
+          'no located "[rank 1/2] FILE:LINE:COL: error:" line from rank 1')
+    check(pr, not own_errors(err, 0), 'rank 0 reported an error of its own')
+    return pr, err
+
+
+def case_rank1_oom(ctx):
+    """N = 0..3, then every 7th (PLD_OOM_SWEEP_ALL=1: every N; PLD_OOM_RANK=0:
+    the failing rank is rank 0)."""
+    tool = ctx.args.pldrun_testing
+    victim = int(os.environ.get('PLD_OOM_RANK', '1'))
+    pr = []
+    if not tool or not os.path.exists(tool):
+        return ['pldrun_testing not given (--pldrun-testing)'], ''
+    outs = os.path.join(ctx.wd, 'ys.npy')
+    n, runs, log = 0, 0, []
+    while True:
+        argv = [tool, HELLO, '--in', 'xs=arange', '--out', 'ys=' + outs, '--timeout', '20']
+        hooked = ['env', 'PLD_TEST_FAIL_ALLOC=%d' % n] + argv
+        rc, out, err, dt = mpmd(ctx, [hooked, argv] if victim == 0 else [argv, hooked], timeout=60)
+        runs += 1
+        log.append('N=%d: exit %d in %.1f s' % (n, rc, dt))
+        if rc == 0:
+            break
+        if rc == 124:
+            pr.append('N=%d: the job hung' % n)
+        elif not any(l.startswith('[rank %d/%d]' % (victim, P)) for l in err.splitlines()):
+            pr.append('N=%d: exit %d but no "[rank %d/%d]" line' % (n, rc, victim, P))
+        elif 'memory' not in err:
+            pr.append('N=%d: exit %d but the message does not say "memory"' % (n, rc))
+        if pr or n > 200000:
+            log.append(err)
+            break
+        n = n + 1 if n < 4 or os.environ.get('PLD_OOM_SWEEP_ALL') else n + 7
+    check(pr, rc == 0, 'the sweep did not reach a successful run')
+    return pr, '\n'.join(log[-3:]) + '\n(%d runs, last N = %d)' % (runs, n)
+
+
+class Job:
+    """mpirun -n P pldrun ... in the background, its stderr read by a thread."""
+
+    def __init__(self, ctx, program, cli):
+        cmd = [ctx.args.mpiexec, ctx.args.numproc_flag, str(P), ctx.args.pldrun, program] + cli
+        self.p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                  env=ctx.env, cwd=ctx.wd)
+        self.lines = []
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for raw in self.p.stderr:
+            self.lines.append(raw.decode(errors='replace').rstrip('\n'))
+
+    def err(self):
+        return '\n'.join(self.lines)
+
+    def rank_pid(self, rank):
+        """PID of this job's rank `rank` (a descendant of our mpirun)."""
+        for d in os.listdir('/proc'):
+            if not d.isdigit():
+                continue
+            try:
+                with open('/proc/%s/environ' % d, 'rb') as f:
+                    env = f.read().split(b'\0')
+                if ('OMPI_COMM_WORLD_RANK=%d' % rank).encode() not in env:
+                    continue
+                pid = int(d)
+                q = pid
+                while q > 1:
+                    with open('/proc/%d/stat' % q) as f:
+                        q = int(f.read().rsplit(')', 1)[1].split()[1])
+                    if q == self.p.pid:
+                        return pid
+            except (OSError, ValueError, IndexError):
+                continue
+        return None
+
+    def catches(self, rank, sig):
+        pid = self.rank_pid(rank)
+        try:
+            with open('/proc/%d/status' % pid) as f:
+                for l in f:
+                    if l.startswith('SigCgt:'):
+                        return (int(l.split()[1], 16) >> (int(sig) - 1)) & 1 == 1
+        except (OSError, TypeError, ValueError):
+            pass
+        return False
+
+    def wait_state(self, want, limit=90):
+        """Sends SIGUSR1 to mpirun (it forwards it to every rank) until every
+        string of `want` is in a "state:" line; returns True when seen."""
+        t0 = time.time()
+        # mpirun and the ranks end on a SIGUSR1 they do not catch yet: first
+        # wait until both ranks have their handlers (SigCgt in /proc)
+        while time.time() - t0 < limit and self.p.poll() is None:
+            if all(self.catches(r, signal.SIGUSR1) for r in range(P)):
+                break
+            time.sleep(0.2)
+        while time.time() - t0 < limit and self.p.poll() is None:
+            self.p.send_signal(signal.SIGUSR1)
+            time.sleep(1.0)
+            states = [l for l in self.lines if '] state: ' in l]
+            if all(any(w in l for l in states) for w in want):
+                return True
+        return False
+
+    def finish(self, timeout=60):
+        try:
+            rc = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            rc = 124
+        self.t.join(5)
+        return rc
+
+
+def long_run_job(ctx):
+    job = Job(ctx, LONG, ['--in', 'xs=random:1', '--timeout', '300'])
+    loop = T.locate(LONG, 'u = pl.load')
+    wait = T.locate(LONG, 'pld.system.wait')
+    ok = job.wait_state(['[rank 1/%d] state: running step at %s:%d:%d' % (P, LONG, loop[0], loop[1]),
+                         '[rank 0/%d] state: waiting on sig[1, 0] (Ge 1) in step at %s:%d:%d' %
+                         (P, LONG, wait[0], wait[1])])
+    return job, ok, loop, wait
+
+
+def kill_case(ctx, victim, sig, expect):
+    job, ok, loop, wait = long_run_job(ctx)
+    pr = []
+    check(pr, ok, 'the ranks never reported their state on SIGUSR1 (the loop and the wait)')
+    if ok:
+        pid = job.rank_pid(victim)
+        check(pr, pid is not None, 'rank %d not found' % victim)
+        if pid:
+            os.kill(pid, sig)
+    else:
+        job.p.terminate()
+    rc = job.finish()
+    err = job.err()
+    check(pr, rc not in (0, 124), 'exit status %d, expected a failure' % rc)
+    want = expect(loop, wait)
+    check(pr, any(l.startswith(want) for l in job.lines), 'no line starting %r' % want)
+    return pr, err
+
+
+def case_killed_running(ctx):
+    return kill_case(ctx, 0, signal.SIGKILL,
+                     lambda loop, wait: '[rank 1/%d] terminated while running step at %s:%d:%d' %
+                     (P, LONG, loop[0], loop[1]))
+
+
+def case_killed_waiting(ctx):
+    return kill_case(ctx, 1, signal.SIGKILL,
+                     lambda loop, wait: '[rank 0/%d] terminated while waiting on sig[1, 0] (Ge 1) in step at %s:%d:%d; '
+                     'found 0' % (P, LONG, wait[0], wait[1]))
+
+
+def case_crash_report(ctx):
+    return kill_case(ctx, 1, signal.SIGSEGV,
+                     lambda loop, wait: '[rank 1/%d] crashed (SIGSEGV) while running step at %s:%d:%d' %
+                     (P, LONG, loop[0], loop[1]))
+
+
+def case_state_usr1(ctx):
+    job, ok, loop, wait = long_run_job(ctx)
+    pr = []
+    check(pr, ok, 'the ranks never reported their state on SIGUSR1')
+    check(pr, job.p.poll() is None, 'the run did not go on after SIGUSR1')
+    job.p.terminate()
+    rc = job.finish()
+    check(pr, rc not in (0, 124), 'exit status %d after SIGTERM, expected a failure' % rc)
+    return pr, job.err()
+
+
 CASES = {
     'bad_shape': case_bad_shape,
     'out_unwritable': case_out_unwritable,
@@ -184,6 +445,14 @@ CASES = {
     'rank1_oob': case_rank1_oob,
     'device5': case_device5,
     'warning_once': case_warning_once,
+    'rank1_missing_input': case_rank1_missing_input,
+    'rank1_missing_program': case_rank1_missing_program,
+    'rank1_bad_program': case_rank1_bad_program,
+    'rank1_oom': case_rank1_oom,
+    'killed_running': case_killed_running,
+    'killed_waiting': case_killed_waiting,
+    'crash_report': case_crash_report,
+    'state_usr1': case_state_usr1,
 }
 
 
@@ -199,6 +468,7 @@ class Ctx:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--pldrun-testing', default='', help='pldrun_testing (for rank1_oom)')
     ap.add_argument('--mpiexec', default='mpirun')
     ap.add_argument('--numproc-flag', default='-n')
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
@@ -214,6 +484,8 @@ def main():
             print('run_negative.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
     args.pldrun = os.path.abspath(args.pldrun)
+    if args.pldrun_testing:
+        args.pldrun_testing = os.path.abspath(args.pldrun_testing)
     workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'mpi_negative'))
     env = T.mpi_env(REPO)
     passed = failed = 0

@@ -10,7 +10,9 @@
 #include "pld_npy.h"
 #include "pld_parse.h"
 #include "pld_win.h"
+#include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -242,17 +244,18 @@ static int env_rank(void)
     return 0;
 }
 
-/* Parses and checks the program with the rank count P (0 = unknown). Prints
- * diagnostics when print_diags. Returns an exit code; *out receives the
- * program when the check passed and out != NULL. */
-static int front_end(const opts_t *o, int ranks, int print_diags, pld_program_t **out)
+/* Parses and checks the program with the rank count P (0 = unknown).
+ * Appends the diagnostics (and the --print text when print_to is set) to msg.
+ * Returns an exit code; *out receives the program when the check passed and
+ * out != NULL. */
+static int front_end(const opts_t *o, int ranks, pld_buf_t *msg, pld_buf_t *print_to, pld_program_t **out)
 {
     size_t len = 0;
+    errno = 0;
     char *src = read_file(o->path, &len);
     if (!src) {
-        if (print_diags)
-            fprintf(stderr, "pldrun: cannot read '%s'\n", o->path);
-        return EX_IOERR;
+        pld_buf_printf(msg, "pldrun: cannot read '%s': %s\n", o->path, errno ? strerror(errno) : "out of memory");
+        return errno ? EX_IOERR : EX_SOFTWARE;
     }
     pld_check_opts_t co;
     memset(&co, 0, sizeof co);
@@ -262,31 +265,110 @@ static int front_end(const opts_t *o, int ranks, int print_diags, pld_program_t 
     pld_program_t *p = pld_check_text(o->path, src, len, &co, &st);
     pld_mem_free(src);
     if (!p) {
-        fprintf(stderr, "pldrun: out of memory\n");
+        pld_buf_printf(msg, "pldrun: out of memory reading '%s'\n", o->path);
         return EX_SOFTWARE;
     }
-    pld_buf_t b;
-    pld_buf_init(&b);
-    if (print_diags) {
-        pld_diag_render(&p->diags, "", &b);
-        fputs(pld_buf_str(&b), stderr);
-        if (o->print && p->parsed_ok) {
-            pld_buf_reset(&b);
-            pld_ast_print(p, &b);
-            fputs(pld_buf_str(&b), stdout);
-        }
-    }
-    pld_buf_fini(&b);
+    pld_diag_render(&p->diags, "", msg);
+    if (print_to && p->parsed_ok)
+        pld_ast_print(p, print_to);
     int rc = st == PLD_OK ? EX_OK : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_DATAERR;
-    if (print_diags && rc == EX_DATAERR) {
+    if (rc == EX_DATAERR) {
         int n = p->diags.n_errors;
-        fprintf(stderr, "%d error%s generated\n", n, n == 1 ? "" : "s");
+        pld_buf_printf(msg, "%d error%s generated\n", n, n == 1 ? "" : "s");
     }
+    if (rc == EX_SOFTWARE && !p->diags.n_errors)
+        pld_buf_printf(msg, "pldrun: out of memory checking '%s'\n", o->path);
     if (rc == EX_OK && out)
         *out = p;
     else
         pld_program_destroy(p);
     return rc;
+}
+
+/* --check / --print: no MPI; rank 0 of a launcher prints. */
+static int check_only(const opts_t *o)
+{
+    pld_buf_t msg, text;
+    pld_buf_init(&msg);
+    pld_buf_init(&text);
+    int rc = front_end(o, o->ranks, &msg, o->print ? &text : NULL, NULL);
+    if (env_rank() == 0) {
+        fputs(pld_buf_str(&msg), stderr);
+        fputs(pld_buf_str(&text), stdout);
+    }
+    pld_buf_fini(&msg);
+    pld_buf_fini(&text);
+    return rc;
+}
+
+/* Writes msg to stderr in one write, each line prefixed with "[rank r/P] "
+ * (no prefix when prefix is 0). */
+static void print_msg(const pld_buf_t *msg, int prefix, int rank, int size)
+{
+    if (!msg->len)
+        return;
+    if (!prefix) {
+        fwrite(msg->p, 1, msg->len, stderr);
+        fflush(stderr);
+        return;
+    }
+    char pre[64];
+    snprintf(pre, sizeof pre, "[rank %d/%d] ", rank, size);
+    pld_buf_t b;
+    pld_buf_init(&b);
+    for (const char *l = msg->p; l < msg->p + msg->len;) {
+        const char *nl = memchr(l, '\n', (size_t)(msg->p + msg->len - l));
+        size_t n = nl ? (size_t)(nl - l) + 1 : (size_t)(msg->p + msg->len - l);
+        pld_buf_printf(&b, "%s%.*s%s", pre, (int)n, l, nl ? "" : "\n");
+        l += n;
+    }
+    /* out of memory in b: the message without prefixes beats none */
+    if (b.len)
+        fwrite(b.p, 1, b.len, stderr);
+    else
+        fwrite(msg->p, 1, msg->len, stderr);
+    fflush(stderr);
+    pld_buf_fini(&b);
+}
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* A step every rank takes between two parts of the run that might fail on
+ * one rank only (a file that one host lacks, memory): each rank brings its
+ * verdict (an exit code) and what it has to say (msg, may be empty). What
+ * every rank said alike is printed once, by rank 0 (the static diagnostics of
+ * one program); otherwise each rank prints its own message with its prefix.
+ * Every rank returns the worst verdict. No allocation, one collective: it
+ * works on a rank that is out of memory. When MPI cannot carry it, the rank
+ * prints its own message and ends the job: nobody is left waiting. */
+static int agree(int rc, pld_buf_t *msg, int rank, int size)
+{
+    int oom = msg->oom;
+    if (rc != EX_OK && !msg->len && !oom)
+        pld_buf_printf(msg, "pldrun: failed (exit status %d)\n", rc);
+    if (oom) /* the message is cut short: say why, without the heap */
+        fprintf(stderr, "[rank %d/%d] pldrun: out of memory (what this rank has to say may be incomplete)\n", rank,
+                size);
+    uint64_t h = fnv1a(msg->p ? msg->p : "", msg->len);
+    /* max of rc, of h and of ~h: every hash equal iff max(h) == ~max(~h) */
+    uint64_t mine[3] = {(uint64_t)rc, h, ~h}, all[3];
+    if (MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        print_msg(msg, 1, rank, size);
+        fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not agree (MPI failed); ending the job\n", rank, size);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, rc != EX_OK ? rc : EX_SOFTWARE);
+    }
+    int same = all[1] == ~all[2];
+    if (same ? rank == 0 : 1)
+        print_msg(msg, !same && size > 1, rank, size);
+    pld_buf_reset(msg);
+    return (int)all[0];
 }
 
 /* ---- MPI control plane for the interpreter ---- */
@@ -345,8 +427,17 @@ static void print_rank_diags(const pld_program_t *p, const pld_diag_t *checked, 
         pld_diag_render_one(&p->diags, d, prefix, &b);
     if (p->diags.oom)
         pld_buf_printf(&b, "%serror: out of memory while recording diagnostics\n", prefix);
-    if (b.len)
+    if (b.oom) {
+        /* no memory to render: the bare messages, straight to stderr */
+        for (const pld_diag_t *d = checked ? checked->next : p->diags.head; d; d = d->next)
+            fprintf(stderr, "%s%s:%d:%d: %s: %s\n", prefix, p->diags.file ? p->diags.file : "", (int)d->span.line,
+                    (int)d->span.col, d->sev == PLD_SEV_ERROR ? "error" : d->sev == PLD_SEV_WARNING ? "warning" : "note",
+                    d->msg ? d->msg : "");
+        fprintf(stderr, "%serror: out of memory while %s diagnostics\n", prefix,
+                p->diags.oom ? "recording" : "rendering");
+    } else if (b.len) {
         fwrite(b.p, 1, b.len, stderr);
+    }
     fflush(stderr);
     pld_buf_fini(&b);
 }
@@ -370,65 +461,23 @@ static void summarize(const char *name, pld_dtype_t dt, int rank, const int64_t 
     printf("%s  (sum %.9g)\n", n > 8 ? " ..." : "", sum);
 }
 
-static int run(const opts_t *o, pld_win_sys_t *win)
+/* Binds the entry's inputs and zeroes its outputs; checks the --out names
+ * and (rank 0, which writes them) that the files can be written. Messages go
+ * to msg. Returns an exit code. */
+static int bind_inputs(const opts_t *o, pld_interp_t *it, int rank, pld_buf_t *msg)
 {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double t0 = MPI_Wtime();
-    pld_program_t *p = NULL;
-    int rc = front_end(o, size, rank == 0, &p);
-    if (rc != EX_OK)
-        return rc;
-    const pld_diag_t *checked = p->diags.tail; /* printed by rank 0 already */
-    pld_comm_t comm = {NULL, rank, size, mpi_gather, mpi_max};
-    pld_interp_opts_t io;
-    memset(&io, 0, sizeof io);
-    io.entry = o->entry;
-    io.win = win;
-    io.timeout_s = o->timeout;
-    io.platform = o->platform;
-    io.dispatches = o->dispatches;
-    io.persistent_windows = o->persistent;
-    io.reset_windows = o->reset;
     char err[1024] = "";
-    pld_interp_t *it = NULL;
-    pld_status_t st;
-    /* the kernel backend: the registry of this build, opened by name */
-    pld_hw_registry_t reg;
-    pld_hw_registry_init(&reg);
-    pld_hw_register(&reg, pld_interp_sim_backend());
-    pld_hw_t *hw = NULL;
-    st = pld_hw_open(&reg, o->backend, NULL, rank, size, &hw, err, sizeof err);
-    if (st != PLD_OK) {
-        if (rank == 0)
-            fprintf(stderr, "pldrun: %s\n", err);
-        pld_program_destroy(p);
-        return st == PLD_E_NOMEM ? EX_SOFTWARE : EX_UNAVAILABLE;
-    }
-    io.hw = hw;
-    st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
-    if (st != PLD_OK) {
-        if (rank == 0)
-            fprintf(stderr, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
-        pld_hw_close(hw);
-        pld_program_destroy(p);
-        return st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
-    }
-    /* bind inputs */
-    rc = EX_OK;
+    int rc = EX_OK;
     for (int k = 0; k < o->nin && rc == EX_OK; k++) {
         int i = pld_interp_param_index(it, o->in[k].name);
         if (i < 0) {
-            if (rank == 0) {
-                fprintf(stderr, "pldrun: the entry function has no parameter '%s' (parameters:", o->in[k].name);
-                for (int j = 0; j < pld_interp_nparams(it); j++)
-                    fprintf(stderr, " %s", pld_interp_param(it, j)->name);
-                fprintf(stderr, ")\n");
-            }
-            rc = EX_USAGE;
-            break;
+            pld_buf_printf(msg, "pldrun: the entry function has no parameter '%s' (parameters:", o->in[k].name);
+            for (int j = 0; j < pld_interp_nparams(it); j++)
+                pld_buf_printf(msg, " %s", pld_interp_param(it, j)->name);
+            pld_buf_printf(msg, ")\n");
+            return EX_USAGE;
         }
+        pld_status_t st;
         if (is_generator(o->in[k].value)) {
             st = pld_interp_bind_generated(it, i, o->in[k].value, err, sizeof err);
         } else {
@@ -444,10 +493,9 @@ static int run(const opts_t *o, pld_win_sys_t *win)
             }
         }
         if (st != PLD_OK) {
-            if (rank == 0)
-                fprintf(stderr, "pldrun: --in %s: %s\n", o->in[k].name, err);
+            pld_buf_printf(msg, "pldrun: --in %s: %s\n", o->in[k].name, err[0] ? err : pld_status_name(st));
             if (rc == EX_OK)
-                rc = EX_USAGE;
+                rc = st == PLD_E_NOMEM ? EX_SOFTWARE : EX_USAGE;
         }
     }
     /* Out parameters start zeroed; a missing input is a usage error */
@@ -456,104 +504,164 @@ static int run(const opts_t *o, pld_win_sys_t *win)
             continue;
         const pld_param_t *pp = pld_interp_param(it, i);
         if (pp->type && pp->type->dir == PLD_DIR_OUT) {
-            if (pld_interp_bind_generated(it, i, "zeros", err, sizeof err) != PLD_OK) {
-                if (rank == 0)
-                    fprintf(stderr, "pldrun: output '%s': %s\n", pp->name, err);
-                rc = EX_USAGE;
+            pld_status_t st = pld_interp_bind_generated(it, i, "zeros", err, sizeof err);
+            if (st != PLD_OK) {
+                pld_buf_printf(msg, "pldrun: output '%s': %s\n", pp->name, err[0] ? err : pld_status_name(st));
+                rc = st == PLD_E_NOMEM ? EX_SOFTWARE : EX_USAGE;
             }
             continue;
         }
         char desc[256];
         pld_interp_param_desc(it, i, desc, sizeof desc);
-        if (rank == 0)
-            fprintf(stderr, "pldrun: missing input for parameter '%s' (expected %s): pass --in %s=FILE.npy or "
+        pld_buf_printf(msg, "pldrun: missing input for parameter '%s' (expected %s): pass --in %s=FILE.npy or "
                             "--in %s=arange|zeros|ones|random:SEED\n",
-                    pp->name, desc, pp->name, pp->name);
+                       pp->name, desc, pp->name, pp->name);
         rc = EX_USAGE;
     }
     for (int k = 0; rc == EX_OK && k < o->nout; k++)
         if (pld_interp_param_index(it, o->out[k].name) < 0) {
-            if (rank == 0)
-                fprintf(stderr, "pldrun: --out %s: the entry function has no such parameter\n", o->out[k].name);
+            pld_buf_printf(msg, "pldrun: --out %s: the entry function has no such parameter\n", o->out[k].name);
             rc = EX_USAGE;
         }
     /* Rank 0 writes the outputs: it checks now that it can, so that a long run
-     * does not end with "cannot open for writing"; every rank learns the verdict. */
+     * does not end with "cannot open for writing" */
     for (int k = 0; rc == EX_OK && rank == 0 && k < o->nout; k++)
         if (pld_npy_check_writable(o->out[k].value, err, sizeof err) != PLD_OK) {
-            fprintf(stderr, "pldrun: --out %s: %s\n", o->out[k].name, err);
+            pld_buf_printf(msg, "pldrun: --out %s: %s\n", o->out[k].name, err);
             rc = EX_IOERR;
         }
-    {
-        int worst = rc;
-        if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS && rc == EX_OK)
-            worst = EX_SOFTWARE;
-        rc = worst;
+    return rc;
+}
+
+/* Rank 0, after a successful run: writes the --out files, or prints a summary
+ * of every output when there are none. */
+static int write_outputs(const opts_t *o, pld_interp_t *it)
+{
+    char err[1024];
+    int rc = EX_OK;
+    int want_summary = o->nout == 0;
+    for (int i = 0; i < pld_interp_nparams(it); i++) {
+        const pld_param_t *pp = pld_interp_param(it, i);
+        if (!pp->type || (pp->type->dir != PLD_DIR_OUT && pp->type->dir != PLD_DIR_INOUT))
+            continue;
+        pld_dtype_t dt;
+        int r;
+        const int64_t *shape;
+        const void *data;
+        if (pld_interp_result(it, i, &dt, &r, &shape, &data) != PLD_OK)
+            continue;
+        for (int k = 0; k < o->nout; k++)
+            if (strcmp(o->out[k].name, pp->name) == 0 &&
+                pld_npy_write(o->out[k].value, dt, r, shape, data, err, sizeof err) != PLD_OK) {
+                fprintf(stderr, "pldrun: --out %s: %s\n", pp->name, err);
+                rc = EX_IOERR;
+            }
+        if (want_summary)
+            summarize(pp->name, dt, r, shape, data);
     }
-    if (rc != EX_OK) {
-        pld_interp_destroy(it);
-        pld_hw_close(hw);
-        pld_program_destroy(p);
-        return rc;
-    }
-    st = pld_interp_run(it);
-    if (st != PLD_OK) {
-        print_rank_diags(p, checked, rank, size);
-        rc = st == PLD_E_USAGE ? EX_USAGE : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_SOFTWARE;
-    } else {
-        print_rank_diags(p, checked, rank, size); /* warnings */
-    }
-    pld_interp_stats_t stats;
-    pld_interp_stats(it, &stats);
-    uint64_t mine[4] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops}, tot[4];
-    MPI_Reduce(mine, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    unsigned transports = 0;
-    MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD);
-    if (st == PLD_OK && rank == 0) {
-        int want_summary = o->nout == 0;
-        for (int i = 0; i < pld_interp_nparams(it); i++) {
-            const pld_param_t *pp = pld_interp_param(it, i);
-            if (!pp->type || (pp->type->dir != PLD_DIR_OUT && pp->type->dir != PLD_DIR_INOUT))
-                continue;
-            pld_dtype_t dt;
-            int r;
-            const int64_t *shape;
-            const void *data;
-            if (pld_interp_result(it, i, &dt, &r, &shape, &data) != PLD_OK)
-                continue;
-            for (int k = 0; k < o->nout; k++)
-                if (strcmp(o->out[k].name, pp->name) == 0 &&
-                    pld_npy_write(o->out[k].value, dt, r, shape, data, err, sizeof err) != PLD_OK) {
-                    fprintf(stderr, "pldrun: --out %s: %s\n", pp->name, err);
-                    rc = EX_IOERR;
-                }
-            if (want_summary)
-                summarize(pp->name, dt, r, shape, data);
+    return rc;
+}
+
+static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
+{
+    double t0 = MPI_Wtime();
+    pld_buf_t msg;
+    pld_buf_init(&msg);
+    pld_program_t *p = NULL;
+    pld_hw_t *hw = NULL;
+    pld_interp_t *it = NULL;
+    char err[1024] = "";
+
+    /* 1. the program, the backend, the interpreter: rank-local */
+    report_phase("reading and checking the program");
+    int rc = front_end(o, size, &msg, NULL, &p);
+    /* the kernel backend: the registry of this build, opened by name */
+    pld_hw_registry_t reg;
+    pld_hw_registry_init(&reg);
+    pld_hw_register(&reg, pld_interp_sim_backend());
+    if (rc == EX_OK) {
+        pld_status_t st = pld_hw_open(&reg, o->backend, NULL, rank, size, &hw, err, sizeof err);
+        if (st != PLD_OK) {
+            pld_buf_printf(&msg, "pldrun: %s\n", err);
+            rc = st == PLD_E_NOMEM ? EX_SOFTWARE : EX_UNAVAILABLE;
         }
-        char wins[64] = "";
-        for (int t = PLD_WIN_RMA; t <= PLD_WIN_LOCAL; t++)
-            if (transports & (1u << t))
-                snprintf(wins + strlen(wins), sizeof wins - strlen(wins), "%s%s", wins[0] ? "+" : ", windows over ",
-                         pld_win_transport_name((pld_win_transport_t)t));
-        printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops%s, "
-               "%.3f s\n",
-               size, size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es",
-               (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
-               (unsigned long long)tot[3], wins, MPI_Wtime() - t0);
     }
-    if (st != PLD_OK)
-        rc = EX_SOFTWARE;
-    if (pld_interp_hang(it) == 2) {
-        /* a rank neither finished nor stopped: nothing else will end the job */
-        fflush(stdout);
-        fflush(stderr);
-        if (rank == 0)
-            fprintf(stderr, "pldrun: a rank did not stop after the run was aborted; killing the job\n");
-        MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+    if (rc == EX_OK) {
+        pld_comm_t comm = {NULL, rank, size, mpi_gather, mpi_max};
+        pld_interp_opts_t io;
+        memset(&io, 0, sizeof io);
+        io.entry = o->entry;
+        io.win = win;
+        io.timeout_s = o->timeout;
+        io.platform = o->platform;
+        io.dispatches = o->dispatches;
+        io.persistent_windows = o->persistent;
+        io.reset_windows = o->reset;
+        io.hw = hw;
+        pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
+        if (st != PLD_OK) {
+            pld_buf_printf(&msg, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
+            rc = st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+        }
     }
+    const pld_diag_t *checked = p ? p->diags.tail : NULL; /* printed by agree */
+    rc = agree(rc, &msg, rank, size);
+
+    /* 2. the inputs: a file may be missing on one host only */
+    if (rc == EX_OK) {
+        report_phase("reading the inputs");
+        rc = agree(bind_inputs(o, it, rank, &msg), &msg, rank, size);
+    }
+
+    /* 3. the run: runtime errors are reported by the rank they happen on */
+    if (rc == EX_OK) {
+        report_phase("running");
+        report_where(pld_interp_where(it));
+        pld_status_t st = pld_interp_run(it);
+        report_where(NULL);
+        report_phase("after the run");
+        print_rank_diags(p, checked, rank, size);
+        if (st != PLD_OK && st != PLD_E_PEER && !p->diags.oom && (checked ? !checked->next : !p->diags.head))
+            fprintf(stderr, "[rank %d/%d] pldrun: the run failed: %s\n", rank, size, pld_status_name(st));
+        rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+        pld_interp_stats_t stats;
+        pld_interp_stats(it, &stats);
+        uint64_t mine[4] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops}, tot[4] = {0, 0, 0, 0};
+        unsigned transports = 0;
+        if (MPI_Reduce(mine, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+            fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while gathering the run's statistics\n", rank, size);
+            if (rc == EX_OK)
+                rc = EX_SOFTWARE;
+        }
+        if (st == PLD_OK && rank == 0) {
+            report_phase("writing the outputs");
+            rc = write_outputs(o, it);
+            char wins[64] = "";
+            for (int t = PLD_WIN_RMA; t <= PLD_WIN_LOCAL; t++)
+                if (transports & (1u << t))
+                    snprintf(wins + strlen(wins), sizeof wins - strlen(wins), "%s%s", wins[0] ? "+" : ", windows over ",
+                             pld_win_transport_name((pld_win_transport_t)t));
+            printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops%s, "
+                   "%.3f s\n",
+                   size, size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es",
+                   (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
+                   (unsigned long long)tot[3], wins, MPI_Wtime() - t0);
+        }
+        if (pld_interp_hang(it) == 2) {
+            /* a rank neither finished nor stopped: nothing else will end the job */
+            fflush(stdout);
+            fflush(stderr);
+            if (rank == 0)
+                fprintf(stderr, "pldrun: a rank did not stop after the run was aborted; killing the job\n");
+            MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+        }
+    }
+    report_phase("finishing");
     pld_interp_destroy(it);
     pld_hw_close(hw);
     pld_program_destroy(p);
+    pld_buf_fini(&msg);
     return rc;
 }
 
@@ -596,6 +704,20 @@ const char *__lsan_default_suppressions(void)
 #define PLD_LEAK_IGNORE_END() ((void)0)
 #endif
 
+#ifdef PLD_TESTING
+/* pldrun_testing (tests/): PLD_TEST_FAIL_ALLOC=N makes the (N+1)th heap
+ * allocation after MPI_Init and every later one fail, on the ranks whose
+ * environment has it (mpirun's MPMD form sets it on one rank only). */
+static void testing_hooks(void)
+{
+    const char *n = getenv("PLD_TEST_FAIL_ALLOC");
+    if (n && *n)
+        pld_mem_fail_after(atol(n));
+}
+#else
+static void testing_hooks(void) {}
+#endif
+
 int main(int argc, char **argv)
 {
     opts_t o;
@@ -603,30 +725,51 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (o.check || o.print)
-        return front_end(&o, o.ranks, env_rank() == 0, NULL);
+        return check_only(&o);
     /* Open MPI loads and unloads plugins in MPI_Init; what those lose has no
      * stack to suppress by, so this thread's allocations in there are not leaks */
     PLD_LEAK_IGNORE_BEGIN();
     int mpi_ok = MPI_Init(&argc, &argv) == MPI_SUCCESS;
     PLD_LEAK_IGNORE_END();
     if (!mpi_ok) {
-        fprintf(stderr, "pldrun: MPI_Init failed\n");
+        fprintf(stderr, "[rank %d] pldrun: MPI_Init failed\n", env_rank());
         return EX_UNAVAILABLE;
     }
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    pld_win_sys_t *win = NULL;
-    char err[512];
-    if (pld_win_sys_init(o.transport, &win, err, sizeof err) != PLD_OK) {
-        fprintf(stderr, "pldrun: window layer: %s\n", err);
+    int rank = env_rank(), size = 1;
+    if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS) {
+        fprintf(stderr, "[rank %d] pldrun: MPI does not answer (rank and size of MPI_COMM_WORLD); ending the job\n",
+                rank);
         MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
         return EX_UNAVAILABLE;
     }
-    rc = run(&o, win);
+    report_install(rank, size);
+    testing_hooks();
+    report_phase("setting up the windows");
+    pld_win_sys_t *win = NULL;
+    char err[512];
+    if (pld_win_sys_init(o.transport, &win, err, sizeof err) != PLD_OK) {
+        /* collective and partly done: the others may be waiting inside it */
+        fprintf(stderr, "[rank %d/%d] pldrun: window layer: %s; ending the job\n", rank, size, err);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
+        return EX_UNAVAILABLE;
+    }
+    rc = run(&o, win, rank, size);
+    report_phase("finishing");
     pld_win_sys_fini(win);
+    pld_mem_fail_after(-1); /* what MPI needs to finish is not under test */
     PLD_LEAK_CHECK();
     /* every rank leaves with the worst exit code */
     int worst = rc;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
+    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while the ranks agreed on the exit status\n", rank, size);
+        worst = rc ? rc : EX_SOFTWARE;
+    }
+    if (MPI_Finalize() != MPI_SUCCESS) {
+        fprintf(stderr, "[rank %d/%d] pldrun: MPI_Finalize failed\n", rank, size);
+        if (!worst)
+            worst = EX_SOFTWARE;
+    }
     return rc ? rc : worst;
 }
