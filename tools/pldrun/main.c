@@ -346,9 +346,11 @@ static uint64_t fnv1a(const char *p, size_t n)
  * one program); otherwise each rank prints its own message with its prefix.
  * Every rank returns the worst verdict. No allocation, one collective: it
  * works on a rank that is out of memory. When MPI cannot carry it, the rank
- * prints its own message and ends the job: nobody is left waiting. */
-static int agree(int rc, pld_buf_t *msg, int rank, int size)
+ * prints its own message and ends the job: nobody is left waiting.
+ * `waiting` (static) is what a state line says while this rank waits. */
+static int agree(int rc, pld_buf_t *msg, int rank, int size, const char *waiting)
 {
+    report_phase(waiting);
     int oom = msg->oom;
     if (rc != EX_OK && !msg->len && !oom)
         pld_buf_printf(msg, "pldrun: failed (exit status %d)\n", rc);
@@ -373,30 +375,33 @@ static int agree(int rc, pld_buf_t *msg, int rank, int size)
 
 /* ---- MPI control plane for the interpreter ---- */
 
+/* Collective: rank 0 receives every rank's `bytes` bytes, rank-major, in
+ * recv. In chunks of at most 1 GiB (MPI counts are int), each received
+ * straight into place: chunk k of rank r lands at r * bytes + k * 1 GiB
+ * through a receive type whose extent is one rank's row. Nothing is
+ * allocated, so no rank can fail alone between two chunks. */
 static pld_status_t mpi_gather(void *ctx, const void *send, size_t bytes, void *recv)
 {
     (void)ctx;
-    /* chunked so counts stay within int */
     const size_t chunk = (size_t)1 << 30;
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (size_t done = 0; done < bytes || (bytes == 0 && done == 0); done += chunk) {
+    for (size_t done = 0; done < bytes; done += chunk) {
         size_t n = bytes - done < chunk ? bytes - done : chunk;
-        if (bytes == 0)
-            break;
-        if (!recv) {
-            if (MPI_Gather((const char *)send + done, (int)n, MPI_BYTE, NULL, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD) !=
-                MPI_SUCCESS)
-                return PLD_E_MPI;
-            continue;
+        MPI_Datatype piece = MPI_DATATYPE_NULL, row = MPI_DATATYPE_NULL;
+        if (recv) {
+            if (MPI_Type_contiguous((int)n, MPI_BYTE, &piece) != MPI_SUCCESS ||
+                MPI_Type_create_resized(piece, 0, (MPI_Aint)bytes, &row) != MPI_SUCCESS ||
+                MPI_Type_commit(&row) != MPI_SUCCESS) {
+                /* the others are already in the gather: nobody may be left waiting */
+                fprintf(stderr, "pldrun: MPI could not build the receive type of the output gather; ending the job\n");
+                MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+            }
         }
-        char *tmp = pld_mem_alloc(n * (size_t)size);
-        if (!tmp)
-            return PLD_E_NOMEM;
-        int rc = MPI_Gather((const char *)send + done, (int)n, MPI_BYTE, tmp, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
-        for (int r = 0; rc == MPI_SUCCESS && r < size; r++)
-            memcpy((char *)recv + (size_t)r * bytes + done, tmp + (size_t)r * n, n);
-        pld_mem_free(tmp);
+        int rc = MPI_Gather((const char *)send + done, (int)n, MPI_BYTE, recv ? (char *)recv + done : NULL, 1, row, 0,
+                            MPI_COMM_WORLD);
+        if (row != MPI_DATATYPE_NULL && MPI_Type_free(&row) != MPI_SUCCESS)
+            rc = MPI_ERR_OTHER;
+        if (piece != MPI_DATATYPE_NULL && MPI_Type_free(&piece) != MPI_SUCCESS)
+            rc = MPI_ERR_OTHER;
         if (rc != MPI_SUCCESS)
             return PLD_E_MPI;
     }
@@ -605,12 +610,12 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         }
     }
     const pld_diag_t *checked = p ? p->diags.tail : NULL; /* printed by agree */
-    rc = agree(rc, &msg, rank, size);
+    rc = agree(rc, &msg, rank, size, "waiting for every rank to read and check the program");
 
     /* 2. the inputs: a file may be missing on one host only */
     if (rc == EX_OK) {
         report_phase("reading the inputs");
-        rc = agree(bind_inputs(o, it, rank, &msg), &msg, rank, size);
+        rc = agree(bind_inputs(o, it, rank, &msg), &msg, rank, size, "waiting for every rank to read its inputs");
     }
 
     /* 3. the run: runtime errors are reported by the rank they happen on */
