@@ -44,6 +44,11 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     it->walk = &pld_walker;
     it->p = p;
     it->entry_index = -1;
+    /* the block scheduler first: every evaluation checks the stack room it knows */
+    if (pld_npu_sched_create(&it->sched) != PLD_OK) {
+        pld_mem_free(it);
+        return PLD_E_NOMEM;
+    }
     /* entry */
     int nhost = 0, norch = 0, host = -1, orch = -1;
     for (int i = 0; i < p->nfuncs; i++) {
@@ -113,10 +118,6 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
             it->consts[i] = pld_v_none();
         if (it->consts[i].kind == PLD_V_INT && it->consts[i].dt != PLD_DT_BOOL)
             it->consts[i].dt = PLD_DT_INDEX;
-    }
-    if (pld_npu_sched_create(&it->sched) != PLD_OK) {
-        pld_interp_destroy(it);
-        return PLD_E_NOMEM;
     }
     /* kernel backend */
     if (opts && opts->hw) {

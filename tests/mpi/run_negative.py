@@ -17,6 +17,11 @@ cases (all at P = 2):
   device5          tests/mpi/programs/device_out_of_range.pld: device=5 with 2
                    ranks: exit 70, every rank reports "device=5" at the device
                    expression
+  stack_block      tests/mpi/programs/stack_deep_block.pld: a kernel on a block
+                   stack recursing with a 600-deep expression per level: exit
+                   70, every rank reports "stack exhausted: ... on block 0's
+                   stack" at the recursive call (not SIGSEGV, not the call
+                   depth limit)
   warning_once     tests/mpi/programs/warn_dynamic_name.pld: a static warning
                    (NR bound to the dynamic dim "world_size") on a run that
                    succeeds: exit 0, the warning printed exactly once, by rank 0
@@ -43,6 +48,7 @@ HELLO = os.path.join(REPO, 'programs', 'tutorial', 'hello_rank.pld')
 OOB = os.path.join(HERE, 'programs', 'oob_on_rank1.pld')
 DEV = os.path.join(HERE, 'programs', 'device_out_of_range.pld')
 WARN = os.path.join(HERE, 'programs', 'warn_dynamic_name.pld')
+STACK = os.path.join(HERE, 'programs', 'stack_deep_block.pld')
 P = 2
 
 
@@ -140,6 +146,22 @@ def case_device5(ctx):
     return pr, err
 
 
+def case_stack_block(ctx):
+    line, col = T.locate(STACK, 'self.count(n - 1)')
+    rc, out, err = ctx.run(STACK, ['--in', 'xs=arange'])
+    pr = []
+    check(pr, rc == 70, 'exit status %d, expected 70 (a crash is not a located error)' % rc)
+    check(pr, 'Segmentation fault' not in err and 'signal' not in err.lower(), 'a rank died of a signal')
+    for r in range(P):
+        want = '[rank %d/%d] %s:%d:%d: error: stack exhausted: ' % (r, P, STACK, line, col)
+        lines = [l for l in err.splitlines() if l.startswith(want)]
+        check(pr, len(lines) == 1, 'rank %d: %d stderr lines start with %r, expected 1' % (r, len(lines), want))
+        check(pr, any("KiB left on block 0's stack" in l and 'at call depth ' in l for l in lines),
+              "rank %d: the error does not say how much is left on block 0's stack at which call depth" % r)
+    check(pr, 'call depth limit' not in err, 'the call depth limit fired instead of the stack check')
+    return pr, err
+
+
 def case_warning_once(ctx):
     line, col = T.locate(WARN, 'pl.dynamic("world_size")')
     rc, out, err = ctx.run(WARN, ['--in', 'xs=arange'])
@@ -184,6 +206,7 @@ CASES = {
     'rank1_oob': case_rank1_oob,
     'device5': case_device5,
     'warning_once': case_warning_once,
+    'stack_block': case_stack_block,
 }
 
 
