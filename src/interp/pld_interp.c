@@ -49,6 +49,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         pld_mem_free(it);
         return PLD_E_NOMEM;
     }
+    it->stack_lo = pld_npu_stack_lo_ref(it->sched);
     /* entry */
     int nhost = 0, norch = 0, host = -1, orch = -1;
     for (int i = 0; i < p->nfuncs; i++) {

@@ -139,6 +139,7 @@ struct pld_interp {
     char errbuf[512];
     const pld_walker_t *walk;      /* the walker's callbacks (pld_walker) */
     pld_npu_sched_t *sched;        /* block scheduler of pl.spmd grids / multi-block launches (owned) */
+    const uintptr_t *stack_lo;     /* the low end of the stack the walker runs on (pld_npu_stack_lo_ref) */
     /* module constants by interned name: open addressing over const_mask + 1
      * slots (name -> p->consts index; pld_const_index). Beside the AST: the
      * interpreter never writes into the program it runs. */
@@ -174,12 +175,13 @@ pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
 #ifndef PLD_INTERP_STACK_MARGIN
 #define PLD_INTERP_STACK_MARGIN ((uintptr_t)64 << 10)
 #endif
-/* Reports "stack exhausted: N KiB left on block B's stack at call depth D"
- * at sp; returns PLD_E_RUNTIME. */
+/* The slow path: confirms the reading (pld_npu_stack_current) and reports
+ * "stack exhausted: N KiB left on block B's stack at call depth D" at sp
+ * (PLD_E_RUNTIME), or returns PLD_OK when there is room after all. */
 pld_status_t pld_stack_exhausted(pld_interp_t *it, frame_t *f, pld_span_t sp, uintptr_t at);
 static inline pld_status_t pld_stack_check(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    const uintptr_t lo = pld_npu_stack_lo(it->sched);
+    const uintptr_t lo = *it->stack_lo; /* one load: the check runs at every expression */
     const uintptr_t at = (uintptr_t)__builtin_frame_address(0);
     if (lo != 0 && at < lo + PLD_INTERP_STACK_MARGIN)
         return pld_stack_exhausted(it, f, sp, at);

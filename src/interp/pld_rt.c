@@ -33,6 +33,8 @@ pld_status_t pld_stack_exhausted(pld_interp_t *it, frame_t *f, pld_span_t sp, ui
 {
     pld_npu_stack_t st;
     pld_npu_stack_current(it->sched, &st);
+    if (st.lo == 0 || at >= st.lo + PLD_INTERP_STACK_MARGIN || at >= st.hi)
+        return PLD_OK; /* another thread's stack (unknown), or room after all */
     const unsigned long left = at > st.lo ? (unsigned long)((at - st.lo) >> 10) : 0;
     const unsigned long size = (unsigned long)((st.hi - st.lo) >> 10);
     char where[64];

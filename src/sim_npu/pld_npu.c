@@ -61,6 +61,7 @@ struct pld_npu_sched {
     /* the stack of the thread that created the scheduler (lo = 0: unknown) */
     pthread_t owner;
     uintptr_t thread_lo, thread_hi;
+    uintptr_t cur_lo; /* lo of the stack the owner thread runs on now (pld_npu_stack_lo_ref) */
 };
 
 /* The usable range of the calling thread's stack (0, 0 when unknown). For the
@@ -90,6 +91,7 @@ pld_status_t pld_npu_sched_create(pld_npu_sched_t **out)
         return PLD_E_NOMEM;
     (*out)->owner = pthread_self();
     thread_stack(&(*out)->thread_lo, &(*out)->thread_hi);
+    (*out)->cur_lo = (*out)->thread_lo;
     return PLD_OK;
 }
 
@@ -198,6 +200,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
         const uint64_t gp = (uint64_t)(uintptr_t)&g;
         makecontext(&bl->ctx, (void (*)(void))trampoline, 2, (unsigned)(gp >> 32), (unsigned)(gp & 0xffffffffu));
     }
+    const uintptr_t saved_lo = s->cur_lo; /* the caller's stack (not a block's: s->active was NULL) */
     if (result == PLD_OK) {
         s->active = &g;
         volatile int remaining = n;
@@ -206,6 +209,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
                 if (g.blocks[b].done)
                     continue;
                 g.cur = b;
+                s->cur_lo = (uintptr_t)g.blocks[b].stack;
 #ifdef PLD_ASAN_FIBERS
                 void *fake = NULL;
                 __sanitizer_start_switch_fiber(&fake, g.blocks[b].stack, g.blocks[b].stack_size);
@@ -219,6 +223,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
             }
         }
         s->active = NULL;
+        s->cur_lo = saved_lo;
         for (int b = 0; b < n; b++)
             if (g.blocks[b].st != PLD_OK && result == PLD_OK)
                 result = g.blocks[b].st;
@@ -260,6 +265,11 @@ void pld_npu_stack_current(const pld_npu_sched_t *s, pld_npu_stack_t *out)
         out->lo = s->thread_lo;
         out->hi = s->thread_hi;
     }
+}
+
+const uintptr_t *pld_npu_stack_lo_ref(const pld_npu_sched_t *s)
+{
+    return &s->cur_lo;
 }
 
 uintptr_t pld_npu_stack_lo(const pld_npu_sched_t *s)

@@ -75,8 +75,14 @@ typedef struct pld_npu_stack {
     int block;          /* the block (of the running grid) whose stack it is; -1: the thread's stack */
 } pld_npu_stack_t;
 void pld_npu_stack_current(const pld_npu_sched_t *s, pld_npu_stack_t *out);
-/* pld_npu_stack_current's lo alone, cheaply (for a check at every call):
- * the room left is (uintptr_t)__builtin_frame_address(0) - lo. 0: unknown. */
+/* pld_npu_stack_current's lo alone: the room left is
+ * (uintptr_t)__builtin_frame_address(0) - lo. 0: unknown. */
 uintptr_t pld_npu_stack_lo(const pld_npu_sched_t *s);
+/* The same for a check at every call or expression, without a call: the
+ * address of a word of s that always holds the lo of the stack the thread
+ * that created s runs on (s updates it at every switch between blocks).
+ * Another thread reading it gets that thread's lo, not its own: confirm a
+ * low reading with pld_npu_stack_current. Valid until s is destroyed. */
+const uintptr_t *pld_npu_stack_lo_ref(const pld_npu_sched_t *s);
 
 #endif
