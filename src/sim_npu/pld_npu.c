@@ -200,7 +200,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
         const uint64_t gp = (uint64_t)(uintptr_t)&g;
         makecontext(&bl->ctx, (void (*)(void))trampoline, 2, (unsigned)(gp >> 32), (unsigned)(gp & 0xffffffffu));
     }
-    const uintptr_t saved_lo = s->cur_lo; /* the caller's stack (not a block's: s->active was NULL) */
+    volatile uintptr_t saved_lo = s->cur_lo; /* the caller's stack (not a block's: s->active was NULL) */
     if (result == PLD_OK) {
         s->active = &g;
         volatile int remaining = n;
