@@ -60,7 +60,7 @@ foreach(_line IN LISTS _pld_golden_cases)
 endforeach()
 
 foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend
-              out_unwritable warning_once)
+              out_unwritable warning_once stack_block)
   set(_name mpi_negative_${_case})
   add_test(NAME ${_name}
            COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"

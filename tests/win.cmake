@@ -17,8 +17,20 @@ if(NOT MPIEXEC_EXECUTABLE)
   return()
 endif()
 
+# test_win links the window layer built with PLD_TESTING (asserts, and the
+# hook pld_win_test_fail_mpi that makes a chosen MPI call report failure).
+get_target_property(_pld_win_srcs pld_win SOURCES)
+set(_pld_win_testing_srcs "")
+foreach(_s IN LISTS _pld_win_srcs)
+  list(APPEND _pld_win_testing_srcs "${PROJECT_SOURCE_DIR}/${_s}")
+endforeach()
+add_library(pld_win_testing STATIC ${_pld_win_testing_srcs})
+target_include_directories(pld_win_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/sim_window")
+target_link_libraries(pld_win_testing PUBLIC MPI::MPI_C pld_base_testing m)
+target_compile_definitions(pld_win_testing PUBLIC PLD_TESTING=1)
+
 add_executable(test_win ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_win.c)
-target_link_libraries(test_win PRIVATE pld_win MPI::MPI_C m)
+target_link_libraries(test_win PRIVATE pld_win_testing MPI::MPI_C m)
 
 set(_pld_win_flag "${PLD_MPI_NP_FLAG}")
 set(_pld_win_env "ASAN_OPTIONS=detect_leaks=0" ${PLD_MPI_TEST_ENV})

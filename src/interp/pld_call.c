@@ -71,7 +71,7 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pl
     spmd_ctx_t c = {it, f, body, loopvar};
     int64_t saved;
     pld_task_begin(it, tid, &saved);
-    pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, 0, spmd_block, &c);
+    pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
     if (st != PLD_OK && !it->failed)
         pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
     if (pld_task_end(it, f, item->span, "pl.spmd", saved, st == PLD_OK) != PLD_OK)
@@ -206,13 +206,17 @@ void pld_walk_frame_init(frame_t *f, frame_t *parent, const pld_func_t *fn, pld_
 pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, const pld_value_t *args,
                                  int ctx, pld_span_t call_span, pld_value_t *result)
 {
-    if (it->depth >= MAX_DEPTH)
+    const int depth = caller ? caller->depth + 1 : 1;
+    if (depth > MAX_DEPTH)
         return pld_rt_error(it, caller, call_span, "call depth limit (%d) exceeded (recursion?)", MAX_DEPTH);
+    if (pld_stack_check(it, caller, call_span) != PLD_OK)
+        return PLD_E_RUNTIME;
     pld_value_t *slots = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *slots);
     if (!slots)
         return pld_rt_error(it, caller, call_span, "out of memory");
     frame_t f;
     pld_walk_frame_init(&f, caller, fn, slots, ctx, call_span);
+    f.depth = depth;
     if (caller) {
         f.block_idx = caller->block_idx;
         f.block_num = caller->block_num;
@@ -300,9 +304,7 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
             pld_value_release(&v);
     }
     if (st == PLD_OK) {
-        it->depth++;
         int flow = pld_walk_block(it, &f, &fn->body);
-        it->depth--;
         if (flow == FLOW_ERROR)
             st = PLD_E_RUNTIME;
         else if (flow == FLOW_BREAK || flow == FLOW_CONTINUE)
@@ -463,7 +465,7 @@ pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
 {
     pld_interp_t *it = c->it;
     if (c->fn && c->blocks > 1)
-        return pld_npu_run_blocks(it->sched, c->blocks, 0, kernel_block, c);
+        return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, kernel_block, c);
     if (c->fn)
         return pld_walk_function(it, c->caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &c->result);
     frame_t *f = c->caller;

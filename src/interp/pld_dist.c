@@ -937,7 +937,14 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
             st = PLD_E_RUNTIME; /* another block failed and reported */
             break;
         }
-        pld_win_poll(it->win);
+        if (pld_win_poll(it->win) != PLD_OK) {
+            /* an MPI call of this rank failed (one with no status of its
+             * own, e.g. read_cell's MPI_Win_sync): stop here, at the wait */
+            char msg[256];
+            pld_win_sys_error(it->win, msg, sizeof msg);
+            st = pld_rt_error(it, f, sp, "%s", msg);
+            break;
+        }
         if (w->poll(it, w, &v))
             break;
         if ((polls & 63) != 0)
@@ -1056,8 +1063,21 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
     return PLD_OK;
 }
 
+/* The window layer's sticky error (an MPI call that failed where no status
+ * could be returned) as a runtime error, once; st when there is none. */
+static pld_status_t sticky_error(pld_interp_t *it, pld_status_t st)
+{
+    char msg[256];
+    if (st != PLD_OK || pld_win_sys_error(it->win, msg, sizeof msg) == PLD_OK)
+        return st;
+    pld_span_t none = {0, 0, 0, 0};
+    return pld_rt_error(it, NULL, none, "%s", msg);
+}
+
 pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
 {
+    if (it->win)
+        st = sticky_error(it, st);
     if (!it->win || pld_win_world_size(it->win) == 1)
         return st;
     if (st != PLD_OK && !it->hang) {
@@ -1135,5 +1155,5 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
     }
     if (aborted && st == PLD_OK)
         st = PLD_E_PEER; /* finished, but another rank failed or hung: its report says why */
-    return st;
+    return sticky_error(it, st);
 }

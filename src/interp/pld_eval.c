@@ -205,6 +205,8 @@ pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_val
 {
     it->stats.ops++;
     *out = pld_v_none();
+    if (pld_stack_check(it, f, e->span) != PLD_OK)
+        return PLD_E_RUNTIME;
     switch (e->kind) {
     case PLD_EX_INT:
         *out = pld_v_int(e->type && e->type->kind == PLD_TY_SCALAR && e->type->dtype != PLD_DT_NONE ? e->type->dtype
@@ -696,6 +698,8 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 
 static int exec_block(pld_interp_t *it, frame_t *f, const pld_block_t *b)
 {
+    if (b->n > 0 && pld_stack_check(it, f, b->stmts[0]->span) != PLD_OK)
+        return FLOW_ERROR;
     for (int i = 0; i < b->n; i++) {
         int flow = exec_stmt(it, f, b->stmts[i]);
         if (flow != FLOW_NORMAL)

@@ -46,6 +46,12 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     it->where.file = p->file;
     it->where.block = -1;
     it->entry_index = -1;
+    /* the block scheduler first: every evaluation checks the stack room it knows */
+    if (pld_npu_sched_create(&it->sched) != PLD_OK) {
+        pld_mem_free(it);
+        return PLD_E_NOMEM;
+    }
+    it->stack_lo = pld_npu_stack_lo_ref(it->sched);
     /* entry */
     int nhost = 0, norch = 0, host = -1, orch = -1;
     for (int i = 0; i < p->nfuncs; i++) {
@@ -115,10 +121,6 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
             it->consts[i] = pld_v_none();
         if (it->consts[i].kind == PLD_V_INT && it->consts[i].dt != PLD_DT_BOOL)
             it->consts[i].dt = PLD_DT_INDEX;
-    }
-    if (pld_npu_sched_create(&it->sched) != PLD_OK) {
-        pld_interp_destroy(it);
-        return PLD_E_NOMEM;
     }
     /* kernel backend */
     if (opts && opts->hw) {

@@ -54,6 +54,9 @@ typedef struct pld_interp_opts {
                                dispatch gets fresh (zeroed) windows */
     int reset_windows;      /* persistent windows are zeroed before each reuse: -1 = default
                                (reset iff persistent), 0 = keep contents, 1 = reset */
+    size_t block_stack_bytes; /* stack of each block of an SPMD grid / multi-block launch;
+                               0 = PLD_NPU_STACK_DEFAULT (1 MiB). A call or expression that would
+                               leave less than PLD_INTERP_STACK_MARGIN is a runtime error */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

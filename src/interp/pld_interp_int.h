@@ -63,6 +63,7 @@ typedef struct frame {
     pld_value_t ret;
     int64_t block_idx, block_num;  /* SPMD position (kernels) */
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
+    int depth;                     /* call depth: the entry 1, its callees 2, ... (0: no function) */
 } frame_t;
 
 /* A window buffer (one pld.alloc_window_buffer of the HOST orchestrator). */
@@ -126,7 +127,6 @@ struct pld_interp {
     int hang;                      /* the run stopped in a wait (watchdog / deadlock / abort) */
     int must_abort;                /* a rank did not stop: the tool must MPI_Abort */
     int64_t rr_counter;            /* round-robin dispatch counter */
-    int depth;                     /* call depth */
     int failed;
     int quiet;                     /* evaluate without recording errors (probing dims) */
     pld_interp_stats_t stats;
@@ -140,6 +140,7 @@ struct pld_interp {
     char errbuf[512];
     const pld_walker_t *walk;      /* the walker's callbacks (pld_walker) */
     pld_npu_sched_t *sched;        /* block scheduler of pl.spmd grids / multi-block launches (owned) */
+    const uintptr_t *stack_lo;     /* the low end of the stack the walker runs on (pld_npu_stack_lo_ref) */
     /* module constants by interned name: open addressing over const_mask + 1
      * slots (name -> p->consts index; pld_const_index). Beside the AST: the
      * interpreter never writes into the program it runs. */
@@ -167,6 +168,35 @@ static inline void pld_where_at(pld_interp_t *it, const frame_t *f, pld_span_t s
 __attribute__((format(printf, 4, 5)))
 #endif
 pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *fmt, ...);
+/* ---- stack room: a located error instead of a crash on deep recursion ----
+ * Block stacks are small (pld_npu.h) and every call and expression level of
+ * the walker recurses on them. pld_stack_check runs at every function call
+ * (pld_walk_function), expression (pld_eval) and statement block: it fails
+ * when less than PLD_INTERP_STACK_MARGIN is left on the stack the code runs
+ * on (the block's, or the thread's outside a grid), which must cover the
+ * deepest stack use between two checks (an op with its kernels). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PLD_INTERP_STACK_MARGIN ((uintptr_t)256 << 10)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PLD_INTERP_STACK_MARGIN ((uintptr_t)256 << 10)
+#endif
+#endif
+#ifndef PLD_INTERP_STACK_MARGIN
+#define PLD_INTERP_STACK_MARGIN ((uintptr_t)64 << 10)
+#endif
+/* The slow path: confirms the reading (pld_npu_stack_current) and reports
+ * "stack exhausted: N KiB left on block B's stack at call depth D" at sp
+ * (PLD_E_RUNTIME), or returns PLD_OK when there is room after all. */
+pld_status_t pld_stack_exhausted(pld_interp_t *it, frame_t *f, pld_span_t sp, uintptr_t at);
+static inline pld_status_t pld_stack_check(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    const uintptr_t lo = *it->stack_lo; /* one load: the check runs at every expression */
+    const uintptr_t at = (uintptr_t)__builtin_frame_address(0);
+    if (lo != 0 && at < lo + PLD_INTERP_STACK_MARGIN)
+        return pld_stack_exhausted(it, f, sp, at);
+    return PLD_OK;
+}
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
 /* Value of dynamic dim `name`; 0 when unbound. */

@@ -29,6 +29,25 @@ pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
     return PLD_E_RUNTIME;
 }
 
+pld_status_t pld_stack_exhausted(pld_interp_t *it, frame_t *f, pld_span_t sp, uintptr_t at)
+{
+    pld_npu_stack_t st;
+    pld_npu_stack_current(it->sched, &st);
+    if (st.lo == 0 || at >= st.lo + PLD_INTERP_STACK_MARGIN || at >= st.hi)
+        return PLD_OK; /* another thread's stack (unknown), or room after all */
+    const unsigned long left = at > st.lo ? (unsigned long)((at - st.lo) >> 10) : 0;
+    const unsigned long size = (unsigned long)((st.hi - st.lo) >> 10);
+    char where[64];
+    if (st.block >= 0)
+        snprintf(where, sizeof where, "block %d's stack", st.block);
+    else
+        snprintf(where, sizeof where, "the thread's stack");
+    return pld_rt_error(it, f, sp,
+                        "stack exhausted: %lu KiB left on %s (of %lu KiB) at call depth %d; too deep a recursion or "
+                        "expression nesting",
+                        left, where, size, f ? f->depth : 0);
+}
+
 /* ------------------------------------------------------------ dynamic dims */
 
 int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out)

@@ -3,9 +3,12 @@
 #include "pld_npu.h"
 #include "pld_mem.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 /* getcontext/swapcontext return twice like setjmp; GCC's -Wclobbered then
  * warns about every local and argument of the function that switches. The
@@ -31,7 +34,9 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 
 typedef struct block {
     ucontext_t ctx;
-    void *stack;
+    void *map;         /* the mapping: one PROT_NONE guard page, then the stack */
+    size_t map_size;
+    void *stack;       /* usable range [stack, stack + stack_size), above the guard page */
     size_t stack_size;
     int done;
     pld_status_t st;
@@ -53,12 +58,41 @@ typedef struct grid {
 
 struct pld_npu_sched {
     grid_t *active; /* the running grid (one at a time; nested grids run sequentially) */
+    /* the stack of the thread that created the scheduler (lo = 0: unknown) */
+    pthread_t owner;
+    uintptr_t thread_lo, thread_hi;
+    uintptr_t cur_lo; /* lo of the stack the owner thread runs on now (pld_npu_stack_lo_ref) */
 };
+
+/* The usable range of the calling thread's stack (0, 0 when unknown). For the
+ * main thread glibc derives it from RLIMIT_STACK and /proc/self/maps. */
+static void thread_stack(uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = *hi = 0;
+    pthread_attr_t a;
+    if (pthread_getattr_np(pthread_self(), &a) != 0)
+        return;
+    void *addr = NULL;
+    size_t size = 0;
+    if (pthread_attr_getstack(&a, &addr, &size) == 0 && addr && size > 0) {
+        size_t guard = 0;
+        if (pthread_attr_getguardsize(&a, &guard) != 0 || guard >= size)
+            guard = 0;
+        *lo = (uintptr_t)addr + guard;
+        *hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&a);
+}
 
 pld_status_t pld_npu_sched_create(pld_npu_sched_t **out)
 {
     *out = pld_mem_calloc(1, sizeof **out);
-    return *out ? PLD_OK : PLD_E_NOMEM;
+    if (!*out)
+        return PLD_E_NOMEM;
+    (*out)->owner = pthread_self();
+    thread_stack(&(*out)->thread_lo, &(*out)->thread_hi);
+    (*out)->cur_lo = (*out)->thread_lo;
+    return PLD_OK;
 }
 
 void pld_npu_sched_destroy(pld_npu_sched_t *s)
@@ -97,12 +131,48 @@ static void trampoline(unsigned hi, unsigned lo)
     setcontext(&g->main);
 }
 
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+/* Maps a block's stack: `bytes` (a multiple of the page size) of read-write
+ * memory above one PROT_NONE guard page, so that an overflow (stacks grow
+ * down) faults at once instead of writing over whatever lies below. Stacks
+ * are mappings, not pld_mem allocations: the guard page needs page-granular
+ * protection, and untouched stack pages cost no memory. */
+static pld_status_t stack_map(block_t *bl, size_t page, size_t bytes)
+{
+    void *m = mmap(NULL, page + bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return PLD_E_NOMEM;
+    if (mprotect(m, page, PROT_NONE) != 0) {
+        munmap(m, page + bytes);
+        return PLD_E_NOMEM;
+    }
+    bl->map = m;
+    bl->map_size = page + bytes;
+    bl->stack = (char *)m + page;
+    bl->stack_size = bytes;
+    return PLD_OK;
+}
+
+static void stack_unmap(block_t *bl)
+{
+    if (bl->map)
+        munmap(bl->map, bl->map_size);
+    bl->map = bl->stack = NULL;
+}
+
 pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in, pld_npu_block_fn fn, void *arg)
 {
     /* no variable set after getcontext/swapcontext may live in a register that
      * the switch clobbers: the grid state lives in `g`, reached through a
      * volatile pointer */
-    const size_t stack_bytes = stack_bytes_in ? stack_bytes_in : (size_t)1 << 20;
+    const size_t page = page_size();
+    const size_t stack_bytes =
+        ((stack_bytes_in ? stack_bytes_in : (size_t)PLD_NPU_STACK_DEFAULT) + page - 1) / page * page;
     if (n <= 1 || s->active) {
         pld_status_t first = PLD_OK;
         for (int b = 0; b < n && first == PLD_OK; b++)
@@ -120,18 +190,17 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
     volatile pld_status_t result = PLD_OK;
     for (int b = 0; b < n; b++) {
         block_t *bl = &g.blocks[b];
-        bl->stack = pld_mem_alloc(stack_bytes);
-        if (!bl->stack || getcontext(&bl->ctx) != 0) {
+        if (stack_map(bl, page, stack_bytes) != PLD_OK || getcontext(&bl->ctx) != 0) {
             result = PLD_E_NOMEM;
             break;
         }
-        bl->stack_size = stack_bytes;
         bl->ctx.uc_stack.ss_sp = bl->stack;
         bl->ctx.uc_stack.ss_size = stack_bytes;
         bl->ctx.uc_link = NULL;
         const uint64_t gp = (uint64_t)(uintptr_t)&g;
         makecontext(&bl->ctx, (void (*)(void))trampoline, 2, (unsigned)(gp >> 32), (unsigned)(gp & 0xffffffffu));
     }
+    volatile uintptr_t saved_lo = s->cur_lo; /* the caller's stack (not a block's: s->active was NULL) */
     if (result == PLD_OK) {
         s->active = &g;
         volatile int remaining = n;
@@ -140,6 +209,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
                 if (g.blocks[b].done)
                     continue;
                 g.cur = b;
+                s->cur_lo = (uintptr_t)g.blocks[b].stack;
 #ifdef PLD_ASAN_FIBERS
                 void *fake = NULL;
                 __sanitizer_start_switch_fiber(&fake, g.blocks[b].stack, g.blocks[b].stack_size);
@@ -153,12 +223,13 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
             }
         }
         s->active = NULL;
+        s->cur_lo = saved_lo;
         for (int b = 0; b < n; b++)
             if (g.blocks[b].st != PLD_OK && result == PLD_OK)
                 result = g.blocks[b].st;
     }
     for (int b = 0; b < n; b++)
-        pld_mem_free(g.blocks[b].stack);
+        stack_unmap(&g.blocks[b]);
     pld_mem_free(g.blocks);
     return result;
 }
@@ -178,4 +249,32 @@ void pld_npu_yield(pld_npu_sched_t *s)
 int pld_npu_cancelled(const pld_npu_sched_t *s)
 {
     return s->active && s->active->cancelled;
+}
+
+void pld_npu_stack_current(const pld_npu_sched_t *s, pld_npu_stack_t *out)
+{
+    const grid_t *g = s->active;
+    out->block = -1;
+    out->lo = out->hi = 0;
+    if (g) {
+        const block_t *bl = &g->blocks[g->cur];
+        out->block = g->cur;
+        out->lo = (uintptr_t)bl->stack;
+        out->hi = (uintptr_t)bl->stack + bl->stack_size;
+    } else if (pthread_equal(s->owner, pthread_self())) {
+        out->lo = s->thread_lo;
+        out->hi = s->thread_hi;
+    }
+}
+
+const uintptr_t *pld_npu_stack_lo_ref(const pld_npu_sched_t *s)
+{
+    return &s->cur_lo;
+}
+
+uintptr_t pld_npu_stack_lo(const pld_npu_sched_t *s)
+{
+    if (s->active)
+        return (uintptr_t)s->active->blocks[s->active->cur].stack;
+    return pthread_equal(s->owner, pthread_self()) ? s->thread_lo : 0;
 }

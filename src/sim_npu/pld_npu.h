@@ -14,6 +14,7 @@
 #include "pld_status.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- the scheduler ---- */
 /* One scheduler per interpreter: it owns the grid that is running (at most
@@ -36,9 +37,25 @@ typedef pld_status_t (*pld_npu_block_fn)(void *arg, int block_idx, int block_num
  * grids), the blocks run one after another on the caller's stack. The first
  * error stops the grid: blocks still waiting see pld_npu_cancelled() and
  * return. Returns the first error (or PLD_OK; PLD_E_NOMEM when the block
- * stacks cannot be allocated). stack_bytes: per-block stack (0 = 1 MiB).
- * Borrows s and arg. */
+ * stacks cannot be mapped). stack_bytes: per-block stack, rounded up to whole
+ * pages (0 = PLD_NPU_STACK_DEFAULT). Each block stack is an mmap with a
+ * PROT_NONE guard page below it: an overflow faults (SIGSEGV) at once instead
+ * of overwriting memory; callers that recurse check the room left with
+ * pld_npu_stack_lo. Borrows s and arg. */
 pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes, pld_npu_block_fn fn, void *arg);
+/* The default block stack: 1 MiB, 4 MiB under AddressSanitizer (its frames
+ * carry redzones and are several times larger). Untouched pages cost no
+ * memory. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PLD_NPU_STACK_DEFAULT ((size_t)4 << 20)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PLD_NPU_STACK_DEFAULT ((size_t)4 << 20)
+#endif
+#endif
+#ifndef PLD_NPU_STACK_DEFAULT
+#define PLD_NPU_STACK_DEFAULT ((size_t)1 << 20)
+#endif
 
 /* 1 when the caller runs inside a grid of s with other blocks it can yield to. */
 int pld_npu_can_yield(const pld_npu_sched_t *s);
@@ -47,5 +64,25 @@ int pld_npu_can_yield(const pld_npu_sched_t *s);
 void pld_npu_yield(pld_npu_sched_t *s);
 /* 1 when the running grid of s was cancelled (another block failed): stop waiting. */
 int pld_npu_cancelled(const pld_npu_sched_t *s);
+
+/* ---- stacks ---- */
+/* The stack the caller runs on: the coroutine stack of the running block of
+ * s, or, outside a grid, the stack of the thread that created s (a nested
+ * grid's blocks run on the stack of the block that started them). */
+typedef struct pld_npu_stack {
+    uintptr_t lo, hi;   /* usable range [lo, hi); the stack grows down towards lo. 0, 0: unknown
+                           (another thread, or the thread's stack could not be read) */
+    int block;          /* the block (of the running grid) whose stack it is; -1: the thread's stack */
+} pld_npu_stack_t;
+void pld_npu_stack_current(const pld_npu_sched_t *s, pld_npu_stack_t *out);
+/* pld_npu_stack_current's lo alone: the room left is
+ * (uintptr_t)__builtin_frame_address(0) - lo. 0: unknown. */
+uintptr_t pld_npu_stack_lo(const pld_npu_sched_t *s);
+/* The same for a check at every call or expression, without a call: the
+ * address of a word of s that always holds the lo of the stack the thread
+ * that created s runs on (s updates it at every switch between blocks).
+ * Another thread reading it gets that thread's lo, not its own: confirm a
+ * low reading with pld_npu_stack_current. Valid until s is destroyed. */
+const uintptr_t *pld_npu_stack_lo_ref(const pld_npu_sched_t *s);
 
 #endif

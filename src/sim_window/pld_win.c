@@ -51,9 +51,47 @@ pld_status_t pld_win_mpi_fail(pld_win_sys_t *sys, const char *call, int rc, char
     size_t n = strcspn(call, "( ");
     if (n > 64)
         n = 64;
-    return pld_win_fail(sys, PLD_E_MPI, err, errn, "%.*s failed on rank %d: %s", (int)n, call, sys ? sys->rank : -1,
-                        text);
+    pld_status_t st = pld_win_fail(sys, PLD_E_MPI, err, errn, "%.*s failed on rank %d: %s", (int)n, call,
+                                   sys ? sys->rank : -1, text);
+    if (sys && sys->sticky == PLD_OK) {
+        sys->sticky = PLD_E_MPI;
+        snprintf(sys->sticky_msg, sizeof sys->sticky_msg, "%s", sys->last_err);
+    }
+    return st;
 }
+
+pld_status_t pld_win_sys_error(const pld_win_sys_t *sys, char *err, size_t errn)
+{
+    if (!sys || sys->sticky == PLD_OK)
+        return PLD_OK;
+    if (err && errn > 0)
+        snprintf(err, errn, "%s", sys->sticky_msg);
+    return sys->sticky;
+}
+
+void pld_win_test_fail_mpi(pld_win_sys_t *sys, const char *name, long after)
+{
+#ifdef PLD_TESTING
+    sys->fail_after = name ? after : -1;
+    snprintf(sys->fail_name, sizeof sys->fail_name, "%s", name ? name : "");
+#else
+    (void)sys;
+    (void)name;
+    (void)after;
+#endif
+}
+
+#ifdef PLD_TESTING
+int pld_win_test_rc(pld_win_sys_t *sys, const char *call, int rc)
+{
+    const size_t n = strlen(sys->fail_name);
+    if (sys->fail_after < 0 || n == 0 || strncmp(call, sys->fail_name, n) != 0 || (call[n] != '(' && call[n] != ' '))
+        return rc;
+    if (sys->fail_after-- > 0)
+        return rc;
+    return MPI_ERR_OTHER;
+}
+#endif
 
 /* ---- process-wide ------------------------------------------------------------ */
 
@@ -87,15 +125,24 @@ static pld_status_t map_nodes(pld_win_sys_t *sys, char *err, size_t errn)
     MPI_Comm node = MPI_COMM_NULL;
     PLD_MPI_CHECK(MPI_Comm_split_type(sys->world, MPI_COMM_TYPE_SHARED, sys->rank, MPI_INFO_NULL, &node));
     int leader = sys->rank, nsize = 0;
+    const char *what = "MPI_Comm_set_errhandler";
     int rc = MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Allreduce";
         rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    if (rc == MPI_SUCCESS)
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Comm_size";
         rc = MPI_Comm_size(node, &nsize);
-    MPI_Comm_free(&node);
+    }
+    const int frc = MPI_Comm_free(&node); /* freed whatever happened before */
+    if (rc == MPI_SUCCESS && frc != MPI_SUCCESS) {
+        what = "MPI_Comm_free";
+        rc = frc;
+    }
     sys->counters.mpi_calls += 4;
     if (rc != MPI_SUCCESS)
-        return pld_win_mpi_fail(sys, "MPI_Allreduce", rc, err, errn);
+        return pld_win_mpi_fail(sys, what, rc, err, errn);
     PLD_MPI_CHECK(MPI_Allgather(&leader, 1, MPI_INT, sys->node_of, 1, MPI_INT, sys->world));
     sys->single_node = nsize == sys->size;
     return PLD_OK;
@@ -120,11 +167,11 @@ static pld_status_t status_board_create(pld_win_sys_t *sys, char *err, size_t er
 static void sys_release_mpi(pld_win_sys_t *sys)
 {
     if (sys->status_win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(sys->status_win);
-        MPI_Win_free(&sys->status_win);
+        PLD_MPI_NOTE(MPI_Win_unlock_all(sys->status_win));
+        PLD_MPI_NOTE(MPI_Win_free(&sys->status_win));
     }
     if (sys->world != MPI_COMM_NULL)
-        MPI_Comm_free(&sys->world);
+        PLD_MPI_NOTE(MPI_Comm_free(&sys->world));
 }
 
 pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char *err, size_t errn)
@@ -137,6 +184,7 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
         return pld_win_fail(NULL, PLD_E_NOMEM, err, errn, "out of memory creating the window system");
     sys->tr = tr;
     sys->chunk_bytes = (size_t)1 << 30;
+    sys->fail_after = -1;
     sys->world = MPI_COMM_NULL;
     sys->status_win = MPI_WIN_NULL;
     sys->status = &sys->local_status;
@@ -147,8 +195,8 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
         return PLD_OK;
     }
     int inited = 0, finalized = 0;
-    MPI_Initialized(&inited);
-    MPI_Finalized(&finalized);
+    if (MPI_Initialized(&inited) != MPI_SUCCESS || MPI_Finalized(&finalized) != MPI_SUCCESS)
+        inited = 0; /* (both may be called at any time; a failure means MPI is unusable) */
     if (!inited || finalized) {
         pld_mem_free(sys);
         return pld_win_fail(NULL, PLD_E_USAGE, err, errn, "window transport '%s' needs MPI to be initialised",
@@ -156,15 +204,22 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
     }
     sys->mpi = 1;
     pld_status_t st = PLD_OK;
+    const char *what = "MPI_Comm_dup";
     int rc = MPI_Comm_dup(MPI_COMM_WORLD, &sys->world);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Comm_set_errhandler";
         rc = MPI_Comm_set_errhandler(sys->world, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS)
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Comm_rank";
         rc = MPI_Comm_rank(sys->world, &sys->rank);
-    if (rc == MPI_SUCCESS)
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Comm_size";
         rc = MPI_Comm_size(sys->world, &sys->size);
+    }
     if (rc != MPI_SUCCESS)
-        st = pld_win_mpi_fail(sys, "MPI_Comm_dup", rc, err, errn);
+        st = pld_win_mpi_fail(sys, what, rc, err, errn);
     if (st == PLD_OK) {
         sys->node_of = pld_mem_calloc((size_t)sys->size, sizeof *sys->node_of);
         if (!sys->node_of)
@@ -184,18 +239,25 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
     return PLD_OK;
 }
 
-void pld_win_sys_fini(pld_win_sys_t *sys)
+pld_status_t pld_win_sys_fini_checked(pld_win_sys_t *sys, char *err, size_t errn)
 {
     if (!sys)
-        return;
+        return PLD_OK;
     while (sys->doms)
         pld_win_dom_destroy(sys->doms);
     if (sys->mpi) {
-        MPI_Barrier(sys->world); /* nobody reads a record any more */
+        PLD_MPI_NOTE(MPI_Barrier(sys->world)); /* nobody reads a record any more */
         sys_release_mpi(sys);
     }
+    pld_status_t st = pld_win_sys_error(sys, err, errn);
     pld_mem_free(sys->node_of);
     pld_mem_free(sys);
+    return st;
+}
+
+void pld_win_sys_fini(pld_win_sys_t *sys)
+{
+    (void)pld_win_sys_fini_checked(sys, NULL, 0);
 }
 
 int pld_win_world_rank(const pld_win_sys_t *sys) { return sys->rank; }
@@ -338,14 +400,21 @@ static pld_status_t dom_open_mpi(pld_win_sys_t *sys, pld_win_dom_t *d, char *err
     MPI_Group wg = MPI_GROUP_NULL, g = MPI_GROUP_NULL;
     PLD_MPI_CHECK(MPI_Comm_group(sys->world, &wg));
     int rc = MPI_Group_incl(wg, d->size, d->members, &g);
-    MPI_Group_free(&wg);
+    int frc = MPI_Group_free(&wg);
+    sys->counters.mpi_calls += 2;
     if (rc != MPI_SUCCESS)
         return pld_win_mpi_fail(sys, "MPI_Group_incl", rc, err, errn);
+    if (frc != MPI_SUCCESS) {
+        PLD_MPI_NOTE(MPI_Group_free(&g));
+        return pld_win_mpi_fail(sys, "MPI_Group_free", frc, err, errn);
+    }
     rc = MPI_Comm_create_group(sys->world, g, DOM_TAG, &d->comm);
-    MPI_Group_free(&g);
-    sys->counters.mpi_calls += 3;
+    frc = MPI_Group_free(&g);
+    sys->counters.mpi_calls += 2;
     if (rc != MPI_SUCCESS)
         return pld_win_mpi_fail(sys, "MPI_Comm_create_group", rc, err, errn);
+    if (frc != MPI_SUCCESS)
+        return pld_win_mpi_fail(sys, "MPI_Group_free", frc, err, errn);
     PLD_MPI_CHECK(MPI_Comm_set_errhandler(d->comm, MPI_ERRORS_RETURN));
 
     void *raw = NULL;
@@ -379,12 +448,13 @@ static pld_status_t dom_open_mpi(pld_win_sys_t *sys, pld_win_dom_t *d, char *err
 
 static void dom_close_mpi(pld_win_dom_t *d)
 {
+    pld_win_sys_t *sys = d->sys;
     if (d->win != MPI_WIN_NULL) {
-        MPI_Win_unlock_all(d->win);
-        MPI_Win_free(&d->win);
+        PLD_MPI_NOTE(MPI_Win_unlock_all(d->win));
+        PLD_MPI_NOTE(MPI_Win_free(&d->win));
     }
     if (d->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&d->comm);
+        PLD_MPI_NOTE(MPI_Comm_free(&d->comm));
 }
 
 pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, size_t bytes, pld_win_dom_t **out,
@@ -457,7 +527,7 @@ void pld_win_dom_destroy(pld_win_dom_t *d)
     if (d->tr == PLD_WIN_LOCAL) {
         pld_mem_free(d->raw);
     } else {
-        MPI_Barrier(d->comm); /* no member still reads or writes our memory */
+        PLD_MPI_NOTE(MPI_Barrier(d->comm)); /* no member still reads or writes our memory */
         dom_close_mpi(d);
     }
     pld_mem_free(d);
@@ -478,11 +548,10 @@ pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d) { return d->tr
 
 void pld_win_dom_clear(pld_win_dom_t *d)
 {
+    pld_win_sys_t *sys = d->sys;
     memset(d->base, 0, d->extent);
-    if (d->tr != PLD_WIN_LOCAL) {
-        MPI_Win_sync(d->win);
-        d->sys->counters.mpi_calls++;
-    }
+    if (d->tr != PLD_WIN_LOCAL)
+        PLD_MPI_NOTE(MPI_Win_sync(d->win));
 }
 const void *pld_win_dom_ctx(const pld_win_dom_t *d) { return d->ctx; }
 
@@ -492,7 +561,7 @@ MPI_Aint pld_win_dom_mpi_disp(const pld_win_dom_t *d, int p, size_t disp) { retu
 
 /* ---- progress --------------------------------------------------------------- */
 
-void pld_win_poll(pld_win_sys_t *sys)
+pld_status_t pld_win_poll(pld_win_sys_t *sys)
 {
     sys->counters.polls++;
     /* Spin, then yield: the count restarts with every put/get/add/notify, so
@@ -509,19 +578,18 @@ void pld_win_poll(pld_win_sys_t *sys)
          * transport moves data without the target's help (osc sm, osc rdma
          * over vader): entering every PLD_WIN_ENTER_EVERY polls keeps MPI
          * alive at a fraction of the cost. */
-        MPI_Win_sync(sys->status_win);
-        sys->counters.mpi_calls++;
+        PLD_MPI_NOTE(MPI_Win_sync(sys->status_win));
     }
     if (n % PLD_WIN_YIELD_EVERY == 0) {
         if (sys->mpi) { /* osc ucx progresses only in iprobe (platform.md §3.4) */
             int flag = 0;
-            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sys->world, &flag, MPI_STATUS_IGNORE);
-            sys->counters.mpi_calls++;
+            PLD_MPI_NOTE(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sys->world, &flag, MPI_STATUS_IGNORE));
         }
         sched_yield();
         sys->counters.yields++;
     }
     sys->entered = 0;
+    return sys->sticky;
 }
 
 /* ---- status board ------------------------------------------------------------ */
@@ -540,19 +608,15 @@ void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st)
     memcpy(me->what, st->what, n);
     memset(me->what + n, 0, sizeof me->what - n);
     me->seq++;
-    if (sys->mpi) {
-        MPI_Win_sync(sys->status_win);
-        sys->counters.mpi_calls++;
-    }
+    if (sys->mpi)
+        PLD_MPI_NOTE(MPI_Win_sync(sys->status_win));
 }
 
 void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase)
 {
     sys->status->phase = phase;
-    if (sys->mpi) {
-        MPI_Win_sync(sys->status_win);
-        sys->counters.mpi_calls++;
-    }
+    if (sys->mpi)
+        PLD_MPI_NOTE(MPI_Win_sync(sys->status_win));
 }
 
 pld_status_t pld_win_status_get(pld_win_sys_t *sys, int r, pld_win_status_t *st)
@@ -562,6 +626,9 @@ pld_status_t pld_win_status_get(pld_win_sys_t *sys, int r, pld_win_status_t *st)
     if (r < 0 || r >= sys->size)
         return pld_win_fail(sys, PLD_E_USAGE, err, errn, "status of rank %d requested in a world of %d", r,
                             sys->size);
+    pld_status_t st0 = pld_win_sticky(sys, err, errn);
+    if (st0 != PLD_OK)
+        return st0;
     if (!sys->mpi || r == sys->rank) {
         if (sys->mpi)
             PLD_MPI_CHECK(MPI_Win_sync(sys->status_win));
@@ -607,9 +674,7 @@ void pld_win_status_abort_all(pld_win_sys_t *sys, int reason)
 
 int pld_win_status_aborted(pld_win_sys_t *sys)
 {
-    if (sys->mpi) {
-        MPI_Win_sync(sys->status_win);
-        sys->counters.mpi_calls++;
-    }
+    if (sys->mpi)
+        PLD_MPI_NOTE(MPI_Win_sync(sys->status_win));
     return atomic_load_explicit((_Atomic int32_t *)(void *)&sys->status->abort, memory_order_acquire);
 }

@@ -44,8 +44,30 @@ typedef struct pld_win_dom pld_win_dom_t;  /* one comm domain and its window */
 pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char *err, size_t errn);
 /* Frees every remaining domain (newest first, so every rank frees them in the
  * same order) and the status board; does not finalize MPI. Collective over
- * world. Takes sys; NULL is a no-op. */
+ * world. Takes sys; NULL is a no-op. Returns the sticky error (below): the
+ * first failed MPI call of the run or of this teardown, PLD_OK when none
+ * failed; err gets its message ("MPI_Win_free failed on rank 2: ...").
+ * Everything is freed either way. */
+pld_status_t pld_win_sys_fini_checked(pld_win_sys_t *sys, char *err, size_t errn);
+/* pld_win_sys_fini_checked without the report. */
 void pld_win_sys_fini(pld_win_sys_t *sys);
+/* The sticky error: the first MPI call of this rank that failed, counting the
+ * calls made by functions that return no status (pld_win_poll,
+ * pld_win_read_cell, pld_win_status_set/phase/aborted/abort_all,
+ * pld_win_dom_clear, pld_win_dom_destroy). PLD_OK while none failed; then
+ * PLD_E_MPI with "<MPI call> failed on rank R: <MPI_Error_string>" in err
+ * (err may be NULL). It stays set: from then on pld_win_put/get/add/notify and
+ * pld_win_status_get return it at once without calling MPI, and pld_win_poll
+ * returns it, so that a wait loop stops with it (the interpreter reports it
+ * as a runtime error at the wait). The collective calls (dom_create) do not
+ * return early on it: every member must still enter them. Not collective. */
+pld_status_t pld_win_sys_error(const pld_win_sys_t *sys, char *err, size_t errn);
+/* Testing hook, active only in a build with PLD_TESTING (else a no-op): the
+ * call number after + 1 from now of the MPI function `name` (for example
+ * "MPI_Win_sync"), among the calls the layer checks with PLD_MPI_CHECK /
+ * PLD_MPI_NOTE, reports MPI_ERR_OTHER (the call itself still runs). A NULL
+ * name or after < 0 turns it off. Not collective. */
+void pld_win_test_fail_mpi(pld_win_sys_t *sys, const char *name, long after);
 int pld_win_world_rank(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD rank (0 for local) */
 int pld_win_world_size(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD size (1 for local) */
 /* 1 when every world rank runs on this node (MPI_COMM_TYPE_SHARED). */
@@ -75,7 +97,7 @@ pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, s
                                 char *err, size_t errn);
 /* Frees the window and the communicator. Collective over the members (starts
  * with a barrier, so no member still accesses the memory). Takes d; NULL is a
- * no-op. */
+ * no-op. A failed MPI call sets the sticky error (pld_win_sys_error). */
 void pld_win_dom_destroy(pld_win_dom_t *d);
 int pld_win_dom_rank(const pld_win_dom_t *d);          /* this rank's domain rank */
 int pld_win_dom_size(const pld_win_dom_t *d);
@@ -158,7 +180,10 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp);
  * with a deadline checked every few thousand polls. */
 #define PLD_WIN_YIELD_EVERY 64
 #define PLD_WIN_ENTER_EVERY 16
-void pld_win_poll(pld_win_sys_t *sys);
+/* Returns the sticky error (pld_win_sys_error; PLD_OK normally): a wait loop
+ * that polls stops on an MPI failure of any call of this rank, the ones with
+ * no status to return (read_cell's MPI_Win_sync, this poll's) included. */
+pld_status_t pld_win_poll(pld_win_sys_t *sys);
 
 /* ---- counters (cheap, always on; tests assert how work was done) ---- */
 typedef struct pld_win_counters {
@@ -206,7 +231,7 @@ void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase);
 pld_status_t pld_win_status_get(pld_win_sys_t *sys, int r, pld_win_status_t *st);
 /* Sets the abort flag on every rank's record (MPI_Accumulate(MPI_REPLACE) +
  * flush per rank, self included). Best effort: failures are recorded in
- * pld_win_last_error. Not collective. */
+ * pld_win_last_error and the sticky error. Not collective. */
 void pld_win_status_abort_all(pld_win_sys_t *sys, int reason);
 /* Abort reasons (the value stored in every record's abort field). */
 enum { PLD_WA_NONE = 0, PLD_WA_FAILED = 1, PLD_WA_DEADLOCK = 2, PLD_WA_TIMEOUT = 3 };

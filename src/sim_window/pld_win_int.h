@@ -56,6 +56,14 @@ struct pld_win_sys {
     size_t chunk_bytes;     /* largest single MPI transfer (1 GiB: MPI counts are int); tests
                                lower it to exercise the chunking */
     char last_err[256];
+    /* The sticky error (pld_win_sys_error): the first MPI call of this rank
+     * that failed, checked or not; PLD_OK while none did. */
+    pld_status_t sticky;
+    char sticky_msg[256];
+    /* pld_win_test_fail_mpi (PLD_TESTING builds): the MPI function whose call
+     * number fail_after + 1 from now reports MPI_ERR_OTHER (fail_after < 0: off) */
+    char fail_name[48];
+    long fail_after;
 };
 
 /* Records and returns PLD_E_MPI for a failed MPI call: "<name> failed on rank
@@ -65,15 +73,51 @@ pld_status_t pld_win_mpi_fail(pld_win_sys_t *sys, const char *call, int rc, char
 pld_status_t pld_win_fail(pld_win_sys_t *sys, pld_status_t st, char *err, size_t errn, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Every MPI call of the layer is checked (tests/check_mpi_calls.py):
+ *   PLD_MPI_CHECK(call)  in a function that returns a status: a failure
+ *                        returns PLD_E_MPI from it (and sets the sticky error);
+ *   PLD_MPI_NOTE(call)   in a function that returns none (progress, the status
+ *                        board, teardown): a failure sets the sticky error,
+ *                        which the next put/get/add/notify/status_get and
+ *                        pld_win_poll return;
+ *   rc = MPI_...(...)    when several calls share one error path (the rc is
+ *                        checked, and reported with pld_win_mpi_fail).
+ * Both macros expect `sys` in scope (CHECK also `err`, `errn`). */
+#ifdef PLD_TESTING
+/* rc, or MPI_ERR_OTHER when the test hook (pld_win_test_fail_mpi) picks this call */
+int pld_win_test_rc(pld_win_sys_t *sys, const char *call, int rc);
+#define PLD_MPI_RC(call) pld_win_test_rc(sys, #call, (call))
+#else
+#define PLD_MPI_RC(call) (call)
+#endif
+
 /* Turns a failing MPI call into PLD_E_MPI; expects `sys`, `err` and `errn` in
  * scope and returns from the enclosing function. */
 #define PLD_MPI_CHECK(call)                                                                                    \
     do {                                                                                                       \
-        int pld_rc_ = (call);                                                                                  \
+        int pld_rc_ = PLD_MPI_RC(call);                                                                        \
         sys->counters.mpi_calls++;                                                                             \
         if (pld_rc_ != MPI_SUCCESS)                                                                            \
             return pld_win_mpi_fail(sys, #call, pld_rc_, err, errn);                                           \
     } while (0)
+
+/* Records a failing MPI call as the sticky error (first failure wins) and
+ * goes on; expects `sys` in scope. */
+#define PLD_MPI_NOTE(call)                                                                                     \
+    do {                                                                                                       \
+        int pld_rc_ = PLD_MPI_RC(call);                                                                        \
+        sys->counters.mpi_calls++;                                                                             \
+        if (pld_rc_ != MPI_SUCCESS)                                                                            \
+            pld_win_mpi_fail(sys, #call, pld_rc_, NULL, 0);                                                    \
+    } while (0)
+
+/* The sticky error, when there is one: copies its message into err (and
+ * last_err) and returns it; PLD_OK otherwise. For the entry of the
+ * non-collective operations. */
+static inline pld_status_t pld_win_sticky(pld_win_sys_t *sys, char *err, size_t errn)
+{
+    return sys->sticky == PLD_OK ? PLD_OK : pld_win_fail(sys, sys->sticky, err, errn, "%s", sys->sticky_msg);
+}
 
 
 /* The MPI handles of a domain (MPI_COMM_NULL / MPI_WIN_NULL for local), and

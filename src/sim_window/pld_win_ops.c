@@ -115,7 +115,10 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
 pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *src, size_t bytes, char *err, size_t errn)
 {
     pld_win_sys_t *sys = d->sys;
-    pld_status_t st = check_access(d, "put to", peer, disp, bytes, err, errn);
+    pld_status_t st = pld_win_sticky(sys, err, errn);
+    if (st != PLD_OK)
+        return st;
+    st = check_access(d, "put to", peer, disp, bytes, err, errn);
     if (st != PLD_OK)
         return st;
     sys->counters.puts++;
@@ -138,7 +141,10 @@ pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *sr
 pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, size_t bytes, char *err, size_t errn)
 {
     pld_win_sys_t *sys = d->sys;
-    pld_status_t st = check_access(d, "get from", peer, disp, bytes, err, errn);
+    pld_status_t st = pld_win_sticky(sys, err, errn);
+    if (st != PLD_OK)
+        return st;
+    st = check_access(d, "get from", peer, disp, bytes, err, errn);
     if (st != PLD_OK)
         return st;
     sys->counters.gets++;
@@ -270,9 +276,12 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     size_t es = 0;
     int half = 0;
     MPI_Datatype mt = add_type(dt, &es, &half);
+    pld_status_t st = pld_win_sticky(sys, err, errn);
+    if (st != PLD_OK)
+        return st;
     if (es == 0)
         return pld_win_fail(sys, PLD_E_RUNTIME, err, errn, "atomic add is not supported for %s", pld_dtype_name(dt));
-    pld_status_t st = check_access(d, "atomic add to", peer, disp, count > SIZE_MAX / es ? SIZE_MAX : count * es,
+    st = check_access(d, "atomic add to", peer, disp, count > SIZE_MAX / es ? SIZE_MAX : count * es,
                                    err, errn);
     if (st != PLD_OK)
         return st;
@@ -305,7 +314,10 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
 pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int set, char *err, size_t errn)
 {
     pld_win_sys_t *sys = d->sys;
-    pld_status_t st = check_access(d, "notify to", peer, disp, 4, err, errn);
+    pld_status_t st = pld_win_sticky(sys, err, errn);
+    if (st != PLD_OK)
+        return st;
+    st = check_access(d, "notify to", peer, disp, 4, err, errn);
     if (st != PLD_OK)
         return st;
     if (disp % 4 != 0)
@@ -347,9 +359,10 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
         return c;
     }
     /* Acquire: MPI_Win_sync makes peers' completed updates (and, after the
-     * cell is seen, the data they released) visible to plain loads. */
-    MPI_Win_sync(d->win);
-    d->sys->counters.mpi_calls++;
-    d->sys->entered = d->tr == PLD_WIN_RMA;
+     * cell is seen, the data they released) visible to plain loads. A
+     * failure becomes the sticky error (the caller's next poll returns it). */
+    pld_win_sys_t *sys = d->sys;
+    PLD_MPI_NOTE(MPI_Win_sync(d->win));
+    sys->entered = d->tr == PLD_WIN_RMA;
     return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
 }

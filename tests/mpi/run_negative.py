@@ -17,6 +17,11 @@ cases (all at P = 2):
   device5          tests/mpi/programs/device_out_of_range.pld: device=5 with 2
                    ranks: exit 70, every rank reports "device=5" at the device
                    expression
+  stack_block      tests/mpi/programs/stack_deep_block.pld: a kernel on a block
+                   stack recursing with a 600-deep expression per level: exit
+                   70, every rank reports "stack exhausted: ... on block 0's
+                   stack" in the body of count (not SIGSEGV, not the call
+                   depth limit)
   warning_once     tests/mpi/programs/warn_dynamic_name.pld: a static warning
                    (NR bound to the dynamic dim "world_size") on a run that
                    succeeds: exit 0, the warning printed exactly once, by rank 0
@@ -50,6 +55,7 @@ Prints one line per case and a closing line "N passed, M failed".
 """
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -67,6 +73,7 @@ OOB = os.path.join(HERE, 'programs', 'oob_on_rank1.pld')
 LONG = os.path.join(HERE, 'programs', 'long_run.pld')
 DEV = os.path.join(HERE, 'programs', 'device_out_of_range.pld')
 WARN = os.path.join(HERE, 'programs', 'warn_dynamic_name.pld')
+STACK = os.path.join(HERE, 'programs', 'stack_deep_block.pld')
 P = 2
 
 
@@ -161,6 +168,27 @@ def case_device5(ctx):
         check(pr, bool(lines), 'no stderr line starts with %r' % want)
         check(pr, any('device=5' in l and '[0, %d)' % P in l for l in lines),
               'rank %d: the error does not name device=5 and [0, %d)' % (r, P))
+    return pr, err
+
+
+def case_stack_block(ctx):
+    first, _ = T.locate(STACK, 'if n > 0:')
+    last, _ = T.locate(STACK, 'return r')
+    rc, out, err = ctx.run(STACK, ['--in', 'xs=arange'])
+    pr = []
+    check(pr, rc == 70, 'exit status %d, expected 70 (a crash is not a located error)' % rc)
+    check(pr, 'Segmentation fault' not in err and 'signal' not in err.lower(), 'a rank died of a signal')
+    for r in range(P):
+        # located in count's body (the recursive call or the expression around
+        # it: whichever check trips first)
+        pat = re.compile(r'^\[rank %d/%d\] %s:(\d+):\d+: error: stack exhausted: ' % (r, P, re.escape(STACK)))
+        lines = [l for l in err.splitlines() if pat.match(l)]
+        check(pr, len(lines) == 1, 'rank %d: %d stack exhausted errors, expected 1' % (r, len(lines)))
+        check(pr, all(first <= int(pat.match(l).group(1)) < last for l in lines),
+              'rank %d: the error is not located in the body of count (lines %d-%d)' % (r, first, last))
+        check(pr, any("KiB left on block 0's stack" in l and 'at call depth ' in l for l in lines),
+              "rank %d: the error does not say how much is left on block 0's stack at which call depth" % r)
+    check(pr, 'call depth limit' not in err, 'the call depth limit fired instead of the stack check')
     return pr, err
 
 
@@ -453,6 +481,7 @@ CASES = {
     'killed_waiting': case_killed_waiting,
     'crash_report': case_crash_report,
     'state_usr1': case_state_usr1,
+    'stack_block': case_stack_block,
 }
 
 

@@ -671,13 +671,19 @@ static void test_win_errors(void)
     CHECK(x == NULL);
     pld_win_sys_t *bad = NULL;
     CHECK_ERR(pld_win_sys_init((pld_win_transport_t)42, &bad, E, sizeof E), PLD_E_USAGE, "unknown window transport");
-    /* the MPI error text: call name, MPI_Error_string, rank */
+    /* the MPI error text: call name, MPI_Error_string, rank (on a system of
+     * its own: an MPI failure is sticky, test_win_sticky_error) */
     char want[64];
     snprintf(want, sizeof want, "MPI_Put failed on rank %d: ", g_rank);
-    CHECK_ERR(pld_win_mpi_fail(g_sys, "MPI_Put(buf, n, MPI_BYTE, p, 0, n, MPI_BYTE, win)", MPI_ERR_RANK, E, sizeof E),
-              PLD_E_MPI, want);
-    CHECK(strstr(E, "MPI_ERR_RANK") != NULL || strstr(E, "rank") != NULL);
-    CHECK(strcmp(pld_win_last_error(g_sys), E) == 0);
+    pld_win_sys_t *s2 = NULL;
+    CHECK_OK(pld_win_sys_init(g_tr, &s2, E, sizeof E));
+    if (s2) {
+        CHECK_ERR(pld_win_mpi_fail(s2, "MPI_Put(buf, n, MPI_BYTE, p, 0, n, MPI_BYTE, win)", MPI_ERR_RANK, E, sizeof E),
+                  PLD_E_MPI, want);
+        CHECK(strstr(E, "MPI_ERR_RANK") != NULL || strstr(E, "rank") != NULL);
+        CHECK(strcmp(pld_win_last_error(s2), E) == 0);
+        CHECK_ERR(pld_win_sys_fini_checked(s2, E, sizeof E), PLD_E_MPI, want);
+    }
     pld_win_transport_t tr;
     CHECK(pld_win_transport_from_name("shm", &tr) == 0 && tr == PLD_WIN_SHM);
     CHECK(pld_win_transport_from_name("tcp", &tr) == -1);
@@ -748,6 +754,73 @@ typedef struct {
     void (*fn)(void);
 } test_t;
 
+/* The sticky error: an MPI call that fails where no status can be returned
+ * (read_cell's MPI_Win_sync; made to fail by the PLD_TESTING hook) is kept,
+ * returned by the next poll and by every later non-collective op without an
+ * MPI call, keeps its first message, and is reported by fini_checked; a
+ * failure in teardown itself too. On systems of their own (collective). */
+static void test_win_sticky_error(void)
+{
+    char want[64];
+    snprintf(want, sizeof want, "MPI_Win_sync failed on rank %d: ", g_rank);
+    if (g_tr == PLD_WIN_LOCAL) {
+        CHECK(pld_win_sys_error(g_sys, E, sizeof E) == PLD_OK); /* no MPI, no MPI error */
+        CHECK(pld_win_poll(g_sys) == PLD_OK);
+        return;
+    }
+    pld_win_sys_t *s2 = NULL;
+    CHECK_OK(pld_win_sys_init(g_tr, &s2, E, sizeof E));
+    if (!s2)
+        return;
+    int members[PLD_WIN_MAX_RANKS];
+    for (int i = 0; i < g_size; i++)
+        members[i] = i;
+    pld_win_dom_t *d = NULL;
+    CHECK_OK(pld_win_dom_create(s2, members, g_size, 64, &d, E, sizeof E));
+    if (!d) {
+        pld_win_sys_fini(s2);
+        return;
+    }
+    CHECK(pld_win_sys_error(s2, E, sizeof E) == PLD_OK);
+    CHECK(pld_win_poll(s2) == PLD_OK);
+    pld_win_test_fail_mpi(s2, "MPI_Win_sync", 0);
+    (void)pld_win_read_cell(d, 0); /* its MPI_Win_sync "fails": nothing to return it through */
+    CHECK_ERR(pld_win_sys_error(s2, E, sizeof E), PLD_E_MPI, want);
+    CHECK(pld_win_poll(s2) == PLD_E_MPI); /* a wait loop stops */
+    pld_win_counters_t c0, c1;
+    pld_win_counters(s2, &c0);
+    int32_t v = 7;
+    CHECK_ERR(pld_win_put(d, 0, 0, &v, sizeof v, E, sizeof E), PLD_E_MPI, want);
+    CHECK_ERR(pld_win_get(d, 0, 0, &v, sizeof v, E, sizeof E), PLD_E_MPI, want);
+    CHECK_ERR(pld_win_add(d, 0, 0, &v, PLD_DT_INT32, 1, E, sizeof E), PLD_E_MPI, want);
+    CHECK_ERR(pld_win_notify(d, 0, 8, 1, 1, E, sizeof E), PLD_E_MPI, want);
+    pld_win_status_t st;
+    CHECK(pld_win_status_get(s2, 0, &st) == PLD_E_MPI && strstr(pld_win_last_error(s2), want) != NULL);
+    pld_win_counters(s2, &c1);
+    CHECK(c1.mpi_calls == c0.mpi_calls && c1.puts == c0.puts); /* refused before any MPI call */
+    /* the first failure wins: a later one (this poll's MPI_Iprobe) does not replace it */
+    pld_win_test_fail_mpi(s2, "MPI_Iprobe", 0);
+    for (int i = 0; i < PLD_WIN_YIELD_EVERY; i++)
+        (void)pld_win_poll(s2);
+    CHECK_ERR(pld_win_sys_error(s2, E, sizeof E), PLD_E_MPI, want);
+    pld_win_test_fail_mpi(s2, NULL, -1);
+    pld_win_dom_destroy(d);
+    CHECK_ERR(pld_win_sys_fini_checked(s2, E, sizeof E), PLD_E_MPI, want);
+
+    /* a clean system reports nothing; a failure in teardown is reported */
+    pld_win_sys_t *s3 = NULL;
+    CHECK_OK(pld_win_sys_init(g_tr, &s3, E, sizeof E));
+    if (s3)
+        CHECK_OK(pld_win_sys_fini_checked(s3, E, sizeof E));
+    pld_win_sys_t *s4 = NULL;
+    CHECK_OK(pld_win_sys_init(g_tr, &s4, E, sizeof E));
+    if (s4) {
+        pld_win_test_fail_mpi(s4, "MPI_Win_free", 0);
+        snprintf(want, sizeof want, "MPI_Win_free failed on rank %d: ", g_rank);
+        CHECK_ERR(pld_win_sys_fini_checked(s4, E, sizeof E), PLD_E_MPI, want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -786,6 +859,7 @@ int main(int argc, char **argv)
         {"test_win_errors", test_win_errors},
         {"test_win_poll", test_win_poll},
         {"test_win_abort_all", test_win_abort_all},
+        {"test_win_sticky_error", test_win_sticky_error},
         {"test_win_left_for_fini", test_win_left_for_fini},
     };
     int passed = 0, failed = 0;

@@ -1515,6 +1515,60 @@ out:
     tp_close(&t);
 }
 
+/* A kernel on 2 blocks recursing 150 deep: fits the default block stack, and
+ * with a small one (opts.block_stack_bytes) the stack check stops it with a
+ * located error at the recursive call before the guard page is reached. */
+static const char *SRC_DEEP =
+    HDR INCORE
+    "    def deep(self, x: pl.Tensor[[4, 8], pl.FP32], y: pl.Out[pl.Tensor[[4, 8], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[4, 8], pl.FP32]:\n"
+    "        if n > 0:\n"
+    "            y = self.deep(x, y, n - 1)\n"
+    "        else:\n"
+    "            t = pl.load(x, [0, 0], [4, 8])\n"
+    "            y = pl.store(t, [0, 0], y)\n"
+    "        return y\n"
+    ORCH
+    "    def main(self, x: pl.Tensor[[4, 8], pl.FP32], y: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:\n"
+    "        y, tid = pl.spmd_submit(self.deep, x, y, 150, core_num=2)\n"
+    "        return y\n";
+
+static void test_interp_block_stack_exhausted(void)
+{
+    for (int small = 0; small < 2; small++) {
+        tprog_t t;
+        pld_interp_opts_t io;
+        memset(&io, 0, sizeof io);
+        io.block_stack_bytes = small ? 512 * 1024 : 0;
+        if (!tp_open_opts(&t, SRC_DEEP, pld_comm_self(), &io)) {
+            tp_close(&t);
+            return;
+        }
+        CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+        tp_zero_outs(&t);
+        if (!small) {
+            tp_run(&t, PLD_OK);
+            int64_t n;
+            const float *y = res_f32(&t, "y", &n);
+            CU_ASSERT_EQUAL(n, 32);
+            CU_ASSERT_EQUAL(y[31], 31.0f);
+        } else {
+            tp_run(&t, PLD_E_RUNTIME);
+            /* somewhere in deep's body (the condition, the call, an
+             * argument): whichever check trips first */
+            const pld_diag_t *d = first_error(t.p);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+            unsigned first, last, col;
+            locate(t.src, "if n > 0:", &first, &col);
+            locate(t.src, "y = self.deep(x, y, n - 1)", &last, &col);
+            CU_ASSERT(d->span.line >= first && d->span.line <= last);
+            CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "stack exhausted: "));
+            CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "KiB left on block 0's stack (of 512 KiB) at call depth "));
+            CU_ASSERT(error_has_note(&t, "in deep"));
+        }
+        tp_close(&t);
+    }
+}
+
 /* The same kernel fits when the UB is larger (opts.ub_bytes). */
 static void test_interp_ub_option(void)
 {
@@ -2012,6 +2066,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_error_int_division_by_zero", test_interp_error_int_division_by_zero},
     {"test_interp_error_ub_overflow", test_interp_error_ub_overflow},
     {"test_interp_ub_option", test_interp_ub_option},
+    {"test_interp_block_stack_exhausted", test_interp_block_stack_exhausted},
     {"test_interp_error_missing_input", test_interp_error_missing_input},
     {"test_interp_bind_shape_mismatch", test_interp_bind_shape_mismatch},
     {"test_interp_error_in_carried_loop", test_interp_error_in_carried_loop},

@@ -762,7 +762,12 @@ int main(int argc, char **argv)
     }
     rc = run(&o, win, rank, size);
     report_phase("finishing");
-    pld_win_sys_fini(win);
+    if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
+        /* an MPI failure during the run (recorded, not yet reported) or in teardown */
+        fprintf(stderr, "[rank %d/%d] pldrun: window layer: %s\n", rank, size, err);
+        if (rc == EX_OK)
+            rc = EX_SOFTWARE;
+    }
     pld_mem_fail_after(-1); /* what MPI needs to finish is not under test */
     PLD_LEAK_CHECK();
     /* every rank leaves with the worst exit code */
