@@ -1204,11 +1204,26 @@ static void test_kern_reduce_fp16_accum(void)
     /* 3000 * 0.0999755859375 = 299.9267578125 (exact in float) -> FP16 spacing
      * 0.25 at 256..512: 299.9267578125 rounds to 300.0 = 0x5CB0 */
     CU_ASSERT_EQUAL(ho[1], 0x5cb0);
-    /* column sum of the [3000, 1]^T style: a [3000, 2] view, columns */
+    /* column sum of the [3000, 1]^T style: a [3000, 2] view, columns. Columns
+     * round to FP16 after every row (PyPTO's sequential TCOLSUM golden): the
+     * ones stop at 2048 (2048 + 1 ties to even), the 0.1s at 256 */
     pld_view_t vc = vs2(h, PLD_DT_FP16, 3000, 2, 1, 3000), vco = v2(ho, PLD_DT_FP16, 1, 2);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 0, &vco, &vc, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(ho[0], 0x6800);
+    CU_ASSERT_EQUAL(ho[1], 0x5c00);
+    /* the binary tree (col_sum with tmp_tile) keeps every partial sum small:
+     * 3000 and 300 (reference: a Python replay of PyPTO's tree golden) */
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, PLD_K_RED_TREE, &vco, &vc, err, sizeof err), PLD_OK);
     CU_ASSERT_EQUAL(ho[0], 0x69dc);
     CU_ASSERT_EQUAL(ho[1], 0x5cb0);
+    /* 7 mixed rows (odd counts at two levels): tree 1512 (0x65e8), sequential
+     * 1513 (0x65e9); rounding once would give 1512 */
+    uint16_t h7[7] = {0x63d0, 0x34cd, 0xc166, 0x1419, 0x5ffe, 0x2e66, 0x4248}, h7o[1];
+    pld_view_t v7 = v2(h7, PLD_DT_FP16, 7, 1), v7o = v2(h7o, PLD_DT_FP16, 1, 1);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, PLD_K_RED_TREE, &v7o, &v7, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(h7o[0], 0x65e8);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 0, &v7o, &v7, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(h7o[0], 0x65e9);
     static uint16_t b[1000];
     uint16_t bo[1];
     for (int i = 0; i < 1000; i++)
@@ -1216,9 +1231,10 @@ static void test_kern_reduce_fp16_accum(void)
     pld_view_t vb = v2(b, PLD_DT_BF16, 1, 1000), vbo = v2(bo, PLD_DT_BF16, 1, 1);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 1, &vbo, &vb, err, sizeof err), PLD_OK);
     CU_ASSERT_EQUAL(bo[0], 0x447a);
+    /* BF16 column: rounded per row, 256 + 1 ties to 256 */
     pld_view_t vbc = v2(b, PLD_DT_BF16, 1000, 1);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 0, &vbo, &vbc, err, sizeof err), PLD_OK);
-    CU_ASSERT_EQUAL(bo[0], 0x447a);
+    CU_ASSERT_EQUAL(bo[0], 0x4380);
     /* FP16 max with a NaN in the column */
     uint16_t m[4] = {0x3c00, 0x7e00, 0x4000, 0x3c00}, mo[2];
     pld_view_t vm = v2(m, PLD_DT_FP16, 2, 2), vmo = v2(mo, PLD_DT_FP16, 1, 2);
