@@ -16,7 +16,8 @@ pl.X, a dtype, a tile geometry with a full or partial valid shape) this script
      of FP16/BF16 round to the dtype after every row, sequentially or in
      PyPTO's binary tree (col_sum with tmp_tile); element-wise broadcasts round
      once per op (expdif: the difference rounded, then exp rounded);
-  4. compares bit for bit (exp-diff: within 1 ulp, math.exp against expf);
+  4. compares bit for bit (exp-diff: within 1 ulp, math.exp against expf;
+     the softmax and RMS-norm compositions: within 4 ulps);
      the elements outside the result's valid region must stay 0 (Out tensors
      start zeroed and a store writes the valid region only).
 
@@ -251,6 +252,7 @@ def elem(dt, op, a, b):
 
 R_OPS = ['sum', 'max', 'min', 'prod', 'argmax', 'argmin']
 X_OPS = ['expand', 'add', 'sub', 'mul', 'div', 'max', 'min', 'expdif']
+EPS = 1e-5
 GEOMS = {'full': (8, 16, 8, 16), 'part': (16, 24, 13, 19)}  # R, C, valid rows, valid cols
 
 
@@ -315,6 +317,11 @@ def build_cases():
             if g == 'full':
                 cases.append(Case('tensor.expands.%s' % dt, 'tensor', 'fill', 'fill', dt, g,
                                   'pl.tensor.expands(s, %s)' % sc, scalar=(int(sc) if dt == 'INT32' else float(sc))))
+        # the compositions PyPTO's softmax and RMS-norm kernels use
+        if dt != 'INT32':
+            for g in ('full', 'part'):
+                cases.append(Case('tile.softmax.%s.%s' % (dt, g), 'tile', 'comp', 'softmax', dt, g, None, kind='sym'))
+                cases.append(Case('tile.rmsnorm.%s.%s' % (dt, g), 'tile', 'comp', 'rmsnorm', dt, g, None, kind='sym'))
         # ties: the first index wins
         for op in ('argmax', 'argmin'):
             for rc in ('row', 'col'):
@@ -368,7 +375,14 @@ def kernel(i, c):
         if vs:
             vv = (vr, 1) if c.fam == 'xrow' else (1, vc)
             L.append('        w = pl.load(v, [0, 0], %s, valid_shape=%s)' % (shp(vs), shp(vv)))
-        L.append('        r = %s' % c.call)
+        if c.op == 'softmax':
+            L += ['        m = pl.row_max(t, tmp)', '        e = pl.row_expand_expdif(t, m)',
+                  '        s = pl.row_sum(e, tmp)', '        r = pl.row_expand_div(e, s)']
+        elif c.op == 'rmsnorm':
+            L += ['        ss = pl.row_sum(pl.mul(t, t), tmp)', '        ms = pl.mul(ss, %r)' % (1.0 / vc),
+                  '        rs = pl.rsqrt(pl.add(ms, %r))' % EPS, '        r = pl.row_expand_mul(t, rs)']
+        else:
+            L.append('        r = %s' % c.call)
         L.append('        o = pl.store(r, [0, 0], o)')
     else:
         if c.form == 'tensor':
@@ -425,6 +439,28 @@ def expected(c, x, v):
     elif c.fam == 'col':
         for j, y in enumerate(red_col(c.dt, c.op, X, vr, vc, c.tree)):
             out[j] = y
+    elif c.fam == 'comp':
+        r = RND[c.dt]
+        for i in range(vr):
+            row = X[i][:vc]
+            if c.op == 'softmax':
+                m = max(row)
+                e = [r(math.exp(r(a - m))) for a in row]
+                acc = e[0]
+                for y in e[1:]:
+                    acc = f32(acc + y)
+                tot = r(acc)
+                ys = [r(y / tot) for y in e]
+            else:
+                sq = [r(a * a) for a in row]
+                acc = sq[0]
+                for y in sq[1:]:
+                    acc = f32(acc + y)
+                ms = r(r(acc) * r(1.0 / vc))
+                rs = r(1.0 / math.sqrt(r(ms + r(EPS))))
+                ys = [r(a * rs) for a in row]
+            for j, y in enumerate(ys):
+                out[i * C + j] = y
     else:
         # tiles: the result's valid region is the operand's; tensors: all of it
         er, ec = (vr, vc) if c.form == 'tile' else (R, C)
@@ -501,7 +537,7 @@ def main():
         xs, vs, os_, odt = case_io(c)
         shape, got = read_npy(os.path.join(work, 'o%d.npy' % i), odt)
         want = expected(c, *inputs[i])
-        tol = 1 if c.op == 'expdif' else 0
+        tol = {'expdif': 1, 'softmax': 4, 'rmsnorm': 4}.get(c.op, 0)
         bad = [k for k in range(len(want))
                if not (bits(odt, got[k]) == bits(odt, want[k]) or (tol and ulps(odt, got[k], want[k]) <= tol))]
         if tuple(shape) != tuple(os_) or bad:
