@@ -5,11 +5,12 @@
 For every case of CASES (an op, a form: pl.tile.X / pl.tensor.X / unified
 pl.X, a dtype, a tile geometry with a full or partial valid shape) this script
 
-  1. writes one InCore kernel per case into one generated program
-     (WORKDIR/ops_reduce.pld; the orchestrator calls every kernel), with the
-     case's inputs as .npy files from a deterministic generator;
-  2. runs `PLDRUN WORKDIR/ops_reduce.pld --in ... --out ...` once (P = 1, no
-     mpirun: Open MPI's singleton mode);
+  1. writes one InCore kernel per case into generated programs of CHUNK cases
+     each (WORKDIR/ops_reduce_K.pld; the orchestrator calls every kernel;
+     pldrun takes at most 64 --in), with the case's inputs as .npy files from
+     a deterministic generator;
+  2. runs `PLDRUN WORKDIR/ops_reduce_K.pld --in ... --out ...` per program
+     (P = 1, no mpirun: Open MPI's singleton mode);
   3. computes every expected output here, in pure Python, from the op's
      documented semantics and the rounding of docs/ops-numerics.md (restated
      below, never by pldrun): rows accumulate in FP32 and round once; columns
