@@ -956,7 +956,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
             published = 1;
             t0 = last = t;
             pld_where_at(it, f, sp);
-            snprintf(it->where.what, sizeof it->where.what, "%s", what);
+            snprintf(it->where.what, sizeof it->where.what, "%.*s", (int)sizeof it->where.what - 1, what);
             atomic_signal_fence(memory_order_seq_cst); /* `what` is whole before a handler sees waiting */
             it->where.waiting = 1;
         }

@@ -134,12 +134,34 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_EXP: case PLD_OPID_TENSOR_LOG: case PLD_OPID_TENSOR_SQRT: case PLD_OPID_TENSOR_ABS:
     case PLD_OPID_TENSOR_NEG:
         return pld_exec_elementwise(it, f, e, out, 1, 0);
-    case PLD_OPID_TILE_ROW_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, 1);
-    case PLD_OPID_TILE_ROW_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, 1);
-    case PLD_OPID_TILE_ROW_MIN: return pld_exec_reduce(it, f, e, out, PLD_K_RMIN, 1);
-    case PLD_OPID_TILE_COL_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, 0);
-    case PLD_OPID_TILE_COL_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, 0);
-    case PLD_OPID_TILE_COL_MIN: return pld_exec_reduce(it, f, e, out, PLD_K_RMIN, 0);
+    case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TENSOR_ROW_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, PLD_K_RED_ROW);
+    case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TENSOR_ROW_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, PLD_K_RED_ROW);
+    case PLD_OPID_TILE_ROW_MIN: case PLD_OPID_TENSOR_ROW_MIN: return pld_exec_reduce(it, f, e, out, PLD_K_RMIN, PLD_K_RED_ROW);
+    case PLD_OPID_TILE_ROW_PROD: case PLD_OPID_TENSOR_ROW_PROD: return pld_exec_reduce(it, f, e, out, PLD_K_RPROD, PLD_K_RED_ROW);
+    case PLD_OPID_TILE_COL_SUM: case PLD_OPID_TENSOR_COL_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, 0);
+    case PLD_OPID_TILE_COL_MAX: case PLD_OPID_TENSOR_COL_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, 0);
+    case PLD_OPID_TILE_COL_MIN: case PLD_OPID_TENSOR_COL_MIN: return pld_exec_reduce(it, f, e, out, PLD_K_RMIN, 0);
+    case PLD_OPID_TILE_COL_PROD: case PLD_OPID_TENSOR_COL_PROD: return pld_exec_reduce(it, f, e, out, PLD_K_RPROD, 0);
+    case PLD_OPID_TILE_ROW_ARGMAX: case PLD_OPID_TENSOR_ROW_ARGMAX: return pld_exec_reduce(it, f, e, out, PLD_K_RARGMAX, PLD_K_RED_ROW);
+    case PLD_OPID_TILE_ROW_ARGMIN: case PLD_OPID_TENSOR_ROW_ARGMIN: return pld_exec_reduce(it, f, e, out, PLD_K_RARGMIN, PLD_K_RED_ROW);
+    case PLD_OPID_TILE_COL_ARGMAX: case PLD_OPID_TENSOR_COL_ARGMAX: return pld_exec_reduce(it, f, e, out, PLD_K_RARGMAX, 0);
+    case PLD_OPID_TILE_COL_ARGMIN: case PLD_OPID_TENSOR_COL_ARGMIN: return pld_exec_reduce(it, f, e, out, PLD_K_RARGMIN, 0);
+    case PLD_OPID_TILE_ROW_EXPAND: case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_ROW_EXPAND_SUB:
+    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_ROW_EXPAND_MAX:
+    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_ROW_EXPAND_EXPDIF: case PLD_OPID_TILE_COL_EXPAND:
+    case PLD_OPID_TILE_COL_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_SUB: case PLD_OPID_TILE_COL_EXPAND_MUL:
+    case PLD_OPID_TILE_COL_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_MAX: case PLD_OPID_TILE_COL_EXPAND_MIN:
+    case PLD_OPID_TILE_COL_EXPAND_EXPDIF: case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_ROW_EXPAND_ADD:
+    case PLD_OPID_TENSOR_ROW_EXPAND_SUB: case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_ROW_EXPAND_DIV:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MAX: case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_COL_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
+    case PLD_OPID_TENSOR_COL_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_MAX:
+    case PLD_OPID_TENSOR_COL_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF:
+        return pld_exec_elementwise(it, f, e, out, 2, 0);
+    case PLD_OPID_TILE_EXPANDS: case PLD_OPID_TENSOR_EXPANDS:
+        return pld_exec_elementwise(it, f, e, out, 2, 2);
+    case PLD_OPID_TENSOR_EXPAND_CLONE:
+        return pld_exec_expand_clone(it, f, e, out);
     case PLD_OPID_ARRAY_CREATE:
         return pld_exec_array_create(it, f, e, out);
     case PLD_OPID_ARRAY_GET:

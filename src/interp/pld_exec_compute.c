@@ -33,6 +33,20 @@ static pld_binop_k_t binop_of(int op)
     case PLD_OPID_TILE_DIV: case PLD_OPID_TILE_DIVS: case PLD_OPID_TENSOR_DIV: case PLD_OPID_TENSOR_DIVS: return PLD_K_DIV;
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MAXS: case PLD_OPID_TENSOR_MAXIMUM: return PLD_K_MAX;
     case PLD_OPID_TILE_MINIMUM: case PLD_OPID_TILE_MINS: case PLD_OPID_TENSOR_MINIMUM: return PLD_K_MIN;
+    case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_ADD:
+    case PLD_OPID_TENSOR_ROW_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_ADD: return PLD_K_ADD;
+    case PLD_OPID_TILE_ROW_EXPAND_SUB: case PLD_OPID_TILE_COL_EXPAND_SUB:
+    case PLD_OPID_TENSOR_ROW_EXPAND_SUB: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
+    case PLD_OPID_TILE_ROW_EXPAND_EXPDIF: case PLD_OPID_TILE_COL_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF: return PLD_K_SUB;
+    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_COL_EXPAND_MUL:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_MUL: return PLD_K_MUL;
+    case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_DIV:
+    case PLD_OPID_TENSOR_ROW_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_DIV: return PLD_K_DIV;
+    case PLD_OPID_TILE_ROW_EXPAND_MAX: case PLD_OPID_TILE_COL_EXPAND_MAX:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MAX: case PLD_OPID_TENSOR_COL_EXPAND_MAX: return PLD_K_MAX;
+    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_COL_EXPAND_MIN:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_MIN: return PLD_K_MIN;
     default: PLD_UNREACHABLE("binop_of: an op pld_exec.c does not route to the binary element-wise ops");
     }
 }
@@ -52,7 +66,35 @@ static pld_unop_k_t unop_of(int op)
     }
 }
 
-/* Element-wise ops on tiles or tensors: binary (tile/tensor rhs), scalar rhs, unary. */
+/* Broadcast forms: 'r' for row_expand* (rhs [M, 1]), 'c' for col_expand*
+ * (rhs [1, N]), 0 for the plain element-wise ops. */
+static int expand_kind(int op)
+{
+    switch (op) {
+    case PLD_OPID_TILE_ROW_EXPAND: case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_ROW_EXPAND_SUB:
+    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_ROW_EXPAND_MAX:
+    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_ROW_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_ROW_EXPAND_ADD: case PLD_OPID_TENSOR_ROW_EXPAND_SUB:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_ROW_EXPAND_DIV: case PLD_OPID_TENSOR_ROW_EXPAND_MAX:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF:
+        return 'r';
+    case PLD_OPID_TILE_COL_EXPAND: case PLD_OPID_TILE_COL_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_SUB:
+    case PLD_OPID_TILE_COL_EXPAND_MUL: case PLD_OPID_TILE_COL_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_MAX:
+    case PLD_OPID_TILE_COL_EXPAND_MIN: case PLD_OPID_TILE_COL_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_COL_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
+    case PLD_OPID_TENSOR_COL_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_MAX:
+    case PLD_OPID_TENSOR_COL_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF:
+        return 'c';
+    default:
+        return 0;
+    }
+}
+
+/* Element-wise ops on tiles or tensors: binary (tile/tensor rhs), scalar rhs,
+ * unary; the row/col broadcasts (row_expand*, col_expand*: the rhs vector
+ * repeated over the lhs, whose shape and valid shape the result keeps; expdif
+ * is a subtraction rounded to the dtype, then exp) and expands (scalar_rhs 2:
+ * a fill of the lhs's shape). */
 pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int nary,
                                    int scalar_rhs)
 {
@@ -124,6 +166,17 @@ pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t
                                   pld_dtype_name(t->dt));
         }
     }
+    const int xk = expand_kind(e->op);
+    if (st == PLD_OK && xk) {
+        int ok = ra == 2 && rb == 2 && (xk == 'r' ? sb[1] == 1 && sb[0] == sa[0] : sb[0] == 1 && sb[1] == sa[1]);
+        if (!ok) {
+            char s1[96], s2[96];
+            pld_shape_str(s1, sizeof s1, ra, sa);
+            pld_shape_str(s2, sizeof s2, rb, sb);
+            st = pld_rt_error(it, f, e->span, "%s: the vector %s must be %s for the operand %s", pld_op_name(e), s2,
+                              xk == 'r' ? "[M, 1]" : "[1, N]", s1);
+        }
+    }
     int64_t oshape[PLD_MAX_RANK], ovalid[PLD_MAX_RANK];
     int orank = ra > rb ? ra : rb;
     for (int d = 0; st == PLD_OK && d < orank; d++) {
@@ -169,11 +222,20 @@ pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t
     char err[ERRN];
     if (nary == 1)
         st = pld_k_unary(unop_of(e->op), &vo, &vA, err, sizeof err);
+    else if (scalar_rhs == 2)
+        st = pld_dtype_is_float(dt) ? pld_k_fill_f(&vo, pld_v_as_f(&b)) : pld_k_fill_i(&vo, pld_v_as_i(&b));
     else if (scalar_rhs)
         st = pld_k_binary_scalar(binop_of(e->op), &vo, &vA, pld_v_as_f(&b), pld_v_as_i(&b), err, sizeof err);
     else {
         bview(&vB, db, dt, rb, sb, stb, orank, oshape);
-        st = pld_k_binary(binop_of(e->op), &vo, &vA, &vB, err, sizeof err);
+        if (e->op == PLD_OPID_TILE_ROW_EXPAND || e->op == PLD_OPID_TILE_COL_EXPAND ||
+            e->op == PLD_OPID_TENSOR_ROW_EXPAND || e->op == PLD_OPID_TENSOR_COL_EXPAND)
+            st = pld_k_copy(&vo, &vB, err, sizeof err);
+        else
+            st = pld_k_binary(binop_of(e->op), &vo, &vA, &vB, err, sizeof err);
+        if (st == PLD_OK && (e->op == PLD_OPID_TILE_ROW_EXPAND_EXPDIF || e->op == PLD_OPID_TILE_COL_EXPAND_EXPDIF ||
+                             e->op == PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF || e->op == PLD_OPID_TENSOR_COL_EXPAND_EXPDIF))
+            st = pld_k_unary(PLD_K_EXP, &vo, &vo, err, sizeof err);
     }
     pld_value_release(&a);
     pld_value_release(&b);
@@ -186,38 +248,121 @@ pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t
 }
 
 pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, pld_redop_k_t op,
-                              int row)
+                              int flags)
 {
     pld_value_t a;
-    pld_status_t st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE);
+    pld_status_t st = pld_op_eval(it, f, e, 0, &a);
     if (st != PLD_OK)
         return st;
-    pld_tile_t *t = pld_v_tile(&a);
-    if (t->rank != 2) {
+    const int row = flags & PLD_K_RED_ROW, tile = a.kind == PLD_V_TILE;
+    if (!tile && a.kind != PLD_V_TENSOR) {
+        pld_vkind_t k = a.kind;
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile", pld_op_name(e));
+        return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", pld_op_name(e),
+                            e->op < PLD_OPID_TENSOR_CREATE ? "tile" : "tensor", pld_vkind_name(k));
     }
-    int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
-    pld_tile_t *o = pld_tile_new(t->dt, 2, os, PLD_MEM_VEC);
-    if (!o) {
+    const int rank = tile ? pld_v_tile(&a)->rank : pld_v_tensor(&a)->rank;
+    if (rank != 2) {
         pld_value_release(&a);
-        return pld_op_oom(it, f, e);
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D %s", pld_op_name(e), tile ? "tile" : "tensor");
     }
-    o->valid[0] = row ? t->valid[0] : 1;
-    o->valid[1] = row ? 1 : t->valid[1];
+    /* the tree order of col_sum is selected by its tmp_tile (PyPTO) */
+    if (e->op == PLD_OPID_TILE_COL_SUM && pld_op_arg(e, 1))
+        flags |= PLD_K_RED_TREE;
     pld_view_t vi, vo;
-    pld_tile_kview(t, &vi, 1);
-    pld_tile_kview(o, &vo, 1);
+    pld_value_t res;
+    const pld_dtype_t dt0 = tile ? pld_v_tile(&a)->dt : pld_v_tensor(&a)->dt;
+    const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : dt0;
+    if (tile) {
+        pld_tile_t *t = pld_v_tile(&a);
+        int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
+        pld_tile_t *o = pld_tile_new(odt, 2, os, PLD_MEM_VEC);
+        if (!o) {
+            pld_value_release(&a);
+            return pld_op_oom(it, f, e);
+        }
+        o->valid[0] = row ? t->valid[0] : 1;
+        o->valid[1] = row ? 1 : t->valid[1];
+        pld_tile_kview(t, &vi, 1);
+        pld_tile_kview(o, &vo, 1);
+        res = pld_tile_value(o);
+    } else {
+        pld_tensor_t *t = pld_v_tensor(&a);
+        int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
+        pld_tensor_t *o = pld_tensor_new(odt, 2, os, 1);
+        if (!o) {
+            pld_value_release(&a);
+            return pld_op_oom(it, f, e);
+        }
+        o->valid[0] = row ? t->valid[0] : 1;
+        o->valid[1] = row ? 1 : t->valid[1];
+        pld_tensor_kview(t, &vi);
+        memcpy(vi.shape, t->valid, sizeof t->valid[0] * 2);
+        pld_tensor_kview(o, &vo);
+        memcpy(vo.shape, o->valid, sizeof o->valid[0] * 2);
+        res = pld_v_obj(&o->hdr, odt);
+    }
     char err[ERRN];
-    st = pld_k_reduce(op, row, &vo, &vi, err, sizeof err);
+    st = pld_k_reduce(op, flags, &vo, &vi, err, sizeof err);
     pld_value_release(&a);
-    pld_value_t res = pld_tile_value(o);
     if (st != PLD_OK) {
         pld_value_release(&res);
         return pld_op_kcheck(it, f, e, st, err);
     }
     *out = res;
     return PLD_OK;
+}
+
+/* pl.tensor.expand_clone(src, target): src broadcast (stride 0 on its size-1
+ * dims) into a new tensor of target's shape. */
+pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t a, b;
+    pld_status_t st = pld_op_need(it, f, e, 0, &a, PLD_V_TENSOR);
+    if (st != PLD_OK)
+        return st;
+    if ((st = pld_op_need(it, f, e, 1, &b, PLD_V_TENSOR)) != PLD_OK) {
+        pld_value_release(&a);
+        return st;
+    }
+    pld_tensor_t *s = pld_v_tensor(&a), *t = pld_v_tensor(&b);
+    int ok = s->rank == t->rank && s->dt == t->dt;
+    for (int d = 0; ok && d < s->rank; d++)
+        ok = s->shape[d] == t->shape[d] || s->shape[d] == 1;
+    if (!ok) {
+        char s1[96], s2[96];
+        pld_shape_str(s1, sizeof s1, s->rank, s->shape);
+        pld_shape_str(s2, sizeof s2, t->rank, t->shape);
+        st = pld_rt_error(it, f, e->span, "%s: cannot expand %s %s to %s %s", pld_op_name(e), pld_dtype_name(s->dt), s1,
+                          pld_dtype_name(t->dt), s2);
+        goto done;
+    }
+    pld_tensor_t *o = pld_tensor_new(s->dt, t->rank, t->shape, 0);
+    if (!o) {
+        st = pld_op_oom(it, f, e);
+        goto done;
+    }
+    pld_view_t vs, vo;
+    pld_tensor_kview(s, &vs);
+    pld_tensor_kview(o, &vo);
+    for (int d = 0; d < s->rank; d++)
+        if (s->shape[d] == 1 && t->shape[d] != 1) {
+            vs.shape[d] = t->shape[d];
+            vs.strides[d] = 0;
+        }
+    char err[ERRN];
+    pld_value_t res = pld_v_obj(&o->hdr, o->dt);
+    st = pld_k_copy(&vo, &vs, err, sizeof err);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        st = pld_op_kcheck(it, f, e, st, err);
+    } else {
+        *out = res;
+    }
+done:
+    pld_value_release(&a);
+    pld_value_release(&b);
+    return st;
 }
 
 static pld_round_k_t round_mode(const pld_expr_t *m)

@@ -358,7 +358,9 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
 pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int nary,
                                   int scalar_rhs);
 pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, pld_redop_k_t op,
-                             int row);
+                             int flags);
+/* pl.tensor.expand_clone. */
+pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int acc);
 /* pld_exec_dist.c: the pld.* ops on windows and signals (PLD_OPID_PLD_WORLD_SIZE

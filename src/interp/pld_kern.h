@@ -63,7 +63,13 @@ typedef enum pld_binop_k { PLD_K_ADD, PLD_K_SUB, PLD_K_MUL, PLD_K_DIV, PLD_K_MAX
 typedef enum pld_unop_k {
     PLD_K_EXP, PLD_K_LOG, PLD_K_SQRT, PLD_K_RSQRT, PLD_K_ABS, PLD_K_NEG, PLD_K_RECIP, PLD_K_RELU
 } pld_unop_k_t;
-typedef enum pld_redop_k { PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN } pld_redop_k_t;
+typedef enum pld_redop_k {
+    PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN, PLD_K_RPROD, PLD_K_RARGMAX, PLD_K_RARGMIN
+} pld_redop_k_t;
+/* pld_k_reduce flags: the axis (row = the last one, else the first of a 2-D
+ * view) and, for column sums, the binary-tree order (docs/ops-numerics.md). */
+#define PLD_K_RED_ROW 1
+#define PLD_K_RED_TREE 2
 typedef enum pld_round_k {
     PLD_R_NONE, PLD_R_RINT, PLD_R_ROUND, PLD_R_FLOOR, PLD_R_CEIL, PLD_R_TRUNC, PLD_R_ODD
 } pld_round_k_t;
@@ -78,10 +84,16 @@ pld_status_t pld_k_binary(pld_binop_k_t op, const pld_view_t *out, const pld_vie
 pld_status_t pld_k_binary_scalar(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, double s_f,
                                  int64_t s_i, char *err, size_t errn);
 pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
-/* Reduction over the last axis (row: out shape [.., R, 1]) or the first axis of
- * a 2-D view (col: out shape [1, C]). Accumulates in float (FP16/BF16/FP32),
- * double (FP64) or int64 (integers), then stores rounded/wrapped. */
-pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
+/* Reduction over the last axis (flags & PLD_K_RED_ROW: out shape [.., R, 1])
+ * or the first axis of a 2-D view (col: out shape [1, C]); the order and
+ * rounding of each op are those of docs/ops-numerics.md. Row sums and
+ * products accumulate in float (FP16/BF16/FP32), double (FP64) or 64-bit
+ * integers and store once, rounded/wrapped; column sums and products of
+ * FP16/BF16 round to the dtype after every step, sequentially down the rows,
+ * or (PLD_K_RED_TREE, sums only) in PyPTO's binary tree. ARGMAX/ARGMIN store
+ * INT32 indices (out dtype INT32), the first index on ties. */
+pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, const pld_view_t *a, char *err,
+                          size_t errn);
 /* out = cast(a) with a rounding mode. Float -> integer: the mode picks the
  * rounding (ROUND = nearest, ties away from zero; RINT = nearest, ties to even;
  * NONE/default = RINT), then saturates to the integer range; NaN -> 0.

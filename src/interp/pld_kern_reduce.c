@@ -46,26 +46,48 @@
     }
 
 #define C_SUM(acc, x) ((acc) + (x))
+#define C_MUL(acc, x) ((acc) * (x))
 #define C_USUM(acc, x) ((acc) + (uint64_t)(x))
+#define C_UMUL(acc, x) ((acc) * (uint64_t)(x))
 #define C_FMAX(acc, x) FMAX_IEEE(acc, x)
 #define C_FMIN(acc, x) FMIN_IEEE(acc, x)
 #define C_IMAX(acc, x) ((x) > (acc) ? (x) : (acc))
 #define C_IMIN(acc, x) ((x) < (acc) ? (x) : (acc))
+/* Column steps of FP16/BF16 round to the dtype after every step (the sum or
+ * product of two such values is exact in float, so this is one rounding). */
+#define C_SUM16(acc, x) rnd_f16((acc) + (x))
+#define C_MUL16(acc, x) rnd_f16((acc) * (x))
+#define C_SUMB16(acc, x) rnd_bf16((acc) + (x))
+#define C_MULB16(acc, x) rnd_bf16((acc) * (x))
+
+KINLINE float rnd_f16(float v)
+{
+    return pld_f16_to_f32(pld_f32_to_f16(v));
+}
+KINLINE float rnd_bf16(float v)
+{
+    return pld_bf16_to_f32(pld_f32_to_bf16(v));
+}
 
 /* Instantiates RED (RED_ROW or RED_COL) for every op of one dtype class.
- * Floats: AT float/double. Integers: sums in uint64 (wrapping), max/min in
- * int64 (signed) or uint64 (unsigned); stores keep the low bits. */
-#define RED_FLOAT(RED, CT, LD, ST)                                                                              \
+ * Floats: AT float/double. Integers: sums and products in uint64 (wrapping),
+ * max/min in int64 (signed) or uint64 (unsigned); stores keep the low bits.
+ * SUM and MUL are the float combine steps (rounding ones for columns). */
+#define RED_FLOAT(RED, CT, LD, ST, SUM, MUL)                                                                    \
     switch (op) {                                                                                               \
-    case PLD_K_RSUM: RED(CT, CT, LD, ST, C_SUM) break;                                                          \
+    case PLD_K_RSUM: RED(CT, CT, LD, ST, SUM) break;                                                            \
     case PLD_K_RMAX: RED(CT, CT, LD, ST, C_FMAX) break;                                                         \
     case PLD_K_RMIN: RED(CT, CT, LD, ST, C_FMIN) break;                                                         \
+    case PLD_K_RPROD: RED(CT, CT, LD, ST, MUL) break;                                                           \
+    default: break;                                                                                             \
     }
 #define RED_INT(RED, T, LD, ST, MT)                                                                             \
     switch (op) {                                                                                               \
     case PLD_K_RSUM: RED(T, uint64_t, LD, ST, C_USUM) break;                                                    \
     case PLD_K_RMAX: RED(T, MT, LD, ST, C_IMAX) break;                                                          \
     case PLD_K_RMIN: RED(T, MT, LD, ST, C_IMIN) break;                                                          \
+    case PLD_K_RPROD: RED(T, uint64_t, LD, ST, C_UMUL) break;                                                   \
+    default: break;                                                                                             \
     }
 
 /* Integer stores from a 64-bit accumulator. */
@@ -82,12 +104,13 @@ KINLINE void st_a32(char *p, uint64_t v)
     st_w32(p, (uint32_t)v);
 }
 
-#define RED_DISPATCH(RED)                                                                                       \
+/* F16S/F16M, B16S/B16M: the FP16 and BF16 sum and product steps. */
+#define RED_DISPATCH(RED, F16S, F16M, B16S, B16M)                                                               \
     switch (c) {                                                                                                \
-    case K_F32: RED_FLOAT(RED, float, ld_f32, st_f32) break;                                                    \
-    case K_F16: RED_FLOAT(RED, float, ld_f16, st_f16) break;                                                    \
-    case K_BF16: RED_FLOAT(RED, float, ld_bf16, st_bf16) break;                                                 \
-    case K_F64: RED_FLOAT(RED, double, ld_f64, st_f64) break;                                                   \
+    case K_F32: RED_FLOAT(RED, float, ld_f32, st_f32, C_SUM, C_MUL) break;                                      \
+    case K_F16: RED_FLOAT(RED, float, ld_f16, st_f16, F16S, F16M) break;                                        \
+    case K_BF16: RED_FLOAT(RED, float, ld_bf16, st_bf16, B16S, B16M) break;                                     \
+    case K_F64: RED_FLOAT(RED, double, ld_f64, st_f64, C_SUM, C_MUL) break;                                     \
     case K_BOOL:                                                                                                \
     case K_U8: RED_INT(RED, uint8_t, ld_u8, st_a8, uint64_t) break;                                             \
     case K_U16: RED_INT(RED, uint16_t, ld_u16, st_a16, uint64_t) break;                                         \
@@ -103,33 +126,121 @@ KINLINE void st_a32(char *p, uint64_t v)
 static void red_row_run(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int64_t sc)
 {
     const int64_t n_ = it->n;
-    RED_DISPATCH(RED_ROW)
+    RED_DISPATCH(RED_ROW, C_SUM, C_MUL, C_SUM, C_MUL)
 }
 
 static void red_col_run(pld_redop_k_t op, kcls_t c, const char *abase, int64_t nrow, int64_t ncol, int64_t sr,
                         int64_t sc, char *obase, int64_t so)
 {
-    RED_DISPATCH(RED_COL)
+    RED_DISPATCH(RED_COL, C_SUM16, C_MUL16, C_SUMB16, C_MULB16)
 }
 
-pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, const pld_view_t *a, char *err,
+/* ---- column sum in PyPTO's binary tree ---------------------------------------- */
+
+/* One float rounded to the storage dtype of class c (double carries every
+ * class exactly; one double sum of two such values rounds innocuously). */
+static double rnd_cls(kcls_t c, double v)
+{
+    switch (c) {
+    case K_F16: return rnd_f16((float)v);
+    case K_BF16: return rnd_bf16((float)v);
+    case K_F32: return (float)v;
+    default: return v;
+    }
+}
+
+/* Node i of level lv of the tree over one column (level 0: the rows; level
+ * lv + 1 pairs rows 2i and 2i + 1 of level lv, and node 0 also takes the last
+ * row of an odd level). cnt[lv] is the node count of level lv. */
+static double tree_node(kcls_t c, pld_dtype_t dt, const char *col, int64_t sr, const int64_t *cnt, int lv, int64_t i)
+{
+    if (lv == 0)
+        return pld_elem_get_f(col + i * sr, dt, 0);
+    double v = rnd_cls(c, tree_node(c, dt, col, sr, cnt, lv - 1, 2 * i) + tree_node(c, dt, col, sr, cnt, lv - 1, 2 * i + 1));
+    if (i == 0 && (cnt[lv - 1] & 1))
+        v = rnd_cls(c, v + tree_node(c, dt, col, sr, cnt, lv - 1, cnt[lv - 1] - 1));
+    return v;
+}
+
+static void col_tree_sum(kcls_t c, const pld_view_t *out, const pld_view_t *a, int sz)
+{
+    int64_t cnt[66];
+    int lv = 0;
+    cnt[0] = a->shape[0];
+    while (cnt[lv] > 1) {
+        cnt[lv + 1] = cnt[lv] / 2;
+        lv++;
+    }
+    for (int64_t j = 0; j < a->shape[1]; j++) {
+        const char *col = (const char *)a->data + j * a->strides[1] * sz;
+        double v = tree_node(c, a->dt, col, a->strides[0] * sz, cnt, lv, 0);
+        pld_elem_set_f((char *)out->data + j * out->strides[1] * sz, out->dt, 0, v);
+    }
+}
+
+/* ---- argmax / argmin ------------------------------------------------------------- */
+
+/* Index of the first extremum of n elements `s` bytes apart (IEEE compares:
+ * a NaN never replaces the running extremum). */
+static int32_t arg_scan(pld_dtype_t dt, int is_float, int max, const char *p, int64_t n, int64_t s)
+{
+    int64_t best = 0;
+    if (is_float) {
+        double b = pld_elem_get_f(p, dt, 0);
+        for (int64_t k = 1; k < n; k++) {
+            double x = pld_elem_get_f(p + k * s, dt, 0);
+            if (max ? x > b : x < b)
+                b = x, best = k;
+        }
+    } else {
+        int64_t b = pld_elem_get_i(p, dt, 0);
+        for (int64_t k = 1; k < n; k++) {
+            int64_t x = pld_elem_get_i(p + k * s, dt, 0);
+            if (max ? x > b : x < b)
+                b = x, best = k;
+        }
+    }
+    return (int32_t)best;
+}
+
+static void arg_run(int max, int row, const pld_view_t *out, const pld_view_t *a)
+{
+    const int sz = pld_dtype_storage_bytes(a->dt);
+    const int fl = pld_dtype_is_float(a->dt);
+    const char *base = a->data;
+    if (row) {
+        for (int64_t r = 0; r < a->shape[0]; r++) {
+            int32_t k = arg_scan(a->dt, fl, max, base + r * a->strides[0] * sz, a->shape[1], a->strides[1] * sz);
+            pld_elem_set_i((char *)out->data + r * out->strides[0] * 4, PLD_DT_INT32, 0, k);
+        }
+    } else {
+        for (int64_t j = 0; j < a->shape[1]; j++) {
+            int32_t k = arg_scan(a->dt, fl, max, base + j * a->strides[1] * sz, a->shape[0], a->strides[0] * sz);
+            pld_elem_set_i((char *)out->data + j * out->strides[1] * 4, PLD_DT_INT32, 0, k);
+        }
+    }
+}
+
+pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, const pld_view_t *a, char *err,
                           size_t errn)
 {
-    static const char *const names[] = {"sum", "max", "min"};
+    static const char *const names[] = {"sum", "max", "min", "prod", "argmax", "argmin"};
     pld_status_t st;
-    if ((unsigned)op > PLD_K_RMIN)
+    const int row = flags & PLD_K_RED_ROW;
+    if ((unsigned)op > PLD_K_RARGMIN)
         return pld_kern_fail(err, errn, "unknown reduction %d", (int)op);
     if ((st = pld_kern_check_view(out, "out", err, errn)) || (st = pld_kern_check_view(a, "a", err, errn)))
         return st;
     const char *what = names[op];
-    const kcls_t c = kcls(out->dt);
+    const int arg = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN;
+    const kcls_t c = kcls(a->dt);
     if (c == K_NONE)
-        return pld_kern_fail(err, errn, "%s: unsupported dtype %s", what, pld_dtype_name(out->dt));
-    if (a->dt != out->dt)
+        return pld_kern_fail(err, errn, "%s: unsupported dtype %s", what, pld_dtype_name(a->dt));
+    if (arg ? out->dt != PLD_DT_INT32 : a->dt != out->dt)
         return pld_kern_fail(err, errn, "%s: dtype mismatch (out %s, a %s)", what, pld_dtype_name(out->dt), pld_dtype_name(a->dt));
     const int sz = pld_dtype_storage_bytes(out->dt);
     char b1[128], b2[128];
-    if (row) {
+    if (row && !arg) {
         /* a [..., R, C] -> out [..., R, 1] */
         int ok = a->rank >= 1 && out->rank == a->rank && out->shape[out->rank - 1] == 1;
         for (int d = 0; ok && d < a->rank - 1; d++)
@@ -138,6 +249,11 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, cons
             return pld_kern_fail(err, errn, "row %s: out %s must be a %s with the last dim 1", what,
                         pld_kern_shape_str(b1, sizeof b1, out->rank, out->shape),
                         pld_kern_shape_str(b2, sizeof b2, a->rank, a->shape));
+    } else if (row) {
+        if (a->rank != 2 || out->rank != 2 || out->shape[1] != 1 || out->shape[0] != a->shape[0])
+            return pld_kern_fail(err, errn, "row %s: needs a [R, C] -> out [R, 1], got a %s, out %s", what,
+                        pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape),
+                        pld_kern_shape_str(b2, sizeof b2, out->rank, out->shape));
     } else {
         /* a [R, C] -> out [1, C] */
         if (a->rank != 2 || out->rank != 2 || out->shape[0] != 1 || out->shape[1] != a->shape[1])
@@ -149,11 +265,15 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, cons
         return PLD_OK;
     const int64_t ax = row ? a->rank - 1 : 0;
     if (a->shape[ax] == 0) {
-        if (op != PLD_K_RSUM)
-            return pld_kern_fail(err, errn, "%s over an empty axis", what);
-        return pld_k_fill_i(out, 0);
+        if (op == PLD_K_RSUM)
+            return pld_k_fill_i(out, 0);
+        if (op == PLD_K_RPROD)
+            return pld_k_fill_i(out, 1);
+        return pld_kern_fail(err, errn, "%s over an empty axis", what);
     }
-    if (row) {
+    if (arg) {
+        arg_run(op == PLD_K_RARGMAX, row, out, a);
+    } else if (row) {
         int64_t str[2][PLD_MAX_RANK];
         memcpy(str[0], out->strides, sizeof str[0]);
         memcpy(str[1], a->strides, sizeof str[1]);
@@ -162,6 +282,8 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int row, const pld_view_t *out, cons
         kit_t it;
         pld_kern_kit_init(&it, 2, a->rank - 1, a->shape, base, (const int64_t(*)[PLD_MAX_RANK])str, esz);
         red_row_run(op, c, &it, a->shape[ax], a->strides[ax] * sz);
+    } else if ((flags & PLD_K_RED_TREE) && op == PLD_K_RSUM && pld_dtype_is_float(a->dt)) {
+        col_tree_sum(c, out, a, sz);
     } else {
         red_col_run(op, c, a->data, a->shape[0], a->shape[1], a->strides[0] * sz, a->strides[1] * sz, out->data,
                     out->strides[1] * sz);

@@ -620,15 +620,136 @@ static pld_mem_t mem_of(pld_ck_t *ck, const pld_expr_t *e, pld_mem_t dflt)
     return m > 0 ? (pld_mem_t)m : dflt;
 }
 
-static const pld_type_t *reduce_axis(pld_ck_t *ck, ck_call_t *c, int row)
+static int is_const(const pld_dim_t *d, int64_t v)
+{
+    return d->kind == PLD_DIM_CONST && d->v == v;
+}
+
+/* tmp_tile of a tile reduction (PyPTO: same dtype and rank as the input, every
+ * dim at least the input's; exact shape for row_argmax / row_argmin). */
+static void check_tmp_tile(pld_ck_t *ck, ck_call_t *c, int i, int exact)
+{
+    const pld_type_t *t = c->types[0], *m = c->types[i];
+    if (!c->args[i] || !t || !m || t->kind != PLD_TY_TILE || m->kind != PLD_TY_TILE)
+        return;
+    if (m->dtype != t->dtype) {
+        pld_ck_error(ck, c->args[i]->span, "%s tmp_tile dtype %s does not match the input dtype %s", c->info->name,
+                     pld_dtype_name(m->dtype), pld_dtype_name(t->dtype));
+        return;
+    }
+    if (m->rank != t->rank) {
+        pld_ck_error(ck, c->args[i]->span, "%s tmp_tile %s must have the input's rank (input %s)", c->info->name,
+                     pld_ck_tystr(ck, m), pld_ck_tystr(ck, t));
+        return;
+    }
+    for (int d = 0; d < t->rank; d++) {
+        const pld_dim_t *a = &t->shape[d], *b = &m->shape[d];
+        if (a->kind != PLD_DIM_CONST || b->kind != PLD_DIM_CONST)
+            continue;
+        if (exact ? b->v != a->v : b->v < a->v) {
+            pld_ck_error(ck, c->args[i]->span, "%s tmp_tile %s must %s the input's shape (input %s)", c->info->name,
+                         pld_ck_tystr(ck, m), exact ? "have exactly" : "be at least", pld_ck_tystr(ck, t));
+            return;
+        }
+    }
+}
+
+/* Row (last axis) or column (first axis) reduction of a 2-D tile or tensor:
+ * the reduced dim becomes 1 in the shape and the valid shape (PyPTO keeps the
+ * other dim's valid extent). dt: the result dtype (PLD_DT_NONE: the input's). */
+static const pld_type_t *reduce_axis(pld_ck_t *ck, ck_call_t *c, int row, pld_dtype_t dt)
 {
     const pld_type_t *t = c->types[0];
-    if (!t || t->kind != PLD_TY_TILE || t->rank != 2)
+    if (!t || (t->kind != PLD_TY_TILE && !pld_type_is_tensorlike(t)))
         return t ? t : &pld_type_unknown;
-    pld_dim_t d[2] = {t->shape[0], t->shape[1]};
+    if (t->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs a 2-D operand, got %s", c->info->name, pld_ck_tystr(ck, t));
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[2] = {t->shape[0], t->shape[1]}, v[2];
     pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
     d[row ? 1 : 0] = one;
-    return shaped(ck, PLD_TY_TILE, t->dtype, d, 2, NULL, t->mem ? t->mem : PLD_MEM_VEC);
+    if (t->valid) {
+        v[0] = t->valid[0], v[1] = t->valid[1];
+        v[row ? 1 : 0] = one;
+    }
+    int tile = t->kind == PLD_TY_TILE;
+    return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt != PLD_DT_NONE ? dt : t->dtype, d, 2, t->valid ? v : NULL,
+                  tile ? (t->mem ? t->mem : PLD_MEM_VEC) : PLD_MEM_NONE);
+}
+
+/* row_expand* (row: vec [M,1]) and col_expand* (vec [1,N]) on 2-D operands of
+ * one kind and dtype: the result has the first operand's shape and valid shape. */
+static const pld_type_t *expand_vec(pld_ck_t *ck, ck_call_t *c, int row)
+{
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
+        return a ? a : &pld_type_unknown;
+    const char *vn = row ? "row_vec" : "col_vec";
+    if (a->rank != 2 || b->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, a),
+                     pld_ck_tystr(ck, b));
+        return &pld_type_unknown;
+    }
+    if (a->dtype != b->dtype) {
+        pld_ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
+                     c->info->name, pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
+        return a;
+    }
+    const pld_dim_t *one = &b->shape[row ? 1 : 0], *other = &b->shape[row ? 0 : 1], *want = &a->shape[row ? 0 : 1];
+    if (!is_const(one, 1) || pld_dim_eq(other, want) == 0) {
+        pld_ck_error(ck, c->args[1]->span, "%s %s must be %s, got %s (operand %s)", c->info->name, vn,
+                     row ? "[M, 1] with the operand's M rows" : "[1, N] with the operand's N columns", pld_ck_tystr(ck, b),
+                     pld_ck_tystr(ck, a));
+        return a;
+    }
+    if (c->info->id == PLD_OPID_TILE_ROW_EXPAND_ADD || c->info->id == PLD_OPID_TENSOR_ROW_EXPAND_ADD) {
+        pld_dtype_t dt = a->dtype;
+        if (dt != PLD_DT_INT8 && dt != PLD_DT_INT16 && dt != PLD_DT_INT32 && dt != PLD_DT_FP16 && dt != PLD_DT_FP32)
+            pld_ck_error(ck, c->call->span, "%s needs INT8, INT16, INT32, FP16 or FP32, got %s", c->info->name,
+                         pld_dtype_name(dt));
+    }
+    int tile = a->kind == PLD_TY_TILE;
+    return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, a->dtype, a->shape, a->rank, tile ? a->valid : NULL,
+                  tile ? PLD_MEM_VEC : PLD_MEM_NONE);
+}
+
+/* pl.tensor.expand_clone(src, target): rank 3, equal dims or src 1 in at most one. */
+static const pld_type_t *expand_clone(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
+        return &pld_type_unknown;
+    if (a->rank != 3 || b->rank != 3) {
+        pld_ck_error(ck, c->call->span, "pl.tensor.expand_clone needs rank-3 src and target, got %s and %s",
+                     pld_ck_tystr(ck, a), pld_ck_tystr(ck, b));
+        return &pld_type_unknown;
+    }
+    if (a->dtype != b->dtype) {
+        pld_ck_error(ck, c->call->span, "pl.tensor.expand_clone operands have different dtypes (%s and %s); convert one with pl.cast first",
+                     pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
+        return &pld_type_unknown;
+    }
+    int nb = 0;
+    for (int d = 0; d < 3; d++) {
+        if (pld_dim_eq(&a->shape[d], &b->shape[d]) == 1)
+            continue;
+        if (!is_const(&a->shape[d], 1)) {
+            if (pld_dim_eq(&a->shape[d], &b->shape[d]) == 0) {
+                pld_ck_error(ck, c->call->span, "pl.tensor.expand_clone cannot expand %s to %s at dim %d (only a size-1 dim broadcasts)",
+                             pld_ck_tystr(ck, a), pld_ck_tystr(ck, b), d);
+                return &pld_type_unknown;
+            }
+            continue;
+        }
+        nb++;
+    }
+    if (nb > 1) {
+        pld_ck_error(ck, c->call->span, "pl.tensor.expand_clone broadcasts in at most one dimension, got %d (%s to %s)", nb,
+                     pld_ck_tystr(ck, a), pld_ck_tystr(ck, b));
+        return &pld_type_unknown;
+    }
+    return shaped(ck, PLD_TY_TENSOR, a->dtype, b->shape, 3, NULL, PLD_MEM_NONE);
 }
 
 /* Element count of static dims; -1 when a dim is not constant, -2 when
@@ -876,10 +997,63 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         if (t0->kind == PLD_TY_TILE)
             return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, PLD_MEM_VEC);
         return t0;
-    case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TILE_ROW_MIN:
-        return reduce_axis(ck, c, 1);
-    case PLD_OPID_TILE_COL_SUM: case PLD_OPID_TILE_COL_MAX: case PLD_OPID_TILE_COL_MIN:
-        return reduce_axis(ck, c, 0);
+    case PLD_OPID_TILE_ROW_MIN: case PLD_OPID_TENSOR_ROW_MIN: {
+        pld_dtype_t dt = t0->dtype;
+        if (t0->kind != PLD_TY_UNKNOWN && dt != PLD_DT_INT16 && dt != PLD_DT_INT32 && dt != PLD_DT_FP16 && dt != PLD_DT_FP32)
+            pld_ck_error(ck, c->call->span, "%s needs INT16, INT32, FP16 or FP32, got %s", c->info->name, pld_dtype_name(dt));
+        check_tmp_tile(ck, c, 1, 0);
+        return reduce_axis(ck, c, 1, PLD_DT_NONE);
+    }
+    case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TILE_ROW_PROD:
+        check_tmp_tile(ck, c, 1, 0);
+        return reduce_axis(ck, c, 1, PLD_DT_NONE);
+    case PLD_OPID_TENSOR_ROW_SUM: case PLD_OPID_TENSOR_ROW_MAX: case PLD_OPID_TENSOR_ROW_PROD:
+        return reduce_axis(ck, c, 1, PLD_DT_NONE);
+    case PLD_OPID_TILE_COL_SUM:
+        if (c->args[1] && c->types[1] && c->types[1]->kind == PLD_TY_TILE && t0->kind == PLD_TY_TILE &&
+            c->types[1]->dtype != t0->dtype)
+            pld_ck_error(ck, c->args[1]->span, "%s tmp_tile dtype %s does not match the input dtype %s", c->info->name,
+                         pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype));
+        return reduce_axis(ck, c, 0, PLD_DT_NONE);
+    case PLD_OPID_TILE_COL_MAX: case PLD_OPID_TILE_COL_MIN: case PLD_OPID_TILE_COL_PROD:
+    case PLD_OPID_TENSOR_COL_SUM: case PLD_OPID_TENSOR_COL_MAX: case PLD_OPID_TENSOR_COL_MIN: case PLD_OPID_TENSOR_COL_PROD:
+        return reduce_axis(ck, c, 0, PLD_DT_NONE);
+    case PLD_OPID_TILE_ROW_ARGMAX: case PLD_OPID_TILE_ROW_ARGMIN:
+        check_tmp_tile(ck, c, 1, 1);
+        return reduce_axis(ck, c, 1, PLD_DT_INT32);
+    case PLD_OPID_TENSOR_ROW_ARGMAX: case PLD_OPID_TENSOR_ROW_ARGMIN:
+        return reduce_axis(ck, c, 1, PLD_DT_INT32);
+    case PLD_OPID_TILE_COL_ARGMAX: case PLD_OPID_TILE_COL_ARGMIN:
+        if (c->types[1] && c->types[1]->kind == PLD_TY_TILE && t0->kind == PLD_TY_TILE && c->types[1]->dtype != t0->dtype)
+            pld_ck_error(ck, c->args[1]->span, "%s tmp_tile dtype %s does not match the input dtype %s", c->info->name,
+                         pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype));
+        return reduce_axis(ck, c, 0, PLD_DT_INT32);
+    case PLD_OPID_TENSOR_COL_ARGMAX: case PLD_OPID_TENSOR_COL_ARGMIN:
+        return reduce_axis(ck, c, 0, PLD_DT_INT32);
+    case PLD_OPID_TILE_ROW_EXPAND: case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_ROW_EXPAND_SUB:
+    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_ROW_EXPAND_MAX:
+    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_ROW_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_ROW_EXPAND_ADD: case PLD_OPID_TENSOR_ROW_EXPAND_SUB:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_ROW_EXPAND_DIV: case PLD_OPID_TENSOR_ROW_EXPAND_MAX:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF:
+        return expand_vec(ck, c, 1);
+    case PLD_OPID_TILE_COL_EXPAND: case PLD_OPID_TILE_COL_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_SUB:
+    case PLD_OPID_TILE_COL_EXPAND_MUL: case PLD_OPID_TILE_COL_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_MAX:
+    case PLD_OPID_TILE_COL_EXPAND_MIN: case PLD_OPID_TILE_COL_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_COL_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
+    case PLD_OPID_TENSOR_COL_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_MAX:
+    case PLD_OPID_TENSOR_COL_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF:
+        return expand_vec(ck, c, 0);
+    case PLD_OPID_TILE_EXPANDS:
+        if (t0->kind == PLD_TY_TILE)
+            return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, PLD_MEM_VEC);
+        return t0;
+    case PLD_OPID_TENSOR_EXPANDS:
+        if (pld_type_is_tensorlike(t0))
+            return shaped(ck, PLD_TY_TENSOR, t0->dtype, t0->shape, t0->rank, NULL, PLD_MEM_NONE);
+        return t0;
+    case PLD_OPID_TENSOR_EXPAND_CLONE:
+        return expand_clone(ck, c);
     case PLD_OPID_ARRAY_CREATE: {
         pld_type_t *t = pld_type_new(ck->p, PLD_TY_ARRAY);
         int64_t n = 0;

@@ -1204,11 +1204,26 @@ static void test_kern_reduce_fp16_accum(void)
     /* 3000 * 0.0999755859375 = 299.9267578125 (exact in float) -> FP16 spacing
      * 0.25 at 256..512: 299.9267578125 rounds to 300.0 = 0x5CB0 */
     CU_ASSERT_EQUAL(ho[1], 0x5cb0);
-    /* column sum of the [3000, 1]^T style: a [3000, 2] view, columns */
+    /* column sum of the [3000, 1]^T style: a [3000, 2] view, columns. Columns
+     * round to FP16 after every row (PyPTO's sequential TCOLSUM golden): the
+     * ones stop at 2048 (2048 + 1 ties to even), the 0.1s at 256 */
     pld_view_t vc = vs2(h, PLD_DT_FP16, 3000, 2, 1, 3000), vco = v2(ho, PLD_DT_FP16, 1, 2);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 0, &vco, &vc, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(ho[0], 0x6800);
+    CU_ASSERT_EQUAL(ho[1], 0x5c00);
+    /* the binary tree (col_sum with tmp_tile) keeps every partial sum small:
+     * 3000 and 300 (reference: a Python replay of PyPTO's tree golden) */
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, PLD_K_RED_TREE, &vco, &vc, err, sizeof err), PLD_OK);
     CU_ASSERT_EQUAL(ho[0], 0x69dc);
     CU_ASSERT_EQUAL(ho[1], 0x5cb0);
+    /* 7 mixed rows (odd counts at two levels): tree 1512 (0x65e8), sequential
+     * 1513 (0x65e9); rounding once would give 1512 */
+    uint16_t h7[7] = {0x63d0, 0x34cd, 0xc166, 0x1419, 0x5ffe, 0x2e66, 0x4248}, h7o[1];
+    pld_view_t v7 = v2(h7, PLD_DT_FP16, 7, 1), v7o = v2(h7o, PLD_DT_FP16, 1, 1);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, PLD_K_RED_TREE, &v7o, &v7, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(h7o[0], 0x65e8);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 0, &v7o, &v7, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(h7o[0], 0x65e9);
     static uint16_t b[1000];
     uint16_t bo[1];
     for (int i = 0; i < 1000; i++)
@@ -1216,15 +1231,63 @@ static void test_kern_reduce_fp16_accum(void)
     pld_view_t vb = v2(b, PLD_DT_BF16, 1, 1000), vbo = v2(bo, PLD_DT_BF16, 1, 1);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 1, &vbo, &vb, err, sizeof err), PLD_OK);
     CU_ASSERT_EQUAL(bo[0], 0x447a);
+    /* BF16 column: rounded per row, 256 + 1 ties to 256 */
     pld_view_t vbc = v2(b, PLD_DT_BF16, 1000, 1);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RSUM, 0, &vbo, &vbc, err, sizeof err), PLD_OK);
-    CU_ASSERT_EQUAL(bo[0], 0x447a);
+    CU_ASSERT_EQUAL(bo[0], 0x4380);
     /* FP16 max with a NaN in the column */
     uint16_t m[4] = {0x3c00, 0x7e00, 0x4000, 0x3c00}, mo[2];
     pld_view_t vm = v2(m, PLD_DT_FP16, 2, 2), vmo = v2(mo, PLD_DT_FP16, 1, 2);
     CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RMAX, 0, &vmo, &vm, err, sizeof err), PLD_OK);
     CU_ASSERT_EQUAL(mo[0], 0x4000);
     CU_ASSERT_TRUE(is_nan16(mo[1]));
+}
+
+/* prod and argmax/argmin: INT32 indices, the first index on ties, a NaN never
+ * wins; integer products wrap; an empty axis multiplies to 1. */
+static void test_kern_reduce_prod_arg(void)
+{
+    char err[256];
+    float a[2 * 4] = {1.0f, 3.0f, 3.0f, -2.0f, NAN, 0.5f, 0.5f, 4.0f};
+    int32_t idx[2], cidx[4];
+    pld_view_t va = v2(a, PLD_DT_FP32, 2, 4), vr = v2(idx, PLD_DT_INT32, 2, 1), vc = v2(cidx, PLD_DT_INT32, 1, 4);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RARGMAX, PLD_K_RED_ROW, &vr, &va, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(idx[0], 1); /* 3 at 1 and 2: the first */
+    CU_ASSERT_EQUAL(idx[1], 0); /* a leading NaN is never replaced */
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RARGMIN, PLD_K_RED_ROW, &vr, &va, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(idx[0], 3);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RARGMAX, 0, &vc, &va, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(cidx[0], 0);
+    CU_ASSERT_EQUAL(cidx[1], 0);
+    CU_ASSERT_EQUAL(cidx[2], 0);
+    CU_ASSERT_EQUAL(cidx[3], 1);
+    /* argmax needs an INT32 out */
+    float fo[2];
+    pld_view_t vfo = v2(fo, PLD_DT_FP32, 2, 1);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RARGMAX, PLD_K_RED_ROW, &vfo, &va, NULL, 0), PLD_E_RUNTIME);
+    /* products */
+    float p[2 * 3] = {2.0f, 3.0f, 0.5f, -1.0f, 4.0f, 0.25f}, po[2], pc[3];
+    pld_view_t vp = v2(p, PLD_DT_FP32, 2, 3), vpo = v2(po, PLD_DT_FP32, 2, 1), vpc = v2(pc, PLD_DT_FP32, 1, 3);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RPROD, PLD_K_RED_ROW, &vpo, &vp, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(po[0], 3.0f);
+    CU_ASSERT_EQUAL(po[1], -1.0f);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RPROD, 0, &vpc, &vp, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(pc[0], -2.0f);
+    CU_ASSERT_EQUAL(pc[1], 12.0f);
+    CU_ASSERT_EQUAL(pc[2], 0.125f);
+    int32_t ip[3] = {65536, 65536, 3}, ipo[1];
+    pld_view_t vip = v2(ip, PLD_DT_INT32, 1, 3), vipo = v2(ipo, PLD_DT_INT32, 1, 1);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RPROD, PLD_K_RED_ROW, &vipo, &vip, err, sizeof err), PLD_OK);
+    CU_ASSERT_EQUAL(ipo[0], 0); /* 2^32 * 3 wraps to 0 */
+    float e1[1];
+    pld_view_t ve = v2(p, PLD_DT_FP32, 2, 0), veo = v2(e1, PLD_DT_FP32, 1, 0);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RPROD, 0, &veo, &ve, err, sizeof err), PLD_OK);
+    /* FP16 column product rounds per row: 1.001 (0x3c01)^3 */
+    uint16_t h[3] = {0x3c01, 0x3c01, 0x3c01}, ho[1];
+    pld_view_t vh = v2(h, PLD_DT_FP16, 3, 1), vho = v2(ho, PLD_DT_FP16, 1, 1);
+    CU_ASSERT_EQUAL(pld_k_reduce(PLD_K_RPROD, 0, &vho, &vh, err, sizeof err), PLD_OK);
+    /* (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 -> 1 + 2^-9 (0x3c02); * (1 + 2^-10) -> 1 + 3 * 2^-10 (0x3c03) */
+    CU_ASSERT_EQUAL(ho[0], 0x3c03);
 }
 
 static void test_kern_reduce_errors(void)
@@ -1978,6 +2041,7 @@ static CU_TestInfo kern_tests[] = {
     {"test_kern_reduce_cols", test_kern_reduce_cols},
     {"test_kern_reduce_fp16_accum", test_kern_reduce_fp16_accum},
     {"test_kern_reduce_errors", test_kern_reduce_errors},
+    {"test_kern_reduce_prod_arg", test_kern_reduce_prod_arg},
     {"test_kern_cast_int_modes", test_kern_cast_int_modes},
     {"test_kern_cast_saturation", test_kern_cast_saturation},
     {"test_kern_cast_int_to_float", test_kern_cast_int_to_float},

@@ -1,0 +1,15 @@
+# tests/ops.cmake - golden tests of the reduction and broadcast ops (issue 11):
+# tests/ops/run_ops.py generates programs with one kernel per case (op x form x
+# dtype x valid shape), runs them through pldrun at one rank without mpirun
+# (Open MPI's singleton mode) and compares with pure-Python goldens. Included
+# by tests/CMakeLists.txt after PLD_MPI_TEST_ENV is set.
+find_program(PLD_PYTHON3_OPS NAMES python3)
+if(PLD_PYTHON3_OPS)
+  add_test(NAME ops_reduce
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_reduce")
+  set_tests_properties(ops_reduce PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+else()
+  message(STATUS "pldrun tests: python3 not found; ops_reduce is not registered")
+endif()
