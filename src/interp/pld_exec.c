@@ -117,8 +117,11 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         return pld_exec_matmul(it, f, e, out, 0);
     case PLD_OPID_TILE_MATMUL_ACC:
         return pld_exec_matmul(it, f, e, out, 1);
-    case PLD_OPID_TILE_FILLPAD:
-    case PLD_OPID_TILE_SET_VALIDSHAPE:
+    case PLD_OPID_TILE_MATMUL_BIAS:
+        return pld_exec_matmul(it, f, e, out, 2);
+    case PLD_OPID_TILE_FILLPAD: case PLD_OPID_TILE_FILLPAD_INPLACE: case PLD_OPID_TILE_FILLPAD_EXPAND:
+    case PLD_OPID_TENSOR_FILLPAD: case PLD_OPID_TENSOR_FILLPAD_EXPAND:
+    case PLD_OPID_TILE_SET_VALIDSHAPE: case PLD_OPID_TENSOR_SET_VALIDSHAPE:
         return pld_exec_valid(it, f, e, out);
     case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:

@@ -426,10 +426,19 @@ pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     return PLD_OK;
 }
 
-pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int acc)
+/* matmul (mode 0), matmul_acc (1: init_cond overwrites), matmul_bias (2). */
+pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode)
 {
-    pld_value_t a, b, c = pld_v_none();
+    pld_value_t a, b, c = pld_v_none(), bias = pld_v_none();
+    int acc = mode == 1, overwrite = 0;
     int base = acc ? 1 : 0;
+    if (acc && pld_op_arg(e, 3)) {
+        int64_t ic;
+        pld_status_t sc = pld_op_iarg(it, f, e, 3, 0, &ic);
+        if (sc != PLD_OK)
+            return sc;
+        overwrite = ic != 0;
+    }
     pld_status_t st = pld_op_eval(it, f, e, base, &a);
     if (st != PLD_OK)
         return st;
@@ -437,7 +446,8 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         pld_value_release(&a);
         return st;
     }
-    if (acc && (st = pld_op_need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK) {
+    if ((acc && (st = pld_op_need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK) ||
+        (mode == 2 && (st = pld_op_need(it, f, e, 2, &bias, PLD_V_TILE)) != PLD_OK)) {
         pld_value_release(&a);
         pld_value_release(&b);
         return st;
@@ -496,13 +506,30 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         goto done;
     }
     char err[ERRN];
-    st = pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err);
+    st = pld_k_matmul(&vo, &va, &vb, acc && !overwrite, err, sizeof err);
     if (st != PLD_OK)
         st = pld_op_kcheck(it, f, e, st, err);
+    if (st == PLD_OK && mode == 2) {
+        /* the bias row added to every row after the k sum: one rounding in the accumulator dtype */
+        pld_tile_t *bt = pld_v_tile(&bias);
+        pld_view_t vbias, row = vo;
+        pld_tile_kview(bt, &vbias, 0);
+        if (bt->rank != 2 || bt->shape[0] != 1 || bt->shape[1] != vo.shape[1] || bt->dt != vo.dt) {
+            st = pld_rt_error(it, f, e->span, "%s: bias must be [1, %lld] of %s", pld_op_name(e),
+                              (long long)vo.shape[1], pld_dtype_name(vo.dt));
+            goto done;
+        }
+        row.shape[0] = 1;
+        for (int64_t i = 0; i < vo.shape[0] && st == PLD_OK; i++) {
+            row.data = (char *)vo.data + i * vo.strides[0] * pld_dtype_storage_bytes(vo.dt);
+            st = pld_op_kcheck(it, f, e, pld_k_binary(PLD_K_ADD, &row, &row, &vbias, err, sizeof err), err);
+        }
+    }
 done:
     pld_value_release(&a);
     pld_value_release(&b);
     pld_value_release(&c);
+    pld_value_release(&bias);
     if (st == PLD_OK)
         *out = res;
     else

@@ -5,6 +5,7 @@
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -913,35 +914,180 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
     return st;
 }
 
-/* pl.tile.fillpad / pl.tile.set_validshape. */
+/* The element PadValue mode m (0 zero, 1 max, 2 min) means in dtype dt:
+ * floats +-inf, integers the dtype's largest / smallest value (PyPTO's
+ * golden, tests/st/runtime/ops/test_fillpad_expand.py:276-284). */
+static void pad_fill(const pld_view_t *v, pld_dtype_t dt, int m)
+{
+    if (m == 0 || !pld_dtype_is_int(dt)) {
+        pld_k_fill_f(v, m == 0 ? 0.0 : m == 1 ? (double)INFINITY : -(double)INFINITY);
+        return;
+    }
+    int bits = pld_dtype_bits(dt);
+    int sgn = dt == PLD_DT_INT4 || dt == PLD_DT_INT8 || dt == PLD_DT_INT16 || dt == PLD_DT_INT32 ||
+              dt == PLD_DT_INT64 || dt == PLD_DT_INDEX;
+    int64_t hi, lo;
+    if (dt == PLD_DT_BOOL)
+        hi = 1, lo = 0;
+    else if (sgn)
+        hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1), lo = -hi - 1;
+    else
+        hi = bits >= 64 ? -1 /* all ones */ : (int64_t)((UINT64_C(1) << bits) - 1), lo = 0;
+    pld_k_fill_i(v, m == 1 ? hi : lo);
+}
+
+/* Copies the valid box of src (rank r, view vs over its whole shape, extents
+ * valid[]) into the top-left of dst (view vd over its whole shape) after
+ * filling dst with the pad; vs and vd may be the same storage (in place). */
+static pld_status_t pad_into(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_view_t *vs,
+                             const int64_t *valid, const pld_view_t *vd, int mode)
+{
+    pld_view_t box = *vs;
+    char err[ERRN];
+    for (int d = 0; d < box.rank; d++)
+        box.shape[d] = valid[d];
+    if (vs->data == vd->data) {
+        /* in place: fill the complement of the box, one slab per dim */
+        for (int d = 0; d < vd->rank; d++) {
+            if (valid[d] >= vd->shape[d])
+                continue;
+            pld_view_t slab = *vd;
+            for (int k = 0; k < d; k++)
+                slab.shape[k] = valid[k];
+            slab.shape[d] = vd->shape[d] - valid[d];
+            slab.data = (char *)vd->data + valid[d] * vd->strides[d] * pld_dtype_storage_bytes(vd->dt);
+            pad_fill(&slab, vd->dt, mode);
+        }
+        return PLD_OK;
+    }
+    pad_fill(vd, vd->dt, mode);
+    pld_view_t dst = *vd;
+    for (int d = 0; d < dst.rank; d++)
+        dst.shape[d] = valid[d];
+    return pld_op_kcheck(it, f, e, pld_k_copy(&dst, &box, err, sizeof err), err);
+}
+
+/* pl.tile.fillpad / fillpad_inplace / fillpad_expand, pl.tensor.fillpad /
+ * fillpad_expand, and set_validshape of tiles and tensors. */
 pld_status_t pld_exec_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t a;
     pld_status_t st;
-    if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
+    if ((st = pld_op_eval(it, f, e, 0, &a)) != PLD_OK)
         return st;
-    pld_tile_t *t = pld_tile_cow(&a);
-    if (!t)
-        return pld_op_oom(it, f, e);
-    if (e->op == PLD_OPID_TILE_SET_VALIDSHAPE) {
-        int64_t v2[PLD_MAX_RANK];
-        int n;
-        if ((st = pld_op_ilist(it, f, e, 1, v2, &n)) != PLD_OK || n != t->rank) {
-            pld_value_release(&a);
-            return st != PLD_OK ? st : pld_rt_error(it, f, e->span, "valid_shape rank differs from the tile's");
-        }
-        for (int d = 0; d < n; d++)
-            t->valid[d] = v2[d] < 0 ? 0 : v2[d] > t->shape[d] ? t->shape[d] : v2[d];
-    } else if (t->rank == 2) {
-        /* zero every element outside the valid box */
-        pld_view_t v;
-        pld_tile_kview(t, &v, 0);
-        for (int64_t r = 0; r < t->shape[0]; r++)
-            for (int64_t c = 0; c < t->shape[1]; c++)
-                if (r >= t->valid[0] || c >= t->valid[1])
-                    pld_elem_set_f(t->data, t->dt, r * v.strides[0] + c, 0.0);
+    if (a.kind != PLD_V_TILE && a.kind != PLD_V_TENSOR) {
+        pld_value_release(&a);
+        return pld_op_need(it, f, e, 0, &a, PLD_V_TILE);
     }
-    *out = a;
+    int op = e->op;
+    if (op == PLD_OPID_TILE_SET_VALIDSHAPE || op == PLD_OPID_TENSOR_SET_VALIDSHAPE) {
+        int64_t rc[2];
+        if ((st = pld_op_iarg(it, f, e, 1, 0, &rc[0])) != PLD_OK || (st = pld_op_iarg(it, f, e, 2, 0, &rc[1])) != PLD_OK) {
+            pld_value_release(&a);
+            return st;
+        }
+        int64_t *shape, *valid;
+        pld_value_t res;
+        if (a.kind == PLD_V_TILE) {
+            pld_tile_t *t = pld_tile_cow(&a);
+            if (!t)
+                return pld_op_oom(it, f, e);
+            shape = t->shape, valid = t->valid, res = a;
+            if (t->rank != 2) {
+                pld_value_release(&a);
+                return pld_rt_error(it, f, e->span, "%s: the tile must be 2-D", pld_op_name(e));
+            }
+        } else {
+            pld_tensor_t *v = pld_tensor_copy_desc(pld_v_tensor(&a));
+            pld_value_release(&a);
+            if (!v)
+                return pld_op_oom(it, f, e);
+            res = pld_v_obj(&v->hdr, v->dt);
+            shape = v->shape, valid = v->valid;
+            if (v->rank != 2) {
+                pld_value_release(&res);
+                return pld_rt_error(it, f, e->span, "%s: the tensor must be 2-D", pld_op_name(e));
+            }
+        }
+        for (int d = 0; d < 2; d++)
+            valid[d] = rc[d] < 0 ? 0 : rc[d] > shape[d] ? shape[d] : rc[d];
+        *out = res;
+        return PLD_OK;
+    }
+    int expand = op == PLD_OPID_TILE_FILLPAD_EXPAND || op == PLD_OPID_TENSOR_FILLPAD_EXPAND;
+    int mode = pld_check_pad_mode(pld_op_arg(e, expand ? 2 : 1));
+    if (mode < 0) {
+        pld_value_release(&a);
+        return pld_rt_error(it, f, e->span, "%s: pad_value is not one of the three padding modes", pld_op_name(e));
+    }
+    int rank = a.kind == PLD_V_TILE ? pld_v_tile(&a)->rank : pld_v_tensor(&a)->rank;
+    int64_t shape[PLD_MAX_RANK], valid[PLD_MAX_RANK];
+    pld_view_t vs, vd;
+    if (a.kind == PLD_V_TILE) {
+        pld_tile_t *t = pld_v_tile(&a);
+        memcpy(shape, t->shape, sizeof shape);
+        memcpy(valid, t->valid, sizeof valid);
+        pld_tile_kview(t, &vs, 0);
+    } else {
+        pld_tensor_t *t = pld_v_tensor(&a);
+        memcpy(shape, t->shape, sizeof shape);
+        memcpy(valid, t->valid, sizeof valid);
+        pld_tensor_kview(t, &vs);
+    }
+    if (expand) {
+        int n;
+        int64_t ns[PLD_MAX_RANK];
+        if ((st = pld_op_shape(it, f, e, 1, ns, &n)) != PLD_OK) {
+            pld_value_release(&a);
+            return st;
+        }
+        if (n != rank) {
+            pld_value_release(&a);
+            return pld_rt_error(it, f, e->span, "%s: shape has %d entries, the source rank %d", pld_op_name(e), n, rank);
+        }
+        for (int d = 0; d < rank; d++) {
+            if (ns[d] < shape[d]) {
+                pld_value_release(&a);
+                return pld_rt_error(it, f, e->span, "%s: destination dimension %d (%lld) is smaller than the source's (%lld)",
+                                    pld_op_name(e), d, (long long)ns[d], (long long)shape[d]);
+            }
+            shape[d] = ns[d];
+        }
+    }
+    pld_value_t res;
+    if (a.kind == PLD_V_TILE && op == PLD_OPID_TILE_FILLPAD_INPLACE) {
+        pld_tile_t *t = pld_tile_cow(&a);
+        if (!t)
+            return pld_op_oom(it, f, e);
+        pld_tile_kview(t, &vs, 0);
+        vd = vs;
+        res = a;
+        a = pld_v_none();
+        memcpy(t->valid, t->shape, sizeof t->valid);
+    } else if (a.kind == PLD_V_TILE) {
+        pld_tile_t *o = pld_tile_new(pld_v_tile(&a)->dt, rank, shape, pld_v_tile(&a)->mem);
+        if (!o) {
+            pld_value_release(&a);
+            return pld_op_oom(it, f, e);
+        }
+        pld_tile_kview(o, &vd, 0);
+        res = pld_tile_value(o);
+    } else {
+        pld_tensor_t *o = pld_tensor_new(pld_v_tensor(&a)->dt, rank, shape, 0);
+        if (!o) {
+            pld_value_release(&a);
+            return pld_op_oom(it, f, e);
+        }
+        pld_tensor_kview(o, &vd);
+        res = pld_v_obj(&o->hdr, o->dt);
+    }
+    st = pad_into(it, f, e, &vs, valid, &vd, mode);
+    pld_value_release(&a);
+    if (st != PLD_OK) {
+        pld_value_release(&res);
+        return st;
+    }
+    *out = res;
     return PLD_OK;
 }
 

@@ -29,6 +29,11 @@ pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts);
  * AIC kernel), or 0 for a SubWorker (host Python, not runnable). */
 int pld_check_func_ctx(const pld_func_t *f);
 
+/* The padding mode a fillpad `pad_value` argument names: 0 zero (also the
+ * default, e == NULL, and the literals 0 / 0.0), 1 max (PadValue.max,
+ * math.inf), 2 min (PadValue.min, -math.inf); -1 for anything else. */
+int pld_check_pad_mode(const pld_expr_t *e);
+
 /* Parses and checks `src` in one go; returns the program (owned, never NULL
  * unless out of memory). *st receives the status. */
 pld_program_t *pld_check_text(const char *file, const char *src, size_t len, const pld_check_opts_t *opts,

@@ -377,6 +377,12 @@ static const pld_type_t *shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt,
     return t;
 }
 
+const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
+                                const pld_dim_t *valid, pld_mem_t mem)
+{
+    return shaped(ck, k, dt, dims, rank, valid, mem);
+}
+
 static const pld_type_t *with_dtype(pld_ck_t *ck, const pld_type_t *src, pld_dtype_t dt)
 {
     pld_type_t *t = pld_type_new(ck->p, src->kind);
@@ -897,13 +903,10 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TENSOR_WRITE:
     case PLD_OPID_TENSOR_ASSEMBLE:
     case PLD_OPID_TILE_ASSEMBLE:
-    case PLD_OPID_TILE_FILLPAD:
         if (c->info->id == PLD_OPID_TENSOR_ASSEMBLE && c->types[1] && pld_type_is_tensorlike(c->types[1]) &&
             pld_type_is_tensorlike(t0) && c->types[1]->dtype != t0->dtype)
             pld_ck_error(ck, c->call->span, "pl.tensor.assemble source dtype %s does not match target dtype %s",
                      pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype));
-        return t0;
-    case PLD_OPID_TILE_SET_VALIDSHAPE:
         return t0;
     case PLD_OPID_TILE_SLICE:
     case PLD_OPID_TENSOR_SLICE: {
@@ -980,8 +983,6 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
         return shaped(ck, t0->kind, od != PLD_DT_NONE ? od : acc, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);
     }
-    case PLD_OPID_TILE_MATMUL_ACC:
-        return t0;
     case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
     case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_DIV:
@@ -1290,7 +1291,8 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
         return &pld_type_unknown;
     if (strncmp(info->name, "pld.", 4) == 0)
         return pld_ck_pld_call(ck, &c);
-    return infer_op(ck, &c);
+    const pld_type_t *mt = pld_ck_mem_call(ck, &c);
+    return mt ? mt : infer_op(ck, &c);
 }
 
 /* ------------------------------------------------------------ expressions */
@@ -1488,6 +1490,8 @@ const pld_type_t *pld_ck_expr(pld_ck_t *ck, pld_expr_t *e)
         const char *d = dotted(ck, e, b, sizeof b);
         if (d && (strncmp(d, "pl.", 3) == 0 || strncmp(d, "pld.", 4) == 0))
             return set_type(e, &pld_type_unknown);
+        if (d && strcmp(d, "math.inf") == 0) /* fillpad's pad_value sugar */
+            return set_type(e, scalar(ck, PLD_DT_FP32));
         const pld_type_t *t = pld_ck_expr(ck, e->u.attr.obj);
         if (t->kind != PLD_TY_UNKNOWN)
             pld_ck_error(ck, e->span, "attribute '%s' of %s is not supported", e->u.attr.attr, kind_word(t));

@@ -223,6 +223,12 @@ int pld_ck_subset_dispatch(const pld_block_t *b, const char **world_vars, int nw
  * docs/pld_semantics.md §2/§3 that is static, the rank count P being
  * ck->opts.ranks when > 0) and returns its result type. */
 const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
+/* ---- pld_check_mem.c: fillpad family, set_validshape, matmul_acc/matmul_bias ---- */
+/* The result type of c when it is one of these ops; NULL otherwise. */
+const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c);
+/* A shaped type in the program arena (kind, dtype, dims, valid or NULL, memory space). */
+const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
+                                const pld_dim_t *valid, pld_mem_t mem);
 /* HOST provenance: index into ck->winbufs of the allocation a HOST operand
  * (a pld.window view, a Ptr, or a collective's result) refers to; -1 if unknown. */
 int pld_ck_window_of(pld_ck_t *ck, const pld_expr_t *e);

@@ -39,9 +39,9 @@ static const struct {
     {"pl.tensor.create_tensor", PLD_OPID_TENSOR_CREATE},
     {"pl.full", PLD_OPID_TENSOR_FULL},
     {"pl.move", PLD_OPID_TILE_MOVE},
-    {"pl.fillpad", PLD_OPID_TILE_FILLPAD},
-    {"pl.set_validshape", PLD_OPID_TILE_SET_VALIDSHAPE},
+    {"pl.fillpad_inplace", PLD_OPID_TILE_FILLPAD_INPLACE},
     {"pl.matmul_acc", PLD_OPID_TILE_MATMUL_ACC},
+    {"pl.matmul_bias", PLD_OPID_TILE_MATMUL_BIAS},
     {"pl.get_block_idx", PLD_OPID_TILE_GET_BLOCK_IDX},
     {"pl.get_block_num", PLD_OPID_TILE_GET_BLOCK_NUM},
     {"pl.tensor.dim", PLD_OPID_TENSOR_DIM},
@@ -120,6 +120,9 @@ static const pld_unified_t unified[] = {
     {"pl.col_expand_max", PLD_OPID_TILE_COL_EXPAND_MAX, N_, PLD_OPID_TENSOR_COL_EXPAND_MAX, N_, N_},
     {"pl.col_expand_min", PLD_OPID_TILE_COL_EXPAND_MIN, N_, PLD_OPID_TENSOR_COL_EXPAND_MIN, N_, N_},
     {"pl.col_expand_expdif", PLD_OPID_TILE_COL_EXPAND_EXPDIF, N_, PLD_OPID_TENSOR_COL_EXPAND_EXPDIF, N_, N_},
+    {"pl.fillpad", PLD_OPID_TILE_FILLPAD, N_, PLD_OPID_TENSOR_FILLPAD, N_, N_},
+    {"pl.fillpad_expand", PLD_OPID_TILE_FILLPAD_EXPAND, N_, PLD_OPID_TENSOR_FILLPAD_EXPAND, N_, N_},
+    {"pl.set_validshape", PLD_OPID_TILE_SET_VALIDSHAPE, PLD_OPID_TILE_SET_VALIDSHAPE, PLD_OPID_TENSOR_SET_VALIDSHAPE, PLD_OPID_TENSOR_SET_VALIDSHAPE, N_},
     {"pl.expands", PLD_OPID_TILE_EXPANDS, PLD_OPID_TILE_EXPANDS, PLD_OPID_TENSOR_EXPANDS, PLD_OPID_TENSOR_EXPANDS, N_},
 };
 #undef N_
