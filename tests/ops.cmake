@@ -10,6 +10,12 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_reduce")
   set_tests_properties(ops_reduce PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # the memory/layout/matmul ops: fillpad family, set_validshape, matmul_acc (init_cond), matmul_bias
+  add_test(NAME ops_mem
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops_mem.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_mem")
+  set_tests_properties(ops_mem PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
-  message(STATUS "pldrun tests: python3 not found; ops_reduce is not registered")
+  message(STATUS "pldrun tests: python3 not found; ops_reduce and ops_mem are not registered")
 endif()
