@@ -353,7 +353,7 @@ static pld_status_t assign_target(pld_interp_t *it, frame_t *f, const pld_expr_t
             return pld_rt_error(it, f, t->span, "internal error: '%s' has no slot", t->u.name);
         pld_value_set(&f->slots[t->slot], v);
         if (f->ctx == PLD_CTX_KERNEL && v->kind == PLD_V_TILE)
-            return pld_exec_check_ub(it, f, t->span);
+            return pld_exec_check_ub(it, f, t->slot, t->span);
         return PLD_OK;
     case PLD_EX_TUPLE:
     case PLD_EX_LIST: {
@@ -594,6 +594,7 @@ fail:
 static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
     pld_where_at(it, f, s->span);
+    f->cur_seq = s->seq;
     switch (s->kind) {
     case PLD_ST_EXPR: {
         const pld_expr_t *e = s->u.expr;

@@ -185,18 +185,68 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     }
 }
 
-pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
+/* On-chip memory of a memory space: its name and this platform's capacity
+ * (0 = not checked: global memory, or a space the platform lacks). */
+static long mem_capacity(const pld_npu_profile_t *pf, pld_mem_t m, const char **name)
 {
-    int64_t limit = pld_npu_profile_or_default(it->opts.platform)->ub_bytes;
+    switch (m) {
+    case PLD_MEM_NONE:
+    case PLD_MEM_VEC: *name = "Vec (UB)"; return pf->ub_bytes;
+    case PLD_MEM_MAT: *name = "Mat (L1)"; return pf->mat_bytes;
+    case PLD_MEM_LEFT: *name = "Left (L0A)"; return pf->left_bytes;
+    case PLD_MEM_RIGHT: *name = "Right (L0B)"; return pf->right_bytes;
+    case PLD_MEM_ACC: *name = "Acc (L0C)"; return pf->acc_bytes;
+    case PLD_MEM_BIAS: *name = "Bias"; return pf->bias_bytes;
+    case PLD_MEM_LEFTSCALE: *name = "LeftScale"; return pf->scale_bytes;
+    case PLD_MEM_RIGHTSCALE: *name = "RightScale"; return pf->scale_bytes;
+    default: *name = "global memory"; return 0;
+    }
+}
+
+static int64_t tile_bytes(const pld_tile_t *t)
+{
+    int64_t n = pld_dtype_bytes(t->dt);
+    for (int d = 0; d < t->rank; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+/* 1 when slot i holds a tile that counts in memory space m after the
+ * current statement: the tile just assigned (`just`), or one a later
+ * statement reads (liveness from the checker; without it, every tile). */
+static int counts(const frame_t *f, int i, int just, pld_mem_t m)
+{
+    if (f->slots[i].kind != PLD_V_TILE)
+        return 0;
+    const pld_tile_t *t = pld_v_tile(&f->slots[i]);
+    pld_mem_t tm = t->mem == PLD_MEM_NONE ? PLD_MEM_VEC : t->mem;
+    if (tm != m)
+        return 0;
+    const int32_t *lu = f->fn ? f->fn->last_use : NULL, *fd = f->fn ? f->fn->first_def : NULL;
+    return i == just || !lu || !fd || (fd[i] <= f->cur_seq && lu[i] > f->cur_seq);
+}
+
+/* The memory check after a tile is bound to slot `just` in a kernel: in the
+ * tile's memory space, the tiles still needed after this statement (and the
+ * new one) must fit the platform's capacity, as PyPTO's memory planning
+ * requires (a buffer lives from its definition to its last use; a dead tile
+ * takes no room once its statement is done). */
+pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp)
+{
+    if (just < 0 || just >= f->nslots || f->slots[just].kind != PLD_V_TILE)
+        return PLD_OK;
+    const pld_npu_profile_t *pf = pld_npu_profile_or_default(it->opts.platform);
+    pld_mem_t m = pld_v_tile(&f->slots[just])->mem;
+    if (m == PLD_MEM_NONE)
+        m = PLD_MEM_VEC;
+    const char *space;
+    int64_t limit = mem_capacity(pf, m, &space);
+    if (limit <= 0)
+        return PLD_OK;
     int64_t live = 0;
     for (int i = 0; i < f->nslots; i++)
-        if (f->slots[i].kind == PLD_V_TILE) {
-            pld_tile_t *t = pld_v_tile(&f->slots[i]);
-            int64_t n = pld_dtype_bytes(t->dt);
-            for (int d = 0; d < t->rank; d++)
-                n *= t->shape[d];
-            live += n;
-        }
+        if (counts(f, i, just, m))
+            live += tile_bytes(pld_v_tile(&f->slots[i]));
     if (live <= limit)
         return PLD_OK;
     /* name the largest tiles */
@@ -206,11 +256,8 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
         int64_t best = -1;
         int bi = -1;
         for (int i = 0; i < f->nslots; i++)
-            if (f->slots[i].kind == PLD_V_TILE && i != chosen[0] && i != chosen[1] && i != chosen[2]) {
-                pld_tile_t *t = pld_v_tile(&f->slots[i]);
-                int64_t n = pld_dtype_bytes(t->dt);
-                for (int d = 0; d < t->rank; d++)
-                    n *= t->shape[d];
+            if (counts(f, i, just, m) && i != chosen[0] && i != chosen[1] && i != chosen[2]) {
+                int64_t n = tile_bytes(pld_v_tile(&f->slots[i]));
                 if (n > best)
                     best = n, bi = i;
             }
@@ -220,7 +267,8 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp)
                  f->fn->slot_names[bi], (long long)best);
         chosen[shown++] = bi;
     }
-    return pld_rt_error(it, f, sp, "kernel %s keeps %lld bytes of tiles live, above the %lld-byte UB of this platform; "
-                                   "largest: %s",
-                        f->fn ? f->fn->name : "?", (long long)live, (long long)limit, list);
+    return pld_rt_error(it, f, sp,
+                        "kernel %s needs %lld bytes of %s tiles at once (the tiles a later statement still reads), "
+                        "above the %lld bytes of %s on platform %s; largest: %s",
+                        f->fn ? f->fn->name : "?", (long long)live, space, (long long)limit, space, pf->name, list);
 }

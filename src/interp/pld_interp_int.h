@@ -63,6 +63,7 @@ typedef struct frame {
     pld_value_t ret;
     int64_t block_idx, block_num;  /* SPMD position (kernels) */
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
+    int32_t cur_seq;               /* pld_stmt_t.seq of the statement being run (liveness) */
     int depth;                     /* call depth: the entry 1, its callees 2, ... (0: no function) */
 } frame_t;
 
@@ -373,8 +374,9 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 /* Executes a call bound to an op of the table (e->op >= 0, not a special form
  * of the walker). */
 pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-/* Checks the UB bytes of live tiles in a kernel frame. */
-pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, pld_span_t sp);
+/* The on-chip memory check after a tile is bound to slot `just` (liveness,
+ * per memory space; pld_exec.c). */
+pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp);
 
 /* ======================================================= walker */
 

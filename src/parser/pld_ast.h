@@ -127,6 +127,9 @@ struct pld_stmt {
     pld_stmt_kind_t kind;
     pld_span_t span;
     pld_comment_t *comments;     /* leading comments (may be NULL) */
+    /* --- filled by the checker (pld_check_live.c) --- */
+    int32_t seq;                 /* pre-order number in its function */
+    int32_t seq_end;             /* WHILE / FOR: number of the last statement of the body */
     union {
         pld_expr_t *expr;                                               /* EXPR */
         struct { pld_expr_t *target, *ann, *value; } assign;           /* target: NAME/TUPLE/SUBSCRIPT */
@@ -169,6 +172,10 @@ typedef struct pld_func {
     int32_t ftype;             /* pld_ftype_t */
     int32_t nslots;            /* locals after name resolution */
     const char **slot_names;   /* nslots names (arena), for diagnostics */
+    int32_t *last_use;         /* nslots: number (pld_stmt_t.seq) of the last statement that needs
+                                  the slot's value, -1 = none (arena; NULL = unknown) */
+    int32_t *first_def;        /* nslots: number of the first statement that assigns the slot,
+                                  -1 for a parameter (arena; NULL = unknown) */
     void *sema;                /* checker-private data */
 } pld_func_t;
 

@@ -5,7 +5,9 @@
  *                     the driver (pld_check_program)
  *   pld_check_stmt.c  name slots, statements, function bodies
  *   pld_check_expr.c  expressions, op binding and type inference
- *   pld_check_pld.c   the pld.* and collective rules */
+ *   pld_check_pld.c   the pld.* and collective rules
+ *   pld_check_live.c  statement numbers and slot liveness (the interpreter's
+ *                     on-chip memory check) */
 #ifndef PLD_CHECK_INT_H
 #define PLD_CHECK_INT_H
 
@@ -235,5 +237,9 @@ int pld_ck_window_of(pld_ck_t *ck, const pld_expr_t *e);
 /* HOST: the window buffer whose view e slices (x[0:1], pl.tensor.slice of a
  * view, or a local holding such a slice; §2.3), else -1. */
 int pld_ck_window_slice_of(pld_ck_t *ck, const pld_expr_t *e);
+
+/* ---- pld_check_live.c ---- */
+/* Numbers f's statements and fills f->last_use (after name resolution). */
+void pld_ck_liveness(pld_ck_t *ck, pld_func_t *f);
 
 #endif

@@ -724,6 +724,8 @@ static void check_block(pld_ck_t *ck, pld_block_t *b)
 void pld_ck_function(pld_ck_t *ck, ck_fn_info_t *fi)
 {
     pld_func_t *f = fi->f;
+    f->last_use = NULL;
+    f->first_def = NULL;
     ck->fn = f;
     ck->nslots = 0;
     ck->loop_depth = 0;
@@ -752,6 +754,7 @@ void pld_ck_function(pld_ck_t *ck, ck_fn_info_t *fi)
     f->slot_names = pld_arena_alloc(&ck->p->arena, sizeof *f->slot_names * (size_t)(ck->nslots + 1));
     for (int i = 0; f->slot_names && i < ck->nslots; i++)
         f->slot_names[i] = ck->slots[i].name;
+    pld_ck_liveness(ck, f);
     ck->fn = NULL;
 }
 

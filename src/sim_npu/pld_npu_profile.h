@@ -12,7 +12,17 @@
 typedef struct pld_npu_profile {
     const char *name;        /* "a2a3", "a5" */
     int aiv_cores;           /* AIV cores per device (sync-start admission limit) */
-    long ub_bytes;           /* unified buffer per AIV core (live tiles of one kernel) */
+    /* on-chip memory per core, by memory space (bytes; 0 = the space does not
+     * exist). The physical sizes: PyPTO's memory planner keeps 8 KiB of UB
+     * back (184 / 240 KiB usable, pto-isa#170); pldrun never rejects a
+     * kernel PyPTO accepts, so it checks the physical size. */
+    long ub_bytes;           /* Vec: unified buffer of an AIV core */
+    long mat_bytes;          /* Mat (L1) of an AIC core */
+    long left_bytes;         /* Left (L0A) */
+    long right_bytes;        /* Right (L0B) */
+    long acc_bytes;          /* Acc (L0C) */
+    long bias_bytes;         /* Bias table */
+    long scale_bytes;        /* LeftScale / RightScale (MX matmul), each */
     int bf16_atomic_add;     /* 1 when remote_store/put may AtomicType.Add on BF16 */
 } pld_npu_profile_t;
 

@@ -1593,6 +1593,88 @@ out:
     tp_close(&t);
 }
 
+/* PyPTO's beginner fused add+relu (examples/beginner/04_activation.py):
+ * four 64 KiB tiles, but a and b are dead once the sum exists and the sum
+ * once relu ran, so at most three are needed at once: it runs in the
+ * 192 KiB UB. The same four tiles all read by the last statement do not fit. */
+static const char *SRC_UB_LIVE =
+    HDR INCORE
+    "    def fused(self, a: pl.Tensor[[128, 128], pl.FP32], b: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+    "        ta = pl.load(a, [0, 0], [128, 128])\n"
+    "        tb = pl.load(b, [0, 0], [128, 128])\n"
+    "        ts = pl.add(ta, tb)\n"
+    "        tc = pl.relu(ts)\n"
+    "        c = pl.store(tc, [0, 0], c)\n"
+    "        return c\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def hog4(self, a: pl.Tensor[[128, 128], pl.FP32], b: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+    "        ta = pl.load(a, [0, 0], [128, 128])\n"
+    "        tb = pl.load(b, [0, 0], [128, 128])\n"
+    "        ts = pl.add(ta, tb)\n"
+    "        tr = pl.relu(ts)\n"
+    "        tall = pl.add(pl.add(ta, tb), pl.add(ts, tr))\n"
+    "        c = pl.store(tall, [0, 0], c)\n"
+    "        return c\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def loop(self, a: pl.Tensor[[128, 128], pl.FP32], b: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+    "        ta = pl.load(a, [0, 0], [128, 128])\n"
+    "        tb = pl.load(b, [0, 0], [128, 128])\n"
+    "        for i in pl.range(2):\n"
+    "            ts = pl.add(ta, tb)\n"
+    "            tc = pl.relu(ts)\n"
+    "            c = pl.store(tc, [0, 0], c)\n"
+    "        return c\n"
+    "    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def cube(self, a: pl.Tensor[[128, 128], pl.FP32], b: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+    "        ma = pl.load(a, [0, 0], [128, 128], target_memory=pl.Mem.Mat)\n"
+    "        mb = pl.load(b, [0, 0], [128, 128], target_memory=pl.Mem.Mat)\n"
+    "        la = pl.move(ma, target_memory=pl.Mem.Left)\n"
+    "        c = pl.store(la, [0, 0], c)\n"
+    "        c = pl.store(mb, [0, 0], c)\n"
+    "        return c\n"
+    ORCH
+    "    def main(self, a: pl.Tensor[[128, 128], pl.FP32], b: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]], d: pl.Out[pl.Tensor[[128, 128], pl.FP32]], e: pl.Out[pl.Tensor[[128, 128], pl.FP32]], g: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:\n"
+    "        c = self.fused(a, b, c)\n"
+    "        e = self.loop(a, b, e)\n"
+    "        d = self.HOGCALL(a, b, d)\n"
+    "        return c\n";
+
+static void ub_live_run(const char *callee, pld_status_t want, const char *marker)
+{
+    char src[8192];
+    const char *at = strstr(SRC_UB_LIVE, "HOGCALL");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    snprintf(src, sizeof src, "%.*s%s%s", (int)(at - SRC_UB_LIVE), SRC_UB_LIVE, callee, at + strlen("HOGCALL"));
+    tprog_t t;
+    if (!tp_open(&t, src, pld_comm_self()))
+        goto out;
+    CU_ASSERT_EQUAL(tp_gen(&t, "a", "arange"), PLD_OK);
+    CU_ASSERT_EQUAL(tp_gen(&t, "b", "ones"), PLD_OK);
+    tp_zero_outs(&t);
+    if (tp_run(&t, want) != want)
+        goto out;
+    if (want == PLD_OK) {
+        int64_t n;
+        const float *c = res_f32(&t, "c", &n);
+        CU_ASSERT_EQUAL(n, 128 * 128);
+        CU_ASSERT_EQUAL(c[5], 6.0f);
+        const float *e = res_f32(&t, "e", &n);
+        CU_ASSERT_EQUAL(e[7], 8.0f);
+    } else {
+        expect_error_at(&t, marker, "kernel hog4", "262144 bytes of Vec (UB) tiles", "above the 196608 bytes",
+                        "'ta' (65536 bytes)", NULL);
+    }
+out:
+    tp_close(&t);
+}
+
+static void test_interp_ub_liveness(void)
+{
+    ub_live_run("fused", PLD_OK, NULL);                               /* dead tiles take no room */
+    ub_live_run("cube", PLD_OK, NULL);                                /* Mat and Left are not the UB */
+    ub_live_run("hog4", PLD_E_RUNTIME, "tr = pl.relu(ts)");           /* all four read later */
+}
+
 static void test_interp_error_missing_input(void)
 {
     tprog_t t;
@@ -2066,6 +2148,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_error_int_division_by_zero", test_interp_error_int_division_by_zero},
     {"test_interp_error_ub_overflow", test_interp_error_ub_overflow},
     {"test_interp_ub_option", test_interp_ub_option},
+    {"test_interp_ub_liveness", test_interp_ub_liveness},
     {"test_interp_block_stack_exhausted", test_interp_block_stack_exhausted},
     {"test_interp_error_missing_input", test_interp_error_missing_input},
     {"test_interp_bind_shape_mismatch", test_interp_bind_shape_mismatch},
