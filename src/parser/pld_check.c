@@ -661,7 +661,6 @@ static void check_header(pld_ck_t *ck, ck_fn_info_t *fi)
         ck->oom = 1;
         return;
     }
-    int seen_scalar = -1;
     for (int i = 0; i < f->nparams; i++) {
         pld_param_t *pp = &f->params[i];
         pld_dir_t dir = PLD_DIR_IN;
@@ -676,20 +675,43 @@ static void check_header(pld_ck_t *ck, ck_fn_info_t *fi)
         }
         fi->ptypes[i] = t;
         pp->type = t;
-        if (t->kind == PLD_TY_SCALAR && seen_scalar < 0)
-            seen_scalar = i;
-        else if ((pld_type_is_tensorlike(t)) && seen_scalar >= 0 && fi->ctx != PLD_CTX_HOST && fi->ctx != 0) {
-            pld_diag_t *d = pld_ck_error(ck, pp->span, "tensor parameter '%s' follows scalar parameter '%s'; scalars must "
-                                                   "come after every tensor in a kernel or orchestration signature",
-                                     pp->name, f->params[seen_scalar].name);
-            (void)d;
-            seen_scalar = -2; /* report once */
-        }
     }
     if (f->ret_ann)
         fi->ret = pld_ck_ann_type(ck, f->ret_ann, NULL, 0);
     else
         fi->ret = &pld_type_none;
+}
+
+/* A CHIP orchestration function the HOST orchestrator dispatches takes its
+ * tensors first and its scalars last: the host builds the task's arguments
+ * in signature order and PyPTO's runtime refuses a tensor after a scalar
+ * ("TaskArgs: cannot add tensor after scalar", docs/en/user/distributed/
+ * 06-hello_rank.md). Calls inside a CHIP function need no such order: PyPTO's
+ * orchestration codegen puts the tensors first itself. Reported once per
+ * function, at the parameter, with the dispatch as a note. */
+static void dispatch_param_order(pld_ck_t *ck, ck_fn_info_t *fi, const pld_expr_t *call)
+{
+    if (fi->order_checked)
+        return;
+    fi->order_checked = 1;
+    const pld_func_t *f = fi->f;
+    int seen_scalar = -1;
+    for (int i = 0; i < f->nparams; i++) {
+        const pld_type_t *t = fi->ptypes ? fi->ptypes[i] : NULL;
+        if (!t)
+            continue;
+        if (t->kind == PLD_TY_SCALAR && seen_scalar < 0) {
+            seen_scalar = i;
+        } else if (pld_type_is_tensorlike(t) && seen_scalar >= 0) {
+            pld_diag_t *d = pld_ck_error(ck, f->params[i].span,
+                                         "tensor parameter '%s' follows scalar parameter '%s'; a CHIP orchestration "
+                                         "function dispatched from the HOST orchestrator takes every tensor before its "
+                                         "scalars (PyPTO fails at run time: TaskArgs: cannot add tensor after scalar)",
+                                         f->params[i].name, f->params[seen_scalar].name);
+            pld_diag_note(&ck->p->diags, d, call->span, "dispatched from the HOST orchestrator here");
+            return;
+        }
+    }
 }
 
 static ck_fn_info_t *find_fn(pld_ck_t *ck, const char *name)
@@ -888,6 +910,8 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         pld_diag_note(&ck->p->diags, d, fi->f->name_span, "'%s' is defined here", name);
         return fi->ret;
     }
+    if (ck->ctx == PLD_CTX_HOST && callee == PLD_CTX_CHIP)
+        dispatch_param_order(ck, fi, e);
     if (ck->ctx == PLD_CTX_HOST)
         host_dispatch_windows(ck, e, name, device);
     check_call_args(ck, e, fi, argt, 0);

@@ -119,6 +119,7 @@ typedef struct ck_fn_info {
     const pld_type_t **ptypes;
     const pld_type_t *ret;     /* tuple for several returns, none when absent */
     int ctx;                   /* PLD_CTX_* of its body; 0 for raw SubWorkers */
+    int order_checked;         /* HOST-dispatch parameter order checked (dispatch_param_order) */
 } ck_fn_info_t;
 
 /* The checker's results kept in p->sema: one ck_fn_info_t per p->funcs[i]. */

@@ -1675,6 +1675,40 @@ static void test_interp_ub_liveness(void)
     ub_live_run("hog4", PLD_E_RUNTIME, "tr = pl.relu(ts)");           /* all four read later */
 }
 
+/* Scalars before tensors in a kernel and in a CHIP entry: PyPTO's
+ * single-device tests do it and its orchestration codegen reorders them, so
+ * only a HOST dispatch (tests/bad/143) requires tensors first. */
+static const char *SRC_SCALAR_FIRST =
+    HDR INCORE
+    "    def k(self, n: pl.Scalar[pl.INT32], x: pl.Tensor[[4, 8], pl.FP32], y: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:\n"
+    "        t = pl.load(x, [0, 0], [4, 8])\n"
+    "        f = pl.cast(n, target_type=pl.FP32)\n"
+    "        u = pl.add(t, f)\n"
+    "        y = pl.store(u, [0, 0], y)\n"
+    "        return y\n"
+    ORCH
+    "    def main(self, x: pl.Tensor[[4, 8], pl.FP32], y: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:\n"
+    "        y = self.k(3, x, y)\n"
+    "        return y\n";
+
+static void test_interp_scalar_first(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_SCALAR_FIRST, pld_comm_self()))
+        goto out;
+    CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+    tp_zero_outs(&t);
+    if (tp_run(&t, PLD_OK) != PLD_OK)
+        goto out;
+    int64_t n;
+    const float *y = res_f32(&t, "y", &n);
+    CU_ASSERT_EQUAL(n, 32);
+    CU_ASSERT_EQUAL(y[0], 3.0f);
+    CU_ASSERT_EQUAL(y[31], 34.0f);
+out:
+    tp_close(&t);
+}
+
 static void test_interp_error_missing_input(void)
 {
     tprog_t t;
@@ -2149,6 +2183,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_error_ub_overflow", test_interp_error_ub_overflow},
     {"test_interp_ub_option", test_interp_ub_option},
     {"test_interp_ub_liveness", test_interp_ub_liveness},
+    {"test_interp_scalar_first", test_interp_scalar_first},
     {"test_interp_block_stack_exhausted", test_interp_block_stack_exhausted},
     {"test_interp_error_missing_input", test_interp_error_missing_input},
     {"test_interp_bind_shape_mismatch", test_interp_bind_shape_mismatch},
