@@ -205,6 +205,8 @@ pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_val
 {
     it->stats.ops++;
     *out = pld_v_none();
+    if (pld_rt_step(it, f, e->span) != PLD_OK)
+        return PLD_E_RUNTIME;
     switch (e->kind) {
     case PLD_EX_INT:
         *out = pld_v_int(e->type && e->type->kind == PLD_TY_SCALAR && e->type->dtype != PLD_DT_NONE ? e->type->dtype
@@ -591,6 +593,8 @@ fail:
 }
 static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
+    if (pld_rt_step(it, f, s->span) != PLD_OK)
+        return FLOW_ERROR;
     switch (s->kind) {
     case PLD_ST_EXPR: {
         const pld_expr_t *e = s->u.expr;

@@ -44,6 +44,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     it->walk = &pld_walker;
     it->p = p;
     it->entry_index = -1;
+    it->step_limit = UINT64_MAX;
     /* entry */
     int nhost = 0, norch = 0, host = -1, orch = -1;
     for (int i = 0; i < p->nfuncs; i++) {
@@ -488,6 +489,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                          fn->params[i].name, t->shape[0].sym, (long long)v, it->comm.nranks,
                          it->comm.nranks == 1 ? "" : "s", it->comm.nranks - 1);
     }
+    it->steps = 0;
+    it->step_limit = it->opts.op_budget ? it->opts.op_budget : UINT64_MAX;
     pld_value_t result = pld_v_none();
     pld_span_t none = {0, 0, 0, 0};
     int ctx = pld_check_func_ctx(fn);

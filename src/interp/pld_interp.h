@@ -54,6 +54,9 @@ typedef struct pld_interp_opts {
                                dispatch gets fresh (zeroed) windows */
     int reset_windows;      /* persistent windows are zeroed before each reuse: -1 = default
                                (reset iff persistent), 0 = keep contents, 1 = reset */
+    uint64_t op_budget;     /* operations (expression evaluations and statements) one pld_interp_run
+                               may execute; when they are used up the run stops with the runtime error
+                               "operation budget (N) exhausted" at the operation; 0 = unlimited */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

@@ -130,6 +130,8 @@ struct pld_interp {
     int failed;
     int quiet;                     /* evaluate without recording errors (probing dims) */
     pld_interp_stats_t stats;
+    uint64_t steps;                /* operations of this pld_interp_run, against step_limit */
+    uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */
     /* tasks (pld_task.c) */
     int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
     struct pld_defer *cur_defer;   /* defer_wait conditions registered by it */
@@ -157,6 +159,15 @@ struct pld_interp {
 __attribute__((format(printf, 4, 5)))
 #endif
 pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *fmt, ...);
+/* Counts one operation (an expression evaluation or a statement) against
+ * opts.op_budget; PLD_E_RUNTIME ("operation budget (N) exhausted" at sp) once
+ * the budget is used up. */
+static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    if (++it->steps <= it->step_limit)
+        return PLD_OK;
+    return pld_rt_error(it, f, sp, "operation budget (%llu) exhausted", (unsigned long long)it->opts.op_budget);
+}
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
 /* Value of dynamic dim `name`; 0 when unbound. */
