@@ -42,7 +42,7 @@ static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
         if (off[d] < 0)
             return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
                                 (long long)off[d], d);
-        if (off[d] + ext[d] > t->shape[d]) {
+        if (ext[d] > t->shape[d] - off[d]) { /* off[d] >= 0: no overflow */
             if (clamp) {
                 ext[d] = t->shape[d] - off[d] > 0 ? t->shape[d] - off[d] : 0;
                 continue;
@@ -376,7 +376,7 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         pld_tile_t *t = pld_v_tile(&a);
         int64_t ext[PLD_MAX_RANK];
         for (int d = 0; d < t->rank; d++) {
-            if (d >= no || d >= ns || off[d] < 0 || off[d] + shp[d] > t->shape[d]) {
+            if (d >= no || d >= ns || off[d] < 0 || shp[d] > t->shape[d] - off[d]) {
                 pld_value_release(&a);
                 return pld_rt_error(it, f, e->span, "%s: the window is outside the tile", pld_op_name(e));
             }
@@ -427,7 +427,7 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         return pld_op_oom(it, f, e);
     }
     for (int d = 0; d < t->rank; d++) {
-        if (off[d] < 0 || (!clamp && off[d] + shp[d] > t->shape[d])) {
+        if (off[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
             char sh[96];
             pld_shape_str(sh, sizeof sh, t->rank, t->shape);
             pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
@@ -888,7 +888,7 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
                 pld_tile_kview(dst, &vd, 0);
                 int64_t o = 0;
                 for (int d = 0; d < dst->rank; d++) {
-                    if (off[d] < 0 || off[d] + vs.shape[d] > dst->shape[d]) {
+                    if (off[d] < 0 || vs.shape[d] > dst->shape[d] - off[d]) {
                         st = pld_rt_error(it, f, e->span, "%s: the source does not fit at the offset", pld_op_name(e));
                         break;
                     }
