@@ -27,6 +27,15 @@
  * Runtime errors, failed binds and failed checks are all fine; crashes,
  * sanitizer reports, leaks and libFuzzer timeouts are bugs.
  *
+ * Mutations (libFuzzer build only, PLD_FUZZ_MUTATOR): most byte-level
+ * mutations of a program only reach the parser's and checker's error paths, so
+ * a custom mutator (LLVMFuzzerCustomMutator) mostly makes changes that keep the
+ * program well-formed: it replaces a number literal (a shape, an offset, a
+ * loop bound, a rank, a signal value) with a nearby or an edge value, or swaps
+ * a word for another of its kind (dtypes, NotifyOp / WaitCmp members, an
+ * elementwise op, a comparison, the input generator of the header); one time
+ * in four it leaves the input to libFuzzer's own mutations (LLVMFuzzerMutate).
+ *
  * PLD_FUZZ_VERBOSE=1 in the environment prints what happened to each input
  * (checked / bound / run status and the diagnostics) on stderr.
  *
@@ -179,3 +188,123 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pld_mem_limit(0);
     return 0;
 }
+
+#ifdef PLD_FUZZ_MUTATOR
+/* ------------------------------------------------------------ mutator */
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+static uint32_t next_rand(uint32_t *s)
+{
+    uint32_t x = *s ? *s : 0x9e3779b9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *s = x;
+    return x;
+}
+
+/* Replaces data[at, at + len) with rep; returns the new size (0 when it does
+ * not fit). */
+static size_t splice(uint8_t *data, size_t size, size_t max_size, size_t at, size_t len, const char *rep)
+{
+    size_t rl = strlen(rep);
+    if (size - len + rl > max_size)
+        return 0;
+    memmove(data + at + rl, data + at + len, size - at - len);
+    memcpy(data + at, rep, rl);
+    return size - len + rl;
+}
+
+static int is_word(uint8_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* One number literal (a digit run not inside a name) gets another value. */
+static size_t mutate_number(uint8_t *data, size_t size, size_t max_size, uint32_t *rs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < size; i++)
+        if (data[i] >= '0' && data[i] <= '9' && (i == 0 || !is_word(data[i - 1])))
+            n++;
+    if (n == 0)
+        return 0;
+    size_t pick = next_rand(rs) % n, at = 0;
+    for (size_t i = 0; i < size; i++)
+        if (data[i] >= '0' && data[i] <= '9' && (i == 0 || !is_word(data[i - 1])) && pick-- == 0) {
+            at = i;
+            break;
+        }
+    size_t len = 0;
+    long long v = 0;
+    while (at + len < size && data[at + len] >= '0' && data[at + len] <= '9' && len < 18)
+        v = v * 10 + (data[at + len++] - '0');
+    while (at + len < size && is_word(data[at + len]))
+        len++;
+    static const long long edge[] = {0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 1000,
+                                     1023, 1024, 4096, 65535, 65536, 1048576, 2147483647LL, 2147483648LL,
+                                     4294967295LL, 4294967296LL, 9223372036854775807LL};
+    long long nv;
+    switch (next_rand(rs) % 4) {
+    case 0: nv = v + 1; break;
+    case 1: nv = v > 0 ? v - 1 : 0; break;
+    case 2: nv = (next_rand(rs) & 1) ? v * 2 : v / 2; break;
+    default: nv = edge[next_rand(rs) % (sizeof edge / sizeof edge[0])]; break;
+    }
+    char rep[32];
+    snprintf(rep, sizeof rep, "%lld", nv < 0 ? 0 : nv);
+    return splice(data, size, max_size, at, len, rep);
+}
+
+/* One word of a group becomes another word of the same group. */
+static size_t mutate_word(uint8_t *data, size_t size, size_t max_size, uint32_t *rs)
+{
+    static const char *const groups[][8] = {
+        {"FP32", "FP16", "BF16", "INT32", "INT8", "INT64", "INDEX", NULL},
+        {"AtomicAdd", "Set", NULL},
+        {"Ge", "Eq", NULL},
+        {"pl.add", "pl.sub", "pl.mul", "pl.maximum", "pl.minimum", NULL},
+        {" < ", " > ", " <= ", " >= ", " == ", " != ", NULL},
+        {" + ", " - ", " * ", " // ", " % ", NULL},
+        {"random:1", "random:7", "arange", "ones", "zeros", NULL},
+        {"dispatches=1", "dispatches=2", "dispatches=3", NULL},
+    };
+    size_t ng = sizeof groups / sizeof groups[0];
+    size_t g = next_rand(rs) % ng;
+    size_t nw = 0;
+    while (nw < 8 && groups[g][nw])
+        nw++;
+    /* count the occurrences of every word of the group, pick one */
+    size_t n = 0;
+    for (size_t i = 0; i < size; i++)
+        for (size_t w = 0; w < nw; w++) {
+            size_t l = strlen(groups[g][w]);
+            if (i + l <= size && memcmp(data + i, groups[g][w], l) == 0)
+                n++;
+        }
+    if (n == 0)
+        return 0;
+    size_t pick = next_rand(rs) % n;
+    for (size_t i = 0; i < size; i++)
+        for (size_t w = 0; w < nw; w++) {
+            size_t l = strlen(groups[g][w]);
+            if (i + l <= size && memcmp(data + i, groups[g][w], l) == 0 && pick-- == 0)
+                return splice(data, size, max_size, i, l, groups[g][(w + 1 + next_rand(rs) % (nw - 1)) % nw]);
+        }
+    return 0;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    uint32_t rs = seed;
+    unsigned k = next_rand(&rs) % 8;
+    size_t r = 0;
+    if (k < 4)
+        r = mutate_number(data, size, max_size, &rs);
+    else if (k < 6)
+        r = mutate_word(data, size, max_size, &rs);
+    return r ? r : LLVMFuzzerMutate(data, size, max_size);
+}
+#endif
