@@ -12,7 +12,8 @@
 #       rank with local windows under an op budget and a memory cap. Seeds: the
 #       programs of programs/ and tests/examples/*.pld (each also with a few
 #       "# fuzz-run:" headers: other input generators, 2 dispatches),
-#       tests/fuzz/run_seeds/ and tests/fuzz/regress_run/. Corpus
+#       tests/fuzz/run_seeds/, tests/fuzz/regress_run/, tests/mpi/programs/
+#       and tests/bad/. Corpus
 #       build-fuzz/corpus-run/, crashes in build-fuzz/artifacts-run/.
 #
 #   tests/fuzz/run.sh 1800 > build-fuzz/fuzz.log 2>&1               # a 30-minute parser run
@@ -53,7 +54,8 @@ if [ "$target" = run ]; then
         { echo "# fuzz-run: inputs=arange dispatches=2"; cat "$f"; } > "$bdir/seeds-run/$b.arange2.pld"
         { echo "# fuzz-run: inputs=random:9 persistent=1 dispatches=2"; cat "$f"; } > "$bdir/seeds-run/$b.persist.pld"
     done
-    for f in "$root"/tests/fuzz/run_seeds/* "$root"/tests/fuzz/regress_run/*; do
+    for f in "$root"/tests/fuzz/run_seeds/* "$root"/tests/fuzz/regress_run/* \
+             "$root"/tests/mpi/programs/*.pld "$root"/tests/bad/*.pld; do
         [ -f "$f" ] || continue
         case "$f" in */README*) continue ;; esac
         if grep -qxF "$(basename "$f")" "$root/tests/fuzz/known_open.txt" 2>/dev/null; then
