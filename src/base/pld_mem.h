@@ -25,4 +25,10 @@ void pld_mem_fail_after(long n);
 /* Number of allocations that were refused by the hook since it was set. */
 long pld_mem_failures(void);
 
+/* Testing hook (the fuzzers' memory cap): from this call on, an allocation
+ * that would take the bytes live since the call over `max_bytes` fails (as
+ * OOM). 0 disables the cap. Only active when compiled with PLD_TESTING on
+ * glibc (block sizes from malloc_usable_size); otherwise a no-op. */
+void pld_mem_limit(size_t max_bytes);
+
 #endif

@@ -327,7 +327,7 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     for (int k = 0; k < t->rank; k++) {
         if (ext[k] <= 0)
             return PLD_OK;
-        if (off[k] < 0 || off[k] + ext[k] > t->shape[k])
+        if (off[k] < 0 || ext[k] > t->shape[k] - off[k])
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
                                 pld_op_name(c->e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);

@@ -722,7 +722,7 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     for (int k = 0; k < r; k++) {
         if (ext[k] <= 0)
             return PLD_OK;
-        if (off[k] < 0 || off[k] + ext[k] > t->shape[k]) {
+        if (off[k] < 0 || ext[k] > t->shape[k] - off[k]) {
             return pld_rt_error(it, f, e->span, "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
                                 pld_op_name(e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
         }

@@ -205,7 +205,7 @@ pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_val
 {
     it->stats.ops++;
     *out = pld_v_none();
-    if (pld_stack_check(it, f, e->span) != PLD_OK)
+    if (pld_stack_check(it, f, e->span) != PLD_OK || pld_rt_step(it, f, e->span) != PLD_OK)
         return PLD_E_RUNTIME;
     switch (e->kind) {
     case PLD_EX_INT:
@@ -595,6 +595,8 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
     pld_where_at(it, f, s->span);
     f->cur_seq = s->seq;
+    if (pld_rt_step(it, f, s->span) != PLD_OK)
+        return FLOW_ERROR;
     switch (s->kind) {
     case PLD_ST_EXPR: {
         const pld_expr_t *e = s->u.expr;

@@ -43,7 +43,7 @@ static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
         if (off[d] < 0)
             return pld_rt_error(it, f, e->span, "%s: offset %lld in dimension %d is negative", pld_op_name(e),
                                 (long long)off[d], d);
-        if (off[d] + ext[d] > t->shape[d]) {
+        if (ext[d] > t->shape[d] - off[d]) { /* off[d] >= 0: no overflow */
             if (clamp) {
                 ext[d] = t->shape[d] - off[d] > 0 ? t->shape[d] - off[d] : 0;
                 continue;
@@ -377,7 +377,7 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         pld_tile_t *t = pld_v_tile(&a);
         int64_t ext[PLD_MAX_RANK];
         for (int d = 0; d < t->rank; d++) {
-            if (d >= no || d >= ns || off[d] < 0 || off[d] + shp[d] > t->shape[d]) {
+            if (d >= no || d >= ns || off[d] < 0 || shp[d] < 0 || shp[d] > t->shape[d] - off[d]) {
                 pld_value_release(&a);
                 return pld_rt_error(it, f, e->span, "%s: the window is outside the tile", pld_op_name(e));
             }
@@ -428,7 +428,7 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         return pld_op_oom(it, f, e);
     }
     for (int d = 0; d < t->rank; d++) {
-        if (off[d] < 0 || (!clamp && off[d] + shp[d] > t->shape[d])) {
+        if (off[d] < 0 || shp[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
             char sh[96];
             pld_shape_str(sh, sizeof sh, t->rank, t->shape);
             pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
@@ -437,12 +437,20 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
             return pld_rt_error(it, f, e->span, "%s: window offset %lld + extent %lld is outside dimension %d of %s",
                                 pld_op_name(e), (long long)off[d], (long long)shp[d], d, sh);
         }
-        v->offset += off[d] * t->strides[d];
-        v->shape[d] = shp[d];
-        int64_t room = t->valid[d] - off[d];
+        /* clamp: a window that runs past the end keeps only its part inside
+         * the tensor (a view never reaches past its storage; an offset past
+         * the end leaves an empty view at the end) */
+        int64_t o = off[d], ext = shp[d];
+        if (ext > t->shape[d] - o) {
+            o = o < t->shape[d] ? o : t->shape[d];
+            ext = t->shape[d] - o;
+        }
+        v->offset += o * t->strides[d];
+        v->shape[d] = ext;
+        int64_t room = t->valid[d] - o;
         if (room < 0)
             room = 0;
-        v->valid[d] = room < shp[d] ? room : shp[d];
+        v->valid[d] = room < ext ? room : ext;
         if (nv == t->rank && val[d] < v->valid[d])
             v->valid[d] = val[d] < 0 ? 0 : val[d];
     }
@@ -889,7 +897,7 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
                 pld_tile_kview(dst, &vd, 0);
                 int64_t o = 0;
                 for (int d = 0; d < dst->rank; d++) {
-                    if (off[d] < 0 || off[d] + vs.shape[d] > dst->shape[d]) {
+                    if (off[d] < 0 || vs.shape[d] > dst->shape[d] - off[d]) {
                         st = pld_rt_error(it, f, e->span, "%s: the source does not fit at the offset", pld_op_name(e));
                         break;
                     }

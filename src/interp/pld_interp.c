@@ -52,6 +52,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         return PLD_E_NOMEM;
     }
     it->stack_lo = pld_npu_stack_lo_ref(it->sched);
+    it->step_limit = UINT64_MAX;
     /* entry */
     int nhost = 0, norch = 0, host = -1, orch = -1;
     for (int i = 0; i < p->nfuncs; i++) {
@@ -520,6 +521,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                          fn->params[i].name, t->shape[0].sym, (long long)v, it->comm.nranks,
                          it->comm.nranks == 1 ? "" : "s", it->comm.nranks - 1);
     }
+    it->steps = 0;
+    it->step_limit = it->opts.op_budget ? it->opts.op_budget : UINT64_MAX;
     pld_value_t result = pld_v_none();
     int ctx = pld_check_func_ctx(fn);
     it->win = it->opts.win;

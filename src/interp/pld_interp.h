@@ -57,6 +57,9 @@ typedef struct pld_interp_opts {
     size_t block_stack_bytes; /* stack of each block of an SPMD grid / multi-block launch;
                                0 = PLD_NPU_STACK_DEFAULT (1 MiB). A call or expression that would
                                leave less than PLD_INTERP_STACK_MARGIN is a runtime error */
+    uint64_t op_budget;     /* operations (expression evaluations and statements) one pld_interp_run
+                               may execute; when they are used up the run stops with the runtime error
+                               "operation budget (N) exhausted" at the operation; 0 = unlimited */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

@@ -132,6 +132,8 @@ struct pld_interp {
     int quiet;                     /* evaluate without recording errors (probing dims) */
     pld_interp_stats_t stats;
     pld_interp_where_t where;      /* what this rank is doing, for signal handlers */
+    uint64_t steps;                /* operations of this pld_interp_run, against step_limit */
+    uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */
     /* tasks (pld_task.c) */
     int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
     struct pld_defer *cur_defer;   /* defer_wait conditions registered by it */
@@ -197,6 +199,15 @@ static inline pld_status_t pld_stack_check(pld_interp_t *it, frame_t *f, pld_spa
     if (lo != 0 && at < lo + PLD_INTERP_STACK_MARGIN)
         return pld_stack_exhausted(it, f, sp, at);
     return PLD_OK;
+}
+/* Counts one operation (an expression evaluation or a statement) against
+ * opts.op_budget; PLD_E_RUNTIME ("operation budget (N) exhausted" at sp) once
+ * the budget is used up. */
+static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    if (++it->steps <= it->step_limit)
+        return PLD_OK;
+    return pld_rt_error(it, f, sp, "operation budget (%llu) exhausted", (unsigned long long)it->opts.op_budget);
 }
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);

@@ -1706,6 +1706,55 @@ static void test_interp_scalar_first(void)
     CU_ASSERT_EQUAL(y[0], 3.0f);
     CU_ASSERT_EQUAL(y[31], 34.0f);
 out:
+/* opts.op_budget: a loop that does not end stops with a located runtime error
+ * once the budget is used up (the fuzzer's guard against endless programs). */
+static const char *SRC_ENDLESS_WHILE =
+    HDR ORCH
+    "    def main(self, o: pl.Out[pl.Tensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 1], pl.INT32]:\n"
+    "        n: pl.Scalar[pl.INDEX] = 0\n"
+    "        while n >= 0:\n"
+    "            n = n + 1\n"
+    "        pl.write(o, [0, 0], pl.cast(n, pl.INT32))\n"
+    "        return o\n";
+
+static const char *SRC_LONG_FOR =
+    HDR ORCH
+    "    def main(self, o: pl.Out[pl.Tensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 1], pl.INT32]:\n"
+    "        for k in pl.range(1000000000000):\n"
+    "            pass\n"
+    "        return o\n";
+
+static void test_interp_error_op_budget(void)
+{
+    tprog_t t;
+    pld_interp_opts_t io;
+    memset(&io, 0, sizeof io);
+    /* the count is deterministic: the 1001st operation is an assignment
+     * statement of the loop body */
+    io.op_budget = 1000;
+    if (tp_open_opts(&t, SRC_ENDLESS_WHILE, pld_comm_self(), &io)) {
+        tp_zero_outs(&t);
+        tp_run(&t, PLD_E_RUNTIME);
+        expect_error_at(&t, "n = n + 1", "operation budget (1000) exhausted", NULL);
+        pld_interp_stats_t st;
+        pld_interp_stats(t.it, &st);
+        CU_ASSERT(st.ops < 1000);
+    }
+    tp_close(&t);
+    /* the statement count alone ends a loop whose body evaluates nothing */
+    io.op_budget = 5000;
+    if (tp_open_opts(&t, SRC_LONG_FOR, pld_comm_self(), &io)) {
+        tp_zero_outs(&t);
+        tp_run(&t, PLD_E_RUNTIME);
+        expect_error_at(&t, "pass", "operation budget (5000) exhausted", NULL);
+    }
+    tp_close(&t);
+    /* 0 = unlimited; a second run gets the whole budget again */
+    io.op_budget = 0;
+    if (tp_open_opts(&t, SRC_WHILE, pld_comm_self(), &io)) {
+        tp_zero_outs(&t);
+        tp_run(&t, PLD_OK);
+    }
     tp_close(&t);
 }
 
@@ -2185,6 +2234,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_ub_liveness", test_interp_ub_liveness},
     {"test_interp_scalar_first", test_interp_scalar_first},
     {"test_interp_block_stack_exhausted", test_interp_block_stack_exhausted},
+    {"test_interp_error_op_budget", test_interp_error_op_budget},
     {"test_interp_error_missing_input", test_interp_error_missing_input},
     {"test_interp_bind_shape_mismatch", test_interp_bind_shape_mismatch},
     {"test_interp_error_in_carried_loop", test_interp_error_in_carried_loop},
