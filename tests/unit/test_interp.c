@@ -1706,6 +1706,9 @@ static void test_interp_scalar_first(void)
     CU_ASSERT_EQUAL(y[0], 3.0f);
     CU_ASSERT_EQUAL(y[31], 34.0f);
 out:
+    tp_close(&t);
+}
+
 /* opts.op_budget: a loop that does not end stops with a located runtime error
  * once the budget is used up (the fuzzer's guard against endless programs). */
 static const char *SRC_ENDLESS_WHILE =
