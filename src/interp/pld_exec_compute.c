@@ -66,30 +66,6 @@ static pld_unop_k_t unop_of(int op)
     }
 }
 
-/* Broadcast forms: 'r' for row_expand* (rhs [M, 1]), 'c' for col_expand*
- * (rhs [1, N]), 0 for the plain element-wise ops. */
-static int expand_kind(int op)
-{
-    switch (op) {
-    case PLD_OPID_TILE_ROW_EXPAND: case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_ROW_EXPAND_SUB:
-    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_ROW_EXPAND_MAX:
-    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_ROW_EXPAND_EXPDIF:
-    case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_ROW_EXPAND_ADD: case PLD_OPID_TENSOR_ROW_EXPAND_SUB:
-    case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_ROW_EXPAND_DIV: case PLD_OPID_TENSOR_ROW_EXPAND_MAX:
-    case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF:
-        return 'r';
-    case PLD_OPID_TILE_COL_EXPAND: case PLD_OPID_TILE_COL_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_SUB:
-    case PLD_OPID_TILE_COL_EXPAND_MUL: case PLD_OPID_TILE_COL_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_MAX:
-    case PLD_OPID_TILE_COL_EXPAND_MIN: case PLD_OPID_TILE_COL_EXPAND_EXPDIF:
-    case PLD_OPID_TENSOR_COL_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
-    case PLD_OPID_TENSOR_COL_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_MAX:
-    case PLD_OPID_TENSOR_COL_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF:
-        return 'c';
-    default:
-        return 0;
-    }
-}
-
 /* Element-wise ops on tiles or tensors: binary (tile/tensor rhs), scalar rhs,
  * unary; the row/col broadcasts (row_expand*, col_expand*: the rhs vector
  * repeated over the lhs, whose shape and valid shape the result keeps; expdif
@@ -166,7 +142,7 @@ pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t
                                   pld_dtype_name(t->dt));
         }
     }
-    const int xk = expand_kind(e->op);
+    const int xk = pld_op_expand_axis(e->op);
     if (st == PLD_OK && xk) {
         int ok = ra == 2 && rb == 2 && (xk == 'r' ? sb[1] == 1 && sb[0] == sa[0] : sb[0] == 1 && sb[1] == sa[1]);
         if (!ok) {

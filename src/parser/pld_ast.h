@@ -412,6 +412,10 @@ const pld_op_info_t *pld_op_info(pld_op_id_t id);
 int pld_op_lookup(const char *name);
 /* Looks up a unified name ("pl.add"); NULL if none. */
 const pld_unified_t *pld_op_unified(const char *name);
+/* The broadcast family of an op, from its canonical name: 'r' for the
+ * row_expand* ops (a [M, 1] vector repeated along the rows), 'c' for the
+ * col_expand* ops ([1, N]), 0 for any other op. */
+int pld_op_expand_axis(int id);
 /* Closest known op name (canonical, alias or unified) within a small edit
  * distance of `name`, or NULL. */
 const char *pld_op_suggest(const char *name);

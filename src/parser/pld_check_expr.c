@@ -812,6 +812,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     pld_dim_t dims[PLD_CK_MAX_RANK], vdims[PLD_CK_MAX_RANK];
     const pld_type_t *t0 = c->types[0] ? c->types[0] : &pld_type_unknown;
     int r, vr;
+    int axis = pld_op_expand_axis(c->info->id);
+    if (axis)
+        return expand_vec(ck, c, axis == 'r');
     switch (c->info->id) {
     case PLD_OPID_SYS_TASK_INVALID:
     case PLD_OPID_SYS_TASK_DUMMY:
@@ -1031,20 +1034,6 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         return reduce_axis(ck, c, 0, PLD_DT_INT32);
     case PLD_OPID_TENSOR_COL_ARGMAX: case PLD_OPID_TENSOR_COL_ARGMIN:
         return reduce_axis(ck, c, 0, PLD_DT_INT32);
-    case PLD_OPID_TILE_ROW_EXPAND: case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_ROW_EXPAND_SUB:
-    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_ROW_EXPAND_MAX:
-    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_ROW_EXPAND_EXPDIF:
-    case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_ROW_EXPAND_ADD: case PLD_OPID_TENSOR_ROW_EXPAND_SUB:
-    case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_ROW_EXPAND_DIV: case PLD_OPID_TENSOR_ROW_EXPAND_MAX:
-    case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF:
-        return expand_vec(ck, c, 1);
-    case PLD_OPID_TILE_COL_EXPAND: case PLD_OPID_TILE_COL_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_SUB:
-    case PLD_OPID_TILE_COL_EXPAND_MUL: case PLD_OPID_TILE_COL_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_MAX:
-    case PLD_OPID_TILE_COL_EXPAND_MIN: case PLD_OPID_TILE_COL_EXPAND_EXPDIF:
-    case PLD_OPID_TENSOR_COL_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
-    case PLD_OPID_TENSOR_COL_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_MAX:
-    case PLD_OPID_TENSOR_COL_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF:
-        return expand_vec(ck, c, 0);
     case PLD_OPID_TILE_EXPANDS:
         if (t0->kind == PLD_TY_TILE)
             return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, PLD_MEM_VEC);

@@ -143,6 +143,15 @@ int pld_op_lookup(const char *name)
     return -1;
 }
 
+int pld_op_expand_axis(int id)
+{
+    if (id < 0 || id >= PLD_OPID__COUNT)
+        return 0;
+    const char *dot = strrchr(table[id].name, '.');
+    const char *base = dot ? dot + 1 : table[id].name;
+    return strncmp(base, "row_expand", 10) == 0 ? 'r' : strncmp(base, "col_expand", 10) == 0 ? 'c' : 0;
+}
+
 const pld_unified_t *pld_op_unified(const char *name)
 {
     for (size_t i = 0; i < sizeof unified / sizeof unified[0]; i++)
