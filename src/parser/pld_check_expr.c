@@ -609,6 +609,21 @@ static const pld_type_t *infer_binary(pld_ck_t *ck, ck_call_t *c)
                   a->kind == PLD_TY_TILE ? PLD_MEM_VEC : PLD_MEM_NONE);
 }
 
+/* For pld_check_elem.c (pld_check_int.h). */
+const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
+                                const pld_dim_t *valid, pld_mem_t mem)
+{
+    return shaped(ck, k, dt, dims, rank, valid, mem);
+}
+pld_dtype_t pld_ck_dtype_arg(pld_ck_t *ck, const pld_expr_t *e)
+{
+    return dtype_of_expr(ck, e);
+}
+const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c)
+{
+    return infer_binary(ck, c);
+}
+
 static pld_mem_t mem_of(pld_ck_t *ck, const pld_expr_t *e, pld_mem_t dflt)
 {
     char b[128];
@@ -806,6 +821,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     pld_dim_t dims[PLD_CK_MAX_RANK], vdims[PLD_CK_MAX_RANK];
     const pld_type_t *t0 = c->types[0] ? c->types[0] : &pld_type_unknown;
     int r, vr;
+    const pld_type_t *et = pld_ck_elem_call(ck, c); /* the element-wise rules of pld_check_elem.c */
+    if (et)
+        return et;
     switch (c->info->id) {
     case PLD_OPID_SYS_TASK_INVALID:
     case PLD_OPID_SYS_TASK_DUMMY:
@@ -988,7 +1006,7 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM:
         return infer_binary(ck, c);
     case PLD_OPID_TILE_ADDS: case PLD_OPID_TILE_SUBS: case PLD_OPID_TILE_MULS: case PLD_OPID_TILE_DIVS:
-    case PLD_OPID_TILE_MAXS: case PLD_OPID_TILE_MINS:
+    case PLD_OPID_TILE_MAXIMUMS: case PLD_OPID_TILE_MINIMUMS:
     case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_DIVS:
     case PLD_OPID_TILE_EXP: case PLD_OPID_TILE_LOG: case PLD_OPID_TILE_SQRT: case PLD_OPID_TILE_RSQRT:
     case PLD_OPID_TILE_ABS: case PLD_OPID_TILE_NEG: case PLD_OPID_TILE_RECIP: case PLD_OPID_TILE_RELU:

@@ -515,7 +515,7 @@ static void test_check_unified_names_pick_op_by_operand(void)
     CU_ASSERT_EQUAL(value_at(p, "kern", 21)->op, PLD_OPID_TILE_MULS);
     CU_ASSERT_EQUAL(value_at(p, "kern", 21)->u.call.args[1].value->op, PLD_OPID_PL_CAST_SCALAR);
     CU_ASSERT_EQUAL(value_at(p, "kern", 22)->op, PLD_OPID_TILE_EXP);
-    CU_ASSERT_EQUAL(value_at(p, "kern", 23)->op, PLD_OPID_TILE_MAXS);
+    CU_ASSERT_EQUAL(value_at(p, "kern", 23)->op, PLD_OPID_TILE_MAXIMUMS);
     CU_ASSERT_EQUAL(value_at(p, "kern", 24)->op, PLD_OPID_TILE_STORE);
     ASSERT_TYPE2(value_at(p, "kern", 18)->type, PLD_TY_TILE, PLD_DT_FP32, 1, 64);
     /* chip body starts 8 lines after the kernel's `return y` (line 25) */
