@@ -224,6 +224,13 @@ static pld_status_t exec_ext(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         drop(o, n);
         return st;
     }
+    if (o[0].kind == 't') {
+        /* tiles: the valid region only (as the vector unit does; the rest stays 0, and a zero divisor
+         * or negative shift count outside it is no error) */
+        const pld_tile_t *t = pld_v_tile(&res);
+        for (int d = 0; d < r; d++)
+            osh[d] = vo.shape[d] = t->valid[d] < osh[d] ? t->valid[d] : osh[d];
+    }
     bview(&va, &o[0], r, osh);
     char err[ERRN];
     const pld_xop_k_t op = xop_of(e->op);
