@@ -6,6 +6,53 @@
 
 #include <string.h>
 
+static int bcast(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type_t *b, pld_dim_t *out, int *rank)
+{
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    if (r > PLD_CK_MAX_RANK)
+        return 0;
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - a->rank), ib = i - (r - b->rank);
+        const pld_dim_t *da = ia >= 0 ? &a->shape[ia] : NULL, *db = ib >= 0 ? &b->shape[ib] : NULL;
+        if (!da) {
+            out[i] = *db;
+            continue;
+        }
+        if (!db) {
+            out[i] = *da;
+            continue;
+        }
+        if (da->kind == PLD_DIM_CONST && db->kind == PLD_DIM_CONST && da->v != db->v && da->v != 1 && db->v != 1) {
+            pld_ck_error(ck, c->call->span, "%s operand shapes %s and %s are not broadcast-compatible (dimension %d: %lld vs %lld)",
+                     c->info->name, pld_ck_tystr(ck, a), pld_ck_tystr(ck, b), i, (long long)da->v, (long long)db->v);
+            return 0;
+        }
+        out[i] = (da->kind == PLD_DIM_CONST && da->v == 1) ? *db : *da;
+    }
+    *rank = r;
+    return 1;
+}
+
+/* Same-dtype element-wise binary op with NumPy-style broadcasting: the
+ * broadcast shape, the first operand's valid shape when the ranks agree. */
+const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
+        return a ? a : &pld_type_unknown;
+    if (a->dtype != b->dtype) {
+        pld_ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
+                 c->info->name, pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
+        return a;
+    }
+    pld_dim_t dims[PLD_CK_MAX_RANK];
+    int r;
+    if (!bcast(ck, c, a, b, dims, &r))
+        return a;
+    return pld_ck_shaped(ck, a->kind, a->dtype, dims, r, a->valid && a->rank == r ? a->valid : NULL,
+                  a->kind == PLD_TY_TILE ? PLD_MEM_VEC : PLD_MEM_NONE);
+}
+
 static int is_int_dt(pld_dtype_t dt)
 {
     return pld_dtype_is_int(dt);

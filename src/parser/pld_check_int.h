@@ -207,12 +207,14 @@ void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx);
  * NULL when the op is not one of them (or only had its extra rules checked
  * and infers as before). */
 const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c);
-/* Helpers of pld_check_expr.c for it: a shaped type; the dtype an expression
- * names (PLD_DT_NONE if none); a same-dtype broadcasting binary op's type. */
+/* The type of a same-dtype, broadcasting binary element-wise op (add, sub, ...,
+ * fmod, and_, ...): reports dtype and shape mismatches. */
+const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c);
+/* Helpers of pld_check_expr.c for it: a shaped type (arena-allocated); the
+ * dtype an expression names (PLD_DT_NONE if none). */
 const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
                                 const pld_dim_t *valid, pld_mem_t mem);
 pld_dtype_t pld_ck_dtype_arg(pld_ck_t *ck, const pld_expr_t *e);
-const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c);
 
 /* ---- calls of the program's own functions (pld_check.c) ---- */
 /* self.f(args..., [device=r], [attrs={...}]): callee lookup, level rules of the
