@@ -103,6 +103,17 @@ static const pld_unified_t unified[] = {
     {"pl.shls", N_, PLD_OPID_TILE_SHLS, N_, PLD_OPID_TENSOR_SHLS, N_},
     {"pl.shr", PLD_OPID_TILE_SHR, PLD_OPID_TILE_SHRS, PLD_OPID_TENSOR_SHR, PLD_OPID_TENSOR_SHRS, N_},
     {"pl.shrs", N_, PLD_OPID_TILE_SHRS, N_, PLD_OPID_TENSOR_SHRS, N_},
+    /* PyPTO's pl.tile.X / pl.tensor.X front ends that take a tile/tensor or a
+     * scalar rhs and canonicalize the scalar form to X`s` (tile_ops.py add..div,
+     * tensor_ops.py add..div, fmod, and_, or_, xor, shl, shr) */
+    {"pl.tile.add", PLD_OPID_TILE_ADD, PLD_OPID_TILE_ADDS, N_, N_, N_},
+    {"pl.tile.sub", PLD_OPID_TILE_SUB, PLD_OPID_TILE_SUBS, N_, N_, N_},
+    {"pl.tile.mul", PLD_OPID_TILE_MUL, PLD_OPID_TILE_MULS, N_, N_, N_},
+    {"pl.tile.div", PLD_OPID_TILE_DIV, PLD_OPID_TILE_DIVS, N_, N_, N_},
+    {"pl.tensor.add", N_, N_, PLD_OPID_TENSOR_ADD, PLD_OPID_TENSOR_ADDS, N_},
+    {"pl.tensor.sub", N_, N_, PLD_OPID_TENSOR_SUB, PLD_OPID_TENSOR_SUBS, N_},
+    {"pl.tensor.mul", N_, N_, PLD_OPID_TENSOR_MUL, PLD_OPID_TENSOR_MULS, N_},
+    {"pl.tensor.div", N_, N_, PLD_OPID_TENSOR_DIV, PLD_OPID_TENSOR_DIVS, N_},
     {"pl.part_add", PLD_OPID_TILE_PART_ADD, N_, PLD_OPID_TENSOR_PART_ADD, N_, N_},
     {"pl.part_mul", PLD_OPID_TILE_PART_MUL, N_, PLD_OPID_TENSOR_PART_MUL, N_, N_},
     {"pl.part_max", PLD_OPID_TILE_PART_MAX, N_, PLD_OPID_TENSOR_PART_MAX, N_, N_},

@@ -128,6 +128,8 @@ GOLD = {
     'rsqrt': lambda dt, a, b, c: rnd(dt, f32(1.0 / f32(math.sqrt(a)))),
     'div': lambda dt, a, b, c: rnd(dt, a / b), 'log': lambda dt, a, b, c: rnd(dt, f32(math.log(a))),
     'sel': lambda dt, a, b, c: a if a > b else b,
+    'adds': lambda dt, a, b, c: rnd(dt, f32(a + b)) if dt in FLOAT else wrap(dt, a + b),
+    'muls': lambda dt, a, b, c: rnd(dt, f32(a * b)) if dt in FLOAT else wrap(dt, a * b),
 }
 for _k in ('add', 'mul', 'max', 'min'):
     GOLD['part_' + _k] = g_part(_k)
@@ -229,6 +231,9 @@ def build_cases():
             add('tile.maximums.%s.%s' % (dt, g), 'tile', 'max', dt, g, 'pl.tile.maximums(t, 0.5)', 1, scalar=0.5)
             add('tile.minimums.%s.%s' % (dt, g), 'tile', 'min', dt, g, 'pl.tile.minimums(t, 0.5)', 1, scalar=0.5)
             add('tile.maxs_alias.%s.%s' % (dt, g), 'tile', 'max', dt, g, 'pl.tile.maxs(t, -0.5)', 1, scalar=-0.5)
+            add('tile.add_scalar.%s.%s' % (dt, g), 'tile', 'adds', dt, g, 'pl.tile.add(t, 0.75)', 1, scalar=0.75)
+            add('tensor.mul_scalar.%s.%s' % (dt, g), 'tensor', 'muls', dt, g, 'pl.tensor.mul(s, -1.25)', 1,
+                scalar=-1.25)
             add('tensor.recip.%s.%s' % (dt, g), 'tensor', 'recip', dt, g, 'pl.tensor.recip(s)', 1, ('nz',))
             add('tensor.rsqrt.%s.%s' % (dt, g), 'tensor', 'rsqrt', dt, g, 'pl.tensor.rsqrt(s)', 1, ('pos',))
             add('unified.tensor.recip.%s.%s' % (dt, g), 'tensor', 'recip', dt, g, 'pl.recip(s)', 1, ('nz',))
@@ -265,6 +270,7 @@ def build_cases():
                 add('tensor.%s.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%s(s, v)' % op, 2, ('sym', 'count'))
                 add('unified.tensor.%ss.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.%ss(s, 2)' % op, 1, scalar=2)
             add('tile.addc.%s.%s' % (dt, g), 'tile', 'addc', dt, g, 'pl.tile.addc(t, u, w)', 3, ('sym', 'sym', 'sym'))
+            add('tensor.add_scalar.%s.%s' % (dt, g), 'tensor', 'adds', dt, g, 'pl.tensor.add(s, 100)', 1, scalar=100)
             add('tile.subsc.%s.%s' % (dt, g), 'tile', 'subc', dt, g, 'pl.tile.subsc(t, 5, u)', 2, scalar=5, special='sc')
             add('tile.part_max.%s.%s' % (dt, g), 'tile', 'part_max', dt, g, 'pl.tile.part_max(t, u)', 2, uvalid=(5, 7))
             add('tensor.part_add.%s.%s' % (dt, g), 'tensor', 'part_add', dt, g, 'pl.tensor.part_add(s, v)', 2,
