@@ -262,7 +262,10 @@ const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_DIV: case PLD_OPID_TENSOR_DIV:
         high_precision(ck, c, 2, 1);
         return NULL;
-    case PLD_OPID_TILE_LOG: case PLD_OPID_TILE_RECIP: case PLD_OPID_TENSOR_LOG:
+    case PLD_OPID_TILE_LOG: case PLD_OPID_TENSOR_LOG:
+        need_dtypes(ck, c, 0, f16_32, 2, "FP16 or FP32"); /* PyPTO checks it with or without high_precision */
+        return NULL;
+    case PLD_OPID_TILE_RECIP:
         high_precision(ck, c, 1, 0);
         return NULL;
     case PLD_OPID_TILE_RSQRT:
