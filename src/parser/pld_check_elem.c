@@ -259,7 +259,22 @@ const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c)
                                           PLD_DT_INT32, PLD_DT_UINT32, PLD_DT_FP16, PLD_DT_FP32};
     switch (c->info->id) {
     /* extra rules only: inference as before */
-    case PLD_OPID_TILE_DIV: case PLD_OPID_TENSOR_DIV:
+    case PLD_OPID_TILE_DIV:
+        /* PyPTO's TDIV contract (tile_ops/elementwise.cpp:150-181): one dtype of
+         * INT16, INT32, FP16, FP32; one physical shape and one valid shape */
+        if (is_array(t0) && known(c->types[1]) && c->types[1]->kind == PLD_TY_TILE) {
+            const pld_type_t *b = c->types[1];
+            static const pld_dtype_t tdiv[] = {PLD_DT_INT16, PLD_DT_INT32, PLD_DT_FP16, PLD_DT_FP32};
+            need_dtypes(ck, c, 0, tdiv, 4, "INT16, INT32, FP16 or FP32");
+            same_shape(ck, c, 0, 1, "rhs");
+            int same = t0->rank == b->rank;
+            for (int d = 0; same && t0->valid && b->valid && d < t0->rank; d++)
+                same = pld_dim_eq(&t0->valid[d], &b->valid[d]) != 0;
+            if (!same)
+                pld_ck_error(ck, c->args[1]->span, "%s needs operands of one valid shape", c->info->name);
+        }
+        /* fall through */
+    case PLD_OPID_TENSOR_DIV:
         high_precision(ck, c, 2, 1);
         return NULL;
     case PLD_OPID_TILE_LOG: case PLD_OPID_TENSOR_LOG:
