@@ -1,4 +1,5 @@
-# tests/ops.cmake - golden tests of the reduction and broadcast ops (issue 11):
+# tests/ops.cmake - golden tests of the reduction and broadcast ops (issue 11,
+# ops_reduce) and of the element-wise ops (ops_elem, tests/ops/run_elem.py):
 # tests/ops/run_ops.py generates programs with one kernel per case (op x form x
 # dtype x valid shape), runs them through pldrun at one rank without mpirun
 # (Open MPI's singleton mode) and compares with pure-Python goldens. Included
@@ -16,6 +17,12 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_mem")
   set_tests_properties(ops_mem PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # the element-wise ops of issue 11 (tests/ops/run_elem.py, which uses run_ops.py's helpers)
+  add_test(NAME ops_elem
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_elem.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_elem")
+  set_tests_properties(ops_elem PROPERTIES TIMEOUT 180 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
-  message(STATUS "pldrun tests: python3 not found; ops_reduce and ops_mem are not registered")
+  message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

@@ -8,8 +8,9 @@
  * signature (defaults, keyword-only marker), summary. Then the DSL spellings
  * that pld_ast.h can reveal: plain aliases (pld_op_lookup) and unified names
  * (pld_op_unified). pld_ast.h has no iterator over them, so both are found by
- * probing spellings derived from every canonical name A.B.C: A.C, A.C_B and
- * A.B.C_B (pl.tile.load -> pl.load, pl.tile.create -> pl.create_tile, ...).
+ * probing spellings derived from every canonical name A.B.C: A.C, A.C_B,
+ * A.B.C_B (pl.tile.load -> pl.load, pl.tile.create -> pl.create_tile, ...) and
+ * A.B.C itself (pl.tile.add also dispatches a scalar rhs to pl.tile.adds).
  * CTest `ops_doc_up_to_date` fails when docs/ops.md differs from the output.
  * Exit codes: 0 ok, 64 usage, 74 I/O. */
 #include "pld_ast.h"
@@ -128,12 +129,13 @@ static void probe(spelling_t *aliases, int *na, spelling_t *unified, int *nu)
         snprintf(a, sizeof a, "%.*s", (int)(d1 - name), name);
         snprintf(b, sizeof b, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
         snprintf(c, sizeof c, "%s", d2 + 1);
-        char cand[4][NAME_LEN * 4];
+        char cand[5][NAME_LEN * 4];
         snprintf(cand[0], sizeof cand[0], "%s.%s", a, c);
         snprintf(cand[1], sizeof cand[1], "%s.%s_%s", a, c, b);
         snprintf(cand[2], sizeof cand[2], "%s.%s.%s_%s", a, b, c, b);
         snprintf(cand[3], sizeof cand[3], "%s.%s", a, b);
-        for (int k = 0; k < 4; k++) {
+        snprintf(cand[4], sizeof cand[4], "%s", name); /* pl.tile.add: tile or scalar rhs */
+        for (int k = 0; k < 5; k++) {
             if (strlen(cand[k]) >= NAME_LEN)
                 continue;
             const pld_unified_t *u = pld_op_unified(cand[k]);

@@ -1,6 +1,6 @@
 /* pld_exec.c - the op dispatcher: every call bound to the op table goes to
- * the file of its family (pld_exec_mem.c, pld_exec_compute.c, pld_exec_dist.c,
- * pld_coll.c); scalar ops, TaskId helpers and the UB check are here. */
+ * the file of its family (pld_exec_mem.c, pld_exec_compute.c, pld_exec_elem.c,
+ * pld_exec_dist.c, pld_coll.c); scalar ops, TaskId helpers and the UB check are here. */
 #include "pld_interp_int.h"
 
 #include <stdio.h>
@@ -123,20 +123,40 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_FILLPAD: case PLD_OPID_TENSOR_FILLPAD_EXPAND:
     case PLD_OPID_TILE_SET_VALIDSHAPE: case PLD_OPID_TENSOR_SET_VALIDSHAPE:
         return pld_exec_valid(it, f, e, out);
+    case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM: {
+        /* PyPTO's tensor.maximum/minimum take a tensor or a scalar rhs (checked type) */
+        const pld_expr_t *r = pld_op_arg(e, 1);
+        return pld_exec_elementwise(it, f, e, out, 2, r && r->type && r->type->kind == PLD_TY_SCALAR);
+    }
     case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
     case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_DIV:
-    case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM:
         return pld_exec_elementwise(it, f, e, out, 2, 0);
     case PLD_OPID_TILE_ADDS: case PLD_OPID_TILE_SUBS: case PLD_OPID_TILE_MULS: case PLD_OPID_TILE_DIVS:
-    case PLD_OPID_TILE_MAXS: case PLD_OPID_TILE_MINS:
+    case PLD_OPID_TILE_MAXIMUMS: case PLD_OPID_TILE_MINIMUMS:
     case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_DIVS:
         return pld_exec_elementwise(it, f, e, out, 2, 1);
     case PLD_OPID_TILE_EXP: case PLD_OPID_TILE_LOG: case PLD_OPID_TILE_SQRT: case PLD_OPID_TILE_RSQRT:
     case PLD_OPID_TILE_ABS: case PLD_OPID_TILE_NEG: case PLD_OPID_TILE_RECIP: case PLD_OPID_TILE_RELU:
     case PLD_OPID_TENSOR_EXP: case PLD_OPID_TENSOR_LOG: case PLD_OPID_TENSOR_SQRT: case PLD_OPID_TENSOR_ABS:
-    case PLD_OPID_TENSOR_NEG:
+    case PLD_OPID_TENSOR_NEG: case PLD_OPID_TENSOR_RECIP: case PLD_OPID_TENSOR_RSQRT:
         return pld_exec_elementwise(it, f, e, out, 1, 0);
+    case PLD_OPID_TILE_SIN: case PLD_OPID_TILE_COS: case PLD_OPID_TILE_NOT: case PLD_OPID_TILE_CMP:
+    case PLD_OPID_TILE_CMPS: case PLD_OPID_TILE_SEL: case PLD_OPID_TILE_SELS: case PLD_OPID_TILE_FMOD:
+    case PLD_OPID_TILE_FMODS: case PLD_OPID_TILE_REM: case PLD_OPID_TILE_REMS: case PLD_OPID_TILE_AND:
+    case PLD_OPID_TILE_ANDS: case PLD_OPID_TILE_OR: case PLD_OPID_TILE_ORS: case PLD_OPID_TILE_XOR:
+    case PLD_OPID_TILE_XORS: case PLD_OPID_TILE_SHL: case PLD_OPID_TILE_SHLS: case PLD_OPID_TILE_SHR:
+    case PLD_OPID_TILE_SHRS: case PLD_OPID_TILE_LRELU: case PLD_OPID_TILE_PRELU: case PLD_OPID_TILE_PART_ADD:
+    case PLD_OPID_TILE_PART_MUL: case PLD_OPID_TILE_PART_MAX: case PLD_OPID_TILE_PART_MIN: case PLD_OPID_TILE_ADDC:
+    case PLD_OPID_TILE_SUBC: case PLD_OPID_TILE_ADDSC: case PLD_OPID_TILE_SUBSC: case PLD_OPID_TILE_CI:
+    case PLD_OPID_TILE_TRI:
+    case PLD_OPID_TENSOR_SIN: case PLD_OPID_TENSOR_COS: case PLD_OPID_TENSOR_NOT: case PLD_OPID_TENSOR_CMP:
+    case PLD_OPID_TENSOR_FMOD: case PLD_OPID_TENSOR_FMODS: case PLD_OPID_TENSOR_AND: case PLD_OPID_TENSOR_ANDS:
+    case PLD_OPID_TENSOR_OR: case PLD_OPID_TENSOR_ORS: case PLD_OPID_TENSOR_XOR: case PLD_OPID_TENSOR_XORS:
+    case PLD_OPID_TENSOR_SHL: case PLD_OPID_TENSOR_SHLS: case PLD_OPID_TENSOR_SHR: case PLD_OPID_TENSOR_SHRS:
+    case PLD_OPID_TENSOR_PART_ADD: case PLD_OPID_TENSOR_PART_MUL: case PLD_OPID_TENSOR_PART_MAX:
+    case PLD_OPID_TENSOR_PART_MIN: case PLD_OPID_TENSOR_CI:
+        return pld_exec_elem(it, f, e, out);
     case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TENSOR_ROW_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, PLD_K_RED_ROW);
     case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TENSOR_ROW_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, PLD_K_RED_ROW);
     case PLD_OPID_TILE_ROW_MIN: case PLD_OPID_TENSOR_ROW_MIN: return pld_exec_reduce(it, f, e, out, PLD_K_RMIN, PLD_K_RED_ROW);

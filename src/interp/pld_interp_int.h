@@ -12,6 +12,8 @@
  *      |
  *   ops       pld_exec_mem.c      load/store, create/fill, read/write, slices, subscripts, assemble
  *             pld_exec_compute.c  element-wise, reductions, casts, matmul
+ *             pld_exec_elem.c     issue 11 element-wise ops: compares and masks, select, bitwise,
+ *                                 fmod/rem, partial ops, ci/tri
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
  *             pld_coll.c          collectives on every rail
  *      |
@@ -371,6 +373,10 @@ pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t
                                   int scalar_rhs);
 pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, pld_redop_k_t op,
                              int flags);
+/* pld_exec_elem.c: the element-wise ops of issue 11 (sin/cos/not, cmp/cmps,
+ * sel/sels, fmod/rem, bitwise and shifts, lrelu/prelu, addc/subc/addsc/subsc,
+ * part_*, ci, tri) in their tile and tensor forms. */
+pld_status_t pld_exec_elem(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* pl.tensor.expand_clone. */
 pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);

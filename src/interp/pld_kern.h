@@ -94,6 +94,47 @@ pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_
  * INT32 indices (out dtype INT32), the first index on ties. */
 pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, const pld_view_t *a, char *err,
                           size_t errn);
+/* ---- issue 11 element-wise ops (pld_kern_ext.c; docs/ops-numerics.md) ---- */
+typedef enum pld_xop_k {
+    PLD_KX_FMOD, PLD_KX_REM, PLD_KX_AND, PLD_KX_OR, PLD_KX_XOR, PLD_KX_NOT, PLD_KX_SHL, PLD_KX_SHR, PLD_KX_SIN,
+    PLD_KX_COS, PLD_KX_LRELU, PLD_KX_PRELU, PLD_KX_ADDC, PLD_KX_SUBC,
+    PLD_KX_EQ, PLD_KX_NE, PLD_KX_LT, PLD_KX_LE, PLD_KX_GT, PLD_KX_GE /* PyPTO's cmp_type order 0..5 */
+} pld_xop_k_t;
+/* out = op(a, b, c): b and c may be NULL (unary / binary ops) and broadcast
+ * through stride-0 dims. a, b, c share one dtype; out has it too except for
+ * the compares (EQ..GE: 1 or 0 converted to out's dtype). FMOD truncates
+ * (the dividend's sign), REM floors (the divisor's sign); integer FMOD/REM
+ * fail on a zero divisor; shifts fail on a negative count, and a count of at
+ * least the width shifts every bit out (SHR of a negative signed value: -1).
+ * Floats: LRELU max(a, b*a), PRELU a > 0 ? a : b*a, ADDC a+b+c, SUBC a-b-c,
+ * each step in FP32 (FP16/BF16/FP32) or FP64, rounded once more to the dtype;
+ * FMOD/REM/SIN/COS in double, rounded once. Integers wrap. */
+pld_status_t pld_k_ext(pld_xop_k_t op, const pld_view_t *out, const pld_view_t *a, const pld_view_t *b,
+                       const pld_view_t *c, char *err, size_t errn);
+/* As pld_k_ext with b the scalar s (s_f for float dtypes, s_i for integers,
+ * converted to a's dtype first; shift counts are checked before). */
+pld_status_t pld_k_ext_scalar(pld_xop_k_t op, const pld_view_t *out, const pld_view_t *a, double s_f, int64_t s_i,
+                              const pld_view_t *c, char *err, size_t errn);
+/* PyPTO's packed predicate mask of a compare (EQ..GE): mask is a packed UINT8
+ * view of a's rank whose last dim holds at least ceil(N / 8) bytes; bit j % 8
+ * of byte j / 8 of a row is element j's result. Bytes past the bits are 0. */
+pld_status_t pld_k_cmp_mask(pld_xop_k_t op, const pld_view_t *mask, const pld_view_t *a, const pld_view_t *b,
+                            char *err, size_t errn);
+/* 2-D select: out = mask bit ? a : b (the mask's rows read as bytes, as
+ * pld_k_cmp_mask writes them; any integer mask dtype). */
+pld_status_t pld_k_select(const pld_view_t *out, const pld_view_t *mask, const pld_view_t *a, const pld_view_t *b,
+                          char *err, size_t errn);
+/* Partial op (ADD, MUL, MAX, MIN) of a (valid extents va) and b (vb), all of
+ * out's shape: op where both are valid, the valid one's element where one is,
+ * a's element elsewhere. */
+pld_status_t pld_k_part(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, const int64_t *va,
+                        const pld_view_t *b, const int64_t *vb, char *err, size_t errn);
+/* ci: every row of the packed integer view out holds start + k (descending:
+ * start - k) at column k, wrapped. tri: 1 where column j <= row i + diagonal
+ * (upper: j >= i + diagonal) inside [vr, vc), else 0. */
+pld_status_t pld_k_ci(const pld_view_t *out, int64_t start, int descending, char *err, size_t errn);
+pld_status_t pld_k_tri(const pld_view_t *out, int64_t diagonal, int upper, int64_t vr, int64_t vc, char *err,
+                       size_t errn);
 /* out = cast(a) with a rounding mode. Float -> integer: the mode picks the
  * rounding (ROUND = nearest, ties away from zero; RINT = nearest, ties to even;
  * NONE/default = RINT), then saturates to the integer range; NaN -> 0.

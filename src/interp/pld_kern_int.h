@@ -6,7 +6,9 @@
  *                      errors and the N-D iterator
  *   pld_kern_elem.c    element-wise kernels: binary, scalar, unary, copy, fill
  *   pld_kern_reduce.c  reductions (row / column) and matmul
- *   pld_kern_cast.c    dtype conversion with rounding modes */
+ *   pld_kern_cast.c    dtype conversion with rounding modes
+ *   pld_kern_ext.c     issue 11 element-wise ops: fmod/rem, bitwise, shifts, compares
+ *                      and masks, select, partial ops, ci, tri */
 #ifndef PLD_KERN_INT_H
 #define PLD_KERN_INT_H
 

@@ -570,49 +570,10 @@ static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_
 
 /* ------------------------------------------------------------ inference */
 
-static int bcast(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type_t *b, pld_dim_t *out, int *rank)
+/* For pld_check_elem.c (pld_check_int.h). */
+pld_dtype_t pld_ck_dtype_arg(pld_ck_t *ck, const pld_expr_t *e)
 {
-    int r = a->rank > b->rank ? a->rank : b->rank;
-    if (r > PLD_CK_MAX_RANK)
-        return 0;
-    for (int i = 0; i < r; i++) {
-        int ia = i - (r - a->rank), ib = i - (r - b->rank);
-        const pld_dim_t *da = ia >= 0 ? &a->shape[ia] : NULL, *db = ib >= 0 ? &b->shape[ib] : NULL;
-        if (!da) {
-            out[i] = *db;
-            continue;
-        }
-        if (!db) {
-            out[i] = *da;
-            continue;
-        }
-        if (da->kind == PLD_DIM_CONST && db->kind == PLD_DIM_CONST && da->v != db->v && da->v != 1 && db->v != 1) {
-            pld_ck_error(ck, c->call->span, "%s operand shapes %s and %s are not broadcast-compatible (dimension %d: %lld vs %lld)",
-                     c->info->name, pld_ck_tystr(ck, a), pld_ck_tystr(ck, b), i, (long long)da->v, (long long)db->v);
-            return 0;
-        }
-        out[i] = (da->kind == PLD_DIM_CONST && da->v == 1) ? *db : *da;
-    }
-    *rank = r;
-    return 1;
-}
-
-static const pld_type_t *infer_binary(pld_ck_t *ck, ck_call_t *c)
-{
-    const pld_type_t *a = c->types[0], *b = c->types[1];
-    if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
-        return a ? a : &pld_type_unknown;
-    if (a->dtype != b->dtype) {
-        pld_ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
-                 c->info->name, pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
-        return a;
-    }
-    pld_dim_t dims[PLD_CK_MAX_RANK];
-    int r;
-    if (!bcast(ck, c, a, b, dims, &r))
-        return a;
-    return shaped(ck, a->kind, a->dtype, dims, r, a->valid && a->rank == r ? a->valid : NULL,
-                  a->kind == PLD_TY_TILE ? PLD_MEM_VEC : PLD_MEM_NONE);
+    return dtype_of_expr(ck, e);
 }
 
 static pld_mem_t mem_of(pld_ck_t *ck, const pld_expr_t *e, pld_mem_t dflt)
@@ -815,6 +776,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     int axis = pld_op_expand_axis(c->info->id);
     if (axis)
         return expand_vec(ck, c, axis == 'r');
+    const pld_type_t *et = pld_ck_elem_call(ck, c); /* the element-wise rules of pld_check_elem.c */
+    if (et)
+        return et;
     switch (c->info->id) {
     case PLD_OPID_SYS_TASK_INVALID:
     case PLD_OPID_SYS_TASK_DUMMY:
@@ -990,9 +954,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
     case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_DIV:
     case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM:
-        return infer_binary(ck, c);
+        return pld_ck_infer_binary(ck, c);
     case PLD_OPID_TILE_ADDS: case PLD_OPID_TILE_SUBS: case PLD_OPID_TILE_MULS: case PLD_OPID_TILE_DIVS:
-    case PLD_OPID_TILE_MAXS: case PLD_OPID_TILE_MINS:
+    case PLD_OPID_TILE_MAXIMUMS: case PLD_OPID_TILE_MINIMUMS:
     case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_DIVS:
     case PLD_OPID_TILE_EXP: case PLD_OPID_TILE_LOG: case PLD_OPID_TILE_SQRT: case PLD_OPID_TILE_RSQRT:
     case PLD_OPID_TILE_ABS: case PLD_OPID_TILE_NEG: case PLD_OPID_TILE_RECIP: case PLD_OPID_TILE_RELU:

@@ -204,6 +204,21 @@ const char *pld_ck_enum_tail(pld_ck_t *ck, const pld_expr_t *e, const char *enum
 /* Checks deps=[t0, t1, ...] of a task launch: TaskIds, in context ctx. */
 void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx);
 
+/* ---- element-wise ops (pld_check_elem.c) ---- */
+/* PyPTO's dtype, shape and attribute rules of the element-wise ops of issue 11
+ * (and high_precision / tmp of div, log, recip, rsqrt): the result type, or
+ * NULL when the op is not one of them (or only had its extra rules checked
+ * and infers as before). */
+const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c);
+/* The type of a same-dtype, broadcasting binary element-wise op (add, sub, ...,
+ * fmod, and_, ...): reports dtype and shape mismatches. */
+const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c);
+/* Helpers of pld_check_expr.c for it: a shaped type (arena-allocated); the
+ * dtype an expression names (PLD_DT_NONE if none). */
+const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
+                                const pld_dim_t *valid, pld_mem_t mem);
+pld_dtype_t pld_ck_dtype_arg(pld_ck_t *ck, const pld_expr_t *e);
+
 /* ---- calls of the program's own functions (pld_check.c) ---- */
 /* self.f(args..., [device=r], [attrs={...}]): callee lookup, level rules of the
  * call graph, argument count and types. Returns the callee's return type. */

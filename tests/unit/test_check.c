@@ -515,7 +515,7 @@ static void test_check_unified_names_pick_op_by_operand(void)
     CU_ASSERT_EQUAL(value_at(p, "kern", 21)->op, PLD_OPID_TILE_MULS);
     CU_ASSERT_EQUAL(value_at(p, "kern", 21)->u.call.args[1].value->op, PLD_OPID_PL_CAST_SCALAR);
     CU_ASSERT_EQUAL(value_at(p, "kern", 22)->op, PLD_OPID_TILE_EXP);
-    CU_ASSERT_EQUAL(value_at(p, "kern", 23)->op, PLD_OPID_TILE_MAXS);
+    CU_ASSERT_EQUAL(value_at(p, "kern", 23)->op, PLD_OPID_TILE_MAXIMUMS);
     CU_ASSERT_EQUAL(value_at(p, "kern", 24)->op, PLD_OPID_TILE_STORE);
     ASSERT_TYPE2(value_at(p, "kern", 18)->type, PLD_TY_TILE, PLD_DT_FP32, 1, 64);
     /* chip body starts 8 lines after the kernel's `return y` (line 25) */
@@ -531,7 +531,14 @@ static void test_check_unified_names_pick_op_by_operand(void)
     CU_ASSERT_EQUAL(u->tensor_tensor, PLD_OPID_TENSOR_ADD);
     CU_ASSERT_EQUAL(u->tensor_scalar, PLD_OPID_TENSOR_ADDS);
     CU_ASSERT_EQUAL(u->scalar, -1);
-    CU_ASSERT_PTR_NULL(pld_op_unified("pl.tile.add"));
+    /* PyPTO's pl.tile.add takes a tile or a scalar rhs (tile_ops.py add: "A
+     * scalar rhs canonicalizes to tile.adds"); no tensor forms */
+    const pld_unified_t *ta = pld_op_unified("pl.tile.add");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ta);
+    CU_ASSERT_EQUAL(ta->tile_tile, PLD_OPID_TILE_ADD);
+    CU_ASSERT_EQUAL(ta->tile_scalar, PLD_OPID_TILE_ADDS);
+    CU_ASSERT_EQUAL(ta->tensor_tensor, -1);
+    CU_ASSERT_PTR_NULL(pld_op_unified("pl.tile.exp"));
     pld_program_destroy(p);
     free(src);
 }

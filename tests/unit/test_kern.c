@@ -1989,6 +1989,62 @@ static void test_kern_unaligned(void)
     CU_ASSERT_EQUAL(pld_elem_get_f(pb + 1, PLD_DT_FP64, 0), 0.25);
 }
 
+/* pld_kern_ext.c: the sign rules of fmod / rem, integer errors, shifts past
+ * the width, NaN compares, the packed mask and select (docs/ops-numerics.md). */
+static void test_kern_ext_ops(void)
+{
+    char err[ERRN];
+    float a[4] = {5.5f, -5.5f, 5.5f, -5.5f}, b[4] = {2.0f, 2.0f, -2.0f, -2.0f}, o[4];
+    pld_view_t va = v1(a, PLD_DT_FP32, 4), vb = v1(b, PLD_DT_FP32, 4), vo = v1(o, PLD_DT_FP32, 4);
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_FMOD, &vo, &va, &vb, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(o[0] == 1.5f && o[1] == -1.5f && o[2] == 1.5f && o[3] == -1.5f); /* the dividend's sign */
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_REM, &vo, &va, &vb, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(o[0] == 1.5f && o[1] == 0.5f && o[2] == -0.5f && o[3] == -1.5f); /* the divisor's sign */
+    int32_t ia[4] = {7, -7, INT32_MIN, 1}, ib[4] = {-2, 2, -1, 0}, io[4];
+    pld_view_t via = v1(ia, PLD_DT_INT32, 4), vib = v1(ib, PLD_DT_INT32, 4), vio = v1(io, PLD_DT_INT32, 4);
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_REM, &vio, &via, &vib, NULL, err, sizeof err), PLD_E_RUNTIME);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "division by zero"));
+    ib[3] = 3;
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_REM, &vio, &via, &vib, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(io[0] == -1 && io[1] == 1 && io[2] == 0 && io[3] == 1);
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_FMOD, &vio, &via, &vib, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(io[0] == 1 && io[1] == -1 && io[2] == 0 && io[3] == 1);
+    /* shifts: past the width, arithmetic vs logical, negative counts */
+    int16_t sa[4] = {-8, -8, 3, 1}, sb[4] = {1, 16, 20, 15}, so[4];
+    pld_view_t vsa = v1(sa, PLD_DT_INT16, 4), vsb = v1(sb, PLD_DT_INT16, 4), vso = v1(so, PLD_DT_INT16, 4);
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_SHR, &vso, &vsa, &vsb, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(so[0] == -4 && so[1] == -1 && so[2] == 0 && so[3] == 0);
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_SHL, &vso, &vsa, &vsb, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(so[0] == -16 && so[1] == 0 && so[2] == 0 && so[3] == INT16_MIN);
+    uint16_t ua[2] = {0x8000, 0xffff}, uo[2];
+    pld_view_t vua = v1(ua, PLD_DT_UINT16, 2), vuo = v1(uo, PLD_DT_UINT16, 2);
+    CU_ASSERT_EQUAL(pld_k_ext_scalar(PLD_KX_SHR, &vuo, &vua, 0, 15, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(uo[0] == 1 && uo[1] == 1);
+    CU_ASSERT_EQUAL(pld_k_ext_scalar(PLD_KX_SHR, &vuo, &vua, 0, 1000, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(uo[0] == 0 && uo[1] == 0);
+    CU_ASSERT_EQUAL(pld_k_ext_scalar(PLD_KX_SHL, &vuo, &vua, 0, -1, NULL, err, sizeof err), PLD_E_RUNTIME);
+    sb[0] = -1;
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_SHL, &vso, &vsa, &vsb, NULL, err, sizeof err), PLD_E_RUNTIME);
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_AND, &vo, &va, &vb, NULL, err, sizeof err), PLD_E_RUNTIME); /* floats */
+    /* compares: NaN is unordered; the packed mask, LSB first; select from it */
+    float c[10] = {1, 2, 3, NAN, 5, 6, 7, 8, 9, 10}, d[10] = {1, 1, 4, NAN, 5, 0, 8, 8, 0, 11};
+    uint8_t m[2 * 32];
+    const int64_t cs[2] = {1, 10}, ms[2] = {1, 32};
+    pld_view_t vc = vw(c, PLD_DT_FP32, 2, cs), vd = vw(d, PLD_DT_FP32, 2, cs), vm = vw(m, PLD_DT_UINT8, 2, ms);
+    CU_ASSERT_EQUAL(pld_k_cmp_mask(PLD_KX_GE, &vm, &vc, &vd, err, sizeof err), PLD_OK);
+    /* c >= d: 1 1 0 0(NaN) 1 1 0 1 1 0 -> bits 0,1,4,5,7 of byte 0; bit 0 of byte 1 */
+    CU_ASSERT_EQUAL(m[0], 0xb3);
+    CU_ASSERT_EQUAL(m[1], 0x01);
+    CU_ASSERT_EQUAL(m[2], 0);
+    float s[10];
+    pld_view_t vs = vw(s, PLD_DT_FP32, 2, cs);
+    CU_ASSERT_EQUAL(pld_k_select(&vs, &vm, &vc, &vd, err, sizeof err), PLD_OK);
+    CU_ASSERT(s[0] == 1 && s[2] == 4 && isnan(s[3]) && s[5] == 6 && s[6] == 8 && s[8] == 9 && s[9] == 11);
+    CU_ASSERT_EQUAL(pld_k_ext(PLD_KX_NE, &vs, &vc, &vd, NULL, err, sizeof err), PLD_OK);
+    CU_ASSERT(s[0] == 0 && s[1] == 1 && s[3] == 1);
+}
+
 static void test_kern_dtype_errors(void)
 {
     char err[ERRN];
@@ -2053,6 +2109,7 @@ static CU_TestInfo kern_tests[] = {
     {"test_kern_copy_fill", test_kern_copy_fill},
     {"test_kern_unaligned", test_kern_unaligned},
     {"test_kern_dtype_errors", test_kern_dtype_errors},
+    {"test_kern_ext_ops", test_kern_ext_ops},
     CU_TEST_INFO_NULL,
 };
 
