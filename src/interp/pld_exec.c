@@ -117,6 +117,9 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         return pld_exec_matmul(it, f, e, out, 0);
     case PLD_OPID_TILE_MATMUL_ACC:
         return pld_exec_matmul(it, f, e, out, 1);
+    case PLD_OPID_TILE_TRANSPOSE: case PLD_OPID_TENSOR_TRANSPOSE: case PLD_OPID_TILE_EXTRACT:
+    case PLD_OPID_TILE_CONCAT: case PLD_OPID_TENSOR_CONCAT: case PLD_OPID_TILE_GATHER: case PLD_OPID_TENSOR_GATHER:
+        return pld_exec_layout(it, f, e, out);
     case PLD_OPID_TILE_MATMUL_BIAS:
         return pld_exec_matmul(it, f, e, out, 2);
     case PLD_OPID_TILE_FILLPAD: case PLD_OPID_TILE_FILLPAD_INPLACE: case PLD_OPID_TILE_FILLPAD_EXPAND:

@@ -5,8 +5,9 @@
  * constraints (snapshot e2d0f78ae6d7: src/ir/op/tile_ops/elementwise.cpp
  * tile.fillpad*, src/ir/op/tensor_ops/memory.cpp tensor.fillpad*,
  * python/pypto/ir/op/_pad_value.py, python/pypto/language/op/tile_ops.py
- * matmul_acc/matmul_bias/set_validshape). pld_ck_mem_call() returns NULL for
- * every other op, which infer_op (pld_check_expr.c) then types. */
+ * matmul_acc/matmul_bias/set_validshape). pld_ck_mem_call() hands every
+ * other op to pld_ck_layout_call (pld_check_layout.c), which returns NULL
+ * for the rest; infer_op (pld_check_expr.c) then types them. */
 #include "pld_check.h"
 #include "pld_check_int.h"
 
@@ -206,6 +207,6 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_MATMUL_BIAS:
         return matmul_bias(ck, c);
     default:
-        return NULL;
+        return pld_ck_layout_call(ck, c);
     }
 }

@@ -40,6 +40,7 @@ static const struct {
     {"pl.full", PLD_OPID_TENSOR_FULL},
     {"pl.move", PLD_OPID_TILE_MOVE},
     {"pl.fillpad_inplace", PLD_OPID_TILE_FILLPAD_INPLACE},
+    {"pl.gather", PLD_OPID_TENSOR_GATHER},
     {"pl.matmul_acc", PLD_OPID_TILE_MATMUL_ACC},
     {"pl.matmul_bias", PLD_OPID_TILE_MATMUL_BIAS},
     {"pl.get_block_idx", PLD_OPID_TILE_GET_BLOCK_IDX},
@@ -123,6 +124,8 @@ static const pld_unified_t unified[] = {
     {"pl.fillpad", PLD_OPID_TILE_FILLPAD, N_, PLD_OPID_TENSOR_FILLPAD, N_, N_},
     {"pl.fillpad_expand", PLD_OPID_TILE_FILLPAD_EXPAND, N_, PLD_OPID_TENSOR_FILLPAD_EXPAND, N_, N_},
     {"pl.set_validshape", PLD_OPID_TILE_SET_VALIDSHAPE, PLD_OPID_TILE_SET_VALIDSHAPE, PLD_OPID_TENSOR_SET_VALIDSHAPE, PLD_OPID_TENSOR_SET_VALIDSHAPE, N_},
+    {"pl.transpose", PLD_OPID_TILE_TRANSPOSE, N_, PLD_OPID_TENSOR_TRANSPOSE, N_, N_},
+    {"pl.concat", PLD_OPID_TILE_CONCAT, N_, PLD_OPID_TENSOR_CONCAT, N_, N_},
     {"pl.expands", PLD_OPID_TILE_EXPANDS, PLD_OPID_TILE_EXPANDS, PLD_OPID_TENSOR_EXPANDS, PLD_OPID_TENSOR_EXPANDS, N_},
 };
 #undef N_

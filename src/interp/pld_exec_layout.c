@@ -1,0 +1,289 @@
+/* pld_exec_layout.c - layout and gather ops: pl.tile.transpose /
+ * pl.tensor.transpose, pl.tile.extract, pl.tile.concat / pl.tensor.concat,
+ * pl.tile.gather (flat index form) and pl.tensor.gather (torch style). Every
+ * result is a new tile or tensor; bytes are copied, never converted. The
+ * semantics and their PyPTO sources are in docs/ops-numerics.md. */
+#include "pld_interp_int.h"
+
+#include <string.h>
+
+/* A shaped operand's kernel view (physical extent) and valid box. */
+typedef struct {
+    pld_value_t v;
+    pld_view_t kv;
+    const int64_t *valid;
+    int tile;
+} shaped_t;
+
+static pld_status_t shaped_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, shaped_t *s)
+{
+    pld_status_t st = pld_op_eval(it, f, e, i, &s->v);
+    if (st != PLD_OK)
+        return st;
+    if (s->v.kind == PLD_V_TILE) {
+        pld_tile_kview(pld_v_tile(&s->v), &s->kv, 0);
+        s->valid = pld_v_tile(&s->v)->valid, s->tile = 1;
+    } else if (s->v.kind == PLD_V_TENSOR) {
+        pld_tensor_kview(pld_v_tensor(&s->v), &s->kv);
+        s->valid = pld_v_tensor(&s->v)->valid, s->tile = 0;
+    } else {
+        pld_value_release(&s->v);
+        return pld_op_need(it, f, e, i, &s->v, PLD_V_TILE);
+    }
+    return PLD_OK;
+}
+
+/* A new zeroed tile (like src: tile) or tensor of shape; its packed view in *kv, its valid array in *valid. */
+static pld_status_t new_like(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
+                             const int64_t *shape, pld_mem_t mem, pld_value_t *out, pld_view_t *kv, int64_t **valid)
+{
+    if (tile) {
+        pld_tile_t *o = pld_tile_new(dt, rank, shape, mem);
+        if (!o)
+            return pld_op_oom(it, f, e);
+        pld_tile_kview(o, kv, 0);
+        *valid = o->valid;
+        *out = pld_tile_value(o);
+    } else {
+        pld_tensor_t *o = pld_tensor_new(dt, rank, shape, 1);
+        if (!o)
+            return pld_op_oom(it, f, e);
+        pld_tensor_kview(o, kv);
+        *valid = o->valid;
+        *out = pld_v_obj(&o->hdr, o->dt);
+    }
+    return PLD_OK;
+}
+
+/* v narrowed to the box [off, off + ext) (no bounds check). */
+static pld_view_t sub_view(const pld_view_t *v, const int64_t *off, const int64_t *ext)
+{
+    pld_view_t s = *v;
+    int64_t o = 0;
+    for (int d = 0; d < v->rank; d++) {
+        o += off[d] * v->strides[d];
+        s.shape[d] = ext[d];
+    }
+    s.data = (char *)v->data + o * pld_dtype_bytes(v->dt);
+    return s;
+}
+
+static pld_status_t kcopy(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_view_t *o, const pld_view_t *a)
+{
+    char err[160] = "";
+    return pld_op_kcheck(it, f, e, pld_k_copy(o, a, err, sizeof err), err);
+}
+
+static pld_status_t transpose(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    shaped_t s;
+    int64_t ax[2];
+    pld_status_t st;
+    if ((st = shaped_arg(it, f, e, 0, &s)) != PLD_OK)
+        return st;
+    int r = s.kv.rank;
+    for (int i = 0; i < 2; i++) {
+        if ((st = pld_op_iarg(it, f, e, 1 + i, 0, &ax[i])) != PLD_OK) {
+            pld_value_release(&s.v);
+            return st;
+        }
+        if (ax[i] < 0)
+            ax[i] += r;
+    }
+    if (r < 2 || ax[0] < 0 || ax[0] >= r || ax[1] < 0 || ax[1] >= r || ax[0] == ax[1]) {
+        pld_value_release(&s.v);
+        return pld_rt_error(it, f, e->span, "%s: axes %lld and %lld do not name two axes of a rank-%d operand",
+                            pld_op_name(e), (long long)ax[0], (long long)ax[1], r);
+    }
+    pld_view_t sw = s.kv;
+    int a = (int)ax[0], b = (int)ax[1];
+    sw.shape[a] = s.kv.shape[b], sw.shape[b] = s.kv.shape[a];
+    sw.strides[a] = s.kv.strides[b], sw.strides[b] = s.kv.strides[a];
+    pld_view_t ov;
+    int64_t *valid = NULL;
+    st = new_like(it, f, e, s.tile, s.kv.dt, r, sw.shape, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out, &ov,
+                  &valid);
+    if (st == PLD_OK) {
+        memcpy(valid, s.valid, sizeof(int64_t) * (size_t)r);
+        valid[a] = s.valid[b], valid[b] = s.valid[a];
+        if ((st = kcopy(it, f, e, &ov, &sw)) != PLD_OK)
+            pld_value_release(out);
+    }
+    pld_value_release(&s.v);
+    return st;
+}
+
+static pld_status_t extract(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    shaped_t s;
+    int64_t off[2], ext[PLD_MAX_RANK];
+    int n;
+    pld_status_t st;
+    if ((st = pld_op_need(it, f, e, 0, &s.v, PLD_V_TILE)) != PLD_OK)
+        return st;
+    pld_tile_t *t = pld_v_tile(&s.v);
+    if ((st = pld_op_iarg(it, f, e, 1, 0, &off[0])) != PLD_OK || (st = pld_op_iarg(it, f, e, 2, 0, &off[1])) != PLD_OK ||
+        (st = pld_op_shape(it, f, e, 3, ext, &n)) != PLD_OK) {
+        pld_value_release(&s.v);
+        return st;
+    }
+    if (t->rank != 2 || n != 2) {
+        pld_value_release(&s.v);
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile and a 2-D shape", pld_op_name(e));
+    }
+    for (int d = 0; d < 2; d++)
+        if (off[d] < 0 || ext[d] > t->shape[d] || off[d] > t->shape[d] - ext[d]) {
+            pld_value_release(&s.v);
+            return pld_rt_error(it, f, e->span, "%s: window [%lld, %lld) of dimension %d is outside the source's [0, %lld)",
+                                pld_op_name(e), (long long)off[d], (long long)(off[d] + ext[d]), d,
+                                (long long)t->shape[d]);
+        }
+    pld_tile_kview(t, &s.kv, 0);
+    pld_view_t win = sub_view(&s.kv, off, ext), ov;
+    int64_t *valid = NULL;
+    pld_mem_t mem = e->type && e->type->mem ? e->type->mem : PLD_MEM_VEC;
+    st = new_like(it, f, e, 1, t->dt, 2, ext, mem, out, &ov, &valid);
+    if (st == PLD_OK) {
+        for (int d = 0; d < 2; d++) {
+            int64_t v = t->valid[d] - off[d];
+            valid[d] = v < 0 ? 0 : v > ext[d] ? ext[d] : v;
+        }
+        if ((st = kcopy(it, f, e, &ov, &win)) != PLD_OK)
+            pld_value_release(out);
+    }
+    pld_value_release(&s.v);
+    return st;
+}
+
+static pld_status_t concat(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    shaped_t a, b;
+    pld_status_t st;
+    if ((st = shaped_arg(it, f, e, 0, &a)) != PLD_OK)
+        return st;
+    if ((st = shaped_arg(it, f, e, 1, &b)) != PLD_OK) {
+        pld_value_release(&a.v);
+        return st;
+    }
+    if (a.kv.rank != 2 || b.kv.rank != 2 || a.kv.shape[0] != b.kv.shape[0] || a.kv.dt != b.kv.dt ||
+        a.tile != b.tile) {
+        st = pld_rt_error(it, f, e->span, "%s needs two 2-D operands of one kind, dtype and row count", pld_op_name(e));
+    } else {
+        int64_t shape[2] = {a.kv.shape[0], a.kv.shape[1] + b.kv.shape[1]};
+        pld_view_t ov;
+        int64_t *valid = NULL;
+        st = new_like(it, f, e, a.tile, a.kv.dt, 2, shape, a.tile ? pld_v_tile(&a.v)->mem : PLD_MEM_NONE, out, &ov,
+                      &valid);
+        if (st == PLD_OK) {
+            /* src0's valid columns, then src1's, packed (the row stride of the hardware's dst is validCol0 + validCol1) */
+            int64_t o0[2] = {0, 0}, e0[2] = {shape[0], a.valid[1]}, o1[2] = {0, a.valid[1]}, e1[2] = {shape[0], b.valid[1]};
+            int64_t z[2] = {0, 0};
+            pld_view_t d0 = sub_view(&ov, o0, e0), d1 = sub_view(&ov, o1, e1);
+            pld_view_t s0 = sub_view(&a.kv, z, e0), s1 = sub_view(&b.kv, z, e1);
+            if ((st = kcopy(it, f, e, &d0, &s0)) == PLD_OK)
+                st = kcopy(it, f, e, &d1, &s1);
+            valid[0] = a.valid[0] < b.valid[0] ? a.valid[0] : b.valid[0];
+            valid[1] = a.valid[1] + b.valid[1];
+            if (st != PLD_OK)
+                pld_value_release(out);
+        }
+    }
+    pld_value_release(&a.v);
+    pld_value_release(&b.v);
+    return st;
+}
+
+/* Multi-index of element k of a row-major box of shape `ext`. */
+static void unflatten(int64_t k, int r, const int64_t *ext, int64_t *idx)
+{
+    for (int d = r - 1; d >= 0; d--) {
+        idx[d] = ext[d] ? k % ext[d] : 0;
+        k = ext[d] ? k / ext[d] : 0;
+    }
+}
+
+static void *at(const pld_view_t *v, const int64_t *idx)
+{
+    int64_t o = 0;
+    for (int d = 0; d < v->rank; d++)
+        o += idx[d] * v->strides[d];
+    return (char *)v->data + o * pld_dtype_bytes(v->dt);
+}
+
+/* pl.tile.gather: dst[i] = src.flat[indices[i]] over indices' valid box; pl.tensor.gather: torch.gather along dim. */
+static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    int tensor = e->op == PLD_OPID_TENSOR_GATHER;
+    shaped_t s, x;
+    int64_t dim = 0;
+    pld_status_t st;
+    if ((st = shaped_arg(it, f, e, 0, &s)) != PLD_OK)
+        return st;
+    if ((tensor && (st = pld_op_iarg(it, f, e, 1, 0, &dim)) != PLD_OK) ||
+        (st = shaped_arg(it, f, e, tensor ? 2 : 1, &x)) != PLD_OK) {
+        pld_value_release(&s.v);
+        return st;
+    }
+    int r = x.kv.rank;
+    if (dim < 0)
+        dim += s.kv.rank;
+    if (tensor && (r != s.kv.rank || dim < 0 || dim >= r))
+        st = pld_rt_error(it, f, e->span, "%s: index rank %d and dim %lld do not fit a rank-%d input", pld_op_name(e),
+                          r, (long long)dim, s.kv.rank);
+    for (int d = 0; tensor && st == PLD_OK && d < r; d++)
+        if (d != dim && x.kv.shape[d] > s.kv.shape[d])
+            st = pld_rt_error(it, f, e->span, "%s: index dimension %d (%lld) exceeds the input's (%lld)",
+                              pld_op_name(e), d, (long long)x.kv.shape[d], (long long)s.kv.shape[d]);
+    pld_view_t ov;
+    int64_t *valid = NULL;
+    if (st == PLD_OK)
+        st = new_like(it, f, e, s.tile, s.kv.dt, r, x.kv.shape, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out,
+                      &ov, &valid);
+    if (st == PLD_OK) {
+        memcpy(valid, x.valid, sizeof(int64_t) * (size_t)r);
+        int64_t box[PLD_MAX_RANK], n = 1, idx[PLD_MAX_RANK], src[PLD_MAX_RANK];
+        int64_t lim = tensor ? s.kv.shape[dim] : pld_view_numel(&s.kv);
+        size_t eb = (size_t)pld_dtype_bytes(s.kv.dt);
+        for (int d = 0; d < r; d++)
+            n *= box[d] = x.valid[d];
+        for (int64_t k = 0; k < n && st == PLD_OK; k++) {
+            unflatten(k, r, box, idx);
+            int64_t j = pld_elem_get_i(at(&x.kv, idx), x.kv.dt, 0);
+            if (j < 0 || j >= lim) {
+                char ix[160];
+                pld_shape_str(ix, sizeof ix, r, idx);
+                st = pld_rt_error(it, f, e->span, "%s: index %lld at %s is outside [0, %lld)", pld_op_name(e),
+                                  (long long)j, ix, (long long)lim);
+                break;
+            }
+            if (tensor) {
+                memcpy(src, idx, sizeof src);
+                src[dim] = j;
+            } else {
+                unflatten(j, s.kv.rank, s.kv.shape, src);
+            }
+            memcpy(at(&ov, idx), at(&s.kv, src), eb);
+        }
+        if (st != PLD_OK)
+            pld_value_release(out);
+    }
+    pld_value_release(&s.v);
+    pld_value_release(&x.v);
+    return st;
+}
+
+pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    switch (e->op) {
+    case PLD_OPID_TILE_TRANSPOSE:
+    case PLD_OPID_TENSOR_TRANSPOSE:
+        return transpose(it, f, e, out);
+    case PLD_OPID_TILE_EXTRACT:
+        return extract(it, f, e, out);
+    case PLD_OPID_TILE_CONCAT:
+    case PLD_OPID_TENSOR_CONCAT:
+        return concat(it, f, e, out);
+    default:
+        return gather(it, f, e, out);
+    }
+}

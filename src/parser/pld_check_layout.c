@@ -1,0 +1,212 @@
+/* pld_check_layout.c - checker rules of the layout and gather ops:
+ * pl.tile.transpose / pl.tensor.transpose, pl.tile.extract, pl.tile.concat /
+ * pl.tensor.concat, pl.tile.gather (index form) and pl.tensor.gather (torch
+ * style, dim + index), with PyPTO's constraints (snapshot e2d0f78ae6d7:
+ * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
+ * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
+ * DeduceTileGatherType; python/pypto/language/op/tensor_ops.py gather).
+ * pld_ck_layout_call() returns NULL for every other op. */
+#include "pld_check.h"
+#include "pld_check_int.h"
+
+#include <string.h>
+
+static int known(const pld_type_t *t)
+{
+    return t && t->kind != PLD_TY_UNKNOWN;
+}
+
+/* A constant axis of a rank-r operand, normalized (negative from the end); -1 after an error. */
+static int axis_arg(pld_ck_t *ck, ck_call_t *c, int i, int r)
+{
+    int64_t v;
+    if (!c->args[i] || !pld_ck_const_int(ck, c->args[i], &v)) {
+        pld_ck_error(ck, c->args[i] ? c->args[i]->span : c->call->span, "%s %s must be a constant integer",
+                     c->info->name, c->info->params[i].name);
+        return -1;
+    }
+    if (v < -r || v >= r) {
+        pld_ck_error(ck, c->args[i]->span, "%s %s %lld is out of range for rank %d", c->info->name,
+                     c->info->params[i].name, (long long)v, r);
+        return -1;
+    }
+    return (int)(v < 0 ? v + r : v);
+}
+
+static const pld_type_t *transpose(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *t = c->types[0], *tmp = c->types[3];
+    if (!known(t))
+        return &pld_type_unknown;
+    if (t->rank < 2) {
+        pld_ck_error(ck, c->call->span, "%s needs at least 2 dimensions, got %s", c->info->name, pld_ck_tystr(ck, t));
+        return &pld_type_unknown;
+    }
+    int a1 = axis_arg(ck, c, 1, t->rank), a2 = axis_arg(ck, c, 2, t->rank);
+    if (a1 < 0 || a2 < 0)
+        return &pld_type_unknown;
+    if (a1 == a2) {
+        pld_ck_error(ck, c->call->span, "%s axis1 and axis2 must differ, both are axis %d", c->info->name, a1);
+        return &pld_type_unknown;
+    }
+    if (known(tmp) && (tmp->dtype != t->dtype || tmp->rank != t->rank))
+        pld_ck_error(ck, c->args[3]->span, "%s tmp_tile must have the input's dtype and rank, got %s for %s",
+                     c->info->name, pld_ck_tystr(ck, tmp), pld_ck_tystr(ck, t));
+    pld_dim_t d[PLD_CK_MAX_RANK], v[PLD_CK_MAX_RANK];
+    for (int i = 0; i < t->rank; i++) {
+        d[i] = t->shape[i];
+        v[i] = t->valid ? t->valid[i] : t->shape[i];
+    }
+    pld_dim_t x = d[a1];
+    d[a1] = d[a2], d[a2] = x;
+    x = v[a1];
+    v[a1] = v[a2], v[a2] = x;
+    return pld_ck_shaped(ck, t->kind, t->dtype, d, t->rank, t->valid ? v : NULL, t->mem);
+}
+
+/* The memory space named by a target_memory argument (pl.MemorySpace.X), dflt when absent or unknown. */
+static pld_mem_t mem_name(const pld_expr_t *e, pld_mem_t dflt)
+{
+    static const struct {
+        const char *n;
+        pld_mem_t m;
+    } names[] = {{"Vec", PLD_MEM_VEC}, {"Mat", PLD_MEM_MAT}, {"Left", PLD_MEM_LEFT},
+                 {"Right", PLD_MEM_RIGHT}, {"Acc", PLD_MEM_ACC}, {"Bias", PLD_MEM_BIAS}};
+    if (!e || e->kind != PLD_EX_ATTR)
+        return dflt;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(e->u.attr.attr, names[i].n) == 0)
+            return names[i].m;
+    return dflt;
+}
+
+static const pld_type_t *extract(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *t = c->types[0];
+    for (int i = 1; i <= 2; i++)
+        if (known(c->types[i]) && (c->types[i]->kind != PLD_TY_SCALAR || !pld_dtype_is_int(c->types[i]->dtype)))
+            pld_ck_error(ck, c->args[i]->span, "%s %s must be an integer scalar, got %s", c->info->name,
+                         c->info->params[i].name, pld_ck_tystr(ck, c->types[i]));
+    pld_dim_t d[PLD_CK_MAX_RANK];
+    int r = pld_ck_dims_of_list(ck, c->args[3], d);
+    if (!known(t) || r < 0)
+        return &pld_type_unknown;
+    if (t->rank != 2 || r != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs a 2-D source and a 2-D shape, got %s and %d entries", c->info->name,
+                     pld_ck_tystr(ck, t), r);
+        return &pld_type_unknown;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (d[i].kind != PLD_DIM_CONST || d[i].v <= 0) {
+            pld_ck_error(ck, c->args[3]->span, "%s shape[%d] must be a positive constant", c->info->name, i);
+            return &pld_type_unknown;
+        }
+        if (t->shape[i].kind != PLD_DIM_CONST)
+            continue;
+        int64_t off;
+        if (d[i].v > t->shape[i].v)
+            pld_ck_error(ck, c->args[3]->span, "%s shape[%d] = %lld exceeds the source's %lld", c->info->name, i,
+                         (long long)d[i].v, (long long)t->shape[i].v);
+        else if (pld_ck_const_int(ck, c->args[1 + i], &off) && (off < 0 || off + d[i].v > t->shape[i].v))
+            pld_ck_error(ck, c->args[1 + i]->span, "%s %s %lld + shape[%d] %lld is outside the source's %lld",
+                         c->info->name, c->info->params[1 + i].name, (long long)off, i, (long long)d[i].v,
+                         (long long)t->shape[i].v);
+    }
+    /* valid where the source is: a runtime box when the source is partial or the offsets are not constants */
+    return pld_ck_shaped(ck, PLD_TY_TILE, t->dtype, d, 2, NULL, mem_name(c->args[4], PLD_MEM_VEC));
+}
+
+static const pld_type_t *concat(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (!known(a) || !known(b))
+        return &pld_type_unknown;
+    if (a->rank != 2 || b->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, a),
+                     pld_ck_tystr(ck, b));
+        return &pld_type_unknown;
+    }
+    if (a->dtype != b->dtype) {
+        pld_ck_error(ck, c->call->span, "%s operands must have the same dtype, got %s and %s", c->info->name,
+                     pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));
+        return &pld_type_unknown;
+    }
+    if (pld_dim_eq(&a->shape[0], &b->shape[0]) == 0) {
+        pld_ck_error(ck, c->call->span, "%s row counts differ: %s and %s", c->info->name, pld_ck_tystr(ck, a),
+                     pld_ck_tystr(ck, b));
+        return &pld_type_unknown;
+    }
+    if (a->shape[1].kind != PLD_DIM_CONST || b->shape[1].kind != PLD_DIM_CONST) {
+        pld_ck_error(ck, c->call->span, "%s needs constant column counts", c->info->name);
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[2] = {a->shape[0], {PLD_DIM_CONST, a->shape[1].v + b->shape[1].v, NULL, NULL}};
+    return pld_ck_shaped(ck, a->kind, a->dtype, d, 2, NULL, a->mem);
+}
+
+static const pld_type_t *tile_gather(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *s = c->types[0], *ix = c->types[1];
+    if (!known(s) || !known(ix))
+        return &pld_type_unknown;
+    pld_dtype_t sd = s->dtype;
+    if (sd != PLD_DT_FP16 && sd != PLD_DT_FP32 && sd != PLD_DT_INT16 && sd != PLD_DT_INT32) {
+        pld_ck_error(ck, c->args[0]->span, "%s src must be FP16, FP32, INT16 or INT32, got %s", c->info->name,
+                     pld_dtype_name(sd));
+        return &pld_type_unknown;
+    }
+    int b16 = sd == PLD_DT_FP16 || sd == PLD_DT_INT16;
+    if (ix->dtype != PLD_DT_INT32 && !(ix->dtype == PLD_DT_INT16 && b16)) {
+        pld_ck_error(ck, c->args[1]->span, "%s indices must be INT32 (or INT16 with a 16-bit src), got %s with src %s",
+                     c->info->name, pld_dtype_name(ix->dtype), pld_dtype_name(sd));
+        return &pld_type_unknown;
+    }
+    return pld_ck_shaped(ck, PLD_TY_TILE, sd, ix->shape, ix->rank, NULL, s->mem);
+}
+
+static const pld_type_t *tensor_gather(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *s = c->types[0], *ix = c->types[2];
+    if (!known(s) || !known(ix))
+        return &pld_type_unknown;
+    int dim = axis_arg(ck, c, 1, s->rank);
+    if (dim < 0)
+        return &pld_type_unknown;
+    if (ix->dtype != PLD_DT_INT32) {
+        pld_ck_error(ck, c->args[2]->span, "%s index must be INT32, got %s", c->info->name, pld_dtype_name(ix->dtype));
+        return &pld_type_unknown;
+    }
+    if (ix->rank != s->rank) {
+        pld_ck_error(ck, c->call->span, "%s index rank %d differs from the input's %d", c->info->name, ix->rank,
+                     s->rank);
+        return &pld_type_unknown;
+    }
+    for (int i = 0; i < s->rank; i++)
+        if (i != dim && ix->shape[i].kind == PLD_DIM_CONST && s->shape[i].kind == PLD_DIM_CONST &&
+            ix->shape[i].v > s->shape[i].v) {
+            pld_ck_error(ck, c->call->span, "%s index dimension %d (%lld) exceeds the input's (%lld)", c->info->name,
+                         i, (long long)ix->shape[i].v, (long long)s->shape[i].v);
+            return &pld_type_unknown;
+        }
+    return pld_ck_shaped(ck, s->kind, s->dtype, ix->shape, ix->rank, NULL, s->mem);
+}
+
+const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
+{
+    switch (c->info->id) {
+    case PLD_OPID_TILE_TRANSPOSE:
+    case PLD_OPID_TENSOR_TRANSPOSE:
+        return transpose(ck, c);
+    case PLD_OPID_TILE_EXTRACT:
+        return extract(ck, c);
+    case PLD_OPID_TILE_CONCAT:
+    case PLD_OPID_TENSOR_CONCAT:
+        return concat(ck, c);
+    case PLD_OPID_TILE_GATHER:
+        return tile_gather(ck, c);
+    case PLD_OPID_TENSOR_GATHER:
+        return tensor_gather(ck, c);
+    default:
+        return NULL;
+    }
+}
