@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""run_ops_layout.py - golden tests of the layout and gather ops (issue 11)
+through pldrun at one rank, without mpirun (CTest `ops_layout`):
+pl.tile.transpose / pl.tensor.transpose / unified pl.transpose (2-D and 3-D,
+negative axes, partial valid shapes), pl.tile.extract (constant and runtime
+offsets, partial valid source), pl.tile.concat / pl.tensor.concat / pl.concat
+(valid columns packed), pl.tile.gather (flat index form) and pl.tensor.gather
+/ pl.gather (torch style, dim -1 and 0), FP32/FP16/BF16/INT32; and an
+out-of-range gather index, which must stop pldrun with a located runtime
+error (exit 70).
+
+The programs, runner and bit-exact comparison are run_ops_mem.py's (imported);
+only the cases differ. Semantics: docs/ops-numerics.md.
+
+usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_ops_mem as m  # noqa: E402
+from run_ops_mem import Case  # noqa: E402
+
+DTS = ('FP32', 'FP16', 'BF16', 'INT32')
+_gen = m.gen
+
+
+def gen(rng, dt, n, kind):
+    """'idx:N': INT32 indices in [0, N); otherwise run_ops.gen."""
+    if kind.startswith('idx:'):
+        return [rng.next() % int(kind[4:]) for _ in range(n)]
+    return _gen(rng, dt, n, kind)
+
+
+def box(R, C, vr, vc, f):
+    """[R, C] with f(i, j) inside [vr, vc], 0 elsewhere (unwritten by the store)."""
+    return [f(i, j) if i < vr and j < vc else 0 for i in range(R) for j in range(C)]
+
+
+def build_cases():
+    cases = []
+    R, C, vr, vc = 16, 24, 13, 19
+    for dt in DTS:
+        load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
+        x = [('x0', dt, (R, C), 'sym')]
+        for call in ('pl.tile.transpose(t, 0, 1)', 'pl.transpose(t, 1, 0)', 'pl.tile.transpose(t, -1, -2)'):
+            cases.append(Case('%s.%s' % (call[3:call.index('(')], dt), x, (dt, (C, R)),
+                              [load, 'r = ' + call, 'o = pl.store(r, [0, 0], o)'],
+                              lambda v: box(C, R, vc, vr, lambda i, j, v=v: v[0][j * C + i])))
+        for call in ('pl.tensor.transpose(x0, 0, 1)', 'pl.transpose(x0, -2, -1)'):
+            cases.append(Case('%s.%s' % (call[3:call.index('(')], dt), x, (dt, (C, R)),
+                              ['r = ' + call, 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v: box(C, R, C, R, lambda i, j, v=v: v[0][j * C + i])))
+        # 3-D tensor, axes 0 and 2: [4, 6, 8] -> [8, 6, 4]
+        cases.append(Case('tensor.transpose3d.%s' % dt, [('x0', dt, (4, 6, 8), 'sym')], (dt, (8, 6, 4)),
+                          ['r = pl.tensor.transpose(x0, 0, 2)', 'o = pl.assemble(o, r, [0, 0, 0])'],
+                          lambda v: [v[0][c * 48 + b * 8 + a] for a in range(8) for b in range(6) for c in range(4)]))
+        # extract: window [4, 8] + [8, 16] of a [13, 19]-valid source: valid [8, 11]
+        for off, name in (('4, 8', 'const'), ('pl.tile.get_block_idx() + 4, 8', 'runtime')):
+            cases.append(Case('tile.extract.%s.%s' % (name, dt), x, (dt, (8, 16)),
+                              [load, 'r = pl.tile.extract(t, %s, [8, 16], target_memory=pl.MemorySpace.Vec)' % off,
+                               'o = pl.store(r, [0, 0], o)'],
+                              lambda v: box(8, 16, 8, 11, lambda i, j, v=v: v[0][(i + 4) * C + j + 8])))
+        cases.append(Case('tile.extract.full.%s' % dt, x, (dt, (4, 8)),
+                          ['t = pl.load(x0, [0, 0], [%d, %d])' % (R, C), 'r = pl.tile.extract(t, 12, 16, [4, 8])',
+                           'o = pl.store(r, [0, 0], o)'],
+                          lambda v: box(4, 8, 4, 8, lambda i, j, v=v: v[0][(i + 12) * C + j + 16])))
+        # concat: [8, 12] valid [8, 7] ++ [8, 10] valid [6, 10] -> [8, 22] valid [6, 17]
+        ab = [('x0', dt, (8, 12), 'sym'), ('x1', dt, (8, 10), 'sym')]
+        for fn in ('pl.tile.concat', 'pl.concat'):
+            cases.append(Case('%s.%s' % (fn[3:], dt), ab, (dt, (8, 22)),
+                              ['a = pl.load(x0, [0, 0], [8, 12], valid_shape=[8, 7])',
+                               'b = pl.load(x1, [0, 0], [8, 10], valid_shape=[6, 10])',
+                               'r = %s(a, b)' % fn, 'o = pl.store(r, [0, 0], o)'],
+                              lambda v: box(8, 22, 6, 17, lambda i, j, v=v: v[0][i * 12 + j] if j < 7
+                                            else v[1][i * 10 + j - 7])))
+        for fn in ('pl.tensor.concat', 'pl.concat'):
+            cases.append(Case('%s.tensor.%s' % (fn[3:], dt), ab, (dt, (8, 22)),
+                              ['r = %s(x0, x1)' % fn, 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v: box(8, 22, 8, 22, lambda i, j, v=v: v[0][i * 12 + j] if j < 12
+                                            else v[1][i * 10 + j - 12])))
+        # tensor gather, torch style
+        for fn in ('pl.tensor.gather', 'pl.gather'):
+            cases.append(Case('%s.dim-1.%s' % (fn[3:], dt), [('x0', dt, (8, 16), 'sym'), ('x1', 'INT32', (4, 10), 'idx:16')],
+                              (dt, (4, 10)), ['r = %s(x0, dim=-1, index=x1)' % fn, 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v: [v[0][b * 16 + v[1][b * 10 + k]] for b in range(4) for k in range(10)]))
+        cases.append(Case('tensor.gather.dim0.%s' % dt, [('x0', dt, (8, 16), 'sym'), ('x1', 'INT32', (5, 16), 'idx:8')],
+                          (dt, (5, 16)), ['r = pl.tensor.gather(x0, 0, x1)', 'o = pl.assemble(o, r, [0, 0])'],
+                          lambda v: [v[0][v[1][i * 16 + j] * 16 + j] for i in range(5) for j in range(16)]))
+        # tile gather, flat index over src's [8, 16]; indices valid [3, 16] -> result valid [3, 16]
+        if dt != 'BF16':
+            cases.append(Case('tile.gather.%s' % dt, [('x0', dt, (8, 16), 'sym'), ('x1', 'INT32', (4, 16), 'idx:128')],
+                              (dt, (4, 16)),
+                              ['s = pl.load(x0, [0, 0], [8, 16])', 'i = pl.load(x1, [0, 0], [4, 16], valid_shape=[3, 16])',
+                               'w = pl.tile.full([4, 16], dtype=pl.INT32, value=0)',
+                               'r = pl.tile.gather(s, i, w)', 'o = pl.store(r, [0, 0], o)'],
+                              lambda v: box(4, 16, 3, 16, lambda a, b, v=v: v[0][v[1][a * 16 + b]])))
+    return cases
+
+
+OOR = '''import pypto.language as pl
+
+
+@pl.program
+class Oor:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 16], pl.FP32], ix: pl.Tensor[[2, 16], pl.INT32], o: pl.Out[pl.Tensor[[2, 16], pl.FP32]]) -> pl.Tensor[[2, 16], pl.FP32]:
+        %s
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 16], pl.FP32], ix: pl.Tensor[[2, 16], pl.INT32], o: pl.Out[pl.Tensor[[2, 16], pl.FP32]]):
+        o = self.k(x, ix, o)
+'''
+
+
+def out_of_range(pldrun, work):
+    """An index outside the source: exit 70 and a located 'is outside' runtime error, for both gathers."""
+    bad = 0
+    bodies = {'tile': 's = pl.load(x, [0, 0], [8, 16])\n        i = pl.load(ix, [0, 0], [2, 16])\n'
+                      '        r = pl.tile.gather(s, i, i)\n        o = pl.store(r, [0, 0], o)',
+              'tensor': 'r = pl.tensor.gather(x, -1, ix)\n        o = pl.assemble(o, r, [0, 0])'}
+    for name, body in bodies.items():
+        prog = os.path.join(work, 'oor_%s.pld' % name)
+        with open(prog, 'w') as f:
+            f.write(OOR % body)
+        ixs = [0] * 32
+        ixs[21] = 128 if name == 'tile' else 16
+        m.write_npy(os.path.join(work, 'ix.npy'), 'INT32', (2, 16), ixs)
+        m.write_npy(os.path.join(work, 'x.npy'), 'FP32', (8, 16), [0.0] * 128)
+        p = subprocess.run([pldrun, prog, '--in', 'x=' + os.path.join(work, 'x.npy'),
+                            '--in', 'ix=' + os.path.join(work, 'ix.npy'), '--out', 'o=' + os.path.join(work, 'oo.npy')],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
+        err = p.stderr.decode(errors='replace')
+        want = 'oor_%s.pld:' % name
+        if p.returncode != 70 or 'is outside' not in err or want not in err or '[1, 5]' not in err:
+            print('FAIL out-of-range %s gather: exit %d, stderr %r' % (name, p.returncode, err))
+            bad += 1
+        else:
+            print('ok   out-of-range %s gather: %s' % (name, err.strip().splitlines()[0]))
+    return bad
+
+
+def main():
+    m.gen = gen
+    m.build_cases = build_cases
+    rc = m.main()
+    args = sys.argv
+    pldrun = args[args.index('--pldrun') + 1]
+    work = args[args.index('--workdir') + 1] if '--workdir' in args else os.path.join(os.getcwd(), 'ops_mem_work')
+    os.makedirs(work, exist_ok=True)
+    return 1 if out_of_range(pldrun, work) or rc else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
