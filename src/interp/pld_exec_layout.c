@@ -1,8 +1,10 @@
 /* pld_exec_layout.c - layout and gather ops: pl.tile.transpose /
  * pl.tensor.transpose, pl.tile.extract, pl.tile.concat / pl.tensor.concat,
- * pl.tile.gather (flat index form) and pl.tensor.gather (torch style). Every
- * result is a new tile or tensor; bytes are copied, never converted. The
- * semantics and their PyPTO sources are in docs/ops-numerics.md. */
+ * pl.tile.gather (flat index form) and pl.tensor.gather (torch style),
+ * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view.
+ * Tile results are new tiles; tensor views share the source's buffer; bytes
+ * are copied, never converted. The semantics and their PyPTO sources are in
+ * docs/ops-numerics.md. */
 #include "pld_interp_int.h"
 
 #include <string.h>
@@ -83,7 +85,9 @@ static pld_status_t transpose(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         return st;
     int r = s.kv.rank;
     for (int i = 0; i < 2; i++) {
-        if ((st = pld_op_iarg(it, f, e, 1 + i, 0, &ax[i])) != PLD_OK) {
+        if (e->op == PLD_OPID_TILE_TRANSPOSE_VIEW)
+            ax[i] = i - 2; /* the trailing two dims */
+        else if ((st = pld_op_iarg(it, f, e, 1 + i, 0, &ax[i])) != PLD_OK) {
             pld_value_release(&s.v);
             return st;
         }
@@ -272,12 +276,138 @@ static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     return st;
 }
 
+/* A tensor of dtype dt and shape over t's buffer (t packed, offset in dt elements); keeps the window binding. */
+static pld_tensor_t *tensor_alias(const pld_tensor_t *t, pld_dtype_t dt, int rank, const int64_t *shape, int64_t offset)
+{
+    pld_tensor_t *o = pld_tensor_view(t->buf, dt, rank, shape, offset);
+    if (o) {
+        o->is_dist = t->is_dist;
+        o->winbuf = t->winbuf;
+    }
+    return o;
+}
+
+/* pl.tile.reinterpret_view / pl.tensor.reinterpret_view: the same bytes as dtype `to`. */
+static pld_status_t reinterpret(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    shaped_t s;
+    pld_status_t st;
+    if ((st = shaped_arg(it, f, e, 0, &s)) != PLD_OK)
+        return st;
+    pld_dtype_t to = pld_op_dtype(it, e, 1);
+    int r = s.kv.rank, n = -1, full = 1;
+    int64_t shape[PLD_MAX_RANK], valid[PLD_MAX_RANK], sb = pld_dtype_bytes(s.kv.dt), db = pld_dtype_bytes(to);
+    for (int d = 0; d < r; d++)
+        full &= s.valid[d] == s.kv.shape[d];
+    if (pld_op_arg(e, 2) && (st = pld_op_shape(it, f, e, 2, shape, &n)) != PLD_OK) {
+        pld_value_release(&s.v);
+        return st;
+    }
+    if (n >= 0) { /* explicit shape: same bytes, a fully valid source */
+        int64_t a = pld_view_numel(&s.kv), b = 1;
+        for (int d = 0; d < n; d++)
+            b *= shape[d];
+        if (a * sb != b * db || !full)
+            st = pld_rt_error(it, f, e->span, full ? "%s: the shape does not hold the source's %lld bytes"
+                                                   : "%s: an explicit shape needs a fully valid source",
+                              pld_op_name(e), (long long)(a * sb));
+        memcpy(valid, shape, sizeof valid);
+    } else {
+        n = r;
+        memcpy(shape, s.kv.shape, sizeof shape);
+        memcpy(valid, s.valid, sizeof(int64_t) * (size_t)r);
+        if (r < 1 || shape[r - 1] * sb % db != 0 || valid[r - 1] * sb % db != 0)
+            st = pld_rt_error(it, f, e->span, "%s: the last dimension (valid %lld of %lld) does not scale to whole %s elements",
+                              pld_op_name(e), (long long)(r ? valid[r - 1] : 0), (long long)(r ? shape[r - 1] : 0),
+                              pld_dtype_name(to));
+        else
+            shape[r - 1] = shape[r - 1] * sb / db, valid[r - 1] = valid[r - 1] * sb / db;
+    }
+    if (st == PLD_OK && s.tile) {
+        pld_tile_t *o = pld_tile_new(to, n, shape, pld_v_tile(&s.v)->mem);
+        if (!o)
+            st = pld_op_oom(it, f, e);
+        else {
+            memcpy(o->data, s.kv.data, (size_t)(pld_view_numel(&s.kv) * sb));
+            memcpy(o->valid, valid, sizeof(int64_t) * (size_t)n);
+            *out = pld_tile_value(o);
+        }
+    } else if (st == PLD_OK) {
+        const pld_tensor_t *t = pld_v_tensor(&s.v);
+        if (!pld_view_is_packed(&s.kv) || t->offset * sb % db != 0)
+            st = pld_rt_error(it, f, e->span, "%s needs a packed tensor at a whole-element offset", pld_op_name(e));
+        else {
+            pld_tensor_t *o = tensor_alias(t, to, n, shape, t->offset * sb / db);
+            if (!o)
+                st = pld_op_oom(it, f, e);
+            else {
+                memcpy(o->valid, valid, sizeof(int64_t) * (size_t)n);
+                *out = pld_v_obj(&o->hdr, o->dt);
+            }
+        }
+    }
+    pld_value_release(&s.v);
+    return st;
+}
+
+/* pl.tensor.view: a packed tensor under a new shape (and valid_shape). */
+static pld_status_t tensor_view(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t a;
+    pld_status_t st;
+    int64_t shape[PLD_MAX_RANK], valid[PLD_MAX_RANK];
+    int n, nv = -1;
+    if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_TENSOR)) != PLD_OK)
+        return st;
+    if ((st = pld_op_shape(it, f, e, 1, shape, &n)) != PLD_OK ||
+        (pld_op_arg(e, 2) && (st = pld_op_shape(it, f, e, 2, valid, &nv)) != PLD_OK)) {
+        pld_value_release(&a);
+        return st;
+    }
+    const pld_tensor_t *t = pld_v_tensor(&a);
+    pld_view_t kv;
+    pld_tensor_kview(t, &kv);
+    int64_t b = 1;
+    int full = 1;
+    for (int d = 0; d < n; d++)
+        b *= shape[d];
+    for (int d = 0; d < t->rank; d++)
+        full &= t->valid[d] == t->shape[d];
+    if (b != pld_view_numel(&kv) || !pld_view_is_packed(&kv))
+        st = pld_rt_error(it, f, e->span, b != pld_view_numel(&kv) ? "%s: %lld elements cannot take %lld"
+                                                                     : "%s needs a packed tensor (this one is a strided view)",
+                          pld_op_name(e), (long long)pld_view_numel(&kv), (long long)b);
+    else if (nv < 0 && !full)
+        st = pld_rt_error(it, f, e->span, "%s: a partially valid source needs valid_shape", pld_op_name(e));
+    for (int d = 0; st == PLD_OK && d < nv; d++)
+        if (nv != n || valid[d] < 1 || valid[d] > shape[d])
+            st = pld_rt_error(it, f, e->span, "%s: valid_shape does not fit the shape", pld_op_name(e));
+    if (st == PLD_OK) {
+        pld_tensor_t *o = tensor_alias(t, t->dt, n, shape, t->offset);
+        if (!o)
+            st = pld_op_oom(it, f, e);
+        else {
+            if (nv >= 0)
+                memcpy(o->valid, valid, sizeof(int64_t) * (size_t)n);
+            *out = pld_v_obj(&o->hdr, o->dt);
+        }
+    }
+    pld_value_release(&a);
+    return st;
+}
+
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
     case PLD_OPID_TILE_TRANSPOSE:
     case PLD_OPID_TENSOR_TRANSPOSE:
+    case PLD_OPID_TILE_TRANSPOSE_VIEW:
         return transpose(it, f, e, out);
+    case PLD_OPID_TILE_REINTERPRET_VIEW:
+    case PLD_OPID_TENSOR_REINTERPRET_VIEW:
+        return reinterpret(it, f, e, out);
+    case PLD_OPID_TENSOR_VIEW:
+        return tensor_view(it, f, e, out);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:

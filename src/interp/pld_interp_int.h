@@ -12,7 +12,7 @@
  *      |
  *   ops       pld_exec_mem.c      load/store, create/fill, read/write, slices, subscripts, assemble
  *             pld_exec_compute.c  element-wise, reductions, casts, matmul
- *             pld_exec_layout.c   transpose, extract, concat, gather
+ *             pld_exec_layout.c   transpose, extract, concat, gather, views
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
  *             pld_coll.c          collectives on every rail
  *      |
@@ -334,8 +334,8 @@ pld_status_t pld_task_drain(pld_interp_t *it, frame_t *f);
 void pld_task_fini(pld_interp_t *it);
 
 /* ---- op families: each executes the op calls of its family (e->op) ---- */
-/* pld_exec_layout.c: transpose, extract, concat, tile/tensor gather
- * (PLD_OPID_TILE_TRANSPOSE .. PLD_OPID_TENSOR_GATHER). */
+/* pld_exec_layout.c: transpose, extract, concat, tile/tensor gather,
+ * transpose_view, reinterpret_view, tensor.view. */
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* pld_exec_mem.c: tile load/store, create/fill, element read/write, slices,
  * subscripts, assemble, reshape, move, valid shapes, arrays. */

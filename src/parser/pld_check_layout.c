@@ -1,10 +1,13 @@
 /* pld_check_layout.c - checker rules of the layout and gather ops:
  * pl.tile.transpose / pl.tensor.transpose, pl.tile.extract, pl.tile.concat /
  * pl.tensor.concat, pl.tile.gather (index form) and pl.tensor.gather (torch
- * style, dim + index), with PyPTO's constraints (snapshot e2d0f78ae6d7:
+ * style, dim + index), pl.tile.transpose_view, pl.tile/tensor.reinterpret_view
+ * and pl.tensor.view, with PyPTO's constraints (snapshot e2d0f78ae6d7:
  * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
  * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
- * DeduceTileGatherType; python/pypto/language/op/tensor_ops.py gather).
+ * DeduceTileGatherType; python/pypto/language/op/tensor_ops.py gather;
+ * include/pypto/ir/reinterpret_view_semantics.h Resolve;
+ * src/ir/op/tensor_ops/transform.cpp DeduceTensorViewType).
  * pld_ck_layout_call() returns NULL for every other op. */
 #include "pld_check.h"
 #include "pld_check_int.h"
@@ -191,6 +194,109 @@ static const pld_type_t *tensor_gather(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, s->kind, s->dtype, ix->shape, ix->rank, NULL, s->mem);
 }
 
+static int reinterp_dtype_ok(pld_dtype_t d)
+{
+    switch (d) {
+    case PLD_DT_INT8: case PLD_DT_INT16: case PLD_DT_INT32: case PLD_DT_INT64:
+    case PLD_DT_UINT8: case PLD_DT_UINT16: case PLD_DT_UINT32: case PLD_DT_UINT64:
+    case PLD_DT_FP16: case PLD_DT_BF16: case PLD_DT_FP32:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static const pld_type_t *reinterpret_view(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *t = c->types[0];
+    pld_dtype_t to = pld_ck_ann_dtype(ck, c->args[1]);
+    if (!known(t) || to == PLD_DT_NONE)
+        return &pld_type_unknown;
+    if (!reinterp_dtype_ok(t->dtype) || !reinterp_dtype_ok(to)) {
+        pld_ck_error(ck, c->call->span, "%s supports INT8-64, UINT8-64, FP16, BF16 and FP32, got %s to %s",
+                     c->info->name, pld_dtype_name(t->dtype), pld_dtype_name(to));
+        return &pld_type_unknown;
+    }
+    if (to == t->dtype) {
+        pld_ck_error(ck, c->args[1]->span, "%s needs a dtype other than the source's %s (use reshape/view)",
+                     c->info->name, pld_dtype_name(to));
+        return &pld_type_unknown;
+    }
+    if (t->rank < 1)
+        return &pld_type_unknown;
+    int64_t sb = pld_dtype_bytes(t->dtype), db = pld_dtype_bytes(to);
+    pld_dim_t d[PLD_CK_MAX_RANK], v[PLD_CK_MAX_RANK];
+    int r = t->rank, last = r - 1;
+    for (int i = 0; i < r; i++)
+        d[i] = t->shape[i], v[i] = t->valid ? t->valid[i] : t->shape[i];
+    int autos = t->shape[last].kind == PLD_DIM_CONST && t->shape[last].v * sb % db == 0;
+    if (c->args[2]) {
+        int n = pld_ck_dims_of_list(ck, c->args[2], d);
+        int64_t a = pld_type_static_numel(t), b = 1;
+        for (int i = 0; i < n && b >= 0; i++)
+            b = d[i].kind == PLD_DIM_CONST && d[i].v > 0 ? b * d[i].v : -1;
+        if (n < 1 || a < 0 || b < 0 || a * sb != b * db) {
+            pld_ck_error(ck, c->args[2]->span, "%s shape must be constant, positive and hold the source's %lld bytes",
+                         c->info->name, (long long)(a < 0 ? -1 : a * sb));
+            return &pld_type_unknown;
+        }
+        return pld_ck_shaped(ck, t->kind, to, d, n, NULL, t->mem);
+    }
+    if (!autos) {
+        pld_ck_error(ck, c->call->span, "%s: the last dimension of %s does not scale to a whole number of %s elements",
+                     c->info->name, pld_ck_tystr(ck, t), pld_dtype_name(to));
+        return &pld_type_unknown;
+    }
+    d[last].v = t->shape[last].v * sb / db;
+    if (t->valid && v[last].kind == PLD_DIM_CONST)
+        v[last].v = v[last].v * sb / db;
+    return pld_ck_shaped(ck, t->kind, to, d, r, t->valid ? v : NULL, t->mem);
+}
+
+static const pld_type_t *tensor_view(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *t = c->types[0];
+    pld_dim_t d[PLD_CK_MAX_RANK], v[PLD_CK_MAX_RANK];
+    if (c->args[3]) {
+        pld_ck_error(ck, c->args[3]->span, "%s layout= (ND/DN layout views) is not supported by pldrun", c->info->name);
+        return &pld_type_unknown;
+    }
+    if (!c->args[1]) {
+        pld_ck_error(ck, c->call->span, "%s needs a shape (or a layout)", c->info->name);
+        return &pld_type_unknown;
+    }
+    int r = pld_ck_dims_of_list(ck, c->args[1], d);
+    if (!known(t) || r < 0)
+        return &pld_type_unknown;
+    int64_t a = pld_type_static_numel(t), b = 1;
+    for (int i = 0; i < r && b >= 0; i++) {
+        if (d[i].kind == PLD_DIM_CONST && d[i].v <= 0) {
+            pld_ck_error(ck, c->args[1]->span, "%s shape dimension %d must be positive", c->info->name, i);
+            return &pld_type_unknown;
+        }
+        b = d[i].kind == PLD_DIM_CONST ? b * d[i].v : -1;
+    }
+    if (r < 1 || (a >= 0 && b >= 0 && a != b)) {
+        pld_ck_error(ck, c->args[1]->span, "%s cannot view %lld elements as %lld", c->info->name, (long long)a,
+                     (long long)b);
+        return &pld_type_unknown;
+    }
+    if (c->args[2]) {
+        int n = pld_ck_dims_of_list(ck, c->args[2], v);
+        if (n >= 0 && n != r) {
+            pld_ck_error(ck, c->args[2]->span, "%s valid_shape has %d entries, the shape %d", c->info->name, n, r);
+            return &pld_type_unknown;
+        }
+        for (int i = 0; i < n; i++)
+            if (v[i].kind == PLD_DIM_CONST && (v[i].v <= 0 || (d[i].kind == PLD_DIM_CONST && v[i].v > d[i].v))) {
+                pld_ck_error(ck, c->args[2]->span, "%s valid_shape dimension %d (%lld) is outside [1, shape]",
+                             c->info->name, i, (long long)v[i].v);
+                return &pld_type_unknown;
+            }
+    }
+    return pld_ck_shaped(ck, t->kind, t->dtype, d, r, NULL, t->mem);
+}
+
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
 {
     switch (c->info->id) {
@@ -206,6 +312,27 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
         return tile_gather(ck, c);
     case PLD_OPID_TENSOR_GATHER:
         return tensor_gather(ck, c);
+    case PLD_OPID_TILE_TRANSPOSE_VIEW: {
+        const pld_type_t *t = c->types[0];
+        if (!known(t))
+            return &pld_type_unknown;
+        if (t->rank < 2) {
+            pld_ck_error(ck, c->call->span, "%s needs at least 2 dimensions, got %s", c->info->name, pld_ck_tystr(ck, t));
+            return &pld_type_unknown;
+        }
+        pld_dim_t d[PLD_CK_MAX_RANK], v[PLD_CK_MAX_RANK];
+        for (int i = 0; i < t->rank; i++)
+            d[i] = t->shape[i], v[i] = t->valid ? t->valid[i] : t->shape[i];
+        int a = t->rank - 2, b = t->rank - 1;
+        pld_dim_t x = d[a];
+        d[a] = d[b], d[b] = x, x = v[a], v[a] = v[b], v[b] = x;
+        return pld_ck_shaped(ck, t->kind, t->dtype, d, t->rank, t->valid ? v : NULL, t->mem);
+    }
+    case PLD_OPID_TILE_REINTERPRET_VIEW:
+    case PLD_OPID_TENSOR_REINTERPRET_VIEW:
+        return reinterpret_view(ck, c);
+    case PLD_OPID_TENSOR_VIEW:
+        return tensor_view(ck, c);
     default:
         return NULL;
     }

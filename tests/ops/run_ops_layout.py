@@ -15,12 +15,14 @@ only the cases differ. Semantics: docs/ops-numerics.md.
 usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
 """
 import os
+import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_ops_mem as m  # noqa: E402
 from run_ops_mem import Case  # noqa: E402
+from run_ops import bits  # noqa: E402
 
 DTS = ('FP32', 'FP16', 'BF16', 'INT32')
 _gen = m.gen
@@ -38,8 +40,65 @@ def box(R, C, vr, vc, f):
     return [f(i, j) if i < vr and j < vc else 0 for i in range(R) for j in range(C)]
 
 
-def build_cases():
+WIDTH = {'FP32': 4, 'FP16': 2, 'BF16': 2, 'INT32': 4}
+
+
+def as_int32(dt, vals):
+    """The bytes of vals (dtype dt) read as little-endian INT32 values."""
+    w = WIDTH[dt]
+    raw = b''.join(struct.pack('<I' if w == 4 else '<H', bits(dt, v)) for v in vals)
+    return list(struct.unpack('<%di' % (len(raw) // 4), raw))
+
+
+def int32_as_fp16(vals):
+    raw = struct.pack('<%di' % len(vals), *vals)
+    return list(struct.unpack('<%de' % (len(raw) // 2), raw))
+
+
+def view_cases():
+    """transpose_view, reinterpret_view (tile, tensor, unified; write-through), tensor.view."""
     cases = []
+    R, C, vr, vc = 16, 24, 13, 19
+    for dt in DTS:
+        cases.append(Case('tile.transpose_view.%s' % dt, [('x0', dt, (R, C), 'sym')], (dt, (C, R)),
+                          ['t = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc),
+                           'r = pl.tile.transpose_view(t)', 'o = pl.store(r, [0, 0], o)'],
+                          lambda v: box(C, R, vc, vr, lambda i, j, v=v: v[0][j * C + i])))
+        cases.append(Case('tensor.view.%s' % dt, [('x0', dt, (4, 6, 8), 'sym')], (dt, (24, 8)),
+                          ['r = pl.tensor.view(x0, [24, 8])', 'o = pl.assemble(o, r, [0, 0])'],
+                          lambda v: list(v[0])))
+        cases.append(Case('tensor.view.valid.%s' % dt, [('x0', dt, (4, 4, 16), 'sym')], (dt, (16, 16)),
+                          ['r = pl.tensor.view(x0, [16, 16], [13, 16])', 'p = pl.tensor.fillpad(r)',
+                           'o = pl.assemble(o, p, [0, 0])'],
+                          lambda v: box(16, 16, 13, 16, lambda i, j, v=v: v[0][i * 16 + j])))
+        if dt == 'INT32':
+            continue
+        # the bytes as INT32: FP32 [8, 16] -> [8, 16]; FP16/BF16 [8, 16] -> [8, 8]; valid [5, 10] -> [5, 10 * w / 4]
+        w = WIDTH[dt]
+        oc = 16 * w // 4
+        for fn in ('pl.tile.reinterpret_view', 'pl.reinterpret_view'):
+            cases.append(Case('%s.%s' % (fn[3:], dt), [('x0', dt, (8, 16), 'sym')], ('INT32', (8, oc)),
+                              ['t = pl.load(x0, [0, 0], [8, 16], valid_shape=[5, 10])',
+                               'r = %s(t, pl.INT32)' % fn, 'o = pl.store(r, [0, 0], o)'],
+                              lambda v, oc=oc, w=w, dt=dt: box(8, oc, 5, 10 * w // 4,
+                                                               lambda i, j, g=as_int32(dt, v[0]): g[i * oc + j])))
+        cases.append(Case('tile.reinterpret_view.shape.%s' % dt, [('x0', dt, (8, 16), 'sym')], ('INT32', (4, 2 * oc)),
+                          ['t = pl.load(x0, [0, 0], [8, 16])', 'r = pl.tile.reinterpret_view(t, pl.INT32, shape=[4, %d])'
+                           % (2 * oc), 'o = pl.store(r, [0, 0], o)'],
+                          lambda v, dt=dt: as_int32(dt, v[0])))
+        for fn in ('pl.tensor.reinterpret_view', 'pl.reinterpret_view'):
+            cases.append(Case('%s.tensor.%s' % (fn[3:], dt), [('x0', dt, (8, 16), 'sym')], ('INT32', (8, oc)),
+                              ['r = %s(x0, pl.INT32)' % fn, 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v, dt=dt: as_int32(dt, v[0])))
+    # writes through a tensor view of another width reach the source: INT32 [8, 8] into an FP16 [8, 16] Out
+    cases.append(Case('tensor.reinterpret_view.write_through', [('x0', 'INT32', (8, 8), 'idx:1000')], ('FP16', (8, 16)),
+                      ['v = pl.tensor.reinterpret_view(o, pl.INT32)', 'v = pl.assemble(v, x0, [0, 0])'],
+                      lambda v: int32_as_fp16(v[0])))
+    return cases
+
+
+def build_cases():
+    cases = view_cases()
     R, C, vr, vc = 16, 24, 13, 19
     for dt in DTS:
         load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
