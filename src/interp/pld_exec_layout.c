@@ -1,7 +1,8 @@
 /* pld_exec_layout.c - layout and gather ops: pl.tile.transpose /
  * pl.tensor.transpose, pl.tile.extract, pl.tile.concat / pl.tensor.concat,
  * pl.tile.gather (flat index form) and pl.tensor.gather (torch style),
- * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view.
+ * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view,
+ * pl.tile.scatter and pl.tensor.scatter (index form).
  * Tile results are new tiles; tensor views share the source's buffer; bytes
  * are copied, never converted. The semantics and their PyPTO sources are in
  * docs/ops-numerics.md. */
@@ -396,6 +397,69 @@ static pld_status_t tensor_view(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return st;
 }
 
+/* pl.tile.scatter: dst.flat[indexes[p]] = src[p]; pl.tensor.scatter: a copy of input with out[b, index[b, k]] = src[b, k].
+ * Over src's valid box in row-major order: the last write to a position wins. */
+static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    int tensor = e->op == PLD_OPID_TENSOR_SCATTER;
+    shaped_t d, s, x;
+    pld_status_t st;
+    if ((st = shaped_arg(it, f, e, 0, &d)) != PLD_OK)
+        return st;
+    if ((st = shaped_arg(it, f, e, tensor ? 3 : 1, &s)) != PLD_OK) {
+        pld_value_release(&d.v);
+        return st;
+    }
+    if ((st = shaped_arg(it, f, e, 2, &x)) != PLD_OK) {
+        pld_value_release(&d.v);
+        pld_value_release(&s.v);
+        return st;
+    }
+    pld_view_t ov = {0};
+    if (s.kv.rank != 2 || x.kv.rank != 2 || d.kv.rank != 2 || x.kv.shape[0] < s.valid[0] || x.kv.shape[1] < s.valid[1] ||
+        (tensor && (s.valid[0] > d.kv.shape[0])))
+        st = pld_rt_error(it, f, e->span, "%s: the index does not cover src's valid box, or src does not fit", pld_op_name(e));
+    else if (tensor) {
+        int64_t *valid = NULL;
+        if ((st = new_like(it, f, e, 0, d.kv.dt, 2, d.kv.shape, PLD_MEM_NONE, out, &ov, &valid)) == PLD_OK) {
+            memcpy(valid, d.valid, 2 * sizeof(int64_t));
+            if ((st = kcopy(it, f, e, &ov, &d.kv)) != PLD_OK)
+                pld_value_release(out);
+        }
+    } else {
+        pld_tile_t *t = pld_tile_cow(&d.v);
+        if (!t)
+            st = pld_op_oom(it, f, e);
+        else {
+            pld_tile_kview(t, &ov, 0);
+            *out = d.v;
+            pld_value_retain(out);
+        }
+    }
+    int64_t lim = tensor ? ov.shape[1] : pld_view_numel(&ov);
+    size_t eb = (size_t)pld_dtype_bytes(ov.dt);
+    for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++)
+        for (int64_t j = 0; j < s.valid[1]; j++) {
+            int64_t p[2] = {i, j}, q[2];
+            int64_t k = pld_elem_get_i(at(&x.kv, p), x.kv.dt, 0);
+            if (k < 0 || k >= lim) {
+                st = pld_rt_error(it, f, e->span, "%s: index %lld at [%lld, %lld] is outside [0, %lld)", pld_op_name(e),
+                                  (long long)k, (long long)i, (long long)j, (long long)lim);
+                pld_value_release(out);
+                break;
+            }
+            if (tensor)
+                q[0] = i, q[1] = k;
+            else
+                unflatten(k, 2, ov.shape, q);
+            memcpy(at(&ov, q), at(&s.kv, p), eb);
+        }
+    pld_value_release(&d.v);
+    pld_value_release(&s.v);
+    pld_value_release(&x.v);
+    return st;
+}
+
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
@@ -408,6 +472,9 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return reinterpret(it, f, e, out);
     case PLD_OPID_TENSOR_VIEW:
         return tensor_view(it, f, e, out);
+    case PLD_OPID_TILE_SCATTER:
+    case PLD_OPID_TENSOR_SCATTER:
+        return scatter(it, f, e, out);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:

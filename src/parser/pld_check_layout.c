@@ -2,12 +2,14 @@
  * pl.tile.transpose / pl.tensor.transpose, pl.tile.extract, pl.tile.concat /
  * pl.tensor.concat, pl.tile.gather (index form) and pl.tensor.gather (torch
  * style, dim + index), pl.tile.transpose_view, pl.tile/tensor.reinterpret_view
- * and pl.tensor.view, with PyPTO's constraints (snapshot e2d0f78ae6d7:
+ * and pl.tensor.view, pl.tile.scatter / pl.tensor.scatter (index form), with
+ * PyPTO's constraints (snapshot e2d0f78ae6d7:
  * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
  * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
  * DeduceTileGatherType; python/pypto/language/op/tensor_ops.py gather;
  * include/pypto/ir/reinterpret_view_semantics.h Resolve;
- * src/ir/op/tensor_ops/transform.cpp DeduceTensorViewType).
+ * src/ir/op/tensor_ops/transform.cpp DeduceTensorViewType;
+ * src/ir/op/tile_ops/scatter.cpp, src/ir/op/tensor_ops/scatter.cpp).
  * pld_ck_layout_call() returns NULL for every other op. */
 #include "pld_check.h"
 #include "pld_check_int.h"
@@ -297,6 +299,62 @@ static const pld_type_t *tensor_view(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, t->kind, t->dtype, d, r, NULL, t->mem);
 }
 
+static int scatter_elem_ok(pld_dtype_t d)
+{
+    return d == PLD_DT_INT8 || d == PLD_DT_INT16 || d == PLD_DT_INT32 || d == PLD_DT_FP16 || d == PLD_DT_FP32 ||
+           d == PLD_DT_BF16;
+}
+
+/* pl.tile.scatter (dst, src, indexes at 0, 1, 2) and pl.tensor.scatter (input, src, index at 0, 3, 2). */
+static const pld_type_t *scatter(pld_ck_t *ck, ck_call_t *c)
+{
+    int tensor = c->info->id == PLD_OPID_TENSOR_SCATTER;
+    if (tensor && (c->args[4] || c->args[5] || !c->args[1] || !c->args[2] || !c->args[3])) {
+        pld_ck_error(ck, c->call->span, "%s: only the index form (input, dim, index, src) is supported; the mask form "
+                                        "(mask_pattern=, dst=) is not", c->info->name);
+        return &pld_type_unknown;
+    }
+    const pld_type_t *d = c->types[0], *s = c->types[tensor ? 3 : 1], *ix = c->types[2];
+    if (!known(d) || !known(s) || !known(ix))
+        return &pld_type_unknown;
+    if (!scatter_elem_ok(d->dtype) || s->dtype != d->dtype) {
+        pld_ck_error(ck, c->call->span, "%s needs %s and src of one dtype among INT8, INT16, INT32, FP16, FP32, BF16; "
+                                        "got %s and %s", c->info->name, tensor ? "input" : "dst",
+                     pld_dtype_name(d->dtype), pld_dtype_name(s->dtype));
+        return &pld_type_unknown;
+    }
+    int need = pld_dtype_bytes(d->dtype) == 4 ? 4 : 2;
+    if ((ix->dtype != PLD_DT_INT32 && ix->dtype != PLD_DT_INT16) || pld_dtype_bytes(ix->dtype) != need) {
+        pld_ck_error(ck, c->args[2]->span, "%s index dtype must be %s for a %s %s, got %s", c->info->name,
+                     need == 4 ? "INT32" : "INT16", pld_dtype_name(d->dtype), tensor ? "input" : "dst",
+                     pld_dtype_name(ix->dtype));
+        return &pld_type_unknown;
+    }
+    if (d->rank != 2 || s->rank != 2 || ix->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs 2-D operands", c->info->name);
+        return &pld_type_unknown;
+    }
+    for (int i = 0; i < 2; i++)
+        if (pld_dim_eq(&s->shape[i], &ix->shape[i]) == 0) {
+            pld_ck_error(ck, c->call->span, "%s index %s must have src's shape %s", c->info->name,
+                         pld_ck_tystr(ck, ix), pld_ck_tystr(ck, s));
+            return &pld_type_unknown;
+        }
+    if (tensor) {
+        if (axis_arg(ck, c, 1, 2) != 1) {
+            pld_ck_error(ck, c->args[1]->span, "%s supports dim = -1 (the last axis) only", c->info->name);
+            return &pld_type_unknown;
+        }
+        for (int i = 0; i < 2; i++)
+            if (s->shape[i].kind == PLD_DIM_CONST && d->shape[i].kind == PLD_DIM_CONST && s->shape[i].v > d->shape[i].v) {
+                pld_ck_error(ck, c->call->span, "%s src %s does not fit in input %s", c->info->name, pld_ck_tystr(ck, s),
+                             pld_ck_tystr(ck, d));
+                return &pld_type_unknown;
+            }
+    }
+    return pld_ck_shaped(ck, d->kind, d->dtype, d->shape, d->rank, d->valid, d->mem);
+}
+
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
 {
     switch (c->info->id) {
@@ -333,6 +391,9 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
         return reinterpret_view(ck, c);
     case PLD_OPID_TENSOR_VIEW:
         return tensor_view(ck, c);
+    case PLD_OPID_TILE_SCATTER:
+    case PLD_OPID_TENSOR_SCATTER:
+        return scatter(ck, c);
     default:
         return NULL;
     }

@@ -41,6 +41,7 @@ static const struct {
     {"pl.move", PLD_OPID_TILE_MOVE},
     {"pl.fillpad_inplace", PLD_OPID_TILE_FILLPAD_INPLACE},
     {"pl.gather", PLD_OPID_TENSOR_GATHER},
+    {"pl.scatter", PLD_OPID_TENSOR_SCATTER},
     {"pl.matmul_acc", PLD_OPID_TILE_MATMUL_ACC},
     {"pl.matmul_bias", PLD_OPID_TILE_MATMUL_BIAS},
     {"pl.get_block_idx", PLD_OPID_TILE_GET_BLOCK_IDX},

@@ -97,8 +97,40 @@ def view_cases():
     return cases
 
 
+def scatter_ref(d, src, idx, SC, vr, vc):
+    out = list(d)
+    for i in range(vr):
+        for j in range(vc):
+            out[idx[i * SC + j]] = src[i * SC + j]
+    return out
+
+
+def scatter_cases():
+    """pl.tile.scatter (flat, INT32 / INT16 indexes by dst width; duplicates: the last wins) and
+    pl.tensor.scatter / pl.scatter (index form, dim = -1)."""
+    cases = []
+    for dt in DTS:
+        ix = 'i' if WIDTH[dt] == 4 else 'pl.tile.cast(i, pl.INT16)'
+        for kind, name in (('idx:128', ''), ('idx:4', '.dups')):
+            cases.append(Case('tile.scatter%s.%s' % (name, dt), [('x0', dt, (8, 16), 'sym'), ('x1', dt, (4, 8), 'sym'),
+                                                                 ('x2', 'INT32', (4, 8), kind)], (dt, (8, 16)),
+                              ['d = pl.load(x0, [0, 0], [8, 16])', 's = pl.load(x1, [0, 0], [4, 8], valid_shape=[3, 8])',
+                               'i = pl.load(x2, [0, 0], [4, 8])', 'r = pl.tile.scatter(d, s, %s)' % ix,
+                               'o = pl.store(r, [0, 0], o)'],
+                              lambda v: scatter_ref(v[0], v[1], v[2], 8, 3, 8)))
+        tix = 'x2' if WIDTH[dt] == 4 else 'pl.tensor.cast(x2, pl.INT16)'
+        for call in ('pl.tensor.scatter(x0, -1, %s, x1)', 'pl.scatter(x0, dim=-1, index=%s, src=x1)'):
+            call = call % tix
+            cases.append(Case('%s.%s' % (call[3:call.index('(')], dt), [('x0', dt, (8, 16), 'sym'), ('x1', dt, (8, 6), 'sym'),
+                                                                        ('x2', 'INT32', (8, 6), 'idx:16')], (dt, (8, 16)),
+                              ['r = ' + call, 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v: scatter_ref(v[0], v[1], [b * 16 + v[2][b * 6 + k] for b in range(8)
+                                                                 for k in range(6)], 6, 8, 6)))
+    return cases
+
+
 def build_cases():
-    cases = view_cases()
+    cases = view_cases() + scatter_cases()
     R, C, vr, vc = 16, 24, 13, 19
     for dt in DTS:
         load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
@@ -175,17 +207,24 @@ class Oor:
 
 
 def out_of_range(pldrun, work):
-    """An index outside the source: exit 70 and a located 'is outside' runtime error, for both gathers."""
+    """An index outside the source (destination): exit 70 and a located 'is outside' runtime error, for
+    both gathers and both scatters."""
     bad = 0
     bodies = {'tile': 's = pl.load(x, [0, 0], [8, 16])\n        i = pl.load(ix, [0, 0], [2, 16])\n'
                       '        r = pl.tile.gather(s, i, i)\n        o = pl.store(r, [0, 0], o)',
-              'tensor': 'r = pl.tensor.gather(x, -1, ix)\n        o = pl.assemble(o, r, [0, 0])'}
+              'tensor': 'r = pl.tensor.gather(x, -1, ix)\n        o = pl.assemble(o, r, [0, 0])',
+              'tile_scatter': 'd = pl.load(x, [0, 0], [8, 16])\n        i = pl.load(ix, [0, 0], [2, 16])\n'
+                              '        s = pl.load(x, [0, 0], [2, 16])\n        r = pl.tile.scatter(d, s, i)\n'
+                              '        t = pl.load(x, [0, 0], [2, 16])\n        o = pl.store(t, [0, 0], o)',
+              'tensor_scatter': 's = pl.tensor.slice(x, [2, 16], [0, 0])\n        r = pl.tensor.scatter(x, -1, ix, s)\n'
+                                '        o = pl.assemble(o, s, [0, 0])'}
+    lims = {'tile': 128, 'tensor': 16, 'tile_scatter': 128, 'tensor_scatter': 16}
     for name, body in bodies.items():
         prog = os.path.join(work, 'oor_%s.pld' % name)
         with open(prog, 'w') as f:
             f.write(OOR % body)
         ixs = [0] * 32
-        ixs[21] = 128 if name == 'tile' else 16
+        ixs[21] = lims[name]
         m.write_npy(os.path.join(work, 'ix.npy'), 'INT32', (2, 16), ixs)
         m.write_npy(os.path.join(work, 'x.npy'), 'FP32', (8, 16), [0.0] * 128)
         p = subprocess.run([pldrun, prog, '--in', 'x=' + os.path.join(work, 'x.npy'),
@@ -194,10 +233,10 @@ def out_of_range(pldrun, work):
         err = p.stderr.decode(errors='replace')
         want = 'oor_%s.pld:' % name
         if p.returncode != 70 or 'is outside' not in err or want not in err or '[1, 5]' not in err:
-            print('FAIL out-of-range %s gather: exit %d, stderr %r' % (name, p.returncode, err))
+            print('FAIL out-of-range %s: exit %d, stderr %r' % (name, p.returncode, err))
             bad += 1
         else:
-            print('ok   out-of-range %s gather: %s' % (name, err.strip().splitlines()[0]))
+            print('ok   out-of-range %s: %s' % (name, err.strip().splitlines()[0]))
     return bad
 
 
