@@ -366,7 +366,9 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 /* pl.tensor.expand_clone. */
 pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode); /* 0 matmul, 1 matmul_acc, 2 matmul_bias */
+pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode);
+/* pl.tile.batch_matmul, pl.tile.batch_matmul_acc. */
+pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out); /* 0 matmul, 1 matmul_acc, 2 matmul_bias */
 /* pld_exec_dist.c: the pld.* ops on windows and signals (PLD_OPID_PLD_WORLD_SIZE
  * .. PLD_OPID_PLD_DEFER_WAIT). */
 pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);

@@ -129,8 +129,54 @@ def scatter_cases():
     return cases
 
 
+def matmul_cases():
+    """gemv / gemv_acc / gemv_bias (tile and pl.X) and batch_matmul / batch_matmul_acc with batch broadcast."""
+    cases = []
+    mm, f32 = m.matmul_ref, m.f32
+    K, N = 16, 12
+    for dt in ('FP32', 'FP16', 'BF16'):
+        ab = [('x0', dt, (1, K), 'sym'), ('x1', dt, (K, N), 'sym'), ('x2', dt, (1, K), 'sym'), ('x3', dt, (K, N), 'sym')]
+        loads = ['a = pl.load(x0, [0, 0], [1, %d])' % K, 'b = pl.load(x1, [0, 0], [%d, %d])' % (K, N),
+                 'a2 = pl.load(x2, [0, 0], [1, %d])' % K, 'b2 = pl.load(x3, [0, 0], [%d, %d])' % (K, N)]
+        for fn, ph in (('pl.tile.gemv', ''), ('pl.gemv', ', acc_phase="final"')):
+            cases.append(Case('%s%s.%s' % (fn[3:], ph and '.final', dt), ab[:2], ('FP32', (1, N)),
+                              loads[:2] + ['r = %s(a, b%s)' % (fn, ph), 'o = pl.store(r, [0, 0], o)'],
+                              lambda v: mm(v[0], v[1], 1, K, N)))
+        for fn, ph in (('pl.tile.gemv_acc', ''), ('pl.gemv_acc', ', "partial"')):
+            cases.append(Case('%s.%s' % (fn[3:], dt), ab, ('FP32', (1, N)),
+                              loads + ['c = pl.tile.gemv(a, b)', 'r = %s(c, a2, b2%s)' % (fn, ph),
+                                       'o = pl.store(r, [0, 0], o)'],
+                              lambda v: mm(v[2], v[3], 1, K, N, mm(v[0], v[1], 1, K, N))))
+        for fn in ('pl.tile.gemv_bias', 'pl.gemv_bias'):
+            cases.append(Case('%s.%s' % (fn[3:], dt), ab[:2] + [('x2', 'FP32', (1, N), 'sym')], ('FP32', (1, N)),
+                              loads[:2] + ['bias = pl.load(x2, [0, 0], [1, %d])' % N, 'r = %s(a, b, bias)' % fn,
+                                           'o = pl.store(r, [0, 0], o)'],
+                              lambda v: [f32(x + y) for x, y in zip(mm(v[0], v[1], 1, K, N), v[2])]))
+        # batch: [2, 4, 8] @ [1, 8, 6] -> [2, 4, 6] (rhs broadcast); acc form adds [2, 4, 8] @ [2, 8, 6]
+        def bref(a, b, Ba, Bb, acc=None):
+            out = []
+            for z in range(2):
+                x = a[(z if Ba > 1 else 0) * 32:][:32]
+                y = b[(z if Bb > 1 else 0) * 48:][:48]
+                out += mm(x, y, 4, 8, 6, acc[z * 24:(z + 1) * 24] if acc else None)
+            return out
+        bm = [('x0', dt, (2, 4, 8), 'sym'), ('x1', dt, (1, 8, 6), 'sym'), ('x2', dt, (2, 4, 8), 'sym'),
+              ('x3', dt, (2, 8, 6), 'sym')]
+        bl = ['a = pl.load(x0, [0, 0, 0], [2, 4, 8])', 'b = pl.load(x1, [0, 0, 0], [1, 8, 6])',
+              'a2 = pl.load(x2, [0, 0, 0], [2, 4, 8])', 'b2 = pl.load(x3, [0, 0, 0], [2, 8, 6])']
+        for fn in ('pl.tile.batch_matmul', 'pl.batch_matmul'):
+            cases.append(Case('%s.%s' % (fn[3:], dt), bm[:2], ('FP32', (2, 4, 6)),
+                              bl[:2] + ['r = %s(a, b)' % fn, 'o = pl.store(r, [0, 0, 0], o)'],
+                              lambda v, bref=bref: bref(v[0], v[1], 2, 1)))
+        cases.append(Case('tile.batch_matmul_acc.%s' % dt, bm, ('FP32', (2, 4, 6)),
+                          bl + ['c = pl.tile.batch_matmul(a, b)', 'r = pl.tile.batch_matmul_acc(c, a2, b2)',
+                                'o = pl.store(r, [0, 0, 0], o)'],
+                          lambda v, bref=bref: bref(v[2], v[3], 2, 2, bref(v[0], v[1], 2, 1))))
+    return cases
+
+
 def build_cases():
-    cases = view_cases() + scatter_cases()
+    cases = view_cases() + scatter_cases() + matmul_cases()
     R, C, vr, vc = 16, 24, 13, 19
     for dt in DTS:
         load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
