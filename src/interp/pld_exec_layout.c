@@ -2,12 +2,14 @@
  * pl.tensor.transpose, pl.tile.extract, pl.tile.concat / pl.tensor.concat,
  * pl.tile.gather (flat index form) and pl.tensor.gather (torch style),
  * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view,
- * pl.tile.scatter and pl.tensor.scatter (index form).
+ * pl.tile.scatter and pl.tensor.scatter (index form), sort32 and mrgsort.
  * Tile results are new tiles; tensor views share the source's buffer; bytes
  * are copied, never converted. The semantics and their PyPTO sources are in
  * docs/ops-numerics.md. */
 #include "pld_interp_int.h"
+#include "pld_mem.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A shaped operand's kernel view (physical extent) and valid box. */
@@ -460,6 +462,154 @@ static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     return st;
 }
 
+/* A [value, index] pair of sort32/mrgsort: an FP32 value and 4 index bytes. */
+typedef struct {
+    float v;
+    uint32_t i;
+} pair_t;
+
+/* p goes before q in descending order (NaN first); ties keep the earlier one (callers keep order). */
+static int before(const pair_t *p, const pair_t *q)
+{
+    if (isnan(p->v))
+        return !isnan(q->v);
+    return !isnan(q->v) && p->v > q->v;
+}
+
+/* Row r of a 2-D FP32 view as n pairs (columns 2k, 2k + 1). */
+static void row_pairs(const pld_view_t *v, int64_t r, pair_t *out, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++) {
+        int64_t a[2] = {r, 2 * k}, b[2] = {r, 2 * k + 1};
+        memcpy(&out[k].v, at(v, a), 4);
+        memcpy(&out[k].i, at(v, b), 4);
+    }
+}
+
+static void put_pairs(const pld_view_t *v, int64_t r, const pair_t *p, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++) {
+        int64_t a[2] = {r, 2 * k}, b[2] = {r, 2 * k + 1};
+        memcpy(at(v, a), &p[k].v, 4);
+        memcpy(at(v, b), &p[k].i, 4);
+    }
+}
+
+/* Stable merge of the runs [starts[j], ends[j]) of in into out (descending). */
+static void merge_runs(const pair_t *in, int nr, const int64_t *starts, const int64_t *ends, pair_t *out)
+{
+    int64_t pos[4];
+    memcpy(pos, starts, sizeof(int64_t) * (size_t)nr);
+    for (int64_t o = 0;; o++) {
+        int best = -1;
+        for (int j = 0; j < nr; j++)
+            if (pos[j] < ends[j] && (best < 0 || before(&in[pos[j]], &in[pos[best]])))
+                best = j;
+        if (best < 0)
+            return;
+        out[o] = in[pos[best]++];
+    }
+}
+
+/* pl.tile.sort32 / pl.tensor.sort32, pl.tile.mrgsort / pl.tensor.mrgsort (formats 1 and 2). */
+static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    int tensor = e->op == PLD_OPID_TENSOR_SORT32 || e->op == PLD_OPID_TENSOR_MRGSORT;
+    int sort = e->op == PLD_OPID_TILE_SORT32 || e->op == PLD_OPID_TENSOR_SORT32;
+    int bl_arg = tensor ? 5 : 6, fmt1 = !sort && pld_op_arg(e, bl_arg);
+    shaped_t src[5];
+    int ns = 0;
+    pld_status_t st = PLD_OK;
+    int64_t block = 0;
+    for (int i = 0; i < (sort ? 2 : fmt1 ? 1 : tensor ? 4 : 5) && st == PLD_OK; i++) {
+        if (!sort && i > 0 && !pld_op_arg(e, i))
+            continue;
+        if ((st = shaped_arg(it, f, e, i, &src[ns])) == PLD_OK)
+            ns++;
+    }
+    if (st == PLD_OK && fmt1 && (st = pld_op_iarg(it, f, e, bl_arg, 0, &block)) == PLD_OK && (block <= 0 || block % 64))
+        st = pld_rt_error(it, f, e->span, "%s: block_len %lld is not a positive multiple of 64", pld_op_name(e),
+                          (long long)block);
+    int nsrc = sort ? 1 : fmt1 ? 1 : (tensor ? ns : ns - 1); /* format2 tile: the last is tmp */
+    int64_t R = ns ? src[0].kv.shape[0] : 0, cols = 0;
+    for (int i = 0; st == PLD_OK && i < ns; i++)
+        if (src[i].kv.rank != 2 || src[i].kv.shape[0] != R ||
+            (i < nsrc && (src[i].kv.dt != PLD_DT_FP32 || (!sort && src[i].kv.shape[1] % 2))))
+            st = pld_rt_error(it, f, e->span, "%s needs 2-D FP32 sources of one row count (pairs: an even column count)",
+                              pld_op_name(e));
+    if (st == PLD_OK && sort && (src[1].kv.shape[1] != src[0].kv.shape[1] || src[0].kv.shape[1] % 32 ||
+                                 pld_dtype_bytes(src[1].kv.dt) != 4))
+        st = pld_rt_error(it, f, e->span, "%s: idx must have src's shape (columns a multiple of 32), 4-byte elements",
+                          pld_op_name(e));
+    for (int i = 0; i < nsrc; i++)
+        cols += src[i].kv.shape[1];
+    int64_t oshape[2] = {R, sort ? 2 * cols : (!tensor && !fmt1) ? src[ns - 1].kv.shape[1] : cols};
+    pld_view_t ov = {0};
+    int64_t *valid = NULL;
+    pair_t *buf = NULL, *tmp = NULL;
+    if (st == PLD_OK)
+        st = new_like(it, f, e, !tensor, PLD_DT_FP32, 2, oshape, tensor ? PLD_MEM_NONE : pld_v_tile(&src[0].v)->mem, out,
+                      &ov, &valid);
+    int64_t np = sort ? cols : cols / 2; /* pairs per row */
+    if (st == PLD_OK) {
+        buf = pld_mem_calloc((size_t)(np ? np : 1), sizeof *buf);
+        tmp = pld_mem_calloc((size_t)(np ? np : 1), sizeof *tmp);
+        if (!buf || !tmp) {
+            st = pld_op_oom(it, f, e);
+            pld_value_release(out);
+        }
+    }
+    for (int64_t r = 0; st == PLD_OK && r < R; r++) {
+        if (sort) {
+            for (int64_t k = 0; k < np; k++) {
+                int64_t p[2] = {r, k};
+                memcpy(&buf[k].v, at(&src[0].kv, p), 4);
+                memcpy(&buf[k].i, at(&src[1].kv, p), 4);
+            }
+            for (int64_t b = 0; b < np; b += 32) /* stable insertion sort of each 32-block */
+                for (int64_t k = b + 1; k < b + 32; k++) {
+                    pair_t x = buf[k];
+                    int64_t j = k;
+                    for (; j > b && before(&x, &buf[j - 1]); j--)
+                        buf[j] = buf[j - 1];
+                    buf[j] = x;
+                }
+            put_pairs(&ov, r, buf, np);
+            continue;
+        }
+        int64_t o = 0;
+        for (int i = 0; i < nsrc; i++) {
+            row_pairs(&src[i].kv, r, buf + o, src[i].kv.shape[1] / 2);
+            o += src[i].kv.shape[1] / 2;
+        }
+        int64_t starts[4], ends[4];
+        if (fmt1) {
+            int64_t run = block / 2;
+            for (int64_t g = 0; g < np; g += 4 * run) {
+                int nr = 0;
+                for (; nr < 4 && g + nr * run < np; nr++) {
+                    starts[nr] = g + nr * run;
+                    ends[nr] = starts[nr] + run < np ? starts[nr] + run : np;
+                }
+                merge_runs(buf, nr, starts, ends, tmp + g);
+            }
+        } else {
+            for (int i = 0, a = 0; i < nsrc; i++) {
+                starts[i] = a;
+                ends[i] = a += src[i].kv.shape[1] / 2;
+            }
+            merge_runs(buf, nsrc, starts, ends, tmp);
+        }
+        int64_t nout = oshape[1] / 2 < np ? oshape[1] / 2 : np;
+        put_pairs(&ov, r, tmp, nout);
+    }
+    pld_mem_free(buf);
+    pld_mem_free(tmp);
+    for (int i = 0; i < ns; i++)
+        pld_value_release(&src[i].v);
+    return st;
+}
+
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
@@ -475,6 +625,9 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     case PLD_OPID_TILE_SCATTER:
     case PLD_OPID_TENSOR_SCATTER:
         return scatter(it, f, e, out);
+    case PLD_OPID_TILE_SORT32: case PLD_OPID_TENSOR_SORT32:
+    case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TENSOR_MRGSORT:
+        return sort_op(it, f, e, out);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:

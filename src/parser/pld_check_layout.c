@@ -2,7 +2,8 @@
  * pl.tile.transpose / pl.tensor.transpose, pl.tile.extract, pl.tile.concat /
  * pl.tensor.concat, pl.tile.gather (index form) and pl.tensor.gather (torch
  * style, dim + index), pl.tile.transpose_view, pl.tile/tensor.reinterpret_view
- * and pl.tensor.view, pl.tile.scatter / pl.tensor.scatter (index form), with
+ * and pl.tensor.view, pl.tile.scatter / pl.tensor.scatter (index form),
+ * sort32 and mrgsort (src/ir/op/tile_ops/sort.cpp), with
  * PyPTO's constraints (snapshot e2d0f78ae6d7:
  * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
  * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
@@ -355,6 +356,94 @@ static const pld_type_t *scatter(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, d->kind, d->dtype, d->shape, d->rank, d->valid, d->mem);
 }
 
+static int sort_src_ok(pld_ck_t *ck, ck_call_t *c, const pld_type_t *t)
+{
+    if (t->dtype != PLD_DT_FP32 || t->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s supports 2-D FP32 sources only (the FP16 pair layout is not modelled), got %s",
+                     c->info->name, pld_ck_tystr(ck, t));
+        return 0;
+    }
+    return 1;
+}
+
+static const pld_type_t *sort32(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *s = c->types[0], *ix = c->types[1];
+    if (!known(s) || !known(ix) || !sort_src_ok(ck, c, s))
+        return &pld_type_unknown;
+    if ((ix->dtype != PLD_DT_UINT32 && ix->dtype != PLD_DT_INT32) || ix->rank != 2 ||
+        pld_dim_eq(&ix->shape[0], &s->shape[0]) == 0 || pld_dim_eq(&ix->shape[1], &s->shape[1]) == 0) {
+        pld_ck_error(ck, c->args[1]->span, "%s idx must be UINT32 or INT32 of src's shape, got %s", c->info->name,
+                     pld_ck_tystr(ck, ix));
+        return &pld_type_unknown;
+    }
+    if (s->shape[1].kind != PLD_DIM_CONST || s->shape[1].v % 32 != 0) {
+        pld_ck_error(ck, c->call->span, "%s needs a constant column count that is a multiple of 32, got %s",
+                     c->info->name, pld_ck_tystr(ck, s));
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[2] = {s->shape[0], {PLD_DIM_CONST, 2 * s->shape[1].v, NULL, NULL}};
+    return pld_ck_shaped(ck, s->kind, PLD_DT_FP32, d, 2, NULL, s->mem);
+}
+
+static const pld_type_t *mrgsort(pld_ck_t *ck, ck_call_t *c)
+{
+    int tensor = c->info->id == PLD_OPID_TENSOR_MRGSORT;
+    int bl = tensor ? 5 : 6, ex = tensor ? 4 : 5, n = 1;
+    const pld_type_t *s = c->types[0];
+    if (!known(s) || !sort_src_ok(ck, c, s))
+        return &pld_type_unknown;
+    if (c->args[ex] && !(c->args[ex]->kind == PLD_EX_BOOL && !c->args[ex]->u.bval)) {
+        pld_ck_error(ck, c->args[ex]->span, "%s exhausted=True is not supported (only the full merge)", c->info->name);
+        return &pld_type_unknown;
+    }
+    if (c->args[bl]) {
+        int64_t v;
+        if (c->args[1] || c->args[2] || c->args[3] || (!tensor && c->args[4])) {
+            pld_ck_error(ck, c->call->span, "%s format1 (block_len=) takes one source and no tmp", c->info->name);
+            return &pld_type_unknown;
+        }
+        if (pld_ck_const_int(ck, c->args[bl], &v) && (v <= 0 || v % 64 != 0)) {
+            pld_ck_error(ck, c->args[bl]->span, "%s block_len must be a positive multiple of 64, got %lld", c->info->name,
+                         (long long)v);
+            return &pld_type_unknown;
+        }
+        return pld_ck_shaped(ck, s->kind, PLD_DT_FP32, s->shape, 2, NULL, s->mem);
+    }
+    if (!c->args[1] || (!tensor && !c->args[4])) {
+        pld_ck_error(ck, c->call->span, "%s needs block_len= (format1) or src0, src1%s (format2)", c->info->name,
+                     tensor ? "" : " and tmp");
+        return &pld_type_unknown;
+    }
+    int64_t cols = s->shape[1].kind == PLD_DIM_CONST ? s->shape[1].v : -1;
+    for (int i = 1; i < 4; i++) {
+        const pld_type_t *t = c->types[i];
+        if (!c->args[i])
+            continue;
+        if (!known(t) || !sort_src_ok(ck, c, t))
+            return &pld_type_unknown;
+        if (pld_dim_eq(&t->shape[0], &s->shape[0]) == 0) {
+            pld_ck_error(ck, c->call->span, "%s sources must have the same rows", c->info->name);
+            return &pld_type_unknown;
+        }
+        cols = cols >= 0 && t->shape[1].kind == PLD_DIM_CONST ? cols + t->shape[1].v : -1;
+        n++;
+    }
+    if (!tensor) {
+        const pld_type_t *t = c->types[4];
+        if (!known(t))
+            return &pld_type_unknown;
+        return pld_ck_shaped(ck, PLD_TY_TILE, PLD_DT_FP32, t->shape, t->rank, NULL, s->mem);
+    }
+    if (cols < 0) {
+        pld_ck_error(ck, c->call->span, "%s needs constant column counts", c->info->name);
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[2] = {s->shape[0], {PLD_DIM_CONST, cols, NULL, NULL}};
+    (void)n;
+    return pld_ck_shaped(ck, s->kind, PLD_DT_FP32, d, 2, NULL, s->mem);
+}
+
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
 {
     switch (c->info->id) {
@@ -394,6 +483,12 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_SCATTER:
     case PLD_OPID_TENSOR_SCATTER:
         return scatter(ck, c);
+    case PLD_OPID_TILE_SORT32:
+    case PLD_OPID_TENSOR_SORT32:
+        return sort32(ck, c);
+    case PLD_OPID_TILE_MRGSORT:
+    case PLD_OPID_TENSOR_MRGSORT:
+        return mrgsort(ck, c);
     default:
         return NULL;
     }

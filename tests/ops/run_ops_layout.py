@@ -175,8 +175,86 @@ def matmul_cases():
     return cases
 
 
+def i2f(i):
+    """INT32 index bits as the FP32 value stored in a sort32 pair's index slot."""
+    return struct.unpack('<f', struct.pack('<i', i))[0]
+
+
+def sort_blocks(vals, idx, n, run):
+    """Pairs (value, index) of n elements, each run-long block stably sorted descending."""
+    out = []
+    for b in range(0, n, run):
+        ks = sorted(range(b, min(b + run, n)), key=lambda k: -vals[k])
+        out += [(vals[k], idx[k]) for k in ks]
+    return out
+
+
+def flat(pairs):
+    return [x for v, i in pairs for x in (v, i2f(i))]
+
+
+def stable_desc(pairs):
+    return sorted(pairs, key=lambda p: -p[0])
+
+
+def sort_cases():
+    """sort32 (ties: stable), mrgsort format1 (block_len 64 and 256) and format2 (2- and 3-way), tile / tensor / pl.X."""
+    cases = []
+    for kind in ('perm', 'ties'):
+        ins = [('x0', 'FP32', (2, 128), kind), ('x1', 'INT32', (2, 128), 'idx:1000')]
+        s32 = lambda v: [x for r in range(2) for x in flat(sort_blocks(v[0][r * 128:][:128], v[1][r * 128:][:128], 128, 32))]
+        full = lambda v: [x for r in range(2) for x in flat(stable_desc(sort_blocks(v[0][r * 128:][:128],
+                                                                                     v[1][r * 128:][:128], 128, 32)))]
+        tl = ['t = pl.load(x0, [0, 0], [2, 128])', 'i = pl.load(x1, [0, 0], [2, 128])']
+        for fn in ('pl.tile.sort32', 'pl.sort32'):
+            cases.append(Case('%s.%s' % (fn[3:], kind), ins, ('FP32', (2, 256)),
+                              tl + ['r = %s(t, i)' % fn, 'o = pl.store(r, [0, 0], o)'], s32))
+        for fn in ('pl.tensor.sort32', 'pl.sort32'):
+            cases.append(Case('%s.tensor.%s' % (fn[3:], kind), ins, ('FP32', (2, 256)),
+                              ['r = %s(x0, x1)' % fn, 'o = pl.assemble(o, r, [0, 0])'], s32))
+        for fn in ('pl.tile.mrgsort', 'pl.mrgsort'):
+            cases.append(Case('%s.fmt1.%s' % (fn[3:], kind), ins, ('FP32', (2, 256)),
+                              tl + ['s = pl.tile.sort32(t, i)', 'r = %s(s, block_len=64)' % fn,
+                                    'o = pl.store(r, [0, 0], o)'], full))
+        cases.append(Case('tensor.mrgsort.fmt1.%s' % kind, ins, ('FP32', (2, 256)),
+                          ['s = pl.tensor.sort32(x0, x1)', 'r = pl.tensor.mrgsort(s, block_len=64)',
+                           'o = pl.assemble(o, r, [0, 0])'], full))
+        # [1, 512]: 16 sorted runs of 64 columns -> block_len 64 -> 4 runs of 256 -> block_len 256 -> one run
+        big = [('x0', 'FP32', (1, 512), kind), ('x1', 'INT32', (1, 512), 'idx:1000')]
+        cases.append(Case('tile.mrgsort.fmt1.twice.%s' % kind, big, ('FP32', (1, 1024)),
+                          ['t = pl.load(x0, [0, 0], [1, 512])', 'i = pl.load(x1, [0, 0], [1, 512])',
+                           's = pl.tile.sort32(t, i)', 'm = pl.tile.mrgsort(s, block_len=64)',
+                           'r = pl.tile.mrgsort(m, block_len=256)', 'o = pl.store(r, [0, 0], o)'],
+                          lambda v: flat(stable_desc(sort_blocks(v[0], v[1], 512, 32)))))
+        # format2: a = fully sorted 64 elements, b = 32 sorted, c = 32 sorted -> merged (ties: a, then b, then c)
+        f2 = [('x0', 'FP32', (1, 64), kind), ('x1', 'INT32', (1, 64), 'idx:1000'), ('x2', 'FP32', (1, 32), kind),
+              ('x3', 'INT32', (1, 32), 'idx:1000'), ('x4', 'FP32', (1, 32), kind), ('x5', 'INT32', (1, 32), 'idx:1000')]
+
+        def merged(v, three):
+            a = stable_desc(sort_blocks(v[0], v[1], 64, 32))
+            b = sort_blocks(v[2], v[3], 32, 32)
+            c = sort_blocks(v[4], v[5], 32, 32) if three else []
+            return flat(stable_desc(a + b + c))
+        tl2 = ['a = pl.tile.mrgsort(pl.tile.sort32(pl.load(x0, [0, 0], [1, 64]), pl.load(x1, [0, 0], [1, 64])), block_len=64)',
+               'b = pl.tile.sort32(pl.load(x2, [0, 0], [1, 32]), pl.load(x3, [0, 0], [1, 32]))',
+               'c = pl.tile.sort32(pl.load(x4, [0, 0], [1, 32]), pl.load(x5, [0, 0], [1, 32]))']
+        for fn, args, three, n in (('pl.tile.mrgsort', 'a, b, tmp=w', False, 192), ('pl.mrgsort', 'a, b, c, tmp=w', True, 256),
+                                   ('pl.tile.mrgsort', 'a, b, c, tmp=w, exhausted=False', True, 256)):
+            cases.append(Case('%s.fmt2.%d.%s' % (fn[3:], n, kind), f2, ('FP32', (1, n)),
+                              tl2 + ['w = pl.tile.full([1, %d], dtype=pl.FP32, value=0.0)' % n, 'r = %s(%s)' % (fn, args),
+                                     'o = pl.store(r, [0, 0], o)'],
+                              lambda v, three=three: merged(v, three)))
+        tt2 = ['a = pl.tensor.mrgsort(pl.tensor.sort32(x0, x1), block_len=64)', 'b = pl.tensor.sort32(x2, x3)',
+               'c = pl.tensor.sort32(x4, x5)']
+        for fn, args, three, n in (('pl.tensor.mrgsort', 'a, b', False, 192), ('pl.mrgsort', 'a, b, c', True, 256)):
+            cases.append(Case('%s.tensor.fmt2.%d.%s' % (fn[3:], n, kind), f2, ('FP32', (1, n)),
+                              tt2 + ['r = %s(%s)' % (fn, args), 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v, three=three: merged(v, three)))
+    return cases
+
+
 def build_cases():
-    cases = view_cases() + scatter_cases() + matmul_cases()
+    cases = view_cases() + scatter_cases() + matmul_cases() + sort_cases()
     R, C, vr, vc = 16, 24, 13, 19
     for dt in DTS:
         load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
