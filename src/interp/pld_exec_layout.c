@@ -2,7 +2,8 @@
  * pl.tensor.transpose, pl.tile.extract, pl.tile.concat / pl.tensor.concat,
  * pl.tile.gather (flat index form) and pl.tensor.gather (torch style),
  * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view,
- * pl.tile.scatter and pl.tensor.scatter (index form), sort32 and mrgsort.
+ * pl.tile.scatter and pl.tensor.scatter (index form), sort32 and mrgsort,
+ * gather_row.
  * Tile results are new tiles; tensor views share the source's buffer; bytes
  * are copied, never converted. The semantics and their PyPTO sources are in
  * docs/ops-numerics.md. */
@@ -610,6 +611,64 @@ static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     return st;
 }
 
+/* pl.tile.gather_row / pl.tensor.gather_row: dst[dst_offset + window] = src[src_offset + window] (transposed). */
+static pld_status_t gather_row(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    int tensor = e->op == PLD_OPID_TENSOR_GATHER_ROW;
+    shaped_t d, s;
+    int64_t doff[PLD_MAX_RANK], soff[PLD_MAX_RANK], win[PLD_MAX_RANK], vs[PLD_MAX_RANK], tr = 0;
+    int nd, ns, nw, nv = -1;
+    pld_status_t st;
+    if ((st = shaped_arg(it, f, e, 0, &d)) != PLD_OK)
+        return st;
+    if ((st = pld_op_need(it, f, e, 1, &s.v, PLD_V_TENSOR)) != PLD_OK) {
+        pld_value_release(&d.v);
+        return st;
+    }
+    pld_tensor_kview(pld_v_tensor(&s.v), &s.kv);
+    if ((st = pld_op_ilist(it, f, e, 2, doff, &nd)) == PLD_OK && (st = pld_op_ilist(it, f, e, 3, soff, &ns)) == PLD_OK &&
+        (st = pld_op_shape(it, f, e, 4, win, &nw)) == PLD_OK && (st = pld_op_iarg(it, f, e, 5, 0, &tr)) == PLD_OK &&
+        pld_op_arg(e, 6))
+        st = pld_op_shape(it, f, e, 6, vs, &nv);
+    if (st == PLD_OK && (nd != 2 || ns != 2 || nw != 2 || (nv >= 0 && nv != 2) || d.kv.rank != 2 || s.kv.rank != 2 ||
+                         d.kv.dt != s.kv.dt))
+        st = pld_rt_error(it, f, e->span, "%s needs 2-D operands of one dtype and 2-entry offsets and shapes",
+                          pld_op_name(e));
+    int64_t ext[2] = {nv == 2 ? vs[0] : win[0], nv == 2 ? vs[1] : win[1]};
+    int64_t dext[2] = {tr ? ext[1] : ext[0], tr ? ext[0] : ext[1]};
+    for (int k = 0; st == PLD_OK && k < 2; k++)
+        if (ext[k] < 0 || ext[k] > win[k] || soff[k] < 0 || soff[k] > s.kv.shape[k] - ext[k] || doff[k] < 0 ||
+            doff[k] > d.kv.shape[k] - dext[k])
+            st = pld_rt_error(it, f, e->span, "%s: the window (dimension %d: src %lld + %lld of %lld, dst %lld + %lld of "
+                              "%lld) is outside src or dst", pld_op_name(e), k, (long long)soff[k], (long long)ext[k],
+                              (long long)s.kv.shape[k], (long long)doff[k], (long long)dext[k], (long long)d.kv.shape[k]);
+    pld_view_t dv = d.kv;
+    if (st == PLD_OK && !tensor) {
+        pld_tile_t *t = pld_tile_cow(&d.v);
+        if (!t)
+            st = pld_op_oom(it, f, e);
+        else
+            pld_tile_kview(t, &dv, 0);
+    }
+    if (st == PLD_OK) {
+        pld_view_t sw = sub_view(&s.kv, soff, ext), dw = sub_view(&dv, doff, dext);
+        if (tr) {
+            int64_t x = sw.shape[0];
+            sw.shape[0] = sw.shape[1], sw.shape[1] = x;
+            x = sw.strides[0], sw.strides[0] = sw.strides[1], sw.strides[1] = x;
+        }
+        if ((st = kcopy(it, f, e, &dw, &sw)) == PLD_OK) {
+            if (tensor)
+                pld_tensor_mark_written(pld_v_tensor(&d.v), doff, dext);
+            *out = d.v;
+            d.v = pld_v_none();
+        }
+    }
+    pld_value_release(&d.v);
+    pld_value_release(&s.v);
+    return st;
+}
+
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
@@ -628,6 +687,8 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     case PLD_OPID_TILE_SORT32: case PLD_OPID_TENSOR_SORT32:
     case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TENSOR_MRGSORT:
         return sort_op(it, f, e, out);
+    case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW:
+        return gather_row(it, f, e, out);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:

@@ -3,7 +3,8 @@
  * pl.tensor.concat, pl.tile.gather (index form) and pl.tensor.gather (torch
  * style, dim + index), pl.tile.transpose_view, pl.tile/tensor.reinterpret_view
  * and pl.tensor.view, pl.tile.scatter / pl.tensor.scatter (index form),
- * sort32 and mrgsort (src/ir/op/tile_ops/sort.cpp), with
+ * sort32 and mrgsort (src/ir/op/tile_ops/sort.cpp), gather_row
+ * (src/ir/op/tile_ops/paged_gather.cpp), with
  * PyPTO's constraints (snapshot e2d0f78ae6d7:
  * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
  * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
@@ -444,6 +445,30 @@ static const pld_type_t *mrgsort(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, s->kind, PLD_DT_FP32, d, 2, NULL, s->mem);
 }
 
+static const pld_type_t *gather_row(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *d = c->types[0], *s = c->types[1];
+    pld_dim_t w[PLD_CK_MAX_RANK];
+    if (!known(d) || !known(s))
+        return &pld_type_unknown;
+    if (d->dtype != s->dtype || d->rank != 2 || s->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs a 2-D dst and src of one dtype, got %s and %s", c->info->name,
+                     pld_ck_tystr(ck, d), pld_ck_tystr(ck, s));
+        return &pld_type_unknown;
+    }
+    int r = pld_ck_dims_of_list(ck, c->args[4], w);
+    if (r != 2 || w[0].kind != PLD_DIM_CONST || w[1].kind != PLD_DIM_CONST || w[0].v <= 0 || w[1].v <= 0) {
+        pld_ck_error(ck, c->args[4]->span, "%s shapes must be two positive constants", c->info->name);
+        return &pld_type_unknown;
+    }
+    if (c->args[6] && c->args[5] && !(c->args[5]->kind == PLD_EX_BOOL && !c->args[5]->u.bval))
+        pld_ck_error(ck, c->args[6]->span, "%s valid_shape is not supported together with transpose=True", c->info->name);
+    for (int i = 2; i <= 3; i++)
+        if (pld_ck_list_len(ck, c->args[i]) != 2)
+            pld_ck_error(ck, c->args[i]->span, "%s %s must have 2 entries", c->info->name, c->info->params[i].name);
+    return d;
+}
+
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
 {
     switch (c->info->id) {
@@ -486,6 +511,9 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_SORT32:
     case PLD_OPID_TENSOR_SORT32:
         return sort32(ck, c);
+    case PLD_OPID_TILE_GATHER_ROW:
+    case PLD_OPID_TENSOR_GATHER_ROW:
+        return gather_row(ck, c);
     case PLD_OPID_TILE_MRGSORT:
     case PLD_OPID_TENSOR_MRGSORT:
         return mrgsort(ck, c);

@@ -133,6 +133,7 @@ static const pld_unified_t unified[] = {
     {"pl.reinterpret_view", PLD_OPID_TILE_REINTERPRET_VIEW, N_, PLD_OPID_TENSOR_REINTERPRET_VIEW, N_, N_},
     {"pl.sort32", PLD_OPID_TILE_SORT32, N_, PLD_OPID_TENSOR_SORT32, N_, N_},
     {"pl.mrgsort", PLD_OPID_TILE_MRGSORT, N_, PLD_OPID_TENSOR_MRGSORT, N_, N_},
+    {"pl.gather_row", PLD_OPID_TILE_GATHER_ROW, N_, PLD_OPID_TENSOR_GATHER_ROW, N_, N_},
     {"pl.concat", PLD_OPID_TILE_CONCAT, N_, PLD_OPID_TENSOR_CONCAT, N_, N_},
     {"pl.expands", PLD_OPID_TILE_EXPANDS, PLD_OPID_TILE_EXPANDS, PLD_OPID_TENSOR_EXPANDS, PLD_OPID_TENSOR_EXPANDS, N_},
 };

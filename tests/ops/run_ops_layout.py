@@ -253,8 +253,37 @@ def sort_cases():
     return cases
 
 
+def gather_row_cases():
+    """gather_row: a [1, 16] window (valid [1, 9]; transposed as a column) into dst at an offset; tile, tensor, pl.X."""
+    cases = []
+    for dt in DTS:
+        ins = [('x0', dt, (8, 32), 'sym'), ('x1', dt, (16, 64), 'sym')]
+
+        def put(v, rows, cols, tr=False, zero=False):
+            d = [0] * 256 if zero else list(v[0])
+            for j in range(cols):
+                if tr:
+                    d[(1 + j) * 32 + 3] = v[1][5 * 64 + 10 + j]
+                else:
+                    d[2 * 32 + 4 + j] = v[1][5 * 64 + 10 + j]
+            return d
+        ld = 'd = pl.load(x0, [0, 0], [8, 32])'
+        for fn, extra, cols, tr in (('pl.tile.gather_row', '', 16, False), ('pl.gather_row', ', valid_shape=[1, 9]', 9, False),
+                                    ('pl.tile.gather_row', ', True', 6, True)):
+            off = '[1, 3]' if tr else '[2, 4]'
+            win = '[1, 6]' if tr else '[1, 16]'
+            cases.append(Case('%s%s.%s' % (fn[3:], '.T' if tr else '.v%d' % cols, dt), ins, (dt, (8, 32)),
+                              [ld, 'r = %s(d, x1, %s, [5, 10], %s%s)' % (fn, off, win, extra), 'o = pl.store(r, [0, 0], o)'],
+                              lambda v, cols=cols, tr=tr, put=put: put(v, 1, cols, tr)))
+        for fn in ('pl.tensor.gather_row', 'pl.gather_row'):
+            cases.append(Case('%s.tensor.%s' % (fn[3:], dt), ins, (dt, (8, 32)),
+                              ['o = %s(o, x1, [2, 4], [5, 10], [1, 16])' % fn],
+                              lambda v, put=put: put(v, 1, 16, False, True)))
+    return cases
+
+
 def build_cases():
-    cases = view_cases() + scatter_cases() + matmul_cases() + sort_cases()
+    cases = view_cases() + scatter_cases() + matmul_cases() + sort_cases() + gather_row_cases()
     R, C, vr, vc = 16, 24, 13, 19
     for dt in DTS:
         load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
