@@ -16,7 +16,7 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_mem")
   set_tests_properties(ops_mem PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
-  # the layout and gather ops: transpose, extract, concat, tile/tensor gather (and out-of-range indices)
+  # layout, gather/scatter, sort, gemv/batch_matmul, gather_row (and out-of-range indices)
   add_test(NAME ops_layout
            COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops_layout.py"
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_layout")

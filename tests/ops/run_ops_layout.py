@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""run_ops_layout.py - golden tests of the layout and gather ops (issue 11)
-through pldrun at one rank, without mpirun (CTest `ops_layout`):
-pl.tile.transpose / pl.tensor.transpose / unified pl.transpose (2-D and 3-D,
-negative axes, partial valid shapes), pl.tile.extract (constant and runtime
-offsets, partial valid source), pl.tile.concat / pl.tensor.concat / pl.concat
-(valid columns packed), pl.tile.gather (flat index form) and pl.tensor.gather
-/ pl.gather (torch style, dim -1 and 0), FP32/FP16/BF16/INT32; and an
-out-of-range gather index, which must stop pldrun with a located runtime
-error (exit 70).
+"""run_ops_layout.py - golden tests of the layout, gather/scatter, sort and
+gemv/batch_matmul ops (issue 11) through pldrun at one rank, without mpirun
+(CTest `ops_layout`): transpose (tile 2-D, tensor 2-D/3-D, negative axes,
+partial valid), extract (constant and runtime offsets), concat (valid columns
+packed), pl.tile.gather (flat) and pl.tensor.gather / pl.gather (dim -1, 0),
+transpose_view, reinterpret_view (auto and explicit shape, write-through of
+a tensor view), pl.tensor.view, pl.tile.scatter / pl.tensor.scatter
+(duplicates), gemv / gemv_acc / gemv_bias, batch_matmul(_acc) with a
+broadcast batch, sort32 and mrgsort (formats 1 and 2, ties), gather_row, in
+the pl.tile / pl.tensor / unified forms, FP32/FP16/BF16/INT32 where PyPTO
+allows them; and out-of-range gather/scatter indices, which must stop pldrun
+with a located runtime error (exit 70).
 
 The programs, runner and bit-exact comparison are run_ops_mem.py's (imported);
 only the cases differ. Semantics: docs/ops-numerics.md.
