@@ -3,7 +3,7 @@
  * pl.tile.gather (flat index form) and pl.tensor.gather (torch style),
  * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view,
  * pl.tile.scatter and pl.tensor.scatter (index form), sort32 and mrgsort,
- * gather_row.
+ * gather_row, gather_mask.
  * Tile results are new tiles; tensor views share the source's buffer; bytes
  * are copied, never converted. The semantics and their PyPTO sources are in
  * docs/ops-numerics.md. */
@@ -669,6 +669,40 @@ static pld_status_t gather_row(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     return st;
 }
 
+/* pl.tile.gather_mask: the MaskPattern's columns of each row, packed; the bits kept (output_dtype of the same width). */
+static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    shaped_t s;
+    pld_status_t st;
+    int m = pld_check_mask_pattern(pld_op_arg(e, 1));
+    if ((st = pld_op_need(it, f, e, 0, &s.v, PLD_V_TILE)) != PLD_OK)
+        return st;
+    pld_tile_t *t = pld_v_tile(&s.v);
+    pld_tile_kview(t, &s.kv, 0);
+    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1, first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
+    pld_dtype_t od = pld_op_dtype(it, e, 2);
+    if (od == PLD_DT_NONE)
+        od = t->dt;
+    if (m < 0 || t->rank != 2 || t->shape[1] % stride || pld_dtype_bytes(od) != pld_dtype_bytes(t->dt)) {
+        pld_value_release(&s.v);
+        return pld_rt_error(it, f, e->span, "%s: bad mask pattern, shape or output dtype", pld_op_name(e));
+    }
+    int64_t os[2] = {t->shape[0], t->shape[1] / stride};
+    pld_view_t ov;
+    int64_t *valid = NULL;
+    if ((st = new_like(it, f, e, 1, od, 2, os, t->mem, out, &ov, &valid)) == PLD_OK) {
+        pld_view_t sel = s.kv;
+        int64_t z[2] = {0, first}, ext[2] = {os[0], os[1]};
+        sel = sub_view(&s.kv, z, ext);
+        sel.strides[1] *= stride;
+        sel.dt = od; /* same width: a byte copy */
+        if ((st = kcopy(it, f, e, &ov, &sel)) != PLD_OK)
+            pld_value_release(out);
+    }
+    pld_value_release(&s.v);
+    return st;
+}
+
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
@@ -689,6 +723,8 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return sort_op(it, f, e, out);
     case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW:
         return gather_row(it, f, e, out);
+    case PLD_OPID_TILE_GATHER_MASK:
+        return gather_mask(it, f, e, out);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:

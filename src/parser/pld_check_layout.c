@@ -4,7 +4,7 @@
  * style, dim + index), pl.tile.transpose_view, pl.tile/tensor.reinterpret_view
  * and pl.tensor.view, pl.tile.scatter / pl.tensor.scatter (index form),
  * sort32 and mrgsort (src/ir/op/tile_ops/sort.cpp), gather_row
- * (src/ir/op/tile_ops/paged_gather.cpp), with
+ * (src/ir/op/tile_ops/paged_gather.cpp), gather_mask, with
  * PyPTO's constraints (snapshot e2d0f78ae6d7:
  * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
  * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
@@ -469,6 +469,50 @@ static const pld_type_t *gather_row(pld_ck_t *ck, ck_call_t *c)
     return d;
 }
 
+int pld_check_mask_pattern(const pld_expr_t *e)
+{
+    static const char *const names[] = {"P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"};
+    if (e && e->kind == PLD_EX_INT)
+        return e->u.ival >= 1 && e->u.ival <= 7 ? (int)e->u.ival : -1;
+    if (e && e->kind == PLD_EX_ATTR)
+        for (int i = 0; i < 7; i++)
+            if (strcmp(e->u.attr.attr, names[i]) == 0)
+                return i + 1;
+    return -1;
+}
+
+static const pld_type_t *gather_mask(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *s = c->types[0];
+    int m = pld_check_mask_pattern(c->args[1]);
+    if (m < 0) {
+        pld_ck_error(ck, c->args[1]->span, "%s mask_pattern must be 1..7 or pl.tile.MaskPattern.P0101 .. P1111",
+                     c->info->name);
+        return &pld_type_unknown;
+    }
+    if (!known(s))
+        return &pld_type_unknown;
+    pld_dtype_t d = s->dtype, od = c->args[2] ? pld_ck_ann_dtype(ck, c->args[2]) : d;
+    if ((d != PLD_DT_FP16 && d != PLD_DT_FP32 && d != PLD_DT_INT16 && d != PLD_DT_INT32) || s->rank != 2) {
+        pld_ck_error(ck, c->call->span, "%s needs a 2-D FP16, FP32, INT16 or INT32 src, got %s", c->info->name,
+                     pld_ck_tystr(ck, s));
+        return &pld_type_unknown;
+    }
+    if (od == PLD_DT_NONE || pld_dtype_bytes(od) != pld_dtype_bytes(d)) {
+        pld_ck_error(ck, c->args[2]->span, "%s output_dtype must have src's width (%d bytes)", c->info->name,
+                     pld_dtype_bytes(d));
+        return &pld_type_unknown;
+    }
+    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1;
+    if (s->shape[1].kind != PLD_DIM_CONST || s->shape[1].v % stride) {
+        pld_ck_error(ck, c->call->span, "%s needs a constant column count divisible by %d, got %s", c->info->name,
+                     stride, pld_ck_tystr(ck, s));
+        return &pld_type_unknown;
+    }
+    pld_dim_t dd[2] = {s->shape[0], {PLD_DIM_CONST, s->shape[1].v / stride, NULL, NULL}};
+    return pld_ck_shaped(ck, PLD_TY_TILE, od, dd, 2, NULL, s->mem);
+}
+
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
 {
     switch (c->info->id) {
@@ -514,6 +558,8 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_GATHER_ROW:
     case PLD_OPID_TENSOR_GATHER_ROW:
         return gather_row(ck, c);
+    case PLD_OPID_TILE_GATHER_MASK:
+        return gather_mask(ck, c);
     case PLD_OPID_TILE_MRGSORT:
     case PLD_OPID_TENSOR_MRGSORT:
         return mrgsort(ck, c);

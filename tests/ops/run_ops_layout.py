@@ -285,8 +285,43 @@ def gather_row_cases():
     return cases
 
 
+MASKS = ['P0101', 'P1010', 'P0001', 'P0010', 'P0100', 'P1000', 'P1111']
+
+
+def gather_mask_cases():
+    """gather_mask: every pattern (literal and pl.tile.MaskPattern), output_dtype bits, and the sort32 pipeline."""
+    cases = []
+    for dt in ('FP32', 'FP16', 'INT32'):
+        for m, name in enumerate(MASKS, 1):
+            stride, first = (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
+            arg = 'pl.tile.MaskPattern.%s' % name if m % 2 else str(m)
+            cases.append(Case('tile.gather_mask.%s.%s' % (name, dt), [('x0', dt, (4, 16), 'sym')], (dt, (4, 16 // stride)),
+                              ['t = pl.load(x0, [0, 0], [4, 16])', 'r = pl.tile.gather_mask(t, %s)' % arg,
+                               'o = pl.store(r, [0, 0], o)'],
+                              lambda v, stride=stride, first=first: [v[0][i * 16 + first + k * stride] for i in range(4)
+                                                                     for k in range(16 // stride)]))
+    cases.append(Case('tile.gather_mask.output_dtype', [('x0', 'FP32', (4, 16), 'sym')], ('INT32', (4, 8)),
+                      ['t = pl.load(x0, [0, 0], [4, 16])',
+                       'r = pl.tile.gather_mask(t, pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
+                       'o = pl.store(r, [0, 0], o)'],
+                      lambda v: [as_int32('FP32', [v[0][i * 16 + 1 + 2 * k]])[0] for i in range(4) for k in range(8)]))
+    # the PyPTO pipeline: sort32 -> mrgsort -> values (P0101) and index bits (P1010 as INT32)
+    ins = [('x0', 'FP32', (1, 128), 'perm'), ('x1', 'INT32', (1, 128), 'idx:1000')]
+    pre = ['t = pl.load(x0, [0, 0], [1, 128])', 'i = pl.load(x1, [0, 0], [1, 128])',
+           'm = pl.tile.mrgsort(pl.tile.sort32(t, i), block_len=64)']
+    cases.append(Case('tile.gather_mask.sorted_values', ins, ('FP32', (1, 128)),
+                      pre + ['r = pl.tile.gather_mask(m, pl.tile.MaskPattern.P0101)', 'o = pl.store(r, [0, 0], o)'],
+                      lambda v: [p[0] for p in stable_desc(sort_blocks(v[0], v[1], 128, 32))]))
+    cases.append(Case('tile.gather_mask.sorted_indices', ins, ('INT32', (1, 128)),
+                      pre + ['r = pl.tile.gather_mask(m, pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
+                             'o = pl.store(r, [0, 0], o)'],
+                      lambda v: [p[1] for p in stable_desc(sort_blocks(v[0], v[1], 128, 32))]))
+    return cases
+
+
 def build_cases():
-    cases = view_cases() + scatter_cases() + matmul_cases() + sort_cases() + gather_row_cases()
+    cases = (view_cases() + scatter_cases() + matmul_cases() + sort_cases() + gather_row_cases() +
+             gather_mask_cases())
     R, C, vr, vc = 16, 24, 13, 19
     for dt in DTS:
         load = 't = pl.load(x0, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc)
