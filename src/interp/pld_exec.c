@@ -131,6 +131,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_VIEW: case PLD_OPID_TILE_SCATTER: case PLD_OPID_TENSOR_SCATTER:
     case PLD_OPID_TILE_SORT32: case PLD_OPID_TENSOR_SORT32: case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TENSOR_MRGSORT:
     case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW: case PLD_OPID_TILE_GATHER_MASK:
+    case PLD_OPID_TILE_SCATTER_MASK:
         return pld_exec_layout(it, f, e, out);
     case PLD_OPID_TILE_MATMUL_BIAS:
         return pld_exec_matmul(it, f, e, out, 2);

@@ -3,7 +3,7 @@
  * pl.tile.gather (flat index form) and pl.tensor.gather (torch style),
  * pl.tile.transpose_view, pl.tile/tensor.reinterpret_view, pl.tensor.view,
  * pl.tile.scatter and pl.tensor.scatter (index form), sort32 and mrgsort,
- * gather_row, gather_mask.
+ * gather_row, gather_mask, scatter_mask.
  * Tile results are new tiles; tensor views share the source's buffer; bytes
  * are copied, never converted. The semantics and their PyPTO sources are in
  * docs/ops-numerics.md. */
@@ -703,6 +703,40 @@ static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return st;
 }
 
+/* pl.tile.scatter_mask: src's rows into the pattern's columns of dst (dst updated). */
+static pld_status_t scatter_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t d, s;
+    pld_status_t st;
+    int m = pld_check_mask_pattern(pld_op_arg(e, 2));
+    if ((st = pld_op_need(it, f, e, 0, &d, PLD_V_TILE)) != PLD_OK)
+        return st;
+    if ((st = pld_op_need(it, f, e, 1, &s, PLD_V_TILE)) != PLD_OK) {
+        pld_value_release(&d);
+        return st;
+    }
+    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1, first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
+    pld_tile_t *src = pld_v_tile(&s), *dt = pld_v_tile(&d);
+    if (m < 0 || dt->rank != 2 || src->rank != 2 || dt->dt != src->dt || dt->shape[0] != src->shape[0] ||
+        dt->shape[1] != src->shape[1] * stride)
+        st = pld_rt_error(it, f, e->span, "%s: bad mask pattern or shapes", pld_op_name(e));
+    else if (!(dt = pld_tile_cow(&d)))
+        st = pld_op_oom(it, f, e);
+    else {
+        pld_view_t dv, sv;
+        pld_tile_kview(dt, &dv, 0);
+        pld_tile_kview(src, &sv, 0);
+        int64_t z[2] = {0, first};
+        pld_view_t sel = sub_view(&dv, z, sv.shape);
+        sel.strides[1] *= stride;
+        if ((st = kcopy(it, f, e, &sel, &sv)) == PLD_OK)
+            *out = d, d = pld_v_none();
+    }
+    pld_value_release(&d);
+    pld_value_release(&s);
+    return st;
+}
+
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
@@ -725,6 +759,8 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return gather_row(it, f, e, out);
     case PLD_OPID_TILE_GATHER_MASK:
         return gather_mask(it, f, e, out);
+    case PLD_OPID_TILE_SCATTER_MASK:
+        return scatter_mask(it, f, e, out);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:

@@ -4,7 +4,7 @@
  * style, dim + index), pl.tile.transpose_view, pl.tile/tensor.reinterpret_view
  * and pl.tensor.view, pl.tile.scatter / pl.tensor.scatter (index form),
  * sort32 and mrgsort (src/ir/op/tile_ops/sort.cpp), gather_row
- * (src/ir/op/tile_ops/paged_gather.cpp), gather_mask, with
+ * (src/ir/op/tile_ops/paged_gather.cpp), gather_mask and scatter_mask, with
  * PyPTO's constraints (snapshot e2d0f78ae6d7:
  * src/ir/op/tile_ops/transform.cpp DeduceTileTransposeType,
  * DeduceTileExtractType, DeduceTileConcatType; src/ir/op/tile_ops/gather.cpp
@@ -513,6 +513,28 @@ static const pld_type_t *gather_mask(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, PLD_TY_TILE, od, dd, 2, NULL, s->mem);
 }
 
+static const pld_type_t *scatter_mask(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *d = c->types[0], *s = c->types[1];
+    int m = pld_check_mask_pattern(c->args[2]);
+    if (m < 0) {
+        pld_ck_error(ck, c->args[2]->span, "%s mask_pattern must be 1..7 or pl.tile.MaskPattern.P0101 .. P1111",
+                     c->info->name);
+        return &pld_type_unknown;
+    }
+    if (!known(d) || !known(s))
+        return &pld_type_unknown;
+    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1;
+    if (!scatter_elem_ok(d->dtype) || s->dtype != d->dtype || d->rank != 2 || s->rank != 2 ||
+        pld_dim_eq(&d->shape[0], &s->shape[0]) == 0 || d->shape[1].kind != PLD_DIM_CONST ||
+        s->shape[1].kind != PLD_DIM_CONST || d->shape[1].v != s->shape[1].v * stride) {
+        pld_ck_error(ck, c->call->span, "%s needs 2-D dst and src of one dtype and row count, dst columns = src columns "
+                     "* %d; got %s and %s", c->info->name, stride, pld_ck_tystr(ck, d), pld_ck_tystr(ck, s));
+        return &pld_type_unknown;
+    }
+    return d;
+}
+
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
 {
     switch (c->info->id) {
@@ -560,6 +582,8 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
         return gather_row(ck, c);
     case PLD_OPID_TILE_GATHER_MASK:
         return gather_mask(ck, c);
+    case PLD_OPID_TILE_SCATTER_MASK:
+        return scatter_mask(ck, c);
     case PLD_OPID_TILE_MRGSORT:
     case PLD_OPID_TENSOR_MRGSORT:
         return mrgsort(ck, c);

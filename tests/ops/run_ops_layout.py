@@ -289,7 +289,8 @@ MASKS = ['P0101', 'P1010', 'P0001', 'P0010', 'P0100', 'P1000', 'P1111']
 
 
 def gather_mask_cases():
-    """gather_mask: every pattern (literal and pl.tile.MaskPattern), output_dtype bits, and the sort32 pipeline."""
+    """gather_mask / scatter_mask: every pattern (literal and pl.tile.MaskPattern), output_dtype bits, and the
+    sort32 pipeline."""
     cases = []
     for dt in ('FP32', 'FP16', 'INT32'):
         for m, name in enumerate(MASKS, 1):
@@ -305,6 +306,21 @@ def gather_mask_cases():
                        'r = pl.tile.gather_mask(t, pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
                        'o = pl.store(r, [0, 0], o)'],
                       lambda v: [as_int32('FP32', [v[0][i * 16 + 1 + 2 * k]])[0] for i in range(4) for k in range(8)]))
+    for dt in ('FP32', 'FP16', 'BF16', 'INT32'):
+        for m, name in enumerate(MASKS, 1):
+            stride, first = (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
+            arg = 'pl.tile.MaskPattern.%s' % name if m % 2 == 0 else str(m)
+
+            def want(v, stride=stride, first=first):
+                d = list(v[0])
+                for i in range(4):
+                    for k in range(16 // stride):
+                        d[i * 16 + first + k * stride] = v[1][i * (16 // stride) + k]
+                return d
+            cases.append(Case('tile.scatter_mask.%s.%s' % (name, dt), [('x0', dt, (4, 16), 'sym'),
+                                                                        ('x1', dt, (4, 16 // stride), 'sym')], (dt, (4, 16)),
+                              ['d = pl.load(x0, [0, 0], [4, 16])', 's = pl.load(x1, [0, 0], [4, %d])' % (16 // stride),
+                               'r = pl.tile.scatter_mask(d, s, %s)' % arg, 'o = pl.store(r, [0, 0], o)'], want))
     # the PyPTO pipeline: sort32 -> mrgsort -> values (P0101) and index bits (P1010 as INT32)
     ins = [('x0', 'FP32', (1, 128), 'perm'), ('x1', 'INT32', (1, 128), 'idx:1000')]
     pre = ['t = pl.load(x0, [0, 0], [1, 128])', 'i = pl.load(x1, [0, 0], [1, 128])',
