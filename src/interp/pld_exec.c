@@ -125,6 +125,8 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TILE_BATCH_MATMUL:
     case PLD_OPID_TILE_BATCH_MATMUL_ACC:
         return pld_exec_batch_matmul(it, f, e, out);
+    case PLD_OPID_TENSOR_MATMUL_ACC:
+        return pld_exec_tensor_matmul_acc(it, f, e, out);
     case PLD_OPID_TILE_TRANSPOSE: case PLD_OPID_TENSOR_TRANSPOSE: case PLD_OPID_TILE_EXTRACT:
     case PLD_OPID_TILE_CONCAT: case PLD_OPID_TENSOR_CONCAT: case PLD_OPID_TILE_GATHER: case PLD_OPID_TENSOR_GATHER:
     case PLD_OPID_TILE_TRANSPOSE_VIEW: case PLD_OPID_TILE_REINTERPRET_VIEW: case PLD_OPID_TENSOR_REINTERPRET_VIEW:

@@ -505,6 +505,55 @@ pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_
     return st;
 }
 
+/* pl.tensor.matmul_acc: a new tensor acc + op(lhs) @ op(rhs), or op(lhs) @ op(rhs) where init_cond holds. */
+pld_status_t pld_exec_tensor_matmul_acc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t v[3] = {pld_v_none(), pld_v_none(), pld_v_none()};
+    int64_t fl[3] = {0, 0, 0};
+    pld_status_t st = PLD_OK;
+    for (int i = 0; i < 3 && st == PLD_OK; i++)
+        st = pld_op_need(it, f, e, i, &v[i], PLD_V_TENSOR);
+    for (int i = 0; i < 3 && st == PLD_OK; i++)
+        st = pld_op_iarg(it, f, e, 3 + i, 0, &fl[i]);
+    pld_view_t va, vb, vc, vo;
+    pld_tensor_t *o = NULL;
+    if (st == PLD_OK) {
+        pld_tensor_kview(pld_v_tensor(&v[0]), &vc);
+        pld_tensor_kview(pld_v_tensor(&v[1]), &va);
+        pld_tensor_kview(pld_v_tensor(&v[2]), &vb);
+        for (int t = 0; t < 2; t++) {
+            pld_view_t *x = t ? &vb : &va;
+            if (fl[t] && x->rank == 2) {
+                int64_t s0 = x->shape[0], t0 = x->strides[0];
+                x->shape[0] = x->shape[1], x->strides[0] = x->strides[1];
+                x->shape[1] = s0, x->strides[1] = t0;
+            }
+        }
+        if (vc.rank != 2 || !(o = pld_tensor_new(vc.dt, 2, vc.shape, 1)))
+            st = vc.rank != 2 ? pld_rt_error(it, f, e->span, "%s needs 2-D operands", pld_op_name(e)) : pld_op_oom(it, f, e);
+    }
+    char err[ERRN];
+    if (st == PLD_OK) {
+        pld_tensor_kview(o, &vo);
+        memcpy(o->valid, pld_v_tensor(&v[0])->valid, sizeof o->valid);
+        if (!fl[2])
+            st = pld_op_kcheck(it, f, e, pld_k_copy(&vo, &vc, err, sizeof err), err);
+        if (st == PLD_OK)
+            st = pld_op_kcheck(it, f, e, pld_k_matmul(&vo, &va, &vb, !fl[2], err, sizeof err), err);
+        if (st == PLD_OK) {
+            *out = pld_v_obj(&o->hdr, o->dt);
+            o = NULL;
+        }
+    }
+    if (st != PLD_OK && o) {
+        pld_value_t tmp = pld_v_obj(&o->hdr, o->dt);
+        pld_value_release(&tmp);
+    }
+    for (int i = 0; i < 3; i++)
+        pld_value_release(&v[i]);
+    return st;
+}
+
 pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode)
 {
     pld_value_t a, b, c = pld_v_none(), bias = pld_v_none();

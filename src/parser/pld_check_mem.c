@@ -262,6 +262,32 @@ static const pld_type_t *batch_matmul(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, PLD_TY_TILE, od, d, r, NULL, PLD_MEM_ACC);
 }
 
+static int lit_true(const pld_expr_t *e)
+{
+    return e && e->kind == PLD_EX_BOOL && e->u.bval;
+}
+
+/* pl.tensor.matmul_acc(acc, lhs, rhs, a_trans, b_trans, init_cond). */
+static const pld_type_t *tensor_matmul_acc(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *acc = c->types[0], *a = c->types[1], *b = c->types[2], *ic = c->types[5];
+    if (ic && ic->kind != PLD_TY_SCALAR && ic->kind != PLD_TY_UNKNOWN)
+        pld_ck_error(ck, c->args[5]->span, "%s init_cond must be a boolean scalar, got %s", c->info->name,
+                     pld_ck_tystr(ck, ic));
+    if (!want_2d(ck, c, 0, "acc") || !want_2d(ck, c, 1, "lhs") || !want_2d(ck, c, 2, "rhs"))
+        return acc && acc->kind != PLD_TY_UNKNOWN ? acc : &pld_type_unknown;
+    int ta = lit_true(c->args[3]), tb = lit_true(c->args[4]);
+    const pld_dim_t *m = &a->shape[ta], *ka = &a->shape[!ta], *kb = &b->shape[tb], *n = &b->shape[!tb];
+    if (a->dtype != b->dtype || pld_dim_eq(ka, kb) == 0 || pld_dim_eq(&acc->shape[0], m) == 0 ||
+        pld_dim_eq(&acc->shape[1], n) == 0)
+        pld_ck_error(ck, c->call->span, "%s: acc %s does not match op(lhs) @ op(rhs) (%s, %s)", c->info->name,
+                     pld_ck_tystr(ck, acc), pld_ck_tystr(ck, a), pld_ck_tystr(ck, b));
+    else if (acc->dtype != acc_dtype(a->dtype))
+        pld_ck_error(ck, c->call->span, "%s acc must be %s (the accumulator of %s operands), got %s", c->info->name,
+                     pld_dtype_name(acc_dtype(a->dtype)), pld_dtype_name(a->dtype), pld_dtype_name(acc->dtype));
+    return pld_ck_shaped(ck, acc->kind, acc->dtype, acc->shape, 2, acc->valid, acc->mem);
+}
+
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
 {
     const pld_type_t *t0 = c->types[0];
@@ -306,6 +332,8 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_BATCH_MATMUL:
     case PLD_OPID_TILE_BATCH_MATMUL_ACC:
         return batch_matmul(ck, c);
+    case PLD_OPID_TENSOR_MATMUL_ACC:
+        return tensor_matmul_acc(ck, c);
     default:
         return pld_ck_layout_call(ck, c);
     }

@@ -42,7 +42,6 @@ static const struct {
     {"pl.fillpad_inplace", PLD_OPID_TILE_FILLPAD_INPLACE},
     {"pl.gather", PLD_OPID_TENSOR_GATHER},
     {"pl.scatter", PLD_OPID_TENSOR_SCATTER},
-    {"pl.matmul_acc", PLD_OPID_TILE_MATMUL_ACC},
     {"pl.matmul_bias", PLD_OPID_TILE_MATMUL_BIAS},
     {"pl.gemv", PLD_OPID_TILE_GEMV},
     {"pl.gemv_acc", PLD_OPID_TILE_GEMV_ACC},
@@ -134,6 +133,7 @@ static const pld_unified_t unified[] = {
     {"pl.sort32", PLD_OPID_TILE_SORT32, N_, PLD_OPID_TENSOR_SORT32, N_, N_},
     {"pl.mrgsort", PLD_OPID_TILE_MRGSORT, N_, PLD_OPID_TENSOR_MRGSORT, N_, N_},
     {"pl.gather_row", PLD_OPID_TILE_GATHER_ROW, N_, PLD_OPID_TENSOR_GATHER_ROW, N_, N_},
+    {"pl.matmul_acc", PLD_OPID_TILE_MATMUL_ACC, N_, PLD_OPID_TENSOR_MATMUL_ACC, N_, N_},
     {"pl.concat", PLD_OPID_TILE_CONCAT, N_, PLD_OPID_TENSOR_CONCAT, N_, N_},
     {"pl.expands", PLD_OPID_TILE_EXPANDS, PLD_OPID_TILE_EXPANDS, PLD_OPID_TENSOR_EXPANDS, PLD_OPID_TENSOR_EXPANDS, N_},
 };

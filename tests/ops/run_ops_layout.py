@@ -133,7 +133,8 @@ def scatter_cases():
 
 
 def matmul_cases():
-    """gemv / gemv_acc / gemv_bias (tile and pl.X) and batch_matmul / batch_matmul_acc with batch broadcast."""
+    """gemv / gemv_acc / gemv_bias (tile and pl.X), batch_matmul / batch_matmul_acc with batch broadcast, and
+    pl.tensor.matmul_acc / pl.matmul_acc (a_trans, b_trans, init_cond)."""
     cases = []
     mm, f32 = m.matmul_ref, m.f32
     K, N = 16, 12
@@ -171,6 +172,21 @@ def matmul_cases():
             cases.append(Case('%s.%s' % (fn[3:], dt), bm[:2], ('FP32', (2, 4, 6)),
                               bl[:2] + ['r = %s(a, b)' % fn, 'o = pl.store(r, [0, 0, 0], o)'],
                               lambda v, bref=bref: bref(v[0], v[1], 2, 1)))
+        # tensor matmul_acc: acc [8, 12] + op(lhs) @ op(rhs), transposes and init_cond
+        def tr(x, R, C):
+            return [x[i * C + j] for j in range(C) for i in range(R)]
+        for fn, at, bt, ic in (('pl.tensor.matmul_acc', False, False, ''), ('pl.matmul_acc', True, False, ''),
+                               ('pl.tensor.matmul_acc', False, True, ', init_cond=True'),
+                               ('pl.tensor.matmul_acc', True, True, ', init_cond=False')):
+            sa, sb = ((16, 8) if at else (8, 16)), ((12, 16) if bt else (16, 12))
+
+            def want(v, at=at, bt=bt, ic=ic):
+                a = tr(v[1], 16, 8) if at else v[1]
+                b = tr(v[2], 12, 16) if bt else v[2]
+                return mm(a, b, 8, 16, 12, None if ic == ', init_cond=True' else v[0])
+            cases.append(Case('%s.%s%s%s.%s' % (fn[3:], 'T' if at else 'N', 'T' if bt else 'N', ic.replace(' ', ''), dt),
+                              [('x0', 'FP32', (8, 12), 'sym'), ('x1', dt, sa, 'sym'), ('x2', dt, sb, 'sym')], ('FP32', (8, 12)),
+                              ['r = %s(x0, x1, x2, %s, %s%s)' % (fn, at, bt, ic), 'o = pl.assemble(o, r, [0, 0])'], want))
         cases.append(Case('tile.batch_matmul_acc.%s' % dt, bm, ('FP32', (2, 4, 6)),
                           bl + ['c = pl.tile.batch_matmul(a, b)', 'r = pl.tile.batch_matmul_acc(c, a2, b2)',
                                 'o = pl.store(r, [0, 0, 0], o)'],
