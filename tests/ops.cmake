@@ -23,6 +23,12 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_elem")
   set_tests_properties(ops_elem PROPERTIES TIMEOUT 180 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # layout, gather/scatter, sort, gemv/batch_matmul, gather_row (and out-of-range indices)
+  add_test(NAME ops_layout
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops_layout.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_layout")
+  set_tests_properties(ops_layout PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

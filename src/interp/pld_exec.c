@@ -116,7 +116,25 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_MATMUL:
         return pld_exec_matmul(it, f, e, out, 0);
     case PLD_OPID_TILE_MATMUL_ACC:
+    case PLD_OPID_TILE_GEMV_ACC:
         return pld_exec_matmul(it, f, e, out, 1);
+    case PLD_OPID_TILE_GEMV:
+        return pld_exec_matmul(it, f, e, out, 0);
+    case PLD_OPID_TILE_GEMV_BIAS:
+        return pld_exec_matmul(it, f, e, out, 2);
+    case PLD_OPID_TILE_BATCH_MATMUL:
+    case PLD_OPID_TILE_BATCH_MATMUL_ACC:
+        return pld_exec_batch_matmul(it, f, e, out);
+    case PLD_OPID_TENSOR_MATMUL_ACC:
+        return pld_exec_tensor_matmul_acc(it, f, e, out);
+    case PLD_OPID_TILE_TRANSPOSE: case PLD_OPID_TENSOR_TRANSPOSE: case PLD_OPID_TILE_EXTRACT:
+    case PLD_OPID_TILE_CONCAT: case PLD_OPID_TENSOR_CONCAT: case PLD_OPID_TILE_GATHER: case PLD_OPID_TENSOR_GATHER:
+    case PLD_OPID_TILE_TRANSPOSE_VIEW: case PLD_OPID_TILE_REINTERPRET_VIEW: case PLD_OPID_TENSOR_REINTERPRET_VIEW:
+    case PLD_OPID_TENSOR_VIEW: case PLD_OPID_TILE_SCATTER: case PLD_OPID_TENSOR_SCATTER:
+    case PLD_OPID_TILE_SORT32: case PLD_OPID_TENSOR_SORT32: case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TENSOR_MRGSORT:
+    case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW: case PLD_OPID_TILE_GATHER_MASK:
+    case PLD_OPID_TILE_SCATTER_MASK:
+        return pld_exec_layout(it, f, e, out);
     case PLD_OPID_TILE_MATMUL_BIAS:
         return pld_exec_matmul(it, f, e, out, 2);
     case PLD_OPID_TILE_FILLPAD: case PLD_OPID_TILE_FILLPAD_INPLACE: case PLD_OPID_TILE_FILLPAD_EXPAND:

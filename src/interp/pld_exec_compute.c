@@ -403,12 +403,139 @@ pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 }
 
 /* matmul (mode 0), matmul_acc (1: init_cond overwrites), matmul_bias (2). */
+/* pl.tile.batch_matmul(_acc): one k-ordered matmul per broadcast batch index. */
+pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    int acc = e->op == PLD_OPID_TILE_BATCH_MATMUL_ACC, l = acc ? 1 : 0;
+    pld_value_t a, b, c = pld_v_none();
+    pld_status_t st;
+    if ((st = pld_op_need(it, f, e, l, &a, PLD_V_TILE)) != PLD_OK)
+        return st;
+    if ((st = pld_op_need(it, f, e, l + 1, &b, PLD_V_TILE)) != PLD_OK ||
+        (acc && (st = pld_op_need(it, f, e, 0, &c, PLD_V_TILE)) != PLD_OK)) {
+        pld_value_release(&a);
+        pld_value_release(&b);
+        return st;
+    }
+    pld_tile_t *x = pld_v_tile(&a), *y = pld_v_tile(&b), *o = NULL;
+    int na = x->rank - 2, nb = y->rank - 2, n = na > nb ? na : nb;
+    int64_t os[PLD_MAX_RANK];
+    if (na < 0 || nb < 0 || n + 2 > PLD_MAX_RANK || x->shape[x->rank - 1] != y->shape[y->rank - 2])
+        st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+    for (int i = 0; st == PLD_OK && i < n; i++) {
+        int64_t p = i < n - na ? 1 : x->shape[i - (n - na)], q = i < n - nb ? 1 : y->shape[i - (n - nb)];
+        if (p != q && p != 1 && q != 1)
+            st = pld_rt_error(it, f, e->span, "%s: batch dims %lld and %lld do not broadcast", pld_op_name(e),
+                              (long long)p, (long long)q);
+        os[i] = p == 1 ? q : p;
+    }
+    os[n] = x->shape[x->rank - 2], os[n + 1] = y->shape[y->rank - 1];
+    if (st == PLD_OK && acc) {
+        pld_tile_t *t = pld_v_tile(&c);
+        int bad = t->rank != n + 2;
+        for (int i = 0; !bad && i < n + 2; i++)
+            bad = t->shape[i] != os[i];
+        if (bad)
+            st = pld_rt_error(it, f, e->span, "%s: acc does not have the result's shape", pld_op_name(e));
+        else if (!(o = pld_tile_cow(&c)))
+            st = pld_op_oom(it, f, e);
+        else
+            *out = c, c = pld_v_none();
+    } else if (st == PLD_OK) {
+        if (!(o = pld_tile_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, n + 2, os, PLD_MEM_ACC)))
+            st = pld_op_oom(it, f, e);
+        else
+            *out = pld_tile_value(o);
+    }
+    int64_t nbatch = 1;
+    for (int i = 0; i < n; i++)
+        nbatch *= os[i];
+    char err[ERRN];
+    for (int64_t k = 0; st == PLD_OK && k < nbatch; k++) {
+        int64_t rem = k, ia = 0, ib = 0, io = 0, sa = 1, sb = 1, so = 1;
+        for (int i = n - 1; i >= 0; i--) {
+            int64_t idx = rem % os[i];
+            rem /= os[i];
+            io += idx * so, so *= os[i];
+            if (i >= n - na) {
+                int64_t dx = x->shape[i - (n - na)];
+                ia += (dx == 1 ? 0 : idx) * sa, sa *= dx;
+            }
+            if (i >= n - nb) {
+                int64_t dy = y->shape[i - (n - nb)];
+                ib += (dy == 1 ? 0 : idx) * sb, sb *= dy;
+            }
+        }
+        int64_t ma[2] = {os[n], x->shape[x->rank - 1]}, mb[2] = {y->shape[y->rank - 2], os[n + 1]}, mo[2] = {os[n], os[n + 1]};
+        pld_view_t va, vb, vo;
+        pld_view_packed(&va, (char *)x->data + ia * ma[0] * ma[1] * pld_dtype_storage_bytes(x->dt), x->dt, 2, ma);
+        pld_view_packed(&vb, (char *)y->data + ib * mb[0] * mb[1] * pld_dtype_storage_bytes(y->dt), y->dt, 2, mb);
+        pld_view_packed(&vo, (char *)o->data + io * mo[0] * mo[1] * pld_dtype_storage_bytes(o->dt), o->dt, 2, mo);
+        st = pld_op_kcheck(it, f, e, pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err), err);
+    }
+    if (st != PLD_OK && o)
+        pld_value_release(out);
+    pld_value_release(&a);
+    pld_value_release(&b);
+    pld_value_release(&c);
+    return st;
+}
+
+/* pl.tensor.matmul_acc: a new tensor acc + op(lhs) @ op(rhs), or op(lhs) @ op(rhs) where init_cond holds. */
+pld_status_t pld_exec_tensor_matmul_acc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_value_t v[3] = {pld_v_none(), pld_v_none(), pld_v_none()};
+    int64_t fl[3] = {0, 0, 0};
+    pld_status_t st = PLD_OK;
+    for (int i = 0; i < 3 && st == PLD_OK; i++)
+        st = pld_op_need(it, f, e, i, &v[i], PLD_V_TENSOR);
+    for (int i = 0; i < 3 && st == PLD_OK; i++)
+        st = pld_op_iarg(it, f, e, 3 + i, 0, &fl[i]);
+    pld_view_t va, vb, vc, vo;
+    pld_tensor_t *o = NULL;
+    if (st == PLD_OK) {
+        pld_tensor_kview(pld_v_tensor(&v[0]), &vc);
+        pld_tensor_kview(pld_v_tensor(&v[1]), &va);
+        pld_tensor_kview(pld_v_tensor(&v[2]), &vb);
+        for (int t = 0; t < 2; t++) {
+            pld_view_t *x = t ? &vb : &va;
+            if (fl[t] && x->rank == 2) {
+                int64_t s0 = x->shape[0], t0 = x->strides[0];
+                x->shape[0] = x->shape[1], x->strides[0] = x->strides[1];
+                x->shape[1] = s0, x->strides[1] = t0;
+            }
+        }
+        if (vc.rank != 2 || !(o = pld_tensor_new(vc.dt, 2, vc.shape, 1)))
+            st = vc.rank != 2 ? pld_rt_error(it, f, e->span, "%s needs 2-D operands", pld_op_name(e)) : pld_op_oom(it, f, e);
+    }
+    char err[ERRN];
+    if (st == PLD_OK) {
+        pld_tensor_kview(o, &vo);
+        memcpy(o->valid, pld_v_tensor(&v[0])->valid, sizeof o->valid);
+        if (!fl[2])
+            st = pld_op_kcheck(it, f, e, pld_k_copy(&vo, &vc, err, sizeof err), err);
+        if (st == PLD_OK)
+            st = pld_op_kcheck(it, f, e, pld_k_matmul(&vo, &va, &vb, !fl[2], err, sizeof err), err);
+        if (st == PLD_OK) {
+            *out = pld_v_obj(&o->hdr, o->dt);
+            o = NULL;
+        }
+    }
+    if (st != PLD_OK && o) {
+        pld_value_t tmp = pld_v_obj(&o->hdr, o->dt);
+        pld_value_release(&tmp);
+    }
+    for (int i = 0; i < 3; i++)
+        pld_value_release(&v[i]);
+    return st;
+}
+
 pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode)
 {
     pld_value_t a, b, c = pld_v_none(), bias = pld_v_none();
     int acc = mode == 1, overwrite = 0;
     int base = acc ? 1 : 0;
-    if (acc && pld_op_arg(e, 3)) {
+    if (acc && e->op == PLD_OPID_TILE_MATMUL_ACC && pld_op_arg(e, 3)) {
         int64_t ic;
         pld_status_t sc = pld_op_iarg(it, f, e, 3, 0, &ic);
         if (sc != PLD_OK)

@@ -14,6 +14,7 @@
  *             pld_exec_compute.c  element-wise, reductions, casts, matmul
  *             pld_exec_elem.c     issue 11 element-wise ops: compares and masks, select, bitwise,
  *                                 fmod/rem, partial ops, ci/tri
+ *             pld_exec_layout.c   transpose, extract, concat, gather, views
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
  *             pld_coll.c          collectives on every rail
  *      |
@@ -347,6 +348,9 @@ pld_status_t pld_task_drain(pld_interp_t *it, frame_t *f);
 void pld_task_fini(pld_interp_t *it);
 
 /* ---- op families: each executes the op calls of its family (e->op) ---- */
+/* pld_exec_layout.c: transpose, extract, concat, tile/tensor gather,
+ * transpose_view, reinterpret_view, tensor.view. */
+pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* pld_exec_mem.c: tile load/store, create/fill, element read/write, slices,
  * subscripts, assemble, reshape, move, valid shapes, arrays. */
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote);
@@ -380,7 +384,11 @@ pld_status_t pld_exec_elem(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 /* pl.tensor.expand_clone. */
 pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode); /* 0 matmul, 1 matmul_acc, 2 matmul_bias */
+pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode);
+/* pl.tensor.matmul_acc (a_trans, b_trans, init_cond). */
+pld_status_t pld_exec_tensor_matmul_acc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pl.tile.batch_matmul, pl.tile.batch_matmul_acc. */
+pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out); /* 0 matmul, 1 matmul_acc, 2 matmul_bias */
 /* pld_exec_dist.c: the pld.* ops on windows and signals (PLD_OPID_PLD_WORLD_SIZE
  * .. PLD_OPID_PLD_DEFER_WAIT). */
 pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);

@@ -376,12 +376,26 @@ static void mark_run(pld_buffer_t *b, int64_t e, int64_t n)
         b->written[e / 8] |= (uint8_t)(1u << (e % 8));
 }
 
+/* Marks elements [e, e + n) of width w bytes in a bitmap over elements of
+ * width tw (a reinterpret_view of another dtype): every tracked element
+ * whose bytes they touch. */
+static void mark_elems(pld_buffer_t *b, int64_t e, int64_t n, int w, int tw)
+{
+    if (w == tw) {
+        mark_run(b, e, n);
+        return;
+    }
+    int64_t lo = e * w / tw, hi = ((e + n) * w + tw - 1) / tw;
+    mark_run(b, lo, hi - lo);
+}
+
 void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
 {
     pld_buffer_t *b = t->buf;
+    int w = pld_dtype_bytes(t->dt), tw = b->written ? pld_dtype_bytes(b->track_dt) : w;
     if (!b->written || t->rank == 0) {
-        if (b->written && t->rank == 0 && t->offset < b->track_n)
-            b->written[t->offset / 8] |= (uint8_t)(1u << (t->offset % 8));
+        if (b->written && t->rank == 0)
+            mark_elems(b, t->offset, 1, w, tw);
         return;
     }
     for (int i = 0; i < t->rank; i++)
@@ -395,12 +409,10 @@ void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const in
         for (int i = 0; i < r - 1; i++)
             base += (off[i] + idx[i]) * t->strides[i];
         if (t->strides[r - 1] == 1) {
-            mark_run(b, base + off[r - 1], ext[r - 1]);
+            mark_elems(b, base + off[r - 1], ext[r - 1], w, tw);
         } else {
             for (int64_t j = 0; j < ext[r - 1]; j++) {
-                int64_t e = base + (off[r - 1] + j) * t->strides[r - 1];
-                if (e >= 0 && e < b->track_n)
-                    b->written[e / 8] |= (uint8_t)(1u << (e % 8));
+                mark_elems(b, base + (off[r - 1] + j) * t->strides[r - 1], 1, w, tw);
             }
         }
         int d = r - 2;

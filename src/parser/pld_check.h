@@ -34,6 +34,10 @@ int pld_check_func_ctx(const pld_func_t *f);
  * math.inf), 2 min (PadValue.min, -math.inf); -1 for anything else. */
 int pld_check_pad_mode(const pld_expr_t *e);
 
+/* The MaskPattern (1..7) a gather_mask `mask_pattern` argument names: an
+ * integer literal or pl.tile.MaskPattern.P0101 .. P1111; -1 for anything else. */
+int pld_check_mask_pattern(const pld_expr_t *e);
+
 /* Parses and checks `src` in one go; returns the program (owned, never NULL
  * unless out of memory). *st receives the status. */
 pld_program_t *pld_check_text(const char *file, const char *src, size_t len, const pld_check_opts_t *opts,

@@ -1,12 +1,15 @@
 /* pld_check_mem.c - checker rules of the fillpad family (pl.tile.fillpad,
  * fillpad_inplace, fillpad_expand, pl.tensor.fillpad, fillpad_expand),
  * set_validshape (tile and tensor) and the accumulating matmuls
- * (pl.tile.matmul_acc with init_cond, pl.tile.matmul_bias), with PyPTO's
+ * (pl.tile.matmul_acc with init_cond, pl.tile.matmul_bias, the gemv family,
+ * batch_matmul and batch_matmul_acc), with PyPTO's
  * constraints (snapshot e2d0f78ae6d7: src/ir/op/tile_ops/elementwise.cpp
  * tile.fillpad*, src/ir/op/tensor_ops/memory.cpp tensor.fillpad*,
  * python/pypto/ir/op/_pad_value.py, python/pypto/language/op/tile_ops.py
- * matmul_acc/matmul_bias/set_validshape). pld_ck_mem_call() returns NULL for
- * every other op, which infer_op (pld_check_expr.c) then types. */
+ * matmul_acc/matmul_bias/set_validshape/gemv, batch_matmul;
+ * src/ir/op/tile_ops/batch_matmul.cpp). pld_ck_mem_call() hands every
+ * other op to pld_ck_layout_call (pld_check_layout.c), which returns NULL
+ * for the rest; infer_op (pld_check_expr.c) then types them. */
 #include "pld_check.h"
 #include "pld_check_int.h"
 
@@ -143,7 +146,7 @@ static int mm_operands(pld_ck_t *ck, ck_call_t *c, int l)
 
 static const pld_type_t *matmul_acc(pld_ck_t *ck, ck_call_t *c)
 {
-    const pld_type_t *acc = c->types[0], *ic = c->types[3];
+    const pld_type_t *acc = c->types[0], *ic = c->info->id == PLD_OPID_TILE_MATMUL_ACC ? c->types[3] : NULL;
     if (ic && ic->kind != PLD_TY_SCALAR && ic->kind != PLD_TY_UNKNOWN)
         pld_ck_error(ck, c->args[3]->span, "%s init_cond must be a boolean scalar, got %s", c->info->name,
                      pld_ck_tystr(ck, ic));
@@ -179,6 +182,112 @@ static const pld_type_t *matmul_bias(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, PLD_TY_TILE, acc_dtype(a->dtype), d, 2, NULL, PLD_MEM_ACC);
 }
 
+/* gemv family: lhs (index l) has one row, operands INT8/FP16/BF16/FP32; acc_phase one of three words. */
+static int gemv_ok(pld_ck_t *ck, ck_call_t *c, int l, int phase)
+{
+    const pld_expr_t *ph = c->args[phase];
+    if (ph && (ph->kind != PLD_EX_STR || (strcmp(ph->u.str.s, "unspecified") != 0 && strcmp(ph->u.str.s, "partial") != 0 &&
+                                          strcmp(ph->u.str.s, "final") != 0)))
+        pld_ck_error(ck, ph->span, "%s acc_phase must be \"unspecified\", \"partial\" or \"final\"", c->info->name);
+    if (!mm_operands(ck, c, l))
+        return 0;
+    const pld_type_t *a = c->types[l];
+    pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
+    if (pld_dim_eq(&a->shape[0], &one) != 1) {
+        pld_ck_error(ck, c->call->span, "%s lhs must be one row [1, K], got %s", c->info->name, pld_ck_tystr(ck, a));
+        return 0;
+    }
+    pld_dtype_t d = a->dtype;
+    if (d != PLD_DT_INT8 && d != PLD_DT_FP16 && d != PLD_DT_BF16 && d != PLD_DT_FP32) {
+        pld_ck_error(ck, c->call->span, "%s operands must be INT8, FP16, BF16 or FP32, got %s", c->info->name,
+                     pld_dtype_name(d));
+        return 0;
+    }
+    return 1;
+}
+
+/* Broadcast batch dims of [..., M, K] @ [..., K, N] into out (rank returned, -1 after an error). */
+static int batch_shape(pld_ck_t *ck, ck_call_t *c, int l, pld_dim_t *out)
+{
+    const pld_type_t *a = c->types[l], *b = c->types[l + 1];
+    if (a->rank < 2 || b->rank < 2) {
+        pld_ck_error(ck, c->call->span, "%s needs operands of rank >= 2, got %s and %s", c->info->name,
+                     pld_ck_tystr(ck, a), pld_ck_tystr(ck, b));
+        return -1;
+    }
+    if (a->dtype != b->dtype || pld_dim_eq(&a->shape[a->rank - 1], &b->shape[b->rank - 2]) == 0) {
+        pld_ck_error(ck, c->call->span, "%s needs one dtype and equal K: %s @ %s", c->info->name, pld_ck_tystr(ck, a),
+                     pld_ck_tystr(ck, b));
+        return -1;
+    }
+    int na = a->rank - 2, nb = b->rank - 2, n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) {
+        const pld_dim_t *x = i < n - na ? NULL : &a->shape[i - (n - na)], *y = i < n - nb ? NULL : &b->shape[i - (n - nb)];
+        if (!x || (x->kind == PLD_DIM_CONST && x->v == 1 && y))
+            out[i] = *y;
+        else if (!y || (y->kind == PLD_DIM_CONST && y->v == 1) || pld_dim_eq(x, y) == 1)
+            out[i] = *x;
+        else {
+            pld_ck_error(ck, c->call->span, "%s cannot broadcast the batch dims of %s and %s", c->info->name,
+                         pld_ck_tystr(ck, a), pld_ck_tystr(ck, b));
+            return -1;
+        }
+    }
+    out[n] = a->shape[a->rank - 2];
+    out[n + 1] = b->shape[b->rank - 1];
+    return n + 2;
+}
+
+static const pld_type_t *batch_matmul(pld_ck_t *ck, ck_call_t *c)
+{
+    int acc = c->info->id == PLD_OPID_TILE_BATCH_MATMUL_ACC, l = acc ? 1 : 0;
+    for (int i = 0; i < 2 + acc; i++)
+        if (!c->types[i] || c->types[i]->kind == PLD_TY_UNKNOWN)
+            return &pld_type_unknown;
+    pld_dim_t d[PLD_CK_MAX_RANK + 2];
+    int r = batch_shape(ck, c, l, d);
+    if (r < 0 || r > PLD_CK_MAX_RANK)
+        return &pld_type_unknown;
+    pld_dtype_t od = acc_dtype(c->types[l]->dtype);
+    if (acc) {
+        const pld_type_t *t = c->types[0];
+        int bad = t->rank != r || t->dtype != od;
+        for (int i = 0; !bad && i < r; i++)
+            bad = pld_dim_eq(&t->shape[i], &d[i]) == 0;
+        if (bad)
+            pld_ck_error(ck, c->call->span, "%s acc %s must be the %s result of shape broadcast(lhs, rhs) batch + [M, N]",
+                         c->info->name, pld_ck_tystr(ck, t), pld_dtype_name(od));
+        return t;
+    }
+    return pld_ck_shaped(ck, PLD_TY_TILE, od, d, r, NULL, PLD_MEM_ACC);
+}
+
+static int lit_true(const pld_expr_t *e)
+{
+    return e && e->kind == PLD_EX_BOOL && e->u.bval;
+}
+
+/* pl.tensor.matmul_acc(acc, lhs, rhs, a_trans, b_trans, init_cond). */
+static const pld_type_t *tensor_matmul_acc(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *acc = c->types[0], *a = c->types[1], *b = c->types[2], *ic = c->types[5];
+    if (ic && ic->kind != PLD_TY_SCALAR && ic->kind != PLD_TY_UNKNOWN)
+        pld_ck_error(ck, c->args[5]->span, "%s init_cond must be a boolean scalar, got %s", c->info->name,
+                     pld_ck_tystr(ck, ic));
+    if (!want_2d(ck, c, 0, "acc") || !want_2d(ck, c, 1, "lhs") || !want_2d(ck, c, 2, "rhs"))
+        return acc && acc->kind != PLD_TY_UNKNOWN ? acc : &pld_type_unknown;
+    int ta = lit_true(c->args[3]), tb = lit_true(c->args[4]);
+    const pld_dim_t *m = &a->shape[ta], *ka = &a->shape[!ta], *kb = &b->shape[tb], *n = &b->shape[!tb];
+    if (a->dtype != b->dtype || pld_dim_eq(ka, kb) == 0 || pld_dim_eq(&acc->shape[0], m) == 0 ||
+        pld_dim_eq(&acc->shape[1], n) == 0)
+        pld_ck_error(ck, c->call->span, "%s: acc %s does not match op(lhs) @ op(rhs) (%s, %s)", c->info->name,
+                     pld_ck_tystr(ck, acc), pld_ck_tystr(ck, a), pld_ck_tystr(ck, b));
+    else if (acc->dtype != acc_dtype(a->dtype))
+        pld_ck_error(ck, c->call->span, "%s acc must be %s (the accumulator of %s operands), got %s", c->info->name,
+                     pld_dtype_name(acc_dtype(a->dtype)), pld_dtype_name(a->dtype), pld_dtype_name(acc->dtype));
+    return pld_ck_shaped(ck, acc->kind, acc->dtype, acc->shape, 2, acc->valid, acc->mem);
+}
+
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
 {
     const pld_type_t *t0 = c->types[0];
@@ -205,7 +314,27 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
         return matmul_acc(ck, c);
     case PLD_OPID_TILE_MATMUL_BIAS:
         return matmul_bias(ck, c);
+    case PLD_OPID_TILE_GEMV:
+        if (!gemv_ok(ck, c, 0, 2))
+            return &pld_type_unknown;
+        {
+            pld_dim_t d[2] = {t0->shape[0], c->types[1]->shape[1]};
+            return pld_ck_shaped(ck, PLD_TY_TILE, acc_dtype(t0->dtype), d, 2, NULL, PLD_MEM_ACC);
+        }
+    case PLD_OPID_TILE_GEMV_ACC:
+        if (!gemv_ok(ck, c, 1, 3))
+            return t0 && t0->kind != PLD_TY_UNKNOWN ? t0 : &pld_type_unknown;
+        return matmul_acc(ck, c);
+    case PLD_OPID_TILE_GEMV_BIAS:
+        if (!gemv_ok(ck, c, 0, 3))
+            return &pld_type_unknown;
+        return matmul_bias(ck, c);
+    case PLD_OPID_TILE_BATCH_MATMUL:
+    case PLD_OPID_TILE_BATCH_MATMUL_ACC:
+        return batch_matmul(ck, c);
+    case PLD_OPID_TENSOR_MATMUL_ACC:
+        return tensor_matmul_acc(ck, c);
     default:
-        return NULL;
+        return pld_ck_layout_call(ck, c);
     }
 }
