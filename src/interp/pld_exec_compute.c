@@ -589,20 +589,40 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         pld_tile_kview(y, &vb, 0);
         pld_tile_kview(o, &vo, 0);
     } else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR && !acc) {
+        /* pl.tensor.matmul(lhs, rhs, out_dtype, a_trans, b_trans, c_matrix_nz): op(lhs) @ op(rhs),
+         * op = transpose where a_trans / b_trans; the result in out_dtype (default the accumulator's) */
         pld_tensor_t *x = pld_v_tensor(&a), *y = pld_v_tensor(&b);
-        if (x->rank != 2 || y->rank != 2 || x->shape[1] != y->shape[0]) {
+        int64_t trans[2] = {0, 0};
+        if (e->op == PLD_OPID_TENSOR_MATMUL &&
+            ((st = pld_op_iarg(it, f, e, 3, 0, &trans[0])) != PLD_OK || (st = pld_op_iarg(it, f, e, 4, 0, &trans[1])) != PLD_OK))
+            goto done;
+        if (x->rank != 2 || y->rank != 2) {
             st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
             goto done;
         }
-        int64_t os[2] = {x->shape[0], y->shape[1]};
-        pld_tensor_t *o = pld_tensor_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, 2, os, 1);
+        pld_tensor_kview(x, &va);
+        pld_tensor_kview(y, &vb);
+        for (int t = 0; t < 2; t++) {
+            pld_view_t *v = t ? &vb : &va;
+            if (trans[t]) {
+                int64_t s0 = v->shape[0], t0 = v->strides[0];
+                v->shape[0] = v->shape[1], v->strides[0] = v->strides[1];
+                v->shape[1] = s0, v->strides[1] = t0;
+            }
+        }
+        if (va.shape[1] != vb.shape[0]) {
+            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+            goto done;
+        }
+        int64_t os[2] = {va.shape[0], vb.shape[1]};
+        pld_dtype_t dt = e->type && e->type->dtype ? e->type->dtype
+                                                  : pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32;
+        pld_tensor_t *o = pld_tensor_new(dt, 2, os, 1);
         if (!o) {
             st = pld_op_oom(it, f, e);
             goto done;
         }
         res = pld_v_obj(&o->hdr, o->dt);
-        pld_tensor_kview(x, &va);
-        pld_tensor_kview(y, &vb);
         pld_tensor_kview(o, &vo);
     } else {
         st = pld_rt_error(it, f, e->span, "%s: operands must both be tiles or both tensors", pld_op_name(e));

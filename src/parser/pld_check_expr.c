@@ -941,11 +941,22 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
             pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
             return &pld_type_unknown;
         }
-        if (pld_dim_eq(&t0->shape[1], &b->shape[0]) == 0) {
-            pld_ck_error(ck, c->call->span, "%s inner dimensions differ: %s @ %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
+        /* pl.tensor.matmul: a_trans / b_trans (literal booleans) transpose an operand */
+        int ta = 0, tb = 0;
+        if (c->info->id == PLD_OPID_TENSOR_MATMUL) {
+            ta = c->args[3] && c->args[3]->kind == PLD_EX_BOOL && c->args[3]->u.bval;
+            tb = c->args[4] && c->args[4]->kind == PLD_EX_BOOL && c->args[4]->u.bval;
+            for (int k = 3; k <= 4; k++)
+                if (c->args[k] && c->args[k]->kind != PLD_EX_BOOL)
+                    pld_ck_error(ck, c->args[k]->span, "%s %s must be True or False", c->info->name,
+                                 k == 3 ? "a_trans" : "b_trans");
+        }
+        if (pld_dim_eq(&t0->shape[!ta], &b->shape[tb]) == 0) {
+            pld_ck_error(ck, c->call->span, "%s inner dimensions differ: %s%s @ %s%s", c->info->name, pld_ck_tystr(ck, t0),
+                         ta ? " (transposed)" : "", pld_ck_tystr(ck, b), tb ? " (transposed)" : "");
             return &pld_type_unknown;
         }
-        pld_dim_t d[2] = {t0->shape[0], b->shape[1]};
+        pld_dim_t d[2] = {t0->shape[ta], b->shape[!tb]};
         pld_dtype_t acc = pld_dtype_is_float(t0->dtype) ? PLD_DT_FP32 : PLD_DT_INT32;
         pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
         return shaped(ck, t0->kind, od != PLD_DT_NONE ? od : acc, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);

@@ -1709,6 +1709,40 @@ out:
     tp_close(&t);
 }
 
+/* pl.tensor.matmul with a_trans / b_trans: op(x) @ op(y), against a golden
+ * computed here (the flags were once accepted and ignored). */
+static const char *SRC_TMATMUL_TRANS =
+    HDR ORCH
+    "    def main(self, x: pl.Tensor[[3, 2], pl.FP32], y: pl.Tensor[[4, 3], pl.FP32], z: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:\n"
+    "        p = pl.tensor.matmul(x, y, a_trans=True, b_trans=True)\n"
+    "        z = pl.tensor.assemble(z, p, [0, 0])\n"
+    "        return z\n";
+
+static void test_interp_tensor_matmul_trans(void)
+{
+    tprog_t t;
+    if (!tp_open(&t, SRC_TMATMUL_TRANS, pld_comm_self()))
+        goto out;
+    CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
+    CU_ASSERT_EQUAL(tp_gen(&t, "y", "arange"), PLD_OK);
+    tp_zero_outs(&t);
+    if (tp_run(&t, PLD_OK) != PLD_OK)
+        goto out;
+    int64_t n;
+    const float *z = res_f32(&t, "z", &n);
+    CU_ASSERT_EQUAL_FATAL(n, 8);
+    /* x[k][i] = 2k + i (3x2), y[j][k] = 3j + k (4x3): z[i][j] = sum_k x[k][i] * y[j][k] */
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            float want = 0;
+            for (int k = 0; k < 3; k++)
+                want += (float)(2 * k + i) * (float)(3 * j + k);
+            CU_ASSERT_EQUAL(z[i * 4 + j], want);
+        }
+out:
+    tp_close(&t);
+}
+
 /* opts.op_budget: a loop that does not end stops with a located runtime error
  * once the budget is used up (the fuzzer's guard against endless programs). */
 static const char *SRC_ENDLESS_WHILE =
@@ -2236,6 +2270,7 @@ static CU_TestInfo interp_tests[] = {
     {"test_interp_ub_option", test_interp_ub_option},
     {"test_interp_ub_liveness", test_interp_ub_liveness},
     {"test_interp_scalar_first", test_interp_scalar_first},
+    {"test_interp_tensor_matmul_trans", test_interp_tensor_matmul_trans},
     {"test_interp_block_stack_exhausted", test_interp_block_stack_exhausted},
     {"test_interp_error_op_budget", test_interp_error_op_budget},
     {"test_interp_error_missing_input", test_interp_error_missing_input},
