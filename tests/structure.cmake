@@ -23,10 +23,14 @@ set_tests_properties(symbols_prefixed PROPERTIES TIMEOUT 60 LABELS unit)
 #   mpi_calls_checked every MPI call in src/ has its result checked: inside
 #                     PLD_MPI_CHECK / PLD_MPI_NOTE, assigned to an rc, compared
 #                     with MPI_SUCCESS, or a justified exception listed in
-#                     tests/check_mpi_calls.py (tools/pldrun is not under src/)
+#                     tests/check_mpi_calls.py; mpi_calls_checked_tool does
+#                     the same for tools/ (pldrun's main.c)
 find_program(PLD_PYTHON3_STRUCT NAMES python3)
 if(PLD_PYTHON3_STRUCT)
   add_test(NAME mpi_calls_checked
            COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_mpi_calls.py" "${PROJECT_SOURCE_DIR}/src")
   set_tests_properties(mpi_calls_checked PROPERTIES TIMEOUT 60 LABELS "unit;check")
+  add_test(NAME mpi_calls_checked_tool
+           COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_mpi_calls.py" "${PROJECT_SOURCE_DIR}/tools")
+  set_tests_properties(mpi_calls_checked_tool PROPERTIES TIMEOUT 60 LABELS "unit;check")
 endif()

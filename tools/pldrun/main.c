@@ -365,6 +365,8 @@ static int agree(int rc, pld_buf_t *msg, int rank, int size, const char *waiting
         fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not agree (MPI failed); ending the job\n", rank, size);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, rc != EX_OK ? rc : EX_SOFTWARE);
+        pld_buf_reset(msg); /* MPI_Abort returned: MPI is gone; leave with an error */
+        return rc != EX_OK ? rc : EX_SOFTWARE;
     }
     int same = all[1] == ~all[2];
     if (same ? rank == 0 : 1)
@@ -394,6 +396,7 @@ static pld_status_t mpi_gather(void *ctx, const void *send, size_t bytes, void *
                 /* the others are already in the gather: nobody may be left waiting */
                 fprintf(stderr, "pldrun: MPI could not build the receive type of the output gather; ending the job\n");
                 MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+                return PLD_E_MPI; /* MPI_Abort returned: MPI is gone */
             }
         }
         int rc = MPI_Gather((const char *)send + done, (int)n, MPI_BYTE, recv ? (char *)recv + done : NULL, 1, row, 0,
