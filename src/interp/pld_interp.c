@@ -66,6 +66,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     }
     if (opts && opts->entry && it->entry_index < 0) {
         snprintf(err, errn, "the program has no function '%s' (--entry)", opts->entry);
+        pld_npu_sched_destroy(it->sched);
         pld_mem_free(it);
         return PLD_E_USAGE;
     }
@@ -79,6 +80,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
                                           : "the program has no HOST orchestrator and %d orchestration functions; "
                                             "choose one with --entry NAME",
                      nhost > 1 ? nhost : norch);
+            pld_npu_sched_destroy(it->sched);
             pld_mem_free(it);
             return PLD_E_USAGE;
         }
@@ -87,6 +89,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     if (pld_check_func_ctx(it->entry) == PLD_CTX_KERNEL || pld_check_func_ctx(it->entry) == 0) {
         snprintf(err, errn, "'%s' cannot be the entry: run a HOST orchestrator or a CHIP orchestration function",
                  it->entry->name);
+        pld_npu_sched_destroy(it->sched);
         pld_mem_free(it);
         return PLD_E_USAGE;
     }
