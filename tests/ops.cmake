@@ -29,6 +29,12 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_layout")
   set_tests_properties(ops_layout PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # mixed AIC+AIV kernels: the cross-core pipe, events, syncall, lane ids (tests/cluster/run_cluster.py)
+  add_test(NAME cluster
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/cluster/run_cluster.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/cluster_work")
+  set_tests_properties(cluster PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

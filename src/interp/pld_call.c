@@ -17,6 +17,7 @@ typedef struct spmd_ctx {
     frame_t *f;
     const pld_block_t *body;
     const pld_expr_t *loopvar;
+    int split_aiv;             /* pl.split_aiv: the blocks are AIV lanes */
 } spmd_ctx_t;
 
 static pld_status_t spmd_block(void *arg, int b, int n)
@@ -33,6 +34,12 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     bf.ctx = PLD_CTX_KERNEL;
     bf.block_idx = b;
     bf.block_num = n;
+    if (c->split_aiv) {
+        /* pl.split_aiv lanes: the AIV lanes of the enclosing block */
+        bf.block_idx = f->block_idx;
+        bf.block_num = f->block_num;
+        bf.subblock_idx = b;
+    }
     bf.loop = NULL;
     bf.ret = pld_v_none();
     bf.in_kernel_scope = 1;
@@ -68,7 +75,7 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pl
                      (long long)n, limit);
         return FLOW_ERROR;
     }
-    spmd_ctx_t c = {it, f, body, loopvar};
+    spmd_ctx_t c = {it, f, body, loopvar, item->op == PLD_OPID_PL_SPLIT_AIV};
     int64_t saved;
     pld_task_begin(it, tid, &saved);
     pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
@@ -220,6 +227,9 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
     if (caller) {
         f.block_idx = caller->block_idx;
         f.block_num = caller->block_num;
+        f.subblock_idx = caller->subblock_idx;
+        f.xg = caller->xg;
+        f.xcore = caller->xcore;
     }
     pld_status_t st = PLD_OK;
     for (int i = 0; i < fn->nparams && st == PLD_OK; i++) {
@@ -304,7 +314,8 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
             pld_value_release(&v);
     }
     if (st == PLD_OK) {
-        int flow = pld_walk_block(it, &f, &fn->body);
+        int flow = fn->ftype == PLD_FT_GROUP && ctx == PLD_CTX_KERNEL ? pld_xcore_group(it, &f, &fn->body)
+                                                                       : pld_walk_block(it, &f, &fn->body);
         if (flow == FLOW_ERROR)
             st = PLD_E_RUNTIME;
         else if (flow == FLOW_BREAK || flow == FLOW_CONTINUE)

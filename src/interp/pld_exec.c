@@ -55,6 +55,15 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TILE_GET_BLOCK_NUM:
         *out = pld_v_int(PLD_DT_INDEX, f->block_num);
         return PLD_OK;
+    case PLD_OPID_TILE_GET_SUBBLOCK_IDX: case PLD_OPID_SYS_AVAILABLE_CLUSTER_COUNT:
+    case PLD_OPID_SYS_AVAILABLE_AIV_COUNT: case PLD_OPID_SYS_RESERVE_BUFFER: case PLD_OPID_SYS_IMPORT_PEER_BUFFER:
+    case PLD_OPID_SYS_AIC_INITIALIZE_PIPE: case PLD_OPID_SYS_AIV_INITIALIZE_PIPE: case PLD_OPID_SYS_TPUSH_TO_AIV:
+    case PLD_OPID_SYS_TPUSH_TO_AIC: case PLD_OPID_SYS_TPOP_FROM_AIC: case PLD_OPID_SYS_TPOP_FROM_AIV:
+    case PLD_OPID_SYS_TFREE_TO_AIC: case PLD_OPID_SYS_TFREE_TO_AIV: case PLD_OPID_SYS_SYNC_SET:
+    case PLD_OPID_SYS_SYNC_WAIT: case PLD_OPID_SYS_SET_FFTS: case PLD_OPID_SYS_SYNCALL: case PLD_OPID_SYS_CACHEINVALID:
+    case PLD_OPID_SYS_FENCE: case PLD_OPID_SYS_BAR_V: case PLD_OPID_SYS_BAR_M: case PLD_OPID_SYS_BAR_ALL:
+    case PLD_OPID_SYS_SYNC_SRC: case PLD_OPID_SYS_SYNC_DST:
+        return pld_exec_xcore(it, f, e, out);
     case PLD_OPID_TILE_LOAD:
         return pld_exec_load(it, f, e, out, 0);
     case PLD_OPID_TILE_STORE:

@@ -6,6 +6,7 @@
  *   walker    pld_interp.c   create/destroy, entry parameters, bind, run, output assembly
  *             pld_eval.c     expressions, statements, control flow
  *             pld_call.c     function calls, kernel launches, pl.at / pl.spmd tasks, device= dispatch
+ *             pld_group.c    a FunctionType.Group body: its AIC/AIV kernels as the cores of a cluster
  *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
  *      |
  *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
@@ -17,6 +18,7 @@
  *             pld_exec_layout.c   transpose, extract, concat, gather, views
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
  *             pld_coll.c          collectives on every rail
+ *             pld_xcore.c         between the cores of a cluster: cross-core pipe, events, syncall
  *      |
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
@@ -55,6 +57,8 @@ typedef struct loop_ctx {
     int have_next;
 } loop_ctx_t;
 
+typedef struct pld_xgroup pld_xgroup_t;
+
 typedef struct frame {
     struct frame *parent;
     const pld_func_t *fn;
@@ -65,6 +69,9 @@ typedef struct frame {
     loop_ctx_t *loop;
     pld_value_t ret;
     int64_t block_idx, block_num;  /* SPMD position (kernels) */
+    int64_t subblock_idx;          /* AIV lane in its cluster (pl.tile.get_subblock_idx; 0 on the AIC) */
+    pld_xgroup_t *xg;              /* the mixed AIC+AIV group this core runs in (pld_xcore.c), or NULL */
+    int xcore;                     /* this core's index in xg */
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
     int32_t cur_seq;               /* pld_stmt_t.seq of the statement being run (liveness) */
     int depth;                     /* call depth: the entry 1, its callees 2, ... (0: no function) */
@@ -399,6 +406,20 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 /* Executes a call bound to an op of the table (e->op >= 0, not a special form
  * of the walker). */
 pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* ---- pld_xcore.c (ops layer): the cores of a cluster ----
+ * The pl.system.* ops between the cores (pipe, events, barriers),
+ * get_subblock_idx and the core counts. */
+pld_status_t pld_exec_xcore(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* A group launch's shared state (pipes, events, its cores), for pld_group.c:
+ * new (NULL on OOM), add core (fn's member statement s on AIV lane `lane`;
+ * -1 when full), the statement and lane of core b, core b returned, free. */
+pld_xgroup_t *pld_xgroup_new(pld_interp_t *it, frame_t *f, int nlanes);
+int pld_xgroup_add(pld_xgroup_t *g, const pld_func_t *fn, const pld_stmt_t *s, int lane);
+int pld_xgroup_ncores(const pld_xgroup_t *g);
+const pld_stmt_t *pld_xgroup_core(const pld_xgroup_t *g, int b, int *lane);
+void pld_xgroup_done(pld_xgroup_t *g, int b);
+void pld_xgroup_free(pld_xgroup_t *g);
+
 /* The on-chip memory check after a tile is bound to slot `just` (liveness,
  * per memory space; pld_exec.c). */
 pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp);
@@ -440,6 +461,12 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
                                int ctx, pld_span_t call_span, pld_value_t *result);
 /* The walker's callbacks (it->walk). */
 extern const pld_walker_t pld_walker;
+
+/* ---- pld_group.c: a FunctionType.Group body (walker layer) ---- */
+/* Runs the body of Group function f: its AIC and AIV kernel calls run as
+ * cooperating cores of one cluster (one AIC block, one or two AIV lanes)
+ * joined by the cross-core pipe (docs/cluster.md). Returns the control flow. */
+int pld_xcore_group(pld_interp_t *it, frame_t *f, const pld_block_t *body);
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */

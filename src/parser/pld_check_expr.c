@@ -1255,6 +1255,9 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
         return &pld_type_unknown;
     if (strncmp(info->name, "pld.", 4) == 0)
         return pld_ck_pld_call(ck, &c);
+    const pld_type_t *xt = pld_ck_sys_call(ck, &c); /* pl.system.* of pld_check_sys.c */
+    if (xt)
+        return xt;
     const pld_type_t *mt = pld_ck_mem_call(ck, &c);
     return mt ? mt : infer_op(ck, &c);
 }

@@ -244,6 +244,9 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
 /* ---- pld_check_mem.c: fillpad family, set_validshape, matmul_acc/matmul_bias ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c);
+/* ---- pld_check_sys.c: pl.system.* between the cores of a cluster (pipes, events, barriers) ---- */
+/* The result type of c when it is one of these ops; NULL otherwise. */
+const pld_type_t *pld_ck_sys_call(pld_ck_t *ck, ck_call_t *c);
 /* ---- pld_check_layout.c: transpose, extract, concat, gather ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c);

@@ -633,8 +633,12 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
             else if (a == b && (a == PLD_TY_TILE || tens_a) && at->dtype != t->dtype && t->dtype != PLD_DT_NONE)
                 pld_ck_error(ck, s->u.assign.ann->span, "annotation dtype %s does not match the value's dtype %s",
                          pld_dtype_name(at->dtype), pld_dtype_name(t->dtype));
-            if (t->kind == PLD_TY_UNKNOWN)
+            if (t->kind == PLD_TY_UNKNOWN) {
                 t = at;
+                /* a tpop without shape=/dtype=: the annotation declares what it pops */
+                if (v->kind == PLD_EX_CALL && (v->op == PLD_OPID_SYS_TPOP_FROM_AIC || v->op == PLD_OPID_SYS_TPOP_FROM_AIV))
+                    v->type = at;
+            }
         }
         assign_targets(ck, s->u.assign.target, t, v->span);
         /* constant tracking and HOST window provenance */

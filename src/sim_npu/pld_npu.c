@@ -43,10 +43,14 @@ typedef struct block {
 } block_t;
 
 typedef struct grid {
+    struct grid *parent; /* the grid whose block started this one (nested grids), or NULL */
+    int host;            /* the block of `parent` whose stack runs this grid's loop */
     block_t *blocks;
     int n;
     int cur;
     int cancelled;
+    int arrived;         /* blocks waiting in pld_npu_barrier */
+    unsigned gen;        /* barrier generation: bumped when every block arrived */
     ucontext_t main;
     pld_npu_block_fn fn;
     void *arg;
@@ -57,7 +61,8 @@ typedef struct grid {
 } grid_t;
 
 struct pld_npu_sched {
-    grid_t *active; /* the running grid (one at a time; nested grids run sequentially) */
+    grid_t *active; /* the innermost running grid: a block of a grid may start a grid of its own,
+                       whose loop runs on that block's stack (grids form a tree) */
     /* the stack of the thread that created the scheduler (lo = 0: unknown) */
     pthread_t owner;
     uintptr_t thread_lo, thread_hi;
@@ -173,7 +178,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
     const size_t page = page_size();
     const size_t stack_bytes =
         ((stack_bytes_in ? stack_bytes_in : (size_t)PLD_NPU_STACK_DEFAULT) + page - 1) / page * page;
-    if (n <= 1 || s->active) {
+    if (n <= 1) {
         pld_status_t first = PLD_OK;
         for (int b = 0; b < n && first == PLD_OK; b++)
             first = fn(arg, b, n);
@@ -184,6 +189,8 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
     g.blocks = pld_mem_calloc((size_t)n, sizeof *g.blocks);
     if (!g.blocks)
         return PLD_E_NOMEM;
+    g.parent = s->active;
+    g.host = s->active ? s->active->cur : -1;
     g.n = n;
     g.fn = fn;
     g.arg = arg;
@@ -200,7 +207,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
         const uint64_t gp = (uint64_t)(uintptr_t)&g;
         makecontext(&bl->ctx, (void (*)(void))trampoline, 2, (unsigned)(gp >> 32), (unsigned)(gp & 0xffffffffu));
     }
-    volatile uintptr_t saved_lo = s->cur_lo; /* the caller's stack (not a block's: s->active was NULL) */
+    volatile uintptr_t saved_lo = s->cur_lo; /* the caller's stack: the thread's, or the hosting block's */
     if (result == PLD_OK) {
         s->active = &g;
         volatile int remaining = n;
@@ -221,8 +228,16 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
                 if (g.blocks[b].done)
                     remaining--;
             }
+            if (remaining > 0 && g.parent) {
+                /* a nested grid: a round made, let the blocks of the enclosing grid
+                 * run too (what this grid waits for may come from them) */
+                s->active = g.parent;
+                s->cur_lo = saved_lo;
+                switch_to_main(g.parent);
+                s->active = &g;
+            }
         }
-        s->active = NULL;
+        s->active = g.parent;
         s->cur_lo = saved_lo;
         for (int b = 0; b < n; b++)
             if (g.blocks[b].st != PLD_OK && result == PLD_OK)
@@ -236,7 +251,7 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
 
 int pld_npu_can_yield(const pld_npu_sched_t *s)
 {
-    return s->active != NULL && s->active->n > 1;
+    return s->active != NULL;
 }
 
 void pld_npu_yield(pld_npu_sched_t *s)
@@ -248,7 +263,10 @@ void pld_npu_yield(pld_npu_sched_t *s)
 
 int pld_npu_cancelled(const pld_npu_sched_t *s)
 {
-    return s->active && s->active->cancelled;
+    for (const grid_t *g = s->active; g; g = g->parent)
+        if (g->cancelled)
+            return 1;
+    return 0;
 }
 
 void pld_npu_stack_current(const pld_npu_sched_t *s, pld_npu_stack_t *out)
@@ -277,4 +295,36 @@ uintptr_t pld_npu_stack_lo(const pld_npu_sched_t *s)
     if (s->active)
         return (uintptr_t)s->active->blocks[s->active->cur].stack;
     return pthread_equal(s->owner, pthread_self()) ? s->thread_lo : 0;
+}
+
+int pld_npu_barrier(pld_npu_sched_t *s, int *arrived, int *blocks)
+{
+    grid_t *g = s->active;
+    if (!g) {
+        *arrived = *blocks = 1;
+        return 0;
+    }
+    unsigned gen = g->gen;
+    if (++g->arrived == g->n) {
+        g->arrived = 0;
+        g->gen++;
+        return 0;
+    }
+    for (;;) {
+        switch_to_main(g);
+        if (g->gen != gen)
+            return 0;
+        if (pld_npu_cancelled(s))
+            return 1;
+        int done = 0;
+        for (int b = 0; b < g->n; b++)
+            done += g->blocks[b].done;
+        if (g->arrived + done == g->n) {
+            /* the blocks that are not here have returned: nobody else will come */
+            *arrived = g->arrived;
+            *blocks = g->n;
+            g->arrived--;
+            return 2;
+        }
+    }
 }

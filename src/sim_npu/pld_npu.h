@@ -17,9 +17,11 @@
 #include <stdint.h>
 
 /* ---- the scheduler ---- */
-/* One scheduler per interpreter: it owns the grid that is running (at most
- * one at a time; a grid started from inside a block runs its blocks one after
- * another on the caller's stack). */
+/* One scheduler per interpreter: it owns the grids that are running. A grid
+ * started from inside a block of another grid (a nested grid: pl.spmd blocks
+ * that each launch a mixed AIC+AIV group) runs its scheduling loop on that
+ * block's stack; after each round of its own blocks it yields the hosting
+ * block, so the blocks of every running grid progress together. */
 typedef struct pld_npu_sched pld_npu_sched_t;
 
 /* Creates an idle scheduler. *out is owned (pld_npu_sched_destroy).
@@ -33,8 +35,8 @@ void pld_npu_sched_destroy(pld_npu_sched_t *s);
 typedef pld_status_t (*pld_npu_block_fn)(void *arg, int block_idx, int block_num);
 
 /* Runs blocks 0..n-1 of an SPMD grid on scheduler s as coroutines until every
- * one returned. With n == 1, or when called from inside a block of s (nested
- * grids), the blocks run one after another on the caller's stack. The first
+ * one returned (from inside a block of s: a nested grid, see above). With
+ * n == 1 the block runs on the caller's stack. The first
  * error stops the grid: blocks still waiting see pld_npu_cancelled() and
  * return. Returns the first error (or PLD_OK; PLD_E_NOMEM when the block
  * stacks cannot be mapped). stack_bytes: per-block stack, rounded up to whole
@@ -57,13 +59,20 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes, p
 #define PLD_NPU_STACK_DEFAULT ((size_t)1 << 20)
 #endif
 
-/* 1 when the caller runs inside a grid of s with other blocks it can yield to. */
+/* 1 when the caller runs inside a grid of s (there may be other blocks to yield to). */
 int pld_npu_can_yield(const pld_npu_sched_t *s);
 /* Lets the other blocks of the running grid of s run; returns when this block
  * is scheduled again. A no-op outside a grid. */
 void pld_npu_yield(pld_npu_sched_t *s);
-/* 1 when the running grid of s was cancelled (another block failed): stop waiting. */
+/* 1 when the running grid of s, or a grid enclosing it, was cancelled (a block
+ * failed): stop waiting. */
 int pld_npu_cancelled(const pld_npu_sched_t *s);
+
+/* A barrier of the blocks of the innermost running grid of s (syncall):
+ * returns 0 when every block arrived (at once outside a grid), 1 when the
+ * grid was cancelled, 2 when it can never complete because the blocks that
+ * did not arrive have returned (*arrived of *blocks arrived). */
+int pld_npu_barrier(pld_npu_sched_t *s, int *arrived, int *blocks);
 
 /* ---- stacks ---- */
 /* The stack the caller runs on: the coroutine stack of the running block of

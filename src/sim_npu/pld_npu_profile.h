@@ -12,6 +12,7 @@
 typedef struct pld_npu_profile {
     const char *name;        /* "a2a3", "a5" */
     int aiv_cores;           /* AIV cores per device (sync-start admission limit) */
+    int aic_cores;           /* AIC (cube) cores per device: the clusters of one AIC and two AIV cores */
     /* on-chip memory per core, by memory space (bytes; 0 = the space does not
      * exist). The physical sizes: PyPTO's memory planner keeps 8 KiB of UB
      * back (184 / 240 KiB usable, pto-isa#170); pldrun never rejects a
