@@ -173,7 +173,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_OR: case PLD_OPID_TENSOR_ORS: case PLD_OPID_TENSOR_XOR: case PLD_OPID_TENSOR_XORS:
     case PLD_OPID_TENSOR_SHL: case PLD_OPID_TENSOR_SHLS: case PLD_OPID_TENSOR_SHR: case PLD_OPID_TENSOR_SHRS:
     case PLD_OPID_TENSOR_PART_ADD: case PLD_OPID_TENSOR_PART_MUL: case PLD_OPID_TENSOR_PART_MAX:
-    case PLD_OPID_TENSOR_PART_MIN: case PLD_OPID_TENSOR_CI:
+    case PLD_OPID_TENSOR_PART_MIN: case PLD_OPID_TENSOR_CI: case PLD_OPID_TILE_RANDOM: case PLD_OPID_TENSOR_RANDOM:
         return pld_exec_elem(it, f, e, out);
     case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TENSOR_ROW_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, PLD_K_RED_ROW);
     case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TENSOR_ROW_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, PLD_K_RED_ROW);
