@@ -108,16 +108,26 @@ def random_cases():
 
 
 def prefetch_cases():
-    """The prefetch ops move no data: the prefetched tensor still loads and adds as before."""
-    body = ['ctx = pl.prefetch.make_context()', 'ev = pl.prefetch.async_prefetch(x0, ctx)',
-            'with pl.prefetch.session(ctx) as sess:', '    st = pl.prefetch.wait(ev, sess)',
-            't = pl.load(x0, [0, 0], [8, 16])', 'r = pl.tile.add(t, t)', 'o = pl.store(r, [0, 0], o)']
-    return [Case('prefetch.session.FP32', [('x0', 'FP32', (8, 16), 'sym')], ('FP32', (8, 16)), body,
-                 lambda v: [run_ops.f32(a + a) for a in v[0]])]
+    """The prefetch ops move no data: the prefetched tensor still loads and adds as before. Both the DSL form
+    and the printed IR's (annotated handles, a BOOL done flag)."""
+    dsl = ['ctx = pl.prefetch.make_context()', 'evt = pl.prefetch.async_prefetch(x0, ctx)',
+           'session = pl.prefetch.session(ctx)', 'pl.prefetch.wait(evt, session)']
+    printed = ['ctx: pl.PrefetchAsyncContext = pl.prefetch.make_context()',
+               'evt: pl.AsyncEvent = pl.prefetch.async_prefetch(x0, ctx)',
+               'session: pl.AsyncSession = pl.prefetch.session(ctx)',
+               'done: pl.Scalar[pl.BOOL] = pl.prefetch.wait(evt, session)',
+               'k: pl.Scalar[pl.FP32] = pl.cast(done, pl.FP32)']
+    use = ['t = pl.load(x0, [0, 0], [1, 128])', 'r = pl.tile.add(t, t)']
+    out = ['o = pl.store(r, [0, 0], o)']
+    return [Case('prefetch.dsl.FP32', [('x0', 'FP32', (1, 128), 'sym')], ('FP32', (1, 128)), dsl + use + out,
+                 lambda v: [run_ops.f32(a + a) for a in v[0]]),
+            Case('prefetch.printed.FP32', [('x0', 'FP32', (1, 128), 'sym')], ('FP32', (1, 128)),
+                 printed + use + ['r = pl.tile.adds(r, k)'] + out,  # done is True: + 1.0
+                 lambda v: [run_ops.f32(run_ops.f32(a + a) + 1.0) for a in v[0]])]
 
 
 def build_cases():
-    return random_cases()
+    return random_cases() + prefetch_cases()
 
 
 def kat():
