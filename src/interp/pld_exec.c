@@ -214,7 +214,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_PLD_WORLD_SIZE: case PLD_OPID_PLD_GET_COMM_CTX: case PLD_OPID_PLD_RANK: case PLD_OPID_PLD_NRANKS:
     case PLD_OPID_PLD_ALLOC_WINDOW_BUFFER: case PLD_OPID_PLD_WINDOW:
     case PLD_OPID_PLD_REMOTE_LOAD: case PLD_OPID_PLD_TILE_REMOTE_STORE: case PLD_OPID_PLD_TENSOR_REMOTE_STORE:
-    case PLD_OPID_PLD_PUT: case PLD_OPID_PLD_GET:
+    case PLD_OPID_PLD_PUT: case PLD_OPID_PLD_GET: case PLD_OPID_PLD_TILE_PUT: case PLD_OPID_PLD_TILE_GET:
     case PLD_OPID_PLD_NOTIFY: case PLD_OPID_PLD_WAIT: case PLD_OPID_PLD_DEFER_WAIT:
         return pld_exec_dist(it, f, e, out);
     case PLD_OPID_PLD_ALLREDUCE: case PLD_OPID_PLD_BARRIER: case PLD_OPID_PLD_BROADCAST:
