@@ -209,8 +209,8 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_ARRAY_UPDATE:
         return pld_exec_array_elem(it, f, e, out);
     case PLD_OPID_PREFETCH_MAKE_CONTEXT: case PLD_OPID_PREFETCH_ASYNC: case PLD_OPID_PREFETCH_SESSION:
-    case PLD_OPID_PREFETCH_WAIT:
-        return pld_exec_prefetch(it, f, e, out);
+    case PLD_OPID_PREFETCH_WAIT: case PLD_OPID_TILE_ALLOC: case PLD_OPID_TENSOR_ALLOC:
+        return pld_exec_token(it, f, e, out);
     case PLD_OPID_PLD_WORLD_SIZE: case PLD_OPID_PLD_GET_COMM_CTX: case PLD_OPID_PLD_RANK: case PLD_OPID_PLD_NRANKS:
     case PLD_OPID_PLD_ALLOC_WINDOW_BUFFER: case PLD_OPID_PLD_WINDOW:
     case PLD_OPID_PLD_REMOTE_LOAD: case PLD_OPID_PLD_TILE_REMOTE_STORE: case PLD_OPID_PLD_TENSOR_REMOTE_STORE:

@@ -1174,12 +1174,17 @@ static pld_status_t need_handle(pld_interp_t *it, frame_t *f, const pld_expr_t *
                                       pld_op_name(e), i);
 }
 
-pld_status_t pld_exec_prefetch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+pld_status_t pld_exec_token(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_status_t st = PLD_OK;
     pld_value_t src;
     int k = PLD_HANDLE_PREFETCH_CTX;
     switch (e->op) {
+    case PLD_OPID_TILE_ALLOC: case PLD_OPID_TENSOR_ALLOC: /* an identity token: no window buffer (index -1) */
+        *out = pld_v_none();
+        out->kind = PLD_V_PTR;
+        out->u.i = -1;
+        return PLD_OK;
     case PLD_OPID_PREFETCH_ASYNC: /* the source must exist; its data is untouched */
         if ((st = pld_op_need(it, f, e, 0, &src, PLD_V_TENSOR)) != PLD_OK)
             return st;

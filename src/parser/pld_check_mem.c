@@ -8,7 +8,8 @@
  * python/pypto/ir/op/_pad_value.py, python/pypto/language/op/tile_ops.py
  * matmul_acc/matmul_bias/set_validshape/gemv, batch_matmul;
  * src/ir/op/tile_ops/batch_matmul.cpp), and the asynchronous L2 prefetch ops
- * (src/ir/op/prefetch/prefetch_async.cpp). pld_ck_mem_call() hands every
+ * (src/ir/op/prefetch/prefetch_async.cpp) and tile.alloc / tensor.alloc
+ * (tile_ops/memory.cpp DeduceTileAllocType: a PtrType). pld_ck_mem_call() hands every
  * other op to pld_ck_layout_call (pld_check_layout.c), which returns NULL
  * for the rest; infer_op (pld_check_expr.c) then types them. */
 #include "pld_check.h"
@@ -362,6 +363,9 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
         return batch_matmul(ck, c);
     case PLD_OPID_TENSOR_MATMUL_ACC:
         return tensor_matmul_acc(ck, c);
+    case PLD_OPID_TILE_ALLOC:
+    case PLD_OPID_TENSOR_ALLOC:
+        return &pld_type_ptr;
     case PLD_OPID_PREFETCH_MAKE_CONTEXT:
         return &pld_type_prefetch_ctx;
     case PLD_OPID_PREFETCH_ASYNC:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """run_ops_misc.py - golden tests of the counter-based random generators
-(pl.tile.random, pl.tensor.random, unified pl.random) and of the asynchronous
-L2 prefetch ops (pl.prefetch.*) through pldrun at one rank (CTest `ops_misc`).
+(pl.tile.random, pl.tensor.random, unified pl.random), of the asynchronous
+L2 prefetch ops (pl.prefetch.*) and of the allocation tokens (pl.tile.alloc,
+pl.tensor.alloc) through pldrun at one rank (CTest `ops_misc`).
 
 The random goldens are an independent pure-Python Philox4x32 (Salmon et al.,
 SC11; checked below against Random123's known-answer vectors) with pto-isa
@@ -126,8 +127,21 @@ def prefetch_cases():
                  lambda v: [run_ops.f32(run_ops.f32(a + a) + 1.0) for a in v[0]])]
 
 
+def alloc_cases():
+    """pl.tile.alloc / pl.tensor.alloc: allocation tokens of the printed IR (tiles name them in MemRefs); values
+    are unaffected."""
+    body = ['mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 512)',
+            'mem_vec_3: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 512, pinned=True)',
+            'mem_ddr_4: pl.Ptr = pl.tensor.alloc(pl.Mem.DDR, 512)',
+            't: pl.Tile[[1, 128], pl.FP32, pl.MemRef(mem_vec_2, 0, 512), pl.Mem.Vec] = pl.load(x0, [0, 0], [1, 128])',
+            'r: pl.Tile[[1, 128], pl.FP32, pl.MemRef(mem_vec_3, 512, 512), pl.Mem.Vec] = pl.tile.add(t, t)',
+            'o = pl.store(r, [0, 0], o)']
+    return [Case('alloc.FP32', [('x0', 'FP32', (1, 128), 'sym')], ('FP32', (1, 128)), body,
+                 lambda v: [run_ops.f32(a + a) for a in v[0]])]
+
+
 def build_cases():
-    return random_cases() + prefetch_cases()
+    return random_cases() + prefetch_cases() + alloc_cases()
 
 
 def kat():
