@@ -71,6 +71,28 @@ static void bview(pld_view_t *v, const opnd_t *o, int orank, const int64_t *osha
     }
 }
 
+/* A new packed result: a zeroed Vec tile with valid extents `valid` (tile)
+ * or a tensor (not zeroed: the caller writes every element); vo views its data. */
+static pld_status_t gen_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
+                               const int64_t *shape, const int64_t *valid, pld_view_t *vo, pld_value_t *res)
+{
+    if (tile) {
+        pld_tile_t *t = pld_tile_new(dt, rank, shape, PLD_MEM_VEC);
+        if (!t)
+            return pld_op_oom(it, f, e);
+        memcpy(t->valid, valid, sizeof(int64_t) * (size_t)rank);
+        pld_tile_kview(t, vo, 0);
+        *res = pld_tile_value(t);
+    } else {
+        pld_tensor_t *t = pld_tensor_new(dt, rank, shape, 0);
+        if (!t)
+            return pld_op_oom(it, f, e);
+        pld_tensor_kview(t, vo);
+        *res = pld_v_obj(&t->hdr, dt);
+    }
+    return PLD_OK;
+}
+
 /* The result of the array operands o[0..n): the broadcast shape, the first
  * operand's valid extents (tiles), dtype dt. */
 static pld_status_t new_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const opnd_t *o, int n,
@@ -102,21 +124,7 @@ static pld_status_t new_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         ovalid[d] = j0 >= 0 && !(o[0].shape[j0] == 1 && x != 1) ? o[0].valid[j0] : x;
     }
     *orank = r;
-    if (o[0].kind == 't') {
-        pld_tile_t *t = pld_tile_new(dt, r, oshape, PLD_MEM_VEC);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        memcpy(t->valid, ovalid, sizeof(int64_t) * (size_t)r);
-        pld_tile_kview(t, vo, 0);
-        *res = pld_tile_value(t);
-    } else {
-        pld_tensor_t *t = pld_tensor_new(dt, r, oshape, 0);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        pld_tensor_kview(t, vo);
-        *res = pld_v_obj(&t->hdr, dt);
-    }
-    return PLD_OK;
+    return gen_result(it, f, e, o[0].kind == 't', dt, r, oshape, ovalid, vo, res);
 }
 
 static pld_xop_k_t xop_of(int op)
@@ -439,28 +447,6 @@ static pld_status_t exec_part(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         return st;
     }
     *out = res;
-    return PLD_OK;
-}
-
-/* A new packed result of a generator: a Vec tile with valid extents `valid`
- * (tile) or a tensor; vo views its data. */
-static pld_status_t gen_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
-                               const int64_t *shape, const int64_t *valid, pld_view_t *vo, pld_value_t *res)
-{
-    if (tile) {
-        pld_tile_t *t = pld_tile_new(dt, rank, shape, PLD_MEM_VEC);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        memcpy(t->valid, valid, sizeof(int64_t) * (size_t)rank);
-        pld_tile_kview(t, vo, 0);
-        *res = pld_tile_value(t);
-    } else {
-        pld_tensor_t *t = pld_tensor_new(dt, rank, shape, 1);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        pld_tensor_kview(t, vo);
-        *res = pld_v_obj(&t->hdr, dt);
-    }
     return PLD_OK;
 }
 
