@@ -35,6 +35,12 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/cluster_work")
   set_tests_properties(cluster PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # random (pto-isa TRANDOM Philox4x32 goldens) and the prefetch ops (tests/ops/run_ops_misc.py)
+  add_test(NAME ops_misc
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops_misc.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_misc")
+  set_tests_properties(ops_misc PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

@@ -179,7 +179,8 @@ static void generate(FILE *f)
           "  DistributedTensor), `dtensor` (a window-bound DistributedTensor), `tile`, `scalar`,\n"
           "  `list` (a shape / offset list), `dtype`, `mem` (a memory space), `int` (a compile-time\n"
           "  integer), `bool`, `num`, `str`, `enum`, `ctx` (a CommCtx), `ptr` (a window buffer\n"
-          "  handle), `value`, `func`, `any`.\n",
+          "  handle), `pctx`, `event`, `session` (the prefetch handles PrefetchAsyncContext,\n"
+          "  AsyncEvent, AsyncSession), `value`, `func`, `any`.\n",
           f);
 
     char seen[MAX_NS][NAME_LEN];

@@ -182,7 +182,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TENSOR_OR: case PLD_OPID_TENSOR_ORS: case PLD_OPID_TENSOR_XOR: case PLD_OPID_TENSOR_XORS:
     case PLD_OPID_TENSOR_SHL: case PLD_OPID_TENSOR_SHLS: case PLD_OPID_TENSOR_SHR: case PLD_OPID_TENSOR_SHRS:
     case PLD_OPID_TENSOR_PART_ADD: case PLD_OPID_TENSOR_PART_MUL: case PLD_OPID_TENSOR_PART_MAX:
-    case PLD_OPID_TENSOR_PART_MIN: case PLD_OPID_TENSOR_CI:
+    case PLD_OPID_TENSOR_PART_MIN: case PLD_OPID_TENSOR_CI: case PLD_OPID_TILE_RANDOM: case PLD_OPID_TENSOR_RANDOM:
         return pld_exec_elem(it, f, e, out);
     case PLD_OPID_TILE_ROW_SUM: case PLD_OPID_TENSOR_ROW_SUM: return pld_exec_reduce(it, f, e, out, PLD_K_RSUM, PLD_K_RED_ROW);
     case PLD_OPID_TILE_ROW_MAX: case PLD_OPID_TENSOR_ROW_MAX: return pld_exec_reduce(it, f, e, out, PLD_K_RMAX, PLD_K_RED_ROW);
@@ -217,10 +217,13 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_ARRAY_GET:
     case PLD_OPID_ARRAY_UPDATE:
         return pld_exec_array_elem(it, f, e, out);
+    case PLD_OPID_PREFETCH_MAKE_CONTEXT: case PLD_OPID_PREFETCH_ASYNC: case PLD_OPID_PREFETCH_SESSION:
+    case PLD_OPID_PREFETCH_WAIT: case PLD_OPID_TILE_ALLOC: case PLD_OPID_TENSOR_ALLOC:
+        return pld_exec_token(it, f, e, out);
     case PLD_OPID_PLD_WORLD_SIZE: case PLD_OPID_PLD_GET_COMM_CTX: case PLD_OPID_PLD_RANK: case PLD_OPID_PLD_NRANKS:
     case PLD_OPID_PLD_ALLOC_WINDOW_BUFFER: case PLD_OPID_PLD_WINDOW:
     case PLD_OPID_PLD_REMOTE_LOAD: case PLD_OPID_PLD_TILE_REMOTE_STORE: case PLD_OPID_PLD_TENSOR_REMOTE_STORE:
-    case PLD_OPID_PLD_PUT: case PLD_OPID_PLD_GET:
+    case PLD_OPID_PLD_PUT: case PLD_OPID_PLD_GET: case PLD_OPID_PLD_TILE_PUT: case PLD_OPID_PLD_TILE_GET:
     case PLD_OPID_PLD_NOTIFY: case PLD_OPID_PLD_WAIT: case PLD_OPID_PLD_DEFER_WAIT:
         return pld_exec_dist(it, f, e, out);
     case PLD_OPID_PLD_ALLREDUCE: case PLD_OPID_PLD_BARRIER: case PLD_OPID_PLD_BROADCAST:

@@ -284,9 +284,47 @@ done:
     return st;
 }
 
+/* The staging tiles of pld.tile.put/get (parameters 3 and 4): 2-D tiles of
+ * the transfer's dtype, of one shape, no larger than the flattened transfer
+ * [prod(leading dims), last dim] (the checker's rule, for dynamic extents).
+ * The data moves as pld.tensor.put/get moves it: a smaller stage only splits
+ * the transfer into chunks on the hardware, which changes no element. */
+static pld_status_t check_stages(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_dtype_t dt, int rank,
+                                 const int64_t *shp)
+{
+    int64_t rows = 1, shape0[2] = {0, 0};
+    for (int k = 0; k + 1 < rank; k++)
+        rows *= shp[k];
+    for (int s = 0; s < 2; s++) {
+        if (s == 1 && !pld_op_arg(e, 4))
+            break;
+        pld_value_t v;
+        pld_status_t st = pld_op_need(it, f, e, 3 + s, &v, PLD_V_TILE);
+        if (st != PLD_OK)
+            return st;
+        const pld_tile_t *t = pld_v_tile(&v);
+        int ok = t->dt == dt && t->rank == 2 && (s == 0 || (t->shape[0] == shape0[0] && t->shape[1] == shape0[1])) &&
+                 t->shape[0] <= rows && t->shape[1] <= shp[rank - 1];
+        char sh[96];
+        pld_shape_str(sh, sizeof sh, t->rank, t->shape);
+        if (s == 0)
+            memcpy(shape0, t->shape, sizeof shape0);
+        pld_dtype_t tdt = t->dt;
+        pld_value_release(&v);
+        if (!ok)
+            return pld_rt_error(it, f, e->span, "%s: %s %s %s must be a 2-D %s tile (the stages of one shape) no larger "
+                                "than the flattened transfer [%lld, %lld]", pld_op_name(e), s ? "stage2" : "stage", sh,
+                                pld_dtype_name(tdt), pld_dtype_name(dt), (long long)rows, (long long)shp[rank - 1]);
+    }
+    return PLD_OK;
+}
+
+/* pld.tensor.put/get and pld.tile.put/get (stage tiles at parameters 3, 4;
+ * the region after them). */
 static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
 {
-    int is_put = e->op == PLD_OPID_PLD_PUT;
+    const int is_put = e->op == PLD_OPID_PLD_PUT || e->op == PLD_OPID_PLD_TILE_PUT;
+    const int tile = e->op == PLD_OPID_PLD_TILE_PUT || e->op == PLD_OPID_PLD_TILE_GET, r0 = tile ? 5 : 3;
     pld_value_t dv, sv;
     pld_status_t st = pld_op_need(it, f, e, 0, &dv, PLD_V_TENSOR);
     if (st != PLD_OK)
@@ -306,9 +344,10 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         st = PLD_E_RUNTIME;
         goto done;
     }
-    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, 3, doff, &nd)) != PLD_OK ||
-        (st = pld_op_ilist(it, f, e, 4, soff, &ns)) != PLD_OK || (st = pld_op_ilist(it, f, e, 5, shp, &nshp)) != PLD_OK ||
-        (is_put && (st = pld_op_iarg(it, f, e, 6, 0, &atomic)) != PLD_OK))
+    if ((st = peer_of(it, f, e, 1, d, &peer)) != PLD_OK || (st = pld_op_ilist(it, f, e, r0, doff, &nd)) != PLD_OK ||
+        (st = pld_op_ilist(it, f, e, r0 + 1, soff, &ns)) != PLD_OK ||
+        (st = pld_op_ilist(it, f, e, r0 + 2, shp, &nshp)) != PLD_OK ||
+        (is_put && (st = pld_op_iarg(it, f, e, r0 + 3, 0, &atomic)) != PLD_OK))
         goto done;
     if (src->dt != dst->dt) {
         st = pld_rt_error(it, f, e->span, "%s: dst and src dtypes differ (%s and %s)", pld_op_name(e), pld_dtype_name(dst->dt),
@@ -333,6 +372,8 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         memset(soff, 0, sizeof soff);
         nd = ns = src->rank;
     }
+    if (tile && nshp > 0 && (st = check_stages(it, f, e, dst->dt, nshp, shp)) != PLD_OK)
+        goto done;
     const int64_t *woff = is_put ? doff : soff, *loff = is_put ? soff : doff;
     int nw = is_put ? nd : ns, nl = is_put ? ns : nd;
     if ((st = region_of(it, f, e, win, woff, nw, shp, nshp, wext)) != PLD_OK ||
@@ -479,6 +520,8 @@ pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         return op_remote_store(it, f, e);
     case PLD_OPID_PLD_PUT:
     case PLD_OPID_PLD_GET:
+    case PLD_OPID_PLD_TILE_PUT:
+    case PLD_OPID_PLD_TILE_GET:
         return op_put_get(it, f, e);
     case PLD_OPID_PLD_NOTIFY: {
         cell_t c;

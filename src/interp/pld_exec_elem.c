@@ -71,6 +71,28 @@ static void bview(pld_view_t *v, const opnd_t *o, int orank, const int64_t *osha
     }
 }
 
+/* A new packed result: a zeroed Vec tile with valid extents `valid` (tile)
+ * or a tensor (not zeroed: the caller writes every element); vo views its data. */
+static pld_status_t gen_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
+                               const int64_t *shape, const int64_t *valid, pld_view_t *vo, pld_value_t *res)
+{
+    if (tile) {
+        pld_tile_t *t = pld_tile_new(dt, rank, shape, PLD_MEM_VEC);
+        if (!t)
+            return pld_op_oom(it, f, e);
+        memcpy(t->valid, valid, sizeof(int64_t) * (size_t)rank);
+        pld_tile_kview(t, vo, 0);
+        *res = pld_tile_value(t);
+    } else {
+        pld_tensor_t *t = pld_tensor_new(dt, rank, shape, 0);
+        if (!t)
+            return pld_op_oom(it, f, e);
+        pld_tensor_kview(t, vo);
+        *res = pld_v_obj(&t->hdr, dt);
+    }
+    return PLD_OK;
+}
+
 /* The result of the array operands o[0..n): the broadcast shape, the first
  * operand's valid extents (tiles), dtype dt. */
 static pld_status_t new_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const opnd_t *o, int n,
@@ -102,21 +124,7 @@ static pld_status_t new_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         ovalid[d] = j0 >= 0 && !(o[0].shape[j0] == 1 && x != 1) ? o[0].valid[j0] : x;
     }
     *orank = r;
-    if (o[0].kind == 't') {
-        pld_tile_t *t = pld_tile_new(dt, r, oshape, PLD_MEM_VEC);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        memcpy(t->valid, ovalid, sizeof(int64_t) * (size_t)r);
-        pld_tile_kview(t, vo, 0);
-        *res = pld_tile_value(t);
-    } else {
-        pld_tensor_t *t = pld_tensor_new(dt, r, oshape, 0);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        pld_tensor_kview(t, vo);
-        *res = pld_v_obj(&t->hdr, dt);
-    }
-    return PLD_OK;
+    return gen_result(it, f, e, o[0].kind == 't', dt, r, oshape, ovalid, vo, res);
 }
 
 static pld_xop_k_t xop_of(int op)
@@ -464,24 +472,48 @@ static pld_status_t exec_gen(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     }
     pld_view_t vo;
     pld_value_t res;
-    if (tile) {
-        pld_tile_t *t = pld_tile_new(dt, rank, shape, PLD_MEM_VEC);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        memcpy(t->valid, valid, sizeof(int64_t) * (size_t)rank);
-        pld_tile_kview(t, &vo, 0);
-        res = pld_tile_value(t);
-    } else {
-        pld_tensor_t *t = pld_tensor_new(dt, rank, shape, 1);
-        if (!t)
-            return pld_op_oom(it, f, e);
-        pld_tensor_kview(t, &vo);
-        res = pld_v_obj(&t->hdr, dt);
-    }
+    if ((st = gen_result(it, f, e, tile, dt, rank, shape, valid, &vo, &res)) != PLD_OK)
+        return st;
     char err[ERRN];
     st = tri ? pld_k_tri(&vo, first, (int)flag, valid[0], valid[1], err, sizeof err)
              : pld_k_ci(&vo, first, (int)flag, err, sizeof err);
     if (st != PLD_OK) {
+        pld_value_release(&res);
+        return pld_op_kcheck(it, f, e, st, err);
+    }
+    *out = res;
+    return PLD_OK;
+}
+
+/* tile.random(key0, key1, counter0..3, shape, valid_shape, dtype, rounds) /
+ * tensor.random(key0, key1, counter0..3, shape, dtype, rounds): pto-isa's
+ * TRANDOM (pld_k_random); outside the valid region the tile holds 0. */
+static pld_status_t exec_random(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    const int tile = e->op == PLD_OPID_TILE_RANDOM, di = tile ? 8 : 7;
+    int64_t seed[6], shape[PLD_MAX_RANK], valid[PLD_MAX_RANK], rounds;
+    int rank, nv = -1;
+    pld_status_t st;
+    for (int i = 0; i < 6; i++)
+        if ((st = pld_op_iarg(it, f, e, i, 0, &seed[i])) != PLD_OK)
+            return st;
+    if ((st = pld_op_shape(it, f, e, 6, shape, &rank)) != PLD_OK || (st = pld_op_iarg(it, f, e, di + 1, 10, &rounds)) != PLD_OK)
+        return st;
+    if (tile && pld_op_arg(e, 7) && (st = pld_op_ilist(it, f, e, 7, valid, &nv)) != PLD_OK)
+        return st;
+    if (rank != 2 || (nv >= 0 && (nv != 2 || valid[0] < 0 || valid[0] > shape[0] || valid[1] < 0 || valid[1] > shape[1])))
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D shape and a valid_shape within it", pld_op_name(e));
+    if (nv < 0)
+        memcpy(valid, shape, sizeof valid);
+    pld_dtype_t dt = pld_op_arg(e, di) ? pld_op_dtype(it, e, di) : PLD_DT_UINT32;
+    pld_view_t vo;
+    pld_value_t res;
+    if ((st = gen_result(it, f, e, tile, dt, rank, shape, valid, &vo, &res)) != PLD_OK)
+        return st;
+    const uint32_t key[2] = {(uint32_t)seed[0], (uint32_t)seed[1]};
+    const uint32_t ctr[4] = {(uint32_t)seed[2], (uint32_t)seed[3], (uint32_t)seed[4], (uint32_t)seed[5]};
+    char err[ERRN];
+    if ((st = pld_k_random(&vo, key, ctr, (int)rounds, valid[0], valid[1], err, sizeof err)) != PLD_OK) {
         pld_value_release(&res);
         return pld_op_kcheck(it, f, e, st, err);
     }
@@ -502,6 +534,8 @@ pld_status_t pld_exec_elem(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         return exec_part(it, f, e, out);
     case PLD_OPID_TILE_CI: case PLD_OPID_TENSOR_CI: case PLD_OPID_TILE_TRI:
         return exec_gen(it, f, e, out);
+    case PLD_OPID_TILE_RANDOM: case PLD_OPID_TENSOR_RANDOM:
+        return exec_random(it, f, e, out);
     default:
         return exec_ext(it, f, e, out);
     }

@@ -1159,3 +1159,56 @@ pld_status_t pld_exec_array_elem(pld_interp_t *it, frame_t *f, const pld_expr_t 
     *out = a;
     return PLD_OK;
 }
+
+/* A handle argument i of kind k (the checker types them; a value of another
+ * kind reaches here only through an untyped path). */
+static pld_status_t need_handle(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int k)
+{
+    pld_value_t v;
+    pld_status_t st = pld_op_eval(it, f, e, i, &v);
+    if (st != PLD_OK)
+        return st;
+    int ok = v.kind == PLD_V_HANDLE && v.u.i == k;
+    pld_value_release(&v);
+    return ok ? PLD_OK : pld_rt_error(it, f, e->span, "%s: argument %d is not the prefetch handle it needs",
+                                      pld_op_name(e), i);
+}
+
+pld_status_t pld_exec_token(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_status_t st = PLD_OK;
+    pld_value_t src;
+    int k = PLD_HANDLE_PREFETCH_CTX;
+    switch (e->op) {
+    case PLD_OPID_TILE_ALLOC: case PLD_OPID_TENSOR_ALLOC: /* an identity token: no window buffer (index -1) */
+        *out = pld_v_none();
+        out->kind = PLD_V_PTR;
+        out->u.i = -1;
+        return PLD_OK;
+    case PLD_OPID_PREFETCH_ASYNC: /* the source must exist; its data is untouched */
+        if ((st = pld_op_need(it, f, e, 0, &src, PLD_V_TENSOR)) != PLD_OK)
+            return st;
+        pld_value_release(&src);
+        st = need_handle(it, f, e, 1, PLD_HANDLE_PREFETCH_CTX);
+        k = PLD_HANDLE_ASYNC_EVENT;
+        break;
+    case PLD_OPID_PREFETCH_SESSION:
+        st = need_handle(it, f, e, 0, PLD_HANDLE_PREFETCH_CTX);
+        k = PLD_HANDLE_ASYNC_SESSION;
+        break;
+    case PLD_OPID_PREFETCH_WAIT:
+        if ((st = need_handle(it, f, e, 0, PLD_HANDLE_ASYNC_EVENT)) != PLD_OK ||
+            (st = need_handle(it, f, e, 1, PLD_HANDLE_ASYNC_SESSION)) != PLD_OK)
+            return st;
+        *out = pld_v_int(PLD_DT_BOOL, 1);
+        return PLD_OK;
+    default:
+        break;
+    }
+    if (st != PLD_OK)
+        return st;
+    *out = pld_v_none();
+    out->kind = PLD_V_HANDLE;
+    out->u.i = k;
+    return PLD_OK;
+}

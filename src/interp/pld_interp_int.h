@@ -373,6 +373,10 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
 pld_status_t pld_exec_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_array_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_array_elem(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Ops with no effect on data: pl.prefetch.make_context / async_prefetch /
+ * session / wait (L2 cache hints: handles and a BOOL True) and pl.tile.alloc /
+ * pl.tensor.alloc (allocation tokens: a Ptr that is no window buffer). */
+pld_status_t pld_exec_token(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* Tensor view for a subscript x[i, a:b, ...]. */
 pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *obj,
                                 pld_value_t *out);

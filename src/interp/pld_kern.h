@@ -135,6 +135,13 @@ pld_status_t pld_k_part(pld_binop_k_t op, const pld_view_t *out, const pld_view_
 pld_status_t pld_k_ci(const pld_view_t *out, int64_t start, int descending, char *err, size_t errn);
 pld_status_t pld_k_tri(const pld_view_t *out, int64_t diagonal, int upper, int64_t vr, int64_t vc, char *err,
                        size_t errn);
+/* random: pto-isa's TRANDOM over a packed 2-D INT32/UINT32 out of C columns
+ * (docs/ops-numerics.md): Philox4x32 with key {key[0], key[1]} and `rounds`
+ * rounds. Row i, chunk j (256 columns each) and lane l (0..63) encrypt the
+ * 128-bit counter ctr + (i * ceil(vc / 256) + j) * floor(C / 4) + l; its word w
+ * goes to column 256 j + 64 w + l. Only [vr, vc) is written. */
+pld_status_t pld_k_random(const pld_view_t *out, const uint32_t key[2], const uint32_t ctr[4], int rounds, int64_t vr,
+                          int64_t vc, char *err, size_t errn);
 /* out = cast(a) with a rounding mode. Float -> integer: the mode picks the
  * rounding (ROUND = nearest, ties away from zero; RINT = nearest, ties to even;
  * NONE/default = RINT), then saturates to the integer range; NaN -> 0.

@@ -1,7 +1,8 @@
 /* pld_kern_ext.c - the element-wise ops of issue 11 beyond the arithmetic
  * core of pld_kern_elem.c: fmod / rem, bitwise and shifts, compare (dense
  * 0/1 and PyPTO's packed predicate mask), select, leaky / parametric ReLU,
- * three-operand add / sub, sin / cos, and the index generators ci and tri.
+ * three-operand add / sub, sin / cos, the index generators ci and tri, and the
+ * counter-based random generator (pto-isa TRANDOM, Philox4x32).
  *
  * These kernels favour clarity over speed: one N-D odometer over the output
  * and per-element access through pld_elem_get_* / pld_elem_set_* (which
@@ -433,6 +434,61 @@ pld_status_t pld_k_tri(const pld_view_t *out, int64_t diagonal, int upper, int64
                 pld_elem_set_i(out->data, out->dt, i * C + j, one);
             else
                 pld_elem_set_f(out->data, out->dt, i * C + j, one);
+        }
+    return PLD_OK;
+}
+
+/* ---- random (pto-isa TRANDOM) ------------------------------------------------ */
+
+/* c += v, c a 128-bit little-endian counter of four 32-bit words. */
+static void ctr_add(uint32_t c[4], uint64_t v)
+{
+    for (int i = 0; i < 4 && v; i++) {
+        v += c[i];
+        c[i] = (uint32_t)v;
+        v >>= 32;
+    }
+}
+
+/* Philox4x32 (Salmon et al., SC11) of x under key {k0, k1}: each round
+ * multiplies words 0 and 2 by its two constants and mixes the halves of the
+ * products with words 1, 3 and the key; the key is bumped by the Weyl
+ * constants after each round. */
+static void philox4x32(uint32_t x[4], uint32_t k0, uint32_t k1, int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        const uint64_t p0 = (uint64_t)0xD2511F53u * x[0], p1 = (uint64_t)0xCD9E8D57u * x[2];
+        const uint32_t y0 = (uint32_t)(p1 >> 32) ^ x[1] ^ k0, y2 = (uint32_t)(p0 >> 32) ^ x[3] ^ k1;
+        x[0] = y0;
+        x[1] = (uint32_t)p1;
+        x[2] = y2;
+        x[3] = (uint32_t)p0;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+}
+
+pld_status_t pld_k_random(const pld_view_t *out, const uint32_t key[2], const uint32_t ctr[4], int rounds, int64_t vr,
+                          int64_t vc, char *err, size_t errn)
+{
+    if (out->rank != 2 || !pld_view_is_packed(out) || (out->dt != PLD_DT_INT32 && out->dt != PLD_DT_UINT32))
+        return pld_kern_fail(err, errn, "random: a packed 2-D INT32 or UINT32 result expected");
+    enum { LANES = 64, WORDS = 4 };
+    const int64_t C = out->shape[1], step = C / WORDS, chunks = (vc + LANES * WORDS - 1) / (LANES * WORDS);
+    uint32_t *d = out->data, base[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+    for (int64_t i = 0; i < vr; i++)
+        for (int64_t j = 0; j < chunks; j++) {
+            for (int l = 0; l < LANES; l++) {
+                uint32_t x[4] = {base[0], base[1], base[2], base[3]};
+                ctr_add(x, (uint64_t)l);
+                philox4x32(x, key[0], key[1], rounds);
+                for (int w = 0; w < WORDS; w++) {
+                    const int64_t col = j * LANES * WORDS + w * LANES + l;
+                    if (col < vc)
+                        d[i * C + col] = x[w];
+                }
+            }
+            ctr_add(base, (uint64_t)step);
         }
     return PLD_OK;
 }

@@ -437,6 +437,7 @@ const char *pld_vkind_name(pld_vkind_t k)
     case PLD_V_ARRAY: return "array";
     case PLD_V_PTR: return "window buffer";
     case PLD_V_CTX: return "comm context";
+    case PLD_V_HANDLE: return "prefetch handle";
     case PLD_V_UNAVAIL: return "value computed on another rank";
     }
     return "value";

@@ -26,8 +26,12 @@ typedef enum pld_vkind {
     PLD_V_ARRAY,
     PLD_V_PTR,        /* window buffer handle: i = buffer index */
     PLD_V_CTX,        /* comm context handle: i = domain index */
+    PLD_V_HANDLE,     /* prefetch handle: i = PLD_HANDLE_* */
     PLD_V_UNAVAIL     /* produced by a dispatch that ran on another rank */
 } pld_vkind_t;
+
+/* The kinds of PLD_V_HANDLE (pl.prefetch.*: no state on a CPU). */
+enum { PLD_HANDLE_PREFETCH_CTX = 1, PLD_HANDLE_ASYNC_EVENT, PLD_HANDLE_ASYNC_SESSION };
 
 typedef struct pld_obj pld_obj_t;
 

@@ -324,7 +324,10 @@ typedef enum pld_type_kind {
     PLD_TY_ARRAY,
     PLD_TY_PTR,         /* window buffer handle */
     PLD_TY_COMMCTX,
-    PLD_TY_MARKER       /* MemRef / prefetch handles / other markers */
+    PLD_TY_PREFETCH_CTX, /* pl.PrefetchAsyncContext (pl.prefetch.make_context) */
+    PLD_TY_ASYNC_EVENT,  /* pl.AsyncEvent (pl.prefetch.async_prefetch) */
+    PLD_TY_ASYNC_SESSION, /* pl.AsyncSession (pl.prefetch.session) */
+    PLD_TY_MARKER       /* MemRef / other markers */
 } pld_type_kind_t;
 
 typedef struct pld_type pld_type_t;
@@ -348,6 +351,7 @@ extern const pld_type_t pld_type_unknown;
 extern const pld_type_t pld_type_none;
 extern const pld_type_t pld_type_ptr;
 extern const pld_type_t pld_type_commctx;
+extern const pld_type_t pld_type_prefetch_ctx, pld_type_async_event, pld_type_async_session;
 
 /* Constructors in the program arena (NULL on OOM). */
 pld_type_t *pld_type_new(pld_program_t *p, pld_type_kind_t k);

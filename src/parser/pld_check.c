@@ -483,8 +483,17 @@ const pld_type_t *pld_ck_ann_type(pld_ck_t *ck, const pld_expr_t *a, pld_dir_t *
             return &pld_type_ptr;
         if (strcmp(h, "pld.CommCtxType") == 0 || strcmp(h, "pld.CommCtx") == 0)
             return &pld_type_commctx;
-        if (strcmp(h, "pl.MemRefType") == 0 || strcmp(h, "pl.UnknownType") == 0 || strcmp(h, "pl.PrefetchAsyncContext") == 0 ||
-            strcmp(h, "pl.AsyncEvent") == 0 || strcmp(h, "pl.AsyncSession") == 0)
+        /* the prefetch handles, by their DSL or IR type name (PyPTO's type_resolver.py) */
+        static const struct {
+            const char *name;
+            const pld_type_t *t;
+        } handles[] = {{"pl.PrefetchAsyncContext", &pld_type_prefetch_ctx}, {"pl.PrefetchAsyncContextType", &pld_type_prefetch_ctx},
+                       {"pl.AsyncEvent", &pld_type_async_event}, {"pl.AsyncEventType", &pld_type_async_event},
+                       {"pl.AsyncSession", &pld_type_async_session}, {"pl.AsyncSessionType", &pld_type_async_session}};
+        for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++)
+            if (strcmp(h, handles[i].name) == 0)
+                return handles[i].t;
+        if (strcmp(h, "pl.MemRefType") == 0 || strcmp(h, "pl.UnknownType") == 0)
             return &pld_type_unknown;
         pld_dtype_t dt = pld_ck_ann_dtype(ck, a);
         if (dt != PLD_DT_NONE) /* bare dtype annotation (older docs) */

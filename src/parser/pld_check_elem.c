@@ -4,6 +4,7 @@
  * infer_op (pld_check_expr.c) for every bound op call. */
 #include "pld_check_int.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int bcast(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type_t *b, pld_dim_t *out, int *rank)
@@ -249,6 +250,64 @@ static const pld_type_t *gen_type(pld_ck_t *ck, ck_call_t *c, int tri)
     return pld_ck_shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, valid, tile ? PLD_MEM_VEC : PLD_MEM_NONE);
 }
 
+/* tile.random / tensor.random (PyPTO tile_ops/memory.cpp DeduceTileRandomType,
+ * tensor_ops/memory.cpp DeduceTensorRandomType): six INT32 seed scalars (an
+ * integer literal is one), a positive constant 2-D shape, the tile's optional
+ * valid_shape in (0, shape], dtype INT32 or UINT32 (default UINT32), rounds 7
+ * or 10. */
+static const pld_type_t *random_type(pld_ck_t *ck, ck_call_t *c)
+{
+    const int tile = c->info->id == PLD_OPID_TILE_RANDOM, di = tile ? 8 : 7;
+    const char *nm = c->info->name;
+    int64_t v;
+    for (int i = 0; i < 6; i++) {
+        const pld_type_t *t = c->types[i];
+        if (pld_ck_const_int(ck, c->args[i], &v)) {
+            if (v < INT32_MIN || v > (int64_t)UINT32_MAX)
+                pld_ck_error(ck, c->args[i]->span, "%s seed argument %d must fit in 32 bits, got %lld", nm, i,
+                             (long long)v);
+        } else if (known(t) && (t->kind != PLD_TY_SCALAR || t->dtype != PLD_DT_INT32)) {
+            pld_ck_error(ck, c->args[i]->span, "%s requires seed argument %d to have INT32 dtype, but got %s", nm, i,
+                         pld_ck_tystr(ck, t));
+        }
+    }
+    pld_dtype_t dt = c->args[di] ? pld_ck_dtype_arg(ck, c->args[di]) : PLD_DT_UINT32;
+    if (dt != PLD_DT_INT32 && dt != PLD_DT_UINT32)
+        pld_ck_error(ck, c->args[di]->span, "%s requires dtype to be one of {INT32, UINT32}, but got %s", nm,
+                     pld_dtype_name(dt));
+    int64_t rounds = const_arg(ck, c, di + 1, 10);
+    if (rounds != 7 && rounds != 10)
+        pld_ck_error(ck, c->args[di + 1]->span, "%s requires rounds to be 7 or 10, but got %lld", nm,
+                     (long long)rounds);
+    pld_dim_t dims[PLD_CK_MAX_RANK], vd[PLD_CK_MAX_RANK];
+    int r = pld_ck_dims_of_list(ck, c->args[6], dims);
+    if (r < 0)
+        return &pld_type_unknown;
+    if (r != 2) {
+        pld_ck_error(ck, c->args[6]->span, "%s requires a 2D shape (rows, cols), but got rank %d", nm, r);
+        return &pld_type_unknown;
+    }
+    for (int i = 0; i < r; i++)
+        if (dims[i].kind != PLD_DIM_CONST || dims[i].v <= 0) {
+            pld_ck_error(ck, c->args[6]->span, "%s shape element %d must be a positive compile-time constant", nm, i);
+            return &pld_type_unknown;
+        }
+    const pld_dim_t *valid = NULL;
+    if (tile && c->args[7]) {
+        int vr = pld_ck_dims_of_list(ck, c->args[7], vd);
+        if (vr >= 0 && vr != r)
+            pld_ck_error(ck, c->args[7]->span, "%s valid_shape rank (%d) must match shape rank (%d)", nm, vr, r);
+        for (int i = 0; vr == r && i < r; i++)
+            if (vd[i].kind != PLD_DIM_CONST)
+                pld_ck_error(ck, c->args[7]->span, "%s valid_shape element %d must be a compile-time constant", nm, i);
+            else if (vd[i].v <= 0 || vd[i].v > dims[i].v)
+                pld_ck_error(ck, c->args[7]->span, "%s valid_shape element %d (%lld) must be in (0, shape dim %lld]",
+                             nm, i, (long long)vd[i].v, (long long)dims[i].v);
+        valid = vr == r ? vd : NULL;
+    }
+    return pld_ck_shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, valid, tile ? PLD_MEM_VEC : PLD_MEM_NONE);
+}
+
 const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c)
 {
     const pld_type_t *t0 = c->types[0] ? c->types[0] : &pld_type_unknown;
@@ -400,6 +459,8 @@ const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_TRI:
         need_int(ck, c, 0);
         return gen_type(ck, c, 1);
+    case PLD_OPID_TILE_RANDOM: case PLD_OPID_TENSOR_RANDOM:
+        return random_type(ck, c);
     default:
         return NULL;
     }

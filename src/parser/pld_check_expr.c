@@ -428,6 +428,9 @@ static const char *kind_word(const pld_type_t *t)
     case PLD_TY_ARRAY: return "an array";
     case PLD_TY_PTR: return "a window buffer (Ptr)";
     case PLD_TY_COMMCTX: return "a CommCtx";
+    case PLD_TY_PREFETCH_CTX: return "a PrefetchAsyncContext";
+    case PLD_TY_ASYNC_EVENT: return "an AsyncEvent";
+    case PLD_TY_ASYNC_SESSION: return "an AsyncSession";
     case PLD_TY_NONE: return "no value";
     default: return "a value";
     }
@@ -466,6 +469,12 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
         ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_COMMCTX;
     else if (strcmp(k, "ptr") == 0)
         ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_PTR;
+    else if (strcmp(k, "pctx") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_PREFETCH_CTX;
+    else if (strcmp(k, "event") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_ASYNC_EVENT;
+    else if (strcmp(k, "session") == 0)
+        ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_ASYNC_SESSION;
     else if (strcmp(k, "list") == 0)
         ok = list_expr(ck, a) != NULL || t->kind == PLD_TY_TUPLE || t->kind == PLD_TY_UNKNOWN;
     else if (strcmp(k, "dtype") == 0)
@@ -497,7 +506,10 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
         const char *k, *w;
     } words[] = {{"tensor", "a tensor"}, {"dtensor", "a DistributedTensor"}, {"tile", "a tile"},
                  {"scalar", "a scalar"}, {"ctx", "a CommCtx (output of pld.system.get_comm_ctx)"},
-                 {"ptr", "a Ptr handle (output of pld.tensor.alloc_window_buffer)"}};
+                 {"ptr", "a Ptr handle (output of pld.tensor.alloc_window_buffer)"},
+                 {"pctx", "a PrefetchAsyncContext (output of pl.prefetch.make_context)"},
+                 {"event", "an AsyncEvent (output of pl.prefetch.async_prefetch)"},
+                 {"session", "an AsyncSession (output of pl.prefetch.session)"}};
     const char *want = k;
     for (size_t j = 0; j < sizeof words / sizeof words[0]; j++)
         if (strcmp(words[j].k, k) == 0)

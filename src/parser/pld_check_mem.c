@@ -7,7 +7,9 @@
  * tile.fillpad*, src/ir/op/tensor_ops/memory.cpp tensor.fillpad*,
  * python/pypto/ir/op/_pad_value.py, python/pypto/language/op/tile_ops.py
  * matmul_acc/matmul_bias/set_validshape/gemv, batch_matmul;
- * src/ir/op/tile_ops/batch_matmul.cpp). pld_ck_mem_call() hands every
+ * src/ir/op/tile_ops/batch_matmul.cpp), and the asynchronous L2 prefetch ops
+ * (src/ir/op/prefetch/prefetch_async.cpp) and tile.alloc / tensor.alloc
+ * (tile_ops/memory.cpp DeduceTileAllocType: a PtrType). pld_ck_mem_call() hands every
  * other op to pld_ck_layout_call (pld_check_layout.c), which returns NULL
  * for the rest; infer_op (pld_check_expr.c) then types them. */
 #include "pld_check.h"
@@ -288,6 +290,33 @@ static const pld_type_t *tensor_matmul_acc(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, acc->kind, acc->dtype, acc->shape, 2, acc->valid, acc->mem);
 }
 
+/* pl.prefetch.async_prefetch's source: a tensor of static shape whose dims
+ * are all 1 but the last (PyPTO's CheckFlatContiguous1DSource). */
+static void prefetch_src(pld_ck_t *ck, ck_call_t *c)
+{
+    const pld_type_t *t = c->types[0];
+    if (!t || !pld_type_is_tensorlike(t))
+        return;
+    const char *nm = c->info->name;
+    if (t->rank < 1) {
+        pld_ck_error(ck, c->args[0]->span, "%s expects src to have rank >= 1, got a rank-0 tensor", nm);
+        return;
+    }
+    for (int i = 0; i < t->rank; i++)
+        if (t->shape[i].kind != PLD_DIM_CONST) {
+            pld_ck_error(ck, c->args[0]->span, "%s expects src to have a fully static shape, but dimension %d is "
+                         "dynamic; async prefetch needs a compile-time byte extent", nm, i);
+            return;
+        }
+    for (int i = 0; i + 1 < t->rank; i++)
+        if (t->shape[i].v != 1) {
+            pld_ck_error(ck, c->args[0]->span, "%s expects src to be a flat contiguous logical 1D GM region (all "
+                         "dimensions except the last must be 1), but dimension %d is %lld; reshape the tensor to "
+                         "[N] or [1, ..., N] before prefetching", nm, i, (long long)t->shape[i].v);
+            return;
+        }
+}
+
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
 {
     const pld_type_t *t0 = c->types[0];
@@ -334,6 +363,18 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
         return batch_matmul(ck, c);
     case PLD_OPID_TENSOR_MATMUL_ACC:
         return tensor_matmul_acc(ck, c);
+    case PLD_OPID_TILE_ALLOC:
+    case PLD_OPID_TENSOR_ALLOC:
+        return &pld_type_ptr;
+    case PLD_OPID_PREFETCH_MAKE_CONTEXT:
+        return &pld_type_prefetch_ctx;
+    case PLD_OPID_PREFETCH_ASYNC:
+        prefetch_src(ck, c);
+        return &pld_type_async_event;
+    case PLD_OPID_PREFETCH_SESSION:
+        return &pld_type_async_session;
+    case PLD_OPID_PREFETCH_WAIT:
+        return pld_type_scalar(ck->p, PLD_DT_BOOL);
     default:
         return pld_ck_layout_call(ck, c);
     }

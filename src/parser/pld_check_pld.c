@@ -602,15 +602,111 @@ static const pld_type_t *chk_remote_store(pc_t *x, int tile_form)
 
 /* ------------------------------------------------------------------ put/get */
 
-static const pld_type_t *chk_put_get(pc_t *x, int is_put)
+/* The printed IR of a single-stage subregion pld.tile.put/get lists the
+ * region after the stage: (dst, peer, src, stage, dst_offsets, src_offsets,
+ * shape). A list in the stage2 slot is that form: shift it back into the
+ * region parameters (PyPTO's put/get do the same), in the call's binding too. */
+static void unshift_region(pc_t *x)
+{
+    ck_call_t *c = x->c;
+    const pld_expr_t *s2 = c->args[4];
+    if (s2 && s2->kind == PLD_EX_NONE) { /* stage2=None: absent */
+        c->args[4] = NULL;
+        c->types[4] = NULL;
+        if (c->call->bound)
+            c->call->bound[4] = NULL;
+        return;
+    }
+    if (!s2 || (s2->kind != PLD_EX_LIST && s2->kind != PLD_EX_TUPLE && !(s2->type && s2->type->kind == PLD_TY_TUPLE)))
+        return;
+    if (c->args[7]) {
+        perr(x, "stage2 must be a tile; got a list with all three region arguments also given");
+        return;
+    }
+    for (int i = 7; i > 4; i--) {
+        c->args[i] = c->args[i - 1];
+        c->types[i] = c->types[i - 1];
+    }
+    c->args[4] = NULL;
+    c->types[4] = NULL;
+    if (c->call->bound)
+        for (int i = 4; i < 8; i++)
+            c->call->bound[i] = c->args[i];
+}
+
+/* The staging tiles of pld.tile.put/get (PyPTO comm_op_utils.h
+ * ValidateStageTile / ValidateStageFitsTransfer, put.cpp): 2-D tiles of dst's
+ * dtype, stage2 of stage's shape, each no larger than the flattened transfer
+ * [prod(leading dims), last dim] (a smaller stage is walked in chunks). */
+static void chk_stage(pc_t *x, pld_dtype_t dtype, const pld_dim_t *xfer, int rank)
+{
+    const pld_type_t *st[2] = {ty(x, 3), arg(x, 4) ? ty(x, 4) : NULL};
+    const char *nm[2] = {"stage", "stage2"};
+    for (int s = 0; s < 2; s++) {
+        const pld_type_t *t = st[s];
+        if (!known(t))
+            continue;
+        if (t->kind != PLD_TY_TILE) {
+            perr(x, "%s must be a TileType, got %s", nm[s], pld_ck_tystr(x->ck, t));
+            return;
+        }
+        if (dtype != PLD_DT_NONE && t->dtype != dtype) {
+            perr(x, "%s dtype must match dst dtype, got stage=%s dst=%s", nm[s], pld_dtype_name(t->dtype),
+                 pld_dtype_name(dtype));
+            return;
+        }
+        if (t->rank != 2) {
+            perr(x, "%s must be a 2D VEC staging tile, got rank %d", nm[s], t->rank);
+            return;
+        }
+    }
+    if (known(st[1]) && known(st[0]) && (dim_same(&st[0]->shape[0], &st[1]->shape[0]) == 0 ||
+                                         dim_same(&st[0]->shape[1], &st[1]->shape[1]) == 0)) {
+        perr(x, "ping/pong staging tiles must have identical shape");
+        return;
+    }
+    int64_t rows = 1, cols = 0, v;
+    int rows_static = 1, cols_static = xfer && rank > 0 && xfer[rank - 1].kind == PLD_DIM_CONST;
+    for (int d = 0; xfer && d + 1 < rank; d++) {
+        if (xfer[d].kind == PLD_DIM_CONST)
+            rows *= xfer[d].v;
+        else
+            rows_static = 0;
+    }
+    if (cols_static)
+        cols = xfer[rank - 1].v;
+    for (int s = 0; s < 2 && xfer; s++) {
+        if (!known(st[s]))
+            continue;
+        if (rows_static && dimc(st[s], 0, &v) && v > rows) {
+            perr(x, "stage rows %lld must fit within flattened transfer rows %lld (pto-isa auto-chunks a smaller stage)",
+                 (long long)v, (long long)rows);
+            return;
+        }
+        if (cols_static && dimc(st[s], 1, &v) && v > cols) {
+            perr(x, "stage cols %lld must fit within transfer cols %lld (pto-isa auto-chunks a smaller stage)",
+                 (long long)v, (long long)cols);
+            return;
+        }
+    }
+}
+
+/* pld.tensor.put/get (tile = 0) and pld.tile.put/get (tile = 1: stage,
+ * stage2 before the region, no chunk keywords). */
+static const pld_type_t *chk_put_get(pc_t *x, int is_put, int tile)
 {
     /* parameter indices */
-    const int DST = 0, PEER = 1, SRC = 2, DOFS = 3, SOFS = 4, SHAPE = 5;
-    const int CROWS = is_put ? 7 : 6, CCOLS = is_put ? 8 : 7, PIPE = is_put ? 9 : 8;
+    const int DST = 0, PEER = 1, SRC = 2, DOFS = tile ? 5 : 3, SOFS = DOFS + 1, SHAPE = DOFS + 2, ATOM = DOFS + 3;
+    const int CROWS = tile ? -1 : is_put ? 7 : 6, CCOLS = tile ? -1 : CROWS + 1, PIPE = tile ? -1 : CROWS + 2;
     const pld_type_t *dt = NULL, *sr = NULL;
+    const pld_dim_t *xfer = NULL;
+    pld_dim_t shp[PLD_CK_MAX_RANK];
     int64_t crows = 0, ccols = 0;
     int nreg, rank = -1, ok = 1;
     pld_buf_t b1, b2;
+
+    if (tile)
+        unshift_region(x);
 
     if (is_put) {
         if (want_dt(x, DST, "dst") > 0)
@@ -657,16 +753,18 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
         }
     }
 
-    /* chunking */
-    if (arg(x, CROWS) && (int_arg(x, CROWS, &crows) < 0 || crows < 0)) {
+    /* chunking (the tile forms chunk by their stage tile) */
+    if (tile)
+        crows = ccols = 1;
+    else if (arg(x, CROWS) && (int_arg(x, CROWS, &crows) < 0 || crows < 0)) {
         perr(x, "chunk_rows must be a non-negative static int (0 = full)");
         ok = 0;
     }
-    if (arg(x, CCOLS) && (int_arg(x, CCOLS, &ccols) < 0 || ccols < 0)) {
+    if (!tile && arg(x, CCOLS) && (int_arg(x, CCOLS, &ccols) < 0 || ccols < 0)) {
         perr(x, "chunk_cols must be a non-negative static int (0 = full)");
         ok = 0;
     }
-    if (arg(x, PIPE) && arg(x, PIPE)->kind == PLD_EX_BOOL && arg(x, PIPE)->u.bval && ok &&
+    if (!tile && arg(x, PIPE) && arg(x, PIPE)->kind == PLD_EX_BOOL && arg(x, PIPE)->u.bval && ok &&
         (crows <= 0 || ccols <= 0)) {
         perr(x, "pipeline=True requires both chunk_rows > 0 and chunk_cols > 0");
         ok = 0;
@@ -695,6 +793,7 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
         }
         if (ok) {
             int dyn_lead = 0;
+            xfer = dt->shape;
             for (int d = 0; d + 1 < rank; d++)
                 dyn_lead |= dt->shape[d].kind != PLD_DIM_CONST;
             if (dyn_lead && crows == 0)
@@ -703,12 +802,12 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
                 perr(x, "a dynamic innermost transfer dimension needs a static chunk_cols to bound the staging tile");
         }
     } else {
-        pld_dim_t shp[PLD_CK_MAX_RANK];
         int nd = want_list(x, DOFS, "dst_offsets", rank, "dst");
         int ns = want_list(x, SOFS, "src_offsets", rank, "src");
         int nt = want_list(x, SHAPE, "shape", rank, "tensor");
         if (nt == rank && nt > 0 && pld_ck_dims_of_list(x->ck, arg(x, SHAPE), shp) == rank) {
             int dyn_lead = 0, bad = 0;
+            xfer = shp;
             for (int d = 0; d < rank && !bad; d++) {
                 int64_t e = 0, off, dim;
                 int has_e = shp[d].kind == PLD_DIM_CONST;
@@ -745,8 +844,10 @@ static const pld_type_t *chk_put_get(pc_t *x, int is_put)
     pld_buf_fini(&b1);
     pld_buf_fini(&b2);
 atomic:
+    if (tile)
+        chk_stage(x, dt ? dt->dtype : PLD_DT_NONE, xfer, rank);
     if (is_put)
-        chk_atomic(x, 6, dt ? dt->dtype : PLD_DT_NONE);
+        chk_atomic(x, ATOM, dt ? dt->dtype : PLD_DT_NONE);
     return &pld_type_none;
 }
 
@@ -1417,9 +1518,11 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_PLD_TENSOR_REMOTE_STORE:
         return chk_remote_store(&x, 0);
     case PLD_OPID_PLD_PUT:
-        return chk_put_get(&x, 1);
+    case PLD_OPID_PLD_TILE_PUT:
+        return chk_put_get(&x, 1, id == PLD_OPID_PLD_TILE_PUT);
     case PLD_OPID_PLD_GET:
-        return chk_put_get(&x, 0);
+    case PLD_OPID_PLD_TILE_GET:
+        return chk_put_get(&x, 0, id == PLD_OPID_PLD_TILE_GET);
     case PLD_OPID_PLD_NOTIFY:
         return chk_notify(&x);
     case PLD_OPID_PLD_WAIT:

@@ -58,7 +58,8 @@ static void str_in(pld_ck_t *ck, const ck_call_t *c, int i, const char *what, co
 
 static const pld_type_t *scalar_of(pld_ck_t *ck, pld_dtype_t dt)
 {
-    return pld_ck_shaped(ck, PLD_TY_SCALAR, dt, NULL, 0, NULL, PLD_MEM_NONE);
+    static const pld_dim_t none[1];
+    return pld_ck_shaped(ck, PLD_TY_SCALAR, dt, none, 0, NULL, PLD_MEM_NONE);
 }
 
 /* tpop_from_aic/aiv: a tile of shape= / dtype= in the consumer's memory

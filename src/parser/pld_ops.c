@@ -38,6 +38,7 @@ static const struct {
     {"pl.create_tensor", PLD_OPID_TENSOR_CREATE},
     {"pl.tensor.create_tensor", PLD_OPID_TENSOR_CREATE},
     {"pl.full", PLD_OPID_TENSOR_FULL},
+    {"pl.random", PLD_OPID_TENSOR_RANDOM},
     {"pl.move", PLD_OPID_TILE_MOVE},
     {"pl.fillpad_inplace", PLD_OPID_TILE_FILLPAD_INPLACE},
     {"pl.gather", PLD_OPID_TENSOR_GATHER},

@@ -75,6 +75,9 @@ const pld_type_t pld_type_unknown = {.kind = PLD_TY_UNKNOWN};
 const pld_type_t pld_type_none = {.kind = PLD_TY_NONE};
 const pld_type_t pld_type_ptr = {.kind = PLD_TY_PTR};
 const pld_type_t pld_type_commctx = {.kind = PLD_TY_COMMCTX};
+const pld_type_t pld_type_prefetch_ctx = {.kind = PLD_TY_PREFETCH_CTX};
+const pld_type_t pld_type_async_event = {.kind = PLD_TY_ASYNC_EVENT};
+const pld_type_t pld_type_async_session = {.kind = PLD_TY_ASYNC_SESSION};
 
 pld_type_t *pld_type_new(pld_program_t *p, pld_type_kind_t k)
 {
@@ -134,6 +137,9 @@ void pld_type_print(const pld_type_t *t, pld_buf_t *out)
     case PLD_TY_SCALAR: pld_buf_printf(out, "pl.Scalar[pl.%s]", pld_dtype_name(t->dtype)); return;
     case PLD_TY_PTR: pld_buf_puts(out, "pl.Ptr"); return;
     case PLD_TY_COMMCTX: pld_buf_puts(out, "pld.CommCtxType"); return;
+    case PLD_TY_PREFETCH_CTX: pld_buf_puts(out, "pl.PrefetchAsyncContext"); return;
+    case PLD_TY_ASYNC_EVENT: pld_buf_puts(out, "pl.AsyncEvent"); return;
+    case PLD_TY_ASYNC_SESSION: pld_buf_puts(out, "pl.AsyncSession"); return;
     case PLD_TY_MARKER: pld_buf_puts(out, "<marker>"); return;
     case PLD_TY_ARRAY: pld_buf_printf(out, "pl.Array[%lld, pl.%s]", (long long)t->array_len, pld_dtype_name(t->dtype)); return;
     case PLD_TY_TUPLE:

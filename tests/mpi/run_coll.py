@@ -741,6 +741,8 @@ CASES = {
                                            g_remote_load_store, None),
     'tutorial_put_get': (os.path.join(TUTORIAL, 'put_get.pld'), g_put_get, None),
     'tutorial_put_get_printed': (os.path.join(TUTORIAL, 'put_get.printed.pld'), g_put_get, None),
+    # the tile-staged forms pld.tile.put / pld.tile.get (stage tiles, ping-pong, the printed region shift)
+    'tile_put_get': (os.path.join(TPROG, 'tile_put_get.pld'), g_put_get, None),
     'tutorial_dynamic_rank_count': (os.path.join(TUTORIAL, 'dynamic_rank_count.pld'), g_dynamic_rank_count, None),
     'tutorial_allreduce_mesh_handrolled': (os.path.join(TUTORIAL, 'allreduce_mesh_handrolled.pld'),
                                            g_mesh_handrolled, None),
