@@ -18,6 +18,7 @@ typedef struct spmd_ctx {
     const pld_block_t *body;
     const pld_expr_t *loopvar;
     int split_aiv;             /* pl.split_aiv: the blocks are AIV lanes */
+    pld_lanes_t lanes;         /* pl.split_aiv: the region's split mode and exchange slots */
 } spmd_ctx_t;
 
 static pld_status_t spmd_block(void *arg, int b, int n)
@@ -39,6 +40,7 @@ static pld_status_t spmd_block(void *arg, int b, int n)
         bf.block_idx = f->block_idx;
         bf.block_num = f->block_num;
         bf.subblock_idx = b;
+        bf.lanes = &c->lanes;
     }
     bf.loop = NULL;
     bf.ret = pld_v_none();
@@ -75,7 +77,13 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pl
                      (long long)n, limit);
         return FLOW_ERROR;
     }
-    spmd_ctx_t c = {it, f, body, loopvar, item->op == PLD_OPID_PL_SPLIT_AIV};
+    spmd_ctx_t c = {it, f, body, loopvar, item->op == PLD_OPID_PL_SPLIT_AIV, {0, {{0}}}};
+    if (c.split_aiv) {
+        const pld_expr_t *m = pld_walk_kwarg(item, "mode");
+        const char *mm = m && m->kind == PLD_EX_ATTR ? m->u.attr.attr : "";
+        c.lanes.split = strcmp(mm, "UP_DOWN") == 0 ? 1 : strcmp(mm, "LEFT_RIGHT") == 0 ? 2 : 0;
+        c.lanes.v[0] = c.lanes.v[1] = pld_v_none();
+    }
     int64_t saved;
     pld_task_begin(it, tid, &saved);
     pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
@@ -230,6 +238,7 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
         f.subblock_idx = caller->subblock_idx;
         f.xg = caller->xg;
         f.xcore = caller->xcore;
+        f.lanes = caller->lanes;
     }
     pld_status_t st = PLD_OK;
     for (int i = 0; i < fn->nparams && st == PLD_OK; i++) {

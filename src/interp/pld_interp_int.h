@@ -59,6 +59,13 @@ typedef struct loop_ctx {
 
 typedef struct pld_xgroup pld_xgroup_t;
 
+/* A pl.split_aiv region: its split mode and the lanes' exchange slots
+ * (aic_gather). */
+typedef struct pld_lanes {
+    int split;                     /* 0 NONE, 1 UP_DOWN, 2 LEFT_RIGHT */
+    pld_value_t v[2];
+} pld_lanes_t;
+
 typedef struct frame {
     struct frame *parent;
     const pld_func_t *fn;
@@ -71,6 +78,7 @@ typedef struct frame {
     int64_t block_idx, block_num;  /* SPMD position (kernels) */
     int64_t subblock_idx;          /* AIV lane in its cluster (pl.tile.get_subblock_idx; 0 on the AIC) */
     pld_xgroup_t *xg;              /* the mixed AIC+AIV group this core runs in (pld_xcore.c), or NULL */
+    struct pld_lanes *lanes;       /* the pl.split_aiv region this lane runs in, or NULL */
     int xcore;                     /* this core's index in xg */
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
     int32_t cur_seq;               /* pld_stmt_t.seq of the statement being run (liveness) */

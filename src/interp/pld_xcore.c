@@ -578,6 +578,73 @@ static pld_status_t syncall(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
     return PLD_OK;
 }
 
+/* pl.tile.aiv_shard / aic_gather in a pl.split_aiv region (split= or the
+ * region's mode): a shard takes this lane's ceil half (lane 1's valid extent
+ * is what is left), a gather rejoins the two lanes' halves (lane l at offset
+ * l * half) once both lanes arrived; mode NONE passes the tile through. */
+static pld_status_t shard_gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int gather, pld_value_t *out)
+{
+    int64_t split;
+    pld_value_t v;
+    pld_status_t st;
+    if ((st = pld_op_iarg(it, f, e, 2, f->lanes ? f->lanes->split : 0, &split)) != PLD_OK)
+        return st;
+    if ((st = pld_op_need(it, f, e, 0, &v, PLD_V_TILE)) != PLD_OK)
+        return st;
+    if (split == 0) {
+        *out = v; /* the crossing keeps the shape */
+        return PLD_OK;
+    }
+    const pld_tile_t *t = pld_v_tile(&v);
+    const int lane = (int)f->subblock_idx;
+    if (!f->lanes || t->rank != 2 || split < 0 || split > 2 || lane < 0 || lane > 1) {
+        pld_value_release(&v);
+        if (!f->lanes)
+            return pld_rt_error(it, f, e->span, "%s with split=%lld needs the two lanes of a pl.split_aiv region",
+                                pld_op_name(e), (long long)split);
+        return pld_rt_error(it, f, e->span, "%s needs a 2-D tile and split 1 (UP_DOWN) or 2 (LEFT_RIGHT), found rank %d, "
+                                            "split %lld",
+                            pld_op_name(e), t->rank, (long long)split);
+    }
+    const int axis = split == 1 ? 0 : 1;
+    pld_tile_t *r = NULL;
+    if (!gather) {
+        const int64_t h = (t->shape[axis] + 1) / 2, off = lane * h;
+        const int64_t ext = t->shape[axis] - off < h ? t->shape[axis] - off : h;
+        r = tile_part(t, axis, off, ext, h, PLD_MEM_VEC);
+    } else {
+        pld_lanes_t *ln = f->lanes;
+        pld_value_set(&ln->v[lane], &v);
+        int arrived = 0, blocks = 0, b = pld_npu_barrier(it->sched, &arrived, &blocks);
+        if (b == 0) {
+            const pld_tile_t *a0 = pld_v_tile(&ln->v[0]), *a1 = pld_v_tile(&ln->v[1]);
+            if (ln->v[0].kind == PLD_V_TILE && ln->v[1].kind == PLD_V_TILE && a0->dt == a1->dt && a0->rank == a1->rank)
+                r = tile_join(a0, a1, axis, 0, PLD_MEM_MAT);
+            b = pld_npu_barrier(it->sched, &arrived, &blocks); /* both lanes read the slots */
+        }
+        pld_value_release(&ln->v[lane]);
+        ln->v[lane] = pld_v_none();
+        if (b != 0) {
+            pld_value_release(&v);
+            if (r) {
+                pld_value_t rv = pld_tile_value(r);
+                pld_value_release(&rv);
+            }
+            return b == 1 ? PLD_E_RUNTIME
+                          : pld_rt_error(it, f, e->span, "%s can never complete: the other lane returned without "
+                                                         "reaching it",
+                                         pld_op_name(e));
+        }
+    }
+    pld_value_release(&v);
+    if (!r)
+        return pld_rt_error(it, f, e->span, gather ? "%s: the lanes' halves differ in dtype or rank, or out of memory"
+                                                   : "%s: out of memory",
+                            pld_op_name(e));
+    *out = pld_tile_value(r);
+    return PLD_OK;
+}
+
 pld_status_t pld_exec_xcore(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_npu_profile_t *pf = pld_npu_profile_or_default(it->opts.platform);
@@ -586,6 +653,8 @@ pld_status_t pld_exec_xcore(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     case PLD_OPID_TILE_GET_SUBBLOCK_IDX:
         *out = pld_v_int(PLD_DT_INDEX, f->subblock_idx);
         return PLD_OK;
+    case PLD_OPID_TILE_AIV_SHARD: return shard_gather(it, f, e, 0, out);
+    case PLD_OPID_TILE_AIC_GATHER: return shard_gather(it, f, e, 1, out);
     case PLD_OPID_SYS_AVAILABLE_CLUSTER_COUNT:
         *out = pld_v_int(PLD_DT_INT32, pf->aic_cores);
         return PLD_OK;

@@ -90,6 +90,7 @@ typedef struct pld_ck {
     int loop_depth;           /* for/while nesting in the current function */
     int if_depth;             /* if nesting in the current function */
     int spmd_depth;           /* inside pl.spmd */
+    int split_mode;           /* inside pl.split_aiv(mode=...): 0 NONE (or outside), 1 UP_DOWN, 2 LEFT_RIGHT */
     const pld_expr_t *at_scope; /* the pl.at(CORE_GROUP) item around the current code, or NULL */
     const pld_expr_t *deferred; /* the first defer_wait of that scope (registration began) */
     const pld_expr_t *direct; /* the value of the statement being checked (assignment, expression

@@ -445,10 +445,15 @@ static void check_for(pld_ck_t *ck, pld_stmt_t *s)
                 pld_ck_error(ck, nm->span, "loop-carried targets must be names");
         }
     }
-    int saved_ctx = ck->ctx;
+    int saved_ctx = ck->ctx, saved_split = ck->split_mode;
     if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV) {
         ck->ctx = PLD_CTX_KERNEL;
         ck->spmd_depth++;
+    }
+    if (kind == PLD_OPID_PL_SPLIT_AIV) {
+        const pld_expr_t *m = kwarg(s->u.for_.iter, "mode");
+        const char *mm = m && m->kind == PLD_EX_ATTR ? m->u.attr.attr : "";
+        ck->split_mode = strcmp(mm, "UP_DOWN") == 0 ? 1 : strcmp(mm, "LEFT_RIGHT") == 0 ? 2 : 0;
     }
     ck->loop_depth++;
     pld_block_t *body = &s->u.for_.body;
@@ -478,6 +483,7 @@ static void check_for(pld_ck_t *ck, pld_stmt_t *s)
         ck->ctx = saved_ctx;
         ck->spmd_depth--;
     }
+    ck->split_mode = saved_split;
 }
 
 static void check_with(pld_ck_t *ck, pld_stmt_t *s)

@@ -77,6 +77,40 @@ static const pld_type_t *tpop_type(pld_ck_t *ck, const ck_call_t *c, pld_mem_t m
     return pld_ck_shaped(ck, PLD_TY_TILE, dt, dims, r, NULL, mem);
 }
 
+/* aiv_shard / aic_gather: the split axis (split=, else the enclosing
+ * pl.split_aiv mode) halved (ceil) or doubled, the valid extent likewise;
+ * NONE keeps the shape. */
+static const pld_type_t *shard_type(pld_ck_t *ck, const ck_call_t *c, int shard)
+{
+    const pld_type_t *t = c->types[0];
+    int64_t split = ck->split_mode;
+    if (!t || t->kind != PLD_TY_TILE || (c->args[2] && !pld_ck_const_int(ck, c->args[2], &split)))
+        return &pld_type_unknown;
+    pld_dim_t dims[PLD_CK_MAX_RANK], valid[PLD_CK_MAX_RANK];
+    if (t->rank > PLD_CK_MAX_RANK)
+        return &pld_type_unknown;
+    for (int d = 0; d < t->rank; d++) {
+        dims[d] = t->shape[d];
+        valid[d] = t->valid ? t->valid[d] : t->shape[d];
+    }
+    if (split) {
+        if (t->rank != 2) {
+            pld_ck_error(ck, c->call->span, "%s requires a 2D tile, but got rank %d", c->info->name, t->rank);
+            return &pld_type_unknown;
+        }
+        int ax = split == 1 ? 0 : 1;
+        if (dims[ax].kind != PLD_DIM_CONST)
+            return &pld_type_unknown;
+        dims[ax].v = shard ? (dims[ax].v + 1) / 2 : dims[ax].v * 2;
+        if (valid[ax].kind == PLD_DIM_CONST)
+            valid[ax].v = shard ? (valid[ax].v + 1) / 2 : valid[ax].v * 2;
+        else
+            valid[ax] = dims[ax];
+    }
+    return pld_ck_shaped(ck, PLD_TY_TILE, t->dtype, dims, t->rank, t->valid || split ? valid : NULL,
+                         shard ? PLD_MEM_VEC : PLD_MEM_MAT);
+}
+
 static void syncall_rules(pld_ck_t *ck, const ck_call_t *c)
 {
     const char *mode = c->args[1] ? pld_ck_const_str(c->args[1]) : "hard";
@@ -125,6 +159,9 @@ const pld_type_t *pld_ck_sys_call(pld_ck_t *ck, ck_call_t *c)
     switch (id) {
     case PLD_OPID_TILE_GET_SUBBLOCK_IDX:
         return scalar_of(ck, PLD_DT_INDEX);
+    case PLD_OPID_TILE_AIV_SHARD: case PLD_OPID_TILE_AIC_GATHER:
+        int_in(ck, c, 2, "split", 0, 2);
+        return shard_type(ck, c, id == PLD_OPID_TILE_AIV_SHARD);
     case PLD_OPID_SYS_AVAILABLE_CLUSTER_COUNT: case PLD_OPID_SYS_AVAILABLE_AIV_COUNT:
     case PLD_OPID_SYS_RESERVE_BUFFER: case PLD_OPID_SYS_IMPORT_PEER_BUFFER:
         if (id == PLD_OPID_SYS_RESERVE_BUFFER)

@@ -51,6 +51,8 @@ static const struct {
     {"pl.get_block_idx", PLD_OPID_TILE_GET_BLOCK_IDX},
     {"pl.get_block_num", PLD_OPID_TILE_GET_BLOCK_NUM},
     {"pl.get_subblock_idx", PLD_OPID_TILE_GET_SUBBLOCK_IDX},
+    {"pl.aiv_shard", PLD_OPID_TILE_AIV_SHARD},
+    {"pl.aic_gather", PLD_OPID_TILE_AIC_GATHER},
     {"pl.tensor.get_block_idx", PLD_OPID_TILE_GET_BLOCK_IDX},
     {"pl.tensor.get_block_num", PLD_OPID_TILE_GET_BLOCK_NUM},
     {"pl.tensor.get_subblock_idx", PLD_OPID_TILE_GET_SUBBLOCK_IDX},
