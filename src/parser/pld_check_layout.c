@@ -12,7 +12,8 @@
  * include/pypto/ir/reinterpret_view_semantics.h Resolve;
  * src/ir/op/tensor_ops/transform.cpp DeduceTensorViewType;
  * src/ir/op/tile_ops/scatter.cpp, src/ir/op/tensor_ops/scatter.cpp).
- * pld_ck_layout_call() returns NULL for every other op. */
+ * pld_ck_layout_call() hands every other op to pld_ck_gather_call
+ * (pld_check_gather.c), which returns NULL for the rest. */
 #include "pld_check.h"
 #include "pld_check_int.h"
 
@@ -588,6 +589,6 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TENSOR_MRGSORT:
         return mrgsort(ck, c);
     default:
-        return NULL;
+        return pld_ck_gather_call(ck, c);
     }
 }
