@@ -137,7 +137,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW: case PLD_OPID_TILE_GATHER_MASK:
     case PLD_OPID_TILE_SCATTER_MASK:
         return pld_exec_layout(it, f, e, out);
-    case PLD_OPID_TILE_MGATHER: case PLD_OPID_TILE_MSCATTER: case PLD_OPID_TILE_GATHERB:
+    case PLD_OPID_TILE_MGATHER: case PLD_OPID_TILE_MSCATTER: case PLD_OPID_TILE_GATHERB: case PLD_OPID_TILE_GATHER_COMPARE:
     case PLD_OPID_TILE_SCATTER_UPDATE: case PLD_OPID_TENSOR_SCATTER_UPDATE: case PLD_OPID_TENSOR_PAGED_GATHER:
         return pld_exec_gather(it, f, e, out);
     case PLD_OPID_TENSOR_NO_DEP:

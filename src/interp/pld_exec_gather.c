@@ -1,5 +1,6 @@
 /* pld_exec_gather.c - the GM gather/scatter family: pl.tile.mgather (Vec and
  * Mat forms, gather_oob modes), pl.tile.mscatter, pl.tile.gatherb,
+ * pl.tile.gather_compare,
  * pl.tile/tensor.scatter_update, pl.tensor.paged_gather. Indices and offsets
  * are read from the index operand's valid box in row-major order; bytes are
  * copied, never converted. An index PyPTO leaves undefined (past the source
@@ -308,6 +309,78 @@ static pld_status_t paged_gather(pld_interp_t *it, frame_t *f, const pld_expr_t 
     return st;
 }
 
+/* 1 when a cmp b holds (mode: eq ne lt le gt ge); NaN compares unequal and unordered. */
+static int cmp_holds(int mode, double a, double b)
+{
+    switch (mode) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* pl.tile.gather_compare: per valid row the ascending columns j with src[i, j] cmp kvalue (dst, INT32) and their
+ * count (cdst[0, i]); a count other than out_cols leaves PyPTO's dst undefined: a runtime error. */
+static pld_status_t gather_compare(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    pld_shaped_t s;
+    pld_value_t kv, d, c;
+    int64_t oc, *dvalid, *cvalid;
+    int mode = pld_check_mode_arg(pld_op_arg(e, 3), pld_gather_cmp_modes, 6, 0);
+    pld_status_t st = pld_shaped_arg(it, f, e, 0, &s);
+    if (st != PLD_OK)
+        return st;
+    if ((st = pld_op_eval(it, f, e, 1, &kv)) != PLD_OK || (st = pld_op_iarg(it, f, e, 5, 0, &oc)) != PLD_OK) {
+        pld_value_release(&s.v);
+        return st;
+    }
+    const pld_type_t *ct = e->type && e->type->kind == PLD_TY_TUPLE ? e->type->elems[1] : NULL;
+    int64_t rows = s.kv.shape[0], ds[2] = {rows, oc}, cs[2] = {1, rows};
+    pld_view_t dv, cv;
+    double k = pld_v_as_f(&kv);
+    if (s.kv.rank != 2 || !s.tile || (kv.kind != PLD_V_INT && kv.kind != PLD_V_FLOAT))
+        st = pld_rt_error(it, f, e->span, "%s needs a 2-D src tile and a scalar kvalue", pld_op_name(e));
+    if (st == PLD_OK && (st = pld_new_like(it, f, e, 1, PLD_DT_INT32, 2, ds, PLD_MEM_VEC, &d, &dv, &dvalid)) == PLD_OK &&
+        (st = pld_new_like(it, f, e, 1, ct ? ct->dtype : PLD_DT_INT32, 2, cs, PLD_MEM_VEC, &c, &cv, &cvalid)) != PLD_OK)
+        pld_value_release(&d);
+    for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++) {
+        int64_t n = 0, q[2] = {0, i};
+        for (int64_t j = 0; j < s.valid[1]; j++) {
+            int64_t p[2] = {i, j};
+            int hit = cmp_holds(mode, pld_elem_get_f(pld_view_at(&s.kv, p), s.kv.dt, 0), k); /* INT16/32: exact */
+            if (hit && n < oc) {
+                int64_t w[2] = {i, n};
+                pld_elem_set_i(pld_view_at(&dv, w), PLD_DT_INT32, 0, j);
+            }
+            n += hit;
+        }
+        pld_elem_set_i(pld_view_at(&cv, q), cv.dt, 0, n);
+        if (n != oc) {
+            st = pld_rt_error(it, f, e->span, "%s: row %lld has %lld matches, out_cols is %lld (PyPTO leaves dst "
+                              "undefined unless they agree)", pld_op_name(e), (long long)i, (long long)n, (long long)oc);
+            pld_value_release(&d);
+            pld_value_release(&c);
+        }
+    }
+    if (st == PLD_OK) {
+        pld_tuple_t *t = pld_tuple_new(2);
+        if (!t) {
+            pld_value_release(&d);
+            pld_value_release(&c);
+            st = pld_op_oom(it, f, e);
+        } else {
+            t->items[0] = d, t->items[1] = c;
+            *out = pld_v_obj(&t->hdr, PLD_DT_NONE);
+        }
+    }
+    pld_value_release(&kv);
+    pld_value_release(&s.v);
+    return st;
+}
+
 pld_status_t pld_exec_gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     switch (e->op) {
@@ -317,6 +390,8 @@ pld_status_t pld_exec_gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return mscatter(it, f, e, out);
     case PLD_OPID_TILE_GATHERB:
         return gatherb(it, f, e, out);
+    case PLD_OPID_TILE_GATHER_COMPARE:
+        return gather_compare(it, f, e, out);
     case PLD_OPID_TILE_SCATTER_UPDATE:
     case PLD_OPID_TENSOR_SCATTER_UPDATE:
         return scatter_update(it, f, e, out);

@@ -45,6 +45,8 @@ int pld_check_mask_pattern(const pld_expr_t *e);
 int pld_check_mode_arg(const pld_expr_t *e, const char *const *names, int n, int dflt);
 extern const char *const pld_mgather_coalesce[2];
 extern const char *const pld_mgather_oob[4];
+/* pl.tile.gather_compare's cmp_mode names ("eq", "ne", "lt", "le", "gt", "ge"). */
+extern const char *const pld_gather_cmp_modes[6];
 
 /* The parameter positions of scatter_update's dim, index and src in its bound
  * arguments a[7] (input, arg1..arg3, dim=, index=, src=) for the three call

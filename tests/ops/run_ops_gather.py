@@ -276,6 +276,14 @@ _gen2 = gen
 
 
 def gen_all(rng, dt, n, kind):
+    if kind.startswith('cmp:'):  # per row of 16: exactly K 7s, the rest in 0..3
+        k, out = int(kind[4:]), []
+        for _ in range(n // 16):
+            row = [rng.next() % 4 for _ in range(16)]
+            for j in sorted(range(16), key=lambda _: rng.next())[:k]:
+                row[j] = 7
+            out += [float(x) if dt in run_ops.FLOAT else x for x in row]
+        return out
     if kind == 'perm8':  # a permutation of 0..7 (a block table)
         v = list(range(8))
         for i in range(7, 0, -1):
@@ -285,8 +293,43 @@ def gen_all(rng, dt, n, kind):
     return _gen2(rng, dt, n, kind)
 
 
+def gather_compare_cases():
+    """(dst, cdst): the ascending columns of each row where src cmp kvalue holds, and their count; the inputs
+    ('cmp:K') hold exactly K 7s per row among values 0..3, so every row has out_cols matches."""
+    cases = []
+    for dt, mode, kv, hit in (('INT32', 'eq', '7', True), ('FP16', 'gt', '5.0', True), ('FP32', 'ge', '7.0', True),
+                              ('INT16', 'ne', '7', False), ('FP32', 'lt', '4.0', False), ('FP16', 'le', '3.0', False),
+                              ('INT32', 4, '6', True)):
+        oc = 5 if hit else 16 - 5
+        for cd in ('INT32', 'UINT32'):
+            cm = '"%s"' % mode if isinstance(mode, str) else str(mode)
+            ca = '' if cd == 'INT32' else ', count_dtype=pl.UINT32'
+
+            def want(v, hit=hit, oc=oc):
+                out = []
+                for i in range(4):
+                    js = [j for j in range(16) if (v[0][i * 16 + j] == 7) == hit and (i < 3)]
+                    out += (js + [0] * oc)[:oc]
+                return out
+            cases.append(Case('tile.gather_compare.%s.%s.%s' % (cm.strip('"'), dt, cd), [('x0', dt, (4, 16), 'cmp:5')],
+                              ('INT32', (4, oc)),
+                              ['s = pl.load(x0, [0, 0], [4, 16], valid_shape=[3, 16])',
+                               'w = pl.tile.create([1, 64], dtype=pl.UINT8)', 'kv = pl.const(%s, pl.%s)' % (kv, dt),
+                               'd, c = pl.tile.gather_compare(s, kv, w, cmp_mode=%s, out_cols=%d%s)' % (cm, oc, ca),
+                               'o = pl.store(d, [0, 0], o)'], want))
+            if cd == 'INT32':
+                cases.append(Case('tile.gather_compare.count.%s.%s' % (cm.strip('"'), dt), [('x0', dt, (4, 16), 'cmp:5')],
+                                  ('INT32', (1, 4)),
+                                  ['s = pl.load(x0, [0, 0], [4, 16], valid_shape=[3, 16])',
+                                   'w = pl.tile.create([1, 64], dtype=pl.UINT8)', 'kv = pl.const(%s, pl.%s)' % (kv, dt),
+                                   'd, c = pl.tile.gather_compare(s, kv, w, cmp_mode=%s, out_cols=%d)' % (cm, oc),
+                                   'o = pl.store(c, [0, 0], o)'], lambda v, oc=oc: [oc, oc, oc, 0]))
+    return cases
+
+
 def build_cases():
-    return mgather_cases() + mscatter_cases() + gatherb_cases() + scatter_update_cases() + misc_cases()
+    return (mgather_cases() + mscatter_cases() + gatherb_cases() + scatter_update_cases() + misc_cases() +
+            gather_compare_cases())
 
 
 PROG = '''import pypto.language as pl
@@ -328,6 +371,9 @@ BAD = {
                        '        r = pl.tile.scatter_update(t, -2, i, s)\n'
                        '        o = pl.store(pl.tile.slice(r, [2, 16], [0, 0]), [0, 0], o)', 8,
                        'index 8 at [1, 5] is outside [0, 8)'),
+    'gather_compare': ('s = pl.load(x, [0, 0], [2, 16])\n        w = pl.tile.create([1, 64], dtype=pl.UINT8)\n'
+                       '        d, c = pl.tile.gather_compare(s, pl.const(0.0, pl.FP32), w, cmp_mode="eq", out_cols=15)\n'
+                       '        o = pl.store(pl.tile.cast(d, pl.FP32), [0, 0], o)', 0, 'row 0 has 16 matches, out_cols is 15'),
     'paged_table': ('r = pl.tensor.paged_gather(x, pl.tensor.slice(ix, [1, 16], [1, 0]), pl.tensor.slice(ix, [1, 8], '
                     '[0, 0]), 4, 16, 32)\n        o = pl.assemble(o, pl.tensor.slice(r, [2, 16], [0, 0]), [0, 0])', 40,
                     'index 40 (entry 5) is outside the block table'),
