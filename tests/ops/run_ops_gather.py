@@ -24,7 +24,6 @@ usage: run_ops_gather.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR
 """
 import os
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -395,29 +394,14 @@ def runtime_errors(pldrun, work):
         run_ops.write_npy(os.path.join(work, 'ix.npy'), 'INT32', (2, 16), ixs)
         run_ops.write_npy(os.path.join(work, 'ux.npy'), 'UINT32', (2, 16), [v & 0xffffffff for v in ixs])
         run_ops.write_npy(os.path.join(work, 'x.npy'), 'FP32', (8, 16), [0.0] * 128)
-        p = subprocess.run([pldrun, prog, '--in', 'x=' + os.path.join(work, 'x.npy'),
-                            '--in', 'ix=' + os.path.join(work, 'ix.npy'), '--in', 'ux=' + os.path.join(work, 'ux.npy'),
-                            '--out', 'o=' + os.path.join(work, 'oo.npy')],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
-        err = p.stderr.decode(errors='replace')
-        if p.returncode != 70 or frag not in err or ('bad_%s.pld:' % name) not in err:
-            print('FAIL runtime error %s: exit %d, stderr %r' % (name, p.returncode, err))
-            bad += 1
-        else:
-            print('ok   runtime error %s: %s' % (name, err.strip().splitlines()[0]))
+        ios = ['--in', 'x=' + os.path.join(work, 'x.npy'), '--in', 'ix=' + os.path.join(work, 'ix.npy'), '--in',
+               'ux=' + os.path.join(work, 'ux.npy'), '--out', 'o=' + os.path.join(work, 'oo.npy')]
+        bad += m.expect_error(pldrun, prog, ios, [frag, 'bad_%s.pld:' % name], 'runtime error ' + name)
     return bad
 
 
 def main():
-    m.gen = gen_all
-    m.build_cases = build_cases
-    rc = m.main()
-    args = sys.argv
-    pldrun = args[args.index('--pldrun') + 1]
-    work = args[args.index('--workdir') + 1] if '--workdir' in args else os.path.join(os.getcwd(), 'ops_mem_work')
-    os.makedirs(work, exist_ok=True)
-    return 1 if runtime_errors(pldrun, work) or rc else 0
-
+    return m.main_with(gen_all, build_cases, runtime_errors)
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -19,7 +19,6 @@ usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR
 """
 import os
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -450,29 +449,14 @@ def out_of_range(pldrun, work):
         ixs[21] = lims[name]
         m.write_npy(os.path.join(work, 'ix.npy'), 'INT32', (2, 16), ixs)
         m.write_npy(os.path.join(work, 'x.npy'), 'FP32', (8, 16), [0.0] * 128)
-        p = subprocess.run([pldrun, prog, '--in', 'x=' + os.path.join(work, 'x.npy'),
-                            '--in', 'ix=' + os.path.join(work, 'ix.npy'), '--out', 'o=' + os.path.join(work, 'oo.npy')],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
-        err = p.stderr.decode(errors='replace')
-        want = 'oor_%s.pld:' % name
-        if p.returncode != 70 or 'is outside' not in err or want not in err or '[1, 5]' not in err:
-            print('FAIL out-of-range %s: exit %d, stderr %r' % (name, p.returncode, err))
-            bad += 1
-        else:
-            print('ok   out-of-range %s: %s' % (name, err.strip().splitlines()[0]))
+        bad += m.expect_error(pldrun, prog, ['--in', 'x=' + os.path.join(work, 'x.npy'), '--in',
+                                             'ix=' + os.path.join(work, 'ix.npy'), '--out', 'o=' + os.path.join(work, 'oo.npy')],
+                              ['is outside', 'oor_%s.pld:' % name, '[1, 5]'], 'out-of-range ' + name)
     return bad
 
 
 def main():
-    m.gen = gen
-    m.build_cases = build_cases
-    rc = m.main()
-    args = sys.argv
-    pldrun = args[args.index('--pldrun') + 1]
-    work = args[args.index('--workdir') + 1] if '--workdir' in args else os.path.join(os.getcwd(), 'ops_mem_work')
-    os.makedirs(work, exist_ok=True)
-    return 1 if out_of_range(pldrun, work) or rc else 0
-
+    return m.main_with(gen, build_cases, out_of_range)
 
 if __name__ == '__main__':
     sys.exit(main())
