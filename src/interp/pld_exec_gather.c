@@ -322,18 +322,20 @@ static int cmp_holds(int mode, double a, double b)
     }
 }
 
-/* pl.tile.gather_compare: per valid row the ascending columns j with src[i, j] cmp kvalue (dst, INT32) and their
- * count (cdst[0, i]); a count other than out_cols leaves PyPTO's dst undefined: a runtime error. */
-static pld_status_t gather_compare(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* pl.tile.gather_compare / pl.tensor.gather's compare form (kvalue at ik, cmp_mode at ic, out_cols at io): per
+ * valid row the ascending columns j with src[i, j] cmp kvalue (dst, INT32) and their count (cdst[0, i]); a count
+ * other than out_cols leaves PyPTO's dst undefined: a runtime error. */
+static pld_status_t gather_compare(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int ik,
+                                   int ic, int io)
 {
     pld_shaped_t s;
     pld_value_t kv, d, c;
     int64_t oc, *dvalid, *cvalid;
-    int mode = pld_check_mode_arg(pld_op_arg(e, 3), pld_gather_cmp_modes, 6, 0);
+    int mode = pld_check_mode_arg(pld_op_arg(e, ic), pld_gather_cmp_modes, 6, 0);
     pld_status_t st = pld_shaped_arg(it, f, e, 0, &s);
     if (st != PLD_OK)
         return st;
-    if ((st = pld_op_eval(it, f, e, 1, &kv)) != PLD_OK || (st = pld_op_iarg(it, f, e, 5, 0, &oc)) != PLD_OK) {
+    if ((st = pld_op_eval(it, f, e, ik, &kv)) != PLD_OK || (st = pld_op_iarg(it, f, e, io, 0, &oc)) != PLD_OK) {
         pld_value_release(&s.v);
         return st;
     }
@@ -341,10 +343,11 @@ static pld_status_t gather_compare(pld_interp_t *it, frame_t *f, const pld_expr_
     int64_t rows = s.kv.shape[0], ds[2] = {rows, oc}, cs[2] = {1, rows};
     pld_view_t dv, cv;
     double k = pld_v_as_f(&kv);
-    if (s.kv.rank != 2 || !s.tile || (kv.kind != PLD_V_INT && kv.kind != PLD_V_FLOAT))
-        st = pld_rt_error(it, f, e->span, "%s needs a 2-D src tile and a scalar kvalue", pld_op_name(e));
-    if (st == PLD_OK && (st = pld_new_like(it, f, e, 1, PLD_DT_INT32, 2, ds, PLD_MEM_VEC, &d, &dv, &dvalid)) == PLD_OK &&
-        (st = pld_new_like(it, f, e, 1, ct ? ct->dtype : PLD_DT_INT32, 2, cs, PLD_MEM_VEC, &c, &cv, &cvalid)) != PLD_OK)
+    pld_mem_t mem = s.tile ? PLD_MEM_VEC : PLD_MEM_NONE;
+    if (s.kv.rank != 2 || (kv.kind != PLD_V_INT && kv.kind != PLD_V_FLOAT))
+        st = pld_rt_error(it, f, e->span, "%s needs a 2-D src and a scalar kvalue", pld_op_name(e));
+    if (st == PLD_OK && (st = pld_new_like(it, f, e, s.tile, PLD_DT_INT32, 2, ds, mem, &d, &dv, &dvalid)) == PLD_OK &&
+        (st = pld_new_like(it, f, e, s.tile, ct ? ct->dtype : PLD_DT_INT32, 2, cs, mem, &c, &cv, &cvalid)) != PLD_OK)
         pld_value_release(&d);
     for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++) {
         int64_t n = 0, q[2] = {0, i};
@@ -391,7 +394,9 @@ pld_status_t pld_exec_gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     case PLD_OPID_TILE_GATHERB:
         return gatherb(it, f, e, out);
     case PLD_OPID_TILE_GATHER_COMPARE:
-        return gather_compare(it, f, e, out);
+        return gather_compare(it, f, e, out, 1, 3, 5);
+    case PLD_OPID_TENSOR_GATHER: /* the compare form */
+        return gather_compare(it, f, e, out, 5, 6, 7);
     case PLD_OPID_TILE_SCATTER_UPDATE:
     case PLD_OPID_TENSOR_SCATTER_UPDATE:
         return scatter_update(it, f, e, out);

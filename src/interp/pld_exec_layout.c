@@ -644,31 +644,37 @@ static pld_status_t gather_row(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     return st;
 }
 
-/* pl.tile.gather_mask: the MaskPattern's columns of each row, packed; the bits kept (output_dtype of the same width). */
-static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* The column stride and first column a MaskPattern (1..7) selects. */
+static void mask_cols(int m, int *stride, int *first)
+{
+    *stride = m <= 2 ? 2 : m <= 6 ? 4 : 1;
+    *first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
+}
+
+/* gather_mask (pl.tile.gather_mask; pl.tensor.gather's mask form: mask_pattern at ip, output_dtype at io): the
+ * MaskPattern's columns of each row, packed; the bits kept (output_dtype of the same width). */
+static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int ip, int io)
 {
     pld_shaped_t s;
     pld_status_t st;
-    int m = pld_check_mask_pattern(pld_op_arg(e, 1));
-    if ((st = pld_op_need(it, f, e, 0, &s.v, PLD_V_TILE)) != PLD_OK)
+    int m = pld_check_mask_pattern(pld_op_arg(e, ip)), stride, first;
+    if ((st = pld_shaped_arg(it, f, e, 0, &s)) != PLD_OK)
         return st;
-    pld_tile_t *t = pld_v_tile(&s.v);
-    pld_tile_kview(t, &s.kv, 0);
-    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1, first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
-    pld_dtype_t od = pld_op_dtype(it, e, 2);
+    mask_cols(m, &stride, &first);
+    pld_dtype_t od = pld_op_dtype(it, e, io);
     if (od == PLD_DT_NONE)
-        od = t->dt;
-    if (m < 0 || t->rank != 2 || t->shape[1] % stride || pld_dtype_bytes(od) != pld_dtype_bytes(t->dt)) {
+        od = s.kv.dt;
+    if (m < 0 || s.kv.rank != 2 || s.kv.shape[1] % stride || pld_dtype_bytes(od) != pld_dtype_bytes(s.kv.dt)) {
         pld_value_release(&s.v);
         return pld_rt_error(it, f, e->span, "%s: bad mask pattern, shape or output dtype", pld_op_name(e));
     }
-    int64_t os[2] = {t->shape[0], t->shape[1] / stride};
+    int64_t os[2] = {s.kv.shape[0], s.kv.shape[1] / stride};
     pld_view_t ov;
     int64_t *valid = NULL;
-    if ((st = pld_new_like(it, f, e, 1, od, 2, os, t->mem, out, &ov, &valid)) == PLD_OK) {
-        pld_view_t sel = s.kv;
+    if ((st = pld_new_like(it, f, e, s.tile, od, 2, os, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out, &ov,
+                           &valid)) == PLD_OK) {
         int64_t z[2] = {0, first}, ext[2] = {os[0], os[1]};
-        sel = sub_view(&s.kv, z, ext);
+        pld_view_t sel = sub_view(&s.kv, z, ext);
         sel.strides[1] *= stride;
         sel.dt = od; /* same width: a byte copy */
         if ((st = kcopy(it, f, e, &ov, &sel)) != PLD_OK)
@@ -678,37 +684,37 @@ static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return st;
 }
 
-/* pl.tile.scatter_mask: src's rows into the pattern's columns of dst (dst updated). */
-static pld_status_t scatter_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* scatter_mask (pl.tile.scatter_mask; pl.tensor.scatter's mask form: dst at id, src at is, mask_pattern at ip): a copy
+ * of dst with src's rows in the pattern's columns. */
+static pld_status_t scatter_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int id, int is,
+                                 int ip)
 {
-    pld_value_t d, s;
+    pld_shaped_t d, s;
     pld_status_t st;
-    int m = pld_check_mask_pattern(pld_op_arg(e, 2));
-    if ((st = pld_op_need(it, f, e, 0, &d, PLD_V_TILE)) != PLD_OK)
+    int m = pld_check_mask_pattern(pld_op_arg(e, ip)), stride, first;
+    if ((st = pld_shaped_arg(it, f, e, id, &d)) != PLD_OK)
         return st;
-    if ((st = pld_op_need(it, f, e, 1, &s, PLD_V_TILE)) != PLD_OK) {
-        pld_value_release(&d);
+    if ((st = pld_shaped_arg(it, f, e, is, &s)) != PLD_OK) {
+        pld_value_release(&d.v);
         return st;
     }
-    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1, first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
-    pld_tile_t *src = pld_v_tile(&s), *dt = pld_v_tile(&d);
-    if (m < 0 || dt->rank != 2 || src->rank != 2 || dt->dt != src->dt || dt->shape[0] != src->shape[0] ||
-        dt->shape[1] != src->shape[1] * stride)
+    mask_cols(m, &stride, &first);
+    pld_view_t ov;
+    int64_t *valid = NULL;
+    if (m < 0 || d.kv.rank != 2 || s.kv.rank != 2 || d.kv.dt != s.kv.dt || d.kv.shape[0] != s.kv.shape[0] ||
+        d.kv.shape[1] != s.kv.shape[1] * stride)
         st = pld_rt_error(it, f, e->span, "%s: bad mask pattern or shapes", pld_op_name(e));
-    else if (!(dt = pld_tile_cow(&d)))
-        st = pld_op_oom(it, f, e);
-    else {
-        pld_view_t dv, sv;
-        pld_tile_kview(dt, &dv, 0);
-        pld_tile_kview(src, &sv, 0);
+    else if ((st = pld_new_like(it, f, e, d.tile, d.kv.dt, 2, d.kv.shape, d.tile ? pld_v_tile(&d.v)->mem : PLD_MEM_NONE,
+                                out, &ov, &valid)) == PLD_OK) {
+        memcpy(valid, d.valid, 2 * sizeof(int64_t));
         int64_t z[2] = {0, first};
-        pld_view_t sel = sub_view(&dv, z, sv.shape);
+        pld_view_t sel = sub_view(&ov, z, s.kv.shape);
         sel.strides[1] *= stride;
-        if ((st = kcopy(it, f, e, &sel, &sv)) == PLD_OK)
-            *out = d, d = pld_v_none();
+        if ((st = kcopy(it, f, e, &ov, &d.kv)) != PLD_OK || (st = kcopy(it, f, e, &sel, &s.kv)) != PLD_OK)
+            pld_value_release(out);
     }
-    pld_value_release(&d);
-    pld_value_release(&s);
+    pld_value_release(&d.v);
+    pld_value_release(&s.v);
     return st;
 }
 
@@ -724,8 +730,11 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return reinterpret(it, f, e, out);
     case PLD_OPID_TENSOR_VIEW:
         return tensor_view(it, f, e, out);
-    case PLD_OPID_TILE_SCATTER:
     case PLD_OPID_TENSOR_SCATTER:
+        if (pld_op_arg(e, 4)) /* the mask form */
+            return scatter_mask(it, f, e, out, 5, 0, 4);
+        return scatter(it, f, e, out);
+    case PLD_OPID_TILE_SCATTER:
         return scatter(it, f, e, out);
     case PLD_OPID_TILE_SORT32: case PLD_OPID_TENSOR_SORT32:
     case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TENSOR_MRGSORT:
@@ -733,14 +742,20 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW:
         return gather_row(it, f, e, out);
     case PLD_OPID_TILE_GATHER_MASK:
-        return gather_mask(it, f, e, out);
+        return gather_mask(it, f, e, out, 1, 2);
     case PLD_OPID_TILE_SCATTER_MASK:
-        return scatter_mask(it, f, e, out);
+        return scatter_mask(it, f, e, out, 0, 1, 2);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:
     case PLD_OPID_TENSOR_CONCAT:
         return concat(it, f, e, out);
+    case PLD_OPID_TENSOR_GATHER:
+        if (pld_op_arg(e, 3)) /* the mask form */
+            return gather_mask(it, f, e, out, 3, 4);
+        if (pld_op_arg(e, 5)) /* the compare form */
+            return pld_exec_gather(it, f, e, out);
+        return gather(it, f, e, out);
     default:
         return gather(it, f, e, out);
     }

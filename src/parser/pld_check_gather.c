@@ -309,37 +309,36 @@ static const pld_type_t *paged_gather(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, PLD_TY_TENSOR, d, o, 2, NULL, PLD_MEM_NONE);
 }
 
-/* pl.tile.gather_compare -> pl.Tuple[dst [R, out_cols] INT32, cdst [1, R] count_dtype]. */
-static const pld_type_t *gather_compare(pld_ck_t *ck, ck_call_t *c)
+const pld_type_t *pld_ck_gather_compare(pld_ck_t *ck, ck_call_t *c, const int *at)
 {
-    const pld_type_t *s = c->types[0], *kv = c->types[1];
+    const pld_type_t *s = c->types[at[0]], *kv = c->types[at[1]];
     int64_t oc = 0, off = 0;
-    if (pld_check_mode_arg(c->args[3], pld_gather_cmp_modes, 6, 0) < 0)
-        pld_ck_error(ck, c->args[3]->span, "%s cmp_mode must be one of 'eq', 'ne', 'lt', 'le', 'gt', 'ge' or int 0-5",
+    if (pld_check_mode_arg(c->args[at[2]], pld_gather_cmp_modes, 6, 0) < 0)
+        pld_ck_error(ck, c->args[at[2]]->span, "%s cmp_mode must be one of 'eq', 'ne', 'lt', 'le', 'gt', 'ge' or int 0-5",
                      c->info->name);
-    if (c->args[4] && (!pld_ck_const_int(ck, c->args[4], &off) || off != 0))
-        pld_ck_error(ck, c->args[4]->span, "%s offset must be 0: PyPTO does not define what a nonzero offset does",
+    if (c->args[at[3]] && (!pld_ck_const_int(ck, c->args[at[3]], &off) || off != 0))
+        pld_ck_error(ck, c->args[at[3]]->span, "%s offset must be 0: PyPTO does not define what a nonzero offset does",
                      c->info->name);
-    if (!c->args[5] || !pld_ck_const_int(ck, c->args[5], &oc) || oc <= 0) {
-        pld_ck_error(ck, c->args[5] ? c->args[5]->span : c->call->span, "%s requires out_cols=, a positive constant",
+    if (!c->args[at[4]] || !pld_ck_const_int(ck, c->args[at[4]], &oc) || oc <= 0) {
+        pld_ck_error(ck, c->args[at[4]] ? c->args[at[4]]->span : c->call->span, "%s requires out_cols=, a positive constant",
                      c->info->name);
         return &pld_type_unknown;
     }
-    pld_dtype_t cd = c->args[6] ? pld_ck_ann_dtype(ck, c->args[6]) : PLD_DT_INT32;
+    pld_dtype_t cd = c->args[at[5]] ? pld_ck_ann_dtype(ck, c->args[at[5]]) : PLD_DT_INT32;
     if (cd != PLD_DT_INT32 && cd != PLD_DT_UINT32) {
-        pld_ck_error(ck, c->args[6]->span, "%s requires count_dtype to be INT32 or UINT32", c->info->name);
+        pld_ck_error(ck, c->args[at[5]]->span, "%s requires count_dtype to be INT32 or UINT32", c->info->name);
         return &pld_type_unknown;
     }
     if (!known(s) || !known(kv))
         return &pld_type_unknown;
     pld_dtype_t d = s->dtype;
     if ((d != PLD_DT_FP16 && d != PLD_DT_FP32 && d != PLD_DT_INT16 && d != PLD_DT_INT32) || s->rank != 2) {
-        pld_ck_error(ck, c->args[0]->span, "%s requires a 2-D src of FP16, FP32, INT16 or INT32, got %s", c->info->name,
+        pld_ck_error(ck, c->args[at[0]]->span, "%s requires a 2-D src of FP16, FP32, INT16 or INT32, got %s", c->info->name,
                      pld_ck_tystr(ck, s));
         return &pld_type_unknown;
     }
     if (pld_dtype_is_float(kv->dtype) != pld_dtype_is_float(d)) {
-        pld_ck_error(ck, c->args[1]->span, "%s requires kvalue of src's dtype %s, got %s", c->info->name,
+        pld_ck_error(ck, c->args[at[1]]->span, "%s requires kvalue of src's dtype %s, got %s", c->info->name,
                      pld_dtype_name(d), pld_ck_tystr(ck, kv));
         return &pld_type_unknown;
     }
@@ -348,8 +347,8 @@ static const pld_type_t *gather_compare(pld_ck_t *ck, ck_call_t *c)
     const pld_type_t **el = pld_arena_alloc(&ck->p->arena, sizeof *el * 2);
     if (!t || !el)
         return &pld_type_unknown;
-    el[0] = pld_ck_shaped(ck, PLD_TY_TILE, PLD_DT_INT32, dd, 2, NULL, s->mem);
-    el[1] = pld_ck_shaped(ck, PLD_TY_TILE, cd, cc, 2, NULL, s->mem);
+    el[0] = pld_ck_shaped(ck, s->kind, PLD_DT_INT32, dd, 2, NULL, s->mem);
+    el[1] = pld_ck_shaped(ck, s->kind, cd, cc, 2, NULL, s->mem);
     t->nelems = 2;
     t->elems = el;
     return t;
@@ -364,8 +363,10 @@ const pld_type_t *pld_ck_gather_call(pld_ck_t *ck, ck_call_t *c)
         return mscatter(ck, c);
     case PLD_OPID_TILE_GATHERB:
         return gatherb(ck, c);
-    case PLD_OPID_TILE_GATHER_COMPARE:
-        return gather_compare(ck, c);
+    case PLD_OPID_TILE_GATHER_COMPARE: {
+        static const int at[6] = {0, 1, 3, 4, 5, 6}; /* src, kvalue, cmp_mode, offset, out_cols, count_dtype */
+        return pld_ck_gather_compare(ck, c, at);
+    }
     case PLD_OPID_TILE_SCATTER_UPDATE:
     case PLD_OPID_TENSOR_SCATTER_UPDATE:
         return scatter_update(ck, c);

@@ -326,9 +326,57 @@ def gather_compare_cases():
     return cases
 
 
+MASKS = ['P0101', 'P1010', 'P0001', 'P0010', 'P0100', 'P1000', 'P1111']
+
+
+def mask_cols(m):
+    """(stride, first column) of MaskPattern m (1..7)."""
+    return (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
+
+
+def tensor_form_cases():
+    """pl.tensor.gather's mask and compare forms and pl.tensor.scatter's mask form (and pl.gather / pl.scatter)."""
+    cases = []
+    for dt in ('FP32', 'FP16', 'INT32', 'INT16'):
+        for m, name in enumerate(MASKS, 1):
+            stride, first = mask_cols(m)
+            arg = 'pl.tile.MaskPattern.%s' % name if m % 2 else str(m)
+            fn = 'pl.tensor.gather' if m % 3 else 'pl.gather'
+            cases.append(Case('%s.mask.%s.%s' % (fn[3:], name, dt), [('x0', dt, (4, 16), 'sym')], (dt, (4, 16 // stride)),
+                              ['r = %s(x0, mask_pattern=%s)' % (fn, arg), 'o = pl.assemble(o, r, [0, 0])'],
+                              lambda v, stride=stride, first=first: [v[0][i * 16 + first + k * stride] for i in range(4)
+                                                                     for k in range(16 // stride)]))
+            fn = 'pl.tensor.scatter' if m % 3 else 'pl.scatter'
+
+            def want(v, stride=stride, first=first):
+                d = list(v[1])
+                for i in range(4):
+                    for k in range(16 // stride):
+                        d[i * 16 + first + k * stride] = v[0][i * (16 // stride) + k]
+                return d
+            cases.append(Case('%s.mask.%s.%s' % (fn[3:], name, dt), [('x0', dt, (4, 16 // stride), 'sym'),
+                                                                     ('x1', dt, (4, 16), 'sym')], (dt, (4, 16)),
+                              ['r = %s(x0, mask_pattern=%s, dst=x1)' % (fn, arg), 'o = pl.assemble(o, r, [0, 0])'],
+                              want))
+    cases.append(Case('tensor.gather.mask.output_dtype', [('x0', 'FP32', (4, 16), 'sym')], ('INT32', (4, 8)),
+                      ['r = pl.tensor.gather(x0, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
+                       'o = pl.assemble(o, r, [0, 0])'],
+                      lambda v: [struct.unpack('<i', struct.pack('<f', v[0][i * 16 + 1 + 2 * k]))[0] for i in range(4)
+                                 for k in range(8)]))
+    for dt, mode, kv in (('INT32', 'eq', '7'), ('FP16', 'gt', '5.0'), ('FP32', 'ge', '7.0')):
+        for fn, part in (('pl.tensor.gather', 0), ('pl.gather', 1)):
+            cases.append(Case('%s.compare.%s.%s.%d' % (fn[3:], mode, dt, part), [('x0', dt, (4, 16), 'cmp:5')],
+                              ('INT32', (4, 5) if part == 0 else (1, 4)),
+                              ['d, c = %s(x0, kvalue=pl.const(%s, pl.%s), cmp_mode="%s", out_cols=5)' % (fn, kv, dt, mode),
+                               'o = pl.assemble(o, %s, [0, 0])' % ('d' if part == 0 else 'c')],
+                              lambda v, part=part: [j for i in range(4) for j in range(16) if v[0][i * 16 + j] == 7]
+                              if part == 0 else [5, 5, 5, 5]))
+    return cases
+
+
 def build_cases():
     return (mgather_cases() + mscatter_cases() + gatherb_cases() + scatter_update_cases() + misc_cases() +
-            gather_compare_cases())
+            gather_compare_cases() + tensor_form_cases())
 
 
 PROG = '''import pypto.language as pl
