@@ -111,7 +111,8 @@ def mgather_cases():
     for dt in ('FP32', 'FP16', 'INT32'):
         # [R, 1] index; a 3-D mem is [2 * 5, 8] rows
         cases.append(Case('tile.mgather.rowcol.3d.%s' % dt, [('x0', dt, (2, 5, 8), 'sym'), ('x1', 'INT32', (6, 1), 'idx:10')],
-                          (dt, (6, 8)), ['i = pl.load(x1, [0, 0], [6, 1])', 'r = pl.tile.mgather(x0, i, 0)',
+                          (dt, (6, 8)), ['i = pl.load(x1, [0, 0], [6, 1])',
+                                         'r = pl.tile.mgather(x0, i, 0, target_memory=pl.MemorySpace.Vec)',
                                          'o = pl.store(r, [0, 0], o)'],
                           lambda v: mgather_ref(v[0], v[1], (6, 8), (6, 8), True, 'undefined', 8)))
     # Mat forms (FP16 / FP32 / INT8): rows multiple of 16, columns of 32 bytes
