@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_ops  # noqa: E402
+import run_ops_layout as lay  # noqa: E402
 import run_ops_mem as m  # noqa: E402
 from run_ops_mem import Case  # noqa: E402
 
@@ -327,38 +328,22 @@ def gather_compare_cases():
     return cases
 
 
-MASKS = ['P0101', 'P1010', 'P0001', 'P0010', 'P0100', 'P1000', 'P1111']
-
-
-def mask_cols(m):
-    """(stride, first column) of MaskPattern m (1..7)."""
-    return (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
-
-
 def tensor_form_cases():
     """pl.tensor.gather's mask and compare forms and pl.tensor.scatter's mask form (and pl.gather / pl.scatter)."""
     cases = []
     for dt in ('FP32', 'FP16', 'INT32', 'INT16'):
-        for m, name in enumerate(MASKS, 1):
-            stride, first = mask_cols(m)
+        for m, name in enumerate(lay.MASKS, 1):
+            stride = lay.mask_cols(m)[0]
             arg = 'pl.tile.MaskPattern.%s' % name if m % 2 else str(m)
             fn = 'pl.tensor.gather' if m % 3 else 'pl.gather'
             cases.append(Case('%s.mask.%s.%s' % (fn[3:], name, dt), [('x0', dt, (4, 16), 'sym')], (dt, (4, 16 // stride)),
                               ['r = %s(x0, mask_pattern=%s)' % (fn, arg), 'o = pl.assemble(o, r, [0, 0])'],
-                              lambda v, stride=stride, first=first: [v[0][i * 16 + first + k * stride] for i in range(4)
-                                                                     for k in range(16 // stride)]))
+                              lambda v, m=m: lay.gather_mask_ref(v[0], m)))
             fn = 'pl.tensor.scatter' if m % 3 else 'pl.scatter'
-
-            def want(v, stride=stride, first=first):
-                d = list(v[1])
-                for i in range(4):
-                    for k in range(16 // stride):
-                        d[i * 16 + first + k * stride] = v[0][i * (16 // stride) + k]
-                return d
             cases.append(Case('%s.mask.%s.%s' % (fn[3:], name, dt), [('x0', dt, (4, 16 // stride), 'sym'),
                                                                      ('x1', dt, (4, 16), 'sym')], (dt, (4, 16)),
                               ['r = %s(x0, mask_pattern=%s, dst=x1)' % (fn, arg), 'o = pl.assemble(o, r, [0, 0])'],
-                              want))
+                              lambda v, m=m: lay.scatter_mask_ref(v[1], v[0], m)))
     cases.append(Case('tensor.gather.mask.output_dtype', [('x0', 'FP32', (4, 16), 'sym')], ('INT32', (4, 8)),
                       ['r = pl.tensor.gather(x0, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
                        'o = pl.assemble(o, r, [0, 0])'],
