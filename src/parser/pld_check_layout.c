@@ -195,8 +195,9 @@ static const pld_type_t *tensor_gather(pld_ck_t *ck, ck_call_t *c)
     int dim = axis_arg(ck, c, 1, s->rank);
     if (dim < 0)
         return &pld_type_unknown;
-    if (ix->dtype != PLD_DT_INT32) {
-        pld_ck_error(ck, c->args[2]->span, "%s index must be INT32, got %s", c->info->name, pld_dtype_name(ix->dtype));
+    if (ix->dtype != PLD_DT_INT32 && !(ix->dtype == PLD_DT_INT16 && pld_dtype_bytes(s->dtype) == 2)) {
+        pld_ck_error(ck, c->args[2]->span, "%s index must be INT32 (or INT16 with a 16-bit input), got %s",
+                     c->info->name, pld_dtype_name(ix->dtype));
         return &pld_type_unknown;
     }
     if (ix->rank != s->rank) {

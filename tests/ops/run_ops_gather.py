@@ -344,6 +344,10 @@ def tensor_form_cases():
                                                                      ('x1', dt, (4, 16), 'sym')], (dt, (4, 16)),
                               ['r = %s(x0, mask_pattern=%s, dst=x1)' % (fn, arg), 'o = pl.assemble(o, r, [0, 0])'],
                               lambda v, m=m: lay.scatter_mask_ref(v[1], v[0], m)))
+    for dt in ('FP16', 'INT16'):  # PyPTO: an INT16 index with a 16-bit input (tensor_ops.py gather)
+        cases.append(Case('tensor.gather.index16.%s' % dt, [('x0', dt, (4, 16), 'sym'), ('x1', 'INT16', (4, 6), 'idx:16')],
+                          (dt, (4, 6)), ['r = pl.tensor.gather(x0, -1, x1)', 'o = pl.assemble(o, r, [0, 0])'],
+                          lambda v: [v[0][b * 16 + v[1][b * 6 + k]] for b in range(4) for k in range(6)]))
     cases.append(Case('tensor.gather.mask.output_dtype', [('x0', 'FP32', (4, 16), 'sym')], ('INT32', (4, 8)),
                       ['r = pl.tensor.gather(x0, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
                        'o = pl.assemble(o, r, [0, 0])'],
