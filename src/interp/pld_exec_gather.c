@@ -59,6 +59,16 @@ static int64_t resolve_oob(int64_t raw, int64_t n, int oob)
     }
 }
 
+/* Marks element k (row-major) of tensor t written (the Out tensor's written record). */
+static void mark_flat(const pld_tensor_t *t, int64_t k)
+{
+    int64_t idx[PLD_MAX_RANK], one[PLD_MAX_RANK];
+    pld_unflatten(k, t->rank, t->shape, idx);
+    for (int d = 0; d < t->rank; d++)
+        one[d] = 1;
+    pld_tensor_mark_written(t, idx, one);
+}
+
 /* pl.tile.mgather. Vec: idx a tile, the result valid where idx is (row mode: its R entries); Mat: idx a GM tensor,
  * the result valid over valid_shape (default the whole tile); Mat elem mode also leaves the gathered valid box in
  * scratch, row-major with the result's row length. */
@@ -87,9 +97,10 @@ static pld_status_t mgather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     else if (st == PLD_OK && mat && co == 1 && pld_view_numel(&sc.kv) < shape[0] * shape[1])
         st = pld_rt_error(it, f, e->span, "%s: scratch holds %lld elements, the gather needs %lld", pld_op_name(e),
                           (long long)pld_view_numel(&sc.kv), (long long)(shape[0] * shape[1]));
-    if (st == PLD_OK && (m->rank < (co == 0 ? 2 : 1) || x->rank != 2 || n == 0 || (nv >= 0 && nv != 2)))
-        st = pld_rt_error(it, f, e->span, "%s needs a non-empty mem (rank >= 2 in row mode) and a 2-D index",
-                          pld_op_name(e));
+    if (st == PLD_OK && (m->rank < (co == 0 ? 2 : 1) || x->rank != 2 || n == 0 || (nv >= 0 && nv != 2) ||
+                         (nv == 2 && (vs[0] > shape[0] || vs[1] > shape[1]))))
+        st = pld_rt_error(it, f, e->span, "%s needs a non-empty mem (rank >= 2 in row mode), a 2-D index and a "
+                          "valid_shape within the result", pld_op_name(e));
     if (st == PLD_OK)
         st = pld_new_like(it, f, e, 1, m->dt, 2, shape, mat ? PLD_MEM_MAT : PLD_MEM_VEC, out, &ov, &valid);
     if (st != PLD_OK) {
@@ -115,24 +126,15 @@ static pld_status_t mgather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
                 pld_value_release(out);
                 break;
             }
-            if (k < 0)
-                continue; /* gather_oob='zero': the new tile's 0 */
-            memcpy(pld_view_at(&ov, q), flat_at(m, co == 0 ? k * last + j : k), eb);
-            if (sc.v.kind == PLD_V_TENSOR)
+            if (k >= 0) /* else gather_oob='zero': the new tile's 0 */
+                memcpy(pld_view_at(&ov, q), flat_at(m, co == 0 ? k * last + j : k), eb);
+            if (sc.v.kind == PLD_V_TENSOR) {
                 memcpy(flat_at(&sc.kv, i * shape[1] + j), pld_view_at(&ov, q), eb);
+                mark_flat(pld_v_tensor(&sc.v), i * shape[1] + j);
+            }
         }
     release3(&a[0], &a[1], &sc);
     return st;
-}
-
-/* Marks element k (row-major) of tensor t written (the Out tensor's written record). */
-static void mark_flat(const pld_tensor_t *t, int64_t k)
-{
-    int64_t idx[PLD_MAX_RANK], one[PLD_MAX_RANK];
-    pld_unflatten(k, t->rank, t->shape, idx);
-    for (int d = 0; d < t->rank; d++)
-        one[d] = 1;
-    pld_tensor_mark_written(t, idx, one);
 }
 
 /* pl.tile.mscatter: output_tensor.flat[idx[p]] = src[p] over src's valid box, in place. */
