@@ -41,6 +41,11 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_misc")
   set_tests_properties(ops_misc PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  add_test(NAME ops_gather
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops_gather.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_gather")
+  set_tests_properties(ops_gather PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

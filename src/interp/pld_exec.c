@@ -84,6 +84,8 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         }
         return st;
     }
+    case PLD_OPID_TENSOR_CREATE_L1:
+        return pld_exec_create(it, f, e, out, 0, 0, 0);
     case PLD_OPID_TENSOR_FULL:
         return pld_exec_create(it, f, e, out, 0, 1, 2);
     case PLD_OPID_TILE_MOVE:
@@ -145,6 +147,11 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW: case PLD_OPID_TILE_GATHER_MASK:
     case PLD_OPID_TILE_SCATTER_MASK:
         return pld_exec_layout(it, f, e, out);
+    case PLD_OPID_TILE_MGATHER: case PLD_OPID_TILE_MSCATTER: case PLD_OPID_TILE_GATHERB: case PLD_OPID_TILE_GATHER_COMPARE:
+    case PLD_OPID_TILE_SCATTER_UPDATE: case PLD_OPID_TENSOR_SCATTER_UPDATE: case PLD_OPID_TENSOR_PAGED_GATHER:
+        return pld_exec_gather(it, f, e, out);
+    case PLD_OPID_TENSOR_NO_DEP:
+        return pld_op_need(it, f, e, 0, out, PLD_V_TENSOR);
     case PLD_OPID_TILE_MATMUL_BIAS:
         return pld_exec_matmul(it, f, e, out, 2);
     case PLD_OPID_TILE_FILLPAD: case PLD_OPID_TILE_FILLPAD_INPLACE: case PLD_OPID_TILE_FILLPAD_EXPAND:

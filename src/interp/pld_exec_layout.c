@@ -13,15 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-/* A shaped operand's kernel view (physical extent) and valid box. */
-typedef struct {
-    pld_value_t v;
-    pld_view_t kv;
-    const int64_t *valid;
-    int tile;
-} shaped_t;
-
-static pld_status_t shaped_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, shaped_t *s)
+pld_status_t pld_shaped_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_shaped_t *s)
 {
     pld_status_t st = pld_op_eval(it, f, e, i, &s->v);
     if (st != PLD_OK)
@@ -39,9 +31,8 @@ static pld_status_t shaped_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     return PLD_OK;
 }
 
-/* A new zeroed tile (like src: tile) or tensor of shape; its packed view in *kv, its valid array in *valid. */
-static pld_status_t new_like(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
-                             const int64_t *shape, pld_mem_t mem, pld_value_t *out, pld_view_t *kv, int64_t **valid)
+pld_status_t pld_new_like(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
+                          const int64_t *shape, pld_mem_t mem, pld_value_t *out, pld_view_t *kv, int64_t **valid)
 {
     if (tile) {
         pld_tile_t *o = pld_tile_new(dt, rank, shape, mem);
@@ -82,10 +73,10 @@ static pld_status_t kcopy(pld_interp_t *it, frame_t *f, const pld_expr_t *e, con
 
 static pld_status_t transpose(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
-    shaped_t s;
+    pld_shaped_t s;
     int64_t ax[2];
     pld_status_t st;
-    if ((st = shaped_arg(it, f, e, 0, &s)) != PLD_OK)
+    if ((st = pld_shaped_arg(it, f, e, 0, &s)) != PLD_OK)
         return st;
     int r = s.kv.rank;
     for (int i = 0; i < 2; i++) {
@@ -109,7 +100,7 @@ static pld_status_t transpose(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     sw.strides[a] = s.kv.strides[b], sw.strides[b] = s.kv.strides[a];
     pld_view_t ov;
     int64_t *valid = NULL;
-    st = new_like(it, f, e, s.tile, s.kv.dt, r, sw.shape, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out, &ov,
+    st = pld_new_like(it, f, e, s.tile, s.kv.dt, r, sw.shape, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out, &ov,
                   &valid);
     if (st == PLD_OK) {
         memcpy(valid, s.valid, sizeof(int64_t) * (size_t)r);
@@ -123,7 +114,7 @@ static pld_status_t transpose(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
 
 static pld_status_t extract(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
-    shaped_t s;
+    pld_shaped_t s;
     int64_t off[2], ext[PLD_MAX_RANK];
     int n;
     pld_status_t st;
@@ -150,7 +141,7 @@ static pld_status_t extract(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     pld_view_t win = sub_view(&s.kv, off, ext), ov;
     int64_t *valid = NULL;
     pld_mem_t mem = e->type && e->type->mem ? e->type->mem : PLD_MEM_VEC;
-    st = new_like(it, f, e, 1, t->dt, 2, ext, mem, out, &ov, &valid);
+    st = pld_new_like(it, f, e, 1, t->dt, 2, ext, mem, out, &ov, &valid);
     if (st == PLD_OK) {
         for (int d = 0; d < 2; d++) {
             int64_t v = t->valid[d] - off[d];
@@ -165,11 +156,11 @@ static pld_status_t extract(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
 
 static pld_status_t concat(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
-    shaped_t a, b;
+    pld_shaped_t a, b;
     pld_status_t st;
-    if ((st = shaped_arg(it, f, e, 0, &a)) != PLD_OK)
+    if ((st = pld_shaped_arg(it, f, e, 0, &a)) != PLD_OK)
         return st;
-    if ((st = shaped_arg(it, f, e, 1, &b)) != PLD_OK) {
+    if ((st = pld_shaped_arg(it, f, e, 1, &b)) != PLD_OK) {
         pld_value_release(&a.v);
         return st;
     }
@@ -180,7 +171,7 @@ static pld_status_t concat(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         int64_t shape[2] = {a.kv.shape[0], a.kv.shape[1] + b.kv.shape[1]};
         pld_view_t ov;
         int64_t *valid = NULL;
-        st = new_like(it, f, e, a.tile, a.kv.dt, 2, shape, a.tile ? pld_v_tile(&a.v)->mem : PLD_MEM_NONE, out, &ov,
+        st = pld_new_like(it, f, e, a.tile, a.kv.dt, 2, shape, a.tile ? pld_v_tile(&a.v)->mem : PLD_MEM_NONE, out, &ov,
                       &valid);
         if (st == PLD_OK) {
             /* src0's valid columns, then src1's, packed (the row stride of the hardware's dst is validCol0 + validCol1) */
@@ -202,33 +193,17 @@ static pld_status_t concat(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 }
 
 /* Multi-index of element k of a row-major box of shape `ext`. */
-static void unflatten(int64_t k, int r, const int64_t *ext, int64_t *idx)
-{
-    for (int d = r - 1; d >= 0; d--) {
-        idx[d] = ext[d] ? k % ext[d] : 0;
-        k = ext[d] ? k / ext[d] : 0;
-    }
-}
-
-static void *at(const pld_view_t *v, const int64_t *idx)
-{
-    int64_t o = 0;
-    for (int d = 0; d < v->rank; d++)
-        o += idx[d] * v->strides[d];
-    return (char *)v->data + o * pld_dtype_bytes(v->dt);
-}
-
 /* pl.tile.gather: dst[i] = src.flat[indices[i]] over indices' valid box; pl.tensor.gather: torch.gather along dim. */
 static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     int tensor = e->op == PLD_OPID_TENSOR_GATHER;
-    shaped_t s, x;
+    pld_shaped_t s, x;
     int64_t dim = 0;
     pld_status_t st;
-    if ((st = shaped_arg(it, f, e, 0, &s)) != PLD_OK)
+    if ((st = pld_shaped_arg(it, f, e, 0, &s)) != PLD_OK)
         return st;
     if ((tensor && (st = pld_op_iarg(it, f, e, 1, 0, &dim)) != PLD_OK) ||
-        (st = shaped_arg(it, f, e, tensor ? 2 : 1, &x)) != PLD_OK) {
+        (st = pld_shaped_arg(it, f, e, tensor ? 2 : 1, &x)) != PLD_OK) {
         pld_value_release(&s.v);
         return st;
     }
@@ -245,7 +220,7 @@ static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     pld_view_t ov;
     int64_t *valid = NULL;
     if (st == PLD_OK)
-        st = new_like(it, f, e, s.tile, s.kv.dt, r, x.kv.shape, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out,
+        st = pld_new_like(it, f, e, s.tile, s.kv.dt, r, x.kv.shape, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out,
                       &ov, &valid);
     if (st == PLD_OK) {
         memcpy(valid, x.valid, sizeof(int64_t) * (size_t)r);
@@ -255,8 +230,8 @@ static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         for (int d = 0; d < r; d++)
             n *= box[d] = x.valid[d];
         for (int64_t k = 0; k < n && st == PLD_OK; k++) {
-            unflatten(k, r, box, idx);
-            int64_t j = pld_elem_get_i(at(&x.kv, idx), x.kv.dt, 0);
+            pld_unflatten(k, r, box, idx);
+            int64_t j = pld_elem_get_i(pld_view_at(&x.kv, idx), x.kv.dt, 0);
             if (j < 0 || j >= lim) {
                 char ix[160];
                 pld_shape_str(ix, sizeof ix, r, idx);
@@ -268,9 +243,9 @@ static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
                 memcpy(src, idx, sizeof src);
                 src[dim] = j;
             } else {
-                unflatten(j, s.kv.rank, s.kv.shape, src);
+                pld_unflatten(j, s.kv.rank, s.kv.shape, src);
             }
-            memcpy(at(&ov, idx), at(&s.kv, src), eb);
+            memcpy(pld_view_at(&ov, idx), pld_view_at(&s.kv, src), eb);
         }
         if (st != PLD_OK)
             pld_value_release(out);
@@ -294,9 +269,9 @@ static pld_tensor_t *tensor_alias(const pld_tensor_t *t, pld_dtype_t dt, int ran
 /* pl.tile.reinterpret_view / pl.tensor.reinterpret_view: the same bytes as dtype `to`. */
 static pld_status_t reinterpret(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
-    shaped_t s;
+    pld_shaped_t s;
     pld_status_t st;
-    if ((st = shaped_arg(it, f, e, 0, &s)) != PLD_OK)
+    if ((st = pld_shaped_arg(it, f, e, 0, &s)) != PLD_OK)
         return st;
     pld_dtype_t to = pld_op_dtype(it, e, 1);
     int r = s.kv.rank, n = -1, full = 1;
@@ -405,15 +380,15 @@ static pld_status_t tensor_view(pld_interp_t *it, frame_t *f, const pld_expr_t *
 static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     int tensor = e->op == PLD_OPID_TENSOR_SCATTER;
-    shaped_t d, s, x;
+    pld_shaped_t d, s, x;
     pld_status_t st;
-    if ((st = shaped_arg(it, f, e, 0, &d)) != PLD_OK)
+    if ((st = pld_shaped_arg(it, f, e, 0, &d)) != PLD_OK)
         return st;
-    if ((st = shaped_arg(it, f, e, tensor ? 3 : 1, &s)) != PLD_OK) {
+    if ((st = pld_shaped_arg(it, f, e, tensor ? 3 : 1, &s)) != PLD_OK) {
         pld_value_release(&d.v);
         return st;
     }
-    if ((st = shaped_arg(it, f, e, 2, &x)) != PLD_OK) {
+    if ((st = pld_shaped_arg(it, f, e, 2, &x)) != PLD_OK) {
         pld_value_release(&d.v);
         pld_value_release(&s.v);
         return st;
@@ -424,7 +399,7 @@ static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         st = pld_rt_error(it, f, e->span, "%s: the index does not cover src's valid box, or src does not fit", pld_op_name(e));
     else if (tensor) {
         int64_t *valid = NULL;
-        if ((st = new_like(it, f, e, 0, d.kv.dt, 2, d.kv.shape, PLD_MEM_NONE, out, &ov, &valid)) == PLD_OK) {
+        if ((st = pld_new_like(it, f, e, 0, d.kv.dt, 2, d.kv.shape, PLD_MEM_NONE, out, &ov, &valid)) == PLD_OK) {
             memcpy(valid, d.valid, 2 * sizeof(int64_t));
             if ((st = kcopy(it, f, e, &ov, &d.kv)) != PLD_OK)
                 pld_value_release(out);
@@ -444,7 +419,7 @@ static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++)
         for (int64_t j = 0; j < s.valid[1]; j++) {
             int64_t p[2] = {i, j}, q[2];
-            int64_t k = pld_elem_get_i(at(&x.kv, p), x.kv.dt, 0);
+            int64_t k = pld_elem_get_i(pld_view_at(&x.kv, p), x.kv.dt, 0);
             if (k < 0 || k >= lim) {
                 st = pld_rt_error(it, f, e->span, "%s: index %lld at [%lld, %lld] is outside [0, %lld)", pld_op_name(e),
                                   (long long)k, (long long)i, (long long)j, (long long)lim);
@@ -454,8 +429,8 @@ static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
             if (tensor)
                 q[0] = i, q[1] = k;
             else
-                unflatten(k, 2, ov.shape, q);
-            memcpy(at(&ov, q), at(&s.kv, p), eb);
+                pld_unflatten(k, 2, ov.shape, q);
+            memcpy(pld_view_at(&ov, q), pld_view_at(&s.kv, p), eb);
         }
     pld_value_release(&d.v);
     pld_value_release(&s.v);
@@ -482,8 +457,8 @@ static void row_pairs(const pld_view_t *v, int64_t r, pair_t *out, int64_t n)
 {
     for (int64_t k = 0; k < n; k++) {
         int64_t a[2] = {r, 2 * k}, b[2] = {r, 2 * k + 1};
-        memcpy(&out[k].v, at(v, a), 4);
-        memcpy(&out[k].i, at(v, b), 4);
+        memcpy(&out[k].v, pld_view_at(v, a), 4);
+        memcpy(&out[k].i, pld_view_at(v, b), 4);
     }
 }
 
@@ -491,8 +466,8 @@ static void put_pairs(const pld_view_t *v, int64_t r, const pair_t *p, int64_t n
 {
     for (int64_t k = 0; k < n; k++) {
         int64_t a[2] = {r, 2 * k}, b[2] = {r, 2 * k + 1};
-        memcpy(at(v, a), &p[k].v, 4);
-        memcpy(at(v, b), &p[k].i, 4);
+        memcpy(pld_view_at(v, a), &p[k].v, 4);
+        memcpy(pld_view_at(v, b), &p[k].i, 4);
     }
 }
 
@@ -518,14 +493,14 @@ static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     int tensor = e->op == PLD_OPID_TENSOR_SORT32 || e->op == PLD_OPID_TENSOR_MRGSORT;
     int sort = e->op == PLD_OPID_TILE_SORT32 || e->op == PLD_OPID_TENSOR_SORT32;
     int bl_arg = tensor ? 5 : 6, fmt1 = !sort && pld_op_arg(e, bl_arg);
-    shaped_t src[5];
+    pld_shaped_t src[5];
     int ns = 0;
     pld_status_t st = PLD_OK;
     int64_t block = 0;
     for (int i = 0; i < (sort ? 2 : fmt1 ? 1 : tensor ? 4 : 5) && st == PLD_OK; i++) {
         if (!sort && i > 0 && !pld_op_arg(e, i))
             continue;
-        if ((st = shaped_arg(it, f, e, i, &src[ns])) == PLD_OK)
+        if ((st = pld_shaped_arg(it, f, e, i, &src[ns])) == PLD_OK)
             ns++;
     }
     if (st == PLD_OK && fmt1 && (st = pld_op_iarg(it, f, e, bl_arg, 0, &block)) == PLD_OK && (block <= 0 || block % 64))
@@ -549,7 +524,7 @@ static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     int64_t *valid = NULL;
     pair_t *buf = NULL, *tmp = NULL;
     if (st == PLD_OK)
-        st = new_like(it, f, e, !tensor, PLD_DT_FP32, 2, oshape, tensor ? PLD_MEM_NONE : pld_v_tile(&src[0].v)->mem, out,
+        st = pld_new_like(it, f, e, !tensor, PLD_DT_FP32, 2, oshape, tensor ? PLD_MEM_NONE : pld_v_tile(&src[0].v)->mem, out,
                       &ov, &valid);
     int64_t np = sort ? cols : cols / 2; /* pairs per row */
     if (st == PLD_OK) {
@@ -564,8 +539,8 @@ static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         if (sort) {
             for (int64_t k = 0; k < np; k++) {
                 int64_t p[2] = {r, k};
-                memcpy(&buf[k].v, at(&src[0].kv, p), 4);
-                memcpy(&buf[k].i, at(&src[1].kv, p), 4);
+                memcpy(&buf[k].v, pld_view_at(&src[0].kv, p), 4);
+                memcpy(&buf[k].i, pld_view_at(&src[1].kv, p), 4);
             }
             for (int64_t b = 0; b < np; b += 32) /* stable insertion sort of each 32-block */
                 for (int64_t k = b + 1; k < b + 32; k++) {
@@ -615,11 +590,11 @@ static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
 static pld_status_t gather_row(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     int tensor = e->op == PLD_OPID_TENSOR_GATHER_ROW;
-    shaped_t d, s;
+    pld_shaped_t d, s;
     int64_t doff[PLD_MAX_RANK], soff[PLD_MAX_RANK], win[PLD_MAX_RANK], vs[PLD_MAX_RANK], tr = 0;
     int nd, ns, nw, nv = -1;
     pld_status_t st;
-    if ((st = shaped_arg(it, f, e, 0, &d)) != PLD_OK)
+    if ((st = pld_shaped_arg(it, f, e, 0, &d)) != PLD_OK)
         return st;
     if ((st = pld_op_need(it, f, e, 1, &s.v, PLD_V_TENSOR)) != PLD_OK) {
         pld_value_release(&d.v);
@@ -669,31 +644,37 @@ static pld_status_t gather_row(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     return st;
 }
 
-/* pl.tile.gather_mask: the MaskPattern's columns of each row, packed; the bits kept (output_dtype of the same width). */
-static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* The column stride and first column a MaskPattern (1..7) selects. */
+static void mask_cols(int m, int *stride, int *first)
 {
-    shaped_t s;
+    *stride = m <= 2 ? 2 : m <= 6 ? 4 : 1;
+    *first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
+}
+
+/* gather_mask (pl.tile.gather_mask; pl.tensor.gather's mask form: mask_pattern at ip, output_dtype at io): the
+ * MaskPattern's columns of each row, packed; the bits kept (output_dtype of the same width). */
+static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int ip, int io)
+{
+    pld_shaped_t s;
     pld_status_t st;
-    int m = pld_check_mask_pattern(pld_op_arg(e, 1));
-    if ((st = pld_op_need(it, f, e, 0, &s.v, PLD_V_TILE)) != PLD_OK)
+    int m = pld_check_mask_pattern(pld_op_arg(e, ip)), stride, first;
+    if ((st = pld_shaped_arg(it, f, e, 0, &s)) != PLD_OK)
         return st;
-    pld_tile_t *t = pld_v_tile(&s.v);
-    pld_tile_kview(t, &s.kv, 0);
-    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1, first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
-    pld_dtype_t od = pld_op_dtype(it, e, 2);
+    mask_cols(m, &stride, &first);
+    pld_dtype_t od = pld_op_dtype(it, e, io);
     if (od == PLD_DT_NONE)
-        od = t->dt;
-    if (m < 0 || t->rank != 2 || t->shape[1] % stride || pld_dtype_bytes(od) != pld_dtype_bytes(t->dt)) {
+        od = s.kv.dt;
+    if (m < 0 || s.kv.rank != 2 || s.kv.shape[1] % stride || pld_dtype_bytes(od) != pld_dtype_bytes(s.kv.dt)) {
         pld_value_release(&s.v);
         return pld_rt_error(it, f, e->span, "%s: bad mask pattern, shape or output dtype", pld_op_name(e));
     }
-    int64_t os[2] = {t->shape[0], t->shape[1] / stride};
+    int64_t os[2] = {s.kv.shape[0], s.kv.shape[1] / stride};
     pld_view_t ov;
     int64_t *valid = NULL;
-    if ((st = new_like(it, f, e, 1, od, 2, os, t->mem, out, &ov, &valid)) == PLD_OK) {
-        pld_view_t sel = s.kv;
+    if ((st = pld_new_like(it, f, e, s.tile, od, 2, os, s.tile ? pld_v_tile(&s.v)->mem : PLD_MEM_NONE, out, &ov,
+                           &valid)) == PLD_OK) {
         int64_t z[2] = {0, first}, ext[2] = {os[0], os[1]};
-        sel = sub_view(&s.kv, z, ext);
+        pld_view_t sel = sub_view(&s.kv, z, ext);
         sel.strides[1] *= stride;
         sel.dt = od; /* same width: a byte copy */
         if ((st = kcopy(it, f, e, &ov, &sel)) != PLD_OK)
@@ -703,37 +684,37 @@ static pld_status_t gather_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return st;
 }
 
-/* pl.tile.scatter_mask: src's rows into the pattern's columns of dst (dst updated). */
-static pld_status_t scatter_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+/* scatter_mask (pl.tile.scatter_mask; pl.tensor.scatter's mask form: dst at id, src at is, mask_pattern at ip): a copy
+ * of dst with src's rows in the pattern's columns. */
+static pld_status_t scatter_mask(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int id, int is,
+                                 int ip)
 {
-    pld_value_t d, s;
+    pld_shaped_t d, s;
     pld_status_t st;
-    int m = pld_check_mask_pattern(pld_op_arg(e, 2));
-    if ((st = pld_op_need(it, f, e, 0, &d, PLD_V_TILE)) != PLD_OK)
+    int m = pld_check_mask_pattern(pld_op_arg(e, ip)), stride, first;
+    if ((st = pld_shaped_arg(it, f, e, id, &d)) != PLD_OK)
         return st;
-    if ((st = pld_op_need(it, f, e, 1, &s, PLD_V_TILE)) != PLD_OK) {
-        pld_value_release(&d);
+    if ((st = pld_shaped_arg(it, f, e, is, &s)) != PLD_OK) {
+        pld_value_release(&d.v);
         return st;
     }
-    int stride = m <= 2 ? 2 : m <= 6 ? 4 : 1, first = m == 2 ? 1 : m >= 3 && m <= 6 ? m - 3 : 0;
-    pld_tile_t *src = pld_v_tile(&s), *dt = pld_v_tile(&d);
-    if (m < 0 || dt->rank != 2 || src->rank != 2 || dt->dt != src->dt || dt->shape[0] != src->shape[0] ||
-        dt->shape[1] != src->shape[1] * stride)
+    mask_cols(m, &stride, &first);
+    pld_view_t ov;
+    int64_t *valid = NULL;
+    if (m < 0 || d.kv.rank != 2 || s.kv.rank != 2 || d.kv.dt != s.kv.dt || d.kv.shape[0] != s.kv.shape[0] ||
+        d.kv.shape[1] != s.kv.shape[1] * stride)
         st = pld_rt_error(it, f, e->span, "%s: bad mask pattern or shapes", pld_op_name(e));
-    else if (!(dt = pld_tile_cow(&d)))
-        st = pld_op_oom(it, f, e);
-    else {
-        pld_view_t dv, sv;
-        pld_tile_kview(dt, &dv, 0);
-        pld_tile_kview(src, &sv, 0);
+    else if ((st = pld_new_like(it, f, e, d.tile, d.kv.dt, 2, d.kv.shape, d.tile ? pld_v_tile(&d.v)->mem : PLD_MEM_NONE,
+                                out, &ov, &valid)) == PLD_OK) {
+        memcpy(valid, d.valid, 2 * sizeof(int64_t));
         int64_t z[2] = {0, first};
-        pld_view_t sel = sub_view(&dv, z, sv.shape);
+        pld_view_t sel = sub_view(&ov, z, s.kv.shape);
         sel.strides[1] *= stride;
-        if ((st = kcopy(it, f, e, &sel, &sv)) == PLD_OK)
-            *out = d, d = pld_v_none();
+        if ((st = kcopy(it, f, e, &ov, &d.kv)) != PLD_OK || (st = kcopy(it, f, e, &sel, &s.kv)) != PLD_OK)
+            pld_value_release(out);
     }
-    pld_value_release(&d);
-    pld_value_release(&s);
+    pld_value_release(&d.v);
+    pld_value_release(&s.v);
     return st;
 }
 
@@ -749,8 +730,11 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return reinterpret(it, f, e, out);
     case PLD_OPID_TENSOR_VIEW:
         return tensor_view(it, f, e, out);
-    case PLD_OPID_TILE_SCATTER:
     case PLD_OPID_TENSOR_SCATTER:
+        if (pld_op_arg(e, 4)) /* the mask form */
+            return scatter_mask(it, f, e, out, 5, 0, 4);
+        return scatter(it, f, e, out);
+    case PLD_OPID_TILE_SCATTER:
         return scatter(it, f, e, out);
     case PLD_OPID_TILE_SORT32: case PLD_OPID_TENSOR_SORT32:
     case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TENSOR_MRGSORT:
@@ -758,14 +742,20 @@ pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     case PLD_OPID_TILE_GATHER_ROW: case PLD_OPID_TENSOR_GATHER_ROW:
         return gather_row(it, f, e, out);
     case PLD_OPID_TILE_GATHER_MASK:
-        return gather_mask(it, f, e, out);
+        return gather_mask(it, f, e, out, 1, 2);
     case PLD_OPID_TILE_SCATTER_MASK:
-        return scatter_mask(it, f, e, out);
+        return scatter_mask(it, f, e, out, 0, 1, 2);
     case PLD_OPID_TILE_EXTRACT:
         return extract(it, f, e, out);
     case PLD_OPID_TILE_CONCAT:
     case PLD_OPID_TENSOR_CONCAT:
         return concat(it, f, e, out);
+    case PLD_OPID_TENSOR_GATHER:
+        if (pld_op_arg(e, 3)) /* the mask form */
+            return gather_mask(it, f, e, out, 3, 4);
+        if (pld_op_arg(e, 5)) /* the compare form */
+            return pld_exec_gather(it, f, e, out);
+        return gather(it, f, e, out);
     default:
         return gather(it, f, e, out);
     }

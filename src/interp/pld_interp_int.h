@@ -16,6 +16,8 @@
  *             pld_exec_elem.c     issue 11 element-wise ops: compares and masks, select, bitwise,
  *                                 fmod/rem, partial ops, ci/tri
  *             pld_exec_layout.c   transpose, extract, concat, gather, views
+ *             pld_exec_gather.c   GM gather/scatter: mgather, mscatter, gatherb, scatter_update,
+ *                                 paged_gather
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
  *             pld_coll.c          collectives on every rail
  *             pld_xcore.c         between the cores of a cluster: cross-core pipe, events, syncall
@@ -364,8 +366,42 @@ void pld_task_fini(pld_interp_t *it);
 
 /* ---- op families: each executes the op calls of its family (e->op) ---- */
 /* pld_exec_layout.c: transpose, extract, concat, tile/tensor gather,
- * transpose_view, reinterpret_view, tensor.view. */
+ * transpose_view, reinterpret_view, tensor.view, scatter, sort, gather_row,
+ * gather_mask, scatter_mask. */
 pld_status_t pld_exec_layout(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pld_exec_gather.c: mgather, mscatter, gatherb, gather_compare,
+ * scatter_update, paged_gather. */
+pld_status_t pld_exec_gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Helpers of pld_exec_layout.c shared with pld_exec_gather.c: a shaped
+ * operand's kernel view (physical extent) and valid box. */
+typedef struct {
+    pld_value_t v;
+    pld_view_t kv;
+    const int64_t *valid;
+    int tile;
+} pld_shaped_t;
+/* Evaluates parameter i, a tile or a tensor (released by the caller through s->v). */
+pld_status_t pld_shaped_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_shaped_t *s);
+/* A new zeroed tile (tile != 0, in memory space mem) or tensor of shape; its
+ * packed view in *kv, its valid array in *valid. */
+pld_status_t pld_new_like(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int tile, pld_dtype_t dt, int rank,
+                          const int64_t *shape, pld_mem_t mem, pld_value_t *out, pld_view_t *kv, int64_t **valid);
+/* The row-major multi-index of flat position k in extents ext[r]. */
+static inline void pld_unflatten(int64_t k, int r, const int64_t *ext, int64_t *idx)
+{
+    for (int d = r - 1; d >= 0; d--) {
+        idx[d] = ext[d] ? k % ext[d] : 0;
+        k = ext[d] ? k / ext[d] : 0;
+    }
+}
+/* The address of element idx of view v. */
+static inline void *pld_view_at(const pld_view_t *v, const int64_t *idx)
+{
+    int64_t o = 0;
+    for (int d = 0; d < v->rank; d++)
+        o += idx[d] * v->strides[d];
+    return (char *)v->data + o * pld_dtype_bytes(v->dt);
+}
 /* pld_exec_mem.c: tile load/store, create/fill, element read/write, slices,
  * subscripts, assemble, reshape, move, valid shapes, arrays. */
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote);

@@ -38,6 +38,22 @@ int pld_check_pad_mode(const pld_expr_t *e);
  * integer literal or pl.tile.MaskPattern.P0101 .. P1111; -1 for anything else. */
 int pld_check_mask_pattern(const pld_expr_t *e);
 
+/* A mode argument spelled as one of names[n] (a string literal) or its index
+ * (an integer literal): the index; dflt when e is NULL (absent); -1 for
+ * anything else. pl.tile.mgather's coalesce ("row", "elem") and gather_oob
+ * ("undefined", "clamp", "wrap", "zero") tables: */
+int pld_check_mode_arg(const pld_expr_t *e, const char *const *names, int n, int dflt);
+extern const char *const pld_mgather_coalesce[2];
+extern const char *const pld_mgather_oob[4];
+/* pl.tile.gather_compare's cmp_mode names ("eq", "ne", "lt", "le", "gt", "ge"). */
+extern const char *const pld_gather_cmp_modes[6];
+
+/* The parameter positions of scatter_update's dim, index and src in its bound
+ * arguments a[7] (input, arg1..arg3, dim=, index=, src=) for the three call
+ * forms (input, dim, index, src), (input, index, src, dim=) and (input, dim,
+ * index=, src=), or all by keyword; 0 when the call fits none. */
+int pld_check_scatter_update_args(const pld_expr_t *const *a, int pos[3]);
+
 /* Parses and checks `src` in one go; returns the program (owned, never NULL
  * unless out of memory). *st receives the status. */
 pld_program_t *pld_check_text(const char *file, const char *src, size_t len, const pld_check_opts_t *opts,

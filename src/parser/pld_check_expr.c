@@ -844,6 +844,7 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_CREATE:
     case PLD_OPID_TILE_FULL:
     case PLD_OPID_TENSOR_CREATE:
+    case PLD_OPID_TENSOR_CREATE_L1:
     case PLD_OPID_TENSOR_FULL: {
         r = pld_ck_dims_of_list(ck, c->args[0], dims);
         pld_dtype_t dt = dtype_of_expr(ck, c->args[1]);

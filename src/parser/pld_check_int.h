@@ -251,6 +251,12 @@ const pld_type_t *pld_ck_sys_call(pld_ck_t *ck, ck_call_t *c);
 /* ---- pld_check_layout.c: transpose, extract, concat, gather ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c);
+/* ---- pld_check_gather.c: mgather, mscatter, gatherb, scatter_update, paged_gather, no_dep ---- */
+/* The result type of c when it is one of these ops; NULL otherwise. */
+const pld_type_t *pld_ck_gather_call(pld_ck_t *ck, ck_call_t *c);
+/* The compare form of gather (pl.tile.gather_compare, pl.tensor.gather(kvalue=, ...)): the parameter positions
+ * at[] of src, kvalue, cmp_mode, offset, out_cols, count_dtype; returns pl.Tuple[dst, cdst] of src's kind. */
+const pld_type_t *pld_ck_gather_compare(pld_ck_t *ck, ck_call_t *c, const int *at);
 /* A shaped type in the program arena (kind, dtype, dims, valid or NULL, memory space). */
 const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
                                 const pld_dim_t *valid, pld_mem_t mem);

@@ -12,7 +12,8 @@
  * include/pypto/ir/reinterpret_view_semantics.h Resolve;
  * src/ir/op/tensor_ops/transform.cpp DeduceTensorViewType;
  * src/ir/op/tile_ops/scatter.cpp, src/ir/op/tensor_ops/scatter.cpp).
- * pld_ck_layout_call() returns NULL for every other op. */
+ * pld_ck_layout_call() hands every other op to pld_ck_gather_call
+ * (pld_check_gather.c), which returns NULL for the rest. */
 #include "pld_check.h"
 #include "pld_check_int.h"
 
@@ -171,16 +172,32 @@ static const pld_type_t *tile_gather(pld_ck_t *ck, ck_call_t *c)
     return pld_ck_shaped(ck, PLD_TY_TILE, sd, ix->shape, ix->rank, NULL, s->mem);
 }
 
+static const pld_type_t *gather_mask(pld_ck_t *ck, ck_call_t *c, int ip, int io);
+
+/* pl.tensor.gather: the index form (dim, index), the mask form (mask_pattern=) or the compare form (kvalue=, ...). */
 static const pld_type_t *tensor_gather(pld_ck_t *ck, ck_call_t *c)
 {
+    static const int cmp_at[6] = {0, 5, 6, 8, 7, 9}; /* src, kvalue, cmp_mode, offset, out_cols, count_dtype */
+    int idx = c->args[1] || c->args[2], mask = c->args[3] || c->args[4], cmp = c->args[5] || c->args[6] || c->args[7];
+    if (idx + mask + cmp != 1 || (idx && (!c->args[1] || !c->args[2])) || (mask && !c->args[3]) ||
+        (cmp && (!c->args[5] || !c->args[7] || !c->args[6]))) {
+        pld_ck_error(ck, c->call->span, "%s needs exactly one form: (dim, index), mask_pattern= (with output_dtype=), or "
+                     "kvalue=, cmp_mode= and out_cols=", c->info->name);
+        return &pld_type_unknown;
+    }
+    if (mask)
+        return gather_mask(ck, c, 3, 4);
+    if (cmp)
+        return pld_ck_gather_compare(ck, c, cmp_at);
     const pld_type_t *s = c->types[0], *ix = c->types[2];
     if (!known(s) || !known(ix))
         return &pld_type_unknown;
     int dim = axis_arg(ck, c, 1, s->rank);
     if (dim < 0)
         return &pld_type_unknown;
-    if (ix->dtype != PLD_DT_INT32) {
-        pld_ck_error(ck, c->args[2]->span, "%s index must be INT32, got %s", c->info->name, pld_dtype_name(ix->dtype));
+    if (ix->dtype != PLD_DT_INT32 && !(ix->dtype == PLD_DT_INT16 && pld_dtype_bytes(s->dtype) == 2)) {
+        pld_ck_error(ck, c->args[2]->span, "%s index must be INT32 (or INT16 with a 16-bit input), got %s",
+                     c->info->name, pld_dtype_name(ix->dtype));
         return &pld_type_unknown;
     }
     if (ix->rank != s->rank) {
@@ -307,13 +324,17 @@ static int scatter_elem_ok(pld_dtype_t d)
            d == PLD_DT_BF16;
 }
 
+static const pld_type_t *scatter_mask(pld_ck_t *ck, ck_call_t *c, int id, int is, int ip);
+
 /* pl.tile.scatter (dst, src, indexes at 0, 1, 2) and pl.tensor.scatter (input, src, index at 0, 3, 2). */
 static const pld_type_t *scatter(pld_ck_t *ck, ck_call_t *c)
 {
     int tensor = c->info->id == PLD_OPID_TENSOR_SCATTER;
+    if (tensor && (c->args[4] || c->args[5]) && !c->args[1] && !c->args[2] && !c->args[3] && c->args[4] && c->args[5])
+        return scatter_mask(ck, c, 5, 0, 4);
     if (tensor && (c->args[4] || c->args[5] || !c->args[1] || !c->args[2] || !c->args[3])) {
-        pld_ck_error(ck, c->call->span, "%s: only the index form (input, dim, index, src) is supported; the mask form "
-                                        "(mask_pattern=, dst=) is not", c->info->name);
+        pld_ck_error(ck, c->call->span, "%s needs the index form (input, dim, index, src) or the mask form (input, "
+                                        "mask_pattern=, dst=)", c->info->name);
         return &pld_type_unknown;
     }
     const pld_type_t *d = c->types[0], *s = c->types[tensor ? 3 : 1], *ix = c->types[2];
@@ -481,25 +502,26 @@ int pld_check_mask_pattern(const pld_expr_t *e)
     return -1;
 }
 
-static const pld_type_t *gather_mask(pld_ck_t *ck, ck_call_t *c)
+/* gather_mask: src at 0, mask_pattern at ip, output_dtype at io (tile or tensor). */
+static const pld_type_t *gather_mask(pld_ck_t *ck, ck_call_t *c, int ip, int io)
 {
     const pld_type_t *s = c->types[0];
-    int m = pld_check_mask_pattern(c->args[1]);
+    int m = pld_check_mask_pattern(c->args[ip]);
     if (m < 0) {
-        pld_ck_error(ck, c->args[1]->span, "%s mask_pattern must be 1..7 or pl.tile.MaskPattern.P0101 .. P1111",
-                     c->info->name);
+        pld_ck_error(ck, c->args[ip] ? c->args[ip]->span : c->call->span,
+                     "%s mask_pattern must be 1..7 or pl.tile.MaskPattern.P0101 .. P1111", c->info->name);
         return &pld_type_unknown;
     }
     if (!known(s))
         return &pld_type_unknown;
-    pld_dtype_t d = s->dtype, od = c->args[2] ? pld_ck_ann_dtype(ck, c->args[2]) : d;
+    pld_dtype_t d = s->dtype, od = c->args[io] ? pld_ck_ann_dtype(ck, c->args[io]) : d;
     if ((d != PLD_DT_FP16 && d != PLD_DT_FP32 && d != PLD_DT_INT16 && d != PLD_DT_INT32) || s->rank != 2) {
         pld_ck_error(ck, c->call->span, "%s needs a 2-D FP16, FP32, INT16 or INT32 src, got %s", c->info->name,
                      pld_ck_tystr(ck, s));
         return &pld_type_unknown;
     }
     if (od == PLD_DT_NONE || pld_dtype_bytes(od) != pld_dtype_bytes(d)) {
-        pld_ck_error(ck, c->args[2]->span, "%s output_dtype must have src's width (%d bytes)", c->info->name,
+        pld_ck_error(ck, c->args[io]->span, "%s output_dtype must have src's width (%d bytes)", c->info->name,
                      pld_dtype_bytes(d));
         return &pld_type_unknown;
     }
@@ -510,15 +532,16 @@ static const pld_type_t *gather_mask(pld_ck_t *ck, ck_call_t *c)
         return &pld_type_unknown;
     }
     pld_dim_t dd[2] = {s->shape[0], {PLD_DIM_CONST, s->shape[1].v / stride, NULL, NULL}};
-    return pld_ck_shaped(ck, PLD_TY_TILE, od, dd, 2, NULL, s->mem);
+    return pld_ck_shaped(ck, s->kind, od, dd, 2, NULL, s->mem);
 }
 
-static const pld_type_t *scatter_mask(pld_ck_t *ck, ck_call_t *c)
+/* scatter_mask: dst at id, src at is, mask_pattern at ip (tile: 0, 1, 2; tensor mask form: 5, 0, 4). */
+static const pld_type_t *scatter_mask(pld_ck_t *ck, ck_call_t *c, int id, int is, int ip)
 {
-    const pld_type_t *d = c->types[0], *s = c->types[1];
-    int m = pld_check_mask_pattern(c->args[2]);
+    const pld_type_t *d = c->types[id], *s = c->types[is];
+    int m = pld_check_mask_pattern(c->args[ip]);
     if (m < 0) {
-        pld_ck_error(ck, c->args[2]->span, "%s mask_pattern must be 1..7 or pl.tile.MaskPattern.P0101 .. P1111",
+        pld_ck_error(ck, c->args[ip]->span, "%s mask_pattern must be 1..7 or pl.tile.MaskPattern.P0101 .. P1111",
                      c->info->name);
         return &pld_type_unknown;
     }
@@ -581,13 +604,13 @@ const pld_type_t *pld_ck_layout_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TENSOR_GATHER_ROW:
         return gather_row(ck, c);
     case PLD_OPID_TILE_GATHER_MASK:
-        return gather_mask(ck, c);
+        return gather_mask(ck, c, 1, 2);
     case PLD_OPID_TILE_SCATTER_MASK:
-        return scatter_mask(ck, c);
+        return scatter_mask(ck, c, 0, 1, 2);
     case PLD_OPID_TILE_MRGSORT:
     case PLD_OPID_TENSOR_MRGSORT:
         return mrgsort(ck, c);
     default:
-        return NULL;
+        return pld_ck_gather_call(ck, c);
     }
 }

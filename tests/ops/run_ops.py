@@ -105,7 +105,8 @@ def write_npy(path, dt, shape, vals):
     descr, code, _ = NPY[dt]
     if dt == 'BF16':
         vals = [bf16_bits(v) for v in vals]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, ', '.join('%d' % d for d in shape))
+    dims = ', '.join('%d' % d for d in shape) + (',' if len(shape) == 1 else '')
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
     header += ' ' * ((64 - (10 + len(header) + 1) % 64) % 64) + '\n'
     with open(path, 'wb') as f:
         f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))

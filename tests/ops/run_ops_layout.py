@@ -19,7 +19,6 @@ usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR
 """
 import os
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -304,19 +303,38 @@ def gather_row_cases():
 MASKS = ['P0101', 'P1010', 'P0001', 'P0010', 'P0100', 'P1000', 'P1111']
 
 
+def mask_cols(m):
+    """(stride, first column) of MaskPattern m (1..7)."""
+    return (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
+
+
+def gather_mask_ref(src, m, R=4, C=16):
+    stride, first = mask_cols(m)
+    return [src[i * C + first + k * stride] for i in range(R) for k in range(C // stride)]
+
+
+def scatter_mask_ref(dst, src, m, R=4, C=16):
+    """dst [R, C] with src [R, C / stride]'s rows in the columns MaskPattern m selects."""
+    stride, first = mask_cols(m)
+    d = list(dst)
+    for i in range(R):
+        for k in range(C // stride):
+            d[i * C + first + k * stride] = src[i * (C // stride) + k]
+    return d
+
+
 def gather_mask_cases():
     """gather_mask / scatter_mask: every pattern (literal and pl.tile.MaskPattern), output_dtype bits, and the
     sort32 pipeline."""
     cases = []
     for dt in ('FP32', 'FP16', 'INT32'):
         for m, name in enumerate(MASKS, 1):
-            stride, first = (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
+            stride = mask_cols(m)[0]
             arg = 'pl.tile.MaskPattern.%s' % name if m % 2 else str(m)
             cases.append(Case('tile.gather_mask.%s.%s' % (name, dt), [('x0', dt, (4, 16), 'sym')], (dt, (4, 16 // stride)),
                               ['t = pl.load(x0, [0, 0], [4, 16])', 'r = pl.tile.gather_mask(t, %s)' % arg,
                                'o = pl.store(r, [0, 0], o)'],
-                              lambda v, stride=stride, first=first: [v[0][i * 16 + first + k * stride] for i in range(4)
-                                                                     for k in range(16 // stride)]))
+                              lambda v, m=m: gather_mask_ref(v[0], m)))
     cases.append(Case('tile.gather_mask.output_dtype', [('x0', 'FP32', (4, 16), 'sym')], ('INT32', (4, 8)),
                       ['t = pl.load(x0, [0, 0], [4, 16])',
                        'r = pl.tile.gather_mask(t, pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)',
@@ -324,15 +342,9 @@ def gather_mask_cases():
                       lambda v: [as_int32('FP32', [v[0][i * 16 + 1 + 2 * k]])[0] for i in range(4) for k in range(8)]))
     for dt in ('FP32', 'FP16', 'BF16', 'INT32'):
         for m, name in enumerate(MASKS, 1):
-            stride, first = (2, 0) if m == 1 else (2, 1) if m == 2 else (1, 0) if m == 7 else (4, m - 3)
+            stride = mask_cols(m)[0]
             arg = 'pl.tile.MaskPattern.%s' % name if m % 2 == 0 else str(m)
-
-            def want(v, stride=stride, first=first):
-                d = list(v[0])
-                for i in range(4):
-                    for k in range(16 // stride):
-                        d[i * 16 + first + k * stride] = v[1][i * (16 // stride) + k]
-                return d
+            want = (lambda v, m=m: scatter_mask_ref(v[0], v[1], m))
             cases.append(Case('tile.scatter_mask.%s.%s' % (name, dt), [('x0', dt, (4, 16), 'sym'),
                                                                         ('x1', dt, (4, 16 // stride), 'sym')], (dt, (4, 16)),
                               ['d = pl.load(x0, [0, 0], [4, 16])', 's = pl.load(x1, [0, 0], [4, %d])' % (16 // stride),
@@ -450,29 +462,14 @@ def out_of_range(pldrun, work):
         ixs[21] = lims[name]
         m.write_npy(os.path.join(work, 'ix.npy'), 'INT32', (2, 16), ixs)
         m.write_npy(os.path.join(work, 'x.npy'), 'FP32', (8, 16), [0.0] * 128)
-        p = subprocess.run([pldrun, prog, '--in', 'x=' + os.path.join(work, 'x.npy'),
-                            '--in', 'ix=' + os.path.join(work, 'ix.npy'), '--out', 'o=' + os.path.join(work, 'oo.npy')],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=60)
-        err = p.stderr.decode(errors='replace')
-        want = 'oor_%s.pld:' % name
-        if p.returncode != 70 or 'is outside' not in err or want not in err or '[1, 5]' not in err:
-            print('FAIL out-of-range %s: exit %d, stderr %r' % (name, p.returncode, err))
-            bad += 1
-        else:
-            print('ok   out-of-range %s: %s' % (name, err.strip().splitlines()[0]))
+        bad += m.expect_error(pldrun, prog, ['--in', 'x=' + os.path.join(work, 'x.npy'), '--in',
+                                             'ix=' + os.path.join(work, 'ix.npy'), '--out', 'o=' + os.path.join(work, 'oo.npy')],
+                              ['is outside', 'oor_%s.pld:' % name, '[1, 5]'], 'out-of-range ' + name)
     return bad
 
 
 def main():
-    m.gen = gen
-    m.build_cases = build_cases
-    rc = m.main()
-    args = sys.argv
-    pldrun = args[args.index('--pldrun') + 1]
-    work = args[args.index('--workdir') + 1] if '--workdir' in args else os.path.join(os.getcwd(), 'ops_mem_work')
-    os.makedirs(work, exist_ok=True)
-    return 1 if out_of_range(pldrun, work) or rc else 0
-
+    return m.main_with(gen, build_cases, out_of_range)
 
 if __name__ == '__main__':
     sys.exit(main())

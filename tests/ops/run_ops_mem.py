@@ -250,5 +250,30 @@ def main():
     return 1 if failed else 0
 
 
+def expect_error(pldrun, prog, ios, frags, label):
+    """Runs pldrun on prog with ios (['--in', 'x=...', ...]): 0 when it exits 70 and stderr holds every fragment
+    (the caller includes the program's file name: the error is located), else 1 (with a FAIL line)."""
+    p = subprocess.run([pldrun, prog] + ios, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                       timeout=60)
+    err = p.stderr.decode(errors='replace')
+    if p.returncode != 70 or any(fr not in err for fr in frags):
+        print('FAIL %s: exit %d, stderr %r' % (label, p.returncode, err))
+        return 1
+    print('ok   %s: %s' % (label, err.strip().splitlines()[0]))
+    return 0
+
+
+def main_with(gen_fn, build_fn, extra):
+    """main() with another input generator and case list, then extra(pldrun, workdir) (a count of failures)."""
+    global gen, build_cases
+    gen, build_cases = gen_fn, build_fn
+    rc = main()
+    args = sys.argv
+    pldrun = args[args.index('--pldrun') + 1]
+    work = args[args.index('--workdir') + 1] if '--workdir' in args else os.path.join(os.getcwd(), 'ops_mem_work')
+    os.makedirs(work, exist_ok=True)
+    return 1 if extra(pldrun, work) or rc else 0
+
+
 if __name__ == '__main__':
     sys.exit(main())
