@@ -539,43 +539,67 @@ static pld_status_t sync_event(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     return PLD_OK;
 }
 
+/* One barrier step of syncall; reports a barrier that can never complete. */
+static pld_status_t barrier(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int up)
+{
+    int arrived = 0, blocks = 0;
+    int r = pld_npu_barrier(it->sched, up, &arrived, &blocks);
+    if (r == 1)
+        return PLD_E_RUNTIME;
+    if (r == 2)
+        return pld_rt_error(it, f, e->span,
+                            "pl.system.syncall can never complete: %d of the %d %s arrived and the others returned "
+                            "without reaching it",
+                            arrived, blocks, f->xg && up == 0 ? "cores of the cluster" : "blocks");
+    return PLD_OK;
+}
+
+/* syncall: a barrier of every participant of the launch: one per block, or
+ * for core_type='mix' every core of each block's cluster (its Group's cores;
+ * 1 AIC + 2 AIV per block of a mixed kernel). In a Group the cores meet
+ * first, one of them meets the other clusters, then all go on. */
 static pld_status_t syncall(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
 {
     const pld_expr_t *m = pld_op_arg(e, 1), *ct = pld_op_arg(e, 0);
     const int soft = m && m->kind == PLD_EX_STR && strcmp(m->u.str.s, "soft") == 0;
     const char *type = ct && ct->kind == PLD_EX_STR ? ct->u.str.s : "mix";
-    if (f->xg)
-        return pld_rt_error(it, f, e->span, "pl.system.syncall inside a mixed AIC+AIV group is not supported yet "
-                                            "(a barrier of every core of every cluster of the launch)");
+    const int mix = strcmp(type, "mix") == 0;
+    xgroup_t *g = f->xg;
+    if (g && !mix)
+        return pld_rt_error(it, f, e->span,
+                            "pl.system.syncall(core_type='%s') inside a Group (a barrier of only some cores of each "
+                            "cluster) is not supported yet; core_type='mix' is",
+                            type);
     const pld_npu_profile_t *pf = pld_npu_profile_or_default(it->opts.platform);
     const int64_t cores = strcmp(type, "aiv_only") == 0 ? pf->aiv_cores : pf->aic_cores;
+    const int64_t parts = f->block_num * (mix ? (g ? g->ncores : 3) : 1);
     int64_t used = 0;
     pld_status_t st;
     if (soft && (st = pld_op_iarg(it, f, e, 3, 0, &used)) != PLD_OK)
         return st;
     if (!soft && f->block_num < cores)
         return pld_rt_error(it, f, e->span,
-                            "a hard syncall(core_type='%s') waits for all %lld %s cores of platform %s, but this launch "
+                            "a hard syncall(core_type='%s') waits for all %lld %s of platform %s, but this launch "
                             "has %lld block%s: the others never arrive (on the device: a hang, error 507018); launch "
                             "%lld blocks with sync_start=True, or use mode='soft' with used_cores",
-                            type, (long long)cores, strcmp(type, "aiv_only") == 0 ? "AIV" : "AIC", pf->name,
-                            (long long)f->block_num, f->block_num == 1 ? "" : "s", (long long)cores);
-    if (soft && used != 0 && used != f->block_num)
+                            type, (long long)cores, strcmp(type, "aiv_only") == 0 ? "AIV cores" : "clusters (AIC cores)",
+                            pf->name, (long long)f->block_num, f->block_num == 1 ? "" : "s", (long long)cores);
+    if (soft && used != 0 && used != parts)
         return pld_rt_error(it, f, e->span,
-                            "a soft syncall with used_cores=%lld in a launch of %lld blocks: %s", (long long)used,
-                            (long long)f->block_num,
-                            used > f->block_num ? "the barrier waits for blocks that do not exist (a hang)"
-                                                : "the barrier opens before every block arrived");
-    int arrived = 0, blocks = 0;
-    int r = pld_npu_barrier(it->sched, &arrived, &blocks);
-    if (r == 1)
-        return PLD_E_RUNTIME;
-    if (r == 2)
-        return pld_rt_error(it, f, e->span,
-                            "pl.system.syncall can never complete: %d of the %d blocks arrived and the others returned "
-                            "without reaching it",
-                            arrived, blocks);
-    return PLD_OK;
+                            "a soft syncall(core_type='%s') with used_cores=%lld, but the launch has %lld participant%s "
+                            "(%lld block%s%s): %s",
+                            type, (long long)used, (long long)parts, parts == 1 ? "" : "s", (long long)f->block_num,
+                            f->block_num == 1 ? "" : "s", mix ? " x the cores of a cluster" : "",
+                            used > parts ? "the barrier waits for cores that do not exist (a hang)"
+                                         : "the barrier opens before every participant arrived");
+    if (!g)
+        return barrier(it, f, e, 0);
+    const int local = g->ncores > 1; /* a group of one core is no grid of its own */
+    if (local && (st = barrier(it, f, e, 0)) != PLD_OK)
+        return st;
+    if (f->xcore == 0 && f->block_num > 1 && (st = barrier(it, f, e, local)) != PLD_OK)
+        return st;
+    return local ? barrier(it, f, e, 0) : PLD_OK;
 }
 
 /* pl.tile.aiv_shard / aic_gather in a pl.split_aiv region (split= or the
@@ -615,12 +639,12 @@ static pld_status_t shard_gather(pld_interp_t *it, frame_t *f, const pld_expr_t 
     } else {
         pld_lanes_t *ln = f->lanes;
         pld_value_set(&ln->v[lane], &v);
-        int arrived = 0, blocks = 0, b = pld_npu_barrier(it->sched, &arrived, &blocks);
+        int arrived = 0, blocks = 0, b = pld_npu_barrier(it->sched, 0, &arrived, &blocks);
         if (b == 0) {
             const pld_tile_t *a0 = pld_v_tile(&ln->v[0]), *a1 = pld_v_tile(&ln->v[1]);
             if (ln->v[0].kind == PLD_V_TILE && ln->v[1].kind == PLD_V_TILE && a0->dt == a1->dt && a0->rank == a1->rank)
                 r = tile_join(a0, a1, axis, 0, PLD_MEM_MAT);
-            b = pld_npu_barrier(it->sched, &arrived, &blocks); /* both lanes read the slots */
+            b = pld_npu_barrier(it->sched, 0, &arrived, &blocks); /* both lanes read the slots */
         }
         pld_value_release(&ln->v[lane]);
         ln->v[lane] = pld_v_none();

@@ -297,9 +297,11 @@ uintptr_t pld_npu_stack_lo(const pld_npu_sched_t *s)
     return pthread_equal(s->owner, pthread_self()) ? s->thread_lo : 0;
 }
 
-int pld_npu_barrier(pld_npu_sched_t *s, int *arrived, int *blocks)
+int pld_npu_barrier(pld_npu_sched_t *s, int up, int *arrived, int *blocks)
 {
     grid_t *g = s->active;
+    for (int k = 0; k < up && g; k++)
+        g = g->parent;
     if (!g) {
         *arrived = *blocks = 1;
         return 0;
@@ -311,7 +313,9 @@ int pld_npu_barrier(pld_npu_sched_t *s, int *arrived, int *blocks)
         return 0;
     }
     for (;;) {
-        switch_to_main(g);
+        /* let everything else run: the blocks of g, and (up > 0) the blocks of
+         * the grids between the caller's and g */
+        switch_to_main(s->active);
         if (g->gen != gen)
             return 0;
         if (pld_npu_cancelled(s))

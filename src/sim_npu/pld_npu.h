@@ -68,11 +68,13 @@ void pld_npu_yield(pld_npu_sched_t *s);
  * failed): stop waiting. */
 int pld_npu_cancelled(const pld_npu_sched_t *s);
 
-/* A barrier of the blocks of the innermost running grid of s (syncall):
- * returns 0 when every block arrived (at once outside a grid), 1 when the
- * grid was cancelled, 2 when it can never complete because the blocks that
- * did not arrive have returned (*arrived of *blocks arrived). */
-int pld_npu_barrier(pld_npu_sched_t *s, int *arrived, int *blocks);
+/* A barrier of the blocks of a running grid of s (syncall): the innermost
+ * (up = 0) or the one `up` levels above it (the pl.spmd grid of a group's
+ * cores: up = 1, called by one core of each group). Returns 0 when every
+ * block arrived (at once outside a grid), 1 when the grid was cancelled, 2
+ * when it can never complete because the blocks that did not arrive have
+ * returned (*arrived of *blocks arrived). */
+int pld_npu_barrier(pld_npu_sched_t *s, int up, int *arrived, int *blocks);
 
 /* ---- stacks ---- */
 /* The stack the caller runs on: the coroutine stack of the running block of

@@ -236,6 +236,107 @@ class S:
             r.close('soft syncall result (%s)' % plat, rd_npy(os.path.join(r.work, 'sy.npy')), want)
 
 
+def results2(r):
+    # pl.split_aiv region crossings: aiv_shard (ceil half per lane, lane 1's valid rest), aic_gather
+    # (the halves rejoined); x is [15, 16] in a [16, 16] tile
+    x = r.rand('x15', [15, 16], 51)
+    prog = os.path.join(r.work, 'shard.pld')
+    with open(prog, 'w') as f:
+        f.write('''import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[15, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]], out2: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16], valid_shape=[15, 16])
+        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            h = pl.aiv_shard(t)
+            h2 = pl.mul(h, pl.cast(aiv_id + 2, pl.FP32))
+            out = pl.store(h2, [aiv_id * 8, 0], out)
+            g = pl.aic_gather(h2)
+            g2 = pl.add(g, 1.0)
+            out2 = pl.store(g2, [0, 0], out2)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[15, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]], out2: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        out = self.k(x, out, out2)
+        return out
+''')
+    p = r.run(prog, ['--in', 'x=x15.npy', '--in', 'out=zeros', '--in', 'out2=zeros', '--out', 'out=sh1.npy',
+                     '--out', 'out2=sh2.npy'])
+    r.check('split_aiv shard/gather runs', p.returncode == 0, p.stderr)
+    if p.returncode == 0:
+        want = [x[i * 16 + j] * (2 if i < 8 else 3) if i < 15 else 0.0 for i in range(16) for j in range(16)]
+        r.close('aiv_shard result', rd_npy(os.path.join(r.work, 'sh1.npy')), want)
+        r.close('aic_gather result', rd_npy(os.path.join(r.work, 'sh2.npy')),
+                [v + 1 if i < 15 * 16 else 0.0 for i, v in enumerate(want)])
+    # a 'mix' soft syncall in a mixed kernel of 2 blocks: 2 x (1 AIC + 2 AIV) = 6 participants
+    # (PyPTO's SPMDSyncAllMixSoftProgram): out = (a + 1) @ b + 1
+    prog = os.path.join(r.work, 'mix_syncall.pld')
+    with open(prog, 'w') as f:
+        f.write('''import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32], ws: pl.Tensor[[16], pl.INT32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        for ob in pl.spmd(2, name_hint="mix_syncall"):
+            m0 = ob * 16
+            a_slice = pl.slice(a, [16, 64], [m0, 0])
+            a_add = pl.add(a_slice, 1.0)
+            pl.system.syncall(mode="soft", core_type="mix", gm_workspace=ws, used_cores=6)
+            c_tile = pl.matmul(a_add, b)
+            c_vec = pl.add(c_tile, 1.0)
+            out = pl.assemble(out, c_vec, [m0, 0])
+        return out
+''')
+    a = r.rand('am', [32, 64], 61)
+    b = r.rand('bm', [64, 32], 62)
+    p = r.run(prog, ['--in', 'a=am.npy', '--in', 'b=bm.npy', '--in', 'ws=zeros', '--in', 'out=zeros', '--out', 'out=mx.npy'])
+    r.check('mix soft syncall (mixed kernel) runs', p.returncode == 0, p.stderr)
+    if p.returncode == 0:
+        prod = matmul([v + 1 for v in a], b, 32, 64, 32)
+        r.close('mix soft syncall (mixed kernel) result', rd_npy(os.path.join(r.work, 'mx.npy')), [v + 1 for v in prod])
+    # a 'mix' syncall inside Groups launched by pl.spmd(2): each AIV lane publishes a row, the
+    # barrier spans both clusters, then each AIC reads the other cluster's rows
+    text = group('        b = pl.tile.get_block_idx()\n'
+                 '        pl.system.syncall(mode="soft", core_type="mix", gm_workspace=ws, used_cores={used})\n'
+                 '        t: pl.Tile[[2, 16], pl.FP32, pl.Mem.Vec] = pl.load(mid, [((b + 1) % 2) * 2, 0], [2, 16])\n'
+                 '        pl.store(t, [b * 2, 0], out)\n',
+                 '        b = pl.tile.get_block_idx()\n'
+                 '        lane = pl.tile.get_subblock_idx()\n'
+                 '        t: pl.Tile[[1, 16], pl.FP32] = pl.load(x, [b * 2 + lane, 0], [1, 16])\n'
+                 '        mid = pl.store(t, [b * 2 + lane, 0], mid)\n'
+                 '        pl.system.syncall(mode="soft", core_type="mix", gm_workspace=ws, used_cores={used})\n',
+                 dual=True)
+    text = text.replace('x: pl.Tensor[[16, 16], pl.FP32], out:',
+                        'x: pl.Tensor[[16, 16], pl.FP32], mid: pl.Out[pl.Tensor[[16, 16], pl.FP32]], '
+                        'ws: pl.Tensor[[16], pl.INT32], out:')
+    text = text.replace('self.cube(x, out)', 'self.cube(x, mid, ws, out)').replace('self.vec(x, out)',
+                                                                                 'self.vec(x, mid, ws, out)')
+    text = text.replace('out = self.grp(x, out)', 'with pl.spmd(2):\n            out = self.grp(x, mid, ws, out)')
+    prog = os.path.join(r.work, 'group_syncall.pld')
+    with open(prog, 'w') as f:
+        f.write(text.replace('{used}', '6'))
+    xs = r.rand('xg', [16, 16], 71)
+    args = ['--in', 'x=xg.npy', '--in', 'mid=zeros', '--in', 'ws=zeros', '--in', 'out=zeros', '--out', 'out=gs.npy']
+    p = r.run(prog, args)
+    r.check('mix syncall across groups runs', p.returncode == 0, p.stderr)
+    if p.returncode == 0:
+        want = [0.0] * 256
+        for blk in range(2):
+            for i in range(2):
+                for j in range(16):
+                    want[(blk * 2 + i) * 16 + j] = xs[(((blk + 1) % 2) * 2 + i) * 16 + j]
+        r.close('mix syncall across groups result', rd_npy(os.path.join(r.work, 'gs.npy')), want)
+    r.expect_error('group_syncall_used_cores', text.replace('{used}', '4'),
+                   ["soft syncall(core_type='mix') with used_cores=4, but the launch has 6 participants"],
+                   ['--in', 'mid=zeros', '--in', 'ws=zeros'])
+
+
 def failures(r):
     push_c = '        pl.tpush_to_aiv(t, split=0)\n'
     r.expect_error('pop_wrong_id', group(LOAD_C + '        pl.tpush_to_aiv(t, split=0, id=1)\n',
@@ -289,7 +390,7 @@ class P:
         return out
 '''
     r.expect_error('syncall_hard_partial', spmd.format(body='        pl.system.syncall(core_type="aiv_only")'),
-                   ['hard syncall(core_type=\'aiv_only\') waits for all 48 AIV cores', 'has 4 blocks'], ['--in', 'ws=zeros'])
+                   ['hard syncall(core_type=\'aiv_only\') waits for all 48 AIV cores of platform a2a3', 'has 4 blocks'], ['--in', 'ws=zeros'])
     r.expect_error('syncall_block_returns', spmd.format(
         body='        if pl.tile.get_block_idx() < 3:\n'
              '            pl.system.syncall(core_type="aiv_only", mode="soft", gm_workspace=ws, used_cores=4)'),
@@ -304,6 +405,7 @@ def main():
     os.makedirs(a.workdir, exist_ok=True)
     r = Runner(os.path.abspath(a.pldrun), os.path.abspath(a.workdir))
     results(r)
+    results2(r)
     failures(r)
     print('%d of %d checks passed' % (r.count - r.failures, r.count))
     return 1 if r.failures else 0
