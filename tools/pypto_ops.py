@@ -14,6 +14,13 @@
       docs/pypto-ops-unsupported.tsv (default: not implemented yet: the
       checker reports an unknown op). --check FILE compares instead of
       printing (exit 1 when FILE is stale): the ctest `ops_pypto_up_to_date`.
+
+  pypto_ops.py tested SEEN_FILE
+      Which supported PyPTO ops the test suite runs: SEEN_FILE holds the op
+      names every pldrun run appended under PLD_OPS_SEEN=SEEN_FILE (run the
+      suite with it set). A PyPTO name counts as run when its op (or, for an
+      alias, the op it names; for a unified name, one of its tile/tensor ops)
+      was evaluated. Prints the count and the supported ops never run.
 """
 import ast
 import os
@@ -165,8 +172,44 @@ def coverage(repo):
     return '\n'.join(out) + '\n'
 
 
+def op_ids(repo):
+    """name -> set of canonical op names it may run as (pld_ops.def names,
+    pld_ops.c aliases and unified names)."""
+    ids = {}
+    with open(os.path.join(repo, 'src', 'parser', 'pld_ops.def')) as f:
+        for m in re.finditer(r'^PLD_OP\(\s*(\w+)\s*,\s*"([^"]+)"', f.read(), re.M):
+            ids[m.group(1)] = m.group(2)
+    names = {v: {v} for v in ids.values()}
+    with open(os.path.join(repo, 'src', 'parser', 'pld_ops.c')) as f:
+        text = f.read()
+    for m in re.finditer(r'\{\s*"(pld?\.[A-Za-z0-9_.]+)"\s*,([^}]*)\}', text):
+        targets = {ids[t] for t in re.findall(r'PLD_OPID_(\w+)', m.group(2)) if t in ids}
+        if targets:
+            names.setdefault(m.group(1), set()).update(targets)
+    return names
+
+
+def tested(repo, seen_path):
+    seen = set()
+    with open(seen_path) as f:
+        for line in f:
+            seen.update(line.split())
+    names = op_ids(repo)
+    rows = read_tsv(os.path.join(repo, 'docs', 'pypto-ops.tsv'))
+    have = pldrun_names(repo)
+    sup = ['%s.%s' % (ns, n) for ns, n, _ in rows if '%s.%s' % (ns, n) in have]
+    missing = [op for op in sup if not (names.get(op, {op}) & seen)]
+    out = ['%d of %d supported PyPTO ops ran in the test suite' % (len(sup) - len(missing), len(sup))]
+    out += ['not run: ' + op for op in missing]
+    return '\n'.join(out) + '\n'
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == 'tested':
+        repo = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+        sys.stdout.write(tested(repo, args[1]))
+        return 0
     if len(args) >= 3 and args[0] == 'extract':
         sys.stdout.write(extract(args[1], args[2]))
         return 0

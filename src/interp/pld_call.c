@@ -139,6 +139,8 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
 {
     const pld_expr_t *item = s->u.with.item;
     int flow;
+    if (item->op >= 0 && item->op < PLD_OPID__COUNT)
+        it->ops_seen[item->op] = 1;
     const int task = is_task_scope(f, item);
     if (task) {
         /* a task: ready now, or queued until its deps complete */

@@ -477,6 +477,8 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     const pld_expr_t *iter = s->u.for_.iter, *target = s->u.for_.target;
     int kind = iter->op;
     const pld_expr_t *loopvar = NULL, *carried = NULL;
+    if (kind >= 0 && kind < PLD_OPID__COUNT)
+        it->ops_seen[kind] = 1;
     if (kind == PLD_OPID_PL_WHILE_)
         carried = target;
     else if (target->kind == PLD_EX_NAME)
@@ -714,6 +716,8 @@ static int exec_block(pld_interp_t *it, frame_t *f, const pld_block_t *b)
 static pld_status_t eval_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_expr_t *fn = e->u.call.fn;
+    if (e->op >= 0 && e->op < PLD_OPID__COUNT)
+        it->ops_seen[e->op] = 1;
     if (e->op < 0) {
         if (fn->kind == PLD_EX_ATTR && fn->u.attr.obj->kind == PLD_EX_NAME && strcmp(fn->u.attr.obj->u.name, "self") == 0 &&
             e->aux >= 0)

@@ -602,3 +602,8 @@ void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st)
 {
     *st = it->stats;
 }
+
+const unsigned char *pld_interp_ops_seen(const pld_interp_t *it)
+{
+    return it->ops_seen;
+}

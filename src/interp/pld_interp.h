@@ -137,5 +137,9 @@ typedef struct pld_interp_stats {
     unsigned transports;     /* bit (1 << pld_win_transport_t) per transport of this rank's windows */
 } pld_interp_stats_t;
 void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st);
+/* The ops this interpreter ran: seen[id] != 0 for every op id (pld_op_id_t,
+ * PLD_OPID__COUNT entries) evaluated at least once (tools/ops_tested.py
+ * gathers them over the test suite). Valid until pld_interp_destroy. */
+const unsigned char *pld_interp_ops_seen(const pld_interp_t *it);
 
 #endif

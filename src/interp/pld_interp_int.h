@@ -151,6 +151,7 @@ struct pld_interp {
     int failed;
     int quiet;                     /* evaluate without recording errors (probing dims) */
     pld_interp_stats_t stats;
+    unsigned char ops_seen[PLD_OPID__COUNT]; /* op ids evaluated (pld_interp_ops_seen) */
     pld_interp_where_t where;      /* what this rank is doing, for signal handlers */
     uint64_t steps;                /* operations of this pld_interp_run, against step_limit */
     uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */

@@ -13,12 +13,14 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_UNAVAILABLE = 69, EX_SOFTWARE = 70, EX_IOERR = 74 };
 
@@ -339,6 +341,30 @@ static uint64_t fnv1a(const char *p, size_t n)
     return h;
 }
 
+/* PLD_OPS_SEEN=FILE: appends one line with the names of the ops this rank
+ * ran (tools/ops_tested.py: which supported ops the test suite runs). */
+static void record_ops_seen(const pld_interp_t *it)
+{
+    const char *path = getenv("PLD_OPS_SEEN");
+    if (!path || !*path)
+        return;
+    const unsigned char *seen = pld_interp_ops_seen(it);
+    char line[16384];
+    size_t k = 0;
+    for (int id = 0; id < PLD_OPID__COUNT && k < sizeof line - 2; id++)
+        if (seen[id])
+            k += (size_t)snprintf(line + k, sizeof line - 1 - k, "%s%s", k ? " " : "", pld_op_info((pld_op_id_t)id)->name);
+    if (k >= sizeof line - 1)
+        k = sizeof line - 2;
+    line[k++] = '\n';
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0)
+        return; /* a debugging aid: the run's own result does not depend on it */
+    ssize_t w = write(fd, line, k); /* one write: lines of concurrent runs do not interleave */
+    (void)w;
+    close(fd);
+}
+
 /* A step every rank takes between two parts of the run that might fail on
  * one rank only (a file that one host lacks, memory): each rank brings its
  * verdict (an exit code) and what it has to say (msg, may be empty). What
@@ -632,6 +658,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         if (st != PLD_OK && st != PLD_E_PEER && !p->diags.oom && (checked ? !checked->next : !p->diags.head))
             fprintf(stderr, "[rank %d/%d] pldrun: the run failed: %s\n", rank, size, pld_status_name(st));
         rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+        record_ops_seen(it);
         pld_interp_stats_t stats;
         pld_interp_stats(it, &stats);
         uint64_t mine[4] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops}, tot[4] = {0, 0, 0, 0};
