@@ -41,6 +41,13 @@ if(PLD_PYTHON3_OPS)
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_misc")
   set_tests_properties(ops_misc PROPERTIES TIMEOUT 120 LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # the MX block-scaled matmul: FP8E4M3FN data, FP8E8M0 scales in PyPTO's packed MX_A_ZZ / MX_B_NN
+  # layouts, pure-Python decoders and goldens (tests/ops/run_ops_mx.py)
+  add_test(NAME ops_mx
+           COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ops_mx.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_mx")
+  set_tests_properties(ops_mx PROPERTIES TIMEOUT 120 LABELS "unit;ops"
+                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()
