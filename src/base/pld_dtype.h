@@ -1,5 +1,6 @@
 /* pld_dtype.h - element dtypes: the one home of their ids, names and widths,
- * and of the FP16/BF16 storage conversions (round to nearest, ties to even).
+ * of the FP16/BF16 storage conversions (round to nearest, ties to even) and
+ * of the FP8 decodings (FP8E4M3FN data, FP8E8M0 scales: the MX matmul's).
  *
  * The lowest module that needs dtypes is base: the parser, the window layer,
  * the kernels, .npy I/O and the backends all read this table and know no
@@ -107,6 +108,31 @@ PLD_DTYPE_INLINE uint16_t pld_f32_to_bf16(float f)
 PLD_DTYPE_INLINE float pld_bf16_to_f32(uint16_t b)
 {
     return pld_bits_f32((uint32_t)b << 16);
+}
+
+/* ---- FP8 decoding (exact in float) ----
+ * FP8E4M3FN (OCP 8-bit floating point, "FN": finite, no infinities): 1 sign,
+ * 4 exponent (bias 7), 3 fraction bits; exponent 0 is subnormal (f * 2^-9);
+ * S.1111.111 is NaN; the largest finite value is 448. */
+PLD_DTYPE_INLINE float pld_fp8e4m3fn_to_f32(uint8_t b)
+{
+    const uint32_t sign = (uint32_t)(b & 0x80u) << 24;
+    const uint32_t ef = (b >> 3) & 0xfu, fr = b & 7u;
+    if (ef == 0xf && fr == 7)
+        return pld_bits_f32(sign | 0x7fc00000u);
+    if (ef != 0)
+        return pld_bits_f32(sign | ((ef + 120u) << 23) | (fr << 20));
+    const float v = (float)fr * 0x1p-9f;
+    return sign ? -v : v;
+}
+
+/* FP8E8M0 (OCP MX scale): 8 exponent bits, no sign, no fraction: 2^(b-127);
+ * 0xff is NaN; 2^-127 (b = 0) is an FP32 subnormal. */
+PLD_DTYPE_INLINE float pld_fp8e8m0_to_f32(uint8_t b)
+{
+    if (b == 0xffu)
+        return pld_bits_f32(0x7fc00000u);
+    return pld_bits_f32(b ? (uint32_t)b << 23 : 0x00400000u);
 }
 
 #endif

@@ -530,6 +530,27 @@ pld_status_t pld_exec_tensor_matmul_acc(pld_interp_t *it, frame_t *f, const pld_
     return st;
 }
 
+/* The bias row bt ([1, n] of vo's dtype; its first vo->shape[1] columns) added to every row of vo after the k
+ * sum: one rounding in the accumulator dtype. */
+static pld_status_t add_bias(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_view_t *vo,
+                             const pld_tile_t *bt, int64_t n)
+{
+    if (bt->rank != 2 || bt->shape[0] != 1 || bt->shape[1] != n || bt->dt != vo->dt)
+        return pld_rt_error(it, f, e->span, "%s: bias must be [1, %lld] of %s", pld_op_name(e), (long long)n,
+                            pld_dtype_name(vo->dt));
+    pld_view_t vbias, row = *vo;
+    pld_tile_kview(bt, &vbias, 0);
+    vbias.shape[1] = vo->shape[1];
+    row.shape[0] = 1;
+    char err[ERRN];
+    pld_status_t st = PLD_OK;
+    for (int64_t i = 0; i < vo->shape[0] && st == PLD_OK; i++) {
+        row.data = (char *)vo->data + i * vo->strides[0] * pld_dtype_storage_bytes(vo->dt);
+        st = pld_op_kcheck(it, f, e, pld_k_binary(PLD_K_ADD, &row, &row, &vbias, err, sizeof err), err);
+    }
+    return st;
+}
+
 pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode)
 {
     pld_value_t a, b, c = pld_v_none(), bias = pld_v_none();
@@ -632,22 +653,8 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     st = pld_k_matmul(&vo, &va, &vb, acc && !overwrite, err, sizeof err);
     if (st != PLD_OK)
         st = pld_op_kcheck(it, f, e, st, err);
-    if (st == PLD_OK && mode == 2) {
-        /* the bias row added to every row after the k sum: one rounding in the accumulator dtype */
-        pld_tile_t *bt = pld_v_tile(&bias);
-        pld_view_t vbias, row = vo;
-        pld_tile_kview(bt, &vbias, 0);
-        if (bt->rank != 2 || bt->shape[0] != 1 || bt->shape[1] != vo.shape[1] || bt->dt != vo.dt) {
-            st = pld_rt_error(it, f, e->span, "%s: bias must be [1, %lld] of %s", pld_op_name(e),
-                              (long long)vo.shape[1], pld_dtype_name(vo.dt));
-            goto done;
-        }
-        row.shape[0] = 1;
-        for (int64_t i = 0; i < vo.shape[0] && st == PLD_OK; i++) {
-            row.data = (char *)vo.data + i * vo.strides[0] * pld_dtype_storage_bytes(vo.dt);
-            st = pld_op_kcheck(it, f, e, pld_k_binary(PLD_K_ADD, &row, &row, &vbias, err, sizeof err), err);
-        }
-    }
+    if (st == PLD_OK && mode == 2)
+        st = add_bias(it, f, e, &vo, pld_v_tile(&bias), vo.shape[1]);
 done:
     pld_value_release(&a);
     pld_value_release(&b);
@@ -660,3 +667,76 @@ done:
     return st;
 }
 
+
+/* pl.tile.matmul_mx / matmul_mx_acc / matmul_mx_bias (lhs at operand l, then lhs_scale, rhs, rhs_scale): the
+ * [valid M, valid N] box of the result, k below the valid K; a new FP32 Acc tile, or acc's (copy on write). */
+pld_status_t pld_exec_matmul_mx(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
+{
+    const int acc = e->op == PLD_OPID_TILE_MATMUL_MX_ACC, bias = e->op == PLD_OPID_TILE_MATMUL_MX_BIAS, l = acc;
+    pld_value_t v[5] = {pld_v_none(), pld_v_none(), pld_v_none(), pld_v_none(), pld_v_none()}, res = pld_v_none();
+    pld_status_t st = PLD_OK;
+    for (int i = 0; i < 4 + acc + bias && st == PLD_OK; i++)
+        st = pld_op_need(it, f, e, i, &v[i], PLD_V_TILE);
+    if (st != PLD_OK)
+        goto done;
+    const pld_tile_t *x = pld_v_tile(&v[l]), *xs = pld_v_tile(&v[l + 1]), *y = pld_v_tile(&v[l + 2]),
+                     *ys = pld_v_tile(&v[l + 3]);
+    if (x->rank != 2 || xs->rank != 2 || y->rank != 2 || ys->rank != 2 || x->shape[1] != y->shape[0]) {
+        st = pld_rt_error(it, f, e->span, "%s needs 2-D tiles: lhs [M, K], rhs [K, N] and their scales", pld_op_name(e));
+        goto done;
+    }
+    const int64_t vm = x->valid[0], vk = x->valid[1], vn = y->valid[1], g = (vk + 31) / 32;
+    if (y->valid[0] != vk) {
+        st = pld_rt_error(it, f, e->span, "%s requires matching valid K, but got lhs valid K=%lld and rhs valid K=%lld",
+                          pld_op_name(e), (long long)vk, (long long)y->valid[0]);
+        goto done;
+    }
+    if (xs->valid[0] < vm || xs->valid[1] < g || ys->valid[0] < g || ys->valid[1] < vn) {
+        int left = xs->valid[0] < vm || xs->valid[1] < g;
+        const pld_tile_t *s = left ? xs : ys;
+        st = pld_rt_error(it, f, e->span, "%s: %s's valid box [%lld, %lld] does not cover the [%lld, %lld] scales of "
+                          "valid K=%lld", pld_op_name(e), left ? "lhs_scale" : "rhs_scale", (long long)s->valid[0],
+                          (long long)s->valid[1], (long long)(left ? vm : g), (long long)(left ? g : vn), (long long)vk);
+        goto done;
+    }
+    pld_tile_t *o;
+    if (acc) {
+        if (!(o = pld_tile_cow(&v[0]))) {
+            st = pld_op_oom(it, f, e);
+            goto done;
+        }
+        res = v[0], v[0] = pld_v_none();
+        if (o->rank != 2 || o->shape[0] != x->shape[0] || o->shape[1] != y->shape[1]) {
+            st = pld_rt_error(it, f, e->span, "%s: acc must be [%lld, %lld]", pld_op_name(e), (long long)x->shape[0],
+                              (long long)y->shape[1]);
+            goto done;
+        }
+    } else {
+        int64_t os[2] = {x->shape[0], y->shape[1]};
+        if (!(o = pld_tile_new(PLD_DT_FP32, 2, os, PLD_MEM_ACC))) {
+            st = pld_op_oom(it, f, e);
+            goto done;
+        }
+        o->valid[0] = vm, o->valid[1] = vn;
+        res = pld_tile_value(o);
+    }
+    pld_view_t va, vsa, vb, vsb, vo;
+    pld_tile_kview(x, &va, 0);
+    pld_tile_kview(xs, &vsa, 0);
+    pld_tile_kview(y, &vb, 0);
+    pld_tile_kview(ys, &vsb, 0);
+    pld_tile_kview(o, &vo, 0);
+    va.shape[0] = vo.shape[0] = vm, va.shape[1] = vb.shape[0] = vk, vb.shape[1] = vo.shape[1] = vn;
+    char err[ERRN];
+    st = pld_op_kcheck(it, f, e, pld_k_matmul_mx(&vo, &va, &vsa, &vb, &vsb, acc, err, sizeof err), err);
+    if (st == PLD_OK && bias)
+        st = add_bias(it, f, e, &vo, pld_v_tile(&v[4]), y->shape[1]);
+done:
+    for (int i = 0; i < 5; i++)
+        pld_value_release(&v[i]);
+    if (st == PLD_OK)
+        *out = res;
+    else
+        pld_value_release(&res);
+    return st;
+}

@@ -60,6 +60,41 @@ static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
     return PLD_OK;
 }
 
+/* A load from a pl.MX_A_ZZ / pl.MX_B_NN scale tensor [R, C] (the checker made
+ * it 2-D of 1-byte elements): the file holds PyPTO's packed GM bytes (tests/st/
+ * runtime/ops/test_matmul_mx.py _pack_a_scale / _pack_b_scale), the tile the
+ * logical scales. MX_A_ZZ stores [16, 2] blocks of (row, col) row-major, the
+ * blocks row-major: (r, c) is byte ((r/16)(C/2) + c/2) 32 + (r%16) 2 + c%2.
+ * MX_B_NN stores [2, 16] blocks of (col, row), the blocks column-major: (r, c) is
+ * byte ((c/16)(R/2) + r/2) 32 + (c%16) 2 + r%2. A window at offsets off reads
+ * the logical elements at (off + i, off + j). */
+static pld_status_t mx_unpack(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t,
+                              const int64_t *off, const pld_view_t *dst, int layout)
+{
+    const int a = layout == PLD_LAYOUT_MX_A;
+    const int64_t R = t->shape[0], C = t->shape[1];
+    if (t->rank != 2 || pld_dtype_storage_bytes(t->dt) != 1 || t->strides[1] != 1 || t->strides[0] != C)
+        return pld_rt_error(it, f, e->span, "%s of an MX-layout tensor only supports packed 2D sources of 1-byte "
+                            "elements", pld_op_name(e));
+    if (a ? R % 16 || C % 2 : R % 2 || C % 16) {
+        char sh[96];
+        pld_shape_str(sh, sizeof sh, t->rank, t->shape);
+        return pld_rt_error(it, f, e->span, "%s: the %s packing is made of [%d, %d] blocks; tensor %s is not a whole "
+                            "number of them", pld_op_name(e), a ? "MX_A_ZZ" : "MX_B_NN", a ? 16 : 2, a ? 2 : 16, sh);
+    }
+    const uint8_t *src = (const uint8_t *)t->buf->data + t->offset;
+    for (int64_t i = 0; i < dst->shape[0]; i++) {
+        uint8_t *row = (uint8_t *)dst->data + i * dst->strides[0];
+        const int64_t r = off[0] + i;
+        for (int64_t j = 0; j < dst->shape[1]; j++) {
+            const int64_t c = off[1] + j;
+            row[j * dst->strides[1]] = src[a ? ((r / 16) * (C / 2) + c / 2) * 32 + (r % 16) * 2 + c % 2
+                                             : ((c / 16) * (R / 2) + r / 2) * 32 + (c % 16) * 2 + r % 2];
+        }
+    }
+    return PLD_OK;
+}
+
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote)
 {
     /* tile.load(tensor, offsets, shapes, valid_shape, target_memory, clamp)
@@ -116,7 +151,12 @@ pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     region_view(t, off, ext, nshp, &src);
     pld_tile_kview(tile, &dst, 1);
     char err[ERRN];
-    st = pld_op_kcheck(it, f, e, pld_k_copy(&dst, &src, err, sizeof err), err);
+    const pld_type_t *srct = pld_op_arg(e, 0)->type;
+    int mx = !remote && srct && (srct->layout == PLD_LAYOUT_MX_A || srct->layout == PLD_LAYOUT_MX_B) ? srct->layout : 0;
+    if (mx)
+        st = mx_unpack(it, f, e, t, off, &dst, mx);
+    else
+        st = pld_op_kcheck(it, f, e, pld_k_copy(&dst, &src, err, sizeof err), err);
     it->stats.bytes_moved += (uint64_t)pld_view_numel(&dst) * (uint64_t)pld_dtype_bytes(t->dt);
     if (st == PLD_OK)
         *out = pld_tile_value(tile);
@@ -770,7 +810,10 @@ pld_status_t pld_exec_move(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     if ((st = pld_op_need(it, f, e, 0, &a, PLD_V_TILE)) != PLD_OK)
         return st;
     pld_tile_t *t = pld_v_tile(&a);
-    pld_tile_t *o = pld_tile_new(t->dt, t->rank, t->shape, e->type && e->type->mem ? e->type->mem : t->mem);
+    pld_mem_t mem = e->type && e->type->mem ? e->type->mem : t->mem;
+    /* a UINT8 MX scale tile becomes FP8E8M0 in LeftScale / RightScale (the same bytes) */
+    int scale = (mem == PLD_MEM_LEFTSCALE || mem == PLD_MEM_RIGHTSCALE) && t->dt == PLD_DT_UINT8;
+    pld_tile_t *o = pld_tile_new(scale ? PLD_DT_FP8E8M0 : t->dt, t->rank, t->shape, mem);
     if (!o) {
         pld_value_release(&a);
         return pld_op_oom(it, f, e);

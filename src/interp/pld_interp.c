@@ -298,6 +298,9 @@ static pld_status_t bind_any(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
     /* .npy has no INDEX type: INDEX is stored as int64 */
     if (dt == PLD_DT_INT64 && t->dtype == PLD_DT_INDEX)
         dt = PLD_DT_INDEX;
+    /* nor FP8 types: an 8-bit float tensor is read from UINT8 ('|u1'), its raw bits */
+    if (dt == PLD_DT_UINT8 && pld_dtype_is_float(t->dtype) && pld_dtype_bits(t->dtype) == 8)
+        dt = t->dtype;
     int ok = rank == t->rank && dt == t->dtype;
     /* bind dynamic dims from this shape (tentatively) */
     const char *newdyn[PLD_MAX_RANK];

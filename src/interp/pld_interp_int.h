@@ -443,6 +443,8 @@ pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int mode);
 /* pl.tensor.matmul_acc (a_trans, b_trans, init_cond). */
 pld_status_t pld_exec_tensor_matmul_acc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pl.tile.matmul_mx / matmul_mx_acc / matmul_mx_bias (MX block-scaled, pld_k_matmul_mx). */
+pld_status_t pld_exec_matmul_mx(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* pl.tile.batch_matmul, pl.tile.batch_matmul_acc. */
 pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out); /* 0 matmul, 1 matmul_acc, 2 matmul_bias */
 /* pld_exec_dist.c: the pld.* ops on windows and signals (PLD_OPID_PLD_WORLD_SIZE

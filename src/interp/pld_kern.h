@@ -152,6 +152,14 @@ pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_
  * in FP32 (out FP32); integer inputs in INT32 (wrapping). */
 pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
                           char *err, size_t errn);
+/* MX block-scaled matmul (pl.tile.matmul_mx): out [M, N] FP32 = (accumulate ?
+ * out : 0) + sum over k < K of a[i,k] 2^(sa[i,k/32]-127) * b[k,j] 2^(sb[k/32,j]-127);
+ * a [M, K] and b [K, N] FP8E4M3FN, the scales sa [>= M, >= ceil(K/32)] and
+ * sb [>= ceil(K/32), >= N] FP8E8M0 (pld_dtype.h decodes them). Each scaled
+ * product is exact in double and rounded once to FP32; k from 0 up, each sum
+ * rounded to FP32 (as pld_k_matmul). */
+pld_status_t pld_k_matmul_mx(const pld_view_t *out, const pld_view_t *a, const pld_view_t *sa, const pld_view_t *b,
+                             const pld_view_t *sb, int accumulate, char *err, size_t errn);
 /* out = a (same dtype, same shape; strided either side). */
 pld_status_t pld_k_copy(const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
 /* out += a elementwise (atomic-add semantics are the caller's business). */

@@ -435,3 +435,57 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
     }
     return PLD_OK;
 }
+
+/* ---- 6f. MX block-scaled matmul ---------------------------------------------------- */
+
+pld_status_t pld_k_matmul_mx(const pld_view_t *out, const pld_view_t *a, const pld_view_t *sa, const pld_view_t *b,
+                             const pld_view_t *sb, int accumulate, char *err, size_t errn)
+{
+    const pld_view_t *v[5] = {out, a, sa, b, sb};
+    static const char *const what[5] = {"out", "a", "a_scale", "b", "b_scale"};
+    static const pld_dtype_t want[5] = {PLD_DT_FP32, PLD_DT_FP8E4M3FN, PLD_DT_FP8E8M0, PLD_DT_FP8E4M3FN, PLD_DT_FP8E8M0};
+    pld_status_t st;
+    for (int i = 0; i < 5; i++) {
+        if ((st = pld_kern_check_view(v[i], what[i], err, errn)))
+            return st;
+        if (v[i]->dt != want[i] || v[i]->rank != 2)
+            return pld_kern_fail(err, errn, "matmul_mx: %s must be a 2-D %s view, got a rank-%d %s one", what[i],
+                                 pld_dtype_name(want[i]), v[i]->rank, pld_dtype_name(v[i]->dt));
+    }
+    const int64_t m = out->shape[0], nn = out->shape[1], kk = a->shape[1], g = (kk + 31) / 32;
+    if (a->shape[0] != m || b->shape[0] != kk || b->shape[1] != nn || sa->shape[0] < m || sa->shape[1] < g ||
+        sb->shape[0] < g || sb->shape[1] < nn)
+        return pld_kern_fail(err, errn, "matmul_mx: shapes do not fit (out [%lld, %lld], K %lld)", (long long)m,
+                             (long long)nn, (long long)kk);
+    /* the 256 values of each 8-bit code, decoded once per call */
+    float val[256];
+    double scale[256];
+    for (int c = 0; c < 256; c++) {
+        val[c] = pld_fp8e4m3fn_to_f32((uint8_t)c);
+        scale[c] = pld_fp8e8m0_to_f32((uint8_t)c);
+    }
+    const uint8_t *pa = a->data, *psa = sa->data, *pb = b->data, *psb = sb->data;
+    float *po = out->data;
+    for (int64_t i = 0; i < m; i++) {
+        float *orow = po + i * out->strides[0];
+        for (int64_t j0 = 0; j0 < nn; j0 += KCH) {
+            const int cn = (int)(nn - j0 < KCH ? nn - j0 : KCH);
+            float acc[KCH];
+            for (int j = 0; j < cn; j++)
+                acc[j] = accumulate ? orow[(j0 + j) * out->strides[1]] : 0.0f;
+            for (int64_t k = 0; k < kk; k++) {
+                /* a[i,k] * 2^(ea-127) and b[k,j] * 2^(eb-127) are exact in double, so is their product
+                 * (8 significant bits, exponent >= -272); one rounding to FP32, then the FP32 sum */
+                const double av = val[pa[i * a->strides[0] + k * a->strides[1]]] *
+                                  scale[psa[i * sa->strides[0] + (k / 32) * sa->strides[1]]];
+                const uint8_t *brow = pb + k * b->strides[0] + j0 * b->strides[1];
+                const uint8_t *srow = psb + (k / 32) * sb->strides[0] + j0 * sb->strides[1];
+                for (int j = 0; j < cn; j++)
+                    acc[j] += (float)(av * (val[brow[j * b->strides[1]]] * scale[srow[j * sb->strides[1]]]));
+            }
+            for (int j = 0; j < cn; j++)
+                orow[(j0 + j) * out->strides[1]] = acc[j];
+        }
+    }
+    return PLD_OK;
+}

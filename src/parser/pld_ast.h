@@ -294,6 +294,10 @@ typedef enum pld_mem {
 const char *pld_mem_name(pld_mem_t m);
 int pld_mem_from_name(const char *name); /* -1 if unknown */
 
+/* pld_type.layout codes of PyPTO's MX scale layouts (a tensor's GM packing,
+ * and the Mat tile an MX load makes from it). */
+enum { PLD_LAYOUT_MX_A = 3, PLD_LAYOUT_MX_B = 4 };
+
 typedef enum pld_dir { PLD_DIR_IN = 0, PLD_DIR_OUT, PLD_DIR_INOUT } pld_dir_t;
 
 /* Function context classes used by the level rules. */
@@ -338,7 +342,7 @@ struct pld_type {
     const pld_dim_t *shape;          /* rank dims */
     const pld_dim_t *valid;          /* rank dims or NULL (= shape) */
     pld_mem_t mem;                   /* tiles */
-    int layout;                      /* 0 ND, 1 DN, 2 NZ, ... */
+    int layout;                      /* 0 ND, 1 DN, 2 NZ, PLD_LAYOUT_MX_A (MX_A_ZZ), PLD_LAYOUT_MX_B (MX_B_NN) */
     int has_stride;                  /* explicit TensorView stride */
     int nelems;                      /* TUPLE */
     const pld_type_t *const *elems;

@@ -309,6 +309,21 @@ pld_dtype_t pld_ck_ann_dtype(pld_ck_t *ck, const pld_expr_t *e)
     return PLD_DT_NONE;
 }
 
+/* The layout code (pld_type.layout) of a layout name: pl.ND / pl.DN / pl.NZ /
+ * pl.MX_A_ZZ / pl.MX_B_NN, also spelled pl.TensorLayout.X (another
+ * pl.TensorLayout.X reads as ND); -1 when h is none. */
+static int layout_code(const char *h)
+{
+    static const char *const names[] = {"ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN"};
+    int qualified = h && strncmp(h, "pl.TensorLayout.", 16) == 0;
+    if (!h || (!qualified && strncmp(h, "pl.", 3) != 0))
+        return -1;
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (strcmp(h + (qualified ? 16 : 3), names[i]) == 0)
+            return i;
+    return qualified ? 0 : -1;
+}
+
 static const pld_type_t *ann_shaped(pld_ck_t *ck, const pld_expr_t *a, pld_type_kind_t kind, pld_expr_t **items, int n)
 {
     if (n < 2) {
@@ -366,18 +381,15 @@ static const pld_type_t *ann_shaped(pld_ck_t *ck, const pld_expr_t *a, pld_type_
                     t->has_stride = ar->value->kind == PLD_EX_LIST && ar->value->u.seq.n > 0;
                 } else if (ar->kw && strcmp(ar->kw, "layout") == 0) {
                     char lb[128];
-                    const char *lh = pld_ck_ann_head(ck, ar->value, lb, sizeof lb);
-                    if (lh && strstr(lh, ".DN"))
-                        t->layout = 1;
-                    else if (lh && strstr(lh, ".NZ"))
-                        t->layout = 2;
+                    int lay = layout_code(pld_ck_ann_head(ck, ar->value, lb, sizeof lb));
+                    if (lay > 0)
+                        t->layout = lay;
                 }
             }
             continue;
         }
-        if (h && (strncmp(h, "pl.TensorLayout.", 16) == 0 || strcmp(h, "pl.NZ") == 0 || strcmp(h, "pl.DN") == 0 ||
-                  strcmp(h, "pl.ND") == 0)) {
-            t->layout = strstr(h, "DN") ? 1 : strstr(h, "NZ") ? 2 : 0;
+        if (layout_code(h) >= 0) {
+            t->layout = layout_code(h);
             continue;
         }
         /* MemRefs and other layout details are accepted and ignored */

@@ -826,7 +826,8 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         if (!static_region(ck, c, t0, c->args[1], dims, vr >= 0 ? vdims : NULL, r, c->args[5], "reads") ||
             !pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, t0->dtype, NULL))
             return &pld_type_unknown;
-        return shaped(ck, PLD_TY_TILE, t0->dtype, dims, r, differs ? vdims : NULL, mem_of(ck, c->args[4], PLD_MEM_VEC));
+        return pld_ck_mx_memory(ck, c, shaped(ck, PLD_TY_TILE, t0->dtype, dims, r, differs ? vdims : NULL,
+                                              mem_of(ck, c->args[4], PLD_MEM_VEC)));
     }
     case PLD_OPID_TILE_STORE: {
         const pld_type_t *dst = c->types[2];
@@ -863,13 +864,16 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
             }
         if (!pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, dt, NULL))
             return &pld_type_unknown;
-        return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, NULL,
-                      tile ? mem_of(ck, c->info->id == PLD_OPID_TILE_CREATE ? c->args[2] : NULL, PLD_MEM_VEC) : PLD_MEM_NONE);
+        return pld_ck_mx_memory(ck, c, shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt, dims, r, NULL,
+                                              tile ? mem_of(ck, c->info->id == PLD_OPID_TILE_CREATE ? c->args[2] : NULL,
+                                                            PLD_MEM_VEC)
+                                                   : PLD_MEM_NONE));
     }
     case PLD_OPID_TILE_MOVE:
         if (t0->kind != PLD_TY_TILE)
             return t0;
-        return shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid, mem_of(ck, c->args[1], t0->mem));
+        return pld_ck_mx_memory(ck, c, shaped(ck, PLD_TY_TILE, t0->dtype, t0->shape, t0->rank, t0->valid,
+                                              mem_of(ck, c->args[1], t0->mem)));
     case PLD_OPID_TILE_READ:
     case PLD_OPID_TENSOR_READ: {
         int n = pld_ck_list_len(ck, c->args[1]);

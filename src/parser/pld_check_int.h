@@ -245,6 +245,14 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
 /* ---- pld_check_mem.c: fillpad family, set_validshape, matmul_acc/matmul_bias ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c);
+/* ---- pld_check_mx.c: the MX block-scaled matmul and its scale tiles ---- */
+/* The result type of c when it is a matmul_mx op; NULL otherwise. */
+const pld_type_t *pld_ck_mx_call(pld_ck_t *ck, ck_call_t *c);
+/* The MX rules of pl.tile.load (of a pl.MX_A_ZZ / MX_B_NN tensor: the result
+ * keeps the layout), pl.tile.move (into LeftScale / RightScale) and
+ * pl.tile.create (not there): res, the type inferred so far, or its
+ * replacement. */
+const pld_type_t *pld_ck_mx_memory(pld_ck_t *ck, ck_call_t *c, const pld_type_t *res);
 /* ---- pld_check_sys.c: pl.system.* between the cores of a cluster (pipes, events, barriers) ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_sys_call(pld_ck_t *ck, ck_call_t *c);

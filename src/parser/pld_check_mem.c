@@ -10,7 +10,8 @@
  * src/ir/op/tile_ops/batch_matmul.cpp), and the asynchronous L2 prefetch ops
  * (src/ir/op/prefetch/prefetch_async.cpp) and tile.alloc / tensor.alloc
  * (tile_ops/memory.cpp DeduceTileAllocType: a PtrType). pld_ck_mem_call() hands every
- * other op to pld_ck_layout_call (pld_check_layout.c), which returns NULL
+ * other op to pld_ck_mx_call (pld_check_mx.c: the MX matmul) and then to
+ * pld_ck_layout_call (pld_check_layout.c), which returns NULL
  * for the rest; infer_op (pld_check_expr.c) then types them. */
 #include "pld_check.h"
 #include "pld_check_int.h"
@@ -375,7 +376,9 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
         return &pld_type_async_session;
     case PLD_OPID_PREFETCH_WAIT:
         return pld_type_scalar(ck->p, PLD_DT_BOOL);
-    default:
-        return pld_ck_layout_call(ck, c);
+    default: {
+        const pld_type_t *mx = pld_ck_mx_call(ck, c);
+        return mx ? mx : pld_ck_layout_call(ck, c);
+    }
     }
 }

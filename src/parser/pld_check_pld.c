@@ -439,6 +439,8 @@ static const pld_type_t *chk_remote_load(pc_t *x)
     }
     if (tt && pld_dtype_bits(tt->dtype) < 8)
         perr(x, "supports only byte-sized element types; target is %s", pld_dtype_name(tt->dtype));
+    if (tt && (tt->layout == PLD_LAYOUT_MX_A || tt->layout == PLD_LAYOUT_MX_B)) /* as PyPTO's remote_load */
+        perr(x, "does not support MX-layout (MX_A_ZZ / MX_B_NN) targets");
     no_offset_alias(x, 0, "target");
     want_scalar(x, 1, "peer", " (rank index)");
     no = want_list(x, 2, "offsets", rank, "target tensor");
