@@ -606,7 +606,21 @@ void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st)
     *st = it->stats;
 }
 
-const unsigned char *pld_interp_ops_seen(const pld_interp_t *it)
+size_t pld_interp_ops_seen_line(const pld_interp_t *it, char *buf, size_t n)
 {
-    return it->ops_seen;
+    size_t k = 0;
+    for (int id = 0; id < PLD_OPID__COUNT; id++) {
+        if (!it->ops_seen[id])
+            continue;
+        const char *name = pld_op_info((pld_op_id_t)id)->name;
+        const size_t len = strlen(name);
+        if (k + (k ? 1 : 0) + len + 1 > n)
+            break;
+        if (k)
+            buf[k++] = ' ';
+        memcpy(buf + k, name, len);
+        k += len;
+    }
+    buf[k++] = '\n';
+    return k;
 }

@@ -137,9 +137,11 @@ typedef struct pld_interp_stats {
     unsigned transports;     /* bit (1 << pld_win_transport_t) per transport of this rank's windows */
 } pld_interp_stats_t;
 void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st);
-/* The ops this interpreter ran: seen[id] != 0 for every op id (pld_op_id_t,
- * PLD_OPID__COUNT entries) evaluated at least once (tools/ops_tested.py
- * gathers them over the test suite). Valid until pld_interp_destroy. */
-const unsigned char *pld_interp_ops_seen(const pld_interp_t *it);
+/* The ops this interpreter ran, as one line: the names of the op ids
+ * evaluated at least once, space-separated, ending in '\n' (for
+ * PLD_OPS_SEEN: tools/pypto_ops.py tested gathers them over the test suite).
+ * Writes at most n bytes to buf (n >= 2; a line too long is cut at a name
+ * boundary) and returns the length, without a terminating NUL. */
+size_t pld_interp_ops_seen_line(const pld_interp_t *it, char *buf, size_t n);
 
 #endif

@@ -241,6 +241,19 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 
 #define RELU_F(x) (((x) > 0 || (x) != (x)) ? (x) : 0)
 
+/* exp and log of a float, correctly rounded (in double, then rounded once to
+ * float: glibc's expf/logf are within 1 ulp but not always the nearest
+ * float); docs/ops-numerics.md. */
+static inline float exp_rn(float x)
+{
+    return (float)exp((double)x);
+}
+
+static inline float log_rn(float x)
+{
+    return (float)log((double)x);
+}
+
 #define UN_FLOAT(SZ, CT, LD, ST, EXPF, LOGF, SQRTF, FABSF)                                                      \
     switch (op) {                                                                                               \
     case PLD_K_EXP: RUN2(SZ, SZ, CT, LD, ST, EXPF(x)); break;                                                   \
@@ -274,9 +287,9 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 static void un_run(pld_unop_k_t op, kcls_t c, kit_t *it)
 {
     switch (c) {
-    case K_F32: UN_FLOAT(4, float, ld_f32, st_f32, expf, logf, sqrtf, fabsf) break;
-    case K_F16: UN_FLOAT(2, float, ld_f16, st_f16, expf, logf, sqrtf, fabsf) break;
-    case K_BF16: UN_FLOAT(2, float, ld_bf16, st_bf16, expf, logf, sqrtf, fabsf) break;
+    case K_F32: UN_FLOAT(4, float, ld_f32, st_f32, exp_rn, log_rn, sqrtf, fabsf) break;
+    case K_F16: UN_FLOAT(2, float, ld_f16, st_f16, exp_rn, log_rn, sqrtf, fabsf) break;
+    case K_BF16: UN_FLOAT(2, float, ld_bf16, st_bf16, exp_rn, log_rn, sqrtf, fabsf) break;
     case K_F64: UN_FLOAT(8, double, ld_f64, st_f64, exp, log, sqrt, fabs) break;
     case K_BOOL:
     case K_U8: UN_UINT(1, uint8_t, uint32_t, ld_u8, st_w8) break;

@@ -129,6 +129,11 @@ GOLD = {
     'div': lambda dt, a, b, c: rnd(dt, a / b), 'log': lambda dt, a, b, c: rnd(dt, f32(math.log(a))),
     'sel': lambda dt, a, b, c: a if a > b else b,
     'adds': lambda dt, a, b, c: rnd(dt, f32(a + b)) if dt in FLOAT else wrap(dt, a + b),
+    'sub': lambda dt, a, b, c: rnd(dt, f32(a - b)) if dt in FLOAT else wrap(dt, a - b),
+    'exp': lambda dt, a, b, c: rnd(dt, f32(math.exp(a))),
+    'sqrt': lambda dt, a, b, c: rnd(dt, f32(math.sqrt(a))),
+    'abs': lambda dt, a, b, c: abs(a) if dt in FLOAT else wrap(dt, abs(a)),
+    'neg': lambda dt, a, b, c: -a if dt in FLOAT else wrap(dt, -a),
     'muls': lambda dt, a, b, c: rnd(dt, f32(a * b)) if dt in FLOAT else wrap(dt, a * b),
 }
 for _k in ('add', 'mul', 'max', 'min'):
@@ -246,6 +251,20 @@ def build_cases():
                 add('tile.div_hp.%s.%s' % (dt, g), 'tile', 'div', dt, g, 'pl.tile.div(t, u, high_precision=True)', 2,
                     ('sym', 'nz'))
             add('tile.rsqrt_tmp.%s.%s' % (dt, g), 'tile', 'rsqrt', dt, g, 'pl.tile.rsqrt(t, tmp)', 1, ('pos',))
+            # the unary math ops and the binary ops of the first sessions, in every form
+            for op, kind in (('exp', 'sym'), ('log', 'pos'), ('sqrt', 'pos'), ('abs', 'sym'), ('neg', 'sym')):
+                if op == 'log' and dt == 'BF16':
+                    continue  # PyPTO's log: FP16 or FP32
+                add('tile.%s.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.tile.%s(t)' % op, 1, (kind,))
+                add('tensor.%s.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%s(s)' % op, 1, (kind,))
+                add('unified.tile.%s.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.%s(t)' % op, 1, (kind,))
+                add('unified.tensor.%s.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.%s(s)' % op, 1, (kind,))
+            add('tile.maximum.%s.%s' % (dt, g), 'tile', 'max', dt, g, 'pl.tile.maximum(t, u)', 2)
+            add('tile.minimum.%s.%s' % (dt, g), 'tile', 'min', dt, g, 'pl.tile.minimum(t, u)', 2)
+            add('tensor.sub.%s.%s' % (dt, g), 'tensor', 'sub', dt, g, 'pl.tensor.sub(s, v)', 2)
+            add('tensor.subs.%s.%s' % (dt, g), 'tensor', 'sub', dt, g, 'pl.tensor.subs(s, 0.625)', 1, scalar=0.625)
+            add('tensor.div.%s.%s' % (dt, g), 'tensor', 'div', dt, g, 'pl.tensor.div(s, v)', 2, ('sym', 'nz'))
+            add('tensor.divs.%s.%s' % (dt, g), 'tensor', 'div', dt, g, 'pl.tensor.divs(s, -1.5)', 1, scalar=-1.5)
         dt = 'FP32'
         for op in ('sin', 'cos'):
             add('tile.%s.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.tile.%s(t)' % op, 1, ('ang',))
@@ -262,6 +281,7 @@ def build_cases():
                 add('tile.%ss.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.tile.%ss(t, 37%s)' % (op, extra), 1, scalar=37)
                 add('tensor.%s.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%s(s, v)' % nm, 2, ('sym', 'sym'))
                 add('tensor.%s_scalar.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%s(s, -6)' % nm, 1, scalar=-6)
+                add('tensor.%ss.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%ss(s, 11)' % op, 1, scalar=11)
                 add('unified.tile.%s.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.%s(t, u%s)' % (nm, extra), 2,
                     ('sym', 'sym'))
             for op in ('shl', 'shr'):
@@ -270,6 +290,10 @@ def build_cases():
                 add('tile.%ss_wide.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.tile.%ss(t, 40)' % op, 1, scalar=40)
                 add('tensor.%s.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%s(s, v)' % op, 2, ('sym', 'count'))
                 add('unified.tensor.%ss.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.%ss(s, 2)' % op, 1, scalar=2)
+            if INTS[dt][1]:  # signed: abs and neg wrap (PyPTO's integer abs/neg)
+                for op in ('abs', 'neg'):
+                    add('tile.%s.%s.%s' % (op, dt, g), 'tile', op, dt, g, 'pl.tile.%s(t)' % op, 1)
+                    add('tensor.%s.%s.%s' % (op, dt, g), 'tensor', op, dt, g, 'pl.tensor.%s(s)' % op, 1)
             add('tile.addc.%s.%s' % (dt, g), 'tile', 'addc', dt, g, 'pl.tile.addc(t, u, w)', 3, ('sym', 'sym', 'sym'))
             add('tensor.add_scalar.%s.%s' % (dt, g), 'tensor', 'adds', dt, g, 'pl.tensor.add(s, 100)', 1, scalar=100)
             add('tile.subsc.%s.%s' % (dt, g), 'tile', 'subc', dt, g, 'pl.tile.subsc(t, 5, u)', 2, scalar=5, special='sc')
@@ -448,7 +472,7 @@ def expected(c, ins):
 
 def kinds_of(c, n):
     k = list(c.kinds) + ['sym'] * 3
-    if c.op in ('recip', 'rsqrt', 'sin', 'cos', 'log'):
+    if c.op in ('recip', 'rsqrt', 'sin', 'cos', 'log', 'exp', 'sqrt', 'abs', 'neg'):
         return k[:n]
     if c.op in ('fmod', 'rem', 'div') and n > 1:
         k[1] = 'nz'

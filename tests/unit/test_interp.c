@@ -84,8 +84,25 @@ static int tp_open(tprog_t *t, const char *src, const pld_comm_t *comm)
     return tp_open_opts(t, src, comm, NULL);
 }
 
+/* PLD_OPS_SEEN=FILE: the ops this test program ran, as pldrun records them
+ * (tools/pypto_ops.py tested). */
+static void record_ops_seen(const pld_interp_t *it)
+{
+    const char *path = getenv("PLD_OPS_SEEN");
+    if (!it || !path || !*path)
+        return;
+    char line[16384];
+    size_t k = pld_interp_ops_seen_line(it, line, sizeof line);
+    FILE *fp = fopen(path, "a");
+    if (fp) {
+        fwrite(line, 1, k, fp);
+        fclose(fp);
+    }
+}
+
 static void tp_close(tprog_t *t)
 {
+    record_ops_seen(t->it);
     pld_interp_destroy(t->it);
     pld_program_destroy(t->p);
     t->it = NULL;

@@ -348,15 +348,8 @@ static void record_ops_seen(const pld_interp_t *it)
     const char *path = getenv("PLD_OPS_SEEN");
     if (!path || !*path)
         return;
-    const unsigned char *seen = pld_interp_ops_seen(it);
     char line[16384];
-    size_t k = 0;
-    for (int id = 0; id < PLD_OPID__COUNT && k < sizeof line - 2; id++)
-        if (seen[id])
-            k += (size_t)snprintf(line + k, sizeof line - 1 - k, "%s%s", k ? " " : "", pld_op_info((pld_op_id_t)id)->name);
-    if (k >= sizeof line - 1)
-        k = sizeof line - 2;
-    line[k++] = '\n';
+    size_t k = pld_interp_ops_seen_line(it, line, sizeof line);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0)
         return; /* a debugging aid: the run's own result does not depend on it */
