@@ -120,6 +120,14 @@ def group(body_c, body_v, dual=False):
     return GROUP.format(vattrs=', attrs={"dual_aiv_dispatch": True}' if dual else '', body_c=body_c, body_v=body_v)
 
 
+def write_prog(r, name, body):
+    """A program of class body `body` in the work directory; returns its path."""
+    path = os.path.join(r.work, name + '.pld')
+    with open(path, 'w') as f:
+        f.write('import pypto.language as pl\n\n\n@pl.program\nclass P:\n' + body)
+    return path
+
+
 def results(r):
     # multi_pipe: output = (a + b) @ (a - b), two pipe ids, dual lanes, split 0
     a = r.rand('a', [16, 16], 11)
@@ -176,10 +184,9 @@ def results(r):
                 else:
                     want.append(0.0)  # lane 1's half is 7 rows valid of 8: row 15 is not stored
         r.close('odd split result', got, want)
-    # events: each AIV lane stores its half then sync_set(mode 2); the AIC waits for both,
-    # reads the whole tensor back and pushes it (+1) to lane 0's half... simpler: the AIC
-    # stores x * 3 only after both lanes stored, then lane 0 waits for the AIC's event and
-    # adds 1 to the first row.
+    # events: each AIV lane stores its half of x, then sync_set(4, ffts_mode=2); the AIC's wait on 4
+    # needs both lanes' sets; it triples the whole tensor and sets 5; each lane waits on 5 and adds 1
+    # to its half: out = x * 3 + 1 only if every event orders what it should
     body_v = ('        lane = pl.tile.get_subblock_idx()\n'
               '        h: pl.Tile[[8, 16], pl.FP32] = pl.load(x, [lane * 8, 0], [8, 16])\n'
               '        out = pl.store(h, [lane * 8, 0], out)\n'
@@ -201,14 +208,7 @@ def results(r):
     if p.returncode == 0:
         r.close('events result', rd_npy(os.path.join(r.work, 'ev.npy')), [v * 3 + 1 for v in xs])
     # core counts and a soft syncall across a pl.spmd grid (blocks publish, barrier, read a neighbour)
-    prog = os.path.join(r.work, 'syncall.pld')
-    with open(prog, 'w') as f:
-        f.write('''import pypto.language as pl
-
-
-@pl.program
-class S:
-    @pl.function(type=pl.FunctionType.InCore)
+    prog = write_prog(r, 'syncall', '''    @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[4, 16], pl.FP32], ws: pl.Tensor[[16], pl.INT32], mid: pl.Out[pl.Tensor[[4, 16], pl.FP32]], out: pl.Out[pl.Tensor[[4, 16], pl.FP32]]) -> pl.Tensor[[4, 16], pl.FP32]:
         b = pl.tile.get_block_idx()
         t: pl.Tile[[1, 16], pl.FP32] = pl.load(x, [b, 0], [1, 16])
@@ -240,14 +240,7 @@ def results2(r):
     # pl.split_aiv region crossings: aiv_shard (ceil half per lane, lane 1's valid rest), aic_gather
     # (the halves rejoined); x is [15, 16] in a [16, 16] tile
     x = r.rand('x15', [15, 16], 51)
-    prog = os.path.join(r.work, 'shard.pld')
-    with open(prog, 'w') as f:
-        f.write('''import pypto.language as pl
-
-
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.InCore)
+    prog = write_prog(r, 'shard', '''    @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[15, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]], out2: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16], valid_shape=[15, 16])
         for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
@@ -274,14 +267,7 @@ class P:
                 [v + 1 if i < 15 * 16 else 0.0 for i, v in enumerate(want)])
     # a 'mix' soft syncall in a mixed kernel of 2 blocks: 2 x (1 AIC + 2 AIV) = 6 participants
     # (PyPTO's SPMDSyncAllMixSoftProgram): out = (a + 1) @ b + 1
-    prog = os.path.join(r.work, 'mix_syncall.pld')
-    with open(prog, 'w') as f:
-        f.write('''import pypto.language as pl
-
-
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.Opaque)
+    prog = write_prog(r, 'mix_syncall', '''    @pl.function(type=pl.FunctionType.Opaque)
     def main(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[64, 32], pl.FP32], ws: pl.Tensor[[16], pl.INT32], out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
         for ob in pl.spmd(2, name_hint="mix_syncall"):
             m0 = ob * 16
