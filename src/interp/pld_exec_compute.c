@@ -237,10 +237,14 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", pld_op_name(e),
                             e->op < PLD_OPID_TENSOR_CREATE ? "tile" : "tensor", pld_vkind_name(k));
     }
+    /* row: the last axis; column: the second to last (the checker holds the
+     * tile column forms to rank 2); the other dims are kept */
     const int rank = tile ? pld_v_tile(&a)->rank : pld_v_tensor(&a)->rank;
-    if (rank != 2) {
+    const int ax = row ? rank - 1 : rank - 2;
+    if (ax < 0) {
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s needs a 2-D %s", pld_op_name(e), tile ? "tile" : "tensor");
+        return pld_rt_error(it, f, e->span, "%s needs a %s of rank >= %d", pld_op_name(e), tile ? "tile" : "tensor",
+                            row ? 1 : 2);
     }
     /* the tree order of col_sum is selected by its tmp_tile (PyPTO) */
     if (e->op == PLD_OPID_TILE_COL_SUM && pld_op_arg(e, 1))
@@ -249,33 +253,33 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     pld_value_t res;
     const pld_dtype_t dt0 = tile ? pld_v_tile(&a)->dt : pld_v_tensor(&a)->dt;
     const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : dt0;
+    const int64_t *ishape = tile ? pld_v_tile(&a)->shape : pld_v_tensor(&a)->shape;
+    const int64_t *ivalid = tile ? pld_v_tile(&a)->valid : pld_v_tensor(&a)->valid;
+    int64_t os[PLD_MAX_RANK], ov[PLD_MAX_RANK];
+    memcpy(os, ishape, sizeof os[0] * (size_t)rank);
+    memcpy(ov, ivalid, sizeof ov[0] * (size_t)rank);
+    os[ax] = ov[ax] = 1;
     if (tile) {
-        pld_tile_t *t = pld_v_tile(&a);
-        int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
-        pld_tile_t *o = pld_tile_new(odt, 2, os, PLD_MEM_VEC);
+        pld_tile_t *o = pld_tile_new(odt, rank, os, PLD_MEM_VEC);
         if (!o) {
             pld_value_release(&a);
             return pld_op_oom(it, f, e);
         }
-        o->valid[0] = row ? t->valid[0] : 1;
-        o->valid[1] = row ? 1 : t->valid[1];
-        pld_tile_kview(t, &vi, 1);
+        memcpy(o->valid, ov, sizeof ov[0] * (size_t)rank);
+        pld_tile_kview(pld_v_tile(&a), &vi, 1);
         pld_tile_kview(o, &vo, 1);
         res = pld_tile_value(o);
     } else {
-        pld_tensor_t *t = pld_v_tensor(&a);
-        int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
-        pld_tensor_t *o = pld_tensor_new(odt, 2, os, 1);
+        pld_tensor_t *o = pld_tensor_new(odt, rank, os, 1);
         if (!o) {
             pld_value_release(&a);
             return pld_op_oom(it, f, e);
         }
-        o->valid[0] = row ? t->valid[0] : 1;
-        o->valid[1] = row ? 1 : t->valid[1];
-        pld_tensor_kview(t, &vi);
-        memcpy(vi.shape, t->valid, sizeof t->valid[0] * 2);
+        memcpy(o->valid, ov, sizeof ov[0] * (size_t)rank);
+        pld_tensor_kview(pld_v_tensor(&a), &vi);
+        memcpy(vi.shape, ivalid, sizeof ivalid[0] * (size_t)rank);
         pld_tensor_kview(o, &vo);
-        memcpy(vo.shape, o->valid, sizeof o->valid[0] * 2);
+        memcpy(vo.shape, o->valid, sizeof o->valid[0] * (size_t)rank);
         res = pld_v_obj(&o->hdr, odt);
     }
     char err[ERRN];

@@ -633,28 +633,44 @@ static void check_tmp_tile(pld_ck_t *ck, ck_call_t *c, int i, int exact)
     }
 }
 
-/* Row (last axis) or column (first axis) reduction of a 2-D tile or tensor:
- * the reduced dim becomes 1 in the shape and the valid shape (PyPTO keeps the
- * other dim's valid extent). dt: the result dtype (PLD_DT_NONE: the input's). */
+/* Row (last axis) or column (second-to-last axis) reduction, PyPTO's
+ * keep-dim rule: the reduced dim becomes 1 in the shape and the valid shape,
+ * the others (batch dims too) are kept. Tile reductions need rank >= 2, tensor
+ * column reductions too; a tensor row reduction takes any rank >= 1. Tile
+ * column reductions stay 2-D: for rank > 2 PyPTO's type deduction reduces
+ * axis 0 while its torch reference reduces axis -2. dt: the result dtype
+ * (PLD_DT_NONE: the input's). */
 static const pld_type_t *reduce_axis(pld_ck_t *ck, ck_call_t *c, int row, pld_dtype_t dt)
 {
     const pld_type_t *t = c->types[0];
     if (!t || (t->kind != PLD_TY_TILE && !pld_type_is_tensorlike(t)))
         return t ? t : &pld_type_unknown;
-    if (t->rank != 2) {
-        pld_ck_error(ck, c->call->span, "%s needs a 2-D operand, got %s", c->info->name, pld_ck_tystr(ck, t));
+    const int tile = t->kind == PLD_TY_TILE, ax = row ? t->rank - 1 : t->rank - 2;
+    if (tile && t->rank < 2) {
+        pld_ck_error(ck, c->call->span, "%s requires at least a 2D tile, but got %d dimensions", c->info->name, t->rank);
         return &pld_type_unknown;
     }
-    pld_dim_t d[2] = {t->shape[0], t->shape[1]}, v[2];
-    pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
-    d[row ? 1 : 0] = one;
-    if (t->valid) {
-        v[0] = t->valid[0], v[1] = t->valid[1];
-        v[row ? 1 : 0] = one;
+    if (ax < 0) {
+        pld_ck_error(ck, c->call->span, "%s requires at least a %dD tensor, but got %d dimensions", c->info->name,
+                     row ? 1 : 2, t->rank);
+        return &pld_type_unknown;
     }
-    int tile = t->kind == PLD_TY_TILE;
-    return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt != PLD_DT_NONE ? dt : t->dtype, d, 2, t->valid ? v : NULL,
-                  tile ? (t->mem ? t->mem : PLD_MEM_VEC) : PLD_MEM_NONE);
+    if (tile && !row && t->rank > 2) {
+        pld_ck_error(ck, c->call->span,
+                     "%s of a rank-%d tile is not supported (PyPTO's type reduces axis 0, its reference axis -2)",
+                     c->info->name, t->rank);
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[PLD_CK_MAX_RANK], v[PLD_CK_MAX_RANK];
+    const pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
+    memcpy(d, t->shape, sizeof d[0] * (size_t)t->rank);
+    d[ax] = one;
+    if (t->valid) {
+        memcpy(v, t->valid, sizeof v[0] * (size_t)t->rank);
+        v[ax] = one;
+    }
+    return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt != PLD_DT_NONE ? dt : t->dtype, d, t->rank,
+                  t->valid ? v : NULL, tile ? (t->mem ? t->mem : PLD_MEM_VEC) : PLD_MEM_NONE);
 }
 
 /* row_expand* (row: vec [M,1]) and col_expand* (vec [1,N]) on 2-D operands of
