@@ -150,7 +150,9 @@ pld_status_t pld_k_random(const pld_view_t *out, const uint32_t key[2], const ui
  * ODD = round to odd. Integer -> float: exact, then RNE. Integer -> integer: wrap. */
 pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_t mode, char *err, size_t errn);
 /* out[M,N] = a[M,K] @ b[K,N] (+ out when accumulate). Float inputs accumulate
- * in FP32 (out FP32); integer inputs in INT32 (wrapping). */
+ * in FP32 (out any float dtype, rounded once); integer inputs in INT32
+ * (wrapping). Rank > 2: one product per index of the leading (batch) dims,
+ * which all three views share (callers broadcast with stride-0 dims). */
 pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
                           char *err, size_t errn);
 /* MX block-scaled matmul (pl.tile.matmul_mx): out [M, N] FP32 = (accumulate ?

@@ -378,6 +378,9 @@ static void acc_store_i(kcls_t c, char *p, int64_t s, int n, const uint32_t *acc
 #define CVT_F(v) ((float)(v))
 #define CVT_U32(v) ((uint32_t)(v))
 
+static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
+                    kcls_t oc);
+
 pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
                           char *err, size_t errn)
 {
@@ -394,13 +397,34 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
         return pld_kern_fail(err, errn, "matmul: out dtype %s does not fit inputs of dtype %s (accumulator %s)",
                     pld_dtype_name(out->dt), pld_dtype_name(a->dt), cls_is_float(ac) ? "FP32" : "INT32");
     char b1[128], b2[128], b3[128];
-    if (a->rank != 2 || b->rank != 2 || out->rank != 2 || a->shape[1] != b->shape[0] ||
-        out->shape[0] != a->shape[0] || out->shape[1] != b->shape[1])
+    const int r = out->rank;
+    int ok = r >= 2 && a->rank == r && b->rank == r && a->shape[r - 1] == b->shape[r - 2] &&
+             out->shape[r - 2] == a->shape[r - 2] && out->shape[r - 1] == b->shape[r - 1];
+    for (int d = 0; ok && d < r - 2; d++)
+        ok = a->shape[d] == out->shape[d] && b->shape[d] == out->shape[d];
+    if (!ok)
         return pld_kern_fail(err, errn, "matmul: shapes do not fit: a %s @ b %s -> out %s",
                     pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape), pld_kern_shape_str(b2, sizeof b2, b->rank, b->shape),
                     pld_kern_shape_str(b3, sizeof b3, out->rank, out->shape));
     if (out->data == a->data || out->data == b->data)
         return pld_kern_fail(err, errn, "matmul: out must not share storage with a or b");
+    int64_t nb = 1;
+    for (int d = 0; d < r - 2; d++)
+        nb *= out->shape[d];
+    for (int64_t i = 0; i < nb; i++) {
+        pld_view_t so, sa, sb;
+        slice2(out, i, &so);
+        slice2(a, i, &sa);
+        slice2(b, i, &sb);
+        matmul2(&so, &sa, &sb, accumulate, ac, oc);
+    }
+    return PLD_OK;
+}
+
+/* One [M, K] @ [K, N] product of pld_k_matmul (ac, oc: the input and output classes). */
+static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
+                    kcls_t oc)
+{
     const int64_t m = a->shape[0], kk = a->shape[1], nn = b->shape[1];
     const int isz = pld_dtype_storage_bytes(a->dt), osz = pld_dtype_storage_bytes(out->dt);
     const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;
@@ -453,7 +477,6 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
             }
         }
     }
-    return PLD_OK;
 }
 
 /* ---- 6f. MX block-scaled matmul ---------------------------------------------------- */

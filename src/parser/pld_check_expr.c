@@ -970,13 +970,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         const pld_type_t *b = c->types[1];
         if (t0->kind == PLD_TY_UNKNOWN || !b || b->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
-        if (t0->rank != 2 || b->rank != 2) {
-            pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
-            return &pld_type_unknown;
-        }
         /* pl.tensor.matmul: a_trans / b_trans (literal booleans) transpose an operand */
-        int ta = 0, tb = 0;
-        if (c->info->id == PLD_OPID_TENSOR_MATMUL) {
+        int ta = 0, tb = 0, tensor = c->info->id == PLD_OPID_TENSOR_MATMUL;
+        if (tensor) {
             ta = c->args[3] && c->args[3]->kind == PLD_EX_BOOL && c->args[3]->u.bval;
             tb = c->args[4] && c->args[4]->kind == PLD_EX_BOOL && c->args[4]->u.bval;
             for (int k = 3; k <= 4; k++)
@@ -984,15 +980,25 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
                     pld_ck_error(ck, c->args[k]->span, "%s %s must be True or False", c->info->name,
                                  k == 3 ? "a_trans" : "b_trans");
         }
+        /* the result dtype: out_dtype, else the FP32/INT32 accumulator (tile) or
+         * PyPTO's promotion of the operand dtypes (tensor, tensor_ops/matmul.cpp) */
+        pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
+        if (od == PLD_DT_NONE)
+            od = tensor ? pld_dtype_promote(t0->dtype, b->dtype)
+                        : pld_dtype_is_float(t0->dtype) ? PLD_DT_FP32 : PLD_DT_INT32;
+        if (tensor && (t0->rank > 2 || b->rank > 2))
+            return pld_ck_tensor_matmul_nd(ck, c, ta, tb, od);
+        if (t0->rank != 2 || b->rank != 2) {
+            pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
+            return &pld_type_unknown;
+        }
         if (pld_dim_eq(&t0->shape[!ta], &b->shape[tb]) == 0) {
             pld_ck_error(ck, c->call->span, "%s inner dimensions differ: %s%s @ %s%s", c->info->name, pld_ck_tystr(ck, t0),
                          ta ? " (transposed)" : "", pld_ck_tystr(ck, b), tb ? " (transposed)" : "");
             return &pld_type_unknown;
         }
         pld_dim_t d[2] = {t0->shape[ta], b->shape[!tb]};
-        pld_dtype_t acc = pld_dtype_is_float(t0->dtype) ? PLD_DT_FP32 : PLD_DT_INT32;
-        pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
-        return shaped(ck, t0->kind, od != PLD_DT_NONE ? od : acc, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);
+        return shaped(ck, t0->kind, od, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);
     }
     case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
