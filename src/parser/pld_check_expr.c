@@ -1193,6 +1193,30 @@ static const pld_type_t *arg_type(pld_ck_t *ck, pld_expr_t *a)
     return pld_ck_expr(ck, a);
 }
 
+/* The argument index of operand pos (0 or 1) of a unified call: the pos-th
+ * positional argument, or the keyword PyPTO's unified op (pld_op_unified_kw)
+ * or the tile-tile / tensor-tensor op names at that position; -1 if none. */
+static int unified_operand(const pld_expr_t *e, const pld_unified_t *u, int pos)
+{
+    const int ids[2] = {u->tile_tile, u->tensor_tensor};
+    for (int i = 0, k = 0; i < e->u.call.nargs; i++) {
+        const char *kw = e->u.call.args[i].kw;
+        if (!kw) {
+            if (k++ == pos)
+                return i;
+            continue;
+        }
+        if (pld_op_unified_kw(u, kw) == pos)
+            return i;
+        for (int j = 0; j < 2; j++) {
+            const pld_op_info_t *in = ids[j] >= 0 ? pld_op_info((pld_op_id_t)ids[j]) : NULL;
+            if (in && pos < in->nparams && strcmp(in->params[pos].name, kw) == 0)
+                return i;
+        }
+    }
+    return -1;
+}
+
 static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
 {
     int n = e->u.call.nargs;
@@ -1233,16 +1257,9 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     if (id < 0) {
         const pld_unified_t *u = uni;
         if (u) {
-            const pld_type_t *a0 = n > 0 ? argt[0] : &pld_type_unknown;
-            /* the second operand, positional or as rhs= */
-            const pld_type_t *a1 = &pld_type_unknown;
-            for (int i = 1, pos = 1; i < n; i++) {
-                const char *kw = e->u.call.args[i].kw;
-                if ((!kw && pos++ == 1) || (kw && strcmp(kw, "rhs") == 0)) {
-                    a1 = argt[i];
-                    break;
-                }
-            }
+            int i0 = unified_operand(e, u, 0), i1 = unified_operand(e, u, 1);
+            const pld_type_t *a0 = i0 >= 0 ? argt[i0] : &pld_type_unknown;
+            const pld_type_t *a1 = i1 >= 0 ? argt[i1] : &pld_type_unknown;
             int second_scalar = a1->kind == PLD_TY_SCALAR;
             if (a0->kind == PLD_TY_TILE)
                 id = second_scalar && u->tile_scalar >= 0 ? u->tile_scalar : u->tile_tile;
@@ -1273,6 +1290,13 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     }
     e->op = id;
     const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
+    /* PyPTO's unified keyword names (pl.row_sum(input=t)) bind the resolved op's parameter of their position */
+    for (int i = 0; uni && i < n; i++) {
+        const char *kw = e->u.call.args[i].kw;
+        int p = pld_op_param_index(info, kw ? kw : "") < 0 ? pld_op_unified_kw(uni, kw) : -1;
+        if (p >= 0 && p < info->nparams)
+            e->u.call.args[i].kw = pld_ast_intern_cstr(ck->p, info->params[p].name);
+    }
     if (ck->deferred && id != PLD_OPID_PLD_DEFER_WAIT && id != PLD_OPID_PL_RANGE && id != PLD_OPID_PL_PARALLEL &&
         id != PLD_OPID_PL_UNROLL) {
         pld_diag_t *d = pld_ck_error(ck, e->span, "%s after pld.system.defer_wait: once a waiter scope registers a "

@@ -332,6 +332,20 @@ def build_cases():
             for g in ('full', 'part'):
                 cases.append(Case('tile.softmax.%s.%s' % (dt, g), 'tile', 'comp', 'softmax', dt, g, None, kind='sym'))
                 cases.append(Case('tile.rmsnorm.%s.%s' % (dt, g), 'tile', 'comp', 'rmsnorm', dt, g, None, kind='sym'))
+        # PyPTO's unified keyword names: input= (reductions), lhs= / rhs= (broadcasts)
+        for op in R_OPS:
+            if dt != 'FP32' and op not in ('sum', 'argmax'):
+                continue
+            for rc in ('row', 'col'):
+                tmp = ', tmp_tile=tmp' if rc == 'row' or op.startswith('arg') else ''
+                cases.append(Case('unified.kw.tile.%s_%s.%s' % (rc, op, dt), 'tile', rc, op, dt, 'part',
+                                  'pl.%s_%s(input=t%s)' % (rc, op, tmp)))
+                cases.append(Case('unified.kw.tensor.%s_%s.%s' % (rc, op, dt), 'tensor', rc, op, dt, 'part',
+                                  'pl.%s_%s(input=s)' % (rc, op)))
+        for rc in ('row', 'col'):
+            nm = '%s_expand_mul' % rc
+            cases.append(Case('unified.kw.tile.%s.%s' % (nm, dt), 'tile', 'x' + rc, 'mul', dt, 'part',
+                              'pl.%s(rhs=w, lhs=t)' % nm))
         # rank 3: tile and tensor row reductions, tensor column reductions (axis -2);
         # rank 1: tensor row reductions ([C] -> [1])
         for op in R_OPS:
