@@ -237,10 +237,14 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return pld_rt_error(it, f, e->span, "%s: the operand must be a %s, found a %s", pld_op_name(e),
                             e->op < PLD_OPID_TENSOR_CREATE ? "tile" : "tensor", pld_vkind_name(k));
     }
+    /* row: the last axis; column: the second to last (the checker holds the
+     * tile column forms to rank 2); the other dims are kept */
     const int rank = tile ? pld_v_tile(&a)->rank : pld_v_tensor(&a)->rank;
-    if (rank != 2) {
+    const int ax = row ? rank - 1 : rank - 2;
+    if (ax < 0) {
         pld_value_release(&a);
-        return pld_rt_error(it, f, e->span, "%s needs a 2-D %s", pld_op_name(e), tile ? "tile" : "tensor");
+        return pld_rt_error(it, f, e->span, "%s needs a %s of rank >= %d", pld_op_name(e), tile ? "tile" : "tensor",
+                            row ? 1 : 2);
     }
     /* the tree order of col_sum is selected by its tmp_tile (PyPTO) */
     if (e->op == PLD_OPID_TILE_COL_SUM && pld_op_arg(e, 1))
@@ -249,33 +253,33 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     pld_value_t res;
     const pld_dtype_t dt0 = tile ? pld_v_tile(&a)->dt : pld_v_tensor(&a)->dt;
     const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : dt0;
+    const int64_t *ishape = tile ? pld_v_tile(&a)->shape : pld_v_tensor(&a)->shape;
+    const int64_t *ivalid = tile ? pld_v_tile(&a)->valid : pld_v_tensor(&a)->valid;
+    int64_t os[PLD_MAX_RANK], ov[PLD_MAX_RANK];
+    memcpy(os, ishape, sizeof os[0] * (size_t)rank);
+    memcpy(ov, ivalid, sizeof ov[0] * (size_t)rank);
+    os[ax] = ov[ax] = 1;
     if (tile) {
-        pld_tile_t *t = pld_v_tile(&a);
-        int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
-        pld_tile_t *o = pld_tile_new(odt, 2, os, PLD_MEM_VEC);
+        pld_tile_t *o = pld_tile_new(odt, rank, os, PLD_MEM_VEC);
         if (!o) {
             pld_value_release(&a);
             return pld_op_oom(it, f, e);
         }
-        o->valid[0] = row ? t->valid[0] : 1;
-        o->valid[1] = row ? 1 : t->valid[1];
-        pld_tile_kview(t, &vi, 1);
+        memcpy(o->valid, ov, sizeof ov[0] * (size_t)rank);
+        pld_tile_kview(pld_v_tile(&a), &vi, 1);
         pld_tile_kview(o, &vo, 1);
         res = pld_tile_value(o);
     } else {
-        pld_tensor_t *t = pld_v_tensor(&a);
-        int64_t os[2] = {row ? t->shape[0] : 1, row ? 1 : t->shape[1]};
-        pld_tensor_t *o = pld_tensor_new(odt, 2, os, 1);
+        pld_tensor_t *o = pld_tensor_new(odt, rank, os, 1);
         if (!o) {
             pld_value_release(&a);
             return pld_op_oom(it, f, e);
         }
-        o->valid[0] = row ? t->valid[0] : 1;
-        o->valid[1] = row ? 1 : t->valid[1];
-        pld_tensor_kview(t, &vi);
-        memcpy(vi.shape, t->valid, sizeof t->valid[0] * 2);
+        memcpy(o->valid, ov, sizeof ov[0] * (size_t)rank);
+        pld_tensor_kview(pld_v_tensor(&a), &vi);
+        memcpy(vi.shape, ivalid, sizeof ivalid[0] * (size_t)rank);
         pld_tensor_kview(o, &vo);
-        memcpy(vo.shape, o->valid, sizeof o->valid[0] * 2);
+        memcpy(vo.shape, o->valid, sizeof o->valid[0] * (size_t)rank);
         res = pld_v_obj(&o->hdr, odt);
     }
     char err[ERRN];
@@ -403,6 +407,50 @@ pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 }
 
 /* matmul (mode 0), matmul_acc (1: init_cond overwrites), matmul_bias (2). */
+/* The broadcast batch dims of matmul operands of ranks xr and yr (>= 2;
+ * batch dims right-aligned, numpy's rule) into os: their count, or -1 with
+ * an error raised. */
+static int mm_batch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const int64_t *xs, int xr, const int64_t *ys,
+                    int yr, int64_t *os)
+{
+    int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
+    if (na < 0 || nb < 0 || n + 2 > PLD_MAX_RANK) {
+        pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t p = i < n - na ? 1 : xs[i - (n - na)], q = i < n - nb ? 1 : ys[i - (n - nb)];
+        if (p != q && p != 1 && q != 1) {
+            pld_rt_error(it, f, e->span, "%s: batch dims %lld and %lld do not broadcast", pld_op_name(e), (long long)p,
+                         (long long)q);
+            return -1;
+        }
+        os[i] = p == 1 ? q : p;
+    }
+    return n;
+}
+
+/* v (rank >= 2) as a rank-(n + 2) operand of pld_k_matmul: its batch dims
+ * right-aligned with the n dims of os, the missing and size-1 ones broadcast
+ * (stride 0); its two last dims swapped when t. */
+static void mm_operand(pld_view_t *v, int t, int n, const int64_t *os)
+{
+    const pld_view_t w = *v;
+    const int lead = n - (w.rank - 2);
+    v->rank = n + 2;
+    for (int d = 0; d < n + 2; d++) {
+        const int s = d - lead;
+        const int bc = d < n && (s < 0 || w.shape[s] == 1);
+        v->shape[d] = bc ? os[d] : w.shape[s];
+        v->strides[d] = bc ? 0 : w.strides[s];
+    }
+    if (t) {
+        int64_t s0 = v->shape[n], t0 = v->strides[n];
+        v->shape[n] = v->shape[n + 1], v->strides[n] = v->strides[n + 1];
+        v->shape[n + 1] = s0, v->strides[n + 1] = t0;
+    }
+}
+
 /* pl.tile.batch_matmul(_acc): one k-ordered matmul per broadcast batch index. */
 pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
@@ -418,19 +466,14 @@ pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_
         return st;
     }
     pld_tile_t *x = pld_v_tile(&a), *y = pld_v_tile(&b), *o = NULL;
-    int na = x->rank - 2, nb = y->rank - 2, n = na > nb ? na : nb;
     int64_t os[PLD_MAX_RANK];
-    if (na < 0 || nb < 0 || n + 2 > PLD_MAX_RANK || x->shape[x->rank - 1] != y->shape[y->rank - 2])
-        st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
-    for (int i = 0; st == PLD_OK && i < n; i++) {
-        int64_t p = i < n - na ? 1 : x->shape[i - (n - na)], q = i < n - nb ? 1 : y->shape[i - (n - nb)];
-        if (p != q && p != 1 && q != 1)
-            st = pld_rt_error(it, f, e->span, "%s: batch dims %lld and %lld do not broadcast", pld_op_name(e),
-                              (long long)p, (long long)q);
-        os[i] = p == 1 ? q : p;
+    int n = mm_batch(it, f, e, x->shape, x->rank, y->shape, y->rank, os);
+    if (n < 0 || x->shape[x->rank - 1] != y->shape[y->rank - 2]) {
+        st = n < 0 ? PLD_E_RUNTIME : pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+        goto done;
     }
     os[n] = x->shape[x->rank - 2], os[n + 1] = y->shape[y->rank - 1];
-    if (st == PLD_OK && acc) {
+    if (acc) {
         pld_tile_t *t = pld_v_tile(&c);
         int bad = t->rank != n + 2;
         for (int i = 0; !bad && i < n + 2; i++)
@@ -441,40 +484,24 @@ pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_
             st = pld_op_oom(it, f, e);
         else
             *out = c, c = pld_v_none();
-    } else if (st == PLD_OK) {
-        if (!(o = pld_tile_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, n + 2, os, PLD_MEM_ACC)))
-            st = pld_op_oom(it, f, e);
-        else
-            *out = pld_tile_value(o);
+    } else if (!(o = pld_tile_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, n + 2, os, PLD_MEM_ACC))) {
+        st = pld_op_oom(it, f, e);
+    } else {
+        *out = pld_tile_value(o);
     }
-    int64_t nbatch = 1;
-    for (int i = 0; i < n; i++)
-        nbatch *= os[i];
-    char err[ERRN];
-    for (int64_t k = 0; st == PLD_OK && k < nbatch; k++) {
-        int64_t rem = k, ia = 0, ib = 0, io = 0, sa = 1, sb = 1, so = 1;
-        for (int i = n - 1; i >= 0; i--) {
-            int64_t idx = rem % os[i];
-            rem /= os[i];
-            io += idx * so, so *= os[i];
-            if (i >= n - na) {
-                int64_t dx = x->shape[i - (n - na)];
-                ia += (dx == 1 ? 0 : idx) * sa, sa *= dx;
-            }
-            if (i >= n - nb) {
-                int64_t dy = y->shape[i - (n - nb)];
-                ib += (dy == 1 ? 0 : idx) * sb, sb *= dy;
-            }
-        }
-        int64_t ma[2] = {os[n], x->shape[x->rank - 1]}, mb[2] = {y->shape[y->rank - 2], os[n + 1]}, mo[2] = {os[n], os[n + 1]};
+    if (st == PLD_OK) {
         pld_view_t va, vb, vo;
-        pld_view_packed(&va, (char *)x->data + ia * ma[0] * ma[1] * pld_dtype_storage_bytes(x->dt), x->dt, 2, ma);
-        pld_view_packed(&vb, (char *)y->data + ib * mb[0] * mb[1] * pld_dtype_storage_bytes(y->dt), y->dt, 2, mb);
-        pld_view_packed(&vo, (char *)o->data + io * mo[0] * mo[1] * pld_dtype_storage_bytes(o->dt), o->dt, 2, mo);
+        pld_tile_kview(x, &va, 0);
+        pld_tile_kview(y, &vb, 0);
+        pld_tile_kview(o, &vo, 0);
+        mm_operand(&va, 0, n, os);
+        mm_operand(&vb, 0, n, os);
+        char err[ERRN];
         st = pld_op_kcheck(it, f, e, pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err), err);
+        if (st != PLD_OK)
+            pld_value_release(out);
     }
-    if (st != PLD_OK && o)
-        pld_value_release(out);
+done:
     pld_value_release(&a);
     pld_value_release(&b);
     pld_value_release(&c);
@@ -617,28 +644,25 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         if (e->op == PLD_OPID_TENSOR_MATMUL &&
             ((st = pld_op_iarg(it, f, e, 3, 0, &trans[0])) != PLD_OK || (st = pld_op_iarg(it, f, e, 4, 0, &trans[1])) != PLD_OK))
             goto done;
-        if (x->rank != 2 || y->rank != 2) {
-            st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
+        /* rank > 2: batch dims broadcast, one product per batch index (PyPTO's batch_matmul) */
+        int64_t os[PLD_MAX_RANK];
+        int n = mm_batch(it, f, e, x->shape, x->rank, y->shape, y->rank, os);
+        if (n < 0) {
+            st = PLD_E_RUNTIME;
             goto done;
         }
         pld_tensor_kview(x, &va);
         pld_tensor_kview(y, &vb);
-        for (int t = 0; t < 2; t++) {
-            pld_view_t *v = t ? &vb : &va;
-            if (trans[t]) {
-                int64_t s0 = v->shape[0], t0 = v->strides[0];
-                v->shape[0] = v->shape[1], v->strides[0] = v->strides[1];
-                v->shape[1] = s0, v->strides[1] = t0;
-            }
-        }
-        if (va.shape[1] != vb.shape[0]) {
+        mm_operand(&va, (int)trans[0], n, os);
+        mm_operand(&vb, (int)trans[1], n, os);
+        if (va.shape[n + 1] != vb.shape[n]) {
             st = pld_rt_error(it, f, e->span, "%s: incompatible shapes", pld_op_name(e));
             goto done;
         }
-        int64_t os[2] = {va.shape[0], vb.shape[1]};
-        pld_dtype_t dt = e->type && e->type->dtype ? e->type->dtype
-                                                  : pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32;
-        pld_tensor_t *o = pld_tensor_new(dt, 2, os, 1);
+        os[n] = va.shape[n], os[n + 1] = vb.shape[n + 1];
+        /* the default result dtype: PyPTO's promotion of the operand dtypes (equal here) */
+        pld_dtype_t dt = e->type && e->type->dtype ? e->type->dtype : x->dt;
+        pld_tensor_t *o = pld_tensor_new(dt, n + 2, os, 1);
         if (!o) {
             st = pld_op_oom(it, f, e);
             goto done;

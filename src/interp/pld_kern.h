@@ -66,8 +66,8 @@ typedef enum pld_unop_k {
 typedef enum pld_redop_k {
     PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN, PLD_K_RPROD, PLD_K_RARGMAX, PLD_K_RARGMIN
 } pld_redop_k_t;
-/* pld_k_reduce flags: the axis (row = the last one, else the first of a 2-D
- * view) and, for column sums, the binary-tree order (docs/ops-numerics.md). */
+/* pld_k_reduce flags: the axis (row = the last one, else the second to last)
+ * and, for column sums, the binary-tree order (docs/ops-numerics.md). */
 #define PLD_K_RED_ROW 1
 #define PLD_K_RED_TREE 2
 typedef enum pld_round_k {
@@ -84,8 +84,9 @@ pld_status_t pld_k_binary(pld_binop_k_t op, const pld_view_t *out, const pld_vie
 pld_status_t pld_k_binary_scalar(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, double s_f,
                                  int64_t s_i, char *err, size_t errn);
 pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
-/* Reduction over the last axis (flags & PLD_K_RED_ROW: out shape [.., R, 1])
- * or the first axis of a 2-D view (col: out shape [1, C]); the order and
+/* Reduction over the last axis (flags & PLD_K_RED_ROW: [..., C] -> out
+ * [..., 1]) or the second-to-last axis ([..., R, C] -> out [..., 1, C]), each
+ * leading (batch) index on its own; the order and
  * rounding of each op are those of docs/ops-numerics.md. Row sums and
  * products accumulate in float (FP16/BF16/FP32), double (FP64) or 64-bit
  * integers and store once, rounded/wrapped; column sums and products of
@@ -149,7 +150,9 @@ pld_status_t pld_k_random(const pld_view_t *out, const uint32_t key[2], const ui
  * ODD = round to odd. Integer -> float: exact, then RNE. Integer -> integer: wrap. */
 pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_t mode, char *err, size_t errn);
 /* out[M,N] = a[M,K] @ b[K,N] (+ out when accumulate). Float inputs accumulate
- * in FP32 (out FP32); integer inputs in INT32 (wrapping). */
+ * in FP32 (out any float dtype, rounded once); integer inputs in INT32
+ * (wrapping). Rank > 2: one product per index of the leading (batch) dims,
+ * which all three views share (callers broadcast with stride-0 dims). */
 pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
                           char *err, size_t errn);
 /* MX block-scaled matmul (pl.tile.matmul_mx): out [M, N] FP32 = (accumulate ?

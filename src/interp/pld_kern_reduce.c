@@ -1,5 +1,5 @@
 /* pld_kern_reduce.c - reductions over the last axis (row) or the
- * first axis (column), and matmul. Shared loops and helpers:
+ * second-to-last axis (column, per batch index), and matmul. Shared loops and helpers:
  * pld_kern_int.h; semantic choices: the top of pld_kern.c. */
 #include "pld_kern_int.h"
 
@@ -221,6 +221,28 @@ static void arg_run(int max, int row, const pld_view_t *out, const pld_view_t *a
     }
 }
 
+/* Slice b of the batch dims of v (all but the last two; a rank-1 view is one
+ * [1, N] row) as a 2-D view. */
+static void slice2(const pld_view_t *v, int64_t b, pld_view_t *s)
+{
+    const int r = v->rank;
+    *s = *v;
+    s->rank = 2;
+    if (r < 2) {
+        s->shape[0] = 1, s->shape[1] = v->shape[0];
+        s->strides[0] = 0, s->strides[1] = v->strides[0];
+        return;
+    }
+    int64_t off = 0;
+    for (int d = r - 3; d >= 0; d--) {
+        off += b % v->shape[d] * v->strides[d];
+        b /= v->shape[d];
+    }
+    s->data = (char *)v->data + off * pld_dtype_storage_bytes(v->dt);
+    s->shape[0] = v->shape[r - 2], s->shape[1] = v->shape[r - 1];
+    s->strides[0] = v->strides[r - 2], s->strides[1] = v->strides[r - 1];
+}
+
 pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, const pld_view_t *a, char *err,
                           size_t errn)
 {
@@ -239,31 +261,19 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, co
     if (arg ? out->dt != PLD_DT_INT32 : a->dt != out->dt)
         return pld_kern_fail(err, errn, "%s: dtype mismatch (out %s, a %s)", what, pld_dtype_name(out->dt), pld_dtype_name(a->dt));
     const int sz = pld_dtype_storage_bytes(out->dt);
-    char b1[128], b2[128];
-    if (row && !arg) {
-        /* a [..., R, C] -> out [..., R, 1] */
-        int ok = a->rank >= 1 && out->rank == a->rank && out->shape[out->rank - 1] == 1;
-        for (int d = 0; ok && d < a->rank - 1; d++)
-            ok = out->shape[d] == a->shape[d];
-        if (!ok)
-            return pld_kern_fail(err, errn, "row %s: out %s must be a %s with the last dim 1", what,
-                        pld_kern_shape_str(b1, sizeof b1, out->rank, out->shape),
-                        pld_kern_shape_str(b2, sizeof b2, a->rank, a->shape));
-    } else if (row) {
-        if (a->rank != 2 || out->rank != 2 || out->shape[1] != 1 || out->shape[0] != a->shape[0])
-            return pld_kern_fail(err, errn, "row %s: needs a [R, C] -> out [R, 1], got a %s, out %s", what,
-                        pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape),
-                        pld_kern_shape_str(b2, sizeof b2, out->rank, out->shape));
-    } else {
-        /* a [R, C] -> out [1, C] */
-        if (a->rank != 2 || out->rank != 2 || out->shape[0] != 1 || out->shape[1] != a->shape[1])
-            return pld_kern_fail(err, errn, "column %s: needs a [R, C] -> out [1, C], got a %s, out %s", what,
-                        pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape),
-                        pld_kern_shape_str(b2, sizeof b2, out->rank, out->shape));
+    /* row: a [..., C] -> out [..., 1]; column: a [..., R, C] -> out [..., 1, C] */
+    const int ax = row ? a->rank - 1 : a->rank - 2;
+    int ok = ax >= 0 && out->rank == a->rank && out->shape[ax] == 1;
+    for (int d = 0; ok && d < a->rank; d++)
+        ok = d == ax || out->shape[d] == a->shape[d];
+    if (!ok) {
+        char b1[128], b2[128];
+        return pld_kern_fail(err, errn, "%s %s: out %s does not match a %s reduced over axis %d", row ? "row" : "column",
+                             what, pld_kern_shape_str(b1, sizeof b1, out->rank, out->shape),
+                             pld_kern_shape_str(b2, sizeof b2, a->rank, a->shape), ax);
     }
     if (pld_view_numel(out) == 0)
         return PLD_OK;
-    const int64_t ax = row ? a->rank - 1 : 0;
     if (a->shape[ax] == 0) {
         if (op == PLD_K_RSUM)
             return pld_k_fill_i(out, 0);
@@ -271,9 +281,7 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, co
             return pld_k_fill_i(out, 1);
         return pld_kern_fail(err, errn, "%s over an empty axis", what);
     }
-    if (arg) {
-        arg_run(op == PLD_K_RARGMAX, row, out, a);
-    } else if (row) {
+    if (row && !arg) {
         int64_t str[2][PLD_MAX_RANK];
         memcpy(str[0], out->strides, sizeof str[0]);
         memcpy(str[1], a->strides, sizeof str[1]);
@@ -282,11 +290,23 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, co
         kit_t it;
         pld_kern_kit_init(&it, 2, a->rank - 1, a->shape, base, (const int64_t(*)[PLD_MAX_RANK])str, esz);
         red_row_run(op, c, &it, a->shape[ax], a->strides[ax] * sz);
-    } else if ((flags & PLD_K_RED_TREE) && op == PLD_K_RSUM && pld_dtype_is_float(a->dt)) {
-        col_tree_sum(c, out, a, sz);
-    } else {
-        red_col_run(op, c, a->data, a->shape[0], a->shape[1], a->strides[0] * sz, a->strides[1] * sz, out->data,
-                    out->strides[1] * sz);
+        return PLD_OK;
+    }
+    /* argmax/argmin and column reductions: one [R, C] slice per batch index */
+    int64_t nb = 1;
+    for (int d = 0; d < a->rank - 2; d++)
+        nb *= a->shape[d];
+    for (int64_t b = 0; b < nb; b++) {
+        pld_view_t o2, a2;
+        slice2(out, b, &o2);
+        slice2(a, b, &a2);
+        if (arg)
+            arg_run(op == PLD_K_RARGMAX, row, &o2, &a2);
+        else if ((flags & PLD_K_RED_TREE) && op == PLD_K_RSUM && pld_dtype_is_float(a->dt))
+            col_tree_sum(c, &o2, &a2, sz);
+        else
+            red_col_run(op, c, a2.data, a2.shape[0], a2.shape[1], a2.strides[0] * sz, a2.strides[1] * sz, o2.data,
+                        o2.strides[1] * sz);
     }
     return PLD_OK;
 }
@@ -358,6 +378,9 @@ static void acc_store_i(kcls_t c, char *p, int64_t s, int n, const uint32_t *acc
 #define CVT_F(v) ((float)(v))
 #define CVT_U32(v) ((uint32_t)(v))
 
+static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
+                    kcls_t oc);
+
 pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate,
                           char *err, size_t errn)
 {
@@ -374,13 +397,34 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
         return pld_kern_fail(err, errn, "matmul: out dtype %s does not fit inputs of dtype %s (accumulator %s)",
                     pld_dtype_name(out->dt), pld_dtype_name(a->dt), cls_is_float(ac) ? "FP32" : "INT32");
     char b1[128], b2[128], b3[128];
-    if (a->rank != 2 || b->rank != 2 || out->rank != 2 || a->shape[1] != b->shape[0] ||
-        out->shape[0] != a->shape[0] || out->shape[1] != b->shape[1])
+    const int r = out->rank;
+    int ok = r >= 2 && a->rank == r && b->rank == r && a->shape[r - 1] == b->shape[r - 2] &&
+             out->shape[r - 2] == a->shape[r - 2] && out->shape[r - 1] == b->shape[r - 1];
+    for (int d = 0; ok && d < r - 2; d++)
+        ok = a->shape[d] == out->shape[d] && b->shape[d] == out->shape[d];
+    if (!ok)
         return pld_kern_fail(err, errn, "matmul: shapes do not fit: a %s @ b %s -> out %s",
                     pld_kern_shape_str(b1, sizeof b1, a->rank, a->shape), pld_kern_shape_str(b2, sizeof b2, b->rank, b->shape),
                     pld_kern_shape_str(b3, sizeof b3, out->rank, out->shape));
     if (out->data == a->data || out->data == b->data)
         return pld_kern_fail(err, errn, "matmul: out must not share storage with a or b");
+    int64_t nb = 1;
+    for (int d = 0; d < r - 2; d++)
+        nb *= out->shape[d];
+    for (int64_t i = 0; i < nb; i++) {
+        pld_view_t so, sa, sb;
+        slice2(out, i, &so);
+        slice2(a, i, &sa);
+        slice2(b, i, &sb);
+        matmul2(&so, &sa, &sb, accumulate, ac, oc);
+    }
+    return PLD_OK;
+}
+
+/* One [M, K] @ [K, N] product of pld_k_matmul (ac, oc: the input and output classes). */
+static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
+                    kcls_t oc)
+{
     const int64_t m = a->shape[0], kk = a->shape[1], nn = b->shape[1];
     const int isz = pld_dtype_storage_bytes(a->dt), osz = pld_dtype_storage_bytes(out->dt);
     const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;
@@ -433,7 +477,6 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
             }
         }
     }
-    return PLD_OK;
 }
 
 /* ---- 6f. MX block-scaled matmul ---------------------------------------------------- */

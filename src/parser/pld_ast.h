@@ -420,6 +420,10 @@ const pld_op_info_t *pld_op_info(pld_op_id_t id);
 int pld_op_lookup(const char *name);
 /* Looks up a unified name ("pl.add"); NULL if none. */
 const pld_unified_t *pld_op_unified(const char *name);
+/* The position of kw among PyPTO's keyword names of u's leading parameters
+ * where they differ from the resolved op's ("input" of pl.row_sum: 0); -1 if
+ * kw is none of them. */
+int pld_op_unified_kw(const pld_unified_t *u, const char *kw);
 /* The broadcast family of an op, from its canonical name: 'r' for the
  * row_expand* ops (a [M, 1] vector repeated along the rows), 'c' for the
  * col_expand* ops ([1, N]), 0 for any other op. */

@@ -633,28 +633,44 @@ static void check_tmp_tile(pld_ck_t *ck, ck_call_t *c, int i, int exact)
     }
 }
 
-/* Row (last axis) or column (first axis) reduction of a 2-D tile or tensor:
- * the reduced dim becomes 1 in the shape and the valid shape (PyPTO keeps the
- * other dim's valid extent). dt: the result dtype (PLD_DT_NONE: the input's). */
+/* Row (last axis) or column (second-to-last axis) reduction, PyPTO's
+ * keep-dim rule: the reduced dim becomes 1 in the shape and the valid shape,
+ * the others (batch dims too) are kept. Tile reductions need rank >= 2, tensor
+ * column reductions too; a tensor row reduction takes any rank >= 1. Tile
+ * column reductions stay 2-D: for rank > 2 PyPTO's type deduction reduces
+ * axis 0 while its torch reference reduces axis -2. dt: the result dtype
+ * (PLD_DT_NONE: the input's). */
 static const pld_type_t *reduce_axis(pld_ck_t *ck, ck_call_t *c, int row, pld_dtype_t dt)
 {
     const pld_type_t *t = c->types[0];
     if (!t || (t->kind != PLD_TY_TILE && !pld_type_is_tensorlike(t)))
         return t ? t : &pld_type_unknown;
-    if (t->rank != 2) {
-        pld_ck_error(ck, c->call->span, "%s needs a 2-D operand, got %s", c->info->name, pld_ck_tystr(ck, t));
+    const int tile = t->kind == PLD_TY_TILE, ax = row ? t->rank - 1 : t->rank - 2;
+    if (tile && t->rank < 2) {
+        pld_ck_error(ck, c->call->span, "%s requires at least a 2D tile, but got %d dimensions", c->info->name, t->rank);
         return &pld_type_unknown;
     }
-    pld_dim_t d[2] = {t->shape[0], t->shape[1]}, v[2];
-    pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
-    d[row ? 1 : 0] = one;
-    if (t->valid) {
-        v[0] = t->valid[0], v[1] = t->valid[1];
-        v[row ? 1 : 0] = one;
+    if (ax < 0) {
+        pld_ck_error(ck, c->call->span, "%s requires at least a %dD tensor, but got %d dimensions", c->info->name,
+                     row ? 1 : 2, t->rank);
+        return &pld_type_unknown;
     }
-    int tile = t->kind == PLD_TY_TILE;
-    return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt != PLD_DT_NONE ? dt : t->dtype, d, 2, t->valid ? v : NULL,
-                  tile ? (t->mem ? t->mem : PLD_MEM_VEC) : PLD_MEM_NONE);
+    if (tile && !row && t->rank > 2) {
+        pld_ck_error(ck, c->call->span,
+                     "%s of a rank-%d tile is not supported (PyPTO's type reduces axis 0, its reference axis -2)",
+                     c->info->name, t->rank);
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[PLD_CK_MAX_RANK], v[PLD_CK_MAX_RANK];
+    const pld_dim_t one = {PLD_DIM_CONST, 1, NULL, NULL};
+    memcpy(d, t->shape, sizeof d[0] * (size_t)t->rank);
+    d[ax] = one;
+    if (t->valid) {
+        memcpy(v, t->valid, sizeof v[0] * (size_t)t->rank);
+        v[ax] = one;
+    }
+    return shaped(ck, tile ? PLD_TY_TILE : PLD_TY_TENSOR, dt != PLD_DT_NONE ? dt : t->dtype, d, t->rank,
+                  t->valid ? v : NULL, tile ? (t->mem ? t->mem : PLD_MEM_VEC) : PLD_MEM_NONE);
 }
 
 /* row_expand* (row: vec [M,1]) and col_expand* (vec [1,N]) on 2-D operands of
@@ -954,13 +970,9 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         const pld_type_t *b = c->types[1];
         if (t0->kind == PLD_TY_UNKNOWN || !b || b->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
-        if (t0->rank != 2 || b->rank != 2) {
-            pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
-            return &pld_type_unknown;
-        }
         /* pl.tensor.matmul: a_trans / b_trans (literal booleans) transpose an operand */
-        int ta = 0, tb = 0;
-        if (c->info->id == PLD_OPID_TENSOR_MATMUL) {
+        int ta = 0, tb = 0, tensor = c->info->id == PLD_OPID_TENSOR_MATMUL;
+        if (tensor) {
             ta = c->args[3] && c->args[3]->kind == PLD_EX_BOOL && c->args[3]->u.bval;
             tb = c->args[4] && c->args[4]->kind == PLD_EX_BOOL && c->args[4]->u.bval;
             for (int k = 3; k <= 4; k++)
@@ -968,15 +980,25 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
                     pld_ck_error(ck, c->args[k]->span, "%s %s must be True or False", c->info->name,
                                  k == 3 ? "a_trans" : "b_trans");
         }
+        /* the result dtype: out_dtype, else the FP32/INT32 accumulator (tile) or
+         * PyPTO's promotion of the operand dtypes (tensor, tensor_ops/matmul.cpp) */
+        pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
+        if (od == PLD_DT_NONE)
+            od = tensor ? pld_dtype_promote(t0->dtype, b->dtype)
+                        : pld_dtype_is_float(t0->dtype) ? PLD_DT_FP32 : PLD_DT_INT32;
+        if (tensor && (t0->rank > 2 || b->rank > 2))
+            return pld_ck_tensor_matmul_nd(ck, c, ta, tb, od);
+        if (t0->rank != 2 || b->rank != 2) {
+            pld_ck_error(ck, c->call->span, "%s needs 2-D operands, got %s and %s", c->info->name, pld_ck_tystr(ck, t0), pld_ck_tystr(ck, b));
+            return &pld_type_unknown;
+        }
         if (pld_dim_eq(&t0->shape[!ta], &b->shape[tb]) == 0) {
             pld_ck_error(ck, c->call->span, "%s inner dimensions differ: %s%s @ %s%s", c->info->name, pld_ck_tystr(ck, t0),
                          ta ? " (transposed)" : "", pld_ck_tystr(ck, b), tb ? " (transposed)" : "");
             return &pld_type_unknown;
         }
         pld_dim_t d[2] = {t0->shape[ta], b->shape[!tb]};
-        pld_dtype_t acc = pld_dtype_is_float(t0->dtype) ? PLD_DT_FP32 : PLD_DT_INT32;
-        pld_dtype_t od = dtype_of_expr(ck, c->args[2]);
-        return shaped(ck, t0->kind, od != PLD_DT_NONE ? od : acc, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);
+        return shaped(ck, t0->kind, od, d, 2, NULL, t0->kind == PLD_TY_TILE ? PLD_MEM_ACC : PLD_MEM_NONE);
     }
     case PLD_OPID_TILE_ADD: case PLD_OPID_TILE_SUB: case PLD_OPID_TILE_MUL: case PLD_OPID_TILE_DIV:
     case PLD_OPID_TILE_MAXIMUM: case PLD_OPID_TILE_MINIMUM:
@@ -1171,6 +1193,30 @@ static const pld_type_t *arg_type(pld_ck_t *ck, pld_expr_t *a)
     return pld_ck_expr(ck, a);
 }
 
+/* The argument index of operand pos (0 or 1) of a unified call: the pos-th
+ * positional argument, or the keyword PyPTO's unified op (pld_op_unified_kw)
+ * or the tile-tile / tensor-tensor op names at that position; -1 if none. */
+static int unified_operand(const pld_expr_t *e, const pld_unified_t *u, int pos)
+{
+    const int ids[2] = {u->tile_tile, u->tensor_tensor};
+    for (int i = 0, k = 0; i < e->u.call.nargs; i++) {
+        const char *kw = e->u.call.args[i].kw;
+        if (!kw) {
+            if (k++ == pos)
+                return i;
+            continue;
+        }
+        if (pld_op_unified_kw(u, kw) == pos)
+            return i;
+        for (int j = 0; j < 2; j++) {
+            const pld_op_info_t *in = ids[j] >= 0 ? pld_op_info((pld_op_id_t)ids[j]) : NULL;
+            if (in && pos < in->nparams && strcmp(in->params[pos].name, kw) == 0)
+                return i;
+        }
+    }
+    return -1;
+}
+
 static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
 {
     int n = e->u.call.nargs;
@@ -1211,16 +1257,9 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     if (id < 0) {
         const pld_unified_t *u = uni;
         if (u) {
-            const pld_type_t *a0 = n > 0 ? argt[0] : &pld_type_unknown;
-            /* the second operand, positional or as rhs= */
-            const pld_type_t *a1 = &pld_type_unknown;
-            for (int i = 1, pos = 1; i < n; i++) {
-                const char *kw = e->u.call.args[i].kw;
-                if ((!kw && pos++ == 1) || (kw && strcmp(kw, "rhs") == 0)) {
-                    a1 = argt[i];
-                    break;
-                }
-            }
+            int i0 = unified_operand(e, u, 0), i1 = unified_operand(e, u, 1);
+            const pld_type_t *a0 = i0 >= 0 ? argt[i0] : &pld_type_unknown;
+            const pld_type_t *a1 = i1 >= 0 ? argt[i1] : &pld_type_unknown;
             int second_scalar = a1->kind == PLD_TY_SCALAR;
             if (a0->kind == PLD_TY_TILE)
                 id = second_scalar && u->tile_scalar >= 0 ? u->tile_scalar : u->tile_tile;
@@ -1251,6 +1290,13 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     }
     e->op = id;
     const pld_op_info_t *info = pld_op_info((pld_op_id_t)id);
+    /* PyPTO's unified keyword names (pl.row_sum(input=t)) bind the resolved op's parameter of their position */
+    for (int i = 0; uni && i < n; i++) {
+        const char *kw = e->u.call.args[i].kw;
+        int p = pld_op_param_index(info, kw ? kw : "") < 0 ? pld_op_unified_kw(uni, kw) : -1;
+        if (p >= 0 && p < info->nparams)
+            e->u.call.args[i].kw = pld_ast_intern_cstr(ck->p, info->params[p].name);
+    }
     if (ck->deferred && id != PLD_OPID_PLD_DEFER_WAIT && id != PLD_OPID_PL_RANGE && id != PLD_OPID_PL_PARALLEL &&
         id != PLD_OPID_PL_UNROLL) {
         pld_diag_t *d = pld_ck_error(ck, e->span, "%s after pld.system.defer_wait: once a waiter scope registers a "

@@ -245,6 +245,10 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
 /* ---- pld_check_mem.c: fillpad family, set_validshape, matmul_acc/matmul_bias ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c);
+/* pl.tensor.matmul with an operand of rank > 2: PyPTO's batched form
+ * (broadcast batch dims, a_trans / b_trans swap the two last dims), result
+ * dtype od (pld_check_mem.c). */
+const pld_type_t *pld_ck_tensor_matmul_nd(pld_ck_t *ck, ck_call_t *c, int ta, int tb, pld_dtype_t od);
 /* ---- pld_check_mx.c: the MX block-scaled matmul and its scale tiles ---- */
 /* The result type of c when it is a matmul_mx op; NULL otherwise. */
 const pld_type_t *pld_ck_mx_call(pld_ck_t *ck, ck_call_t *c);

@@ -209,6 +209,9 @@ static int gemv_ok(pld_ck_t *ck, ck_call_t *c, int l, int phase)
     return 1;
 }
 
+static int batch_dims(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type_t *b, int ta, int tb,
+                      pld_dim_t *out);
+
 /* Broadcast batch dims of [..., M, K] @ [..., K, N] into out (rank returned, -1 after an error). */
 static int batch_shape(pld_ck_t *ck, ck_call_t *c, int l, pld_dim_t *out)
 {
@@ -223,6 +226,14 @@ static int batch_shape(pld_ck_t *ck, ck_call_t *c, int l, pld_dim_t *out)
                      pld_ck_tystr(ck, b));
         return -1;
     }
+    return batch_dims(ck, c, a, b, 0, 0, out);
+}
+
+/* The broadcast batch dims of op(a) @ op(b), then M and N, into out (op: the
+ * two last dims swapped where ta / tb); the rank, or -1 after an error. */
+static int batch_dims(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type_t *b, int ta, int tb,
+                      pld_dim_t *out)
+{
     int na = a->rank - 2, nb = b->rank - 2, n = na > nb ? na : nb;
     for (int i = 0; i < n; i++) {
         const pld_dim_t *x = i < n - na ? NULL : &a->shape[i - (n - na)], *y = i < n - nb ? NULL : &b->shape[i - (n - nb)];
@@ -236,9 +247,30 @@ static int batch_shape(pld_ck_t *ck, ck_call_t *c, int l, pld_dim_t *out)
             return -1;
         }
     }
-    out[n] = a->shape[a->rank - 2];
-    out[n + 1] = b->shape[b->rank - 1];
+    out[n] = a->shape[a->rank - 2 + ta];
+    out[n + 1] = b->shape[b->rank - 1 - tb];
     return n + 2;
+}
+
+const pld_type_t *pld_ck_tensor_matmul_nd(pld_ck_t *ck, ck_call_t *c, int ta, int tb, pld_dtype_t od)
+{
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (a->rank < 2 || b->rank < 2) {
+        pld_ck_error(ck, c->call->span, "%s requires both tensors to have at least 2 dimensions for batched matmul, "
+                     "but got lhs shape size %d and rhs shape size %d", c->info->name, a->rank, b->rank);
+        return &pld_type_unknown;
+    }
+    const pld_dim_t *ka = &a->shape[a->rank - 1 - ta], *kb = &b->shape[b->rank - 2 + tb];
+    if (ka->kind == PLD_DIM_CONST && kb->kind == PLD_DIM_CONST && ka->v != kb->v) {
+        pld_ck_error(ck, c->call->span, "%s requires matching inner dimensions for batched matmul, but got lhs K=%lld "
+                     "and rhs K=%lld", c->info->name, (long long)ka->v, (long long)kb->v);
+        return &pld_type_unknown;
+    }
+    pld_dim_t d[PLD_CK_MAX_RANK + 2];
+    int r = batch_dims(ck, c, a, b, ta, tb, d);
+    if (r < 0 || r > PLD_CK_MAX_RANK)
+        return &pld_type_unknown;
+    return pld_ck_shaped(ck, PLD_TY_TENSOR, od, d, r, NULL, PLD_MEM_NONE);
 }
 
 static const pld_type_t *batch_matmul(pld_ck_t *ck, ck_call_t *c)

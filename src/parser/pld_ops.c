@@ -202,6 +202,51 @@ static const pld_unified_t unified[] = {
 };
 #undef N_
 
+/* PyPTO's keyword names of a unified op's leading parameters where they differ
+ * from the resolved op's (python/pypto/language/op/unified_ops.py), in
+ * position order: the unified op forwards them by position, so the i-th name
+ * binds the resolved op's i-th parameter (pl.row_sum(input=t, tmp_tile=w) ->
+ * pl.tile.row_sum(tile=t, tmp_tile=w)). Parameters the unified op forwards
+ * by keyword or drops (rsqrt's high_precision, xor's tmp on tensors) are not
+ * listed. */
+static const struct {
+    const char *name, *kws;
+} unified_kws[] = {
+    {"pl.exp", "input"}, {"pl.log", "input"}, {"pl.sqrt", "input"}, {"pl.rsqrt", "input"}, {"pl.abs", "input"},
+    {"pl.neg", "input"}, {"pl.recip", "input"}, {"pl.sin", "input"}, {"pl.cos", "input"}, {"pl.not_", "input"},
+    {"pl.cast", "input"}, {"pl.slice", "input"}, {"pl.reshape", "input"}, {"pl.set_validshape", "input"},
+    {"pl.transpose", "input"}, {"pl.row_sum", "input"}, {"pl.row_max", "input"}, {"pl.row_min", "input"},
+    {"pl.row_prod", "input"}, {"pl.col_sum", "input"}, {"pl.col_max", "input"}, {"pl.col_min", "input"},
+    {"pl.col_prod", "input"}, {"pl.row_argmax", "input"}, {"pl.row_argmin", "input"}, {"pl.col_argmax", "input"},
+    {"pl.col_argmin", "input"}, {"pl.fillpad", "value"}, {"pl.fillpad_expand", "value"}, {"pl.gather_row", "dst"},
+    {"pl.read", "src,offset"}, {"pl.write", "dst,offset"}, {"pl.part_add", "lhs,rhs"}, {"pl.part_mul", "lhs,rhs"},
+    {"pl.part_max", "lhs,rhs"}, {"pl.part_min", "lhs,rhs"}, {"pl.row_expand", "lhs,rhs"},
+    {"pl.row_expand_add", "lhs,rhs"}, {"pl.row_expand_sub", "lhs,rhs"}, {"pl.row_expand_mul", "lhs,rhs"},
+    {"pl.row_expand_div", "lhs,rhs"}, {"pl.row_expand_max", "lhs,rhs"}, {"pl.row_expand_min", "lhs,rhs"},
+    {"pl.row_expand_expdif", "lhs,rhs"}, {"pl.col_expand", "lhs,rhs"}, {"pl.col_expand_add", "lhs,rhs"},
+    {"pl.col_expand_sub", "lhs,rhs"}, {"pl.col_expand_mul", "lhs,rhs"}, {"pl.col_expand_div", "lhs,rhs"},
+    {"pl.col_expand_max", "lhs,rhs"}, {"pl.col_expand_min", "lhs,rhs"}, {"pl.col_expand_expdif", "lhs,rhs"},
+};
+
+int pld_op_unified_kw(const pld_unified_t *u, const char *kw)
+{
+    for (size_t i = 0; u && kw && i < sizeof unified_kws / sizeof unified_kws[0]; i++) {
+        if (strcmp(unified_kws[i].name, u->name) != 0)
+            continue;
+        const char *p = unified_kws[i].kws;
+        size_t n = strlen(kw);
+        for (int pos = 0; *p; pos++) {
+            const char *end = strchr(p, ',');
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            if (len == n && strncmp(p, kw, n) == 0)
+                return pos;
+            p += len + (end != NULL);
+        }
+        return -1;
+    }
+    return -1;
+}
+
 const pld_op_info_t *pld_op_info(pld_op_id_t id)
 {
     return &table[id];

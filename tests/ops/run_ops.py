@@ -255,7 +255,15 @@ def elem(dt, op, a, b):
 R_OPS = ['sum', 'max', 'min', 'prod', 'argmax', 'argmin']
 X_OPS = ['expand', 'add', 'sub', 'mul', 'div', 'max', 'min', 'expdif']
 EPS = 1e-5
-GEOMS = {'full': (8, 16, 8, 16), 'part': (16, 24, 13, 19)}  # R, C, valid rows, valid cols
+GEOMS = {'full': (8, 16, 8, 16), 'part': (16, 24, 13, 19),  # R, C, valid rows, valid cols
+         'b3': (8, 16, 5, 11), 'v1': (1, 24, 1, 19)}
+# geometries of other ranks: (batch count, rank); 'b3' is [3, R, C] (each batch
+# index reduced on its own: PyPTO keeps the leading dims), 'v1' a rank-1 [C]
+BATCH = {'b3': (3, 3), 'v1': (1, 1)}
+
+
+def batch(c):
+    return BATCH.get(c.geom, (1, 2))
 
 
 def data_kind(op):
@@ -324,6 +332,32 @@ def build_cases():
             for g in ('full', 'part'):
                 cases.append(Case('tile.softmax.%s.%s' % (dt, g), 'tile', 'comp', 'softmax', dt, g, None, kind='sym'))
                 cases.append(Case('tile.rmsnorm.%s.%s' % (dt, g), 'tile', 'comp', 'rmsnorm', dt, g, None, kind='sym'))
+        # PyPTO's unified keyword names: input= (reductions), lhs= / rhs= (broadcasts)
+        for op in R_OPS:
+            if dt != 'FP32' and op not in ('sum', 'argmax'):
+                continue
+            for rc in ('row', 'col'):
+                tmp = ', tmp_tile=tmp' if rc == 'row' or op.startswith('arg') else ''
+                cases.append(Case('unified.kw.tile.%s_%s.%s' % (rc, op, dt), 'tile', rc, op, dt, 'part',
+                                  'pl.%s_%s(input=t%s)' % (rc, op, tmp)))
+                cases.append(Case('unified.kw.tensor.%s_%s.%s' % (rc, op, dt), 'tensor', rc, op, dt, 'part',
+                                  'pl.%s_%s(input=s)' % (rc, op)))
+        for rc in ('row', 'col'):
+            nm = '%s_expand_mul' % rc
+            cases.append(Case('unified.kw.tile.%s.%s' % (nm, dt), 'tile', 'x' + rc, 'mul', dt, 'part',
+                              'pl.%s(rhs=w, lhs=t)' % nm))
+        # rank 3: tile and tensor row reductions, tensor column reductions (axis -2);
+        # rank 1: tensor row reductions ([C] -> [1])
+        for op in R_OPS:
+            if (dt == 'INT32' and op == 'prod') or (dt == 'BF16' and op == 'min'):
+                continue
+            tmp = ', tmp'
+            cases.append(Case('tile.row_%s.%s.b3' % (op, dt), 'tile', 'row', op, dt, 'b3', 'pl.tile.row_%s(t%s)' % (op, tmp)))
+            cases.append(Case('unified.tile.row_%s.%s.b3' % (op, dt), 'tile', 'row', op, dt, 'b3', 'pl.row_%s(t%s)' % (op, tmp)))
+            for rc in ('row', 'col'):
+                cases.append(Case('tensor.%s_%s.%s.b3' % (rc, op, dt), 'tensor', rc, op, dt, 'b3',
+                                  'pl.tensor.%s_%s(s)' % (rc, op)))
+            cases.append(Case('tensor.row_%s.%s.v1' % (op, dt), 'tensor', 'row', op, dt, 'v1', 'pl.row_%s(s)' % op))
         # ties: the first index wins
         for op in ('argmax', 'argmin'):
             for rc in ('row', 'col'):
@@ -349,6 +383,11 @@ def case_io(c):
     if c.fam == 'clone':
         src, tgt = c.vshape
         return src, tgt, tgt, c.dt
+    nb, rank = batch(c)
+    if rank == 1:
+        return (C,), None, (1,), odt
+    if rank == 3:
+        return (nb, R, C), None, ((nb, R, 1) if c.fam == 'row' else (nb, 1, C)), odt
     if c.fam == 'row':
         return (R, C), None, (R, 1), odt
     if c.fam == 'col':
@@ -371,9 +410,12 @@ def kernel(i, c):
     L = ['    @pl.function(type=pl.FunctionType.InCore)',
          '    def k%d(self, %s) -> pl.Tensor[%s, %s]:' % (i, params, shp(os_), PL[odt]),
          '        # %s' % c.name]
+    nb, rank = batch(c)
+    zeros = shp([0] * len(xs))
+    valid = shp({1: [vc], 2: [vr, vc], 3: [nb, vr, vc]}[rank])
     if c.form == 'tile':
-        L.append('        t = pl.load(x, [0, 0], [%d, %d], valid_shape=[%d, %d])' % (R, C, vr, vc))
-        L.append('        tmp = pl.tile.create([%d, %d], dtype=%s, target_memory=pl.Mem.Vec)' % (R, C, dt))
+        L.append('        t = pl.load(x, %s, %s, valid_shape=%s)' % (zeros, shp(xs), valid))
+        L.append('        tmp = pl.tile.create(%s, dtype=%s, target_memory=pl.Mem.Vec)' % (shp(xs), dt))
         if vs:
             vv = (vr, 1) if c.fam == 'xrow' else (1, vc)
             L.append('        w = pl.load(v, [0, 0], %s, valid_shape=%s)' % (shp(vs), shp(vv)))
@@ -385,10 +427,10 @@ def kernel(i, c):
                   '        rs = pl.rsqrt(pl.add(ms, %r))' % EPS, '        r = pl.row_expand_mul(t, rs)']
         else:
             L.append('        r = %s' % c.call)
-        L.append('        o = pl.store(r, [0, 0], o)')
+        L.append('        o = pl.store(r, %s, o)' % shp([0] * len(os_)))
     else:
         if c.form == 'tensor':
-            L.append('        s = pl.tensor.slice(x, [%d, %d], [0, 0], valid_shape=[%d, %d])' % (R, C, vr, vc))
+            L.append('        s = pl.tensor.slice(x, %s, %s, valid_shape=%s)' % (shp(xs), zeros, valid))
         L.append('        r = %s' % c.call)
         L.append('        o = pl.assemble(o, r, %s)' % shp([0] * len(os_)))
     L.append('        return o')
@@ -435,7 +477,14 @@ def expected(c, x, v):
                     out[(a * tgt[1] + b) * tgt[2] + d] = x[(ia * src[1] + ib) * src[2] + idd]
         return out
     X = grid(x, C)
-    if c.fam == 'row':
+    nb, rank = batch(c)
+    if c.fam in ('row', 'col') and rank != 2:  # one [R, C] slice per batch index
+        for b in range(nb):
+            Xb = X[b * R:(b + 1) * R]
+            ys = red_row(c.dt, c.op, Xb, vr, vc) if c.fam == 'row' else red_col(c.dt, c.op, Xb, vr, vc, c.tree)
+            step = R if c.fam == 'row' else C
+            out[b * step:b * step + len(ys)] = ys
+    elif c.fam == 'row':
         for i, y in enumerate(red_row(c.dt, c.op, X, vr, vc)):
             out[i] = y
     elif c.fam == 'col':
@@ -480,6 +529,13 @@ def expected(c, x, v):
 CHUNK = 30
 
 
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def run_chunk(pldrun, work, cases, lo, hi, inputs):
     """Writes the program of cases[lo:hi] and its inputs, runs it; 0 when pldrun succeeded."""
     prog = os.path.join(work, 'ops_reduce_%d.pld' % (lo // CHUNK))
@@ -490,7 +546,7 @@ def run_chunk(pldrun, work, cases, lo, hi, inputs):
         c = cases[i]
         rng = Rng(i * 7919 + 17)
         xs, vs, os_, odt = case_io(c)
-        x = gen(rng, c.dt, xs[0] * xs[1] * (xs[2] if len(xs) > 2 else 1), c.kind)
+        x = gen(rng, c.dt, numel(xs), c.kind)
         v = None
         if c.fam == 'clone':
             v = [0] * (vs[0] * vs[1] * vs[2])

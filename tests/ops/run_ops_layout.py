@@ -17,6 +17,7 @@ only the cases differ. Semantics: docs/ops-numerics.md.
 
 usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
 """
+import itertools
 import os
 import struct
 import sys
@@ -131,6 +132,34 @@ def scatter_cases():
     return cases
 
 
+def bmm_shape(sa, sb, at, bt):
+    """numpy's matmul shape of op(a) @ op(b) (op: the two last dims swapped where at / bt)."""
+    n = max(len(sa), len(sb)) - 2
+    pa, pb = (1,) * (n + 2 - len(sa)) + tuple(sa[:-2]), (1,) * (n + 2 - len(sb)) + tuple(sb[:-2])
+    return tuple(max(x, y) for x, y in zip(pa, pb)) + (sa[-1] if at else sa[-2], sb[-2] if bt else sb[-1])
+
+
+def bmm(a, sa, b, sb, at, bt):
+    """Batched op(a) @ op(b), each batch index one k-ordered FP32 (matmul_ref) product; flat, row-major."""
+    so = bmm_shape(sa, sb, at, bt)
+    n, M, N = len(so) - 2, so[-2], so[-1]
+    K = sa[-2] if at else sa[-1]
+
+    def mat(x, s, idx, t):
+        pad = (1,) * (n + 2 - len(s)) + tuple(s[:-2])
+        off = 0
+        for d in range(n):
+            off = off * pad[d] + (idx[d] if pad[d] > 1 else 0)
+        R, C = s[-2], s[-1]
+        blk = x[off * R * C:(off + 1) * R * C]
+        return [blk[j * C + i] for i in range(C) for j in range(R)] if t else blk
+
+    out = []
+    for idx in itertools.product(*[range(d) for d in so[:-2]]):
+        out += m.matmul_ref(mat(a, sa, idx, at), mat(b, sb, idx, bt), M, K, N)
+    return out
+
+
 def matmul_cases():
     """gemv / gemv_acc / gemv_bias (tile and pl.X), batch_matmul / batch_matmul_acc with batch broadcast, and
     pl.tensor.matmul_acc / pl.matmul_acc (a_trans, b_trans, init_cond)."""
@@ -186,6 +215,19 @@ def matmul_cases():
             cases.append(Case('%s.%s%s%s.%s' % (fn[3:], 'T' if at else 'N', 'T' if bt else 'N', ic.replace(' ', ''), dt),
                               [('x0', 'FP32', (8, 12), 'sym'), ('x1', dt, sa, 'sym'), ('x2', dt, sb, 'sym')], ('FP32', (8, 12)),
                               ['r = %s(x0, x1, x2, %s, %s%s)' % (fn, at, bt, ic), 'o = pl.assemble(o, r, [0, 0])'], want))
+        # tensor matmul of rank > 2 (PyPTO's batch_matmul): batch dims broadcast, a_trans / b_trans swap the two
+        # last dims, the result in out_dtype or (default) the operands' dtype, rounded once from the FP32 sums
+        for fn, sa, sb, at, bt, od in (('pl.tensor.matmul', (4, 8), (8, 6), False, False, ''),
+                                       ('pl.tensor.matmul', (2, 4, 8), (8, 6), False, False, ''),
+                                       ('pl.matmul', (2, 1, 4, 8), (3, 8, 6), False, False, ''),
+                                       ('pl.tensor.matmul', (1, 8, 4), (3, 6, 8), True, True, ', out_dtype=pl.FP32'),
+                                       ('pl.matmul', (3, 4, 8), (1, 6, 8), False, True, ', out_dtype=pl.FP32')):
+            so = bmm_shape(sa, sb, at, bt)
+            cases.append(Case('%s.nd.%s%s%s.%s' % (fn[3:], 'x'.join(map(str, sa)), 'T' if at else 'N', 'T' if bt else 'N', dt),
+                              [('x0', dt, sa, 'sym'), ('x1', dt, sb, 'sym')], ('FP32' if od else dt, so),
+                              ['r = %s(x0, x1, a_trans=%s, b_trans=%s%s)' % (fn, at, bt, od),
+                               'o = pl.assemble(o, r, %s)' % m.shp([0] * len(so))],
+                              lambda v, sa=sa, sb=sb, at=at, bt=bt: bmm(v[0], sa, v[1], sb, at, bt)))
         cases.append(Case('tile.batch_matmul_acc.%s' % dt, bm, ('FP32', (2, 4, 6)),
                           bl + ['c = pl.tile.batch_matmul(a, b)', 'r = pl.tile.batch_matmul_acc(c, a2, b2)',
                                 'o = pl.store(r, [0, 0, 0], o)'],
