@@ -116,11 +116,7 @@ static int is_task_scope(const frame_t *f, const pld_expr_t *item)
 /* Evaluates deps=[...] of a task launch (*n = 0 without one). */
 static pld_status_t eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call, int64_t *deps, int *n)
 {
-    const pld_expr_t *d = pld_walk_kwarg(call, "deps");
-    *n = 0;
-    if (!d)
-        return PLD_OK;
-    return pld_eval_ilist(it, f, d, deps, 64, n);
+    return pld_eval_deps(it, f, pld_walk_kwarg(call, "deps"), deps, n);
 }
 
 static void bind_task_id(frame_t *f, const pld_stmt_t *s, int64_t tid)
@@ -144,7 +140,7 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     const int task = is_task_scope(f, item);
     if (task) {
         /* a task: ready now, or queued until its deps complete */
-        int64_t deps[64];
+        int64_t deps[PLD_MAX_DEPS];
         int ndeps;
         if (eval_deps(it, f, item, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
             return FLOW_ERROR;
@@ -504,7 +500,7 @@ pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
  * it waits in place for deps that are still incomplete (deferred tasks). */
 static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call)
 {
-    int64_t deps[64];
+    int64_t deps[PLD_MAX_DEPS];
     int ndeps;
     if (eval_deps(it, f, call, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
         return PLD_E_RUNTIME;

@@ -297,6 +297,11 @@ pld_status_t pld_eval_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, i
     pld_status_t st = pld_eval(it, f, e, &v);
     if (st != PLD_OK)
         return st;
+    if (v.kind == PLD_V_INT && n > 0) { /* one (flat) index */
+        out[0] = v.u.i;
+        *count = 1;
+        return PLD_OK;
+    }
     if (v.kind != PLD_V_TUPLE) {
         pld_value_release(&v);
         return pld_rt_error(it, f, e->span, "expected a list of integers");

@@ -43,12 +43,22 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         *out = pld_v_convert(take_a ? &a : &b, dt);
         return PLD_OK;
     }
+    case PLD_OPID_PL_DUMP_TAG: /* returns its tensor (a debug tag: no effect) */
+        if (e->u.call.nargs != 1 || e->u.call.args[0].kw)
+            return pld_rt_error(it, f, e->span, "%s has no result here", pld_op_name(e));
+        return it->walk->eval(it, f, e->u.call.args[0].value, out);
     case PLD_OPID_SYS_TASK_INVALID:
         *out = pld_v_int(PLD_DT_TASK_ID, -1);
         return PLD_OK;
-    case PLD_OPID_SYS_TASK_DUMMY:
-        *out = pld_v_int(PLD_DT_TASK_ID, (int64_t)it->stats.tasks);
+    case PLD_OPID_SYS_TASK_DUMMY: {
+        int64_t deps[PLD_MAX_DEPS], tid;
+        int n;
+        if ((st = pld_eval_deps(it, f, pld_op_arg(e, 0), deps, &n)) != PLD_OK ||
+            (st = pld_task_dummy(it, f, e->span, deps, n, &tid)) != PLD_OK)
+            return st;
+        *out = pld_v_int(PLD_DT_TASK_ID, tid);
         return PLD_OK;
+    }
     case PLD_OPID_TILE_GET_BLOCK_IDX:
         *out = pld_v_int(PLD_DT_INDEX, f->block_idx);
         return PLD_OK;

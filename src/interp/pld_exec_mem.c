@@ -375,6 +375,10 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
                     st = pld_op_oom(it, f, e);
                 else {
                     write_elem(w->data, w->dt, off, &val);
+                    /* PyPTO writes the tile in place: the statement form `pl.write(t, [i, j], v)` updates t */
+                    const pld_expr_t *te = pld_op_arg(e, 0);
+                    if (te && te->kind == PLD_EX_NAME && te->slot >= 0)
+                        pld_value_set(&f->slots[te->slot], &obj);
                     *out = obj;
                     obj = pld_v_none();
                 }
@@ -392,6 +396,39 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
 
 /* ------------------------------------------------------------ tensor views */
 
+/* Erases the nd axes drop[] (each of extent 1) from a slice result of *rank
+ * dims (strides: NULL for a packed tile), then prepends unit axes up to
+ * min_rank (tiles are physically 2-D). */
+static pld_status_t slice_drop_dims(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int *rank, int64_t *shape,
+                                    int64_t *strides, int64_t *valid, const int64_t *drop, int nd, int min_rank)
+{
+    int isdrop[PLD_MAX_RANK] = {0}, k = 0;
+    for (int j = 0; j < nd; j++)
+        if (drop[j] >= 0 && drop[j] < *rank)
+            isdrop[drop[j]] = 1;
+    for (int d = 0; d < *rank; d++) {
+        if (isdrop[d] && (shape[d] != 1 || valid[d] != 1))
+            return pld_rt_error(it, f, e->span, "%s: dropped dimension %d has extent %lld (valid %lld), not 1",
+                                pld_op_name(e), d, (long long)shape[d], (long long)valid[d]);
+        if (isdrop[d])
+            continue;
+        shape[k] = shape[d];
+        valid[k] = valid[d];
+        if (strides)
+            strides[k] = strides[d];
+        k++;
+    }
+    int lift = nd > 0 && k < min_rank ? min_rank - k : 0;
+    for (int d = k - 1; lift && d >= 0; d--) {
+        shape[d + lift] = shape[d];
+        valid[d + lift] = valid[d];
+    }
+    for (int d = 0; d < lift; d++)
+        shape[d] = valid[d] = 1;
+    *rank = k + lift;
+    return PLD_OK;
+}
+
 pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t a;
@@ -405,13 +442,11 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         pld_value_release(&a);
         return st;
     }
-    if (e->op == PLD_OPID_TENSOR_SLICE &&
-        ((st = pld_op_ilist(it, f, e, 4, drop, &nd)) != PLD_OK || (st = pld_op_iarg(it, f, e, 6, 0, &clamp)) != PLD_OK)) {
+    if ((st = pld_op_ilist(it, f, e, 4, drop, &nd)) != PLD_OK ||
+        (e->op == PLD_OPID_TENSOR_SLICE && (st = pld_op_iarg(it, f, e, 6, 0, &clamp)) != PLD_OK)) {
         pld_value_release(&a);
         return st;
     }
-    if (e->op != PLD_OPID_TENSOR_SLICE)
-        nd = -1;
     if (a.kind == PLD_V_TILE) {
         /* tile.slice: a copy of the sub-tile */
         pld_tile_t *t = pld_v_tile(&a);
@@ -428,9 +463,12 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
             pld_value_release(&a);
             return pld_op_oom(it, f, e);
         }
+        /* never valid where the source is not: its valid region under the window, narrowed by valid_shape */
         for (int d = 0; d < t->rank; d++) {
             int64_t room = t->valid[d] - off[d];
-            o->valid[d] = nv == t->rank ? val[d] : (room < 0 ? 0 : room < ext[d] ? room : ext[d]);
+            o->valid[d] = room < 0 ? 0 : room < ext[d] ? room : ext[d];
+            if (nv == t->rank && val[d] < o->valid[d])
+                o->valid[d] = val[d] < 0 ? 0 : val[d];
         }
         pld_view_t src, dst;
         pld_tile_kview(t, &src, 0);
@@ -448,6 +486,10 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         if (st != PLD_OK) {
             pld_value_release(&res);
             return pld_op_kcheck(it, f, e, st, err);
+        }
+        if ((st = slice_drop_dims(it, f, e, &o->rank, o->shape, NULL, o->valid, drop, nd, 2)) != PLD_OK) {
+            pld_value_release(&res);
+            return st;
         }
         *out = res;
         return PLD_OK;
@@ -494,29 +536,11 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         if (nv == t->rank && val[d] < v->valid[d])
             v->valid[d] = val[d] < 0 ? 0 : val[d];
     }
-    if (nd > 0) {
-        int k = 0;
-        int isdrop[PLD_MAX_RANK] = {0};
-        for (int j = 0; j < nd; j++)
-            if (drop[j] >= 0 && drop[j] < t->rank)
-                isdrop[drop[j]] = 1;
-        for (int d = 0; d < t->rank; d++) {
-            if (isdrop[d]) {
-                if (v->shape[d] != 1) {
-                    pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
-                    pld_value_release(&vv);
-                    pld_value_release(&a);
-                    return pld_rt_error(it, f, e->span, "%s: dropped dimension %d has extent %lld, not 1", pld_op_name(e), d,
-                                        (long long)shp[d]);
-                }
-                continue;
-            }
-            v->shape[k] = v->shape[d];
-            v->strides[k] = v->strides[d];
-            v->valid[k] = v->valid[d];
-            k++;
-        }
-        v->rank = k;
+    if ((st = slice_drop_dims(it, f, e, &v->rank, v->shape, v->strides, v->valid, drop, nd, 0)) != PLD_OK) {
+        pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
+        pld_value_release(&vv);
+        pld_value_release(&a);
+        return st;
     }
     pld_value_release(&a);
     *out = pld_v_obj(&v->hdr, v->dt);
@@ -828,6 +852,68 @@ pld_status_t pld_exec_move(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     return PLD_OK;
 }
 
+/* 1 when the valid box of in[0..ni) (valid v) maps onto out[0..no) by adding
+ * or removing full unit axes only (axes of equal extent keep their valid
+ * extent); the mapped box in ov. */
+static int reshape_unit_axes(const int64_t *in, const int64_t *v, int ni, const int64_t *out, int no, int64_t *ov)
+{
+    if (ni == 0 && no == 0)
+        return 1;
+    if (ni > 0 && no > 0 && in[0] == out[0] && reshape_unit_axes(in + 1, v + 1, ni - 1, out + 1, no - 1, ov + 1)) {
+        ov[0] = v[0];
+        return 1;
+    }
+    if (ni > 0 && in[0] == 1 && v[0] == 1 && reshape_unit_axes(in + 1, v + 1, ni - 1, out, no, ov))
+        return 1;
+    if (no > 0 && out[0] == 1 && reshape_unit_axes(in, v, ni, out + 1, no - 1, ov + 1)) {
+        ov[0] = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The valid box of a reshape (PyPTO's ComputeReshapeValidShape, which never
+ * widens): full stays full, empty stays empty, unit axes come and go, and
+ * otherwise the valid data must be a row-major flat prefix that is a box of
+ * the new shape. */
+static pld_status_t reshape_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ri, const int64_t *in,
+                                  const int64_t *v, int ro, const int64_t *out, int64_t *ov)
+{
+    int full = 1, empty = 0;
+    for (int d = 0; d < ri; d++) {
+        full &= v[d] == in[d];
+        empty |= v[d] == 0;
+    }
+    for (int d = 0; d < ro; d++)
+        ov[d] = full ? out[d] : 0;
+    if (full || empty || reshape_unit_axes(in, v, ri, out, ro, ov))
+        return PLD_OK;
+    int fd = 0;
+    while (fd + 1 < ri && v[fd] == 1)
+        fd++;
+    int64_t prefix = v[fd], step = 1;
+    for (int d = fd + 1; d < ri; d++) {
+        if (v[d] != in[d])
+            return pld_rt_error(it, f, e->span, "%s: the valid data (dimension %d valid for %lld of %lld) is not a "
+                                                "contiguous prefix of the buffer, so no box of the new shape holds it",
+                                pld_op_name(e), d, (long long)v[d], (long long)in[d]);
+        prefix *= in[d];
+    }
+    /* the outermost axis whose row-major step divides the prefix and has room for it */
+    for (int d = 0; d < ro; d++) {
+        step = 1;
+        for (int k = d + 1; k < ro; k++)
+            step *= out[k];
+        if (prefix % step == 0 && prefix / step <= out[d]) {
+            for (int k = 0; k < ro; k++)
+                ov[k] = k < d ? 1 : k == d ? prefix / step : out[k];
+            return PLD_OK;
+        }
+    }
+    return pld_rt_error(it, f, e->span, "%s: %lld valid elements fill no box of the new shape (not a whole number of "
+                                        "rows)", pld_op_name(e), (long long)prefix);
+}
+
 /* pl.tile.reshape / pl.tensor.reshape: same elements, new shape (tensors: a view). */
 pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
@@ -863,23 +949,12 @@ pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
             return pld_op_oom(it, f, e);
         }
         memcpy(o->data, t->data, (size_t)n1 * (size_t)pld_dtype_bytes(t->dt));
-        /* carry a valid extent held in one non-unit dimension ([R,1] <-> [1,R]) */
-        int64_t vcount = 1, full = 1;
-        for (int d = 0; d < t->rank; d++) {
-            vcount *= t->valid[d];
-            full &= t->valid[d] == t->shape[d];
-        }
-        if (!full) {
-            int nz = -1, many = 0;
-            for (int d = 0; d < rank; d++)
-                if (shape[d] != 1)
-                    many += nz >= 0, nz = d;
-            if (nz >= 0 && !many)
-                o->valid[nz] = vcount;
-        }
+        st = reshape_valid(it, f, e, t->rank, t->shape, t->valid, rank, shape, o->valid);
         pld_value_release(&a);
         *out = pld_tile_value(o);
-        return PLD_OK;
+        if (st != PLD_OK)
+            pld_value_release(out);
+        return st;
     }
     if (a.kind != PLD_V_TENSOR) {
         pld_value_release(&a);
@@ -903,8 +978,53 @@ pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     }
     o->is_dist = t->is_dist;
     o->winbuf = t->winbuf;
+    st = reshape_valid(it, f, e, t->rank, t->shape, t->valid, rank, shape, o->valid);
     pld_value_release(&a);
     *out = pld_v_obj(&o->hdr, o->dt);
+    if (st != PLD_OK)
+        pld_value_release(out);
+    return st;
+}
+
+/* The target's valid region after tile.assemble wrote src at off: the union
+ * of two origin-anchored boxes, which must itself be one (PyPTO's
+ * InferWriteValidShapeUnion: no gap, no L-shape). */
+static pld_status_t assemble_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tile_t *dst,
+                                   const pld_tile_t *src, const int64_t *off)
+{
+    int r = dst->rank, empty_src = 0, empty_dst = 0, full = 1, origin = 1, covers = 1, grow = -1, ngrow = 0;
+    for (int d = 0; d < r; d++) {
+        int64_t far = off[d] + src->valid[d];
+        empty_src |= src->valid[d] == 0;
+        empty_dst |= dst->valid[d] == 0;
+        full &= dst->valid[d] == dst->shape[d];
+        origin &= off[d] == 0;
+        covers &= dst->valid[d] <= src->valid[d];
+        if (far > dst->valid[d])
+            grow = d, ngrow++;
+    }
+    if (empty_src || (!empty_dst && (full || ngrow == 0)))
+        return PLD_OK;
+    if ((empty_dst || covers) && origin) {
+        memcpy(dst->valid, src->valid, (size_t)r * sizeof *dst->valid);
+        return PLD_OK;
+    }
+    if (empty_dst)
+        return pld_rt_error(it, f, e->span, "%s writes at a non-zero offset into a target whose valid region is empty "
+                                            "(the valid region would not start at the origin)", pld_op_name(e));
+    if (ngrow > 1)
+        return pld_rt_error(it, f, e->span, "%s grows the valid region along %d dimensions at once (an L-shape, not "
+                                            "one origin-anchored box)", pld_op_name(e), ngrow);
+    if (off[grow] > dst->valid[grow])
+        return pld_rt_error(it, f, e->span, "%s leaves a gap in dimension %d: the write starts at %lld, past the "
+                                            "target's valid extent %lld", pld_op_name(e), grow, (long long)off[grow],
+                            (long long)dst->valid[grow]);
+    for (int d = 0; d < r; d++)
+        if (d != grow && (off[d] != 0 || src->valid[d] != dst->valid[d]))
+            return pld_rt_error(it, f, e->span, "%s grows dimension %d, so it must span dimension %d of the target's "
+                                                "valid region exactly (offset 0, valid extent %lld)", pld_op_name(e),
+                                grow, d, (long long)dst->valid[d]);
+    dst->valid[grow] = off[grow] + src->valid[grow];
     return PLD_OK;
 }
 
@@ -935,18 +1055,25 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
             else if (n != dst->rank || src->rank != dst->rank)
                 st = pld_rt_error(it, f, e->span, "%s: ranks differ", pld_op_name(e));
             else {
+                /* pto.tinsert copies the whole source (not only its valid region) */
                 pld_view_t vs, vd;
-                pld_tile_kview(src, &vs, 1);
+                pld_tile_kview(src, &vs, 0);
                 pld_tile_kview(dst, &vd, 0);
                 int64_t o = 0;
                 for (int d = 0; d < dst->rank; d++) {
                     if (off[d] < 0 || vs.shape[d] > dst->shape[d] - off[d]) {
-                        st = pld_rt_error(it, f, e->span, "%s: the source does not fit at the offset", pld_op_name(e));
+                        char ss[96], ds[96];
+                        pld_shape_str(ss, sizeof ss, src->rank, src->shape);
+                        pld_shape_str(ds, sizeof ds, dst->rank, dst->shape);
+                        st = pld_rt_error(it, f, e->span, "%s: a %s source at offset %lld in dimension %d does not fit "
+                                          "in the %s target", pld_op_name(e), ss, (long long)off[d], d, ds);
                         break;
                     }
                     o += off[d] * vd.strides[d];
                     vd.shape[d] = vs.shape[d];
                 }
+                if (st == PLD_OK)
+                    st = assemble_valid(it, f, e, dst, src, off);
                 if (st == PLD_OK) {
                     vd.data = (char *)vd.data + o * pld_dtype_bytes(dst->dt);
                     char err[ERRN];

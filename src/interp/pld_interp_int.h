@@ -360,6 +360,13 @@ pld_status_t pld_task_queue(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, c
                             const int64_t *deps, int ndeps);
 /* Blocks (under the watchdog) until every task of deps completed. */
 pld_status_t pld_task_wait_deps(pld_interp_t *it, frame_t *f, pld_span_t sp, const int64_t *deps, int ndeps);
+/* pl.system.task_dummy: *tid = -1 (invalid) without deps, else a new TaskId
+ * that completes when every one of deps has. */
+pld_status_t pld_task_dummy(pld_interp_t *it, frame_t *f, pld_span_t sp, const int64_t *deps, int ndeps, int64_t *tid);
+/* The TaskIds of a deps=[...] list d (NULL: none): None and invalid entries
+ * add no edge; a pl.array of TaskIds adds each of its set elements. */
+#define PLD_MAX_DEPS 64
+pld_status_t pld_eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *d, int64_t *deps, int *n);
 /* Blocks until no task is incomplete, running queued tasks as they become
  * ready (the end of an orchestration function). */
 pld_status_t pld_task_drain(pld_interp_t *it, frame_t *f);

@@ -44,7 +44,8 @@ KINLINE kcls_t kcls(pld_dtype_t dt)
     case PLD_DT_INT16: return K_I16;
     case PLD_DT_INT32: return K_I32;
     case PLD_DT_INT64:
-    case PLD_DT_INDEX: return K_I64;
+    case PLD_DT_INDEX:
+    case PLD_DT_TASK_ID: return K_I64; /* pl.array of TaskIds */
     case PLD_DT_UINT8: return K_U8;
     case PLD_DT_UINT16: return K_U16;
     case PLD_DT_UINT32: return K_U32;

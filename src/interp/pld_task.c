@@ -164,7 +164,21 @@ pld_status_t pld_task_defer(pld_interp_t *it, frame_t *f, const pld_expr_t *e, i
     return PLD_OK;
 }
 
-/* Drops the conditions of deferred tasks that hold now; 1 when one did. */
+int pld_task_complete(pld_interp_t *it, int64_t tid)
+{
+    return task_find(it, tid) == NULL;
+}
+
+static int deps_complete(pld_interp_t *it, const int64_t *deps, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!pld_task_complete(it, deps[i]))
+            return 0;
+    return 1;
+}
+
+/* Drops the conditions of deferred tasks that hold now and completes the
+ * deferred and dummy tasks with nothing left to wait for; 1 when one did. */
 static int poll_conditions(pld_interp_t *it)
 {
     int changed = 0;
@@ -180,7 +194,7 @@ static int poll_conditions(pld_interp_t *it)
                 k++;
             }
         }
-        if (t->ncond == 0 && !t->stmt) {
+        if (t->ncond == 0 && !t->stmt && deps_complete(it, t->deps, t->ndeps)) {
             task_remove(it, i--);
             changed = 1;
         }
@@ -188,18 +202,6 @@ static int poll_conditions(pld_interp_t *it)
     return changed;
 }
 
-int pld_task_complete(pld_interp_t *it, int64_t tid)
-{
-    return task_find(it, tid) == NULL;
-}
-
-static int deps_complete(pld_interp_t *it, const int64_t *deps, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!pld_task_complete(it, deps[i]))
-            return 0;
-    return 1;
-}
 
 /* Runs every queued scope whose deps are complete, in issue order, until
  * nothing changes. */
@@ -225,6 +227,53 @@ pld_status_t pld_task_progress(pld_interp_t *it)
             break;
         }
     }
+    return PLD_OK;
+}
+
+pld_status_t pld_eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *d, int64_t *deps, int *n)
+{
+    *n = 0;
+    if (!d || (d->kind != PLD_EX_LIST && d->kind != PLD_EX_TUPLE))
+        return d ? pld_rt_error(it, f, d->span, "deps must be a list of TaskIds") : PLD_OK;
+    for (int i = 0; i < d->u.seq.n; i++) {
+        pld_value_t v;
+        pld_status_t st = it->walk->eval(it, f, d->u.seq.items[i], &v);
+        if (st != PLD_OK)
+            return st;
+        const pld_array_t *a = v.kind == PLD_V_ARRAY ? pld_v_array(&v) : NULL;
+        int64_t cnt = a ? a->n : v.kind == PLD_V_INT;
+        if (v.kind != PLD_V_NONE && v.kind != PLD_V_INT && !a)
+            st = pld_rt_error(it, f, d->u.seq.items[i]->span, "deps item %d is not a TaskId", i);
+        for (int64_t k = 0; st == PLD_OK && k < cnt; k++) {
+            int64_t tid = a ? ((const int64_t *)a->data)[k] : v.u.i;
+            if (tid <= 0)
+                continue; /* task_invalid (None) or an unset TaskId array slot: no edge */
+            if (*n == PLD_MAX_DEPS)
+                st = pld_rt_error(it, f, d->span, "more than %d deps", PLD_MAX_DEPS);
+            else
+                deps[(*n)++] = tid;
+        }
+        pld_value_release(&v);
+        if (st != PLD_OK)
+            return st;
+    }
+    return PLD_OK;
+}
+
+pld_status_t pld_task_dummy(pld_interp_t *it, frame_t *f, pld_span_t sp, const int64_t *deps, int ndeps, int64_t *tid)
+{
+    *tid = ndeps > 0 ? (int64_t)++it->stats.tasks : -1;
+    if (ndeps == 0 || deps_complete(it, deps, ndeps))
+        return PLD_OK;
+    struct pld_task *t = task_add(it);
+    if (t && !(t->deps = pld_mem_calloc((size_t)ndeps, sizeof *t->deps)))
+        it->ntasks--;
+    if (!t || !t->deps)
+        return pld_rt_error(it, f, sp, "out of memory");
+    t->tid = *tid;
+    t->name = "task_dummy";
+    memcpy(t->deps, deps, (size_t)ndeps * sizeof *deps);
+    t->ndeps = ndeps;
     return PLD_OK;
 }
 

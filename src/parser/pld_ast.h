@@ -392,7 +392,7 @@ enum { PLD_OPL_H = 1, PLD_OPL_C = 2, PLD_OPL_K = 4, PLD_OPL_S = 8 };
 
 typedef struct pld_op_param {
     const char *name;
-    const char *kind;     /* any tensor dtensor tile scalar value list dtype mem int bool num str enum ctx ptr func */
+    const char *kind;     /* any tensor dtensor tile scalar value list idx dtype mem int bool num str enum ctx ptr func */
     const char *deflt;    /* default text or NULL when required */
     int kwonly;
 } pld_op_param_t;

@@ -745,7 +745,9 @@ static ck_fn_info_t *find_fn(pld_ck_t *ck, const char *name)
 }
 
 /* deps=[t0, t1, ...] of a task launch: TaskIds (pl.at/pl.spmd `as` names,
- * the last result of pl.submit), checked in the issuing function's context. */
+ * the last result of pl.submit, pl.system.task_dummy / task_invalid), None
+ * (no edge) or a pl.array of TaskIds (each element), checked in the issuing
+ * function's context. */
 void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx)
 {
     int saved = ck->ctx;
@@ -754,10 +756,13 @@ void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx)
         pld_ck_error(ck, d->span, "deps must be a list of TaskIds, e.g. deps=[wait_tid]");
     } else {
         for (int i = 0; i < d->u.seq.n; i++) {
+            if (d->u.seq.items[i]->kind == PLD_EX_NONE)
+                continue;
             const pld_type_t *t = pld_ck_expr(ck, d->u.seq.items[i]);
-            if (t && t->kind != PLD_TY_UNKNOWN && !(t->kind == PLD_TY_SCALAR && t->dtype == PLD_DT_TASK_ID))
-                pld_ck_error(ck, d->u.seq.items[i]->span, "deps item %d must be a TaskId (a pl.at(...) as name, or the "
-                                                      "last result of pl.submit), found %s",
+            if (t && t->kind != PLD_TY_UNKNOWN && !((t->kind == PLD_TY_SCALAR || t->kind == PLD_TY_ARRAY) &&
+                                                     t->dtype == PLD_DT_TASK_ID))
+                pld_ck_error(ck, d->u.seq.items[i]->span, "deps item %d must be a TaskId (a pl.at(...) as name, the "
+                                                      "last result of pl.submit, a pl.array of TaskIds or None), found %s",
                          i, pld_ck_tystr(ck, t));
         }
     }

@@ -456,6 +456,8 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
     const char *k = pp->kind;
     if (!t || t->kind == PLD_TY_UNKNOWN)
         t = &pld_type_unknown;
+    if (a && a->kind == PLD_EX_NONE && pp->deflt && strcmp(pp->deflt, "None") == 0)
+        return 1; /* an explicit None: the parameter is absent */
     int ok = 1;
     if (strcmp(k, "tensor") == 0)
         ok = t->kind == PLD_TY_UNKNOWN || pld_type_is_tensorlike(t);
@@ -475,8 +477,9 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
         ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_ASYNC_EVENT;
     else if (strcmp(k, "session") == 0)
         ok = t->kind == PLD_TY_UNKNOWN || t->kind == PLD_TY_ASYNC_SESSION;
-    else if (strcmp(k, "list") == 0)
-        ok = list_expr(ck, a) != NULL || t->kind == PLD_TY_TUPLE || t->kind == PLD_TY_UNKNOWN;
+    else if (strcmp(k, "list") == 0 || strcmp(k, "idx") == 0)
+        ok = list_expr(ck, a) != NULL || t->kind == PLD_TY_TUPLE || t->kind == PLD_TY_UNKNOWN ||
+             (k[0] == 'i' && t->kind == PLD_TY_SCALAR && pld_dtype_is_int(t->dtype));
     else if (strcmp(k, "dtype") == 0)
         ok = dtype_of_expr(ck, a) != PLD_DT_NONE;
     else if (strcmp(k, "int") == 0) {
@@ -498,8 +501,9 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
         pld_ck_error(ck, a->span, "%s argument '%s' must be a dtype such as pl.FP32", c->info->name, pp->name);
         return 0;
     }
-    if (strcmp(k, "list") == 0) {
-        pld_ck_error(ck, a->span, "%s argument '%s' must be a list such as [0, 0]", c->info->name, pp->name);
+    if (strcmp(k, "list") == 0 || strcmp(k, "idx") == 0) {
+        pld_ck_error(ck, a->span, "%s argument '%s' must be a list such as [0, 0]%s", c->info->name, pp->name,
+                     k[0] == 'i' ? " or one integer (a flat index)" : "");
         return 0;
     }
     static const struct {
@@ -768,7 +772,7 @@ static int static_region(pld_ck_t *ck, ck_call_t *c, const pld_type_t *t, const 
     int64_t cl = 0;
     if (clamp && pld_ck_const_int(ck, clamp, &cl) && cl)
         return 1;
-    if (!t || !pld_type_is_tensorlike(t) || r > t->rank)
+    if (!t || (t->kind != PLD_TY_TILE && !pld_type_is_tensorlike(t)) || r > t->rank)
         return 1;
     for (int j = 0; j < r; j++) {
         const pld_dim_t *ext = valid ? &valid[j] : &shape[j];
@@ -808,8 +812,11 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
     if (et)
         return et;
     switch (c->info->id) {
-    case PLD_OPID_SYS_TASK_INVALID:
     case PLD_OPID_SYS_TASK_DUMMY:
+        if (c->args[0])
+            pld_ck_deps(ck, c->args[0], ck->ctx);
+        return scalar(ck, PLD_DT_TASK_ID);
+    case PLD_OPID_SYS_TASK_INVALID:
         return scalar(ck, PLD_DT_TASK_ID);
     case PLD_OPID_TENSOR_DIM: {
         int64_t ax;
@@ -919,8 +926,14 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         }
         if (!pld_ck_shape_size(ck, c->call->span, c->info->name, dims, r, t0->dtype, NULL))
             return &pld_type_unknown;
+        if (c->args[5] && c->args[5]->kind != PLD_EX_NONE)
+            pld_ck_check_pad(ck, c, 5);
+        int tile = c->info->id == PLD_OPID_TILE_SLICE;
+        /* an on-chip window has nothing to clamp it: it must fit */
+        if (tile && !static_region(ck, c, t0, c->args[2], dims, NULL, r, NULL, "window runs"))
+            return &pld_type_unknown;
         int drop[PLD_CK_MAX_RANK] = {0};
-        int nd = c->info->id == PLD_OPID_TENSOR_SLICE && c->args[4] ? pld_ck_list_len(ck, c->args[4]) : 0;
+        int nd = c->args[4] ? pld_ck_list_len(ck, c->args[4]) : 0;
         for (int i = 0; i < nd; i++) {
             int64_t v;
             if (pld_ck_const_int(ck, pld_ck_list_item(ck, c->args[4], i), &v) && v >= 0 && v < r)
@@ -931,6 +944,11 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
         for (int i = 0; i < r; i++)
             if (!drop[i])
                 out[k++] = dims[i];
+        /* tiles are physically 2-D: a rank reduction below 2 prepends unit axes */
+        for (; tile && k < 2; k++) {
+            memmove(out + 1, out, (size_t)k * sizeof *out);
+            out[0] = (pld_dim_t){.kind = PLD_DIM_CONST, .v = 1};
+        }
         return shaped(ck, t0->kind, t0->dtype, out, k, NULL, t0->mem);
     }
     case PLD_OPID_TILE_RESHAPE:
@@ -1068,6 +1086,10 @@ static const pld_type_t *infer_op(pld_ck_t *ck, ck_call_t *c)
             pld_ck_error(ck, c->args[0]->span, "pl.array.create extent must be positive, found %lld", (long long)n);
         t->array_len = n;
         t->dtype = dtype_of_expr(ck, c->args[1]);
+        if (t->dtype != PLD_DT_NONE && !pld_dtype_is_int(t->dtype) && t->dtype != PLD_DT_BOOL &&
+            t->dtype != PLD_DT_TASK_ID)
+            pld_ck_error(ck, c->args[1]->span, "array.create dtype must be integer, BOOL, or TASK_ID, got %s",
+                         pld_dtype_name(t->dtype));
         return t;
     }
     case PLD_OPID_ARRAY_GET:
@@ -1125,8 +1147,9 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
     case PLD_OPID_PL_FUNC_ATTR:
     case PLD_OPID_PL_STATIC_PRINT:
     case PLD_OPID_PL_STATIC_ASSERT:
-    case PLD_OPID_PL_DUMP_TAG:
         return &pld_type_none;
+    case PLD_OPID_PL_DUMP_TAG: /* pl.tensor.dump_tag(t) returns t (a debug tag, no effect here) */
+        return n == 1 && !args[0].kw && argt[0] && pld_type_is_tensorlike(argt[0]) ? argt[0] : &pld_type_none;
     case PLD_OPID_PL_YIELD_:
         pld_ck_error(ck, e->span, "pl.yield_ must be a statement or the value of an assignment at the end of a loop or if body");
         return &pld_type_unknown;

@@ -210,6 +210,8 @@ void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx);
  * (and high_precision / tmp of div, log, recip, rsqrt): the result type, or
  * NULL when the op is not one of them (or only had its extra rules checked
  * and infers as before). */
+/* pad_value argument i must be one of the three padding modes (pld_check_mem.c). */
+void pld_ck_check_pad(pld_ck_t *ck, ck_call_t *c, int i);
 const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c);
 /* The type of a same-dtype, broadcasting binary element-wise op (add, sub, ...,
  * fmod, and_, ...): reports dtype and shape mismatches. */

@@ -53,7 +53,7 @@ int pld_check_pad_mode(const pld_expr_t *e)
     }
 }
 
-static void check_pad(pld_ck_t *ck, ck_call_t *c, int i)
+void pld_ck_check_pad(pld_ck_t *ck, ck_call_t *c, int i)
 {
     if (pld_check_pad_mode(c->args[i]) < 0)
         pld_ck_error(ck, c->args[i]->span, "%s pad_value must be pl.PadValue.zero, pl.PadValue.max, pl.PadValue.min "
@@ -93,7 +93,7 @@ static const pld_type_t *fillpad_expand(pld_ck_t *ck, ck_call_t *c)
     const pld_type_t *t0 = c->types[0];
     pld_dim_t dims[PLD_CK_MAX_RANK];
     int r = pld_ck_dims_of_list(ck, c->args[1], dims);
-    check_pad(ck, c, 2);
+    pld_ck_check_pad(ck, c, 2);
     if (r < 0 || !t0 || t0->kind == PLD_TY_UNKNOWN)
         return &pld_type_unknown;
     if (r != t0->rank) {
@@ -357,7 +357,7 @@ const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TILE_FILLPAD:
     case PLD_OPID_TILE_FILLPAD_INPLACE:
     case PLD_OPID_TENSOR_FILLPAD:
-        check_pad(ck, c, 1);
+        pld_ck_check_pad(ck, c, 1);
         if (!t0 || t0->kind == PLD_TY_UNKNOWN)
             return &pld_type_unknown;
         /* the whole tile (tensor) is valid afterwards (elementwise.cpp, "After fillpad, the entire tile is valid") */

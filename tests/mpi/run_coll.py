@@ -769,6 +769,8 @@ CASES = {
                                            g_deferred_completion(3), None),
     # consumers submitted as kernels with deps= after the publisher: they wait in place
     'deferred_submit': (os.path.join(TPROG, 'deferred_submit.pld'), g_deferred_completion(1), None),
+    # the same behind a pl.system.task_dummy barrier over a TaskId array: the barrier completes with the waiter
+    'deferred_dummy': (os.path.join(TPROG, 'deferred_dummy.pld'), g_deferred_completion(1), None),
 }
 
 # Extra pldrun arguments of a case (several dispatches, persistent windows).
