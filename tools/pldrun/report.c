@@ -185,11 +185,20 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
         put_s(&l, "; this is a bug in pldrun: please report it with the program and its inputs");
         emit(&l);
     }
-    /* hand the signal on: the previous handler runs when the fault repeats
-     * (returning re-executes the faulting instruction); a signal that was
-     * sent, not raised by a fault, is raised again */
+    /* hand a fault on: the previous handler (Open MPI's stack trace) runs
+     * when the fault repeats (returning re-executes the faulting
+     * instruction). A signal that was sent, not raised by a fault, ends the
+     * process with the default action: Open MPI's handler is not
+     * async-signal-safe (its stack trace may allocate), and a kill that lands
+     * inside malloc then hung the rank instead of ending it (seen as a
+     * 60-second timeout of mpi_negative_crash_report under load). */
+    if (info->si_code <= 0) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     sigaction(sig, &g_old[sig], NULL);
-    if (info->si_code <= 0 || sig == SIGABRT)
+    if (sig == SIGABRT)
         raise(sig);
 }
 
