@@ -8,6 +8,7 @@
 struct pld_hw {
     const pld_hw_ops_t *ops;
     void *state;
+    const char *name;                 /* the backend's own name (a plugin's, not "plugin") */
     uint64_t launches;
 };
 
@@ -57,22 +58,32 @@ pld_status_t pld_hw_open(const pld_hw_registry_t *r, const char *name, const cha
         snprintf(err, errn, "unknown kernel backend '%s' (available: %s)", name, r->n ? list : "none");
         return PLD_E_HW;
     }
+    void *state = NULL;
+    pld_status_t st = ops->open(options, rank, nranks, &state, err, errn);
+    if (st != PLD_OK)
+        return st;
+    st = pld_hw_wrap(ops, state, ops->name, out, err, errn);
+    if (st != PLD_OK)
+        ops->close(state);
+    return st;
+}
+
+pld_status_t pld_hw_wrap(const pld_hw_ops_t *ops, void *state, const char *name, pld_hw_t **out, char *err,
+                         size_t errn)
+{
     pld_hw_t *hw = pld_mem_calloc(1, sizeof *hw);
     if (!hw) {
         snprintf(err, errn, "out of memory");
         return PLD_E_NOMEM;
     }
     hw->ops = ops;
-    pld_status_t st = ops->open(options, rank, nranks, &hw->state, err, errn);
-    if (st != PLD_OK) {
-        pld_mem_free(hw);
-        return st;
-    }
+    hw->state = state;
+    hw->name = name;
     *out = hw;
     return PLD_OK;
 }
 
-pld_status_t pld_hw_load(pld_hw_t *hw, const void *program, char *err, size_t errn)
+pld_status_t pld_hw_load(pld_hw_t *hw, const pld_hw_program_t *program, char *err, size_t errn)
 {
     return hw->ops->load ? hw->ops->load(hw->state, program, err, errn) : PLD_OK;
 }
@@ -98,7 +109,7 @@ void pld_hw_close(pld_hw_t *hw)
 
 const char *pld_hw_name(const pld_hw_t *hw)
 {
-    return hw->ops->name;
+    return hw->name;
 }
 
 uint64_t pld_hw_launches(const pld_hw_t *hw)

@@ -60,37 +60,211 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
 }
 
-/* Runs `body` as an SPMD grid of n blocks (coroutines of this rank), as task
- * tid (0: the next TaskId). */
-int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pld_block_t *body,
-                    const pld_expr_t *loopvar, int64_t n, int64_t tid)
+/* The CommContext image of domain d on this rank (NULL when it has none). */
+static const void *comm_ctx_of(const pld_interp_t *it, int64_t d)
+{
+    return d >= 0 && d < it->ndoms && it->doms[d].win ? pld_win_dom_ctx(it->doms[d].win) : NULL;
+}
+
+/* ---- launches: every kernel, scope and grid crosses the backend boundary ---- */
+
+#define LAUNCH_SMALL 8
+
+/* The arguments of one launch as the boundary carries them: the ABI view of
+ * each value and the kernel's description for a plugin. */
+typedef struct launch_args {
+    pld_hw_arg_t *a;
+    pld_be_param_t *p;
+    const pld_value_t **v;             /* the values (borrowed) */
+    pld_be_kernel_desc_t desc;
+    char name[64];
+    pld_hw_arg_t a_small[LAUNCH_SMALL];
+    pld_be_param_t p_small[LAUNCH_SMALL];
+    const pld_value_t *v_small[LAUNCH_SMALL];
+} launch_args_t;
+
+static void args_fini(launch_args_t *la)
+{
+    if (la->a != la->a_small)
+        pld_mem_free(la->a);
+    if (la->p != la->p_small)
+        pld_mem_free(la->p);
+    if (la->v != la->v_small)
+        pld_mem_free(la->v);
+}
+
+/* Prepares la for n arguments of kernel `name` defined at `line`. */
+static pld_status_t args_init(pld_interp_t *it, launch_args_t *la, int n, const char *name, int line, uint32_t core)
+{
+    memset(&la->desc, 0, sizeof la->desc);
+    la->a = n <= LAUNCH_SMALL ? la->a_small : pld_mem_calloc((size_t)n, sizeof *la->a);
+    la->p = n <= LAUNCH_SMALL ? la->p_small : pld_mem_calloc((size_t)n, sizeof *la->p);
+    la->v = n <= LAUNCH_SMALL ? la->v_small : pld_mem_calloc((size_t)n, sizeof *la->v);
+    if (!la->a || !la->p || !la->v) {
+        args_fini(la);
+        return PLD_E_NOMEM;
+    }
+    snprintf(la->name, sizeof la->name, "%s", name);
+    la->desc.struct_size = sizeof la->desc;
+    la->desc.name = la->name;
+    la->desc.program = it->p->file;
+    la->desc.line = line;
+    la->desc.core_type = core;
+    la->desc.nparams = (uint32_t)n;
+    la->desc.params = la->p;
+    return PLD_OK;
+}
+
+/* Argument i of la: value v bound to parameter `pname` (declared type pt, or
+ * NULL for a scope's capture). */
+static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld_value_t *v, const char *pname,
+                     const pld_type_t *pt)
+{
+    pld_hw_arg_t *a = &la->a[i];
+    pld_be_param_t *p = &la->p[i];
+    la->v[i] = v;
+    memset(a, 0, sizeof *a);
+    memset(p, 0, sizeof *p);
+    p->name = pname;
+    p->dir = pt ? (uint8_t)(pt->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT : pt->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT
+                                                                                                : PLD_BE_DIR_IN)
+                : PLD_BE_DIR_UNKNOWN;
+    if (v->kind == PLD_V_TENSOR) {
+        pld_tensor_t *t = pld_v_tensor(v);
+        pld_view_t kv;
+        pld_tensor_kview(t, &kv);
+        a->is_tensor = 1;
+        a->tensor.data = kv.data;
+        a->tensor.dt = t->dt;
+        a->tensor.rank = t->rank;
+        memcpy(a->tensor.shape, t->shape, sizeof t->shape);
+        memcpy(a->tensor.strides, t->strides, sizeof t->strides);
+        if (t->winbuf >= 0 && t->winbuf < it->nwins)
+            a->tensor.comm_ctx = comm_ctx_of(it, it->wins[t->winbuf].dom);
+        p->kind = PLD_BE_P_TENSOR;
+        p->window = a->tensor.comm_ctx != NULL;
+        p->rank = (uint32_t)t->rank;
+        p->dtype = (uint8_t)pld_abi_dtype_code(t->dt);
+        return;
+    }
+    p->kind = PLD_BE_P_SCALAR;
+    if (v->kind == PLD_V_CTX) {
+        /* a CommCtx scalar is the address of the CommContext (kernel ABI) */
+        a->bits = (uint64_t)(uintptr_t)comm_ctx_of(it, v->u.i);
+        a->dt = PLD_DT_UINT64;
+        p->kind = PLD_BE_P_COMM_CTX;
+    } else if (v->kind == PLD_V_FLOAT) {
+        double d = v->u.f;
+        memcpy(&a->bits, &d, sizeof d);
+        a->dt = v->dt;
+    } else {
+        a->bits = (uint64_t)v->u.i;
+        a->dt = v->dt;
+    }
+    p->dtype = (uint8_t)pld_abi_dtype_code(a->dt);
+}
+
+/* The core type of a kernel function for a backend. */
+static uint32_t core_of(const pld_func_t *fn)
+{
+    return fn->ftype == PLD_FT_AIC ? PLD_BE_CORE_AIC : fn->ftype == PLD_FT_GROUP ? PLD_BE_CORE_MIX : PLD_BE_CORE_AIV;
+}
+
+/* Launches call c (a kernel, a scope or a grid) through the backend as task
+ * tid (0: the next TaskId); `what` names it in reports. */
+static pld_status_t do_launch(pld_interp_t *it, frame_t *caller, pld_span_t sp, const char *what, pld_sim_call_t *c,
+                              launch_args_t *la, int fidx, int blocks, int sync_start, int64_t tid)
+{
+    pld_hw_launch_t l;
+    memset(&l, 0, sizeof l);
+    l.kernel = la->desc.name;
+    l.func_index = fidx;
+    l.nargs = (int)la->desc.nparams;
+    l.args = la->a;
+    l.desc = &la->desc;
+    l.block_num = blocks;
+    l.sync_start = sync_start;
+    l.host_state = c;
+    l.err = it->errbuf;
+    l.errn = sizeof it->errbuf;
+    it->errbuf[0] = '\0';
+    int64_t saved;
+    pld_task_begin(it, tid, &saved);
+    pld_status_t st = pld_hw_launch(it->hw, &l);
+    if (st == PLD_OK && !c->ran) {
+        /* another backend ran it: every tensor it may write is this rank's
+         * result (the interpreter marks exact boxes when it runs a kernel) */
+        for (uint32_t i = 0; i < la->desc.nparams; i++)
+            if (la->a[i].is_tensor && la->p[i].dir != PLD_BE_DIR_IN) {
+                const pld_tensor_t *t = pld_v_tensor(la->v[i]);
+                const int64_t zero[PLD_MAX_RANK] = {0};
+                pld_tensor_mark_written(t, zero, t->shape);
+            }
+    }
+    if (pld_task_end(it, caller, sp, what, saved, st == PLD_OK) != PLD_OK && st == PLD_OK)
+        st = PLD_E_RUNTIME;
+    if (st != PLD_OK && !it->failed)
+        pld_rt_error(it, caller, sp, "kernel backend '%s' failed to run %s: %s", pld_hw_name(it->hw), what,
+                     it->errbuf[0] ? it->errbuf : pld_status_name(st));
+    return st;
+}
+
+static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_expr_t *item,
+                               launch_args_t *la);
+
+/* Runs `body` (of statement s) as an SPMD grid of n blocks, as task tid (0:
+ * the next TaskId). A pl.spmd grid is a launch through the backend, its
+ * captured values as the arguments (on sim: coroutines of this rank); the
+ * AIV lanes of pl.split_aiv run inside their kernel. */
+int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_expr_t *item, const pld_block_t *body,
+                  const pld_expr_t *loopvar, int64_t n, int64_t tid)
 {
     const pld_expr_t *ss = pld_walk_kwarg(item, "sync_start");
+    const int sync_start = ss && ss->kind == PLD_EX_BOOL && ss->u.bval;
     int limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
     if (n < 0) {
         pld_rt_error(it, f, item->span, "pl.spmd needs a non-negative block count, found %lld", (long long)n);
         return FLOW_ERROR;
     }
-    if (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && n > limit) {
+    if (sync_start && n > limit) {
         pld_rt_error(it, f, item->span, "a sync-start launch of %lld blocks cannot be admitted: the platform has %d AIV "
                                         "cores (all blocks must be resident together)",
                      (long long)n, limit);
         return FLOW_ERROR;
     }
     spmd_ctx_t c = {it, f, body, loopvar, item->op == PLD_OPID_PL_SPLIT_AIV, {0, {{0}}}};
+    pld_status_t st;
     if (c.split_aiv) {
         const pld_expr_t *m = pld_walk_kwarg(item, "mode");
         const char *mm = m && m->kind == PLD_EX_ATTR ? m->u.attr.attr : "";
         c.lanes.split = strcmp(mm, "UP_DOWN") == 0 ? 1 : strcmp(mm, "LEFT_RIGHT") == 0 ? 2 : 0;
         c.lanes.v[0] = c.lanes.v[1] = pld_v_none();
+        int64_t saved;
+        pld_task_begin(it, tid, &saved);
+        st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
+        if (st != PLD_OK && !it->failed)
+            pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
+        if (pld_task_end(it, f, item->span, "pl.split_aiv", saved, st == PLD_OK) != PLD_OK)
+            st = PLD_E_RUNTIME;
+        return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
     }
-    int64_t saved;
-    pld_task_begin(it, tid, &saved);
-    pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
-    if (st != PLD_OK && !it->failed)
-        pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
-    if (pld_task_end(it, f, item->span, "pl.spmd", saved, st == PLD_OK) != PLD_OK)
-        st = PLD_E_RUNTIME;
+    launch_args_t *la = pld_mem_alloc(sizeof *la);
+    if (!la || scope_args(it, f, s, item, la) != PLD_OK) {
+        if (!la)
+            pld_rt_error(it, f, item->span, "out of memory");
+        pld_mem_free(la);
+        return FLOW_ERROR;
+    }
+    pld_sim_call_t call;
+    memset(&call, 0, sizeof call);
+    call.it = it;
+    call.caller = f;
+    call.span = item->span;
+    call.blocks = (int)n;
+    call.grid = &c;
+    st = do_launch(it, f, item->span, "pl.spmd", &call, la, -1, (int)n, sync_start, tid);
+    args_fini(la);
+    pld_mem_free(la);
     return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
 }
 
@@ -172,7 +346,7 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         int64_t n;
         if (pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK)
             return FLOW_ERROR;
-        flow = pld_walk_spmd(it, f, item, &s->u.with.body, NULL, n, 0);
+        flow = pld_walk_spmd(it, f, s, item, &s->u.with.body, NULL, n, 0);
     } else {
         flow = pld_walk_block(it, f, &s->u.with.body);
     }
@@ -192,7 +366,7 @@ static pld_status_t run_queued(pld_interp_t *it, frame_t *f, const pld_stmt_t *s
         int64_t n;
         flow = pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK
                    ? FLOW_ERROR
-                   : pld_walk_spmd(it, f, item, &s->u.with.body, NULL, n, tid);
+                   : pld_walk_spmd(it, f, s, item, &s->u.with.body, NULL, n, tid);
     } else if (launch_scope(it, f, s, tid, &flow) != PLD_OK) {
         flow = FLOW_ERROR;
     }
@@ -343,49 +517,86 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
     return st;
 }
 
-/* The CommContext image of domain d on this rank (NULL when it has none). */
-static const void *comm_ctx_of(const pld_interp_t *it, int64_t d)
+/* The kernels of the program as a backend sees them (pld_hw_load): every
+ * kernel-level function with its declared parameters. */
+pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
 {
-    return d >= 0 && d < it->ndoms && it->doms[d].win ? pld_win_dom_ctx(it->doms[d].win) : NULL;
+    int nk = 0, np = 0;
+    for (int i = 0; i < it->p->nfuncs; i++)
+        if (pld_check_func_ctx(it->p->funcs[i]) == PLD_CTX_KERNEL) {
+            nk++;
+            np += it->p->funcs[i]->nparams;
+        }
+    pld_be_kernel_desc_t *ks = pld_mem_calloc((size_t)(nk ? nk : 1), sizeof *ks);
+    pld_be_param_t *ps = pld_mem_calloc((size_t)(np ? np : 1), sizeof *ps);
+    if (!ks || !ps) {
+        pld_mem_free(ks);
+        pld_mem_free(ps);
+        snprintf(err, errn, "out of memory");
+        return PLD_E_NOMEM;
+    }
+    int k = 0, q = 0;
+    for (int i = 0; i < it->p->nfuncs; i++) {
+        const pld_func_t *fn = it->p->funcs[i];
+        if (pld_check_func_ctx(fn) != PLD_CTX_KERNEL)
+            continue;
+        ks[k] = (pld_be_kernel_desc_t){sizeof ks[k], fn->name, it->p->file, (int)fn->name_span.line, core_of(fn),
+                                       (uint32_t)fn->nparams, &ps[q], NULL, NULL};
+        for (int j = 0; j < fn->nparams; j++, q++) {
+            const pld_type_t *t = fn->params[j].type;
+            pld_be_param_t *p = &ps[q];
+            p->name = fn->params[j].name;
+            p->dir = !t ? PLD_BE_DIR_UNKNOWN
+                     : t->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT
+                     : t->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT : PLD_BE_DIR_IN;
+            p->kind = !t ? PLD_BE_P_SCALAR
+                      : t->kind == PLD_TY_TENSOR || t->kind == PLD_TY_DTENSOR ? PLD_BE_P_TENSOR
+                      : t->kind == PLD_TY_COMMCTX ? PLD_BE_P_COMM_CTX : PLD_BE_P_SCALAR;
+            p->window = t && t->kind == PLD_TY_DTENSOR;
+            p->rank = t && p->kind == PLD_BE_P_TENSOR ? (uint32_t)t->rank : 0;
+            p->dtype = (uint8_t)(p->kind == PLD_BE_P_COMM_CTX ? pld_abi_dtype_code(PLD_DT_UINT64)
+                                                              : t ? pld_abi_dtype_code(t->dtype) : -1);
+        }
+        k++;
+    }
+    pld_hw_program_t prog = {it->p->file, nk, ks};
+    pld_status_t st = pld_hw_load(it->hw, &prog, err, errn);
+    pld_mem_free(ks);
+    pld_mem_free(ps);
+    return st;
 }
 
-/* Builds the ABI description of launch arguments (for compiled backends). */
-static void hw_arg_of(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a)
+/* What a kernel run by another backend returns: the parameter its final
+ * `return` names (PyPTO kernels return the tensors they write), or None. */
+static pld_status_t external_result(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, const pld_value_t *args,
+                                    pld_span_t sp, pld_value_t *result)
 {
-    memset(a, 0, sizeof *a);
-    if (v->kind == PLD_V_TENSOR) {
-        pld_tensor_t *t = pld_v_tensor(v);
-        pld_view_t kv;
-        pld_tensor_kview(t, &kv);
-        a->is_tensor = 1;
-        a->tensor.data = kv.data;
-        a->tensor.dt = t->dt;
-        a->tensor.rank = t->rank;
-        memcpy(a->tensor.shape, t->shape, sizeof t->shape);
-        memcpy(a->tensor.strides, t->strides, sizeof t->strides);
-        if (t->winbuf >= 0 && t->winbuf < it->nwins)
-            a->tensor.comm_ctx = comm_ctx_of(it, it->wins[t->winbuf].dom);
-    } else if (v->kind == PLD_V_CTX) {
-        /* a CommCtx scalar is the address of the CommContext (kernel ABI) */
-        a->bits = (uint64_t)(uintptr_t)comm_ctx_of(it, v->u.i);
-        a->dt = PLD_DT_UINT64;
-    } else if (v->kind == PLD_V_FLOAT) {
-        double d = v->u.f;
-        memcpy(&a->bits, &d, sizeof d);
-        a->dt = v->dt;
-    } else {
-        a->bits = (uint64_t)v->u.i;
-        a->dt = v->dt;
+    const pld_stmt_t *last = fn->body.n ? fn->body.stmts[fn->body.n - 1] : NULL;
+    if (!last || last->kind != PLD_ST_RETURN || last->u.ret.n == 0) {
+        *result = pld_v_none();
+        return PLD_OK;
     }
+    if (last->u.ret.n == 1 && last->u.ret.vals[0]->kind == PLD_EX_NAME)
+        for (int i = 0; i < fn->nparams; i++)
+            if (fn->params[i].name == last->u.ret.vals[0]->u.name) {
+                *result = args[i];
+                pld_value_retain(result);
+                return PLD_OK;
+            }
+    return pld_rt_error(it, caller, sp,
+                        "kernel %s ran on backend '%s', but it returns a value that is not one of its parameters; "
+                        "only the sim backend can return it",
+                        fn->name, pld_hw_name(it->hw));
 }
 
 static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, int fidx, pld_value_t *args,
-                                  pld_span_t sp, int blocks, pld_value_t *result)
+                                  pld_span_t sp, int blocks, int sync_start, pld_value_t *result)
 {
-    pld_hw_arg_t hargs[64];
-    int n = fn->nparams < 64 ? fn->nparams : 64;
-    for (int i = 0; i < n; i++)
-        hw_arg_of(it, &args[i], &hargs[i]);
+    launch_args_t la;
+    if (args_init(it, &la, fn->nparams, fn->name, fn->name_span.line, core_of(fn)) != PLD_OK)
+        return pld_rt_error(it, caller, sp, "out of memory");
+    for (int i = 0; i < fn->nparams; i++)
+        args_set(it, &la, i, &args[i], fn->params[i].name, fn->params[i].type);
     pld_sim_call_t call;
     memset(&call, 0, sizeof call);
     call.it = it;
@@ -394,27 +605,12 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     call.args = args;
     call.span = sp;
     call.blocks = blocks;
-    pld_hw_launch_t l;
-    memset(&l, 0, sizeof l);
-    l.kernel = fn->name;
-    l.func_index = fidx;
-    l.nargs = n;
-    l.args = hargs;
-    l.block_num = blocks;
-    l.host_state = &call;
-    l.err = it->errbuf;
-    l.errn = sizeof it->errbuf;
-    it->errbuf[0] = '\0';
-    int64_t saved;
-    pld_task_begin(it, 0, &saved);
-    pld_status_t st = pld_hw_launch(it->hw, &l);
-    if (pld_task_end(it, caller, sp, fn->name, saved, st == PLD_OK) != PLD_OK && st == PLD_OK)
-        st = PLD_E_RUNTIME;
+    pld_status_t st = do_launch(it, caller, sp, fn->name, &call, &la, fidx, blocks, sync_start, 0);
+    args_fini(&la);
+    if (st == PLD_OK && !call.ran)
+        st = external_result(it, caller, fn, args, sp, &call.result);
     if (st != PLD_OK) {
         pld_value_release(&call.result);
-        if (!it->failed)
-            return pld_rt_error(it, caller, sp, "kernel backend '%s' failed to run %s: %s", pld_hw_name(it->hw),
-                                fn->name, it->errbuf[0] ? it->errbuf : pld_status_name(st));
         return st;
     }
     *result = call.result;
@@ -428,36 +624,45 @@ static const char *name_hint(const pld_expr_t *item)
     return h && h->kind == PLD_EX_STR ? h->u.str.s : item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at scope";
 }
 
+/* The launch arguments of kernel scope s (a pl.at body or a pl.spmd grid):
+ * the values it captures (pld_stmt_t.captures), named after their slots. */
+static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_expr_t *item,
+                               launch_args_t *la)
+{
+    const pld_expr_t *h = pld_walk_kwarg(item, "name_hint");
+    char name[64];
+    if (h && h->kind == PLD_EX_STR)
+        snprintf(name, sizeof name, "%s", h->u.str.s);
+    else
+        snprintf(name, sizeof name, "%s@%d", item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at", s->span.line);
+    const int n = s->captures ? s->ncaptures : 0;
+    if (args_init(it, la, n, name, s->span.line, PLD_BE_CORE_AIV) != PLD_OK)
+        return pld_rt_error(it, f, s->span, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const int slot = s->captures[i];
+        args_set(it, la, i, &f->slots[slot], f->fn ? f->fn->slot_names[slot] : "?", NULL);
+    }
+    return PLD_OK;
+}
+
 /* Launches the body of pl.at(CORE_GROUP) statement s as task tid (0: the next
- * TaskId). */
+ * TaskId), its captured values as the arguments. */
 static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid, int *flow)
 {
+    launch_args_t la;
+    if (scope_args(it, f, s, s->u.with.item, &la) != PLD_OK)
+        return PLD_E_RUNTIME;
     pld_sim_call_t call;
     memset(&call, 0, sizeof call);
     call.it = it;
     call.caller = f;
     call.scope = &s->u.with.body;
     call.span = s->span;
-    pld_hw_launch_t l;
-    memset(&l, 0, sizeof l);
-    l.kernel = "pl.at(CORE_GROUP) scope";
-    l.func_index = -1;
-    l.block_num = 1;
-    l.host_state = &call;
-    l.err = it->errbuf;
-    l.errn = sizeof it->errbuf;
-    it->errbuf[0] = '\0';
-    int64_t saved;
-    pld_task_begin(it, tid, &saved);
-    pld_status_t st = pld_hw_launch(it->hw, &l);
-    if (pld_task_end(it, f, s->span, name_hint(s->u.with.item), saved, st == PLD_OK) != PLD_OK)
+    call.flow = FLOW_NORMAL;
+    pld_status_t st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
+    args_fini(&la);
+    if (st != PLD_OK)
         return PLD_E_RUNTIME;
-    if (st != PLD_OK) {
-        if (!it->failed)
-            pld_rt_error(it, f, s->span, "kernel backend '%s' failed to run a pl.at scope: %s", pld_hw_name(it->hw),
-                         it->errbuf[0] ? it->errbuf : pld_status_name(st));
-        return PLD_E_RUNTIME;
-    }
     *flow = call.flow;
     return PLD_OK;
 }
@@ -482,6 +687,9 @@ static pld_status_t kernel_block(void *arg, int b, int n)
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
 {
     pld_interp_t *it = c->it;
+    c->ran = 1;
+    if (c->grid)
+        return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, spmd_block, c->grid);
     if (c->fn && c->blocks > 1)
         return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, kernel_block, c);
     if (c->fn)
@@ -509,31 +717,41 @@ static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *ca
 
 /* self.f(...): runs f here, launches it as a kernel task, or (HOST -> CHIP)
  * dispatches it to its device (device=, or round-robin). */
+/* Evaluates the positional arguments of call e from argument `first` on
+ * into *out (owned: release each and free with free_args). */
+static pld_status_t eval_args(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int first, pld_value_t **out, int *n)
+{
+    *n = 0;
+    *out = pld_mem_calloc((size_t)(e->u.call.nargs > 0 ? e->u.call.nargs : 1), sizeof **out);
+    if (!*out)
+        return pld_rt_error(it, f, e->span, "out of memory");
+    for (int i = first; i < e->u.call.nargs; i++) {
+        if (e->u.call.args[i].kw)
+            continue;
+        if (pld_eval(it, f, e->u.call.args[i].value, &(*out)[*n]) != PLD_OK)
+            return PLD_E_RUNTIME;
+        (*n)++;
+    }
+    return PLD_OK;
+}
+
+static void free_args(pld_value_t *args, int n)
+{
+    for (int j = 0; j < n; j++)
+        pld_value_release(&args[j]);
+    pld_mem_free(args);
+}
+
 pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_func_t *fn = it->p->funcs[e->aux];
     int callee_ctx = pld_check_func_ctx(fn);
-    const pld_expr_t *device = NULL;
-    pld_value_t args[64];
-    int n = 0;
-    for (int i = 0; i < e->u.call.nargs; i++) {
-        const pld_arg_t *a = &e->u.call.args[i];
-        if (a->kw) {
-            if (strcmp(a->kw, "device") == 0)
-                device = a->value;
-            continue;
-        }
-        if (n >= 64) {
-            for (int j = 0; j < n; j++)
-                pld_value_release(&args[j]);
-            return pld_rt_error(it, f, e->span, "too many arguments (limit 64)");
-        }
-        if (pld_eval(it, f, a->value, &args[n]) != PLD_OK) {
-            for (int j = 0; j < n; j++)
-                pld_value_release(&args[j]);
-            return PLD_E_RUNTIME;
-        }
-        n++;
+    const pld_expr_t *device = pld_walk_kwarg(e, "device");
+    pld_value_t *args;
+    int n;
+    if (eval_args(it, f, e, 0, &args, &n) != PLD_OK) {
+        free_args(args, n);
+        return PLD_E_RUNTIME;
     }
     pld_status_t st = PLD_OK;
     if (f->ctx == PLD_CTX_HOST && callee_ctx == PLD_CTX_CHIP) {
@@ -558,12 +776,11 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
         st = gate_deps(it, f, e);
         if (st == PLD_OK)
-            st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, out);
+            st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, 0, out);
     } else {
         st = pld_walk_function(it, f, fn, args, callee_ctx ? callee_ctx : f->ctx, e->span, out);
     }
-    for (int j = 0; j < n; j++)
-        pld_value_release(&args[j]);
+    free_args(args, n);
     return st;
 }
 
@@ -571,31 +788,23 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
 pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_func_t *fn = it->p->funcs[e->aux];
-    pld_value_t args[64];
-    int n = 0;
-    for (int i = 1; i < e->u.call.nargs && n < 64; i++) {
-        if (e->u.call.args[i].kw)
-            continue;
-        if (pld_eval(it, f, e->u.call.args[i].value, &args[n]) != PLD_OK) {
-            for (int j = 0; j < n; j++)
-                pld_value_release(&args[j]);
-            return PLD_E_RUNTIME;
-        }
-        n++;
+    pld_value_t *args;
+    int n;
+    if (eval_args(it, f, e, 1, &args, &n) != PLD_OK) {
+        free_args(args, n);
+        return PLD_E_RUNTIME;
     }
     int64_t blocks = 1;
-    for (int i = 1; i < e->u.call.nargs; i++)
-        if (e->u.call.args[i].kw && strcmp(e->u.call.args[i].kw, "core_num") == 0 &&
-            pld_eval_i64(it, f, e->u.call.args[i].value, &blocks) != PLD_OK) {
-            for (int j = 0; j < n; j++)
-                pld_value_release(&args[j]);
-            return PLD_E_RUNTIME;
-        }
+    const pld_expr_t *cn = pld_walk_kwarg(e, "core_num");
+    if (cn && pld_eval_i64(it, f, cn, &blocks) != PLD_OK) {
+        free_args(args, n);
+        return PLD_E_RUNTIME;
+    }
     const pld_expr_t *ss = pld_walk_kwarg(e, "sync_start");
+    const int sync_start = ss && ss->kind == PLD_EX_BOOL && ss->u.bval;
     int limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
-    if (blocks < 1 || (ss && ss->kind == PLD_EX_BOOL && ss->u.bval && blocks > limit)) {
-        for (int j = 0; j < n; j++)
-            pld_value_release(&args[j]);
+    if (blocks < 1 || (sync_start && blocks > limit)) {
+        free_args(args, n);
         return pld_rt_error(it, f, e->span,
                             blocks < 1 ? "core_num must be at least 1, found %lld"
                                        : "a sync-start launch of %lld blocks cannot be admitted: the platform has too few "
@@ -605,9 +814,8 @@ pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     pld_value_t r = pld_v_none();
     pld_status_t st = gate_deps(it, f, e);
     if (st == PLD_OK)
-        st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, &r);
-    for (int j = 0; j < n; j++)
-        pld_value_release(&args[j]);
+        st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, sync_start, &r);
+    free_args(args, n);
     if (st != PLD_OK)
         return st;
     /* (results..., TaskId) */

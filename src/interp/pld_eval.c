@@ -515,7 +515,7 @@ static int exec_for(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         return FLOW_ERROR;
     }
     if (kind == PLD_OPID_PL_SPMD || kind == PLD_OPID_PL_SPLIT_AIV)
-        return pld_walk_spmd(it, f, iter, &s->u.for_.body, loopvar, stop, 0);
+        return pld_walk_spmd(it, f, s, iter, &s->u.for_.body, loopvar, stop, 0);
     /* init values */
     const pld_expr_t *iv = pld_walk_kwarg(iter, "init_values");
     pld_value_t init[16];

@@ -140,6 +140,11 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         }
         it->own_hw = 1;
     }
+    pld_status_t st = pld_walk_load_kernels(it, err, errn);
+    if (st != PLD_OK) {
+        pld_interp_destroy(it);
+        return st;
+    }
     *out = it;
     return PLD_OK;
 }

@@ -508,9 +508,12 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
 pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* A with-statement (pl.at scope, pl.spmd grid, task queued on deps). */
 int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s);
-/* Runs body as an SPMD grid of n blocks (coroutines of this rank) as task tid
- * (0: the next TaskId); loopvar (or NULL) takes the block index. */
-int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_expr_t *item, const pld_block_t *body,
+/* Describes the program's kernel functions to the backend (pld_hw_load). */
+pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn);
+/* Runs body (of statement s) as an SPMD grid of n blocks as task tid (0: the
+ * next TaskId): a pl.spmd grid is a launch through the backend (on sim:
+ * coroutines of this rank); loopvar (or NULL) takes the block index. */
+int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_expr_t *item, const pld_block_t *body,
                   const pld_expr_t *loopvar, int64_t n, int64_t tid);
 void pld_walk_frame_init(frame_t *f, frame_t *parent, const pld_func_t *fn, pld_value_t *slots, int ctx, pld_span_t sp);
 /* Binds args (borrowed) to fn's parameters in a fresh frame (checking tensor
@@ -538,6 +541,8 @@ typedef struct pld_sim_call {
     pld_span_t span;
     int flow;                      /* scope: the body's control flow result */
     int blocks;                    /* SPMD blocks of the launch */
+    void *grid;                    /* a pl.spmd grid: its blocks' context (pld_call.c), else NULL */
+    int ran;                       /* set by the sim backend: the interpreter ran it (result valid) */
 } pld_sim_call_t;
 /* Runs a kernel function / scope for the sim backend (pld_call.c). */
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c);

@@ -130,6 +130,11 @@ struct pld_stmt {
     /* --- filled by the checker (pld_check_live.c) --- */
     int32_t seq;                 /* pre-order number in its function */
     int32_t seq_end;             /* WHILE / FOR: number of the last statement of the body */
+    /* a kernel scope (WITH, or FOR over pl.spmd / pl.split_aiv): the slots
+     * its body reads that hold a value from before it (parameters and
+     * earlier locals), in order of first read: the arguments of its launch */
+    int32_t *captures;
+    int32_t ncaptures;
     union {
         pld_expr_t *expr;                                               /* EXPR */
         struct { pld_expr_t *target, *ann, *value; } assign;           /* target: NAME/TUPLE/SUBSCRIPT */

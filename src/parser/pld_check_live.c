@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define LIVE_MAX_LOOPS 128 /* deeper loops (beyond the parser's nesting limit) are not tracked */
+#define LIVE_MAX_SCOPES 16 /* nested kernel scopes whose captures are collected */
 
 typedef struct live {
     int32_t seq;              /* next statement number */
@@ -26,12 +27,33 @@ typedef struct live {
     int32_t loop_start[LIVE_MAX_LOOPS];
     int32_t loop_end[LIVE_MAX_LOOPS];
     int nloops;
+    /* kernel scopes being walked (pass 1): their captures grow as reads are found */
+    pld_stmt_t *scopes[LIVE_MAX_SCOPES];
+    int nscopes;
+    pld_arena_t *arena;
 } live_t;
+
+/* A read of `slot` inside the open kernel scopes: a capture of each scope
+ * that starts after the slot's first definition. */
+static void capture_slot(live_t *lv, int slot)
+{
+    for (int i = 0; i < lv->nscopes; i++) {
+        pld_stmt_t *s = lv->scopes[i];
+        if (lv->first_def[slot] >= s->seq)
+            continue;
+        int seen = 0;
+        for (int k = 0; k < s->ncaptures && !seen; k++)
+            seen = s->captures[k] == slot;
+        if (!seen && s->captures)
+            s->captures[s->ncaptures++] = slot;
+    }
+}
 
 static void use_slot(live_t *lv, int slot, int32_t at)
 {
     if (slot < 0 || slot >= lv->nslots)
         return;
+    capture_slot(lv, slot);
     int32_t until = at;
     for (int i = 0; i < lv->nloops; i++)
         if (lv->first_def[slot] < lv->loop_start[i]) {
@@ -117,6 +139,20 @@ static void def_target(live_t *lv, const pld_expr_t *t, int32_t at, int pass)
  * extents; pass 1 (same numbering) records the reads. */
 static void walk_block(live_t *lv, const pld_block_t *b, int pass);
 
+/* The body of a kernel scope s: in pass 1, reads inside it are its captures. */
+static void walk_scope(live_t *lv, pld_stmt_t *s, const pld_block_t *body, int pass)
+{
+    if (pass == 1 && lv->nscopes < LIVE_MAX_SCOPES) {
+        s->ncaptures = 0;
+        s->captures = pld_arena_alloc(lv->arena, sizeof *s->captures * (size_t)lv->nslots);
+        lv->scopes[lv->nscopes++] = s;
+        walk_block(lv, body, pass);
+        lv->nscopes--;
+        return;
+    }
+    walk_block(lv, body, pass);
+}
+
 static void walk_stmt(live_t *lv, pld_stmt_t *s, int pass)
 {
     int32_t at = lv->seq++;
@@ -144,6 +180,15 @@ static void walk_stmt(live_t *lv, pld_stmt_t *s, int pass)
         return;
     case PLD_ST_WHILE:
     case PLD_ST_FOR: {
+        if (s->kind == PLD_ST_FOR && s->u.for_.iter && s->u.for_.iter->kind == PLD_EX_CALL &&
+            (s->u.for_.iter->op == PLD_OPID_PL_SPMD || s->u.for_.iter->op == PLD_OPID_PL_SPLIT_AIV)) {
+            if (pass == 1)
+                use_expr(lv, s->u.for_.iter, at);
+            walk_scope(lv, s, &s->u.for_.body, pass);
+            if (pass == 0)
+                s->seq_end = lv->seq - 1;
+            return;
+        }
         int loop = lv->nloops < LIVE_MAX_LOOPS ? lv->nloops : -1;
         if (pass == 1) {
             use_expr(lv, s->kind == PLD_ST_FOR ? s->u.for_.iter : s->u.while_.cond, at);
@@ -165,7 +210,7 @@ static void walk_stmt(live_t *lv, pld_stmt_t *s, int pass)
     case PLD_ST_WITH:
         if (pass == 1)
             use_expr(lv, s->u.with.item, at);
-        walk_block(lv, &s->u.with.body, pass);
+        walk_scope(lv, s, &s->u.with.body, pass);
         return;
     default:
         return;
@@ -187,6 +232,8 @@ void pld_ck_liveness(pld_ck_t *ck, pld_func_t *f)
     live_t lv;
     lv.nslots = f->nslots;
     lv.nloops = 0;
+    lv.nscopes = 0;
+    lv.arena = &ck->p->arena;
     lv.first_def = pld_arena_alloc(&ck->p->arena, sizeof *lv.first_def * (size_t)f->nslots);
     lv.last_use = pld_arena_alloc(&ck->p->arena, sizeof *lv.last_use * (size_t)f->nslots);
     if (!lv.first_def || !lv.last_use)

@@ -281,10 +281,18 @@ static void build_ctx(pld_win_dom_t *d)
     memcpy(c + 20, &rank_num, 4);
     memcpy(c + 24, &win_size, 8);
     for (int r = 0; r < d->size; r++) {
-        const char *b = d->tr == PLD_WIN_RMA ? d->base : d->peer[r];
-        uint64_t a = (uint64_t)(uintptr_t)b;
+        uint64_t a = (uint64_t)(uintptr_t)pld_win_dom_peer_addr(d, r);
         memcpy(c + 32 + 8 * (size_t)r, &a, 8);
     }
+}
+
+void *pld_win_dom_peer_addr(const pld_win_dom_t *d, int r)
+{
+    if (r < 0 || r >= d->size)
+        return NULL;
+    if (r == d->rank)
+        return d->base;
+    return d->tr == PLD_WIN_RMA ? NULL : d->peer[r];
 }
 
 /* Checks the arguments of dom_create; the same on every member, so every

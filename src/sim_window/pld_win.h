@@ -117,11 +117,15 @@ void pld_win_dom_clear(pld_win_dom_t *d);
  * (host byte order): workSpace@0 = 0, workSpaceSize@8 = 0, rankId@16 (u32),
  * rankNum@20 (u32), winSize@24 (u64, = bytes), windowsIn[64]@32,
  * windowsOut[64]@544 (all 0), 1056 bytes, 8-byte aligned, built at creation.
- * windowsIn[r] for r < rankNum holds rank r's base as mapped here (shm,
- * local), or the local base for every r (rma: peers are not mapped, so
- * remote_addr(p, a) = a and a - windowsIn[rankId] is the displacement);
- * windowsIn[r] = 0 for r >= rankNum. Borrowed. */
+ * windowsIn[r] for r < rankNum is pld_win_dom_peer_addr(d, r): rank r's
+ * base as mapped in this process, or 0 when rank r's window is not mapped
+ * here (rma: every peer but this rank), so a compiled kernel reaches it
+ * through the runtime instead; windowsIn[r] = 0 for r >= rankNum. Borrowed. */
 const void *pld_win_dom_ctx(const pld_win_dom_t *d);
+/* Domain rank r's window as mapped in this process (element 0 of its
+ * window), or NULL when it is not mapped here (the rma transport maps only
+ * this rank's own window) or r is out of range. */
+void *pld_win_dom_peer_addr(const pld_win_dom_t *d, int r);
 #define PLD_WIN_CTX_BYTES 1056
 #define PLD_WIN_MAX_RANKS 64
 #define PLD_WIN_SLACK 32

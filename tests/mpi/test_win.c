@@ -522,8 +522,13 @@ static void test_win_comm_ctx(void)
             CHECK(a == 0);
             continue;
         }
+        CHECK(a == (uint64_t)(uintptr_t)pld_win_dom_peer_addr(d, r));
+        if (rma && r != g_rank) {
+            CHECK(a == 0); /* not mapped here: reached through the runtime */
+            continue;
+        }
         CHECK(a != 0 && a % 32 == 0);
-        if (rma) {
+        if (r == g_rank) {
             CHECK(a == base);
         } else { /* windowsIn[r] is rank r's window as mapped here */
             const unsigned char *peer = (const unsigned char *)(uintptr_t)a;

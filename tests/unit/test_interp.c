@@ -1555,7 +1555,7 @@ static void test_interp_block_stack_exhausted(void)
         tprog_t t;
         pld_interp_opts_t io;
         memset(&io, 0, sizeof io);
-        io.block_stack_bytes = small ? 512 * 1024 : 0;
+        io.block_stack_bytes = small ? 256 * 1024 : 0;
         if (!tp_open_opts(&t, SRC_DEEP, pld_comm_self(), &io)) {
             tp_close(&t);
             return;
@@ -1579,7 +1579,7 @@ static void test_interp_block_stack_exhausted(void)
             locate(t.src, "y = self.deep(x, y, n - 1)", &last, &col);
             CU_ASSERT(d->span.line >= first && d->span.line <= last);
             CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "stack exhausted: "));
-            CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "KiB left on block 0's stack (of 512 KiB) at call depth "));
+            CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "KiB left on block 0's stack (of 256 KiB) at call depth "));
             CU_ASSERT(error_has_note(&t, "in deep"));
         }
         tp_close(&t);

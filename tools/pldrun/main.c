@@ -42,6 +42,7 @@ typedef struct opts {
     int print;
     const pld_npu_profile_t *platform;
     const char *backend;
+    const char *backend_options;
     const char *entry;
     int timeout;
     pld_win_transport_t transport;
@@ -63,7 +64,10 @@ static void usage(FILE *f)
           "  --in NAME=FILE.npy  bind an entry parameter (repeatable)\n"
           "  --out NAME=FILE.npy write a parameter's final contents (repeatable)\n"
           "  --platform a2a3|a5  hardware profile to emulate (default a2a3)\n"
-          "  --backend NAME      kernel backend (default sim)\n"
+          "  --backend NAME|PATH.so\n"
+          "                      kernel backend: a built-in one (default sim) or a plugin\n"
+          "                      shared object built against src/hw_backend/pld_backend.h\n"
+          "  --backend-options S options text handed to the backend's open\n"
           "  --timeout SECONDS   hang watchdog: a wait unsatisfied this long stops the run (default 30)\n"
           "  --window-transport rma|shm|auto\n"
           "                      how ranks reach each other's windows (default auto: shm on one node)\n"
@@ -153,13 +157,15 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return EX_USAGE;
             }
             i++;
-        } else if (strcmp(a, "--backend") == 0 || strcmp(a, "--entry") == 0) {
+        } else if (strcmp(a, "--backend") == 0 || strcmp(a, "--entry") == 0 || strcmp(a, "--backend-options") == 0) {
             if (!val) {
                 fprintf(stderr, "pldrun: %s needs a value\n", a);
                 return EX_USAGE;
             }
             if (strcmp(a, "--backend") == 0)
                 o->backend = val;
+            else if (strcmp(a, "--backend-options") == 0)
+                o->backend_options = val;
             else
                 o->entry = val;
             i++;
@@ -436,6 +442,64 @@ static pld_status_t mpi_max(void *ctx, int64_t in, int64_t *out)
     return MPI_Allreduce(&in, out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS ? PLD_OK : PLD_E_MPI;
 }
 
+/* ---- the collective steps a backend plugin may take (pld_be_coll_t) ---- */
+static int be_allgather(void *ctx, const void *send, void *recv, size_t bytes)
+{
+    (void)ctx;
+    if (bytes > (size_t)INT32_MAX)
+        return 1;
+    return MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
+}
+
+static int be_bcast(void *ctx, void *buf, size_t bytes, int root)
+{
+    (void)ctx;
+    if (bytes > (size_t)INT32_MAX)
+        return 1;
+    return MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS;
+}
+
+static int be_barrier(void *ctx)
+{
+    (void)ctx;
+    return MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS;
+}
+
+/* Opens the kernel backend of o on this rank: a built-in one by name, or a
+ * plugin file (every rank loads it; a rank that cannot, fails them all). */
+static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t **hw, char *err, size_t errn)
+{
+    if (!pld_hw_is_plugin_path(o->backend)) {
+        pld_hw_registry_t reg;
+        pld_hw_registry_init(&reg);
+        pld_hw_register(&reg, pld_interp_sim_backend());
+        return pld_hw_open(&reg, o->backend, o->backend_options, rank, size, hw, err, errn);
+    }
+    pld_be_init_t init;
+    memset(&init, 0, sizeof init);
+    init.abi = PLD_BE_ABI;
+    init.struct_size = sizeof init;
+    init.rank = rank;
+    init.nranks = size;
+    init.local_rank = rank;
+    init.local_size = size;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        if (MPI_Comm_rank(node, &init.local_rank) != MPI_SUCCESS || MPI_Comm_size(node, &init.local_size) != MPI_SUCCESS)
+            init.local_rank = rank, init.local_size = size;
+        if (MPI_Comm_free(&node) != MPI_SUCCESS) {
+            snprintf(err, errn, "MPI could not free the node communicator");
+            return PLD_E_MPI;
+        }
+    }
+    init.device_id = -1;
+    init.options = o->backend_options ? o->backend_options : "";
+    init.coll.allgather = be_allgather;
+    init.coll.bcast = be_bcast;
+    init.coll.barrier = be_barrier;
+    return pld_hw_open_plugin(o->backend, &init, hw, err, errn);
+}
+
 static int is_generator(const char *v)
 {
     return strcmp(v, "arange") == 0 || strcmp(v, "zeros") == 0 || strcmp(v, "ones") == 0 || strncmp(v, "random:", 7) == 0;
@@ -602,12 +666,12 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
     /* 1. the program, the backend, the interpreter: rank-local */
     report_phase("reading and checking the program");
     int rc = front_end(o, size, &msg, NULL, &p);
-    /* the kernel backend: the registry of this build, opened by name */
-    pld_hw_registry_t reg;
-    pld_hw_registry_init(&reg);
-    pld_hw_register(&reg, pld_interp_sim_backend());
+    /* the kernel backend: built in, or a plugin (loaded by every rank
+     * together: its loading takes collective steps) */
+    if (pld_hw_is_plugin_path(o->backend))
+        rc = agree(rc, &msg, rank, size, "waiting for every rank to read and check the program");
     if (rc == EX_OK) {
-        pld_status_t st = pld_hw_open(&reg, o->backend, NULL, rank, size, &hw, err, sizeof err);
+        pld_status_t st = open_backend(o, rank, size, &hw, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err);
             rc = st == PLD_E_NOMEM ? EX_SOFTWARE : EX_UNAVAILABLE;
@@ -628,7 +692,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
-            rc = st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+            rc = st == PLD_E_USAGE ? EX_USAGE : st == PLD_E_HW ? EX_UNAVAILABLE : EX_SOFTWARE;
         }
     }
     const pld_diag_t *checked = p ? p->diags.tail : NULL; /* printed by agree */
