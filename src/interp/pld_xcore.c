@@ -304,9 +304,12 @@ static pld_tile_t *tile_join(const pld_tile_t *a, const pld_tile_t *b, int axis,
     return r;
 }
 
-/* The axis of a split code (1/3 rows, 2/4 columns) of a rank-r tile. */
+/* The axis of a split code (1/3 rows, 2/4 columns) of a rank-r tile (a
+ * rank-1 tile splits along its only axis). */
 static int split_axis(int split, int rank)
 {
+    if (rank < 2)
+        return 0;
     return split == 1 || split == 3 ? rank - 2 : rank - 1;
 }
 
@@ -389,8 +392,6 @@ static pld_status_t tpush(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
         for (int l = 0; l < g->nlanes; l++)
             w.q[w.nq++] = &g->q[dir][id][l];
     int axis = split ? split_axis((int)split, t->rank) : 0;
-    if (split && t->rank < 2 && (split == 1 || split == 3))
-        axis = 0;
     int64_t ext = split ? t->shape[axis] : 0, h0 = split == 3 || split == 4 ? (ext + 1) / 2 : ext / 2;
     if (split && ((split <= 2 && ext % 2) || (split >= 3 && ext % 2 == 0))) {
         pld_value_release(&v);
@@ -447,7 +448,7 @@ static pld_status_t tpop(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         const pld_tile_t *b = pld_v_tile(&got[1]);
         pld_tile_t *r = a->dt != b->dt || a->rank != b->rank
                             ? NULL
-                            : tile_join(a, b, a->rank < 2 ? 0 : split_axis((int)split, a->rank), split >= 3, PLD_MEM_MAT);
+                            : tile_join(a, b, split_axis((int)split, a->rank), split >= 3, PLD_MEM_MAT);
         pld_value_release(&got[0]);
         pld_value_release(&got[1]);
         if (!r)
