@@ -415,18 +415,23 @@ static int ops_usable(const pld_be_ops_t *o, const char *path, char *err, size_t
  * collectives. Without an allgather callback (one rank), the own verdict. */
 static int all_ok(const pld_be_init_t *init, int ok, int *bad_rank)
 {
+    enum { MAX_AGREE = 1024 }; /* on the stack: no rank may skip the step for want of memory */
     *bad_rank = ok ? -1 : init->rank;
     if (!init->coll.allgather || init->nranks <= 1)
         return ok;
-    int32_t mine = ok, *all = pld_mem_calloc((size_t)init->nranks, sizeof *all);
-    int good = all && init->coll.allgather(init->coll.ctx, &mine, all, sizeof mine) == 0;
-    for (int r = 0; good && r < init->nranks; r++)
+    if (init->nranks > MAX_AGREE) {
+        *bad_rank = init->rank; /* the same verdict on every rank */
+        return 0;
+    }
+    int32_t mine = ok, all[MAX_AGREE];
+    if (init->coll.allgather(init->coll.ctx, &mine, all, sizeof mine) != 0)
+        return 0;
+    for (int r = 0; r < init->nranks; r++)
         if (!all[r]) {
-            good = 0;
             *bad_rank = r;
+            return 0;
         }
-    pld_mem_free(all);
-    return good;
+    return 1;
 }
 
 static pld_status_t open_fail(plug_t *p, const pld_be_init_t *init, const char *what, int bad, char *err,
@@ -434,6 +439,9 @@ static pld_status_t open_fail(plug_t *p, const pld_be_init_t *init, const char *
 {
     if (bad != init->rank)
         snprintf(err, errn, "backend plugin '%s' could not be %s on rank %d", p->path, what, bad);
+    else if (!err[0])
+        snprintf(err, errn, "backend plugin '%s' could not be %s: pldrun takes plugins to at most 1024 ranks",
+                 p->path, what);
     plug_close(p);
     return PLD_E_HW;
 }
