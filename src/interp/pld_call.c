@@ -379,6 +379,11 @@ static void hw_arg_of(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t
     }
 }
 
+void pld_call_hw_arg(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a)
+{
+    hw_arg_of(it, v, a);
+}
+
 static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_func_t *fn, int fidx, pld_value_t *args,
                                   pld_span_t sp, int blocks, pld_value_t *result)
 {
@@ -512,6 +517,8 @@ static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *ca
 pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_func_t *fn = it->p->funcs[e->aux];
+    if (f->ctx != PLD_CTX_KERNEL && pld_check_builtin_kernel(fn) >= 0)
+        return pld_builtin_call(it, f, e, fn, out); /* a lowered CHIP collective (pld_builtin.c) */
     int callee_ctx = pld_check_func_ctx(fn);
     const pld_expr_t *device = NULL;
     pld_value_t args[64];
