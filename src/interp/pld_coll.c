@@ -729,7 +729,7 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
     const pld_expr_t *e = c->e;
     pld_status_t st;
     int64_t op, core_num;
-    int ring = 0;
+    int ring = e->op == PLD_OPID_BUILTIN_ALLREDUCE_RING; /* its default mode */
     pld_value_t sv = pld_v_none();
     if ((st = pld_op_iarg(it, c->f, e, 2, 0, &op)) != PLD_OK || (st = pld_op_iarg(it, c->f, e, 4, 1, &core_num)) != PLD_OK)
         return st;

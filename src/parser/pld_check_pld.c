@@ -1096,6 +1096,8 @@ static const pld_type_t *chk_allreduce(pc_t *x)
         else if (strcmp(m, "mesh") != 0)
             perr(x, "mode must be \"mesh\" or \"ring\", found \"%s\"", m);
     }
+    if (!arg(x, 3) && x->c->info->id == PLD_OPID_BUILTIN_ALLREDUCE_RING)
+        ring = 1; /* the ring builtin's default mode */
     cn = core_num_arg(x, 4, 1, &cn_static);
     if (x->builtin && ring != (x->c->info->id == PLD_OPID_BUILTIN_ALLREDUCE_RING))
         perr(x, "needs mode=\"%s\" (builtin.tensor.allreduce is the mesh kernel, builtin.tensor.allreduce_ring the ring "

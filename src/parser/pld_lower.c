@@ -640,7 +640,9 @@ static int host_lower_stmt(lower_t *w, pld_stmt_t *s, pld_expr_t *e, pld_stmt_t 
                                                        kind == PLD_OPID_PLD_ALL_TO_ALL_V) ? 1 : 0;
     /* devices: the checker's comm-domain coverage (bit d = device d), or -1
      * when the domain is every device or not listed statically */
-    const int32_t mask = e->aux;
+    /* (a synthesized signal is one hidden buffer per dispatch call: every
+     * device must run the same call, so that form always loops) */
+    const int32_t mask = kind == PLD_OPID_PLD_ALLREDUCE && !bound(e, 1) ? -1 : e->aux;
     int ndev = 0;
     for (int d = 0; mask > 0 && d < 31; d++)
         ndev += (mask >> d) & 1;
