@@ -527,40 +527,41 @@ static void lower_chip_a2av(lower_t *w, pld_expr_t *e)
     w->stats.chip_calls++;
 }
 
-static void chip_expr(lower_t *w, pld_expr_t *e, int post);
-
-static void chip_kids(lower_t *w, pld_expr_t *e, int post)
+/* Calls fn on every node of e's subtree, children first. */
+typedef void (*visit_fn)(lower_t *w, pld_expr_t *e, void *arg);
+static void visit(lower_t *w, pld_expr_t *e, visit_fn fn, void *arg)
 {
+    if (!e || w->oom)
+        return;
     switch (e->kind) {
-    case PLD_EX_UNARY: chip_expr(w, e->u.un.a, post); break;
+    case PLD_EX_UNARY: visit(w, e->u.un.a, fn, arg); break;
     case PLD_EX_BINARY:
-        chip_expr(w, e->u.bin.a, post);
-        chip_expr(w, e->u.bin.b, post);
+        visit(w, e->u.bin.a, fn, arg);
+        visit(w, e->u.bin.b, fn, arg);
         break;
     case PLD_EX_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
-            chip_expr(w, e->u.call.args[i].value, post);
+            visit(w, e->u.call.args[i].value, fn, arg);
         break;
     case PLD_EX_SUBSCRIPT:
-        chip_expr(w, e->u.sub.obj, post);
+        visit(w, e->u.sub.obj, fn, arg);
         for (int i = 0; i < e->u.sub.n; i++)
-            chip_expr(w, e->u.sub.items[i], post);
+            visit(w, e->u.sub.items[i], fn, arg);
         break;
     case PLD_EX_LIST:
     case PLD_EX_TUPLE:
         for (int i = 0; i < e->u.seq.n; i++)
-            chip_expr(w, e->u.seq.items[i], post);
+            visit(w, e->u.seq.items[i], fn, arg);
         break;
     default: break;
     }
+    fn(w, e, arg);
 }
 
-/* post == 0: rewrite every all_to_all_v; post == 1: the postcondition. */
-static void chip_expr(lower_t *w, pld_expr_t *e, int post)
+/* *arg == 0: rewrite every all_to_all_v; 1: the postcondition. */
+static void chip_node(lower_t *w, pld_expr_t *e, void *arg)
 {
-    if (!e || w->oom)
-        return;
-    chip_kids(w, e, post);
+    const int post = *(const int *)arg;
     if (!is_collective(e))
         return;
     if (!post && e->op == PLD_OPID_PLD_ALL_TO_ALL_V)
@@ -570,6 +571,11 @@ static void chip_expr(lower_t *w, pld_expr_t *e, int post)
              "collective '%s' cannot stay in a CHIP orchestration body; call it from the HOST orchestrator or inside "
              "an InCore kernel (only all_to_all_v has a CHIP rail: LowerL2TensorCollectives)",
              pld_op_info((pld_op_id_t)e->op)->name);
+}
+
+static void chip_expr(lower_t *w, pld_expr_t *e, int post)
+{
+    visit(w, e, chip_node, &post);
 }
 
 static void chip_block(lower_t *w, pld_block_t *b, int post)
@@ -711,36 +717,14 @@ static int host_lower_stmt(lower_t *w, pld_stmt_t *s, pld_expr_t *e, pld_stmt_t 
     return k;
 }
 
-/* A collective nested anywhere in e (not as the statement's value). */
-static const pld_expr_t *nested_collective(const pld_expr_t *e)
+/* The first collective of a subtree other than the statement's value (arg:
+ * {value, found}). */
+static void find_nested(lower_t *w, pld_expr_t *e, void *arg)
 {
-    if (!e)
-        return NULL;
-    const pld_expr_t *r = NULL;
-    switch (e->kind) {
-    case PLD_EX_UNARY: return is_collective(e->u.un.a) ? e->u.un.a : nested_collective(e->u.un.a);
-    case PLD_EX_BINARY:
-        if (is_collective(e->u.bin.a) || is_collective(e->u.bin.b))
-            return is_collective(e->u.bin.a) ? e->u.bin.a : e->u.bin.b;
-        r = nested_collective(e->u.bin.a);
-        return r ? r : nested_collective(e->u.bin.b);
-    case PLD_EX_CALL:
-        for (int i = 0; i < e->u.call.nargs && !r; i++)
-            r = is_collective(e->u.call.args[i].value) ? e->u.call.args[i].value
-                                                       : nested_collective(e->u.call.args[i].value);
-        return r;
-    case PLD_EX_SUBSCRIPT:
-        r = is_collective(e->u.sub.obj) ? e->u.sub.obj : nested_collective(e->u.sub.obj);
-        for (int i = 0; i < e->u.sub.n && !r; i++)
-            r = is_collective(e->u.sub.items[i]) ? e->u.sub.items[i] : nested_collective(e->u.sub.items[i]);
-        return r;
-    case PLD_EX_LIST:
-    case PLD_EX_TUPLE:
-        for (int i = 0; i < e->u.seq.n && !r; i++)
-            r = is_collective(e->u.seq.items[i]) ? e->u.seq.items[i] : nested_collective(e->u.seq.items[i]);
-        return r;
-    default: return NULL;
-    }
+    (void)w;
+    const pld_expr_t **vf = arg;
+    if (!vf[1] && e != vf[0] && is_collective(e))
+        vf[1] = e;
 }
 
 static void host_block(lower_t *w, pld_block_t *b)
@@ -759,12 +743,13 @@ static void host_block(lower_t *w, pld_block_t *b)
         case PLD_ST_WITH: host_block(w, &s->u.with.body); continue;
         default: continue;
         }
+        const pld_expr_t *vf[2] = {s->kind == PLD_ST_RETURN && s->u.ret.n > 1 ? NULL : value, NULL};
         if (s->kind == PLD_ST_RETURN)
-            for (int k = 0; k < s->u.ret.n && !deep; k++)
-                deep = s->u.ret.n > 1 && is_collective(s->u.ret.vals[k]) ? s->u.ret.vals[k]
-                                                                           : nested_collective(s->u.ret.vals[k]);
+            for (int k = 0; k < s->u.ret.n; k++)
+                visit(w, s->u.ret.vals[k], find_nested, vf);
         else
-            deep = nested_collective(value);
+            visit(w, value, find_nested, vf);
+        deep = vf[1];
         if (deep) {
             lerr(w, deep->span,
                  "%s nested in an expression cannot be lowered to its builtin dispatches "

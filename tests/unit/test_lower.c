@@ -133,24 +133,50 @@ static char *chip_prog(int P, int S, const char *dt, const char *cn, int second,
     return s;
 }
 
+/* A program, lowered: its text (NULL when the lowering failed). */
+typedef struct lowered {
+    char *src, *text;
+    pld_program_t *p;
+    pld_status_t st;
+} lowered_t;
+
+static lowered_t lowered_of(char *src)
+{
+    lowered_t x;
+    x.src = src;
+    x.p = lower_src(src, &x.st, &x.text);
+    return x;
+}
+
+/* lowered_of, asserting that the lowering passed and printed a text. */
+static lowered_t lowered_ok(char *src)
+{
+    lowered_t x = lowered_of(src);
+    CU_ASSERT_EQUAL(x.st, PLD_OK);
+    CU_ASSERT_PTR_NOT_NULL(x.text);
+    return x;
+}
+
+static void lowered_free(lowered_t *x)
+{
+    free(x->text);
+    free(x->src);
+    pld_program_destroy(x->p);
+}
+
 /* ------------------------------------------------------------ CHIP rail */
 
 static void test_chip_shape(void)
 {
-    char *src = chip_prog(4, 1, "FP32", "1", 0, 0), *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL(text);
+    lowered_t x = lowered_ok(chip_prog(4, 1, "FP32", "1", 0, 0));
+    const char *text = x.text ? x.text : "";
     if (text) {
         CU_ASSERT_PTR_NOT_NULL(strstr(text, "        data = self.__builtin_all_to_all_v__fp32(stage, data, sig, counts, recv)\n"));
         CU_ASSERT_PTR_NULL(strstr(text, "pld.tensor.all_to_all_v("));
         /* the callee comes first (callee-first order of the printed program) */
         CU_ASSERT_TRUE(strstr(text, "def __builtin_all_to_all_v__fp32(") < strstr(text, "def chip("));
     }
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    lowered_free(&x);
 }
 
 static void test_chip_signature(void)
@@ -190,69 +216,49 @@ static void test_chip_signature(void)
 
 static void test_chip_attrs(void)
 {
-    char *src = chip_prog(4, 1, "FP32", "1", 0, 0), *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    lowered_t x = lowered_ok(chip_prog(4, 1, "FP32", "1", 0, 0));
+    const char *text = x.text ? x.text : "";
     CU_ASSERT_PTR_NOT_NULL(
         strstr(text, "    @pl.function(type=pl.FunctionType.AIV, attrs={\"builtin_template_dir\": "
                      "\":pypto.runtime.builtins.collectives.all_to_all_v\", \"builtin_template_vars\": \"dtype_cpp=float\", "
                      "\"require_contiguous_operands\": True})\n"
                      "    def __builtin_all_to_all_v__fp32(self, input: pl.Tensor["));
-    CU_ASSERT_EQUAL(pld_check_builtin_kernel(find_func(p, "__builtin_all_to_all_v__fp32")), PLD_OPID_PLD_ALL_TO_ALL_V);
-    CU_ASSERT_EQUAL(pld_check_builtin_kernel(find_func(p, "chip")), -1);
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    CU_ASSERT_EQUAL(pld_check_builtin_kernel(find_func(x.p, "__builtin_all_to_all_v__fp32")), PLD_OPID_PLD_ALL_TO_ALL_V);
+    CU_ASSERT_EQUAL(pld_check_builtin_kernel(find_func(x.p, "chip")), -1);
+    lowered_free(&x);
 }
 
 static void test_chip_sharing(void)
 {
-    char *src = chip_prog(4, 1, "FP32", "1", 1, 0), *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    lowered_t x = lowered_ok(chip_prog(4, 1, "FP32", "1", 1, 0));
+    const char *text = x.text ? x.text : "";
     CU_ASSERT_EQUAL(count(text, "def __builtin_all_to_all_v__"), 1);
     CU_ASSERT_EQUAL(count(text, "self.__builtin_all_to_all_v__fp32("), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "stage = self.__builtin_all_to_all_v__fp32(data, stage, sig, counts, recv)"));
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    lowered_free(&x);
 }
 
 static void test_chip_int8(void)
 {
-    char *src = chip_prog(4, 1, "INT8", "1", 0, 0), *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    lowered_t x = lowered_ok(chip_prog(4, 1, "INT8", "1", 0, 0));
+    const char *text = x.text ? x.text : "";
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "data = self.__builtin_all_to_all_v__int8(stage, data, sig, counts, recv)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"builtin_template_vars\": \"dtype_cpp=int8_t\""));
     CU_ASSERT_PTR_NULL(strstr(text, "__fp32"));
-    const pld_func_t *k = find_func(p, "__builtin_all_to_all_v__int8");
+    const pld_func_t *k = find_func(x.p, "__builtin_all_to_all_v__int8");
     CU_ASSERT_PTR_NOT_NULL_FATAL(k);
     CU_ASSERT_EQUAL(k->params[1].type->dtype, PLD_DT_INT8);
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    lowered_free(&x);
 }
 
 static void test_chip_incore(void)
 {
-    char *src = chip_prog(4, 1, "FP32", "1", 0, 1), *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    lowered_t x = lowered_ok(chip_prog(4, 1, "FP32", "1", 0, 1));
+    const char *text = x.text ? x.text : "";
     /* the InCore composite call is printed as written; only the CHIP one is lowered */
     CU_ASSERT_EQUAL(count(text, "pld.tensor.all_to_all_v(stage, data, vsig, counts, recv, core_num=1)"), 1);
     CU_ASSERT_EQUAL(count(text, "self.__builtin_all_to_all_v__fp32("), 1);
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    lowered_free(&x);
 }
 
 /* RFC #2521's worked examples (pld_semantics.md §2.20 (d)). */
@@ -267,10 +273,9 @@ static void test_chip_fold(void)
         /* through the pass: signal [P, B] holds exactly the admitted lanes */
         char cn[16], want[160];
         snprintf(cn, sizeof cn, "%d", ex[i].L);
-        char *src = chip_prog(ex[i].P, ex[i].B, "FP32", cn, 0, 0), *text = NULL;
-        pld_status_t st;
-        pld_program_t *p = lower_src(src, &st, &text);
-        CU_ASSERT_EQUAL(st, PLD_OK);
+        lowered_t x = lowered_of(chip_prog(ex[i].P, ex[i].B, "FP32", cn, 0, 0));
+        const char *text = x.text;
+        CU_ASSERT_EQUAL(x.st, PLD_OK);
         if (ex[i].B > 1)
             snprintf(want, sizeof want, "self.__builtin_all_to_all_v__fp32(stage, data, sig, counts, recv, core_num=%d, "
                                         "sync_start=True)\n", ex[i].B);
@@ -279,62 +284,41 @@ static void test_chip_fold(void)
         if (!text || !strstr(text, want))
             fprintf(stderr, "\nP=%d L=%d: expected '%s'\n", ex[i].P, ex[i].L, want);
         CU_ASSERT_TRUE(text && strstr(text, want));
-        free(text);
-        free(src);
-        pld_program_destroy(p);
+        lowered_free(&x);
     }
+}
+
+/* Lowers src (owned, freed here), which must fail with a first error
+ * containing gist at line:col (col 0: any). */
+static void expect_error(char *src, const char *gist, unsigned line, unsigned col)
+{
+    lowered_t x = lowered_of(src);
+    CU_ASSERT_EQUAL(x.st, PLD_E_TYPE);
+    const pld_diag_t *d = first_error(x.p);
+    if (!d || !strstr(d->msg, gist))
+        fprintf(stderr, "\nexpected an error containing '%s', got '%s'\n", gist, d ? d->msg : "none");
+    CU_ASSERT_TRUE(d && strstr(d->msg, gist));
+    CU_ASSERT_TRUE(d && d->span.line == line && (col == 0 || d->span.col == col));
+    lowered_free(&x);
 }
 
 static void test_chip_capacity(void)
 {
     /* L=10 over P=8 launches 8 blocks: S=8 is enough, S=7 is not (B, never L, is validated) */
-    pld_status_t st;
-    char *src = chip_prog(8, 8, "FP32", "10", 0, 0);
-    pld_program_t *p = lower_src(src, &st, NULL);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    pld_program_destroy(p);
-    free(src);
-    src = chip_prog(8, 7, "FP32", "10", 0, 0);
-    p = lower_src(src, &st, NULL);
-    CU_ASSERT_EQUAL(st, PLD_E_TYPE);
-    const pld_diag_t *d = first_error(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "signal shape[1] (7) must be at least the admitted block count 8 (core_num 10 "
-                                          "folded over 8 ranks)"));
-    CU_ASSERT_EQUAL(d->span.line, 22); /* the call */
-    pld_program_destroy(p);
-    free(src);
-    /* a core_num above INT32_MAX */
-    src = chip_prog(4, 4, "FP32", "2147483648", 0, 0);
-    p = lower_src(src, &st, NULL);
-    CU_ASSERT_EQUAL(st, PLD_E_TYPE);
-    d = first_error(p);
-    CU_ASSERT_TRUE(d && strstr(d->msg, "core_num must be in [1, INT32_MAX], found 2147483648"));
-    pld_program_destroy(p);
-    free(src);
-    /* FP16 is not a CHIP-rail dtype */
-    src = chip_prog(4, 1, "FP16", "1", 0, 0);
-    p = lower_src(src, &st, NULL);
-    CU_ASSERT_EQUAL(st, PLD_E_TYPE);
-    d = first_error(p);
-    CU_ASSERT_TRUE(d && strstr(d->msg, "supports only FP32 or INT8 on the CHIP rail, found FP16"));
-    pld_program_destroy(p);
-    free(src);
+    lowered_t x = lowered_of(chip_prog(8, 8, "FP32", "10", 0, 0));
+    CU_ASSERT_EQUAL(x.st, PLD_OK);
+    lowered_free(&x);
+    expect_error(chip_prog(8, 7, "FP32", "10", 0, 0),
+                 "signal shape[1] (7) must be at least the admitted block count 8 (core_num 10 folded over 8 ranks)", 22,
+                 16);
+    expect_error(chip_prog(4, 4, "FP32", "2147483648", 0, 0), "core_num must be in [1, INT32_MAX], found 2147483648",
+                 22, 16);
+    expect_error(chip_prog(4, 1, "FP16", "1", 0, 0), "supports only FP32 or INT8 on the CHIP rail, found FP16", 22, 16);
 }
 
 static void test_chip_runtime_cn(void)
 {
-    pld_status_t st;
-    char *src = chip_prog(4, 4, "FP32", "blocks", 0, 0);
-    pld_program_t *p = lower_src(src, &st, NULL);
-    CU_ASSERT_EQUAL(st, PLD_E_TYPE);
-    const pld_diag_t *d = first_error(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    CU_ASSERT_PTR_NOT_NULL(strstr(d->msg, "a runtime core_num is not supported on the CHIP rail"));
-    CU_ASSERT_EQUAL(d->span.line, 22);
-    CU_ASSERT_EQUAL(d->span.col, 16);
-    pld_program_destroy(p);
-    free(src);
+    expect_error(chip_prog(4, 4, "FP32", "blocks", 0, 0), "a runtime core_num is not supported on the CHIP rail", 22, 16);
 }
 
 static void test_chip_post(void)
@@ -401,68 +385,51 @@ static char *host_prog(const char *dispatch, const char *coll, const char *sigsh
     return s;
 }
 
+#define WORLD_DISPATCH                                                                                         \
+    "        for r in pl.range(pld.world_size()):\n"                                                                  \
+    "            self.chip(data, sig, device=r)\n"
+
+/* Lowers src (owned, freed here), which must pass with `want` in its text
+ * and `absent` (when not NULL) nowhere in it. */
+static void expect_text(char *src, const char *want, const char *absent)
+{
+    lowered_t x = lowered_of(src);
+    CU_ASSERT_EQUAL(x.st, PLD_OK);
+    if (!x.text || !strstr(x.text, want))
+        fprintf(stderr, "\nexpected\n%s\nin\n%s\n", want, x.text ? x.text : "(no text)");
+    CU_ASSERT_TRUE(x.text && strstr(x.text, want));
+    CU_ASSERT_TRUE(!absent || (x.text && !strstr(x.text, absent)));
+    lowered_free(&x);
+}
+
 static void test_host_all(void)
 {
-    char *src = host_prog("        for r in pl.range(pld.world_size()):\n"
-                          "            self.chip(data, sig, device=r)\n",
-                          "        data = pld.tensor.allreduce(data, sig, op=pld.ReduceOp.Max)\n", "[4]"),
-         *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "        for __dev_0 in pl.range(pld.system.world_size()):\n"
-                                        "            builtin.tensor.allreduce(data, sig, op=pld.ReduceOp.Max, "
-                                        "device=__dev_0)\n"
-                                        "        data = data\n"));
-    CU_ASSERT_PTR_NULL(strstr(text, "pld.tensor.allreduce("));
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    expect_text(host_prog(WORLD_DISPATCH, "        data = pld.tensor.allreduce(data, sig, op=pld.ReduceOp.Max)\n", "[4]"),
+                "        for __dev_0 in pl.range(pld.system.world_size()):\n"
+                "            builtin.tensor.allreduce(data, sig, op=pld.ReduceOp.Max, device=__dev_0)\n"
+                "        data = data\n",
+                "pld.tensor.allreduce(");
 }
 
 static void test_host_list(void)
 {
-    char *src = host_prog("        self.chip(data, sig, device=1)\n"
-                    "        self.chip(data, sig, device=3)\n",
-                    "        data = pld.tensor.broadcast(data, sig, root=1)\n", "[4]");
-    char *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "        builtin.tensor.broadcast(data, sig, root=1, device=1)\n"
-                                        "        builtin.tensor.broadcast(data, sig, root=1, device=3)\n"
-                                        "        data = data\n"));
-    CU_ASSERT_PTR_NULL(strstr(text, "for __dev"));
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    expect_text(host_prog("        self.chip(data, sig, device=1)\n"
+                          "        self.chip(data, sig, device=3)\n",
+                          "        data = pld.tensor.broadcast(data, sig, root=1)\n", "[4]"),
+                "        builtin.tensor.broadcast(data, sig, root=1, device=1)\n"
+                "        builtin.tensor.broadcast(data, sig, root=1, device=3)\n"
+                "        data = data\n",
+                "for __dev");
 }
 
 static void test_host_ring_barrier(void)
 {
-    char *src = host_prog("        for r in pl.range(pld.world_size()):\n"
-                          "            self.chip(data, sig, device=r)\n",
-                          "        data = pld.tensor.allreduce(data, sig, mode=\"ring\")\n", "[7, 4]"),
-         *text = NULL;
-    pld_status_t st;
-    pld_program_t *p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_TRUE(text && strstr(text, "builtin.tensor.allreduce_ring(data, sig, mode=\"ring\", device=__dev_0)\n"));
-    free(text);
-    free(src);
-    pld_program_destroy(p);
-    src = host_prog("        for r in pl.range(pld.world_size()):\n"
-                    "            self.chip(data, sig, device=r)\n",
-                    "        sig = pld.tensor.barrier(sig)\n", "[4]");
-    p = lower_src(src, &st, &text);
-    CU_ASSERT_EQUAL(st, PLD_OK);
-    CU_ASSERT_TRUE(text && strstr(text, "            builtin.tensor.barrier(sig, device=__dev_0)\n"
-                                        "        sig = sig\n"));
-    free(text);
-    free(src);
-    pld_program_destroy(p);
+    expect_text(host_prog(WORLD_DISPATCH, "        data = pld.tensor.allreduce(data, sig, mode=\"ring\")\n", "[7, 4]"),
+                "builtin.tensor.allreduce_ring(data, sig, mode=\"ring\", device=__dev_0)\n", NULL);
+    expect_text(host_prog(WORLD_DISPATCH, "        sig = pld.tensor.barrier(sig)\n", "[4]"),
+                "            builtin.tensor.barrier(sig, device=__dev_0)\n"
+                "        sig = sig\n",
+                NULL);
 }
 
 /* ------------------------------------------------------------ round trip */
@@ -488,9 +455,7 @@ static void roundtrip_one(const char *src)
 static void test_roundtrip(void)
 {
     char *a = chip_prog(8, 8, "FP32", "10", 1, 1), *b = chip_prog(4, 1, "INT8", "1", 0, 0);
-    char *c = host_prog("        for r in pl.range(pld.world_size()):\n"
-                        "            self.chip(data, sig, device=r)\n",
-                        "        data = pld.tensor.allreduce(data, sig)\n", "[4]");
+    char *c = host_prog(WORLD_DISPATCH, "        data = pld.tensor.allreduce(data, sig)\n", "[4]");
     roundtrip_one(a);
     roundtrip_one(b);
     roundtrip_one(c);
