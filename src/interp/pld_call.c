@@ -486,6 +486,8 @@ static pld_status_t kernel_block(void *arg, int b, int n)
 
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
 {
+    if (c->builtin) /* a builtin collective kernel: the interpreter's collective code */
+        return pld_builtin_run_sim(c);
     pld_interp_t *it = c->it;
     if (c->fn && c->blocks > 1)
         return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, kernel_block, c);

@@ -468,11 +468,13 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int kind, pld_value_t *out);
 /* pld_call.c: the kernel-ABI description of a launch argument value. */
 void pld_call_hw_arg(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a);
-/* pld_builtin.c (walker layer): the lowered program's builtin collectives as kernel launches
- * through the backend (pld_hw_launch). pld_builtin_exec: a builtin.tensor.*
- * dispatch (HOST), run where device= is this rank. pld_builtin_call: a call
- * of a synthesized builtin kernel (pld_check_builtin_kernel) from a CHIP body. pld_builtin_run_sim: the sim backend's side of
- * either launch (host_state->builtin set). */
+/* pld_builtin.c (walker layer): the lowered program's builtin collectives as
+ * kernel launches through the backend (pld_hw_launch). pld_builtin_exec: a
+ * builtin.tensor.* dispatch (HOST), run where device= is this rank.
+ * pld_builtin_call: a call of a synthesized builtin kernel
+ * (pld_check_builtin_kernel) from a CHIP body. pld_builtin_run_sim: the
+ * interpreter's side of either launch (pld_interp_run_kernel, when
+ * host_state->builtin is set). */
 pld_status_t pld_builtin_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_builtin_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_func_t *fn,
                               pld_value_t *out);
@@ -560,7 +562,8 @@ typedef struct pld_sim_call {
     const pld_expr_t *builtin;     /* a builtin collective kernel (pld_builtin.c): its call, or NULL */
     int builtin_kind;              /* its collective (pld_op_coll_kind) */
 } pld_sim_call_t;
-/* Runs a kernel function / scope for the sim backend (pld_call.c). */
+/* Runs a kernel function / scope / builtin collective kernel for the sim
+ * backend (pld_call.c). */
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c);
 
 #endif

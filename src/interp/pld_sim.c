@@ -36,10 +36,7 @@ static pld_status_t sim_launch(void *state, pld_hw_launch_t *l)
         snprintf(l->err, l->errn, "the sim backend runs kernels of the interpreter only");
         return PLD_E_HW;
     }
-    pld_sim_call_t *c = l->host_state;
-    /* a builtin collective kernel's sim implementation is the collective
-     * code of the interpreter (pld_coll.c) */
-    return c->builtin ? pld_builtin_run_sim(c) : pld_interp_run_kernel(c);
+    return pld_interp_run_kernel((pld_sim_call_t *)l->host_state);
 }
 
 static void sim_close(void *state)
