@@ -2161,6 +2161,27 @@ static const pld_hw_ops_t spy_ops = {
     PLD_HW_ABI, sizeof(pld_hw_ops_t), "spy", "records launches (tests)", spy_open, NULL, spy_launch, NULL, spy_close,
 };
 
+/* Opens src on one rank with the spy backend (records cleared); NULL after a
+ * failure. Close the program, then the returned backend. */
+static pld_hw_t *spy_program(tprog_t *t, const char *src)
+{
+    pld_hw_registry_t reg;
+    pld_hw_registry_init(&reg);
+    CU_ASSERT_NOT_EQUAL(pld_hw_register(&reg, &spy_ops), 0);
+    memset(&spy, 0, sizeof spy);
+    char err[256];
+    pld_hw_t *hw = NULL;
+    CU_ASSERT_EQUAL_FATAL(pld_hw_open(&reg, "spy", NULL, 0, 1, &hw, err, sizeof err), PLD_OK);
+    pld_interp_opts_t io;
+    memset(&io, 0, sizeof io);
+    io.hw = hw;
+    if (!tp_open_opts(t, src, NULL, &io)) {
+        pld_hw_close(hw);
+        return NULL;
+    }
+    return hw;
+}
+
 static const char *SRC_COMM_CTX =
     "import pypto.language as pl\n"
     "import pypto.language.distributed as pld\n\n\n"
@@ -2192,21 +2213,10 @@ static const char *SRC_COMM_CTX =
  * second slot starts at align_up(3 * 4, 32) = 32). */
 static void test_interp_hw_comm_ctx(void)
 {
-    pld_hw_registry_t reg;
-    pld_hw_registry_init(&reg);
-    CU_ASSERT_NOT_EQUAL(pld_hw_register(&reg, &spy_ops), 0);
-    memset(&spy, 0, sizeof spy);
-    char err[256];
-    pld_hw_t *hw = NULL;
-    CU_ASSERT_EQUAL_FATAL(pld_hw_open(&reg, "spy", NULL, 0, 1, &hw, err, sizeof err), PLD_OK);
-    pld_interp_opts_t io;
-    memset(&io, 0, sizeof io);
-    io.hw = hw;
     tprog_t t;
-    if (!tp_open_opts(&t, SRC_COMM_CTX, NULL, &io)) {
-        pld_hw_close(hw);
+    pld_hw_t *hw = spy_program(&t, SRC_COMM_CTX);
+    if (!hw)
         return;
-    }
     CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
     tp_run(&t, PLD_OK);
     CU_ASSERT_EQUAL(spy.launches, 1);
@@ -2278,21 +2288,10 @@ static const char *SRC_BUILTIN_LAUNCH =
 
 static void test_interp_builtin_launch(void)
 {
-    pld_hw_registry_t reg;
-    pld_hw_registry_init(&reg);
-    CU_ASSERT_NOT_EQUAL(pld_hw_register(&reg, &spy_ops), 0);
-    memset(&spy, 0, sizeof spy);
-    char err[256];
-    pld_hw_t *hw = NULL;
-    CU_ASSERT_EQUAL_FATAL(pld_hw_open(&reg, "spy", NULL, 0, 1, &hw, err, sizeof err), PLD_OK);
-    pld_interp_opts_t io;
-    memset(&io, 0, sizeof io);
-    io.hw = hw;
     tprog_t t;
-    if (!tp_open_opts(&t, SRC_BUILTIN_LAUNCH, NULL, &io)) {
-        pld_hw_close(hw);
+    pld_hw_t *hw = spy_program(&t, SRC_BUILTIN_LAUNCH);
+    if (!hw)
         return;
-    }
     CU_ASSERT_EQUAL(tp_gen(&t, "x", "arange"), PLD_OK);
     tp_zero_outs(&t);
     tp_run(&t, PLD_OK);
