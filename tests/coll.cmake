@@ -12,6 +12,9 @@
 #                                  every dumped signal must be all zero
 #                                  (`*_fresh3`/`_reset3`/`_keep3`: three
 #                                  dispatches over fresh, reset and kept windows)
+#   coll_<case>_lowered_p<P>_shm  the text `pldrun --print-lowered` prints for
+#                                  the HOST and CHIP cases, run against the same
+#                                  goldens (labels `mpi` and `lower`)
 #   coll_neg_<case>_p<P>_<transport>  hangs (mismatched / differently shaped
 #                                  calls, a rank-divergent wait, a missing CHIP
 #                                  call, a deferred waiter nobody notifies)
@@ -59,4 +62,7 @@ foreach(_line IN LISTS _pld_coll_tests)
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/coll_runs")
   set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS ${_p}
                                            ENVIRONMENT "${_pld_coll_env}")
+  if(_case MATCHES "_lowered$")
+    set_property(TEST ${_name} APPEND PROPERTY LABELS lower)
+  endif()
 endforeach()

@@ -115,20 +115,12 @@ static pld_status_t args_init(pld_interp_t *it, launch_args_t *la, int n, const 
     return PLD_OK;
 }
 
-/* Argument i of la: value v bound to parameter `pname` (declared type pt, or
- * NULL for a scope's capture). */
-static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld_value_t *v, const char *pname,
-                     const pld_type_t *pt)
+void pld_call_hw_arg(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a, pld_be_param_t *p)
 {
-    pld_hw_arg_t *a = &la->a[i];
-    pld_be_param_t *p = &la->p[i];
-    la->v[i] = v;
     memset(a, 0, sizeof *a);
-    memset(p, 0, sizeof *p);
-    p->name = pname;
-    p->dir = pt ? (uint8_t)(pt->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT : pt->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT
-                                                                                                : PLD_BE_DIR_IN)
-                : PLD_BE_DIR_UNKNOWN;
+    p->kind = PLD_BE_P_SCALAR;
+    p->window = 0;
+    p->rank = 0;
     if (v->kind == PLD_V_TENSOR) {
         pld_tensor_t *t = pld_v_tensor(v);
         pld_view_t kv;
@@ -147,7 +139,6 @@ static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld
         p->dtype = (uint8_t)pld_abi_dtype_code(t->dt);
         return;
     }
-    p->kind = PLD_BE_P_SCALAR;
     if (v->kind == PLD_V_CTX) {
         /* a CommCtx scalar is the address of the CommContext (kernel ABI) */
         a->bits = (uint64_t)(uintptr_t)comm_ctx_of(it, v->u.i);
@@ -162,6 +153,21 @@ static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld
         a->dt = v->dt;
     }
     p->dtype = (uint8_t)pld_abi_dtype_code(a->dt);
+}
+
+/* Argument i of la: value v bound to parameter `pname` (declared type pt, or
+ * NULL for a scope's capture). */
+static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld_value_t *v, const char *pname,
+                     const pld_type_t *pt)
+{
+    pld_be_param_t *p = &la->p[i];
+    la->v[i] = v;
+    memset(p, 0, sizeof *p);
+    p->name = pname;
+    p->dir = pt ? (uint8_t)(pt->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT : pt->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT
+                                                                                                : PLD_BE_DIR_IN)
+                : PLD_BE_DIR_UNKNOWN;
+    pld_call_hw_arg(it, v, &la->a[i], p);
 }
 
 /* The core type of a kernel function for a backend. */
@@ -686,8 +692,10 @@ static pld_status_t kernel_block(void *arg, int b, int n)
 
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
 {
-    pld_interp_t *it = c->it;
     c->ran = 1;
+    if (c->builtin) /* a builtin collective kernel: the interpreter's collective code */
+        return pld_builtin_run_sim(c);
+    pld_interp_t *it = c->it;
     if (c->grid)
         return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, spmd_block, c->grid);
     if (c->fn && c->blocks > 1)
@@ -745,6 +753,8 @@ static void free_args(pld_value_t *args, int n)
 pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     const pld_func_t *fn = it->p->funcs[e->aux];
+    if (f->ctx != PLD_CTX_KERNEL && pld_check_builtin_kernel(fn) >= 0)
+        return pld_builtin_call(it, f, e, fn, out); /* a lowered CHIP collective (pld_builtin.c) */
     int callee_ctx = pld_check_func_ctx(fn);
     const pld_expr_t *device = pld_walk_kwarg(e, "device");
     pld_value_t *args;

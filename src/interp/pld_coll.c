@@ -60,7 +60,9 @@ static int64_t numel_of(int rank, const int64_t *shape)
 typedef struct coll {
     pld_interp_t *it;
     frame_t *f;
-    const pld_expr_t *e;
+    const pld_expr_t *e;           /* the call: a pld.tensor.* op, a builtin.tensor.* dispatch or a
+                                      builtin kernel call (its operands bound like the collective's) */
+    int kind;                      /* the collective (PLD_OPID_PLD_ALLREDUCE ..), pld_op_coll_kind */
     const char *name;              /* short op name, e.g. "allreduce" */
     domain_t *d;
     int P, me;
@@ -75,6 +77,26 @@ typedef struct coll {
 static const char *rail_of(const coll_t *c)
 {
     return c->f->ctx == PLD_CTX_HOST ? "HOST builtin" : c->f->ctx == PLD_CTX_CHIP ? "CHIP builtin" : "InCore composite";
+}
+
+/* The collective's source name (pld.tensor.<op>) for messages: the same on
+ * every rail and before or after the lowering (pld_lower.c). */
+static const char *cname(const coll_t *c)
+{
+    return pld_op_info((pld_op_id_t)c->kind)->name;
+}
+
+/* Evaluates operand i of the collective, which must be a tensor. */
+static pld_status_t cneed(coll_t *c, int i, pld_value_t *v)
+{
+    pld_status_t st = pld_op_eval(c->it, c->f, c->e, i, v);
+    if (st != PLD_OK || (v->kind == PLD_V_TENSOR && v->u.obj))
+        return st;
+    pld_vkind_t got = v->kind;
+    pld_value_release(v);
+    return pld_rt_error(c->it, c->f, pld_op_arg(c->e, i) ? pld_op_arg(c->e, i)->span : c->e->span,
+                        "%s: '%s' must be a tensor, found a %s", cname(c), pld_op_info((pld_op_id_t)c->kind)->params[i].name,
+                        pld_vkind_name(got));
 }
 
 /* A warning, once per call site and kind; rank-symmetric kinds only on
@@ -107,7 +129,7 @@ static void warn_once(coll_t *c, int kind, const char *fmt, ...)
 
 static pld_status_t oom(coll_t *c)
 {
-    return pld_rt_error(c->it, c->f, c->e->span, "%s: out of memory", pld_op_name(c->e));
+    return pld_rt_error(c->it, c->f, c->e->span, "%s: out of memory", cname(c));
 }
 
 static void set_sigtext(coll_t *c, const pld_expr_t *sig_expr)
@@ -224,7 +246,7 @@ static pld_status_t distinct(coll_t *c, const pld_tensor_t *t, const pld_expr_t 
     return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
                         "%s (%s): %s and %s are views of the same window buffer '%s': the operands of a collective "
                         "must be pairwise distinct windows",
-                        pld_op_name(c->e), rail_of(c), role, other_role, c->it->wins[t->winbuf].name);
+                        cname(c), rail_of(c), role, other_role, c->it->wins[t->winbuf].name);
 }
 
 /* Validates a signal operand: window-bound INT32 tensor in the collective's
@@ -236,12 +258,12 @@ static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_exp
     pld_interp_t *it = c->it;
     pld_span_t sp = se ? se->span : c->e->span;
     if (!s->is_dist)
-        return pld_rt_error(it, c->f, sp, "%s: the signal must be a window-bound DistributedTensor", pld_op_name(c->e));
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be a window-bound DistributedTensor", cname(c));
     if (s->dt != PLD_DT_INT32)
-        return pld_rt_error(it, c->f, sp, "%s: the signal must be INT32, found %s", pld_op_name(c->e),
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be INT32, found %s", cname(c),
                             pld_dtype_name(s->dt));
     if (s->rank < min_rank || s->rank > 2)
-        return pld_rt_error(it, c->f, sp, "%s: the signal must be %s, found a rank-%d tensor", pld_op_name(c->e),
+        return pld_rt_error(it, c->f, sp, "%s: the signal must be %s, found a rank-%d tensor", cname(c),
                             min_rank == 2 ? "2-D" : "1-D or 2-D", s->rank);
     domain_t *sd = pld_dist_domain_of(it, c->f, c->e, s);
     if (!sd)
@@ -249,15 +271,15 @@ static pld_status_t check_signal(coll_t *c, const pld_tensor_t *s, const pld_exp
     if (sd != c->d)
         return pld_rt_error(it, c->f, sp, "%s: the signal and the target belong to different comm domains (%d and %d "
                                           "ranks); every operand of a collective must be in one domain",
-                            pld_op_name(c->e), sd->n, c->d->n);
+                            cname(c), sd->n, c->d->n);
     if (s->shape[0] < rows)
         return pld_rt_error(it, c->f, sp, "%s: signal shape[0] (%lld) must be at least %s (%lld) at run time",
-                            pld_op_name(c->e), (long long)s->shape[0], rows_what, (long long)rows);
+                            cname(c), (long long)s->shape[0], rows_what, (long long)rows);
     if (s->rank == 2 && s->shape[1] < cols)
-        return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", pld_op_name(c->e),
+        return pld_rt_error(it, c->f, sp, "%s: signal shape[1] (%lld) must be at least %s (%lld)", cname(c),
                             (long long)s->shape[1], cols_what, (long long)cols);
     pld_status_t dst;
-    if (c->e->op != PLD_OPID_PLD_BARRIER && (dst = distinct(c, s, se, "the signal", c->tgt, "the target")) != PLD_OK)
+    if (c->kind != PLD_OPID_PLD_BARRIER && (dst = distinct(c, s, se, "the signal", c->tgt, "the target")) != PLD_OK)
         return dst;
     c->sig = s;
     c->sigdesc = *s;
@@ -271,7 +293,7 @@ static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr
 {
     if (!t->is_dist)
         return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
-                            "%s: %s must be a window-bound DistributedTensor here", pld_op_name(c->e), role);
+                            "%s: %s must be a window-bound DistributedTensor here", cname(c), role);
     pld_status_t st;
     if ((st = distinct(c, t, te, role, c->tgt, "the target")) != PLD_OK ||
         (st = distinct(c, t, te, role, c->has_sig ? &c->sigdesc : NULL, "the signal")) != PLD_OK)
@@ -283,7 +305,7 @@ static pld_status_t same_domain(coll_t *c, const pld_tensor_t *t, const pld_expr
         return pld_rt_error(c->it, c->f, te ? te->span : c->e->span,
                             "%s: %s and the target belong to different comm domains (%d and %d ranks); every "
                             "operand of a collective must be in one domain",
-                            pld_op_name(c->e), role, d->n, c->d->n);
+                            cname(c), role, d->n, c->d->n);
     return PLD_OK;
 }
 
@@ -330,7 +352,7 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
         if (off[k] < 0 || ext[k] > t->shape[k] - off[k])
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
-                                pld_op_name(c->e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
+                                cname(c), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
     }
     pld_view_t tv, pv;
     pld_tensor_kview(t, &tv);
@@ -342,7 +364,7 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     pld_view_packed(&pv, buf, t->dt, t->rank, ext);
     char err[256];
     if (pld_k_copy(dir ? &tv : &pv, dir ? &pv : &tv, err, sizeof err) != PLD_OK)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", pld_op_name(c->e), err);
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
     return PLD_OK;
 }
 
@@ -398,7 +420,7 @@ static pld_status_t fold(coll_t *c, pld_binop_k_t op, void *acc, void *x, pld_dt
     pld_view_packed(&vx, x, dt, 1, &n);
     char err[256];
     if (pld_k_binary(op, &va, &va, &vx, err, sizeof err) != PLD_OK)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", pld_op_name(c->e), err);
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
     return PLD_OK;
 }
 
@@ -436,7 +458,7 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     if (!box) {
         if (!is_packed(t))
             return pld_rt_error(c->it, c->f, c->e->span,
-                                "%s: the target must be a packed row-major view on the InCore rail", pld_op_name(c->e));
+                                "%s: the target must be a packed row-major view on the InCore rail", cname(c));
         N = numel_of(t->rank, t->shape);
         flat_desc(t, &flat, N);
         nch = cdiv(N, C);
@@ -446,7 +468,7 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: a partial valid_shape must fit within one %d-byte mesh chunk (%lld elements of "
                                 "%s hold %lld bytes)",
-                                pld_op_name(c->e), MESH_CHUNK_BYTES, (long long)N, pld_dtype_name(t->dt),
+                                cname(c), MESH_CHUNK_BYTES, (long long)N, pld_dtype_name(t->dt),
                                 (long long)(N * esz));
         nch = 1;
     }
@@ -506,10 +528,10 @@ static pld_status_t incore_allreduce_ring(coll_t *c, const pld_tensor_t *t, int6
     int64_t b[PLD_WIN_MAX_RANKS + 1];
     if (SIZE < 0)
         return pld_rt_error(c->it, c->f, c->e->span,
-                            "%s: mode=\"ring\" target valid_shape must be a contiguous row-major prefix", pld_op_name(c->e));
+                            "%s: mode=\"ring\" target valid_shape must be a contiguous row-major prefix", cname(c));
     if (!is_packed(t))
         return pld_rt_error(c->it, c->f, c->e->span,
-                            "%s: the target must be a packed row-major view on the InCore rail", pld_op_name(c->e));
+                            "%s: the target must be a packed row-major view on the InCore rail", cname(c));
     flat_desc(t, &flat, numel_of(t->rank, t->shape));
     for (int64_t i = 0; i <= NR; i++)
         b[i] = fp16 ? (cdiv(i * SIZE, 16 * NR) * 16 < SIZE ? cdiv(i * SIZE, 16 * NR) * 16 : SIZE) : i * SIZE / NR;
@@ -567,12 +589,12 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     int esz = pld_dtype_bytes(t->dt);
     if (c->P > BUILTIN_MAX_RANKS || N <= 0) {
         warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s (%d here)",
-                  pld_op_name(c->e), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
+                  cname(c), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
                   N <= 0 ? 0 : c->P);
         return PLD_OK;
     }
     if (!is_packed(t))
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", pld_op_name(c->e));
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", cname(c));
     flat_desc(t, &flat, N);
     int64_t ntiles = cdiv(N, HOST_TILE), maxT = B > 0 ? cdiv(ntiles, B) : 0;
     acc = alloc_elems(t->dt, B * HOST_TILE);
@@ -633,19 +655,19 @@ static pld_status_t host_allreduce_ring(coll_t *c, const pld_tensor_t *t, int64_
         return pld_rt_error(c->it, c->f, c->e->span,
                             "%s: mode=\"ring\" on the HOST rail supports only op=ReduceOp.Sum with FP32, found "
                             "ReduceOp.%s with %s",
-                            pld_op_name(c->e), redop_name(op), pld_dtype_name(t->dt));
+                            cname(c), redop_name(op), pld_dtype_name(t->dt));
     if (P <= 1)
         return PLD_OK;
     if (P > BUILTIN_MAX_RANKS || N <= 0 || N % P != 0) {
         warn_once(c, W_GUARD, "%s (HOST builtin ring) does nothing: the builtin kernel returns early when %s",
-                  pld_op_name(c->e),
+                  cname(c),
                   P > BUILTIN_MAX_RANKS ? "more than 16 ranks take part"
                   : N <= 0              ? "the target has no elements"
                                         : "the element count is not a multiple of the rank count");
         return PLD_OK;
     }
     if (!is_packed(t))
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", pld_op_name(c->e));
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", cname(c));
     flat_desc(t, &flat, N);
     int64_t chunk = N / P;
     acc = alloc_elems(t->dt, chunk);
@@ -686,12 +708,12 @@ static pld_status_t synth_signal(coll_t *c, int64_t core_num, pld_value_t *out)
         return pld_rt_error(c->it, c->f, c->e->span,
                             "%s without a signal: no synthesized signal buffer was reserved for this call (it must "
                             "be a statement of the HOST orchestrator that runs as the entry)",
-                            pld_op_name(c->e));
+                            cname(c));
     winbuf_t *wb = &c->it->wins[w];
     int64_t shape[2] = {c->it->comm.nranks, core_num};
     int64_t need;
     if (pld_size_bytes(2, shape, 4, INT64_MAX, &need) != PLD_SIZE_OK || (size_t)need > wb->bytes || !wb->buf)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", pld_op_name(c->e));
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: the synthesized signal buffer is too small", cname(c));
     pld_tensor_t *t = pld_tensor_view(wb->buf, PLD_DT_INT32, 2, shape, 0);
     if (!t)
         return oom(c);
@@ -707,35 +729,35 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
     const pld_expr_t *e = c->e;
     pld_status_t st;
     int64_t op, core_num;
-    int ring = 0;
+    int ring = e->op == PLD_OPID_BUILTIN_ALLREDUCE_RING; /* its default mode */
     pld_value_t sv = pld_v_none();
     if ((st = pld_op_iarg(it, c->f, e, 2, 0, &op)) != PLD_OK || (st = pld_op_iarg(it, c->f, e, 4, 1, &core_num)) != PLD_OK)
         return st;
     if (op < 0 || op > 3)
-        return pld_rt_error(it, c->f, e->span, "%s: op must be ReduceOp.Sum, Max, Min or Prod, found %lld", pld_op_name(e),
+        return pld_rt_error(it, c->f, e->span, "%s: op must be ReduceOp.Sum, Max, Min or Prod, found %lld", cname(c),
                             (long long)op);
     if (core_num < 1)
-        return pld_rt_error(it, c->f, e->span, "%s: core_num must be positive, found %lld", pld_op_name(e),
+        return pld_rt_error(it, c->f, e->span, "%s: core_num must be positive, found %lld", cname(c),
                             (long long)core_num);
     if (pld_op_arg(e, 3)) {
         const pld_expr_t *m = pld_op_arg(e, 3);
         if (m->kind != PLD_EX_STR || (strcmp(m->u.str.s, "ring") != 0 && strcmp(m->u.str.s, "mesh") != 0))
-            return pld_rt_error(it, c->f, m->span, "%s: mode must be \"mesh\" or \"ring\"", pld_op_name(e));
+            return pld_rt_error(it, c->f, m->span, "%s: mode must be \"mesh\" or \"ring\"", cname(c));
         ring = strcmp(m->u.str.s, "ring") == 0;
     }
     if (t->dt != PLD_DT_FP16 && t->dt != PLD_DT_FP32)
-        return pld_rt_error(it, c->f, e->span, "%s: target dtype must be FP16 or FP32, found %s", pld_op_name(e),
+        return pld_rt_error(it, c->f, e->span, "%s: target dtype must be FP16 or FP32, found %s", cname(c),
                             pld_dtype_name(t->dt));
     c->name = ring ? "allreduce (ring)" : "allreduce (mesh)";
     if (!pld_op_arg(e, 1)) {
         if (c->f->ctx != PLD_CTX_HOST)
             return pld_rt_error(it, c->f, e->span, "%s requires an explicit signal outside a HOST orchestrator",
-                                pld_op_name(e));
+                                cname(c));
         if (ring)
-            return pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" requires an explicit signal", pld_op_name(e));
+            return pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" requires an explicit signal", cname(c));
         if ((st = synth_signal(c, core_num, &sv)) != PLD_OK)
             return st;
-    } else if ((st = pld_op_need(it, c->f, e, 1, &sv, PLD_V_TENSOR)) != PLD_OK) {
+    } else if ((st = cneed(c, 1, &sv)) != PLD_OK) {
         return st;
     }
     const pld_tensor_t *s = pld_v_tensor(&sv);
@@ -744,7 +766,7 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
             st = pld_rt_error(it, c->f, e->span,
                               "%s: core_num > 1 is supported only in a HOST orchestrator; use an enclosing "
                               "pl.spmd(...)",
-                              pld_op_name(e));
+                              cname(c));
         } else if (!ring) {
             if ((st = check_signal(c, s, pld_op_arg(e, 1), 2, c->P, "the rank count", 1, "1")) == PLD_OK)
                 st = incore_allreduce_mesh(c, t, op);
@@ -756,10 +778,10 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
                     st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
                                       "%s: mode=\"ring\" signal shape[1] (%lld) is the NR that segments the payload "
                                       "and must equal the rank count of the comm domain (%d)",
-                                      pld_op_name(e), (long long)s->shape[1], c->P);
+                                      cname(c), (long long)s->shape[1], c->P);
                 else if (s->shape[0] != 2 * (c->P - 1))
                     st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
-                                      "%s: mode=\"ring\" signal shape[0] (%lld) must equal 2*(NR-1) = %d", pld_op_name(e),
+                                      "%s: mode=\"ring\" signal shape[0] (%lld) must equal 2*(NR-1) = %d", cname(c),
                                       (long long)s->shape[0], 2 * (c->P - 1));
                 else
                     st = incore_allreduce_ring(c, t, op);
@@ -768,10 +790,10 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
     } else if (!ring) {
         if (s->rank == 1 && core_num > 1)
             st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
-                              "%s: a rank-1 signal is valid only with core_num == 1, found core_num %lld", pld_op_name(e),
+                              "%s: a rank-1 signal is valid only with core_num == 1, found core_num %lld", cname(c),
                               (long long)core_num);
         else if (core_num > pld_npu_profile_or_default(it->opts.platform)->aiv_cores)
-            st = pld_rt_error(it, c->f, e->span, "%s: core_num (%lld) exceeds the AIV core count (%d)", pld_op_name(e),
+            st = pld_rt_error(it, c->f, e->span, "%s: core_num (%lld) exceeds the AIV core count (%d)", cname(c),
                               (long long)core_num, pld_npu_profile_or_default(it->opts.platform)->aiv_cores);
         else if ((st = check_signal(c, s, pld_op_arg(e, 1), 1, c->P, "the participating device count", core_num,
                                     "the required lane count (core_num)")) == PLD_OK)
@@ -780,14 +802,14 @@ static pld_status_t exec_allreduce(coll_t *c, const pld_tensor_t *t)
         c->ring = 1;
         if (core_num != 1)
             st = pld_rt_error(it, c->f, e->span, "%s: mode=\"ring\" on the HOST rail does not support core_num > 1",
-                              pld_op_name(e));
+                              cname(c));
         else if ((st = check_signal(c, s, pld_op_arg(e, 1), 2, 2 * (c->P - 1) + 1, "2*(P-1)+1", c->P,
                                     "the participating device count")) == PLD_OK) {
             if (s->shape[1] != c->P)
                 st = pld_rt_error(it, c->f, pld_op_arg(e, 1)->span,
                                   "%s: mode=\"ring\" signal shape[1] (%lld) must equal the participating device "
                                   "count (%d)",
-                                  pld_op_name(e), (long long)s->shape[1], c->P);
+                                  cname(c), (long long)s->shape[1], c->P);
             else
                 st = host_allreduce_ring(c, t, op);
         }
@@ -804,7 +826,7 @@ static pld_status_t builtin_guard(coll_t *c)
         return PLD_E_RUNTIME; /* not guarded */
     warn_once(c, W_GUARD,
               "%s (%s) does nothing: the builtin kernel returns early when more than 16 ranks take part (%d here)",
-              pld_op_name(c->e), rail_of(c), c->P);
+              cname(c), rail_of(c), c->P);
     return PLD_OK;
 }
 
@@ -833,10 +855,10 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
         return st;
     if (root < 0 || root >= c->P)
         return pld_rt_error(c->it, c->f, pld_op_arg(c->e, 2) ? pld_op_arg(c->e, 2)->span : c->e->span,
-                            "%s: root %lld is outside the comm domain [0, %d)", pld_op_name(c->e), (long long)root, c->P);
+                            "%s: root %lld is outside the comm domain [0, %d)", cname(c), (long long)root, c->P);
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = pld_op_need(c->it, c->f, c->e, 1, &sv, PLD_V_TENSOR)) != PLD_OK)
+    if ((st = cneed(c, 1, &sv)) != PLD_OK)
         return st;
     int64_t N = numel_of(t->rank, t->shape);
     if ((st = check_signal(c, pld_v_tensor(&sv), pld_op_arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
@@ -862,11 +884,11 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
             warn_once(c, W_GUARD,
                       "%s (HOST builtin) does nothing: the builtin kernel returns early when the target has no "
                       "elements",
-                      pld_op_name(c->e));
+                      cname(c));
             goto done;
         }
         if (!is_packed(t)) {
-            st = pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", pld_op_name(c->e));
+            st = pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", cname(c));
             goto done;
         }
         flat_desc(t, &flat, N);
@@ -901,23 +923,23 @@ static pld_status_t exec_reduce_scatter(coll_t *c, const pld_tensor_t *t)
     if ((st = pld_op_iarg(c->it, c->f, c->e, 2, 0, &op)) != PLD_OK)
         return st;
     if (op != 0)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: op must be ReduceOp.Sum, found ReduceOp.%s", pld_op_name(c->e),
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: op must be ReduceOp.Sum, found ReduceOp.%s", cname(c),
                             redop_name(op));
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
     if (t->rank != 2)
         return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be 2-D [NR, SIZE], found rank %d",
-                            pld_op_name(c->e), t->rank);
+                            cname(c), t->rank);
     if (t->shape[0] < c->P || t->shape[1] <= 0) {
         if (c->f->ctx == PLD_CTX_KERNEL)
             return pld_rt_error(c->it, c->f, c->e->span,
                                 "%s: the target [%lld, %lld] needs at least one row per rank (%d) and SIZE > 0",
-                                pld_op_name(c->e), (long long)t->shape[0], (long long)t->shape[1], c->P);
-        warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s", pld_op_name(c->e),
+                                cname(c), (long long)t->shape[0], (long long)t->shape[1], c->P);
+        warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s", cname(c),
                   t->shape[0] < c->P ? "the target has fewer rows than ranks" : "a row has no elements");
         return PLD_OK;
     }
-    if ((st = pld_op_need(c->it, c->f, c->e, 1, &sv, PLD_V_TENSOR)) != PLD_OK)
+    if ((st = cneed(c, 1, &sv)) != PLD_OK)
         return st;
     if ((st = check_signal(c, pld_v_tensor(&sv), pld_op_arg(c->e, 1), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
                            "the rank count", 1, "1")) != PLD_OK)
@@ -977,28 +999,28 @@ done:
 
 static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
 {
-    const int a2a = c->e->op == PLD_OPID_PLD_ALL_TO_ALL;
+    const int a2a = c->kind == PLD_OPID_PLD_ALL_TO_ALL;
     pld_status_t st;
     pld_value_t iv, sv = pld_v_none();
     void *buf = NULL;
     c->name = a2a ? "all_to_all" : "allgather";
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = pld_op_need(c->it, c->f, c->e, 0, &iv, PLD_V_TENSOR)) != PLD_OK)
+    if ((st = cneed(c, 0, &iv)) != PLD_OK)
         return st;
     const pld_tensor_t *in = pld_v_tensor(&iv);
     if (t->rank != 2 || in->rank != 2) {
-        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the input and the target must be 2-D", pld_op_name(c->e));
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the input and the target must be 2-D", cname(c));
         goto done;
     }
     if (in->dt != t->dt || in->shape[1] != t->shape[1]) {
         st = pld_rt_error(c->it, c->f, c->e->span, "%s: input %s [.., %lld] and target %s [.., %lld] differ",
-                          pld_op_name(c->e), pld_dtype_name(in->dt), (long long)in->shape[1], pld_dtype_name(t->dt),
+                          cname(c), pld_dtype_name(in->dt), (long long)in->shape[1], pld_dtype_name(t->dt),
                           (long long)t->shape[1]);
         goto done;
     }
     if (t->shape[0] < c->P || (a2a && in->shape[0] < c->P)) {
-        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the %s has %lld rows, fewer than the %d ranks", pld_op_name(c->e),
+        st = pld_rt_error(c->it, c->f, c->e->span, "%s: the %s has %lld rows, fewer than the %d ranks", cname(c),
                           t->shape[0] < c->P ? "target" : "input",
                           (long long)(t->shape[0] < c->P ? t->shape[0] : in->shape[0]),
                           c->P);
@@ -1008,10 +1030,10 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     if (c->f->ctx == PLD_CTX_HOST && SIZE <= 0) {
         warn_once(c, W_GUARD,
                   "%s (HOST builtin) does nothing: the builtin kernel returns early when a row has no elements",
-                  pld_op_name(c->e));
+                  cname(c));
         goto done;
     }
-    if ((st = pld_op_need(c->it, c->f, c->e, 2, &sv, PLD_V_TENSOR)) != PLD_OK)
+    if ((st = cneed(c, 2, &sv)) != PLD_OK)
         goto done;
     if ((st = check_signal(c, pld_v_tensor(&sv), pld_op_arg(c->e, 2), c->f->ctx == PLD_CTX_KERNEL ? 2 : 1, c->P,
                            "the rank count", 1, "1")) != PLD_OK)
@@ -1059,17 +1081,17 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     if ((st = pld_op_iarg(it, c->f, e, 5, 1, &L)) != PLD_OK)
         return st;
     if (L < 1 || L > INT32_MAX)
-        return pld_rt_error(it, c->f, e->span, "%s: core_num must be in [1, INT32_MAX], found %lld", pld_op_name(e),
+        return pld_rt_error(it, c->f, e->span, "%s: core_num must be in [1, INT32_MAX], found %lld", cname(c),
                             (long long)L);
     if (incore && L != 1)
         return pld_rt_error(it, c->f, e->span,
                             "%s: core_num must be 1 on the InCore rail, found %lld; multi-block all_to_all_v runs on "
                             "the CHIP rail",
-                            pld_op_name(e), (long long)L);
+                            cname(c), (long long)L);
     if (!incore && builtin_guard(c) == PLD_OK)
         return PLD_OK;
-    if ((st = pld_op_need(it, c->f, e, 0, &iv, PLD_V_TENSOR)) != PLD_OK || (st = pld_op_need(it, c->f, e, 2, &sv, PLD_V_TENSOR)) != PLD_OK ||
-        (st = pld_op_need(it, c->f, e, 3, &scv, PLD_V_TENSOR)) != PLD_OK || (st = pld_op_need(it, c->f, e, 4, &rcv, PLD_V_TENSOR)) != PLD_OK)
+    if ((st = cneed(c, 0, &iv)) != PLD_OK || (st = cneed(c, 2, &sv)) != PLD_OK ||
+        (st = cneed(c, 3, &scv)) != PLD_OK || (st = cneed(c, 4, &rcv)) != PLD_OK)
         goto done;
     const pld_tensor_t *in = pld_v_tensor(&iv), *s = pld_v_tensor(&sv), *sc = pld_v_tensor(&scv),
                        *rc = pld_v_tensor(&rcv);
@@ -1082,14 +1104,14 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
                 st = pld_rt_error(it, c->f, pld_op_arg(e, k) ? pld_op_arg(e, k)->span : e->span,
                                   "%s (CHIP builtin): '%s' must be a contiguous row-major view (its strides are not "
                                   "packed: a transposed or column-sliced operand is rejected by the builtin)",
-                                  pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[k].name);
+                                  cname(c), pld_op_info((pld_op_id_t)c->kind)->params[k].name);
                 goto done;
             }
     }
     if (t->rank != 2 || in->rank != 2 || in->dt != t->dt || in->shape[0] != t->shape[0] ||
         in->shape[1] != t->shape[1]) {
         st = pld_rt_error(it, c->f, e->span, "%s: input and target must both be 2-D [NR*MAX_RECV, SIZE] %s",
-                          pld_op_name(e), pld_dtype_name(t->dt));
+                          cname(c), pld_dtype_name(t->dt));
         goto done;
     }
     /* signal [NR, 1] (InCore) / [NR, S] (HOST, CHIP) with NR >= P */
@@ -1101,7 +1123,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         st = pld_rt_error(it, c->f, e->span,
                           "%s: send_counts must be INT32 [NR] or [NR, 1] and recv_counts INT32 [NR, 1], with NR >= the "
                           "rank count (%d)",
-                          pld_op_name(e), c->P);
+                          cname(c), c->P);
         goto done;
     }
     if ((st = same_domain(c, rc, pld_op_arg(e, 4), "recv_counts")) != PLD_OK)
@@ -1110,7 +1132,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         /* MAX_RECV = target dim 0 / signal dim 0 (compile time) */
         if (NR <= 0 || t->shape[0] % NR != 0) {
             st = pld_rt_error(it, c->f, pld_op_arg(e, 2)->span, "%s: signal dim 0 (%lld) must divide target dim 0 (%lld)",
-                              pld_op_name(e), (long long)NR, (long long)t->shape[0]);
+                              cname(c), (long long)NR, (long long)t->shape[0]);
             goto done;
         }
         MR = t->shape[0] / NR;
@@ -1118,25 +1140,25 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             warn_once(c, W_NR,
                       "%s: signal dim 0 (%lld) differs from the rank count (%d); the InCore rail takes MAX_RECV = "
                       "target dim 0 / signal dim 0 = %lld, the HOST and CHIP rails take target dim 0 / P",
-                      pld_op_name(e), (long long)NR, c->P, (long long)MR);
+                      cname(c), (long long)NR, c->P, (long long)MR);
     } else {
         if (c->f->ctx == PLD_CTX_CHIP && NR != c->P) {
             st = pld_rt_error(it, c->f, pld_op_arg(e, 2)->span,
                               "%s: signal dim 0 (%lld) must equal the comm domain's rank count (%d) on the CHIP "
                               "rail (the kernel reads the rank count from the CommContext)",
-                              pld_op_name(e), (long long)NR, c->P);
+                              cname(c), (long long)NR, c->P);
             goto done;
         }
         if (t->shape[0] % c->P != 0) {
             st = pld_rt_error(it, c->f, e->span,
                               "%s: target dim 0 (%lld) must be a multiple of the rank count (%d): MAX_RECV = target "
                               "dim 0 / P",
-                              pld_op_name(e), (long long)t->shape[0], c->P);
+                              cname(c), (long long)t->shape[0], c->P);
             goto done;
         }
         MR = t->shape[0] / c->P;
         if (MR <= 0 || t->shape[1] <= 0) {
-            warn_once(c, W_GUARD, "%s (%s) does nothing: the builtin kernel returns early when %s", pld_op_name(e),
+            warn_once(c, W_GUARD, "%s (%s) does nothing: the builtin kernel returns early when %s", cname(c),
                       rail_of(c), MR <= 0 ? "MAX_RECV is 0" : "a row has no elements");
             goto done;
         }
@@ -1149,14 +1171,14 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             st = pld_rt_error(it, c->f, pld_op_arg(e, 2)->span,
                               "%s: signal shape[1] (%lld) must be at least the admitted block count %lld (core_num "
                               "%lld folded over %d ranks)",
-                              pld_op_name(e), (long long)S, (long long)B, (long long)L, c->P);
+                              cname(c), (long long)S, (long long)B, (long long)L, c->P);
             goto done;
         }
         if (B > pld_npu_profile_or_default(it->opts.platform)->aiv_cores) {
             st = pld_rt_error(it, c->f, e->span,
                               "%s: require_sync_start block_num=%lld > limit=%d (the admitted block count exceeds "
                               "the AIV core count)",
-                              pld_op_name(e), (long long)B, pld_npu_profile_or_default(it->opts.platform)->aiv_cores);
+                              cname(c), (long long)B, pld_npu_profile_or_default(it->opts.platform)->aiv_cores);
             goto done;
         }
     }
@@ -1178,7 +1200,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             warn_once(c, W_COUNTS,
                       "%s: send_counts[%d] = %lld is outside [0, MAX_RECV = %lld]; %lld rows are sent (counts are "
                       "clamped to [0, MAX_RECV]; further ones are not reported)",
-                      pld_op_name(e), dest, (long long)cnt, (long long)MR, (long long)rows);
+                      cname(c), dest, (long long)cnt, (long long)MR, (long long)rows);
         int64_t cell[2] = {c->me, 0};
         TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
         if (rows > 0) {
@@ -1249,7 +1271,7 @@ static pld_status_t post_check(coll_t *c)
                                 "%s: signal %s%s holds %d after the collective returned (expected 0, or 1 from a peer "
                                 "already in its next call): a stale credit from an earlier notify into this signal, a "
                                 "signal shared with another protocol, or a peer running a different collective",
-                                pld_op_name(c->e), c->sigtext, cell, (int)v);
+                                cname(c), c->sigtext, cell, (int)v);
         }
     return PLD_OK;
 }
@@ -1260,15 +1282,22 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
 {
     if (e->op == PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V)
         return pld_rt_error(it, f, e->span, "pld.tensor.indexed_all_to_all_v is not supported by this simulator");
-    if (e->op < PLD_OPID_PLD_ALLREDUCE || e->op > PLD_OPID_PLD_ALL_TO_ALL_V)
-        return pld_rt_error(it, f, e->span, "%s is not implemented", pld_op_name(e));
-    if (f->ctx == PLD_CTX_CHIP && e->op != PLD_OPID_PLD_ALL_TO_ALL_V)
+    if (pld_op_coll_kind(e->op) < 0)
+        return pld_rt_error(it, f, e->span, "%s is not implemented", pld_op_info((pld_op_id_t)e->op)->name);
+    return pld_coll_run(it, f, e, pld_op_coll_kind(e->op), out);
+}
+
+pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int kind, pld_value_t *out)
+{
+    const char *name = pld_op_info((pld_op_id_t)kind)->name;
+    const int ti = target_index(kind);
+    if (f->ctx == PLD_CTX_CHIP && kind != PLD_OPID_PLD_ALL_TO_ALL_V)
         return pld_rt_error(it, f, e->span,
                             "collective '%s' cannot run in a CHIP orchestration body (only all_to_all_v has a CHIP "
                             "rail); call it from the HOST orchestrator or inside an InCore kernel",
-                            pld_op_name(e));
+                            name);
     pld_value_t tgt;
-    pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, target_index(e->op)), &tgt);
+    pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, ti), &tgt);
     if (st != PLD_OK)
         return st;
     if (tgt.kind == PLD_V_UNAVAIL && f->ctx == PLD_CTX_HOST) {
@@ -1280,25 +1309,25 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     if (tgt.kind != PLD_V_TENSOR) {
         pld_vkind_t k = tgt.kind;
         pld_value_release(&tgt);
-        return pld_rt_error(it, f, pld_op_arg(e, target_index(e->op))->span, "%s: '%s' must be a tensor, found a %s",
-                            pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[target_index(e->op)].name,
+        return pld_rt_error(it, f, pld_op_arg(e, ti)->span, "%s: '%s' must be a tensor, found a %s",
+                            name, pld_op_info((pld_op_id_t)kind)->params[ti].name,
                             pld_vkind_name(k));
     }
     if (!pld_v_tensor(&tgt)->is_dist) {
         /* PyPTO needs a materialised window view on every rail (its CommContext
          * names the domain); there is no single-rank fallback (§3.1) */
-        const int ti = target_index(e->op);
         st = pld_rt_error(it, f, pld_op_arg(e, ti)->span,
                           "%s: '%s' is not window-bound (a pld.window view of a window buffer, passed down from the "
                           "HOST orchestrator): a collective needs the comm domain of its target",
-                          pld_op_name(e), pld_op_info((pld_op_id_t)e->op)->params[ti].name);
+                          name, pld_op_info((pld_op_id_t)kind)->params[ti].name);
     } else {
         coll_t c;
         memset(&c, 0, sizeof c);
         c.it = it;
         c.f = f;
         c.e = e;
-        c.name = pld_op_name(e);
+        c.kind = kind;
+        c.name = name;
         c.d = pld_dist_domain_of(it, f, e, pld_v_tensor(&tgt));
         if (!c.d) {
             st = PLD_E_RUNTIME;
@@ -1307,7 +1336,7 @@ pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
             c.me = c.d->me;
             const pld_tensor_t *t = pld_v_tensor(&tgt);
             c.tgt = t;
-            switch (e->op) {
+            switch (kind) {
             case PLD_OPID_PLD_ALLREDUCE: st = exec_allreduce(&c, t); break;
             case PLD_OPID_PLD_BARRIER: st = exec_barrier(&c, &tgt); break;
             case PLD_OPID_PLD_BROADCAST: st = exec_broadcast(&c, t); break;

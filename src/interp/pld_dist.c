@@ -63,9 +63,10 @@ static int buf_of_expr(infer_t *in, const pld_expr_t *e)
         return buf_of_name(in, e->u.name);
     if (is_op(e, PLD_OPID_PLD_WINDOW) && e->bound)
         return buf_of_expr(in, e->bound[0]);
-    if (e->kind == PLD_EX_CALL && e->op >= PLD_OPID_PLD_ALLREDUCE && e->op <= PLD_OPID_PLD_ALL_TO_ALL_V && e->bound) {
-        int ti = e->op == PLD_OPID_PLD_BARRIER ? 0 : (e->op == PLD_OPID_PLD_ALLGATHER || e->op == PLD_OPID_PLD_ALL_TO_ALL ||
-                                                      e->op == PLD_OPID_PLD_ALL_TO_ALL_V) ? 1 : 0;
+    if (e->kind == PLD_EX_CALL && pld_op_coll_kind(e->op) >= 0 && e->bound) {
+        const int k = pld_op_coll_kind(e->op);
+        int ti = k == PLD_OPID_PLD_BARRIER ? 0 : (k == PLD_OPID_PLD_ALLGATHER || k == PLD_OPID_PLD_ALL_TO_ALL ||
+                                                  k == PLD_OPID_PLD_ALL_TO_ALL_V) ? 1 : 0;
         return buf_of_expr(in, e->bound[ti]);
     }
     return -1;
@@ -182,7 +183,8 @@ static void infer_call(infer_t *in, const pld_expr_t *e)
         }
     }
     /* HOST collectives: every operand shares the coverage of the others */
-    if (e->op >= PLD_OPID_PLD_ALLREDUCE && e->op <= PLD_OPID_PLD_ALL_TO_ALL_V && e->bound) {
+    /* (and their builtin.tensor.* dispatches, pld_lower.c) */
+    if (pld_op_coll_kind(e->op) >= 0 && e->bound) {
         const pld_op_info_t *info = pld_op_info((pld_op_id_t)e->op);
         int bufs[8], nb = 0;
         for (int i = 0; i < info->nparams && nb < 8; i++) {
@@ -331,7 +333,8 @@ static pld_status_t collect_synth(pld_interp_t *it, const pld_expr_t *e)
         if (st != PLD_OK)
             return st;
     }
-    if (is_op(e, PLD_OPID_PLD_ALLREDUCE) && e->bound && !e->bound[1] && pld_dist_buf_of(it, e) < 0) {
+    if ((is_op(e, PLD_OPID_PLD_ALLREDUCE) || is_op(e, PLD_OPID_BUILTIN_ALLREDUCE)) && e->bound && !e->bound[1] &&
+        pld_dist_buf_of(it, e) < 0) {
         winbuf_t *w = new_winbuf(it);
         if (!w)
             return PLD_E_NOMEM;
@@ -705,7 +708,7 @@ static pld_status_t check_origin(pld_interp_t *it, frame_t *f, const pld_expr_t 
     return pld_rt_error(it, f, e->span,
                         "%s on a view of window '%s' that starts %lld bytes into it: remote ops address the window "
                         "from its origin, so pass the position as the op's offsets instead of slicing",
-                        pld_op_info((pld_op_id_t)e->op)->name, w->name, off);
+                        pld_op_name(e), w->name, off);
 }
 
 size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *idx)

@@ -740,6 +740,8 @@ static pld_status_t eval_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
         }
         return pld_rt_error(it, f, e->span, "this call cannot be executed (it was not resolved to an op)");
     }
+    if (pld_op_is_builtin_coll(e->op)) /* a HOST builtin dispatch of the lowered program */
+        return pld_builtin_exec(it, f, e, out);
     switch (e->op) {
     case PLD_OPID_PL_SUBMIT:
     case PLD_OPID_PL_SPMD_SUBMIT:

@@ -8,6 +8,7 @@
  *             pld_call.c     function calls, kernel launches, pl.at / pl.spmd tasks, device= dispatch
  *             pld_group.c    a FunctionType.Group body: its AIC/AIV kernels as the cores of a cluster
  *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
+ *             pld_builtin.c  the lowered program's builtin collective kernels as launches
  *      |
  *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
  *      |
@@ -259,6 +260,8 @@ static inline const pld_expr_t *pld_op_arg(const pld_expr_t *e, int i)
 }
 static inline const char *pld_op_name(const pld_expr_t *e)
 {
+    if (e->op < 0) /* a builtin kernel call (pld_builtin.c): the kernel's name */
+        return e->u.call.fn->kind == PLD_EX_ATTR ? e->u.call.fn->u.attr.attr : "call";
     return pld_op_info((pld_op_id_t)e->op)->name;
 }
 /* Evaluates parameter i (NONE when absent). */
@@ -459,6 +462,26 @@ pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_
 pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* pld_coll.c: collectives on every rail (PLD_OPID_PLD_ALLREDUCE ..). */
 pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* Runs collective `kind` (pld_op_coll_kind) of call e in frame f: a
+ * builtin.tensor.* dispatch or a builtin kernel call whose operands the
+ * checker bound like the collective's (the sim backend's builtin kernels). */
+pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int kind, pld_value_t *out);
+/* pld_call.c: the kernel-ABI description of a launch argument value (a) and
+ * its kind, dtype code, rank and window flag as a plugin sees the parameter
+ * (p; name and direction are the caller's). */
+void pld_call_hw_arg(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a, pld_be_param_t *p);
+/* pld_builtin.c (walker layer): the lowered program's builtin collectives as
+ * kernel launches through the backend (pld_hw_launch). pld_builtin_exec: a
+ * builtin.tensor.* dispatch (HOST), run where device= is this rank.
+ * pld_builtin_call: a call of a synthesized builtin kernel
+ * (pld_check_builtin_kernel) from a CHIP body. pld_builtin_run_sim: the
+ * interpreter's side of either launch (pld_interp_run_kernel, when
+ * host_state->builtin is set). */
+pld_status_t pld_builtin_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+pld_status_t pld_builtin_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_func_t *fn,
+                              pld_value_t *out);
+struct pld_sim_call;
+pld_status_t pld_builtin_run_sim(struct pld_sim_call *c);
 
 /* ---- pld_exec.c: the op dispatcher ---- */
 /* Executes a call bound to an op of the table (e->op >= 0, not a special form
@@ -543,8 +566,11 @@ typedef struct pld_sim_call {
     int blocks;                    /* SPMD blocks of the launch */
     void *grid;                    /* a pl.spmd grid: its blocks' context (pld_call.c), else NULL */
     int ran;                       /* set by the sim backend: the interpreter ran it (result valid) */
+    const pld_expr_t *builtin;     /* a builtin collective kernel (pld_builtin.c): its call, or NULL */
+    int builtin_kind;              /* its collective (pld_op_coll_kind) */
 } pld_sim_call_t;
-/* Runs a kernel function / scope for the sim backend (pld_call.c). */
+/* Runs a kernel function / scope / builtin collective kernel for the sim
+ * backend (pld_call.c). */
 pld_status_t pld_interp_run_kernel(pld_sim_call_t *c);
 
 #endif

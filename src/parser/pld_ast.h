@@ -423,6 +423,17 @@ typedef struct pld_unified {
 const pld_op_info_t *pld_op_info(pld_op_id_t id);
 /* Looks up a canonical name or a plain alias ("pld.window"); -1 if none. */
 int pld_op_lookup(const char *name);
+/* The collectives and their HOST builtin dispatches (builtin.tensor.*, made
+ * by the lowering, src/parser/pld_lower.c, with the source op's parameters
+ * plus device=). pld_op_coll_kind: the pld.tensor.* collective an op id runs
+ * (itself for a collective, the source collective for a builtin; allreduce
+ * for builtin.tensor.allreduce_ring), -1 for any other op (indexed_all_to_all_v
+ * included). pld_op_is_builtin_coll: 1 for a builtin.tensor.* op.
+ * pld_op_builtin_of: the builtin of collective `kind` (ring: a ring
+ * allreduce), -1 when it has none. */
+int pld_op_coll_kind(int id);
+int pld_op_is_builtin_coll(int id);
+int pld_op_builtin_of(int kind, int ring);
 /* Looks up a unified name ("pl.add"); NULL if none. */
 const pld_unified_t *pld_op_unified(const char *name);
 /* The position of kw among PyPTO's keyword names of u's leading parameters

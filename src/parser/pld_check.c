@@ -645,6 +645,31 @@ int pld_check_func_ctx(const pld_func_t *f)
     return fn_ctx_of(f);
 }
 
+/* The string value of key `key` of the attrs={...} dict of f's decorator. */
+static const char *deco_attr_str(const pld_func_t *f, const char *key)
+{
+    const pld_expr_t *d = f->deco;
+    if (!d || d->kind != PLD_EX_CALL)
+        return NULL;
+    for (int i = 0; i < d->u.call.nargs; i++) {
+        const pld_arg_t *a = &d->u.call.args[i];
+        if (!a->kw || strcmp(a->kw, "attrs") != 0 || a->value->kind != PLD_EX_DICT)
+            continue;
+        for (int k = 0; k < a->value->u.dict.n; k++) {
+            const pld_expr_t *key_e = a->value->u.dict.keys[k], *v = a->value->u.dict.vals[k];
+            if (key_e->kind == PLD_EX_STR && strcmp(key_e->u.str.s, key) == 0)
+                return v->kind == PLD_EX_STR ? v->u.str.s : NULL;
+        }
+    }
+    return NULL;
+}
+
+int pld_check_builtin_kernel(const pld_func_t *f)
+{
+    const char *dir = f->ftype == PLD_FT_AIV ? deco_attr_str(f, "builtin_template_dir") : NULL;
+    return dir && strcmp(dir, PLD_BUILTIN_TEMPLATE_PKG "all_to_all_v") == 0 ? PLD_OPID_PLD_ALL_TO_ALL_V : -1;
+}
+
 static int fn_ctx_of(const pld_func_t *f)
 {
     if (f->is_raw)
@@ -864,6 +889,49 @@ static void host_dispatch_windows(pld_ck_t *ck, const pld_expr_t *e, const char 
     }
 }
 
+/* A call of a synthesized builtin kernel (pld_check_builtin_kernel): from a
+ * CHIP orchestration body only, core_num= a compile-time int in
+ * [1, INT32_MAX] and sync_start= a bool literal when present. Binds the five
+ * operands and core_num to the parameters of the collective `kind` (e->bound)
+ * for the interpreter. Returns 0 after an error. */
+static int builtin_launch(pld_ck_t *ck, pld_expr_t *e, const char *name, int kind)
+{
+    if (ck->ctx != PLD_CTX_CHIP) {
+        pld_ck_error(ck, e->span, "the builtin kernel '%s' can only be called from a CHIP orchestration function", name);
+        return 0;
+    }
+    const pld_op_info_t *info = pld_op_info((pld_op_id_t)kind);
+    pld_expr_t **b = pld_arena_alloc(&ck->p->arena, sizeof *b * (size_t)info->nparams);
+    if (!b) {
+        ck->oom = 1;
+        return 0;
+    }
+    memset(b, 0, sizeof *b * (size_t)info->nparams);
+    int pos = 0, core = pld_op_param_index(info, "core_num");
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        pld_arg_t *a = &e->u.call.args[i];
+        int64_t v;
+        if (!a->kw) {
+            if (pos < info->nparams && pos != core)
+                b[pos] = a->value;
+            pos++;
+        } else if (strcmp(a->kw, "core_num") == 0) {
+            if (!pld_ck_const_int(ck, a->value, &v) || v < 1 || v > INT32_MAX) {
+                pld_ck_error(ck, a->value->span, "core_num= of the builtin kernel '%s' must be a compile-time int in "
+                                                 "[1, INT32_MAX]", name);
+                return 0;
+            }
+            if (core >= 0)
+                b[core] = a->value;
+        } else if (strcmp(a->kw, "sync_start") == 0 && a->value->kind != PLD_EX_BOOL) {
+            pld_ck_error(ck, a->value->span, "sync_start= must be True or False");
+            return 0;
+        }
+    }
+    e->bound = b;
+    return 1;
+}
+
 /* self.f(args..., [device=r], [attrs={...}]) */
 const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt)
 {
@@ -881,6 +949,7 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
     }
     e->aux = (int32_t)(fi - ck_prog_of(ck)->fns); /* == index in p->funcs */
     const pld_expr_t *device = NULL;
+    const int builtin = pld_check_builtin_kernel(fi->f);
     int npos = 0;
     for (int i = 0; i < e->u.call.nargs; i++) {
         const pld_arg_t *a = &e->u.call.args[i];
@@ -890,6 +959,8 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         }
         if (strcmp(a->kw, "device") == 0)
             device = a->value;
+        else if (builtin >= 0 && (strcmp(a->kw, "core_num") == 0 || strcmp(a->kw, "sync_start") == 0))
+            continue; /* the launch spec of a builtin kernel call (pld_lower.c) */
         else if (strcmp(a->kw, "attrs") != 0) {
             pld_ck_error(ck, a->kw_span, "a call to self.%s accepts only device= and attrs= keywords, not '%s'", name, a->kw);
             return &pld_type_unknown;
@@ -936,6 +1007,8 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         pld_diag_note(&ck->p->diags, d, fi->f->name_span, "'%s' is defined here", name);
         return fi->ret;
     }
+    if (builtin >= 0 && !builtin_launch(ck, e, name, builtin))
+        return fi->ret;
     if (ck->ctx == PLD_CTX_HOST && callee == PLD_CTX_CHIP)
         dispatch_param_order(ck, fi, e);
     if (ck->ctx == PLD_CTX_HOST)

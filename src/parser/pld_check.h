@@ -29,6 +29,40 @@ pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts);
  * AIC kernel), or 0 for a SubWorker (host Python, not runnable). */
 int pld_check_func_ctx(const pld_func_t *f);
 
+/* The builtin template package prefix of a synthesized builtin kernel's
+ * builtin_template_dir attribute (LowerL2TensorCollectives, pld_lower.c). */
+#define PLD_BUILTIN_TEMPLATE_PKG ":pypto.runtime.builtins.collectives."
+
+/* The collective (PLD_OPID_PLD_ALL_TO_ALL_V) a FunctionType.AIV function
+ * stands for when its decorator's attrs name the builtin template package of
+ * that collective (a kernel synthesized by LowerL2TensorCollectives, or read
+ * back from --print-lowered); -1 for any other function. Its body is never
+ * run: a call launches the builtin kernel. */
+int pld_check_builtin_kernel(const pld_func_t *f);
+
+/* ---------------------------------------------------------------- lowering
+ * (pld_lower.c) IR -> IR passes run between the checker and the run, on a
+ * program that checked without errors; they know no MPI:
+ *   LowerL2TensorCollectives: a CHIP-rail pld.tensor.all_to_all_v becomes a
+ *     call of a synthesized AIV builtin kernel __builtin_all_to_all_v__<dt>
+ *     (one per dtype variant, added to the program) with its launch spec;
+ *     its postcondition rejects any collective left in a CHIP body;
+ *   LowerHostTensorCollectives: a HOST-rail collective becomes one
+ *     builtin.tensor.* dispatch per participating device.
+ * InCore bodies pass through. Rejections are diagnostics in p->diags
+ * (PLD_E_TYPE). The rewritten program is checked again here (same opts), so
+ * its sema fields are those of the lowered program. docs/lowering.md. */
+typedef struct pld_lower_stats {
+    int chip_calls;       /* CHIP-rail collectives rewritten */
+    int host_calls;       /* HOST-rail collectives rewritten */
+    int kernels;          /* builtin kernels synthesized */
+} pld_lower_stats_t;
+pld_status_t pld_lower_program(pld_program_t *p, const pld_check_opts_t *opts, pld_lower_stats_t *stats);
+/* The admitted block count B of an all_to_all_v requesting L blocks over P
+ * ranks (RFC #2521's CalAllToAllVBlocks): L while L < P, else the largest
+ * multiple of P not above L. */
+int64_t pld_lower_a2av_blocks(int64_t p, int64_t l);
+
 /* The padding mode a fillpad `pad_value` argument names: 0 zero (also the
  * default, e == NULL, and the literals 0 / 0.0), 1 max (PadValue.max,
  * math.inf), 2 min (PadValue.min, -math.inf); -1 for anything else. */

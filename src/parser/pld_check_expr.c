@@ -1339,7 +1339,7 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
     ck_call_t c;
     if (!bind_call(ck, e, info, &c, argt))
         return &pld_type_unknown;
-    if (strncmp(info->name, "pld.", 4) == 0)
+    if (strncmp(info->name, "pld.", 4) == 0 || pld_op_is_builtin_coll(id))
         return pld_ck_pld_call(ck, &c);
     const pld_type_t *xt = pld_ck_sys_call(ck, &c); /* pl.system.* of pld_check_sys.c */
     if (xt)

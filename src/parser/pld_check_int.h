@@ -55,6 +55,7 @@ typedef struct ck_barrier {
     const char *roles[4];
     const char *op;
     pld_span_t span;
+    pld_expr_t *call;         /* the collective; its aux receives the devices of its comm domain */
 } ck_barrier_t;
 
 /* One local slot. */

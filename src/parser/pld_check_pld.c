@@ -27,6 +27,7 @@ typedef struct pc {
     ck_call_t *c;
     const char *op;    /* canonical op name, e.g. "pld.tensor.allreduce" */
     int nerr;          /* errors reported for this call */
+    int builtin;       /* a builtin.tensor.* dispatch of the lowered program (pld_lower.c) */
 } pc_t;
 
 /* A role-named operand of a collective. */
@@ -1021,10 +1022,11 @@ static void host_windows(pc_t *x, const operand_t *ops, int n, int skip_a, int s
      * dispatches may follow the collective) */
     if (x->nerr == 0 && x->ck->nbarriers < PLD_CK_MAX_BARRIERS) {
         ck_barrier_t *c = &x->ck->barriers[x->ck->nbarriers++];
-        c->is_barrier = x->c->info->id == PLD_OPID_PLD_BARRIER;
+        c->is_barrier = pld_op_coll_kind(x->c->info->id) == PLD_OPID_PLD_BARRIER;
         c->n = 0;
         c->op = x->op;
         c->span = x->c->call->span;
+        c->call = (pld_expr_t *)x->c->call;
         for (int i = 0; i < n && c->n < 4; i++)
             if (w[i] >= 0) {
                 c->roles[c->n] = ops[i].role;
@@ -1094,12 +1096,18 @@ static const pld_type_t *chk_allreduce(pc_t *x)
         else if (strcmp(m, "mesh") != 0)
             perr(x, "mode must be \"mesh\" or \"ring\", found \"%s\"", m);
     }
+    if (!arg(x, 3) && x->c->info->id == PLD_OPID_BUILTIN_ALLREDUCE_RING)
+        ring = 1; /* the ring builtin's default mode */
     cn = core_num_arg(x, 4, 1, &cn_static);
+    if (x->builtin && ring != (x->c->info->id == PLD_OPID_BUILTIN_ALLREDUCE_RING))
+        perr(x, "needs mode=\"%s\" (builtin.tensor.allreduce is the mesh kernel, builtin.tensor.allreduce_ring the ring "
+                "kernel)",
+             ring ? "mesh" : "ring");
 
     if (!has_sig) {
         if (rail != PLD_CTX_HOST)
             perr(x, "requires an explicit signal outside a HOST orchestrator");
-        else if (x->ck->loop_depth > 0)
+        else if (x->ck->loop_depth > 0 && !x->builtin)
             perr(x, "without an explicit signal is not supported inside a for/while loop on the HOST rail; pass "
                     "an explicit signal");
         else if (ring)
@@ -1407,8 +1415,10 @@ static const pld_type_t *chk_a2av(pc_t *x)
     }
     a2av_counts(x, 3, "send_counts", 0, nr);
     a2av_counts(x, 4, "recv_counts", 1, nr);
-    cn = core_num_arg(x, 5, rail != PLD_CTX_HOST, &cn_static);
-    if (cn_static && cn > I32_MAX) {
+    /* the CHIP rail's core_num, dtype and capacity rules are
+     * LowerL2TensorCollectives' (src/parser/pld_lower.c), which runs next */
+    cn = core_num_arg(x, 5, rail == PLD_CTX_KERNEL, &cn_static);
+    if (rail != PLD_CTX_CHIP && cn_static && cn > I32_MAX) {
         perr(x, "core_num must be in [1, INT32_MAX], found %lld", (long long)cn);
         cn = 1;
     }
@@ -1422,24 +1432,17 @@ static const pld_type_t *chk_a2av(pc_t *x)
                  (long long)cn);
         return result_of(x, 1);
     }
-    if (tt && tt->dtype != PLD_DT_FP32 && tt->dtype != PLD_DT_INT8)
-        perr(x, "supports only FP32 or INT8 on the %s rail, found %s", rail_name(rail), pld_dtype_name(tt->dtype));
-
     if (rail == PLD_CTX_CHIP) {
         if (st && P > 0 && nr != P)
             perr(x, "signal dim 0 (%lld) must equal the rank count (%d) on the CHIP rail", (long long)nr, P);
-        if (st && cn_static && dimc(st, 1, &w)) {
-            int64_t b = a2av_blocks(nr, cn);
-            if (w < b)
-                perr(x, "signal shape[1] (%lld) must be at least the admitted block count %lld (core_num %lld "
-                        "folded over %lld ranks)",
-                     (long long)w, (long long)b, (long long)cn, (long long)nr);
-        }
         return result_of(x, 1);
     }
+    if (tt && tt->dtype != PLD_DT_FP32 && tt->dtype != PLD_DT_INT8)
+        perr(x, "supports only FP32 or INT8 on the %s rail, found %s", rail_name(rail), pld_dtype_name(tt->dtype));
 
-    /* HOST builtin rail */
-    if (x->ck->loop_depth > 0)
+    /* HOST builtin rail (a builtin dispatch sits in the lowering's per-device
+     * loop: the loop rule was applied to the source collective) */
+    if (x->ck->loop_depth > 0 && !x->builtin)
         perr(x, "is not supported inside a for/while loop in a HOST orchestrator; call it once, outside the loop");
     if (st) {
         if (P > 0 && nr < P)
@@ -1468,14 +1471,10 @@ static const pld_type_t *chk_collective(pc_t *x, pld_op_id_t id)
         perr(x, "is not supported by this simulator (its row-selection contract is not specified)");
         return result_of(x, 1);
     }
-    if (x->ck->ctx == PLD_CTX_CHIP && id != PLD_OPID_PLD_ALL_TO_ALL_V) {
-        pld_ck_error(x->ck, x->c->call->span,
-                 "collective '%s' cannot stay in a CHIP orchestration body; call it from the HOST orchestrator or "
-                 "inside an InCore kernel",
-                 x->op);
-        x->nerr++;
+    /* a collective other than all_to_all_v in a CHIP orchestration body is
+     * rejected by LowerL2TensorCollectives' postcondition (pld_lower.c) */
+    if (x->ck->ctx == PLD_CTX_CHIP && id != PLD_OPID_PLD_ALL_TO_ALL_V)
         return result_of(x, id == PLD_OPID_PLD_ALLGATHER || id == PLD_OPID_PLD_ALL_TO_ALL ? 1 : 0);
-    }
     switch (id) {
     case PLD_OPID_PLD_ALLREDUCE:
         return chk_allreduce(x);
@@ -1498,7 +1497,7 @@ static const pld_type_t *chk_collective(pc_t *x, pld_op_id_t id)
 
 const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c)
 {
-    pc_t x = {ck, c, c->info->name, 0};
+    pc_t x = {ck, c, c->info->name, 0, 0};
     pld_op_id_t id = c->info->id;
 
     switch (id) {
@@ -1540,6 +1539,16 @@ const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_PLD_ALL_TO_ALL_V:
     case PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V:
         return chk_collective(&x, id);
+    case PLD_OPID_BUILTIN_ALLREDUCE:
+    case PLD_OPID_BUILTIN_ALLREDUCE_RING:
+    case PLD_OPID_BUILTIN_BARRIER:
+    case PLD_OPID_BUILTIN_BROADCAST:
+    case PLD_OPID_BUILTIN_REDUCE_SCATTER:
+    case PLD_OPID_BUILTIN_ALLGATHER:
+    case PLD_OPID_BUILTIN_ALL_TO_ALL:
+    case PLD_OPID_BUILTIN_ALL_TO_ALL_V:
+        x.builtin = 1;
+        return chk_collective(&x, (pld_op_id_t)pld_op_coll_kind(id));
     default:
         return &pld_type_unknown;
     }

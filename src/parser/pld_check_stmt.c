@@ -249,6 +249,18 @@ static void host_collective_domains(pld_ck_t *ck)
     for (int i = 0; i < ck->nbarriers; i++) {
         const ck_barrier_t *c = &ck->barriers[i];
         const ck_winbuf_t *w0 = c->winbuf[0] >= 0 && c->winbuf[0] < ck->nwinbufs ? &ck->winbufs[c->winbuf[0]] : NULL;
+        /* the devices LowerHostTensorCollectives dispatches to (pld_lower.c):
+         * bit d = device d when every operand's buffer reaches a listed set
+         * below 31, else -1 (every device: a loop over the world size) */
+        uint64_t devs = 0;
+        int listed = c->n > 0;
+        for (int k = 0; k < c->n; k++) {
+            const ck_winbuf_t *wk = c->winbuf[k] >= 0 && c->winbuf[k] < ck->nwinbufs ? &ck->winbufs[c->winbuf[k]] : NULL;
+            listed &= wk && wk->dispatched && !wk->cover_unknown;
+            if (listed)
+                devs |= wk->cover;
+        }
+        c->call->aux = listed && devs && devs < ((uint64_t)1 << 31) ? (int32_t)devs : -1;
         /* §2.15: a barrier's signal buffer needs a device set (comm domain);
          * the barrier alone does not give it one */
         if (c->is_barrier && w0 && !w0->dispatched) {

@@ -263,6 +263,30 @@ int pld_op_lookup(const char *name)
     return -1;
 }
 
+int pld_op_coll_kind(int id)
+{
+    if (id >= PLD_OPID_PLD_ALLREDUCE && id <= PLD_OPID_PLD_ALL_TO_ALL_V)
+        return id;
+    if (id >= PLD_OPID_BUILTIN_ALLREDUCE && id <= PLD_OPID_BUILTIN_ALL_TO_ALL_V)
+        return PLD_OPID_PLD_ALLREDUCE + (id - PLD_OPID_BUILTIN_ALLREDUCE);
+    return id == PLD_OPID_BUILTIN_ALLREDUCE_RING ? PLD_OPID_PLD_ALLREDUCE : -1;
+}
+
+int pld_op_is_builtin_coll(int id)
+{
+    return (id >= PLD_OPID_BUILTIN_ALLREDUCE && id <= PLD_OPID_BUILTIN_ALL_TO_ALL_V) ||
+           id == PLD_OPID_BUILTIN_ALLREDUCE_RING;
+}
+
+int pld_op_builtin_of(int kind, int ring)
+{
+    if (kind == PLD_OPID_PLD_ALLREDUCE && ring)
+        return PLD_OPID_BUILTIN_ALLREDUCE_RING;
+    if (kind >= PLD_OPID_PLD_ALLREDUCE && kind <= PLD_OPID_PLD_ALL_TO_ALL_V)
+        return PLD_OPID_BUILTIN_ALLREDUCE + (kind - PLD_OPID_PLD_ALLREDUCE);
+    return -1;
+}
+
 int pld_op_expand_axis(int id)
 {
     if (id < 0 || id >= PLD_OPID__COUNT)

@@ -12,7 +12,8 @@
  *   dispatches=N    pld_interp_opts_t.dispatches, 1..3 (default 1)
  *   persistent=0|1  pld_interp_opts_t.persistent_windows (default 0)
  *
- * Every input is checked (pld_check_text) for P = 1; one that passes runs
+ * Every input is checked (pld_check_text) for P = 1 and lowered
+ * (pld_lower_program); one that passes runs
  * in-process on one rank (pld_comm_self) with the local window transport
  * (opts.win = NULL: PLD_WIN_LOCAL), under
  *   - an operation budget (opts.op_budget = 200000: endless loops stop with a
@@ -174,6 +175,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     co.ranks = 1;
     pld_status_t st = PLD_E_USAGE;
     pld_program_t *p = pld_check_text("fuzz.pld", (const char *)data, size, &co, &st);
+    if (p && st == PLD_OK) /* the lowering passes, as pldrun runs them (docs/lowering.md) */
+        st = pld_lower_program(p, &co, NULL);
     if (p) {
         if (st == PLD_OK)
             run_program(p, &cfg);

@@ -32,6 +32,11 @@ pldrun rounds them). Cases with EXTRA_ARGS run with more pldrun options
 (`*_fresh3`, `*_reset3`, `*_keep3`: three dispatches over fresh, reset or kept
 persistent windows).
 
+Cases `*_lowered` run the text `pldrun --print-lowered` prints for the case's
+program (the HOST and CHIP collectives as builtin dispatches and kernels,
+docs/lowering.md), over shm only, against the same goldens: the printed
+lowered program is itself a runnable program with the source's results.
+
 Negative cases (`neg_*`): ranks calling different collectives, differently
 shaped calls, a rank-divergent wait and a missing CHIP call must stop within a
 few seconds with `--timeout 5`, exit 70 and name the blocked wait; runtime
@@ -52,6 +57,7 @@ import os
 import re
 import shutil
 import struct
+import subprocess
 import sys
 import time
 
@@ -916,17 +922,33 @@ def program_for(path, P, wd):
     return path, text
 
 
+def lowered_copy(prog, args, wd):
+    """The text `pldrun --print-lowered prog` prints, written to wd."""
+    r = subprocess.run([args.pldrun, '--print-lowered', prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError('pldrun --print-lowered %s failed (%d): %s' % (prog, r.returncode, r.stderr))
+    out = os.path.join(wd, os.path.basename(prog).replace('.pld', '.lowered.pld'))
+    with open(out, 'w') as f:
+        f.write(r.stdout)
+    return out, r.stdout
+
+
 def run_case(case, P, tr, args, env):
     path, golden, warn = CASES[case]
     wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
     shutil.rmtree(wd, ignore_errors=True)
     os.makedirs(wd)
     prog, text = program_for(path, P, wd)
+    if case.endswith('_lowered'):
+        prog, text = lowered_copy(prog, args, wd)
+        if 'builtin' not in text:
+            return ['the lowered program has no builtin kernel or dispatch'], prog, [], 
     _, gens = read_directives(path)
     params = host_params(text, P)
     ins, outs, cli = {}, {}, []
     for name, direction, dt, shape in params:
-        if direction == 'in' and name in WIDE.get(case, ()):
+        if direction == 'in' and name in WIDE.get(case[:-len('_lowered')] if case.endswith('_lowered') else case, ()):
             seed = sum(ord(c) for c in case + name) * 10 + P
             ins[name] = Tensor(dt, shape, wide(seed, dt, T.numel(shape)))
             f = os.path.join(wd, 'in_%s.npy' % name)
@@ -1034,6 +1056,14 @@ for _c in ('corpus_incore_allreduce_mesh', 'corpus_host_allreduce_ring', 'corpus
         REWRITE_RANKS[_c + '_keep3'] = REWRITE_RANKS[_c]
 
 
+# The printed lowered program of these cases runs too (`<case>_lowered`, shm).
+for _c in ('chip_a2av', 'host_allreduce', 'host_ring', 'host_misc', 'host_a2av', 'corpus_chip_all_to_all_v_fp32',
+           'corpus_chip_all_to_all_v_int8', 'corpus_host_allreduce_synth', 'corpus_host_barrier'):
+    CASES[_c + '_lowered'] = CASES[_c]
+    if _c in REWRITE_RANKS:
+        REWRITE_RANKS[_c + '_lowered'] = REWRITE_RANKS[_c]
+
+
 def all_tests():
     tests = []
     for case, (path, _, _) in CASES.items():
@@ -1041,7 +1071,7 @@ def all_tests():
             continue
         ranks, _ = read_directives(path)
         for P in sorted(set(ranks) | set(REWRITE_RANKS.get(case, ()))):
-            for tr in TRANSPORTS:
+            for tr in (('shm',) if case.endswith('_lowered') else TRANSPORTS):
                 tests.append((case, P, tr))
     for case, (path, ranks, _, _, _, _) in NEG.items():
         for P in ranks:

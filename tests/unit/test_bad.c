@@ -8,7 +8,8 @@
  *   # platform: NAME                   (optional; a2a3 or a5, default a2a3)
  *
  * For every file (in sorted order) and every P (or P unknown when there is no
- * `# ranks:` line) pld_check_text runs with opts.ranks = P and the test
+ * `# ranks:` line) pld_check_text runs with opts.ranks = P, then the
+ * lowering passes (pld_lower_program, like pldrun --check), and the test
  * asserts: the status is an error (PLD_E_SYNTAX or PLD_E_TYPE), the FIRST
  * error diagnostic is at exactly LINE:COL, and its message contains the gist
  * (case-insensitive substring). Failures print the file, expected and actual.
@@ -224,6 +225,8 @@ static int check_one(const bad_file_t *bf, const directives_t *dv, int ranks)
     snprintf(path, sizeof path, "tests/bad/%s", bf->name);
     pld_status_t st = PLD_OK;
     pld_program_t *p = pld_check_text(path, bf->text, bf->len, &opts, &st);
+    if (p && st == PLD_OK) /* the lowering passes own the CHIP rail's rejections (pld_lower.c) */
+        st = pld_lower_program(p, &opts, NULL);
     const pld_diag_t *first = NULL;
     for (const pld_diag_t *d = p ? p->diags.head : NULL; d; d = d->next)
         if (d->sev == PLD_SEV_ERROR) {

@@ -39,7 +39,7 @@ typedef struct opts {
     int nout;
     int check;
     int ranks;
-    int print;
+    int print;          /* 1 --print (as read), 2 --print-lowered (after the lowering passes) */
     const pld_npu_profile_t *platform;
     const char *backend;
     const char *backend_options;
@@ -60,6 +60,8 @@ static void usage(FILE *f)
           "  --check             parse and check the program only (no MPI needed)\n"
           "  --ranks P           rank count for --check (enables the rules that need P)\n"
           "  --print             print the parsed program back (normalised text)\n"
+          "  --print-lowered     print the program after the lowering passes (builtin collective\n"
+          "                      kernels and dispatches; docs/lowering.md); it reads back with --check\n"
           "  --entry NAME        function to run (default: the HOST orchestrator)\n"
           "  --in NAME=FILE.npy  bind an entry parameter (repeatable)\n"
           "  --out NAME=FILE.npy write a parameter's final contents (repeatable)\n"
@@ -117,6 +119,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->check = 1;
         } else if (strcmp(a, "--print") == 0) {
             o->print = 1;
+        } else if (strcmp(a, "--print-lowered") == 0) {
+            o->print = 2;
         } else if (strcmp(a, "--ranks") == 0 || strcmp(a, "--timeout") == 0) {
             int v;
             if (!val || !parse_int(val, &v) || (strcmp(a, "--ranks") == 0 && (v < 1 || v > 4096))) {
@@ -276,8 +280,13 @@ static int front_end(const opts_t *o, int ranks, pld_buf_t *msg, pld_buf_t *prin
         pld_buf_printf(msg, "pldrun: out of memory reading '%s'\n", o->path);
         return EX_SOFTWARE;
     }
+    if (print_to && p->parsed_ok && o->print == 1)
+        pld_ast_print(p, print_to);
+    /* the lowering passes (pld_lower.c): the run executes the lowered program */
+    if (st == PLD_OK)
+        st = pld_lower_program(p, &co, NULL);
     pld_diag_render(&p->diags, "", msg);
-    if (print_to && p->parsed_ok)
+    if (print_to && st == PLD_OK && o->print == 2)
         pld_ast_print(p, print_to);
     int rc = st == PLD_OK ? EX_OK : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_DATAERR;
     if (rc == EX_DATAERR) {
