@@ -11,7 +11,9 @@
 # The runs at P = 2, 3, 4 that these tests make are left out of mpi_golden_* and
 # coll_* (`--list --outside-conformance`): those keep P = 1, the P = 17 guard
 # and the negative cases. A backend that pldrun reports unavailable (exit 69)
-# makes the test skipped (exit 77), not failed. Included after coll.cmake.
+# makes the test skipped (exit 77), not failed. Each test writes its cells to
+# conformance_runs/<backend>_<group>_p<P>.json; `run_conformance.py --merge` makes
+# docs/conformance.md of them (tests/README.md). Included after coll.cmake.
 set(PLD_CONFORMANCE_BACKENDS "sim" CACHE STRING
     "Backends of the conformance tests (comma-separated names or plugin paths; sim is always one)")
 
@@ -44,7 +46,8 @@ foreach(_b IN LISTS _pld_conf_backends)
                COMMAND "${PLD_PYTHON3_CONF}" "${_pld_conf_script}"
                        --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
                        "--numproc-flag=${PLD_MPI_NP_FLAG}" --backends "${_b}" --ranks ${_p} --groups ${_group} ${_pld_conf_alt}
-                       --workdir "${CMAKE_CURRENT_BINARY_DIR}/conformance_runs/${_group}_p${_p}")
+                       --workdir "${CMAKE_CURRENT_BINARY_DIR}/conformance_runs/${_group}_p${_p}"
+                       --results-json "${CMAKE_CURRENT_BINARY_DIR}/conformance_runs/${_bname}_${_group}_p${_p}.json")
       set_tests_properties(${_name} PROPERTIES LABELS "mpi;conformance;backend_${_bname}" TIMEOUT 1200
                                                PROCESSORS ${_p} SKIP_RETURN_CODE 77
                                                ENVIRONMENT "${_pld_conf_env}")

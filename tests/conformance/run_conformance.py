@@ -36,7 +36,13 @@ usage:
   run_conformance.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
                      [--backends sim,...] [--ranks 2,3,4] [--groups tier0,coll,corpus,tutorial]
                      [--transports rma,shm] [--alternate-transports] [--case NAME]... [--workdir DIR]
-                     [--table-md FILE] [-j N]
+                     [--table-md FILE] [--results-json FILE] [-j N]
+  run_conformance.py --pldrun X --merge JSON... [--table-md FILE]
+
+--results-json writes the outcome as JSON; --merge runs nothing and makes one
+table of several such files (the CTest tests write theirs to
+BUILD/tests/conformance_runs/<backend>_<group>_p<P>.json: docs/conformance.md
+is their merge, see tests/README.md).
 
 Prints one line per run, the table (program x backend x P) and a closing line
 "N passed, M failed, K skipped" (cells). Exit status: 1 when a cell failed,
@@ -45,6 +51,7 @@ Prints one line per run, the table (program x backend x P) and a closing line
 import argparse
 import concurrent.futures
 import datetime
+import json
 import os
 import subprocess
 import sys
@@ -69,9 +76,6 @@ class Entry:
         self.index = index  # in the full list (--alternate-transports)
         self.group, self.source, self.case, self.path = group, source, case, path
         self.ranks = ranks  # the P it allows; None: any
-
-    def label(self):
-        return '%s (%s)' % (self.case, os.path.relpath(self.path, REPO))
 
 
 def directive_ranks(path):
@@ -200,25 +204,60 @@ def execute(args, cells, todo, env):
                 cell.reason = 'failed: ' + ', '.join(tr or 'run' for tr, p in cell.runs if p)
 
 
-def table(args, cells, md):
+def result_of(args, cells, elapsed):
+    """The outcome as plain data (what --results-json writes, --merge reads)."""
+    return {'rows': [[e.case, os.path.relpath(e.path, REPO)] for e in args.entries],
+            'backends': [b.name for b in args.backend_objs], 'ranks': list(args.ranks),
+            'groups': list(args.groups), 'transports': list(args.transports),
+            'alternate': bool(args.alternate_transports), 'elapsed': elapsed,
+            'cells': [[case, b, P, c.status, c.reason] for (case, b, P), c in sorted(cells.items())]}
+
+
+def merge(results):
+    """One result from several (the CTest chunks' --results-json files): rows
+    in the runner's order, backends, P and groups united, times added."""
+    order = {e.case: e.index for e in entries()}
+    rows, seen, out = [], set(), {'backends': [], 'ranks': [], 'groups': [], 'transports': [], 'cells': [],
+                                  'alternate': False, 'elapsed': 0.0}
+    for r in results:
+        for row in r['rows']:
+            if row[0] not in seen:
+                seen.add(row[0])
+                rows.append(row)
+        for k in ('backends', 'ranks', 'groups', 'transports'):
+            out[k] += [x for x in r[k] if x not in out[k]]
+        out['cells'] += r['cells']
+        out['alternate'] = out['alternate'] or r['alternate']
+        out['elapsed'] += r['elapsed']
+    out['rows'] = sorted(rows, key=lambda row: order.get(row[0], len(order)))
+    out['ranks'].sort()
+    out['groups'].sort(key=lambda g: GROUPS.index(g) if g in GROUPS else len(GROUPS))
+    return out
+
+
+def table(res, md):
     """The table as text lines (md: Markdown) and its legend of skip reasons."""
     reasons = []
+    cells = {(c[0], c[1], c[2]): (c[3], c[4]) for c in res['cells']}
 
-    def cell_text(c):
-        if c.status == 'skipped':
-            if c.reason not in reasons:
-                reasons.append(c.reason)
-            return 'skipped [%d]' % (reasons.index(c.reason) + 1)
-        if c.status == 'fail':
-            return ('**FAIL** (%s)' if md else 'FAIL (%s)') % c.reason[len('failed: '):]
+    def cell_text(key):
+        if key not in cells:
+            return '-'  # not run (a merge of some chunks only)
+        status, reason = cells[key]
+        if status == 'skipped':
+            if reason not in reasons:
+                reasons.append(reason)
+            return 'skipped [%d]' % (reasons.index(reason) + 1)
+        if status == 'fail':
+            return ('**FAIL** (%s)' if md else 'FAIL (%s)') % reason[len('failed: '):]
         return 'pass'
 
-    cols = [(b.name, P) for b in args.backend_objs for P in args.ranks]
+    cols = [(b, P) for b in res['backends'] for P in res['ranks']]
     head = ['program'] + ['%s P=%d' % c for c in cols]
     rows = []
-    for e in args.entries:
-        name = '`%s` (`%s`)' % (e.case, os.path.relpath(e.path, REPO)) if md else e.label()
-        rows.append([name] + [cell_text(cells[(e.case, b, P)]) for b, P in cols])
+    for case, path in res['rows']:
+        name = '`%s` (`%s`)' % (case, path) if md else '%s (%s)' % (case, path)
+        rows.append([name] + [cell_text((case, b, P)) for b, P in cols])
     lines = []
     if md:
         lines.append('| ' + ' | '.join(head) + ' |')
@@ -232,10 +271,10 @@ def table(args, cells, md):
     return lines, legend
 
 
-def counts(cells):
+def counts(res):
     n = {'pass': 0, 'fail': 0, 'skipped': 0}
-    for c in cells.values():
-        n[c.status] += 1
+    for c in res['cells']:
+        n[c[3]] += 1
     return n
 
 
@@ -247,17 +286,17 @@ def git_commit():
         return '?'
 
 
-def write_md(path, args, cells, elapsed):
-    lines, legend = table(args, cells, True)
-    n = counts(cells)
+def write_md(path, res):
+    lines, legend = table(res, True)
+    n = counts(res)
     with open(path, 'w') as f:
         f.write('# Conformance table\n\n')
-        f.write('Generated by `tests/conformance/run_conformance.py` (do not edit by hand) on %s, commit %s,\n'
+        f.write('Generated by `tests/conformance/run_conformance.py` (do not edit by hand) on %s, commit %s:\n'
                 % (datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC'), git_commit()))
-        f.write('in %.0f s: backends %s, P = %s, groups %s, window transports %s%s.\n\n'
-                % (elapsed, ', '.join('`%s`' % b.name for b in args.backend_objs),
-                   ', '.join(map(str, args.ranks)), ', '.join(args.groups), ', '.join(args.transports),
-                   ' (alternating)' if args.alternate_transports else ''))
+        f.write('backends %s, P = %s, groups %s, window transports %s%s; the runs took %.0f s in all.\n\n'
+                % (', '.join('`%s`' % b for b in res['backends']), ', '.join(map(str, res['ranks'])),
+                   ', '.join(res['groups']), ', '.join(res['transports']),
+                   ' (one per cell, alternating)' if res['alternate'] else '', res['elapsed']))
         f.write('A cell is `pass` when every run of the program on that backend at that rank count\n'
                 'matched the goldens computed by the test runners in Python (tests/mpi/run_golden.py,\n'
                 'tests/mpi/run_coll.py; never pldrun\'s own output): the programs of run_coll.py run\n'
@@ -281,6 +320,9 @@ def parse_args():
     ap.add_argument('--case', action='append', help='only this case (repeatable)')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--table-md', default=None, help='also write the table as Markdown to this file')
+    ap.add_argument('--results-json', default=None, help='also write the outcome as JSON (for --merge)')
+    ap.add_argument('--merge', nargs='+', metavar='JSON', help='run nothing: print (and --table-md) the table of '
+                    'these --results-json files')
     ap.add_argument('-j', '--jobs', type=int, default=1, help='runs at a time (default 1)')
     args = ap.parse_args()
     args.ranks = [int(x) for x in args.ranks.split(',') if x]
@@ -306,19 +348,29 @@ def parse_args():
 
 def main():
     args = parse_args()
-    env = T.mpi_env(REPO)
-    t0 = time.time()
-    cells, todo = plan(args)
-    execute(args, cells, todo, env)
-    elapsed = time.time() - t0
-    lines, legend = table(args, cells, False)
+    if args.merge:
+        res = []
+        for path in args.merge:
+            with open(path) as f:
+                res.append(json.load(f))
+        res = merge(res)
+    else:
+        env = T.mpi_env(REPO)
+        t0 = time.time()
+        cells, todo = plan(args)
+        execute(args, cells, todo, env)
+        res = result_of(args, cells, time.time() - t0)
+    lines, legend = table(res, False)
     print('\n'.join(lines))
     if legend:
         print('\n'.join(legend))
     if args.table_md:
-        write_md(args.table_md, args, cells, elapsed)
-    n = counts(cells)
-    print('total time %.1f s' % elapsed)
+        write_md(args.table_md, res)
+    if args.results_json:
+        with open(args.results_json, 'w') as f:
+            json.dump(res, f, indent=1)
+    n = counts(res)
+    print('total time %.1f s' % res['elapsed'])
     print('%d passed, %d failed, %d skipped' % (n['pass'], n['fail'], n['skipped']))
     if n['fail']:
         return 1
