@@ -4,9 +4,10 @@
 #   mpi_golden_<case>_p<P>   tests/mpi/run_golden.py: a tier-0 program run as
 #                            `mpirun -n P pldrun ... --in/--out` and its outputs
 #                            compared with goldens computed in Python
-#                            (`run_golden.py --list`: one "CASE P" line per
-#                            test; P from the program's `# ranks:`, 1 2 4
-#                            for the shared examples)
+#                            (`run_golden.py --list --outside-conformance`:
+#                            one "CASE P" line per test; P from the program's
+#                            `# ranks:`, 1 2 4 for the shared examples, less
+#                            P = 2, 3, 4, which tests/conformance.cmake runs)
 #   mpi_negative_<case>      tests/mpi/run_negative.py: usage errors (exit 64/74),
 #                            an unknown kernel backend (exit 69), an --out path
 #                            that cannot be written (exit 74, before the run)
@@ -18,8 +19,8 @@
 # shared/docs/platform.md section 2 (scripts/mpi_env.sh when the repository has
 # it). Leak checking stays on in ASan builds: pldrun checks for its own leaks
 # before MPI_Finalize and ignores Open MPI's (tools/pldrun/main.c).
-# Run them alone with `ctest -R "^mpi_"` (45 tests, about 30 s); `ctest -L mpi` also
-# runs the collective tests of tests/coll.cmake (about 4 min in all, 2 cores, ASan).
+# Run them alone with `ctest -R "^mpi_"`; `ctest -L mpi` also runs the collective
+# tests of tests/coll.cmake and the conformance tests of tests/conformance.cmake.
 
 find_program(PLD_PYTHON3_MPI NAMES python3)
 if(NOT PLD_PYTHON3_MPI OR NOT MPIEXEC_EXECUTABLE)
@@ -34,7 +35,7 @@ set(_pld_mpi_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" ${PLD_MPI_TEST_ENV})
 # The test list comes from the runner itself (one source of truth): lines "CASE P".
 execute_process(
   COMMAND ${CMAKE_COMMAND} -E env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}"
-          "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py" --pldrun pldrun --list
+          "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py" --pldrun pldrun --list --outside-conformance
   OUTPUT_VARIABLE _pld_golden_cases
   RESULT_VARIABLE _pld_golden_rc
   OUTPUT_STRIP_TRAILING_WHITESPACE)

@@ -4,23 +4,35 @@
 # dtype x valid shape), runs them through pldrun at one rank without mpirun
 # (Open MPI's singleton mode) and compares with pure-Python goldens. Included
 # by tests/CMakeLists.txt after PLD_MPI_TEST_ENV is set.
+#
+# The sanitizer tree (PLD_SANITIZE=ON, build-asan/) runs a deterministic subset of
+# the table-driven runners (`--sample N`, run_ops.py's sample(): the first case
+# of every op and every N-th case, N = PLD_OPS_SAMPLE); the Release tree runs
+# every case. The runners marked SAMPLE below take the flag; the others (fixed
+# programs, a few cases each) run in full in both trees.
 find_program(PLD_PYTHON3_OPS NAMES python3)
-# pld_ops_test(NAME SCRIPT WORKDIR TIMEOUT): SCRIPT (under tests/) run with --pldrun and --workdir
+set(PLD_OPS_SAMPLE 4 CACHE STRING "--sample N of the ops_* runners in a PLD_SANITIZE build (1: every case)")
+# pld_ops_test(NAME SCRIPT WORKDIR TIMEOUT [SAMPLE]): SCRIPT (under tests/) run with --pldrun and
+# --workdir; SAMPLE: it takes --sample, which a PLD_SANITIZE build passes
 function(pld_ops_test name script workdir timeout)
+  set(_sample "")
+  if(PLD_SANITIZE AND "SAMPLE" IN_LIST ARGN AND PLD_OPS_SAMPLE GREATER 1)
+    set(_sample --sample ${PLD_OPS_SAMPLE})
+  endif()
   add_test(NAME ${name}
            COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/${script}"
-                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/${workdir}")
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/${workdir}" ${_sample})
   set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 endfunction()
 if(PLD_PYTHON3_OPS)
-  pld_ops_test(ops_reduce ops/run_ops.py ops_reduce 120)
+  pld_ops_test(ops_reduce ops/run_ops.py ops_reduce 120 SAMPLE)
   # the memory/layout/matmul ops: fillpad family, set_validshape, matmul_acc (init_cond), matmul_bias
-  pld_ops_test(ops_mem ops/run_ops_mem.py ops_mem 120)
+  pld_ops_test(ops_mem ops/run_ops_mem.py ops_mem 120 SAMPLE)
   # the element-wise ops of issue 11 (tests/ops/run_elem.py, which uses run_ops.py's helpers)
-  pld_ops_test(ops_elem ops/run_elem.py ops_elem 180)
+  pld_ops_test(ops_elem ops/run_elem.py ops_elem 180 SAMPLE)
   # layout, gather/scatter, sort, gemv/batch_matmul, gather_row (and out-of-range indices)
-  pld_ops_test(ops_layout ops/run_ops_layout.py ops_layout 120)
+  pld_ops_test(ops_layout ops/run_ops_layout.py ops_layout 120 SAMPLE)
   # mixed AIC+AIV kernels: the cross-core pipe, events, syncall, lane ids (tests/cluster/run_cluster.py)
   pld_ops_test(cluster cluster/run_cluster.py cluster_work 120)
   # random (pto-isa TRANDOM Philox4x32 goldens) and the prefetch ops (tests/ops/run_ops_misc.py)
@@ -29,10 +41,10 @@ if(PLD_PYTHON3_OPS)
   # layouts, pure-Python decoders and goldens (tests/ops/run_ops_mx.py)
   pld_ops_test(ops_mx ops/run_ops_mx.py ops_mx 120)
   # the GM gather/scatter family (tests/ops/run_ops_gather.py)
-  pld_ops_test(ops_gather ops/run_ops_gather.py ops_gather 120)
+  pld_ops_test(ops_gather ops/run_ops_gather.py ops_gather 120 SAMPLE)
   # tile read/write/slice/reshape/assemble, tensor full/reshape, arrays, get_block_num in pl.spmd, the TaskId
   # ops with pl.submit deps=, set_ffts/cacheinvalid (tests/ops/run_ops_basic.py)
-  pld_ops_test(ops_basic ops/run_ops_basic.py ops_basic 120)
+  pld_ops_test(ops_basic ops/run_ops_basic.py ops_basic 120 SAMPLE)
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

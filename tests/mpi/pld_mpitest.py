@@ -9,6 +9,7 @@
   scripts/mpi_env.sh when the repository has one) and a launcher for
   `mpirun -n P pldrun ...`.
 """
+import argparse
 import ast
 import os
 import struct
@@ -82,6 +83,12 @@ def i32(x):
     """Two's-complement INT32 wrap."""
     x &= 0xffffffff
     return x - (1 << 32) if x >= 1 << 31 else x
+
+
+# The rank counts of the conformance table (tests/conformance/run_conformance.py):
+# run_golden.py and run_coll.py leave the positive runs at these P to it
+# (`--list --outside-conformance`).
+CONFORMANCE_RANKS = (2, 3, 4)
 
 
 # ---------------------------------------------------------------- .npy
@@ -189,6 +196,16 @@ def mpi_env(repo_root):
         for k, v in PLATFORM_ENV.items():
             env.setdefault(k, v)
     return env
+
+
+def mpi_arg_parser(doc):
+    """An argument parser with the launch options every MPI runner takes:
+    --pldrun PATH (required), --mpiexec (mpirun), --numproc-flag (-n)."""
+    ap = argparse.ArgumentParser(description=doc.split('\n')[0])
+    ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--mpiexec', default='mpirun')
+    ap.add_argument('--numproc-flag', default='-n')
+    return ap
 
 
 def run_pldrun(mpiexec, numproc_flag, nranks, pldrun, program, args, env, cwd, timeout=50):

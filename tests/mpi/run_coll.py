@@ -51,7 +51,6 @@ usage:
 --list prints one line per CTest test: "CASE P TRANSPORT". Prints one line per
 run and "N passed, M failed"; exit status 0 when nothing failed.
 """
-import argparse
 import math
 import os
 import re
@@ -934,7 +933,9 @@ def lowered_copy(prog, args, wd):
     return out, r.stdout
 
 
-def run_case(case, P, tr, args, env):
+def run_case(case, P, tr, args, env, extra=()):
+    """Runs positive case `case` at P over transport tr (extra: more pldrun
+    arguments, e.g. --backend NAME); returns (problems, program, cli, stderr, rc)."""
     path, golden, warn = CASES[case]
     wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
     shutil.rmtree(wd, ignore_errors=True)
@@ -943,7 +944,7 @@ def run_case(case, P, tr, args, env):
     if case.endswith('_lowered'):
         prog, text = lowered_copy(prog, args, wd)
         if 'builtin' not in text:
-            return ['the lowered program has no builtin kernel or dispatch'], prog, [], 
+            return ['the lowered program has no builtin kernel or dispatch'], prog, [], '', 1
     _, gens = read_directives(path)
     params = host_params(text, P)
     ins, outs, cli = {}, {}, []
@@ -963,7 +964,7 @@ def run_case(case, P, tr, args, env):
     want = golden(ins, P, outs)
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
-    cli += ['--window-transport', tr, '--timeout', '30'] + EXTRA_ARGS.get(case, [])
+    cli += ['--window-transport', tr, '--timeout', '30'] + EXTRA_ARGS.get(case, []) + list(extra)
     rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, wd, timeout=100)
     problems = []
     if rc != 0:
@@ -982,7 +983,7 @@ def run_case(case, P, tr, args, env):
                 problems.append('cannot read output %s: %s' % (name, e))
                 continue
             problems += compare(name, got, want[name])
-    return problems, prog, cli, err
+    return problems, prog, cli, err, rc
 
 
 def run_neg(case, P, tr, args, env):
@@ -1020,7 +1021,7 @@ def run_neg(case, P, tr, args, env):
     for pat in forbidden:
         if re.search(pat, err):
             problems.append('stderr matches %r' % pat)
-    return problems, path, cli, err
+    return problems, path, cli, err, rc
 
 
 # Programs whose rank count is a module constant `P = <m>` list only m in
@@ -1056,7 +1057,8 @@ for _c in ('corpus_incore_allreduce_mesh', 'corpus_host_allreduce_ring', 'corpus
         REWRITE_RANKS[_c + '_keep3'] = REWRITE_RANKS[_c]
 
 
-# The printed lowered program of these cases runs too (`<case>_lowered`, shm).
+# The printed lowered program of these cases runs too (`<case>_lowered`, shm;
+# not a row of the conformance table, which runs the source programs).
 for _c in ('chip_a2av', 'host_allreduce', 'host_ring', 'host_misc', 'host_a2av', 'corpus_chip_all_to_all_v_fp32',
            'corpus_chip_all_to_all_v_int8', 'corpus_host_allreduce_synth', 'corpus_host_barrier'):
     CASES[_c + '_lowered'] = CASES[_c]
@@ -1064,14 +1066,26 @@ for _c in ('chip_a2av', 'host_allreduce', 'host_ring', 'host_misc', 'host_a2av',
         REWRITE_RANKS[_c + '_lowered'] = REWRITE_RANKS[_c]
 
 
-def all_tests():
+def case_ranks(case):
+    """The P values a positive case runs at: its program's `# ranks:` and
+    REWRITE_RANKS (sorted)."""
+    ranks, _ = read_directives(CASES[case][0])
+    return sorted(set(ranks) | set(REWRITE_RANKS.get(case, ())))
+
+
+def all_tests(outside_conformance=False):
+    """(case, P, transport) of every test; with outside_conformance, without
+    the positive runs that tests/conformance/run_conformance.py makes (P in
+    T.CONFORMANCE_RANKS; the `_lowered` cases are not in the table)."""
     tests = []
     for case, (path, _, _) in CASES.items():
         if not os.path.isfile(path):
             continue
-        ranks, _ = read_directives(path)
-        for P in sorted(set(ranks) | set(REWRITE_RANKS.get(case, ()))):
-            for tr in (('shm',) if case.endswith('_lowered') else TRANSPORTS):
+        for P in case_ranks(case):
+            lowered = case.endswith('_lowered')
+            if outside_conformance and P in T.CONFORMANCE_RANKS and not lowered:
+                continue
+            for tr in (('shm',) if lowered else TRANSPORTS):
                 tests.append((case, P, tr))
     for case, (path, ranks, _, _, _, _) in NEG.items():
         for P in ranks:
@@ -1081,18 +1095,18 @@ def all_tests():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--mpiexec', default='mpirun')
-    ap.add_argument('--numproc-flag', default='-n')
+    ap = T.mpi_arg_parser(__doc__)
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
     ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: the case\'s ranks')
     ap.add_argument('--transport', action='append', choices=TRANSPORTS, help='default: rma and shm')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print "CASE P TRANSPORT" per test and exit')
+    ap.add_argument('--outside-conformance', action='store_true',
+                    help='with --list: leave out the positive runs the conformance runner makes')
     args = ap.parse_args()
     tests = all_tests()
     if args.list:
+        tests = all_tests(args.outside_conformance)
         print('\n'.join('%s %d %s' % t for t in tests))
         return 0
     for c in args.case or []:
@@ -1109,7 +1123,7 @@ def main():
     for case, P, tr in sel:
         t1 = time.time()
         fn = run_neg if case in NEG else run_case
-        problems, prog, cli, err = fn(case, P, tr, args, env)
+        problems, prog, cli, err, _ = fn(case, P, tr, args, env)
         dt = time.time() - t1
         if problems:
             failed += 1

@@ -28,7 +28,6 @@ usage:
 Without --case / --ranks every case and P runs. Prints one line per run and a
 closing line "N passed, M failed". Exit status 0 when nothing failed.
 """
-import argparse
 import os
 import shutil
 import sys
@@ -270,7 +269,9 @@ def compare(name, got, want, limit=5):
     return problems
 
 
-def run_case(case, P, args, env):
+def run_case(case, P, args, env, extra=()):
+    """Runs one case at P (extra: more pldrun arguments, e.g. --backend NAME);
+    returns (problems, rc, stderr)."""
     key, path = CASES[case]
     make_inputs, golden = PROGS[key]
     wd = os.path.join(args.workdir, '%s.p%d' % (case, P))
@@ -292,6 +293,7 @@ def run_case(case, P, args, env):
     want = golden(inputs, P)
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
+    cli += list(extra)
     rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd)
     problems = []
     if rc != 0:
@@ -313,21 +315,22 @@ def run_case(case, P, args, env):
                                                          ' '.join(cli)))
         if err.strip():
             problems.append('stderr:\n' + '\n'.join('    ' + l for l in err.strip().splitlines()[:40]))
-    return problems
+    return problems, rc, err
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--mpiexec', default='mpirun')
-    ap.add_argument('--numproc-flag', default='-n')
+    ap = T.mpi_arg_parser(__doc__)
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
     ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: the case\'s ranks')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print the case names and exit')
+    ap.add_argument('--outside-conformance', action='store_true',
+                    help='with --list: leave out the P the conformance runner covers (2, 3, 4)')
     args = ap.parse_args()
     if args.list:  # "CASE P" per test, for cases whose program file exists
-        print('\n'.join('%s %d' % (c, P) for c in CASES if os.path.isfile(CASES[c][1]) for P in case_ranks(c)))
+        skip = T.CONFORMANCE_RANKS if args.outside_conformance else ()
+        print('\n'.join('%s %d' % (c, P) for c in CASES if os.path.isfile(CASES[c][1]) for P in case_ranks(c)
+                         if P not in skip))
         return 0
     cases = args.case or list(CASES)
     for c in cases:
@@ -344,7 +347,7 @@ def main():
     for case in cases:
         for P in args.ranks or case_ranks(case):
             t1 = time.time()
-            problems = run_case(case, P, args, env)
+            problems, _, _ = run_case(case, P, args, env)
             dt = time.time() - t1
             if problems:
                 failed += 1

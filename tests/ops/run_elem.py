@@ -520,11 +520,12 @@ def main():
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--filter', default=None)
+    ap.add_argument('--sample', type=int, default=1, help='run a subset: every op once and every N-th case')
     args = ap.parse_args()
     work = args.workdir or os.path.join(os.getcwd(), 'ops_elem_work')
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    cases = build_cases()
+    cases = R.sample(build_cases(), args.sample)
     if args.filter:
         cases = [c for c in cases if args.filter in c.name]
     inputs = [None] * len(cases)

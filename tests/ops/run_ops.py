@@ -22,7 +22,9 @@ pl.X, a dtype, a tile geometry with a full or partial valid shape) this script
      the elements outside the result's valid region must stay 0 (Out tensors
      start zeroed and a store writes the valid region only).
 
-usage: run_ops.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--sample N]
+(--sample N: every op once and every N-th case, see sample(); the ASan tree
+runs that subset.)
 Prints one line per failing case and a closing "N passed, M failed".
 """
 import argparse
@@ -528,6 +530,26 @@ def expected(c, x, v):
 
 CHUNK = 30
 
+FORMS = ('tile', 'tensor', 'unified', 'kw')
+
+
+def sample(cases, n):
+    """The cases `--sample N` keeps (the ASan tree's subset, tests/ops.cmake):
+    the first case of every op (a case's name less its form prefixes tile.,
+    tensor., unified., kw.: the op and its variant) and every N-th case, in
+    order; every case when N <= 1. Deterministic: the same list every run."""
+    if n <= 1:
+        return list(cases)
+    seen, out = set(), []
+    for i, c in enumerate(cases):
+        parts = c.name.split('.')
+        while len(parts) > 1 and parts[0] in FORMS:
+            parts = parts[1:]
+        if parts[0] not in seen or i % n == 0:
+            out.append(c)
+        seen.add(parts[0])
+    return out
+
 
 def numel(shape):
     n = 1
@@ -577,11 +599,12 @@ def main():
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--filter', default=None)
+    ap.add_argument('--sample', type=int, default=1, help='run a subset: every op once and every N-th case')
     args = ap.parse_args()
     work = args.workdir or os.path.join(os.getcwd(), 'ops_reduce_work')
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    cases = build_cases()
+    cases = sample(build_cases(), args.sample)
     if args.filter:
         cases = [c for c in cases if args.filter in c.name]
     inputs = [None] * len(cases)

@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_ops import PL, RND, FLOAT, Rng, bits, f32, gen, read_npy, shp, write_npy  # noqa: E402
+from run_ops import PL, RND, FLOAT, Rng, bits, f32, gen, read_npy, sample, shp, write_npy  # noqa: E402
 
 INF = float('inf')
 PAD = {  # spelling -> mode
@@ -201,11 +201,12 @@ def main():
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--filter', default=None)
+    ap.add_argument('--sample', type=int, default=1, help='run a subset: every op once and every N-th case')
     args = ap.parse_args()
     work = args.workdir or os.path.join(os.getcwd(), 'ops_mem_work')
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    cases = build_cases()
+    cases = sample(build_cases(), args.sample)
     if args.filter:
         cases = [c for c in cases if args.filter in c.name]
     inputs = [None] * len(cases)

@@ -1,0 +1,56 @@
+# tests/conformance.cmake - the conformance table (tests/conformance/run_conformance.py):
+# every program with golden results (tests/mpi/run_golden.py's tier-0 programs,
+# run_coll.py's programs of tests/mpi/programs, programs/{host,incore,chip} and
+# programs/tutorial) on each backend of PLD_CONFORMANCE_BACKENDS at P = 2, 3, 4,
+# the run_coll.py programs with --window-transport rma and shm.
+#
+#   conformance_<backend>_<group>_p<P>   labels `mpi`, `conformance`, `backend_<backend>`;
+#                                        group: tier0, coll, corpus, tutorial
+#
+# One test per backend x group x P, so that CTest spreads them over the cores.
+# The runs at P = 2, 3, 4 that these tests make are left out of mpi_golden_* and
+# coll_* (`--list --outside-conformance`): those keep P = 1, the P = 17 guard
+# and the negative cases. A backend that pldrun reports unavailable (exit 69)
+# makes the test skipped (exit 77), not failed. Each test writes its cells to
+# conformance_runs/<backend>_<group>_p<P>.json; `run_conformance.py --merge` makes
+# docs/conformance.md of them (tests/README.md). Included after coll.cmake.
+set(PLD_CONFORMANCE_BACKENDS "sim" CACHE STRING
+    "Backends of the conformance tests (comma-separated names or plugin paths; sim is always one)")
+
+find_program(PLD_PYTHON3_CONF NAMES python3)
+if(NOT PLD_PYTHON3_CONF OR NOT MPIEXEC_EXECUTABLE)
+  message(STATUS "pldrun tests: python3 or mpiexec not found; the conformance tests are not registered")
+  return()
+endif()
+
+string(REPLACE "," ";" _pld_conf_backends "${PLD_CONFORMANCE_BACKENDS}")
+if(NOT "sim" IN_LIST _pld_conf_backends)
+  list(INSERT _pld_conf_backends 0 sim)  # mpi_golden_* and coll_* rely on it for P = 2, 3, 4
+endif()
+set(_pld_conf_script "${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_conformance.py")
+# The sanitizer tree runs one window transport per cell (--alternate-transports:
+# rma and shm take turns along each program's P and down each P's programs), the
+# Release tree both: under ASan every run costs 2-4 s, and these runs are most of its time.
+set(_pld_conf_alt "")
+if(PLD_SANITIZE)
+  set(_pld_conf_alt --alternate-transports)
+endif()
+set(_pld_conf_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" ${PLD_MPI_TEST_ENV})
+
+foreach(_b IN LISTS _pld_conf_backends)
+  get_filename_component(_bname "${_b}" NAME_WE)
+  foreach(_group tier0 coll corpus tutorial)
+    foreach(_p 2 3 4)
+      set(_name conformance_${_bname}_${_group}_p${_p})
+      add_test(NAME ${_name}
+               COMMAND "${PLD_PYTHON3_CONF}" "${_pld_conf_script}"
+                       --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                       "--numproc-flag=${PLD_MPI_NP_FLAG}" --backends "${_b}" --ranks ${_p} --groups ${_group} ${_pld_conf_alt}
+                       --workdir "${CMAKE_CURRENT_BINARY_DIR}/conformance_runs/${_group}_p${_p}"
+                       --results-json "${CMAKE_CURRENT_BINARY_DIR}/conformance_runs/${_bname}_${_group}_p${_p}.json")
+      set_tests_properties(${_name} PROPERTIES LABELS "mpi;conformance;backend_${_bname}" TIMEOUT 1200
+                                               PROCESSORS ${_p} SKIP_RETURN_CODE 77
+                                               ENVIRONMENT "${_pld_conf_env}")
+    endforeach()
+  endforeach()
+endforeach()
