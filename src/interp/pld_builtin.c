@@ -82,24 +82,13 @@ static pld_status_t add_operands(pld_interp_t *it, frame_t *f, const pld_expr_t 
 static pld_status_t launch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const char *name, int kind,
                            const launch_t *l, int64_t blocks, int sync_start, pld_value_t *out)
 {
-    pld_sim_call_t call;
-    memset(&call, 0, sizeof call);
-    call.it = it;
-    call.caller = f;
-    call.span = e->span;
-    call.blocks = (int)blocks;
-    call.builtin = e;
-    call.builtin_kind = kind;
-    pld_be_kernel_desc_t desc;
-    memset(&desc, 0, sizeof desc);
-    desc.struct_size = sizeof desc;
-    desc.name = name;
-    desc.program = it->p->file;
-    desc.line = (int)e->span.line;
-    desc.core_type = PLD_BE_CORE_AIV;
-    desc.nparams = (uint32_t)l->n;
-    desc.params = l->params;
-    desc.builtin = pld_op_info((pld_op_id_t)kind)->name; /* the collective the builtin kernel implements */
+    pld_sim_call_t call = {.it = it, .caller = f, .span = e->span, .blocks = (int)blocks, .builtin = e,
+                           .builtin_kind = kind};
+    /* the kernel as a plugin sees it; `builtin` names the collective it implements */
+    const pld_be_kernel_desc_t desc = {.struct_size = sizeof desc, .name = name, .program = it->p->file,
+                                       .line = (int)e->span.line, .core_type = PLD_BE_CORE_AIV,
+                                       .nparams = (uint32_t)l->n, .params = l->params,
+                                       .builtin = pld_op_info((pld_op_id_t)kind)->name};
     pld_hw_launch_t hl;
     memset(&hl, 0, sizeof hl);
     hl.kernel = name;

@@ -261,13 +261,7 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
         pld_mem_free(la);
         return FLOW_ERROR;
     }
-    pld_sim_call_t call;
-    memset(&call, 0, sizeof call);
-    call.it = it;
-    call.caller = f;
-    call.span = item->span;
-    call.blocks = (int)n;
-    call.grid = &c;
+    pld_sim_call_t call = {.it = it, .caller = f, .span = item->span, .blocks = (int)n, .grid = &c};
     st = do_launch(it, f, item->span, "pl.spmd", &call, la, -1, (int)n, sync_start, tid);
     args_fini(la);
     pld_mem_free(la);
@@ -603,14 +597,7 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
         return pld_rt_error(it, caller, sp, "out of memory");
     for (int i = 0; i < fn->nparams; i++)
         args_set(it, &la, i, &args[i], fn->params[i].name, fn->params[i].type);
-    pld_sim_call_t call;
-    memset(&call, 0, sizeof call);
-    call.it = it;
-    call.caller = caller;
-    call.fn = fn;
-    call.args = args;
-    call.span = sp;
-    call.blocks = blocks;
+    pld_sim_call_t call = {.it = it, .caller = caller, .fn = fn, .args = args, .span = sp, .blocks = blocks};
     pld_status_t st = do_launch(it, caller, sp, fn->name, &call, &la, fidx, blocks, sync_start, 0);
     args_fini(&la);
     if (st == PLD_OK && !call.ran)
@@ -658,13 +645,7 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
     launch_args_t la;
     if (scope_args(it, f, s, s->u.with.item, &la) != PLD_OK)
         return PLD_E_RUNTIME;
-    pld_sim_call_t call;
-    memset(&call, 0, sizeof call);
-    call.it = it;
-    call.caller = f;
-    call.scope = &s->u.with.body;
-    call.span = s->span;
-    call.flow = FLOW_NORMAL;
+    pld_sim_call_t call = {.it = it, .caller = f, .scope = &s->u.with.body, .span = s->span, .flow = FLOW_NORMAL};
     pld_status_t st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
     args_fini(&la);
     if (st != PLD_OK)
