@@ -157,6 +157,14 @@ void pld_call_hw_arg(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t 
 
 /* Argument i of la: value v bound to parameter `pname` (declared type pt, or
  * NULL for a scope's capture). */
+/* The direction of a parameter of declared type t (NULL: a scope's capture). */
+static uint8_t be_dir(const pld_type_t *t)
+{
+    return !t ? PLD_BE_DIR_UNKNOWN
+           : t->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT
+           : t->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT : PLD_BE_DIR_IN;
+}
+
 static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld_value_t *v, const char *pname,
                      const pld_type_t *pt)
 {
@@ -164,9 +172,7 @@ static void args_set(const pld_interp_t *it, launch_args_t *la, int i, const pld
     la->v[i] = v;
     memset(p, 0, sizeof *p);
     p->name = pname;
-    p->dir = pt ? (uint8_t)(pt->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT : pt->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT
-                                                                                                : PLD_BE_DIR_IN)
-                : PLD_BE_DIR_UNKNOWN;
+    p->dir = be_dir(pt);
     pld_call_hw_arg(it, v, &la->a[i], p);
 }
 
@@ -546,9 +552,7 @@ pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
             const pld_type_t *t = fn->params[j].type;
             pld_be_param_t *p = &ps[q];
             p->name = fn->params[j].name;
-            p->dir = !t ? PLD_BE_DIR_UNKNOWN
-                     : t->dir == PLD_DIR_OUT ? PLD_BE_DIR_OUT
-                     : t->dir == PLD_DIR_INOUT ? PLD_BE_DIR_INOUT : PLD_BE_DIR_IN;
+            p->dir = be_dir(t);
             p->kind = !t ? PLD_BE_P_SCALAR
                       : t->kind == PLD_TY_TENSOR || t->kind == PLD_TY_DTENSOR ? PLD_BE_P_TENSOR
                       : t->kind == PLD_TY_COMMCTX ? PLD_BE_P_COMM_CTX : PLD_BE_P_SCALAR;
