@@ -136,6 +136,9 @@ typedef enum pld_be_status {
 #define PLD_BE_CAP_WINDOWS (1u << 1)     /* window_alloc/window_free: the backend places windows itself */
 #define PLD_BE_CAP_GANG (1u << 2)        /* sync-start launches: every block resident together */
 #define PLD_BE_CAP_MIX (1u << 3)         /* AIC+AIV (MIX) kernels */
+#define PLD_BE_CAP_C_KERNELS (1u << 4)   /* the backend compiles pldrun's C code of each kernel
+                                            (pld_be_kernel_desc_t.c_source) and runs it with the
+                                            runtime of pld_be_host_t (the `native` backend) */
 
 typedef uint64_t pld_be_devptr_t;      /* a device address; 0 = none */
 typedef struct pld_be pld_be_t;        /* a plugin's per-rank instance (opaque to pldrun) */
@@ -152,6 +155,27 @@ typedef struct pld_be_coll {
     int (*barrier)(void *ctx);
 } pld_be_coll_t;
 
+/* Services pldrun offers every backend (pld_be_init_t.host). launch_ctx is
+ * the pld_be_launch_t.host_ctx of the launch being run. */
+typedef struct pld_be_host {
+    uint32_t struct_size;             /* sizeof(pld_be_host_t) of pldrun's build */
+    /* Runs fn(arg, b, n) for the blocks b = 0..n-1 of the launch as
+     * cooperating blocks of this rank: a block that waits lets the others
+     * run (coroutines on the calling thread; MPI stays on one thread).
+     * Returns 0, or the first nonzero fn result. */
+    int (*run_blocks)(void *launch_ctx, uint32_t n, int (*fn)(void *arg, int b, int n), void *arg);
+    /* C kernels (PLD_BE_CAP_C_KERNELS): the runtime table they take (pld_crt.h's
+     * pc_rt) and the per-block state: open before the kernel runs block b of
+     * n, close after it returned rc (0 = ok); close returns 0 or nonzero when
+     * the block failed (pldrun recorded the error). */
+    const void *c_runtime;
+    void *(*c_block_open)(void *launch_ctx, int b, int n);
+    int (*c_block_close)(void *bk, int rc);
+    /* A builtin collective kernel (desc.builtin): runs it with pldrun's compiled
+     * collective code (the same signal protocols as `sim`); 0 = ok. */
+    int (*run_builtin)(void *launch_ctx);
+} pld_be_host_t;
+
 typedef struct pld_be_init {
     uint32_t abi;                     /* PLD_BE_ABI */
     uint32_t struct_size;             /* sizeof(pld_be_init_t) of pldrun's build */
@@ -160,6 +184,7 @@ typedef struct pld_be_init {
     int device_id;                    /* -1: the backend chooses (e.g. local_rank) */
     const char *options;              /* --backend-options text, "" when none */
     pld_be_coll_t coll;
+    const pld_be_host_t *host;        /* pldrun's services (NULL: none) */
 } pld_be_init_t;
 
 /* A kernel parameter, in the kernel's parameter order. */
@@ -185,6 +210,11 @@ typedef struct pld_be_kernel_desc {
     const pld_be_param_t *params;
     const char *builtin;              /* a builtin collective kernel: its template package, else NULL */
     const char *builtin_vars;         /* its template substitutions ("dtype_cpp=float"), else NULL */
+    /* PLD_BE_CAP_C_KERNELS: the kernel compiled to C by pldrun (a translation
+     * unit defining `int pld_ckernel(const pc_rt *, void *bk, int64_t *args)`),
+     * or NULL with c_unsupported saying why ("file:line:col: OP is not ...") */
+    const char *c_source;
+    const char *c_unsupported;
 } pld_be_kernel_desc_t;
 
 /* How pldrun calls a loaded kernel (kernel_load's answer). */
@@ -210,6 +240,7 @@ typedef struct pld_be_launch {
      * ChipTensors are device addresses; a device backend copies each frame
      * to the device and rewrites the slot addresses. */
     const pld_abi_frame_t *frames;
+    void *host_ctx;                   /* pldrun's state of this launch, for pld_be_host_t calls */
 } pld_be_launch_t;
 
 typedef struct pld_be_ops {

@@ -112,6 +112,11 @@ const char *pld_hw_name(const pld_hw_t *hw)
     return hw->name;
 }
 
+uint64_t pld_hw_caps(const pld_hw_t *hw)
+{
+    return hw && hw->ops->caps ? hw->ops->caps(hw->state) : 0;
+}
+
 uint64_t pld_hw_launches(const pld_hw_t *hw)
 {
     return hw->launches;

@@ -84,6 +84,8 @@ typedef struct pld_hw_ops {
     pld_status_t (*launch)(void *state, pld_hw_launch_t *l);
     pld_status_t (*sync)(void *state, char *err, size_t errn);
     void (*close)(void *state);
+    /* PLD_BE_CAP_* of the instance (NULL: none; appended in PLD_HW_ABI 2) */
+    uint64_t (*caps)(void *state);
 } pld_hw_ops_t;
 
 typedef struct pld_hw pld_hw_t;
@@ -133,6 +135,14 @@ int pld_hw_is_plugin_path(const char *name);
  * rank with `init`. Every failure returns PLD_E_HW with the path and the
  * dlerror() / plugin text in err, and unloads the plugin. */
 pld_status_t pld_hw_open_plugin(const char *path, const pld_be_init_t *init, pld_hw_t **out, char *err, size_t errn);
+/* Opens a backend given by its plugin table (a backend built into pldrun,
+ * such as `native`): everything pld_hw_open_plugin does after dlopen. */
+pld_status_t pld_hw_open_table(const pld_be_ops_t *ops, const pld_be_init_t *init, pld_hw_t **out, char *err,
+                               size_t errn);
+/* PLD_BE_CAP_* of an opened backend (0 for the interpreter's own). */
+uint64_t pld_hw_caps(const pld_hw_t *hw);
+/* The `native` backend (pld_native.c): kernels compiled to C. */
+const pld_be_ops_t *pld_native_backend(void);
 /* Launch statistics (for the run summary). */
 uint64_t pld_hw_launches(const pld_hw_t *hw);
 

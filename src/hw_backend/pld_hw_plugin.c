@@ -320,7 +320,8 @@ static pld_status_t plug_launch(void *state, pld_hw_launch_t *l)
         for (int b = 0; b < n && st == PLD_OK; b++)
             st = pld_abi_build(&frames[b], &dl, b, 0, l->err, l->errn);
         if (st == PLD_OK) {
-            pld_be_launch_t bl = {sizeof bl, (uint32_t)n, l->sync_start ? PLD_BE_LAUNCH_GANG : 0u, 0, frames};
+            pld_be_launch_t bl = {sizeof bl, (uint32_t)n, l->sync_start ? PLD_BE_LAUNCH_GANG : 0u, 0, frames,
+                                  l->host_state};
             int rc = p->ops->launch(p->be, pk->k, &bl);
             if (rc == PLD_BE_OK)
                 rc = p->ops->sync(p->be, 0);
@@ -381,9 +382,14 @@ static void plug_close(void *state)
     pld_mem_free(p);
 }
 
+static uint64_t plug_caps(void *state)
+{
+    return ((const plug_t *)state)->ops->caps;
+}
+
 static const pld_hw_ops_t plug_ops = {
     PLD_HW_ABI, sizeof(pld_hw_ops_t), "plugin", "a kernel backend loaded from a shared object",
-    NULL, plug_load, plug_launch, plug_sync, plug_close,
+    NULL, plug_load, plug_launch, plug_sync, plug_close, plug_caps,
 };
 
 /* Checks the table a plugin's entry returned; a message in err when unusable. */
@@ -446,6 +452,8 @@ static pld_status_t open_fail(plug_t *p, const pld_be_init_t *init, const char *
     return PLD_E_HW;
 }
 
+static pld_status_t open_instance(plug_t *p, const pld_be_init_t *init, pld_hw_t **out, char *err, size_t errn);
+
 pld_status_t pld_hw_open_plugin(const char *path, const pld_be_init_t *init, pld_hw_t **out, char *err, size_t errn)
 {
     *out = NULL;
@@ -480,6 +488,35 @@ pld_status_t pld_hw_open_plugin(const char *path, const pld_be_init_t *init, pld
     }
     if (!all_ok(init, ok, &bad))
         return open_fail(p, init, "loaded", bad, err, errn);
+    return open_instance(p, init, out, err, errn);
+}
+
+pld_status_t pld_hw_open_table(const pld_be_ops_t *ops, const pld_be_init_t *init, pld_hw_t **out, char *err,
+                               size_t errn)
+{
+    *out = NULL;
+    err[0] = '\0';
+    plug_t *p = pld_mem_calloc(1, sizeof *p);
+    if (!p || !(p->path = pld_mem_strdup(ops && ops->name ? ops->name : "?"))) {
+        pld_mem_free(p);
+        snprintf(err, errn, "out of memory");
+        return PLD_E_NOMEM;
+    }
+    int bad;
+    p->ops = ops;
+    int ok = ops_usable(ops, p->path, err, errn);
+    if (!ok)
+        p->ops = NULL;
+    if (!all_ok(init, ok, &bad))
+        return open_fail(p, init, "loaded", bad, err, errn);
+    return open_instance(p, init, out, err, errn);
+}
+
+/* The collective open of a resolved table, the ranks' agreement, the wrap. */
+static pld_status_t open_instance(plug_t *p, const pld_be_init_t *init, pld_hw_t **out, char *err, size_t errn)
+{
+    const char *path = p->path;
+    int bad;
     int rc = p->ops->open(init, &p->be);
     if (rc != PLD_BE_OK) {
         const char *m = p->ops->last_error(p->be);

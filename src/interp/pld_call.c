@@ -112,6 +112,7 @@ static pld_status_t args_init(pld_interp_t *it, launch_args_t *la, int n, const 
     la->desc.core_type = core;
     la->desc.nparams = (uint32_t)n;
     la->desc.params = la->p;
+    pld_crt_describe(it, -1, &la->desc);
     return PLD_OK;
 }
 
@@ -542,12 +543,14 @@ pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
         return PLD_E_NOMEM;
     }
     int k = 0, q = 0;
+    pld_crt_gen(it);
     for (int i = 0; i < it->p->nfuncs; i++) {
         const pld_func_t *fn = it->p->funcs[i];
         if (pld_check_func_ctx(fn) != PLD_CTX_KERNEL)
             continue;
         ks[k] = (pld_be_kernel_desc_t){sizeof ks[k], fn->name, it->p->file, (int)fn->name_span.line, core_of(fn),
-                                       (uint32_t)fn->nparams, &ps[q], NULL, NULL};
+                                       (uint32_t)fn->nparams, &ps[q], NULL, NULL, NULL, NULL};
+        pld_crt_describe(it, i, &ks[k]);
         for (int j = 0; j < fn->nparams; j++, q++) {
             const pld_type_t *t = fn->params[j].type;
             pld_be_param_t *p = &ps[q];
@@ -601,10 +604,11 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
         return pld_rt_error(it, caller, sp, "out of memory");
     for (int i = 0; i < fn->nparams; i++)
         args_set(it, &la, i, &args[i], fn->params[i].name, fn->params[i].type);
+    pld_crt_describe(it, fidx, &la.desc);
     pld_sim_call_t call = {.it = it, .caller = caller, .fn = fn, .args = args, .span = sp, .blocks = blocks};
     pld_status_t st = do_launch(it, caller, sp, fn->name, &call, &la, fidx, blocks, sync_start, 0);
     args_fini(&la);
-    if (st == PLD_OK && !call.ran)
+    if (st == PLD_OK && !call.ran && !call.result_set)
         st = external_result(it, caller, fn, args, sp, &call.result);
     if (st != PLD_OK) {
         pld_value_release(&call.result);

@@ -345,7 +345,7 @@ done:
     return st;
 }
 
-static pld_round_k_t round_mode(const pld_expr_t *m)
+pld_round_k_t pld_round_mode(const pld_expr_t *m)
 {
     static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
     if (!m)
@@ -396,7 +396,7 @@ pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         return pld_rt_error(it, f, e->span, "%s needs a tile or a tensor", pld_op_name(e));
     }
     char err[ERRN];
-    st = pld_k_cast(&vo, &vi, round_mode(pld_op_arg(e, 2)), err, sizeof err);
+    st = pld_k_cast(&vo, &vi, pld_round_mode(pld_op_arg(e, 2)), err, sizeof err);
     pld_value_release(&a);
     if (st != PLD_OK) {
         pld_value_release(&res);

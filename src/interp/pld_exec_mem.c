@@ -13,7 +13,7 @@
 
 /* View of a tensor region [off, off+ext) restricted to the trailing `r` dims
  * (leading dims must have extent 1). */
-static void region_view(const pld_tensor_t *t, const int64_t *off, const int64_t *ext, int r, pld_view_t *v)
+void pld_region_view(const pld_tensor_t *t, const int64_t *off, const int64_t *ext, int r, pld_view_t *v)
 {
     memset(v, 0, sizeof *v);
     int64_t o = t->offset;
@@ -30,7 +30,7 @@ static void region_view(const pld_tensor_t *t, const int64_t *off, const int64_t
 
 /* Checks and clamps a tile<->tensor region: offsets of the tensor's rank, tile
  * extents aligned with the trailing dims. Fills ext (tensor rank). */
-static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+pld_status_t pld_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
                            int noff, const int64_t *tile_ext, int r, int clamp, int64_t *ext, const char *what)
 {
     if (noff != t->rank)
@@ -137,7 +137,7 @@ pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
         }
     }
     int64_t ext[PLD_MAX_RANK];
-    if ((st = region(it, f, e, t, off, noff, val, nshp, (int)clamp, ext, "reads")) != PLD_OK)
+    if ((st = pld_region(it, f, e, t, off, noff, val, nshp, (int)clamp, ext, "reads")) != PLD_OK)
         goto done;
     pld_mem_t mem = e->type && e->type->kind == PLD_TY_TILE && e->type->mem ? e->type->mem : PLD_MEM_VEC;
     pld_tile_t *tile = pld_tile_new(t->dt, nshp, shp, mem);
@@ -148,7 +148,7 @@ pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     for (int j = 0; j < nshp; j++)
         tile->valid[j] = ext[t->rank - nshp + j];
     pld_view_t src, dst;
-    region_view(t, off, ext, nshp, &src);
+    pld_region_view(t, off, ext, nshp, &src);
     pld_tile_kview(tile, &dst, 1);
     char err[ERRN];
     const pld_type_t *srct = pld_op_arg(e, 0)->type;
@@ -170,13 +170,13 @@ done:
 }
 
 /* Writes a tile's valid region into a tensor at offsets (atomic: accumulate). */
-static pld_status_t store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tile_t *tile, pld_tensor_t *t,
+pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tile_t *tile, pld_tensor_t *t,
                                const int64_t *off, int noff, const int64_t *limit, int atomic)
 {
     int64_t ext[PLD_MAX_RANK], tex[PLD_MAX_RANK];
     for (int j = 0; j < tile->rank; j++)
         tex[j] = limit && limit[j] >= 0 && limit[j] < tile->valid[j] ? limit[j] : tile->valid[j];
-    pld_status_t st = region(it, f, e, t, off, noff, tex, tile->rank, 0, ext, "writes");
+    pld_status_t st = pld_region(it, f, e, t, off, noff, tex, tile->rank, 0, ext, "writes");
     if (st != PLD_OK)
         return st;
     if (tile->dt != t->dt)
@@ -186,7 +186,7 @@ static pld_status_t store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     pld_tile_kview(tile, &src, 0);
     for (int j = 0; j < tile->rank; j++)
         src.shape[j] = tex[j];
-    region_view(t, off, ext, tile->rank, &dst);
+    pld_region_view(t, off, ext, tile->rank, &dst);
     char err[ERRN];
     st = atomic ? pld_k_accumulate(&dst, &src, err, sizeof err) : pld_k_copy(&dst, &src, err, sizeof err);
     if (st != PLD_OK)
@@ -210,7 +210,7 @@ pld_status_t pld_exec_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     int noff, nlim;
     if ((st = pld_op_ilist(it, f, e, 1, off, &noff)) == PLD_OK && (st = pld_op_ilist(it, f, e, 3, lim, &nlim)) == PLD_OK &&
         (st = pld_op_iarg(it, f, e, 4, 0, &atomic)) == PLD_OK)
-        st = store_tile(it, f, e, pld_v_tile(&tv), pld_v_tensor(&dv), off, noff, nlim >= 0 ? lim : NULL, (int)atomic);
+        st = pld_store_tile(it, f, e, pld_v_tile(&tv), pld_v_tensor(&dv), off, noff, nlim >= 0 ? lim : NULL, (int)atomic);
     pld_value_release(&tv);
     if (st == PLD_OK)
         *out = dv;
@@ -670,7 +670,7 @@ static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                              const int64_t *off, int noff, int atomic)
 {
     int64_t ext[PLD_MAX_RANK];
-    pld_status_t st = region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
+    pld_status_t st = pld_region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
     if (st != PLD_OK)
         return st;
     if (src->dt != dst->dt)
@@ -678,7 +678,7 @@ static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                             pld_dtype_name(src->dt), pld_dtype_name(dst->dt));
     pld_view_t vs, vd;
     pld_tensor_kview(src, &vs);
-    region_view(dst, off, ext, src->rank, &vd);
+    pld_region_view(dst, off, ext, src->rank, &vd);
     char err[ERRN];
     st = atomic ? pld_k_accumulate(&vd, &vs, err, sizeof err) : pld_k_copy(&vd, &vs, err, sizeof err);
     if (st != PLD_OK)
@@ -809,7 +809,7 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
                 ext[d] = dst->shape[d];
             pld_view_t vs, vd;
             pld_tensor_kview(src, &vs);
-            region_view(dst, zero, ext, src->rank, &vd);
+            pld_region_view(dst, zero, ext, src->rank, &vd);
             char err[ERRN];
             if (src->dt != dst->dt)
                 st = pld_rt_error(it, f, target->span, "slice assignment: dtype %s into %s", pld_dtype_name(src->dt),
@@ -1047,7 +1047,7 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
         if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR)
             st = assemble(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
         else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TILE)
-            st = store_tile(it, f, e, pld_v_tile(&b), pld_v_tensor(&a), off, n, NULL, (int)atomic);
+            st = pld_store_tile(it, f, e, pld_v_tile(&b), pld_v_tensor(&a), off, n, NULL, (int)atomic);
         else if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {
             pld_tile_t *dst = pld_tile_cow(&a), *src = pld_v_tile(&b);
             if (!dst)

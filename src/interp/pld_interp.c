@@ -66,7 +66,8 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     }
     if (opts && opts->entry && it->entry_index < 0) {
         snprintf(err, errn, "the program has no function '%s' (--entry)", opts->entry);
-        pld_npu_sched_destroy(it->sched);
+        pld_crt_fini(it);
+    pld_npu_sched_destroy(it->sched);
         pld_mem_free(it);
         return PLD_E_USAGE;
     }

@@ -37,6 +37,9 @@ typedef struct pld_comm {
 /* The built-in `sim` kernel backend (kernels interpreted by this module), to
  * register in a pld_hw_registry_t. Static storage. */
 const pld_hw_ops_t *pld_interp_sim_backend(void);
+/* The services the interpreter offers backends (pld_be_init_t.host): the
+ * block scheduler, the runtime of compiled kernels, builtin collectives. */
+const pld_be_host_t *pld_interp_be_host(void);
 
 /* A single-process comm (rank 0 of 1) for tests and non-MPI runs. */
 const pld_comm_t *pld_comm_self(void);

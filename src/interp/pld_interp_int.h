@@ -175,6 +175,9 @@ struct pld_interp {
     /* enum members (pld.NotifyOp.Set, ...) by interned name, filled on first
      * use (pld_op_iarg): later uses compare pointers, not strings */
     const char *enum_names[PLD_ENUM_MEMBERS];
+    /* the C code of each function (p->nfuncs) for a backend that compiles
+     * kernels (PLD_BE_CAP_C_KERNELS; pld_crt.c), else NULL */
+    struct pld_cgen *cgen;
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -415,6 +418,16 @@ static inline void *pld_view_at(const pld_view_t *v, const int64_t *idx)
 }
 /* pld_exec_mem.c: tile load/store, create/fill, element read/write, slices,
  * subscripts, assemble, reshape, move, valid shapes, arrays. */
+/* The tile <-> tensor region of a load or store (pld_exec_mem.c): checks the
+ * offsets, clamps when asked, fills ext (tensor rank); the view of it. */
+pld_status_t pld_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+                        int noff, const int64_t *tile_ext, int r, int clamp, int64_t *ext, const char *what);
+void pld_region_view(const pld_tensor_t *t, const int64_t *off, const int64_t *ext, int r, pld_view_t *v);
+/* Writes a tile's valid region into t at off (limit: per-dim caps or NULL; atomic: accumulate). */
+pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tile_t *tile, pld_tensor_t *t,
+                            const int64_t *off, int noff, const int64_t *limit, int atomic);
+/* The rounding mode of a cast's mode argument (pld_exec_compute.c). */
+pld_round_k_t pld_round_mode(const pld_expr_t *m);
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote);
 pld_status_t pld_exec_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* tile/tensor create (tile: a tile; full: filled with parameter value_arg). */
@@ -552,6 +565,15 @@ extern const pld_walker_t pld_walker;
  * joined by the cross-core pipe (docs/cluster.md). Returns the control flow. */
 int pld_xcore_group(pld_interp_t *it, frame_t *f, const pld_block_t *body);
 
+/* ---- pld_crt.c: compiled kernels (the runtime of pld_crt.h, pld_be_host_t) ---- */
+/* Generates the C code of every kernel function when the backend compiles
+ * kernels (once; failures are kept per function). */
+void pld_crt_gen(pld_interp_t *it);
+void pld_crt_fini(pld_interp_t *it);
+/* Sets d->c_source / c_unsupported for function fidx (-1: a scope) when
+ * code was generated. */
+void pld_crt_describe(const pld_interp_t *it, int fidx, pld_be_kernel_desc_t *d);
+
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */
 typedef struct pld_sim_call {
@@ -566,6 +588,7 @@ typedef struct pld_sim_call {
     int blocks;                    /* SPMD blocks of the launch */
     void *grid;                    /* a pl.spmd grid: its blocks' context (pld_call.c), else NULL */
     int ran;                       /* set by the sim backend: the interpreter ran it (result valid) */
+    int result_set;                /* a compiled kernel handed its return value over (result valid) */
     const pld_expr_t *builtin;     /* a builtin collective kernel (pld_builtin.c): its call, or NULL */
     int builtin_kind;              /* its collective (pld_op_coll_kind) */
 } pld_sim_call_t;

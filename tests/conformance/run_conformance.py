@@ -106,6 +106,16 @@ class Backend:
         self.lock = threading.Lock()
 
 
+def compile_reason(err):
+    """The construct a compiling backend refused: pldrun's text after the
+    last 'cannot be compiled: ' (the op and its location)."""
+    for line in err.splitlines():
+        if 'cannot be compiled' in line:
+            why = line.split('cannot be compiled', 1)[1].lstrip(': ')
+            return why.replace(REPO + '/', '')
+    return 'a kernel cannot be compiled'
+
+
 def unavailable_reason(err):
     """pldrun's message for an unavailable backend: its first error line,
     without the rank prefix."""
@@ -174,6 +184,10 @@ def execute(args, cells, todo, env):
         t0 = time.time()
         problems, rc, err = run_one(e, b, P, tr or 'rma', args, env)
         dt = time.time() - t0
+        if problems and 'cannot be compiled' in err:
+            # a kernel the backend's compiler refuses (an op it does not
+            # compile yet): this program is not run on this backend
+            return item, None, dt, 'not compiled: ' + compile_reason(err)
         if rc == EX_UNAVAILABLE:
             reason = unavailable_reason(err)
             with b.lock:
@@ -196,7 +210,8 @@ def execute(args, cells, todo, env):
     for (e, b, P, tr), problems, _, reason in results:
         cell = cells[(e.case, b.name, P)]
         if reason is not None and cell.status != 'fail':
-            cell.status, cell.reason = 'skipped', 'backend unavailable: ' + reason
+            cell.status = 'skipped'
+            cell.reason = reason if reason.startswith('not compiled: ') else 'backend unavailable: ' + reason
     for cell in cells.values():
         if cell.status is None:
             cell.status = 'fail' if any(p for _, p in cell.runs) else 'pass'

@@ -478,7 +478,8 @@ static int be_barrier(void *ctx)
  * plugin file (every rank loads it; a rank that cannot, fails them all). */
 static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t **hw, char *err, size_t errn)
 {
-    if (!pld_hw_is_plugin_path(o->backend)) {
+    const int native = strcmp(o->backend, "native") == 0;
+    if (!native && !pld_hw_is_plugin_path(o->backend)) {
         pld_hw_registry_t reg;
         pld_hw_registry_init(&reg);
         pld_hw_register(&reg, pld_interp_sim_backend());
@@ -506,6 +507,9 @@ static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t *
     init.coll.allgather = be_allgather;
     init.coll.bcast = be_bcast;
     init.coll.barrier = be_barrier;
+    init.host = pld_interp_be_host();
+    if (native)
+        return pld_hw_open_table(pld_native_backend(), &init, hw, err, errn);
     return pld_hw_open_plugin(o->backend, &init, hw, err, errn);
 }
 

@@ -1,0 +1,188 @@
+/* pld_crt.h - the contract between kernels compiled by pldrun's C code
+ * generator (pld_cgen.c) and the runtime that runs them (src/interp/pld_crt.c,
+ * reached through the `native` backend, pld_native.c).
+ *
+ * This file is copied verbatim at the top of every generated kernel source
+ * (so a cached kernel is keyed by it too): it may include only the C
+ * standard library, and everything in it is static or a type. Generated code
+ * owns no memory: tile storage comes from pc_rt.alloc and lives until the
+ * block ends. Every runtime call that can fail returns nonzero after the
+ * runtime recorded a located error (the site's file:line:col); the kernel
+ * then returns 1 at once. docs/native.md describes the design. */
+#ifndef PLD_CRT_H
+#define PLD_CRT_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PC_VERSION 1
+#define PC_MAX_RANK 5
+
+/* A tensor or a view of one. dt is pldrun's pld_dtype_t. */
+typedef struct pc_tensor {
+    char *data;                        /* element (0, ..., 0) */
+    int32_t dt, rank;
+    int64_t shape[PC_MAX_RANK];
+    int64_t stride[PC_MAX_RANK];       /* elements */
+} pc_tensor;
+
+/* A tile: packed row-major over its physical shape, with a valid region. */
+typedef struct pc_tile {
+    void *data;
+    int32_t dt, rank;
+    int64_t shape[PC_MAX_RANK];        /* physical */
+    int64_t valid[PC_MAX_RANK];
+} pc_tile;
+
+/* What a runtime-executed op returned (pc_rt.exec). */
+enum { PC_OUT_NONE = 0, PC_OUT_INT, PC_OUT_FLOAT, PC_OUT_TENSOR, PC_OUT_TILE, PC_OUT_CTX };
+typedef struct pc_out {
+    int32_t kind;                      /* PC_OUT_* */
+    int32_t dt;
+    int64_t i;                         /* INT, CTX (a comm-domain handle) */
+    double f;                          /* FLOAT */
+    pc_tensor t;                       /* TENSOR */
+    pc_tile tile;                      /* TILE: data owned by the runtime until the next exec of the block */
+} pc_out;
+
+/* Element-wise op codes of pc_rt.binary / unary (the kernel library's). */
+enum { PC_ADD, PC_SUB, PC_MUL, PC_DIV, PC_MAX, PC_MIN };
+enum { PC_EXP, PC_LOG, PC_SQRT, PC_RSQRT, PC_ABS, PC_NEG, PC_RECIP, PC_RELU };
+enum { PC_RSUM, PC_RMAX, PC_RMIN, PC_RPROD };
+
+typedef struct pc_rt {
+    uint32_t version, size;            /* PC_VERSION, sizeof(pc_rt) */
+    /* a located runtime error at `site` with message msg; returns 1 */
+    int (*fail)(void *bk, int site, const char *msg);
+    /* zeroed storage, 64-byte aligned, freed when the block ends; NULL
+     * after an error was recorded */
+    void *(*alloc)(void *bk, int site, size_t bytes);
+    /* cancellation and the step limit at loop back edges: nonzero = stop */
+    int (*tick)(void *bk, int site);
+    /* scalar rounding to a dtype (FP16/BF16/FP32, ints wrap) as pldrun does */
+    double (*round_f)(int32_t dt, double v);
+    int64_t (*wrap_i)(int32_t dt, int64_t v);
+    double (*from_bits)(int32_t dt, uint64_t bits);   /* a float scalar argument word */
+    /* memory: tile <-> tensor (pl.tile.load / store) */
+    int (*load)(void *bk, int site, pc_tile *dst, const pc_tensor *src, const int64_t *off, int noff,
+                const int64_t *valid, int clamp);
+    int (*store)(void *bk, int site, const pc_tile *src, const int64_t *off, int noff, const pc_tensor *dst,
+                 const int64_t *limit, int atomic);
+    /* element access of any dtype (after the generated bounds check) */
+    double (*get_f)(const void *data, int32_t dt, int64_t i);
+    int64_t (*get_i)(const void *data, int32_t dt, int64_t i);
+    void (*set_f)(void *data, int32_t dt, int64_t i, double v);
+    void (*set_i)(void *data, int32_t dt, int64_t i, int64_t v);
+    /* the kernel library (the loops `sim` runs): whole physical tiles */
+    int (*binary)(void *bk, int site, int op, pc_tile *out, const pc_tile *a, const pc_tile *b);
+    int (*binary_s)(void *bk, int site, int op, pc_tile *out, const pc_tile *a, double sf, int64_t si);
+    int (*unary)(void *bk, int site, int op, pc_tile *out, const pc_tile *a);
+    int (*fill)(void *bk, int site, pc_tile *out, double vf, int64_t vi);
+    int (*reduce)(void *bk, int site, int op, int row, pc_tile *out, const pc_tile *a);
+    int (*matmul)(void *bk, int site, int acc, pc_tile *out, const pc_tile *a, const pc_tile *b);
+    int (*cast)(void *bk, int site, int mode, pc_tile *out, const pc_tile *a);
+    /* ops run by the runtime (pld.*: windows, signals, waits, collectives):
+     * the kernel first hands over the locals the op reads (set_*), then
+     * exec runs the op at `site` */
+    int (*set_int)(void *bk, int slot, int32_t dt, int64_t v);
+    int (*set_float)(void *bk, int slot, int32_t dt, double v);
+    int (*set_tensor)(void *bk, int site, int slot, const pc_tensor *t);
+    int (*set_tile)(void *bk, int site, int slot, const pc_tile *t);
+    int (*set_ctx)(void *bk, int slot, int64_t handle);
+    int64_t (*param_ctx)(void *bk, int slot);
+    int (*exec)(void *bk, int site, pc_out *out);
+    /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
+     * over first); block 0's values become the kernel's result */
+    int (*ret)(void *bk, int site, int i, int n);
+} pc_rt;
+
+/* ---- helpers of generated code ---- */
+static inline int64_t pc_floordiv(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static inline int64_t pc_floormod(int64_t a, int64_t b)
+{
+    if (b == -1)
+        return 0;
+    int64_t m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0)))
+        m += b;
+    return m;
+}
+
+static inline double pc_fmod_py(double x, double y)
+{
+    return y != 0 ? x - floor(x / y) * y : NAN;
+}
+
+static inline int64_t pc_numel(const int64_t *s, int r)
+{
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= s[i];
+    return n;
+}
+
+/* a tensor argument: args[] slot -> ChipTensor (128 bytes; pld_backend.h) */
+static inline void pc_tensor_arg(pc_tensor *t, int64_t slot, int32_t dt, int32_t esize)
+{
+    const unsigned char *ct = (const unsigned char *)(uintptr_t)slot;
+    uint64_t addr, start;
+    uint32_t nd, shp[PC_MAX_RANK], str[PC_MAX_RANK];
+    memcpy(&addr, ct + 0, 8);
+    memcpy(&start, ct + 24, 8);
+    memcpy(&nd, ct + 36, 4);
+    memcpy(shp, ct + 44, sizeof shp);
+    memcpy(str, ct + 72, sizeof str);
+    t->data = (char *)(uintptr_t)addr + (size_t)start * (size_t)esize;
+    t->dt = dt;
+    t->rank = (int32_t)nd;
+    for (uint32_t i = 0; i < PC_MAX_RANK; i++) {
+        t->shape[i] = i < nd ? shp[i] : 1;
+        t->stride[i] = i < nd ? str[i] : 0;
+    }
+}
+
+/* block_idx / block_num of the LocalContext at args[48] */
+static inline int64_t pc_block_idx(const int64_t *args)
+{
+    int32_t v;
+    memcpy(&v, (const char *)(uintptr_t)args[48], 4);
+    return v;
+}
+
+static inline int64_t pc_block_num(const int64_t *args)
+{
+    int32_t v;
+    memcpy(&v, (const char *)(uintptr_t)args[48] + 4, 4);
+    return v;
+}
+
+static inline float pc_f32_bits(uint64_t w)
+{
+    uint32_t b = (uint32_t)w;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* IEEE max/min as the kernel library computes them (NaN propagates) */
+static inline float pc_fmaxf(float x, float y)
+{
+    return (x > y || x != x) ? x : (x == y && !signbit(x)) ? x : y;
+}
+static inline float pc_fminf(float x, float y)
+{
+    return (x < y || x != x) ? x : (x == y && signbit(x)) ? x : y;
+}
+
+#endif

@@ -1,0 +1,613 @@
+/* pld_crt.c - the runtime of compiled kernels (pld_crt.h's pc_rt) and the
+ * services pldrun offers backends (pld_backend.h's pld_be_host_t).
+ *
+ * A block of a compiled kernel runs with a frame of the kernel function, as
+ * the interpreter would: its locals stay in C, and only the ops the runtime
+ * runs (pld.*: windows, signals, waits, collectives) see the frame, filled
+ * with the locals they read just before (set_*). Errors are the
+ * interpreter's located runtime errors at the site's expression. Tile ops
+ * of the kernel library call the same loops (pld_kern.h) `sim` runs. */
+#include "pld_interp_int.h"
+#include "pld_cgen.h"
+#include "pld_crt.h"
+#include "pld_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERRN 256
+
+typedef struct crt_block {
+    pld_interp_t *it;
+    pld_sim_call_t *c;
+    frame_t f;
+    const pld_cgen_t *code;
+    void **allocs;
+    int nallocs, capallocs;
+    pld_value_t last;      /* the value of the last exec (owner of a returned tile) */
+    int failed;
+} crt_block_t;
+
+static pld_span_t site_span(const crt_block_t *b, int site)
+{
+    if (site >= 0 && site < b->code->nsites)
+        return b->code->sites[site]->span;
+    return b->c->span;
+}
+
+static const pld_expr_t *site_expr(const crt_block_t *b, int site)
+{
+    return site >= 0 && site < b->code->nsites ? b->code->sites[site] : NULL;
+}
+
+static int rt_fail(void *bk, int site, const char *msg)
+{
+    crt_block_t *b = bk;
+    b->failed = 1;
+    if (!b->it->failed)
+        pld_rt_error(b->it, &b->f, site_span(b, site), "%s", msg);
+    return 1;
+}
+
+static int kfail(crt_block_t *b, int site, pld_status_t st, const char *err)
+{
+    if (st == PLD_OK)
+        return 0;
+    const pld_expr_t *e = site_expr(b, site);
+    char m[ERRN + 64];
+    snprintf(m, sizeof m, "%s: %s", e && e->kind == PLD_EX_CALL && e->op >= 0 ? pld_op_info((pld_op_id_t)e->op)->name
+                                                                                 : "kernel",
+             err);
+    return rt_fail(b, site, m);
+}
+
+static void *rt_alloc(void *bk, int site, size_t bytes)
+{
+    crt_block_t *b = bk;
+    if (b->nallocs == b->capallocs) {
+        int cap = b->capallocs ? 2 * b->capallocs : 16;
+        void **a = pld_mem_realloc(b->allocs, (size_t)cap * sizeof *a);
+        if (!a) {
+            rt_fail(b, site, "out of memory");
+            return NULL;
+        }
+        b->allocs = a;
+        b->capallocs = cap;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes ? (bytes + 63) / 64 * 64 : 64) != 0 || !p) {
+        rt_fail(b, site, "out of memory for tile storage");
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    b->allocs[b->nallocs++] = p;
+    return p;
+}
+
+static int rt_tick(void *bk, int site)
+{
+    crt_block_t *b = bk;
+    if (b->it->failed || pld_npu_cancelled(b->it->sched))
+        return 1;
+    return pld_rt_step(b->it, &b->f, site_span(b, site)) != PLD_OK;
+}
+
+static double rt_round_f(int32_t dt, double v)
+{
+    return pld_v_float((pld_dtype_t)dt, v).u.f;
+}
+
+static int64_t rt_wrap_i(int32_t dt, int64_t v)
+{
+    return pld_v_int((pld_dtype_t)dt, v).u.i;
+}
+
+static double rt_from_bits(int32_t dt, uint64_t bits)
+{
+    if (dt == PLD_DT_FP64) {
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    return pld_elem_get_f(&bits, (pld_dtype_t)dt, 0);
+}
+
+static double rt_get_f(const void *d, int32_t dt, int64_t i)
+{
+    return pld_elem_get_f(d, (pld_dtype_t)dt, i);
+}
+
+static int64_t rt_get_i(const void *d, int32_t dt, int64_t i)
+{
+    return pld_elem_get_i(d, (pld_dtype_t)dt, i);
+}
+
+static void rt_set_f(void *d, int32_t dt, int64_t i, double v)
+{
+    pld_elem_set_f(d, (pld_dtype_t)dt, i, v);
+}
+
+static void rt_set_i(void *d, int32_t dt, int64_t i, int64_t v)
+{
+    pld_elem_set_i(d, (pld_dtype_t)dt, i, v);
+}
+
+/* ---- descriptors <-> the interpreter's values ---- */
+
+/* a stack tensor over a compiled tensor (buffer: its data, offset 0) */
+static void as_tensor(const pc_tensor *t, pld_tensor_t *out, pld_buffer_t *buf)
+{
+    memset(out, 0, sizeof *out);
+    memset(buf, 0, sizeof *buf);
+    buf->refs = 1;
+    buf->data = t->data;
+    buf->external = 1;
+    out->buf = buf;
+    out->dt = (pld_dtype_t)t->dt;
+    out->rank = t->rank;
+    for (int d = 0; d < t->rank; d++) {
+        out->shape[d] = out->valid[d] = t->shape[d];
+        out->strides[d] = t->stride[d];
+    }
+    out->winbuf = -1;
+}
+
+static void tile_view(const pc_tile *t, pld_view_t *v, int valid_only)
+{
+    pld_view_packed(v, t->data, (pld_dtype_t)t->dt, t->rank, t->shape);
+    if (valid_only)
+        for (int d = 0; d < t->rank; d++)
+            v->shape[d] = t->valid[d];
+}
+
+static int rt_load(void *bk, int site, pc_tile *dst, const pc_tensor *src, const int64_t *off, int noff,
+                   const int64_t *valid, int clamp)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    pld_tensor_t t;
+    pld_buffer_t buf;
+    as_tensor(src, &t, &buf);
+    int64_t val[PLD_MAX_RANK], ext[PLD_MAX_RANK];
+    for (int j = 0; j < dst->rank; j++) {
+        val[j] = valid ? valid[j] : dst->shape[j];
+        if (val[j] < 0 || val[j] > dst->shape[j]) {
+            char m[160];
+            snprintf(m, sizeof m, "pl.tile.load: valid extent %lld of dimension %d is outside [0, %lld]",
+                     (long long)val[j], j, (long long)dst->shape[j]);
+            return rt_fail(b, site, m);
+        }
+    }
+    if (pld_region(b->it, &b->f, e, &t, off, noff, val, dst->rank, clamp, ext, "reads") != PLD_OK)
+        return rt_fail(b, site, "");
+    for (int j = 0; j < dst->rank; j++)
+        dst->valid[j] = ext[t.rank - dst->rank + j];
+    memset(dst->data, 0, (size_t)pc_numel(dst->shape, dst->rank) * (size_t)pld_dtype_storage_bytes(t.dt));
+    pld_view_t vs, vd;
+    pld_region_view(&t, off, ext, dst->rank, &vs);
+    tile_view(dst, &vd, 1);
+    char err[ERRN];
+    b->it->stats.bytes_moved += (uint64_t)pld_view_numel(&vd) * (uint64_t)pld_dtype_bytes(t.dt);
+    return kfail(b, site, pld_k_copy(&vd, &vs, err, sizeof err), err);
+}
+
+static int rt_store(void *bk, int site, const pc_tile *src, const int64_t *off, int noff, const pc_tensor *dst,
+                    const int64_t *limit, int atomic)
+{
+    crt_block_t *b = bk;
+    pld_tensor_t t;
+    pld_buffer_t buf;
+    as_tensor(dst, &t, &buf);
+    pld_tile_t tile;
+    memset(&tile, 0, sizeof tile);
+    tile.dt = (pld_dtype_t)src->dt;
+    tile.rank = src->rank;
+    for (int d = 0; d < src->rank; d++) {
+        tile.shape[d] = src->shape[d];
+        tile.valid[d] = src->valid[d];
+    }
+    tile.data = src->data;
+    if (pld_store_tile(b->it, &b->f, site_expr(b, site), &tile, &t, off, noff, limit, atomic) != PLD_OK)
+        return rt_fail(b, site, "");
+    return 0;
+}
+
+/* ---- the kernel library over whole physical tiles ---- */
+
+static int rt_binary(void *bk, int site, int op, pc_tile *out, const pc_tile *a, const pc_tile *bb)
+{
+    pld_view_t vo, va, vb;
+    tile_view(out, &vo, 0);
+    tile_view(a, &va, 0);
+    tile_view(bb, &vb, 0);
+    char err[ERRN];
+    return kfail(bk, site, pld_k_binary((pld_binop_k_t)op, &vo, &va, &vb, err, sizeof err), err);
+}
+
+static int rt_binary_s(void *bk, int site, int op, pc_tile *out, const pc_tile *a, double sf, int64_t si)
+{
+    pld_view_t vo, va;
+    tile_view(out, &vo, 0);
+    tile_view(a, &va, 0);
+    char err[ERRN];
+    return kfail(bk, site, pld_k_binary_scalar((pld_binop_k_t)op, &vo, &va, sf, si, err, sizeof err), err);
+}
+
+static int rt_unary(void *bk, int site, int op, pc_tile *out, const pc_tile *a)
+{
+    pld_view_t vo, va;
+    tile_view(out, &vo, 0);
+    tile_view(a, &va, 0);
+    char err[ERRN];
+    return kfail(bk, site, pld_k_unary((pld_unop_k_t)op, &vo, &va, err, sizeof err), err);
+}
+
+static int rt_fill(void *bk, int site, pc_tile *out, double vf, int64_t vi)
+{
+    pld_view_t vo;
+    tile_view(out, &vo, 0);
+    if (!pld_kern_dtype_ok((pld_dtype_t)out->dt))
+        return rt_fail(bk, site, "pl.tile.full: pldrun cannot fill this dtype with a value");
+    if (pld_dtype_is_float((pld_dtype_t)out->dt))
+        pld_k_fill_f(&vo, vf);
+    else
+        pld_k_fill_i(&vo, vi);
+    return 0;
+}
+
+static int rt_reduce(void *bk, int site, int op, int row, pc_tile *out, const pc_tile *a)
+{
+    const int ax = row ? a->rank - 1 : a->rank - 2;
+    if (ax < 0)
+        return rt_fail(bk, site, "a reduction needs a tile of rank >= 2");
+    for (int d = 0; d < a->rank; d++)
+        out->valid[d] = d == ax ? 1 : a->valid[d];
+    pld_view_t vo, vi;
+    tile_view(a, &vi, 1);
+    tile_view(out, &vo, 1);
+    char err[ERRN];
+    return kfail(bk, site, pld_k_reduce((pld_redop_k_t)op, row ? PLD_K_RED_ROW : 0, &vo, &vi, err, sizeof err), err);
+}
+
+static int rt_matmul(void *bk, int site, int acc, pc_tile *out, const pc_tile *a, const pc_tile *bb)
+{
+    if (a->rank != 2 || bb->rank != 2 || a->shape[1] != bb->shape[0])
+        return rt_fail(bk, site, "matmul: incompatible shapes");
+    if (!acc) {
+        out->valid[0] = a->valid[0];
+        out->valid[1] = bb->valid[1];
+    }
+    pld_view_t vo, va, vb;
+    tile_view(out, &vo, 0);
+    tile_view(a, &va, 0);
+    tile_view(bb, &vb, 0);
+    char err[ERRN];
+    return kfail(bk, site, pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err), err);
+}
+
+static int rt_cast(void *bk, int site, int mode, pc_tile *out, const pc_tile *a)
+{
+    (void)mode;
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    memcpy(out->valid, a->valid, sizeof out->valid);
+    pld_view_t vo, va;
+    tile_view(out, &vo, 0);
+    tile_view(a, &va, 0);
+    char err[ERRN];
+    return kfail(b, site, pld_k_cast(&vo, &va, pld_round_mode(e ? pld_op_arg(e, 2) : NULL), err, sizeof err), err);
+}
+
+/* ---- runtime-run ops: the frame ---- */
+
+static int set_slot(crt_block_t *b, int slot, pld_value_t v)
+{
+    if (slot < 0 || slot >= b->f.nslots) {
+        pld_value_release(&v);
+        return rt_fail(b, -1, "internal: a compiled kernel named a local that does not exist");
+    }
+    pld_value_release(&b->f.slots[slot]);
+    b->f.slots[slot] = v;
+    return 0;
+}
+
+static int rt_set_int(void *bk, int slot, int32_t dt, int64_t v)
+{
+    return set_slot(bk, slot, pld_v_int((pld_dtype_t)dt, v));
+}
+
+static int rt_set_float(void *bk, int slot, int32_t dt, double v)
+{
+    return set_slot(bk, slot, pld_v_float((pld_dtype_t)dt, v));
+}
+
+static int rt_set_ctx(void *bk, int slot, int64_t h)
+{
+    pld_value_t v = pld_v_none();
+    v.kind = PLD_V_CTX;
+    v.u.i = h;
+    return set_slot(bk, slot, v);
+}
+
+static int64_t rt_param_ctx(void *bk, int slot)
+{
+    crt_block_t *b = bk;
+    return slot >= 0 && slot < b->f.nslots && b->f.slots[slot].kind == PLD_V_CTX ? b->f.slots[slot].u.i : -1;
+}
+
+/* the tensor value of descriptor t: a view of the launch argument whose
+ * memory holds it (window tensors keep their window) */
+static int rt_set_tensor(void *bk, int site, int slot, const pc_tensor *t)
+{
+    crt_block_t *b = bk;
+    const pld_sim_call_t *c = b->c;
+    const int np = c->fn ? c->fn->nparams : 0;
+    for (int i = 0; i < np; i++) {
+        const pld_value_t *a = &c->args[i];
+        if (a->kind != PLD_V_TENSOR)
+            continue;
+        const pld_tensor_t *x = pld_v_tensor(a);
+        const char *lo = x->buf->data, *hi = lo + x->buf->bytes;
+        if (t->data < lo || t->data >= hi)
+            continue;
+        const int64_t es = pld_dtype_storage_bytes(x->dt);
+        const int64_t off = (t->data - lo) / es;
+        int same = off == x->offset && t->rank == x->rank && t->dt == (int32_t)x->dt;
+        for (int d = 0; same && d < t->rank; d++)
+            same = t->shape[d] == x->shape[d] && t->stride[d] == x->strides[d];
+        if (same) {
+            pld_value_t v = *a;
+            pld_value_retain(&v);
+            return set_slot(b, slot, v);
+        }
+        pld_tensor_t *o = pld_tensor_view(x->buf, (pld_dtype_t)t->dt, t->rank, t->shape, off);
+        if (!o)
+            return rt_fail(b, site, "out of memory");
+        for (int d = 0; d < t->rank; d++)
+            o->strides[d] = t->stride[d];
+        o->is_dist = x->is_dist;
+        o->winbuf = x->winbuf;
+        return set_slot(b, slot, pld_v_obj(&o->hdr, o->dt));
+    }
+    return rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
+}
+
+static int rt_set_tile(void *bk, int site, int slot, const pc_tile *t)
+{
+    crt_block_t *b = bk;
+    pld_tile_t *o = pld_tile_new((pld_dtype_t)t->dt, t->rank, t->shape, PLD_MEM_VEC);
+    if (!o)
+        return rt_fail(b, site, "out of memory");
+    memcpy(o->data, t->data, (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes(o->dt));
+    for (int d = 0; d < t->rank; d++)
+        o->valid[d] = t->valid[d];
+    return set_slot(b, slot, pld_tile_value(o));
+}
+
+static int rt_exec(void *bk, int site, pc_out *out)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    memset(out, 0, sizeof *out);
+    if (!e)
+        return rt_fail(b, site, "internal: unknown site");
+    pld_value_release(&b->last);
+    pld_where_at(b->it, &b->f, e->span);
+    if (pld_eval(b->it, &b->f, e, &b->last) != PLD_OK) {
+        b->failed = 1;
+        return 1;
+    }
+    const pld_value_t *v = &b->last;
+    out->dt = (int32_t)v->dt;
+    switch (v->kind) {
+    case PLD_V_INT: out->kind = PC_OUT_INT; out->i = v->u.i; break;
+    case PLD_V_FLOAT: out->kind = PC_OUT_FLOAT; out->f = v->u.f; break;
+    case PLD_V_CTX: out->kind = PC_OUT_CTX; out->i = v->u.i; break;
+    case PLD_V_TENSOR: {
+        const pld_tensor_t *t = pld_v_tensor(v);
+        if (t->rank > PC_MAX_RANK)
+            return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
+        out->kind = PC_OUT_TENSOR;
+        out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
+        out->t.dt = (int32_t)t->dt;
+        out->t.rank = t->rank;
+        for (int d = 0; d < PC_MAX_RANK; d++) {
+            out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
+            out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
+        }
+        break;
+    }
+    case PLD_V_TILE: {
+        const pld_tile_t *t = pld_v_tile(v);
+        if (t->rank > PC_MAX_RANK)
+            return rt_fail(b, site, "a tile of rank > 5 cannot enter a compiled kernel");
+        out->kind = PC_OUT_TILE;
+        out->tile.data = t->data;
+        out->tile.dt = (int32_t)t->dt;
+        out->tile.rank = t->rank;
+        for (int d = 0; d < PC_MAX_RANK; d++) {
+            out->tile.shape[d] = d < t->rank ? t->shape[d] : 1;
+            out->tile.valid[d] = d < t->rank ? t->valid[d] : 1;
+        }
+        break;
+    }
+    default: out->kind = PC_OUT_NONE; break;
+    }
+    return 0;
+}
+
+static int rt_ret(void *bk, int site, int i, int n)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    pld_value_t v;
+    if (!e || n < 1 || i < 0 || i >= n)
+        return rt_fail(b, site, "internal: a bad return");
+    if (pld_eval(b->it, &b->f, e, &v) != PLD_OK) {
+        b->failed = 1;
+        return 1;
+    }
+    pld_sim_call_t *c = b->c;
+    if (b->f.block_idx != 0) { /* block 0's return value is the task's result */
+        pld_value_release(&v);
+        return 0;
+    }
+    if (n == 1) {
+        pld_value_release(&c->result);
+        c->result = v;
+    } else {
+        if (i == 0) {
+            pld_tuple_t *t = pld_tuple_new(n);
+            if (!t) {
+                pld_value_release(&v);
+                return rt_fail(b, site, "out of memory");
+            }
+            pld_value_release(&c->result);
+            c->result = pld_v_obj(&t->hdr, PLD_DT_NONE);
+        }
+        if (c->result.kind != PLD_V_TUPLE) {
+            pld_value_release(&v);
+            return rt_fail(b, site, "internal: a return value out of order");
+        }
+        pld_tuple_t *t = pld_v_tuple(&c->result);
+        pld_value_release(&t->items[i]);
+        t->items[i] = v;
+    }
+    c->result_set = 1;
+    return 0;
+}
+
+static const pc_rt crt_table = {
+    PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
+    rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
+    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_ret,
+};
+
+/* ---- pld_be_host_t ---- */
+
+typedef struct run_arg {
+    int (*fn)(void *arg, int b, int n);
+    void *arg;
+} run_arg_t;
+
+static pld_status_t run_one(void *arg, int b, int n)
+{
+    run_arg_t *r = arg;
+    return r->fn(r->arg, b, n) == 0 ? PLD_OK : PLD_E_RUNTIME;
+}
+
+static int host_run_blocks(void *launch_ctx, uint32_t n, int (*fn)(void *arg, int b, int n), void *arg)
+{
+    pld_sim_call_t *c = launch_ctx;
+    run_arg_t r = {fn, arg};
+    return pld_npu_run_blocks(c->it->sched, (int)(n ? n : 1), c->it->opts.block_stack_bytes, run_one, &r) == PLD_OK
+               ? 0 : 1;
+}
+
+static void *host_block_open(void *launch_ctx, int bi, int n)
+{
+    pld_sim_call_t *c = launch_ctx;
+    pld_interp_t *it = c->it;
+    const pld_cgen_t *code = NULL;
+    for (int i = 0; c->fn && i < it->p->nfuncs; i++)
+        if (it->p->funcs[i] == c->fn && it->cgen && it->cgen[i].source)
+            code = &it->cgen[i];
+    crt_block_t *b = pld_mem_calloc(1, sizeof *b);
+    pld_value_t *slots = c->fn ? pld_mem_calloc((size_t)(c->fn->nslots > 0 ? c->fn->nslots : 1), sizeof *slots) : NULL;
+    if (!b || !slots || !code) {
+        pld_mem_free(b);
+        pld_mem_free(slots);
+        pld_rt_error(it, c->caller, c->span, code ? "out of memory" : "internal: no compiled code for this kernel");
+        return NULL;
+    }
+    b->it = it;
+    b->c = c;
+    b->code = code;
+    b->last = pld_v_none();
+    pld_walk_frame_init(&b->f, c->caller, c->fn, slots, PLD_CTX_KERNEL, c->span);
+    b->f.depth = c->caller ? c->caller->depth + 1 : 1;
+    b->f.block_idx = bi;
+    b->f.block_num = n;
+    for (int i = 0; i < c->fn->nparams; i++) {
+        const int s = c->fn->params[i].slot;
+        if (s >= 0 && s < b->f.nslots) {
+            b->f.slots[s] = c->args[i];
+            pld_value_retain(&b->f.slots[s]);
+        }
+    }
+    return b;
+}
+
+static int host_block_close(void *bk, int rc)
+{
+    crt_block_t *b = bk;
+    if (!b)
+        return 1;
+    int failed = rc != 0 || b->failed;
+    if (failed && !b->it->failed)
+        pld_rt_error(b->it, &b->f, b->c->span, "compiled kernel %s failed (code %d)", b->c->fn->name, rc);
+    pld_value_release(&b->last);
+    for (int i = 0; i < b->f.nslots; i++)
+        pld_value_release(&b->f.slots[i]);
+    pld_mem_free(b->f.slots);
+    for (int i = 0; i < b->nallocs; i++)
+        free(b->allocs[i]);
+    pld_mem_free(b->allocs);
+    pld_mem_free(b);
+    return failed;
+}
+
+static int host_run_builtin(void *launch_ctx)
+{
+    pld_sim_call_t *c = launch_ctx;
+    if (!c->builtin)
+        return 1;
+    c->ran = 1;
+    return pld_builtin_run_sim(c) == PLD_OK ? 0 : 1;
+}
+
+static const pld_be_host_t host_table = {
+    sizeof(pld_be_host_t), host_run_blocks, &crt_table, host_block_open, host_block_close, host_run_builtin,
+};
+
+const pld_be_host_t *pld_interp_be_host(void)
+{
+    return &host_table;
+}
+
+/* ---- the C code of the program's kernels, for a C-kernel backend ---- */
+
+void pld_crt_gen(pld_interp_t *it)
+{
+    if (it->cgen || !(pld_hw_caps(it->hw) & PLD_BE_CAP_C_KERNELS))
+        return;
+    it->cgen = pld_mem_calloc((size_t)(it->p->nfuncs > 0 ? it->p->nfuncs : 1), sizeof *it->cgen);
+    if (!it->cgen)
+        return;
+    for (int i = 0; i < it->p->nfuncs; i++) {
+        const pld_func_t *fn = it->p->funcs[i];
+        if (pld_check_func_ctx(fn) == PLD_CTX_KERNEL)
+            pld_cgen_kernel(it->p, fn, pld_crt_text, &it->cgen[i]);
+    }
+}
+
+void pld_crt_fini(pld_interp_t *it)
+{
+    for (int i = 0; it->cgen && i < it->p->nfuncs; i++)
+        pld_cgen_free(&it->cgen[i]);
+    pld_mem_free(it->cgen);
+    it->cgen = NULL;
+}
+
+void pld_crt_describe(const pld_interp_t *it, int fidx, pld_be_kernel_desc_t *d)
+{
+    if (!it->cgen)
+        return;
+    if (fidx < 0 || fidx >= it->p->nfuncs) {
+        d->c_unsupported = "pl.at / pl.spmd scope bodies are not compiled to C yet (only kernel functions are)";
+        return;
+    }
+    d->c_source = it->cgen[fidx].source;
+    d->c_unsupported = it->cgen[fidx].source ? NULL : it->cgen[fidx].err;
+}
