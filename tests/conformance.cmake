@@ -14,7 +14,14 @@
 # makes the test skipped (exit 77), not failed. Each test writes its cells to
 # conformance_runs/<backend>_<group>_p<P>.json; `run_conformance.py --merge` makes
 # docs/conformance.md of them (tests/README.md). Included after coll.cmake.
-set(PLD_CONFORMANCE_BACKENDS "sim" CACHE STRING
+# native (kernels compiled to C) joins sim in the Release tree; the sanitizer
+# tree runs sim only (CI time), native's runtime is covered there by tests/native.cmake.
+if(PLD_SANITIZE)
+  set(_pld_conf_default "sim")
+else()
+  set(_pld_conf_default "sim,native")
+endif()
+set(PLD_CONFORMANCE_BACKENDS "${_pld_conf_default}" CACHE STRING
     "Backends of the conformance tests (comma-separated names or plugin paths; sim is always one)")
 
 find_program(PLD_PYTHON3_CONF NAMES python3)
@@ -35,7 +42,9 @@ set(_pld_conf_alt "")
 if(PLD_SANITIZE)
   set(_pld_conf_alt --alternate-transports)
 endif()
-set(_pld_conf_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" ${PLD_MPI_TEST_ENV})
+# native's kernel cache: in the build tree, shared by every test (never $HOME)
+set(_pld_conf_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache"
+    ${PLD_MPI_TEST_ENV})
 
 foreach(_b IN LISTS _pld_conf_backends)
   get_filename_component(_bname "${_b}" NAME_WE)

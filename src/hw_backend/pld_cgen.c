@@ -814,15 +814,26 @@ static int gen_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld
 
 /* ---------------------------------------------------------------- tiles */
 
-/* the name of a tile operand (a local tile) */
-static int tile_operand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e)
+static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
+static int temp_tile(cg_t *g, size_t bytes);
+
+/* a tile operand: a local tile (its C name in nm), or a nested tile
+ * expression evaluated into a temporary first */
+static int tile_operand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
 {
     if (!a)
         return fail(g, e->span, "%s: a tile operand is missing", pld_op_info((pld_op_id_t)e->op)->name);
-    if (a->kind != PLD_EX_NAME || a->slot < 0 || g->slots[a->slot].kind != SK_TILE)
-        return fail(g, a->span, "%s: the native backend needs a named tile operand here",
+    if (a->kind == PLD_EX_NAME && a->slot >= 0 && g->slots[a->slot].kind == SK_TILE) {
+        snprintf(nm, 32, "s%d", a->slot);
+        return 0;
+    }
+    int64_t need = tile_bytes(a->type);
+    if (a->kind != PLD_EX_CALL || need < 0)
+        return fail(g, a->span, "%s: the native backend needs a tile operand of static shape here",
                     pld_op_info((pld_op_id_t)e->op)->name);
-    return a->slot;
+    int t = temp_tile(g, (size_t)need);
+    snprintf(nm, 32, "t%d", t);
+    return gen_tile_into(g, a, nm, (size_t)need);
 }
 
 /* sets the descriptor `d` (a C lvalue) to the static type t (shape = valid) */
@@ -983,8 +994,6 @@ static void copy_tile(cg_t *g, const char *dst, const char *src, pld_dtype_t dt)
     copy_desc(g, dst, src);
 }
 
-static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
-
 /* storage for a temporary tile of `bytes` (allocated once per block at entry) */
 static int temp_tile(cg_t *g, size_t bytes)
 {
@@ -997,23 +1006,21 @@ static int temp_tile(cg_t *g, size_t bytes)
 static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
 {
     int scalar, code = ew_binary(e->op, &scalar), ucode = ew_unary(e->op);
-    int a = tile_operand(g, pld_op_bound(e, 0), e);
-    if (a < 0)
+    char av[32], bv[32];
+    if (tile_operand(g, pld_op_bound(e, 0), e, av))
         return -1;
     const pld_type_t *ta = pld_op_bound(e, 0)->type;
     pld_dtype_t dt = ta->dtype;
     const int s = site(g, e);
     int64_t n = pld_type_static_numel(ta);
-    char av[32];
-    snprintf(av, sizeof av, "s%d", a);
     if (ucode >= 0) {
         copy_desc(g, dst, av);
         const char *body = dt == PLD_DT_FP32 ? f32_unary(ucode) : NULL;
         if (body) {
-            emit(g, "{ const float *A = (const float *)s%d.data; float *O = (float *)%s.data;", a, dst);
+            emit(g, "{ const float *A = (const float *)%s.data; float *O = (float *)%s.data;", av, dst);
             emit(g, "  for (int64_t i = 0; i < %lld; i++) { float x = A[i]; O[i] = %s; } }", (long long)n, body);
         } else {
-            emit(g, "if (rt->unary(bk, %d, %d, &%s, &s%d)) return 1;", s, ucode, dst, a);
+            emit(g, "if (rt->unary(bk, %d, %d, &%s, &%s)) return 1;", s, ucode, dst, av);
         }
         return 0;
     }
@@ -1031,16 +1038,15 @@ static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
                 emit(g, "{ const float y = (float)%st%d;", fl ? "" : "(double)", v);
             else
                 emit(g, "{ const int32_t y = (int32_t)(uint32_t)(uint64_t)%st%d;", fl ? "(int64_t)" : "", v);
-            emit(g, "  const %s *A = (const %s *)s%d.data; %s *O = (%s *)%s.data;", ct, ct, a, ct, ct, dst);
+            emit(g, "  const %s *A = (const %s *)%s.data; %s *O = (%s *)%s.data;", ct, ct, av, ct, ct, dst);
             emit(g, "  for (int64_t i = 0; i < %lld; i++) { %s x = A[i]; O[i] = %s; } }", (long long)n, ct, bf);
         } else {
-            emit(g, "if (rt->binary_s(bk, %d, %d, &%s, &s%d, (double)t%d, %st%d)) return 1;", s, code, dst, a, v,
+            emit(g, "if (rt->binary_s(bk, %d, %d, &%s, &%s, (double)t%d, %st%d)) return 1;", s, code, dst, av, v,
                  fl ? "(int64_t)" : "", v);
         }
         return 0;
     }
-    int b = tile_operand(g, pld_op_bound(e, 1), e);
-    if (b < 0)
+    if (tile_operand(g, pld_op_bound(e, 1), e, bv))
         return -1;
     if (!same_static_shape(ta, pld_op_bound(e, 1)->type) || pld_op_bound(e, 1)->type->dtype != dt)
         return fail(g, e->span, "%s: operands of different shapes or dtypes (broadcasting) are not compiled by the "
@@ -1049,11 +1055,11 @@ static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
     const char *bf = dt == PLD_DT_FP32 ? f32_binary(code) : dt == PLD_DT_INT32 ? i32_binary(code) : NULL;
     if (bf) {
         const char *ct = dt == PLD_DT_FP32 ? "float" : "int32_t";
-        emit(g, "{ const %s *A = (const %s *)s%d.data, *B = (const %s *)s%d.data; %s *O = (%s *)%s.data;", ct, ct, a, ct,
-             b, ct, ct, dst);
+        emit(g, "{ const %s *A = (const %s *)%s.data, *B = (const %s *)%s.data; %s *O = (%s *)%s.data;", ct, ct, av, ct,
+             bv, ct, ct, dst);
         emit(g, "  for (int64_t i = 0; i < %lld; i++) { %s x = A[i], y = B[i]; O[i] = %s; } }", (long long)n, ct, bf);
     } else {
-        emit(g, "if (rt->binary(bk, %d, %d, &%s, &s%d, &s%d)) return 1;", s, code, dst, a, b);
+        emit(g, "if (rt->binary(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, code, dst, av, bv);
     }
     return 0;
 }
@@ -1102,13 +1108,13 @@ static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
         return gen_ew(g, e, dst);
     int rc = reduce_code(e->op, &row);
     if (rc >= 0) {
-        int a = tile_operand(g, pld_op_bound(e, 0), e);
-        if (a < 0 || set_desc(g, dst, e->type, e))
+        char av[32];
+        if (tile_operand(g, pld_op_bound(e, 0), e, av) || set_desc(g, dst, e->type, e))
             return -1;
         if (e->op == PLD_OPID_TILE_COL_SUM && pld_op_bound(e, 1))
             return fail(g, e->span, "pl.tile.col_sum with a tmp_tile (the tree order) is not compiled by the native "
                                     "backend yet");
-        emit(g, "if (rt->reduce(bk, %d, %d, %d, &%s, &s%d)) return 1;", s, rc, row, dst, a);
+        emit(g, "if (rt->reduce(bk, %d, %d, %d, &%s, &%s)) return 1;", s, rc, row, dst, av);
         return 0;
     }
     switch (e->op) {
@@ -1161,8 +1167,8 @@ static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
         const int acc = e->op == PLD_OPID_TILE_MATMUL_ACC;
         if (acc && pld_op_bound(e, 3))
             return fail(g, e->span, "pl.tile.matmul_acc with init_cond is not compiled by the native backend yet");
-        int a = tile_operand(g, pld_op_bound(e, acc), e), b = a < 0 ? -1 : tile_operand(g, pld_op_bound(e, acc + 1), e);
-        if (b < 0)
+        char av[32], bv[32];
+        if (tile_operand(g, pld_op_bound(e, acc), e, av) || tile_operand(g, pld_op_bound(e, acc + 1), e, bv))
             return -1;
         if (acc) {
             if (gen_tile_into(g, pld_op_bound(e, 0), dst, room))
@@ -1170,14 +1176,14 @@ static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
         } else if (set_desc(g, dst, e->type, e)) {
             return -1;
         }
-        emit(g, "if (rt->matmul(bk, %d, %d, &%s, &s%d, &s%d)) return 1;", s, acc, dst, a, b);
+        emit(g, "if (rt->matmul(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, acc, dst, av, bv);
         return 0;
     }
     case PLD_OPID_TILE_CAST: {
-        int a = tile_operand(g, pld_op_bound(e, 0), e);
-        if (a < 0 || set_desc(g, dst, e->type, e))
+        char av[32];
+        if (tile_operand(g, pld_op_bound(e, 0), e, av) || set_desc(g, dst, e->type, e))
             return -1;
-        emit(g, "if (rt->cast(bk, %d, 0, &%s, &s%d)) return 1;", s, dst, a);
+        emit(g, "if (rt->cast(bk, %d, 0, &%s, &%s)) return 1;", s, dst, av);
         return 0;
     }
     case PLD_OPID_TILE_WRITE: {
@@ -1225,8 +1231,8 @@ static int gen_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
     const int s = site(g, e);
     switch (e->op) {
     case PLD_OPID_TILE_STORE: {
-        int a = tile_operand(g, pld_op_bound(e, 0), e);
-        if (a < 0)
+        char av[32];
+        if (tile_operand(g, pld_op_bound(e, 0), e, av))
             return -1;
         const pld_expr_t *out = pld_op_bound(e, 2), *at = pld_op_bound(e, 4);
         if (!out || out->kind != PLD_EX_NAME || out->slot < 0 || g->slots[out->slot].kind != SK_TENSOR)
@@ -1242,7 +1248,7 @@ static int gen_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
             return -1;
         char lb[32];
         snprintf(lb, sizeof lb, "t%d", lim);
-        emit(g, "if (rt->store(bk, %d, &s%d, t%d, %d, &s%d, %s, 0)) return 1;", s, a, off, no, out->slot,
+        emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &s%d, %s, 0)) return 1;", s, av, off, no, out->slot,
              lim >= 0 ? lb : "NULL");
         emit(g, "%s = s%d;", dst, out->slot);
         return 0;

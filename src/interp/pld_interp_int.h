@@ -9,6 +9,7 @@
  *             pld_group.c    a FunctionType.Group body: its AIC/AIV kernels as the cores of a cluster
  *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
  *             pld_builtin.c  the lowered program's builtin collective kernels as launches
+ *             pld_crt.c      the runtime of compiled kernels (`native`) and the backends' host services
  *      |
  *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
  *      |

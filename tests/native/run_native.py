@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""run_native.py - tests of the `native` backend beyond the conformance table
+(CTest native_numerics, native_errors, native_cache; label `native;mpi`).
+
+  numerics  tests/native/numerics.pld (FP32 chains in a loop with carried
+            tiles, FP16 ops through the kernel library, a row sum, scalar
+            loops with element reads and writes) on sim and native: every
+            output byte-identical (the same operations in the same order).
+  errors    an op native does not compile: exit 69 naming the op, kernel and
+            line; a missing compiler and a failing one: exit 69 with the
+            compiler's name and message; an index past the end in compiled
+            code: exit 70 with file:line:col of the write.
+  cache     a fresh cache directory gets the kernel's .so on the first run; the
+            second run compiles nothing (the files are not rewritten) and gives
+            the same output; another compiler flag set -> another key.
+
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,cache}
+"""
+import argparse
+import glob
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def npy_scalar_i64(path, v):
+    hdr = "{'descr': '<i8', 'fortran_order': False, 'shape': (), }"
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode() + struct.pack('<q', v))
+
+
+def run(args, prog, backend, extra, env=None, P=1):
+    cmd = [args.mpiexec, '-n', str(P), args.pldrun, os.path.join(HERE, prog), '--backend', backend] + extra
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    return r.returncode, r.stdout + r.stderr
+
+
+def fail(msg, out=''):
+    print('FAIL: ' + msg)
+    if out:
+        print('\n'.join('    ' + l for l in out.strip().splitlines()[:30]))
+    sys.exit(1)
+
+
+def numerics(args, work, env):
+    steps = os.path.join(work, 'steps.npy')
+    npy_scalar_i64(steps, 5)
+    outs = ['out', 'hout', 'sums', 'cnt']
+    for b in ('sim', 'native'):
+        extra = ['--in', 'x=random:3', '--in', 'h=random:4', '--in', 'steps=' + steps]
+        for o in outs:
+            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
+        rc, out = run(args, 'numerics.pld', b, extra, env)
+        if rc != 0:
+            fail('numerics.pld on %s exited %d' % (b, rc), out)
+    for o in outs:
+        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
+        n = open(os.path.join(work, o + '_native.npy'), 'rb').read()
+        if a != n:
+            fail('output %s differs between sim and native' % o)
+        if len(set(a[128:])) < 2:
+            fail('output %s is constant: the test would not see a difference' % o)
+    print('ok: numerics: %d outputs byte-identical on sim and native' % len(outs))
+
+
+def expect(rc, out, want_rc, needles, what):
+    if rc != want_rc:
+        fail('%s: exit %d, expected %d' % (what, rc, want_rc), out)
+    for n in needles:
+        if n not in out:
+            fail('%s: the message lacks %r' % (what, n), out)
+    print('ok: %s (exit %d)' % (what, rc))
+
+
+def errors(args, work, env):
+    o = ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 'u.npy')]
+    rc, out = run(args, 'unsupported.pld', 'native', o, env)
+    expect(rc, out, 69, ['cannot be compiled', 'unsupported.pld:9:13', 'pl.tile.sin', 'kernel k'],
+           'an op native does not compile')
+    rc, out = run(args, 'unsupported.pld', 'sim', o, env)
+    expect(rc, out, 0, [], 'the same program on sim')
+    o = ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 'n.npy')]
+    rc, out = run(args, 'numerics_small.pld', 'native', o + ['--backend-options', 'cc=/nonexistent/cc'], env)
+    expect(rc, out, 69, ["C compiler '/nonexistent/cc' is not usable", 'kernel k'], 'a missing compiler')
+    rc, out = run(args, 'numerics_small.pld', 'native', o + ['--backend-options', 'cc=' + os.path.join(HERE, 'bad_cc.sh')], env)
+    expect(rc, out, 69, ['failed (exit 1)', 'bad_cc: no compiling today', 'kernel k'], 'a failing compiler')
+    n = os.path.join(work, 'n9.npy')
+    npy_scalar_i64(n, 9)
+    rc, out = run(args, 'oob.pld', 'native', ['--in', 'n=' + n, '--out', 'out=' + os.path.join(work, 'oob.npy')],
+                  env)
+    expect(rc, out, 70, ['oob.pld:9:13', 'index out of range'], 'an index past the end in compiled code')
+
+
+def cache(args, work, env):
+    d = os.path.join(work, 'kcache')
+    o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
+    rc, out = run(args, 'numerics_small.pld', 'native', o + ['--out', 'out=' + os.path.join(work, 'c1.npy')], env, P=2)
+    if rc != 0:
+        fail('first run exited %d' % rc, out)
+    sos = sorted(glob.glob(os.path.join(d, 'k-*.so')))
+    if len(sos) != 1 or not os.path.exists(sos[0][:-3] + '.c'):
+        fail('the cache holds %s after one run of one kernel (2 ranks)' % os.listdir(d))
+    before = {p: os.stat(p).st_mtime_ns for p in glob.glob(os.path.join(d, '*'))}
+    rc, out = run(args, 'numerics_small.pld', 'native', o + ['--out', 'out=' + os.path.join(work, 'c2.npy')], env, P=2)
+    if rc != 0:
+        fail('second run exited %d' % rc, out)
+    after = {p: os.stat(p).st_mtime_ns for p in glob.glob(os.path.join(d, '*'))}
+    if before != after:
+        fail('the second run rewrote the cache: %s -> %s' % (sorted(before), sorted(after)))
+    if open(os.path.join(work, 'c1.npy'), 'rb').read() != open(os.path.join(work, 'c2.npy'), 'rb').read():
+        fail('the cached kernel gave another result')
+    print('ok: cache: compiled once (%s), reused by the second run' % os.path.basename(sos[0]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--mpiexec', default='mpirun')
+    ap.add_argument('what', choices=['numerics', 'errors', 'cache'])
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix='pld_native_')
+    env = dict(os.environ)
+    env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
+    try:
+        {'numerics': numerics, 'errors': errors, 'cache': cache}[args.what](args, work, env)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
