@@ -329,6 +329,26 @@ static int compile_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pl
     return seterr(be, PLD_BE_E_LOAD, "kernel %s: could not be loaded", d->name);
 }
 
+/* compiles and loads kernel d as a new entry of be->loaded (*out) */
+static int load_new(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_kernel **out)
+{
+    struct pld_be_kernel *k = pld_mem_calloc(1, sizeof *k);
+    if (!k || !(k->name = pld_mem_strdup(d->name))) {
+        pld_mem_free(k);
+        return seterr(be, PLD_BE_E_NOMEM, "out of memory");
+    }
+    int rc = compile_kernel(be, d, k);
+    if (rc != PLD_BE_OK) {
+        pld_mem_free(k->name);
+        pld_mem_free(k);
+        return rc;
+    }
+    k->next = be->loaded;
+    be->loaded = k;
+    *out = k;
+    return PLD_BE_OK;
+}
+
 static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const pld_be_kernel_desc_t *ks)
 {
     (void)path;
@@ -337,19 +357,10 @@ static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const
         if (!d->c_source)
             return seterr(be, PLD_BE_E_UNSUPPORTED, "kernel %s (%s:%d) cannot be compiled: %s", d->name, d->program,
                           d->line, d->c_unsupported ? d->c_unsupported : "pldrun generated no C code for it");
-        struct pld_be_kernel *k = pld_mem_calloc(1, sizeof *k);
-        if (!k || !(k->name = pld_mem_strdup(d->name))) {
-            pld_mem_free(k);
-            return seterr(be, PLD_BE_E_NOMEM, "out of memory");
-        }
-        int rc = compile_kernel(be, d, k);
-        if (rc != PLD_BE_OK) {
-            pld_mem_free(k->name);
-            pld_mem_free(k);
+        struct pld_be_kernel *k;
+        int rc = load_new(be, d, &k);
+        if (rc != PLD_BE_OK)
             return rc;
-        }
-        k->next = be->loaded;
-        be->loaded = k;
     }
     return PLD_BE_OK;
 }
@@ -377,21 +388,7 @@ static int native_kernel_load(pld_be_t *be, const pld_be_kernel_desc_t *d, pld_b
         return seterr(be, PLD_BE_E_UNSUPPORTED, "it cannot be compiled: %s",
                       d->c_unsupported ? d->c_unsupported : "pldrun generated no C code for it");
     /* a kernel the program's load did not list: compile it now */
-    struct pld_be_kernel *k = pld_mem_calloc(1, sizeof *k);
-    if (!k || !(k->name = pld_mem_strdup(d->name))) {
-        pld_mem_free(k);
-        return seterr(be, PLD_BE_E_NOMEM, "out of memory");
-    }
-    int rc = compile_kernel(be, d, k);
-    if (rc != PLD_BE_OK) {
-        pld_mem_free(k->name);
-        pld_mem_free(k);
-        return rc;
-    }
-    k->next = be->loaded;
-    be->loaded = k;
-    *out = k;
-    return PLD_BE_OK;
+    return load_new(be, d, out);
 }
 
 typedef struct launch_ctx {

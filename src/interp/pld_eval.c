@@ -2,6 +2,7 @@
  * flow (if, while, for over pl.range / pl.while_ with loop-carried values).
  * Calls, launches and task scopes are in pld_call.c. */
 #include "pld_interp_int.h"
+#include "pld_crt.h" /* pc_floordiv / pc_floormod: one definition for sim and compiled kernels */
 
 #include <math.h>
 #include <string.h>
@@ -13,26 +14,6 @@ static int truthy(const pld_value_t *v)
     if (v->kind == PLD_V_INT)
         return v->u.i != 0;
     return v->kind != PLD_V_NONE;
-}
-
-static int64_t floordiv(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t floormod(int64_t a, int64_t b)
-{
-    if (b == -1)
-        return 0;
-    int64_t m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0)))
-        m += b;
-    return m;
 }
 
 /* ------------------------------------------------------------ expressions */
@@ -137,7 +118,7 @@ static pld_status_t eval_binary(pld_interp_t *it, frame_t *f, const pld_expr_t *
     case PLD_OP_MOD:
         if (b.u.i == 0)
             return pld_rt_error(it, f, e->span, "integer %s by zero", op == PLD_OP_MOD ? "modulo" : "division");
-        r = op == PLD_OP_FLOORDIV ? floordiv(a.u.i, b.u.i) : floormod(a.u.i, b.u.i);
+        r = op == PLD_OP_FLOORDIV ? pc_floordiv(a.u.i, b.u.i) : pc_floormod(a.u.i, b.u.i);
         break;
     case PLD_OP_LSHIFT: r = b.u.i < 0 || b.u.i > 63 ? 0 : (int64_t)(x << b.u.i); break;
     case PLD_OP_RSHIFT: r = b.u.i < 0 || b.u.i > 63 ? (a.u.i < 0 ? -1 : 0) : a.u.i >> b.u.i; break;
