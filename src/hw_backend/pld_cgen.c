@@ -242,7 +242,7 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
     switch (s->kind) {
     case PLD_ST_ASSIGN:
         if (s->u.assign.target->kind == PLD_EX_SUBSCRIPT)
-            return fail(g, s->span, "subscript assignment is not compiled by the native backend yet");
+            return 0; /* tensor[a:b, ...] = v: the runtime assigns (rt->assign) */
         return scan_targets(g, s->u.assign.target, s->u.assign.value);
     case PLD_ST_IF:
         return scan_block(g, &s->u.if_.then) || scan_block(g, &s->u.if_.els) ? -1 : 0;
@@ -1226,6 +1226,14 @@ static int gen_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         emit(g, "%s = s%d;", dst, e->slot);
         return 0;
     }
+    if (e->kind == PLD_EX_SUBSCRIPT) { /* tensor[a:b, ...]: a view the runtime makes */
+        int o = gen_exec(g, e, SK_TENSOR);
+        if (o < 0)
+            return -1;
+        emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"a subscript gave no tensor\");", o, site(g, e));
+        emit(g, "%s = t%d.t;", dst, o);
+        return 0;
+    }
     if (e->kind != PLD_EX_CALL || e->op < 0)
         return fail(g, e->span, "this tensor expression is not compiled by the native backend");
     const int s = site(g, e);
@@ -1495,6 +1503,18 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         const pld_expr_t *t = s->u.assign.target, *v = s->u.assign.value;
         if (is_yield(v))
             return gen_yield(g, v, t, final ? carried : NULL);
+        if (t->kind == PLD_EX_SUBSCRIPT) {
+            if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
+                return fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
+            unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
+            if (!done)
+                return fail(g, s->span, "out of memory");
+            spill_expr(g, t, done);
+            spill_expr(g, v, done);
+            pld_mem_free(done);
+            emit(g, "if (rt->assign(bk, %d, %d)) return 1;", site(g, t), site(g, v));
+            return 0;
+        }
         if (t->kind != PLD_EX_NAME)
             return fail(g, t->span, "the native backend compiles assignments to plain names only");
         return assign_slot(g, t->slot, v);
@@ -1607,9 +1627,102 @@ static const char *ctype(int kind)
     }
 }
 
-int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *crt_text, pld_cgen_t *out)
+/* the static type a slot of fn gets where it is defined (a parameter, an
+ * assignment, a loop variable or carried name), NULL when none is found */
+static const pld_type_t *def_type_in(const pld_block_t *b, int slot);
+
+static const pld_type_t *target_type(const pld_expr_t *t, const pld_expr_t *v, int slot)
 {
-    memset(out, 0, sizeof *out);
+    if (t->kind == PLD_EX_NAME)
+        return t->slot == slot ? (is_yield(v) ? (v->u.call.nargs == 1 ? v->u.call.args[0].value->type : NULL) : v->type)
+                               : NULL;
+    if (t->kind != PLD_EX_TUPLE)
+        return NULL;
+    for (int i = 0; i < t->u.seq.n; i++)
+        if (t->u.seq.items[i]->kind == PLD_EX_NAME && t->u.seq.items[i]->slot == slot) {
+            if (is_yield(v))
+                return i < v->u.call.nargs ? v->u.call.args[i].value->type : NULL;
+            return v->type && v->type->kind == PLD_TY_TUPLE && i < v->type->nelems ? v->type->elems[i] : NULL;
+        }
+    return NULL;
+}
+
+static const pld_type_t *def_type_stmt(const pld_stmt_t *s, int slot)
+{
+    static const pld_type_t index_type = {.kind = PLD_TY_SCALAR, .dtype = PLD_DT_INDEX};
+    const pld_type_t *t = NULL;
+    switch (s->kind) {
+    case PLD_ST_ASSIGN: return target_type(s->u.assign.target, s->u.assign.value, slot);
+    case PLD_ST_IF:
+        return (t = def_type_in(&s->u.if_.then, slot)) ? t : def_type_in(&s->u.if_.els, slot);
+    case PLD_ST_WHILE: return def_type_in(&s->u.while_.body, slot);
+    case PLD_ST_WITH: return def_type_in(&s->u.with.body, slot);
+    case PLD_ST_FOR: {
+        const pld_expr_t *tg = s->u.for_.target, *lv = tg;
+        if (tg->kind == PLD_EX_TUPLE && tg->u.seq.n == 2) {
+            lv = tg->u.seq.items[0];
+            const pld_expr_t *c = tg->u.seq.items[1], *it = s->u.for_.iter, *iv = NULL;
+            for (int i = 0; it->kind == PLD_EX_CALL && i < it->u.call.nargs; i++)
+                if (it->u.call.args[i].kw && strcmp(it->u.call.args[i].kw, "init_values") == 0)
+                    iv = it->u.call.args[i].value;
+            int nc = c->kind == PLD_EX_TUPLE ? c->u.seq.n : 1;
+            for (int i = 0; iv && (iv->kind == PLD_EX_LIST || iv->kind == PLD_EX_TUPLE) && i < nc && i < iv->u.seq.n; i++) {
+                const pld_expr_t *ci = c->kind == PLD_EX_TUPLE ? c->u.seq.items[i] : c;
+                if (ci->kind == PLD_EX_NAME && ci->slot == slot)
+                    return iv->u.seq.items[i]->type;
+            }
+        }
+        if (lv->kind == PLD_EX_NAME && lv->slot == slot)
+            return &index_type;
+        return def_type_in(&s->u.for_.body, slot);
+    }
+    default: return NULL;
+    }
+}
+
+static const pld_type_t *def_type_in(const pld_block_t *b, int slot)
+{
+    for (int i = 0; i < b->n; i++) {
+        const pld_type_t *t = def_type_stmt(b->stmts[i], slot);
+        if (t)
+            return t;
+    }
+    return NULL;
+}
+
+static int32_t max_seq(const pld_block_t *b)
+{
+    int32_t m = -1;
+    for (int i = 0; i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        int32_t v = s->seq;
+        if ((s->kind == PLD_ST_FOR || s->kind == PLD_ST_WHILE) && s->seq_end > v)
+            v = s->seq_end;
+        int32_t w = s->kind == PLD_ST_IF ? (max_seq(&s->u.if_.then) > max_seq(&s->u.if_.els) ? max_seq(&s->u.if_.then)
+                                                                                               : max_seq(&s->u.if_.els))
+                    : s->kind == PLD_ST_WITH ? max_seq(&s->u.with.body) : -1;
+        if (w > v)
+            v = w;
+        if (v > m)
+            m = v;
+    }
+    return m;
+}
+
+/* 1 when slot is assigned somewhere in block b */
+static int assigns(const pld_block_t *b, int slot)
+{
+    return def_type_in(b, slot) != NULL;
+}
+
+/* One compiled unit: `body` of function fn, its parameters the slots
+ * params[0..np) (types ptypes), for a pl.spmd grid its loop variable; for a
+ * pl.at scope (writeback), the slots it assigns that are read after it are
+ * handed back to the runtime (the caller's frame) at the end. */
+static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_block_t *body, const int32_t *params,
+                    const pld_type_t *const *ptypes, int np, const pld_expr_t *loopvar, int writeback,
+                    const char *what, const char *crt_text, pld_cgen_t *out)
+{
     cg_t g;
     memset(&g, 0, sizeof g);
     g.p = p;
@@ -1623,27 +1736,53 @@ int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *cr
         snprintf(out->err, sizeof out->err, "out of memory");
         return -1;
     }
-    for (int i = 0; i < fn->nparams && !g.failed; i++) {
-        const pld_param_t *pp = &fn->params[i];
+    for (int i = 0; i < np && !g.failed; i++) {
         pld_expr_t nm;
         memset(&nm, 0, sizeof nm);
         nm.kind = PLD_EX_NAME;
-        nm.span = pp->span;
-        nm.u.name = pp->name;
-        nm.slot = pp->slot;
-        note_slot(&g, &nm, pp->type);
+        nm.span = fn->name_span;
+        nm.u.name = fn->slot_names[params[i]];
+        nm.slot = params[i];
+        note_slot(&g, &nm, ptypes[i]);
+    }
+    if (loopvar && !g.failed) {
+        if (loopvar->kind != PLD_EX_NAME || loopvar->slot < 0)
+            fail(&g, loopvar->span, "the native backend needs a plain loop variable");
+        else
+            g.slots[loopvar->slot].kind = SK_INT, g.slots[loopvar->slot].dt = PLD_DT_INDEX;
     }
     if (!g.failed)
-        scan_block(&g, &fn->body);
+        scan_block(&g, body);
+    /* a scope's results: what it assigns and a later statement reads */
+    int32_t wb[64];
+    int nwb = 0;
+    if (writeback && !g.failed && fn->last_use) {
+        const int32_t end = max_seq(body);
+        for (int sl = 0; sl < fn->nslots && !g.failed; sl++) {
+            if (!assigns(body, sl) || fn->last_use[sl] <= end)
+                continue;
+            /* a tile never flows out: only another kernel scope could read it,
+             * as a captured tile, which no backend launch carries */
+            if (g.slots[sl].kind == SK_TILE || g.slots[sl].kind == SK_NONE)
+                continue;
+            if (nwb == 64)
+                fail(&g, body->n ? body->stmts[0]->span : fn->name_span,
+                     "more than 64 values assigned in the scope are read after it");
+            else
+                wb[nwb++] = sl;
+        }
+    }
     g.ind = 1;
+    if (loopvar && !g.failed)
+        emit(&g, "s%d = pc_block_idx(args);", loopvar->slot);
     if (!g.failed)
-        gen_block(&g, &fn->body, NULL);
+        gen_block(&g, body, NULL);
     int rc = -1;
     if (!g.failed) {
         pld_buf_t src;
         pld_buf_init(&src);
         pld_buf_puts(&src, crt_text);
-        pld_buf_printf(&src, "\n/* kernel %s of %s (generated by pldrun; do not edit) */\n", fn->name, p->file);
+        pld_buf_printf(&src, "\n/* %s of %s (generated by pldrun; do not edit) */\n", what, p->file);
         pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args);\n");
         pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args)\n{\n");
         pld_buf_puts(&src, "    if (rt->version != PC_VERSION || rt->size < sizeof(pc_rt))\n"
@@ -1659,20 +1798,18 @@ int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *cr
         }
         pld_buf_puts(&src, pld_buf_str(&g.tmpdecl));
         /* parameters: tensors first, then scalars (pld_abi_build) */
-        int nt = 0, ns = 0;
-        for (int i = 0; i < fn->nparams; i++)
-            if (fn->params[i].type && pld_type_is_tensorlike(fn->params[i].type))
+        int nt = 0;
+        for (int i = 0; i < np; i++)
+            if (g.slots[params[i]].kind == SK_TENSOR)
                 nt++;
-        for (int i = 0, ti = 0, si = nt; i < fn->nparams; i++) {
-            const pld_param_t *pp = &fn->params[i];
-            const int sl = pp->slot;
-            const pld_dtype_t dt = pp->type ? pp->type->dtype : PLD_DT_NONE;
-            if (pp->type && pld_type_is_tensorlike(pp->type)) {
+        for (int i = 0, ti = 0, si = nt; i < np; i++) {
+            const int sl = params[i];
+            const pld_dtype_t dt = ptypes[i] ? ptypes[i]->dtype : PLD_DT_NONE;
+            switch (g.slots[sl].kind) {
+            case SK_TENSOR:
                 pld_buf_printf(&src, "    pc_tensor_arg(&s%d, args[%d], %d, %d);\n", sl, ti++, (int)dt,
                                pld_dtype_storage_bytes(dt));
                 continue;
-            }
-            switch (g.slots[sl].kind) {
             case SK_INT: pld_buf_printf(&src, "    s%d = (int64_t)args[%d];\n", sl, si); break;
             case SK_FLT:
                 if (dt == PLD_DT_FP32)
@@ -1683,9 +1820,19 @@ int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *cr
             case SK_CTX: pld_buf_printf(&src, "    s%d = rt->param_ctx(bk, %d);\n", sl, sl); break;
             default: break;
             }
-            si++, ns++;
+            si++;
         }
         pld_buf_puts(&src, pld_buf_str(&g.out));
+        for (int i = 0; i < nwb; i++) {
+            const int sl = wb[i];
+            switch (g.slots[sl].kind) {
+            case SK_INT: pld_buf_printf(&src, "    if (rt->set_int(bk, %d, %d, s%d)) return 1;\n", sl, (int)g.slots[sl].dt, sl); break;
+            case SK_FLT: pld_buf_printf(&src, "    if (rt->set_float(bk, %d, %d, s%d)) return 1;\n", sl, (int)g.slots[sl].dt, sl); break;
+            case SK_TENSOR: pld_buf_printf(&src, "    if (rt->set_tensor(bk, -1, %d, &s%d)) return 1;\n", sl, sl); break;
+            case SK_CTX: pld_buf_printf(&src, "    if (rt->set_ctx(bk, %d, s%d)) return 1;\n", sl, sl); break;
+            default: break;
+            }
+        }
         pld_buf_puts(&src, "    return 0;\n}\n");
         out->source = pld_mem_strdup(pld_buf_str(&src));
         pld_buf_fini(&src);
@@ -1702,6 +1849,66 @@ int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *cr
     pld_mem_free(g.slots);
     pld_buf_fini(&g.out);
     pld_buf_fini(&g.tmpdecl);
+    return rc;
+}
+
+int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *crt_text, pld_cgen_t *out)
+{
+    memset(out, 0, sizeof *out);
+    int32_t *params = pld_mem_calloc((size_t)(fn->nparams > 0 ? fn->nparams : 1), sizeof *params);
+    const pld_type_t **types = pld_mem_calloc((size_t)(fn->nparams > 0 ? fn->nparams : 1), sizeof *types);
+    if (!params || !types) {
+        pld_mem_free(params);
+        pld_mem_free((void *)types);
+        snprintf(out->err, sizeof out->err, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < fn->nparams; i++) {
+        params[i] = fn->params[i].slot;
+        types[i] = fn->params[i].type;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "kernel %s", fn->name);
+    int rc = gen_unit(p, fn, &fn->body, params, types, fn->nparams, NULL, 0, what, crt_text, out);
+    pld_mem_free(params);
+    pld_mem_free((void *)types);
+    return rc;
+}
+
+int pld_cgen_scope(const pld_program_t *p, const pld_func_t *fn, const pld_stmt_t *s, const char *crt_text,
+                   pld_cgen_t *out)
+{
+    memset(out, 0, sizeof *out);
+    const pld_block_t *body;
+    const pld_expr_t *loopvar = NULL;
+    if (s->kind == PLD_ST_WITH) {
+        body = &s->u.with.body;
+    } else if (s->kind == PLD_ST_FOR && s->u.for_.iter->kind == PLD_EX_CALL && s->u.for_.iter->op == PLD_OPID_PL_SPMD) {
+        body = &s->u.for_.body;
+        loopvar = s->u.for_.target;
+    } else {
+        snprintf(out->err, sizeof out->err, "%s:%d:%d: this scope is not compiled by the native backend", p->file,
+                 (int)s->span.line, (int)s->span.col);
+        return -1;
+    }
+    const int np = s->captures ? s->ncaptures : 0;
+    const pld_type_t **types = pld_mem_calloc((size_t)(np > 0 ? np : 1), sizeof *types);
+    if (!types) {
+        snprintf(out->err, sizeof out->err, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < np; i++) {
+        const int sl = s->captures[i];
+        for (int k = 0; k < fn->nparams && !types[i]; k++)
+            if (fn->params[k].slot == sl)
+                types[i] = fn->params[k].type;
+        if (!types[i])
+            types[i] = def_type_in(&fn->body, sl);
+    }
+    char what[160];
+    snprintf(what, sizeof what, "scope at line %d of %s", (int)s->span.line, fn->name);
+    int rc = gen_unit(p, fn, body, s->captures, types, np, loopvar, s->kind == PLD_ST_WITH, what, crt_text, out);
+    pld_mem_free((void *)types);
     return rc;
 }
 

@@ -26,6 +26,7 @@ typedef struct pc_tensor {
     int32_t dt, rank;
     int64_t shape[PC_MAX_RANK];
     int64_t stride[PC_MAX_RANK];       /* elements */
+    int64_t valid[PC_MAX_RANK];        /* valid extent per dim (== shape when full) */
 } pc_tensor;
 
 /* A tile: packed row-major over its physical shape, with a valid region. */
@@ -93,6 +94,9 @@ typedef struct pc_rt {
     int (*set_ctx)(void *bk, int slot, int64_t handle);
     int64_t (*param_ctx)(void *bk, int slot);
     int (*exec)(void *bk, int site, pc_out *out);
+    /* `target = value` for a target the kernel does not hold (a slice of a
+     * tensor: tensor[a:b, c:d] = value), both given as sites */
+    int (*assign)(void *bk, int target_site, int value_site);
     /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
      * over first); block 0's values become the kernel's result */
     int (*ret)(void *bk, int site, int i, int n);
@@ -147,7 +151,7 @@ static inline void pc_tensor_arg(pc_tensor *t, int64_t slot, int32_t dt, int32_t
     t->dt = dt;
     t->rank = (int32_t)nd;
     for (uint32_t i = 0; i < PC_MAX_RANK; i++) {
-        t->shape[i] = i < nd ? shp[i] : 1;
+        t->shape[i] = t->valid[i] = i < nd ? shp[i] : 1;
         t->stride[i] = i < nd ? str[i] : 0;
     }
 }

@@ -15,6 +15,7 @@
 /* a kernel as loaded: by name (a program's kernels have unique names) */
 typedef struct plug_kernel {
     char *name;
+    int line;                         /* with the name: scopes may share a name_hint */
     pld_be_kernel_t *k;
     pld_be_kernel_info_t info;
     /* PLD_BE_CALL_TYPED: the C call, built at load from the kernel's parameters */
@@ -99,10 +100,10 @@ static pld_status_t typed_prepare(plug_kernel_t *pk, const pld_be_kernel_desc_t 
     return PLD_OK;
 }
 
-static plug_kernel_t *find_kernel(plug_t *p, const char *name)
+static plug_kernel_t *find_kernel(plug_t *p, const char *name, int line)
 {
     for (int i = 0; i < p->nkernels; i++)
-        if (strcmp(p->kernels[i].name, name) == 0)
+        if (strcmp(p->kernels[i].name, name) == 0 && p->kernels[i].line == line)
             return &p->kernels[i];
     return NULL;
 }
@@ -115,7 +116,7 @@ static pld_status_t get_kernel(plug_t *p, const pld_hw_launch_t *l, plug_kernel_
         snprintf(l->err, l->errn, "kernel %s has no description for a plugin", l->kernel);
         return PLD_E_HW;
     }
-    if ((*out = find_kernel(p, d->name)) != NULL)
+    if ((*out = find_kernel(p, d->name, d->line)) != NULL)
         return PLD_OK;
     if (p->nkernels == p->cap) {
         int cap = p->cap ? 2 * p->cap : 8;
@@ -136,6 +137,7 @@ static pld_status_t get_kernel(plug_t *p, const pld_hw_launch_t *l, plug_kernel_
         return PLD_E_HW;
     }
     pk->name = pld_mem_strdup(d->name);
+    pk->line = d->line;
     pld_status_t st = pk->name ? PLD_OK : PLD_E_NOMEM;
     if (st == PLD_OK && pk->info.conv == PLD_BE_CALL_TYPED)
         st = pk->info.fn ? typed_prepare(pk, d, l->err, l->errn) : PLD_E_HW;

@@ -36,6 +36,7 @@ typedef int (*ckernel_fn)(const pc_rt *rt, void *bk, int64_t *args);
 
 struct pld_be_kernel {
     char *name;
+    int line;                        /* name and line identify a kernel (scopes may share a name_hint) */
     int builtin;
     void *dl;
     ckernel_fn fn;
@@ -343,6 +344,7 @@ static int load_new(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_k
         pld_mem_free(k);
         return rc;
     }
+    k->line = d->line;
     k->next = be->loaded;
     be->loaded = k;
     *out = k;
@@ -366,7 +368,7 @@ static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const
 }
 
 static char builtin_name[] = "builtin";
-static struct pld_be_kernel builtin_kernel = {builtin_name, 1, NULL, NULL, NULL};
+static struct pld_be_kernel builtin_kernel = {builtin_name, 0, 1, NULL, NULL, NULL};
 
 static int native_kernel_load(pld_be_t *be, const pld_be_kernel_desc_t *d, pld_be_kernel_t **out,
                               pld_be_kernel_info_t *info)
@@ -380,7 +382,7 @@ static int native_kernel_load(pld_be_t *be, const pld_be_kernel_desc_t *d, pld_b
         return PLD_BE_OK;
     }
     for (struct pld_be_kernel *k = be->loaded; k; k = k->next)
-        if (strcmp(k->name, d->name) == 0 && d->c_source) {
+        if (strcmp(k->name, d->name) == 0 && k->line == d->line && d->c_source) {
             *out = k;
             return PLD_BE_OK;
         }

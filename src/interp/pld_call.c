@@ -268,7 +268,7 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
         pld_mem_free(la);
         return FLOW_ERROR;
     }
-    pld_sim_call_t call = {.it = it, .caller = f, .span = item->span, .blocks = (int)n, .grid = &c};
+    pld_sim_call_t call = {.it = it, .caller = f, .span = item->span, .blocks = (int)n, .grid = &c, .stmt = s};
     st = do_launch(it, f, item->span, "pl.spmd", &call, la, -1, (int)n, sync_start, tid);
     args_fini(la);
     pld_mem_free(la);
@@ -643,6 +643,7 @@ static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s
         const int slot = s->captures[i];
         args_set(it, la, i, &f->slots[slot], f->fn ? f->fn->slot_names[slot] : "?", NULL);
     }
+    pld_crt_describe_scope(it, f, s, &la->desc);
     return PLD_OK;
 }
 
@@ -653,7 +654,8 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
     launch_args_t la;
     if (scope_args(it, f, s, s->u.with.item, &la) != PLD_OK)
         return PLD_E_RUNTIME;
-    pld_sim_call_t call = {.it = it, .caller = f, .scope = &s->u.with.body, .span = s->span, .flow = FLOW_NORMAL};
+    pld_sim_call_t call = {.it = it, .caller = f, .scope = &s->u.with.body, .span = s->span, .flow = FLOW_NORMAL,
+                           .stmt = s};
     pld_status_t st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
     args_fini(&la);
     if (st != PLD_OK)

@@ -18,6 +18,11 @@
 
 #define ERRN 256
 
+struct pld_cgen_scope {
+    const pld_stmt_t *s;
+    pld_cgen_t code;
+};
+
 typedef struct crt_block {
     pld_interp_t *it;
     pld_sim_call_t *c;
@@ -26,7 +31,10 @@ typedef struct crt_block {
     void **allocs;
     int nallocs, capallocs;
     pld_value_t last;      /* the value of the last exec (owner of a returned tile) */
+    pld_value_t *made;     /* tensors the runtime made for the kernel (live until the block ends) */
+    int nmade, capmade;
     int failed;
+    int own_slots;         /* f.slots is the block's (else the caller's frame: a pl.at scope) */
 } crt_block_t;
 
 static pld_span_t site_span(const crt_block_t *b, int site)
@@ -338,37 +346,58 @@ static int64_t rt_param_ctx(void *bk, int slot)
 
 /* the tensor value of descriptor t: a view of the launch argument whose
  * memory holds it (window tensors keep their window) */
+/* the tensor value for descriptor t when x's memory holds it: x itself, or
+ * a view of x's buffer (window tensors keep their window); 0 = not x's */
+static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const pld_value_t *a)
+{
+    if (a->kind != PLD_V_TENSOR)
+        return 0;
+    const pld_tensor_t *x = pld_v_tensor(a);
+    const char *lo = x->buf->data, *hi = lo + x->buf->bytes;
+    if (t->data < lo || t->data >= hi)
+        return 0;
+    const int64_t es = pld_dtype_storage_bytes(x->dt);
+    const int64_t off = (t->data - lo) / es;
+    int same = off == x->offset && t->rank == x->rank && t->dt == (int32_t)x->dt;
+    for (int d = 0; same && d < t->rank; d++)
+        same = t->shape[d] == x->shape[d] && t->stride[d] == x->strides[d] && t->valid[d] == x->valid[d];
+    if (same) {
+        pld_value_t v = *a;
+        pld_value_retain(&v);
+        return set_slot(b, slot, v) ? -1 : 1;
+    }
+    pld_tensor_t *o = pld_tensor_view(x->buf, (pld_dtype_t)t->dt, t->rank, t->shape, off);
+    if (!o) {
+        rt_fail(b, site, "out of memory");
+        return -1;
+    }
+    for (int d = 0; d < t->rank; d++) {
+        o->strides[d] = t->stride[d];
+        o->valid[d] = t->valid[d];
+    }
+    o->is_dist = x->is_dist;
+    o->winbuf = x->winbuf;
+    return set_slot(b, slot, pld_v_obj(&o->hdr, o->dt)) ? -1 : 1;
+}
+
+/* the tensor value of descriptor t: from the launch's arguments or the
+ * tensors the runtime made for this block */
 static int rt_set_tensor(void *bk, int site, int slot, const pc_tensor *t)
 {
     crt_block_t *b = bk;
     const pld_sim_call_t *c = b->c;
-    const int np = c->fn ? c->fn->nparams : 0;
+    /* a kernel's arguments; a scope's: the values of the frame it runs in */
+    const pld_value_t *cand = c->fn ? c->args : c->caller->slots;
+    const int np = c->fn ? c->fn->nparams : c->caller->nslots;
     for (int i = 0; i < np; i++) {
-        const pld_value_t *a = &c->args[i];
-        if (a->kind != PLD_V_TENSOR)
-            continue;
-        const pld_tensor_t *x = pld_v_tensor(a);
-        const char *lo = x->buf->data, *hi = lo + x->buf->bytes;
-        if (t->data < lo || t->data >= hi)
-            continue;
-        const int64_t es = pld_dtype_storage_bytes(x->dt);
-        const int64_t off = (t->data - lo) / es;
-        int same = off == x->offset && t->rank == x->rank && t->dt == (int32_t)x->dt;
-        for (int d = 0; same && d < t->rank; d++)
-            same = t->shape[d] == x->shape[d] && t->stride[d] == x->strides[d];
-        if (same) {
-            pld_value_t v = *a;
-            pld_value_retain(&v);
-            return set_slot(b, slot, v);
-        }
-        pld_tensor_t *o = pld_tensor_view(x->buf, (pld_dtype_t)t->dt, t->rank, t->shape, off);
-        if (!o)
-            return rt_fail(b, site, "out of memory");
-        for (int d = 0; d < t->rank; d++)
-            o->strides[d] = t->stride[d];
-        o->is_dist = x->is_dist;
-        o->winbuf = x->winbuf;
-        return set_slot(b, slot, pld_v_obj(&o->hdr, o->dt));
+        int r = view_of(b, site, slot, t, &cand[i]);
+        if (r)
+            return r < 0;
+    }
+    for (int i = b->nmade - 1; i >= 0; i--) {
+        int r = view_of(b, site, slot, t, &b->made[i]);
+        if (r)
+            return r < 0;
     }
     return rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
 }
@@ -408,12 +437,23 @@ static int rt_exec(void *bk, int site, pc_out *out)
         const pld_tensor_t *t = pld_v_tensor(v);
         if (t->rank > PC_MAX_RANK)
             return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
+        if (b->nmade == b->capmade) {
+            int cap = b->capmade ? 2 * b->capmade : 8;
+            pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
+            if (!m)
+                return rt_fail(b, site, "out of memory");
+            b->made = m;
+            b->capmade = cap;
+        }
+        b->made[b->nmade] = *v;
+        pld_value_retain(&b->made[b->nmade++]);
         out->kind = PC_OUT_TENSOR;
         out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
         out->t.dt = (int32_t)t->dt;
         out->t.rank = t->rank;
         for (int d = 0; d < PC_MAX_RANK; d++) {
             out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
+            out->t.valid[d] = d < t->rank ? t->valid[d] : 1;
             out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
         }
         break;
@@ -435,6 +475,25 @@ static int rt_exec(void *bk, int site, pc_out *out)
     default: out->kind = PC_OUT_NONE; break;
     }
     return 0;
+}
+
+static int rt_assign(void *bk, int target_site, int value_site)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *t = site_expr(b, target_site), *e = site_expr(b, value_site);
+    if (!t || !e)
+        return rt_fail(b, target_site, "internal: unknown site");
+    pld_value_t v;
+    pld_where_at(b->it, &b->f, t->span);
+    if (pld_eval(b->it, &b->f, e, &v) != PLD_OK) {
+        b->failed = 1;
+        return 1;
+    }
+    pld_status_t st = pld_walk_assign(b->it, &b->f, t, &v);
+    pld_value_release(&v);
+    if (st != PLD_OK)
+        b->failed = 1;
+    return st != PLD_OK;
 }
 
 static int rt_ret(void *bk, int site, int i, int n)
@@ -481,7 +540,7 @@ static int rt_ret(void *bk, int site, int i, int n)
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
-    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_ret,
+    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_ret,
 };
 
 /* ---- pld_be_host_t ---- */
@@ -505,6 +564,14 @@ static int host_run_blocks(void *launch_ctx, uint32_t n, int (*fn)(void *arg, in
                ? 0 : 1;
 }
 
+static const pld_cgen_t *scope_code(const pld_interp_t *it, const pld_stmt_t *s)
+{
+    for (int i = 0; s && i < it->ncgen_scopes; i++)
+        if (it->cgen_scopes[i].s == s)
+            return it->cgen_scopes[i].code.source ? &it->cgen_scopes[i].code : NULL;
+    return NULL;
+}
+
 static void *host_block_open(void *launch_ctx, int bi, int n)
 {
     pld_sim_call_t *c = launch_ctx;
@@ -513,9 +580,15 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     for (int i = 0; c->fn && i < it->p->nfuncs; i++)
         if (it->p->funcs[i] == c->fn && it->cgen && it->cgen[i].source)
             code = &it->cgen[i];
+    if (!c->fn)
+        code = scope_code(it, c->stmt);
+    /* a kernel: a fresh frame; a pl.spmd grid: a copy of the caller's per
+     * block (as sim); a pl.at scope: the caller's frame itself */
+    const pld_func_t *fn = c->fn ? c->fn : c->caller->fn;
+    const int own = c->fn || c->grid;
     crt_block_t *b = pld_mem_calloc(1, sizeof *b);
-    pld_value_t *slots = c->fn ? pld_mem_calloc((size_t)(c->fn->nslots > 0 ? c->fn->nslots : 1), sizeof *slots) : NULL;
-    if (!b || !slots || !code) {
+    pld_value_t *slots = own && fn ? pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *slots) : NULL;
+    if (!b || (own && !slots) || !code || !fn) {
         pld_mem_free(b);
         pld_mem_free(slots);
         pld_rt_error(it, c->caller, c->span, code ? "out of memory" : "internal: no compiled code for this kernel");
@@ -525,17 +598,31 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     b->c = c;
     b->code = code;
     b->last = pld_v_none();
-    pld_walk_frame_init(&b->f, c->caller, c->fn, slots, PLD_CTX_KERNEL, c->span);
-    b->f.depth = c->caller ? c->caller->depth + 1 : 1;
-    b->f.block_idx = bi;
-    b->f.block_num = n;
-    for (int i = 0; i < c->fn->nparams; i++) {
-        const int s = c->fn->params[i].slot;
-        if (s >= 0 && s < b->f.nslots) {
-            b->f.slots[s] = c->args[i];
-            pld_value_retain(&b->f.slots[s]);
+    b->own_slots = own;
+    if (c->fn) {
+        pld_walk_frame_init(&b->f, c->caller, c->fn, slots, PLD_CTX_KERNEL, c->span);
+        b->f.depth = c->caller ? c->caller->depth + 1 : 1;
+        for (int i = 0; i < c->fn->nparams; i++) {
+            const int s = c->fn->params[i].slot;
+            if (s >= 0 && s < b->f.nslots) {
+                b->f.slots[s] = c->args[i];
+                pld_value_retain(&b->f.slots[s]);
+            }
+        }
+    } else {
+        b->f = *c->caller;
+        b->f.ctx = PLD_CTX_KERNEL;
+        b->f.in_kernel_scope = 1;
+        b->f.loop = NULL;
+        b->f.ret = pld_v_none();
+        if (own) {
+            b->f.slots = slots;
+            for (int k = 0; k < b->f.nslots; k++)
+                pld_value_set(&slots[k], &c->caller->slots[k]);
         }
     }
+    b->f.block_idx = bi;
+    b->f.block_num = n;
     return b;
 }
 
@@ -546,11 +633,18 @@ static int host_block_close(void *bk, int rc)
         return 1;
     int failed = rc != 0 || b->failed;
     if (failed && !b->it->failed)
-        pld_rt_error(b->it, &b->f, b->c->span, "compiled kernel %s failed (code %d)", b->c->fn->name, rc);
+        pld_rt_error(b->it, &b->f, b->c->span, "compiled kernel %s failed (code %d)",
+                     b->c->fn ? b->c->fn->name : "scope", rc);
     pld_value_release(&b->last);
-    for (int i = 0; i < b->f.nslots; i++)
-        pld_value_release(&b->f.slots[i]);
-    pld_mem_free(b->f.slots);
+    for (int i = 0; i < b->nmade; i++)
+        pld_value_release(&b->made[i]);
+    pld_mem_free(b->made);
+    if (b->own_slots) {
+        for (int i = 0; i < b->f.nslots; i++)
+            pld_value_release(&b->f.slots[i]);
+        pld_mem_free(b->f.slots);
+    }
+    pld_value_release(&b->f.ret);
     for (int i = 0; i < b->nallocs; i++)
         free(b->allocs[i]);
     pld_mem_free(b->allocs);
@@ -592,8 +686,39 @@ void pld_crt_gen(pld_interp_t *it)
     }
 }
 
+void pld_crt_describe_scope(pld_interp_t *it, const frame_t *f, const pld_stmt_t *s, pld_be_kernel_desc_t *d)
+{
+    if (!it->cgen)
+        return;
+    for (int i = 0; i < it->ncgen_scopes; i++)
+        if (it->cgen_scopes[i].s == s) {
+            d->c_source = it->cgen_scopes[i].code.source;
+            d->c_unsupported = d->c_source ? NULL : it->cgen_scopes[i].code.err;
+            return;
+        }
+    struct pld_cgen_scope *n = pld_mem_realloc(it->cgen_scopes, (size_t)(it->ncgen_scopes + 1) * sizeof *n);
+    if (!n) {
+        d->c_unsupported = "out of memory";
+        return;
+    }
+    it->cgen_scopes = n;
+    struct pld_cgen_scope *e = &n[it->ncgen_scopes++];
+    e->s = s;
+    if (!f->fn)
+        snprintf(e->code.err, sizeof e->code.err, "a scope outside a function");
+    else
+        pld_cgen_scope(it->p, f->fn, s, pld_crt_text, &e->code);
+    d->c_source = e->code.source;
+    d->c_unsupported = d->c_source ? NULL : e->code.err;
+}
+
 void pld_crt_fini(pld_interp_t *it)
 {
+    for (int i = 0; i < it->ncgen_scopes; i++)
+        pld_cgen_free(&it->cgen_scopes[i].code);
+    pld_mem_free(it->cgen_scopes);
+    it->cgen_scopes = NULL;
+    it->ncgen_scopes = 0;
     for (int i = 0; it->cgen && i < it->p->nfuncs; i++)
         pld_cgen_free(&it->cgen[i]);
     pld_mem_free(it->cgen);

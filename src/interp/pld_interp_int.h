@@ -179,6 +179,8 @@ struct pld_interp {
     /* the C code of each function (p->nfuncs) for a backend that compiles
      * kernels (PLD_BE_CAP_C_KERNELS; pld_crt.c), else NULL */
     struct pld_cgen *cgen;
+    struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at their first launch */
+    int ncgen_scopes;
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -574,6 +576,8 @@ void pld_crt_fini(pld_interp_t *it);
 /* Sets d->c_source / c_unsupported for function fidx (-1: a scope) when
  * code was generated. */
 void pld_crt_describe(const pld_interp_t *it, int fidx, pld_be_kernel_desc_t *d);
+/* The same for scope / grid statement s of the function of frame f. */
+void pld_crt_describe_scope(pld_interp_t *it, const frame_t *f, const pld_stmt_t *s, pld_be_kernel_desc_t *d);
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */
@@ -582,6 +586,7 @@ typedef struct pld_sim_call {
     frame_t *caller;
     const pld_func_t *fn;          /* kernel function, or NULL for a scope */
     const pld_block_t *scope;      /* pl.at(CORE_GROUP) body when fn == NULL */
+    const pld_stmt_t *stmt;        /* the pl.at / pl.spmd statement of a scope or grid, else NULL */
     pld_value_t *args;             /* fn: one per parameter */
     pld_value_t result;
     pld_span_t span;
