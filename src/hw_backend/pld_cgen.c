@@ -768,19 +768,12 @@ static int gen_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld
     if (write && (v = gen_scalar(g, pld_op_bound(e, 2), &vf, &vd)) < 0)
         return -1;
     int st = site(g, e), off = tmp(g);
+    char strd[32] = "NULL";
+    if (!tile)
+        snprintf(strd, sizeof strd, "s%d.stride", obj->slot);
     emit(g, "int64_t t%d = 0;", off);
-    emit(g, "if (%d != s%d.rank) return rt->fail(bk, %d, \"%s: %d indices for a rank-\" \"different %s\");", n,
-         obj->slot, st, pld_op_info((pld_op_id_t)e->op)->name, n, tile ? "tile" : "tensor");
-    emit(g, "for (int k = 0, m = %d; k < m; k++) {", n);
-    g->ind++;
-    emit(g, "if (t%d[k] < 0 || t%d[k] >= s%d.shape[k]) return rt->fail(bk, %d, \"%s: index out of range\");", idx, idx,
-         obj->slot, st, pld_op_info((pld_op_id_t)e->op)->name);
-    if (tile)
-        emit(g, "t%d = t%d * s%d.shape[k] + t%d[k];", off, off, obj->slot, idx);
-    else
-        emit(g, "t%d += t%d[k] * s%d.stride[k];", off, idx, obj->slot);
-    g->ind--;
-    emit(g, "}");
+    emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return "
+            "rt->fail(bk, %d, m); }", pld_op_info((pld_op_id_t)e->op)->name, obj->slot, strd, obj->slot, idx, n, off, st);
     pld_dtype_t edt = obj->type && obj->type->dtype != PLD_DT_NONE ? obj->type->dtype : PLD_DT_NONE;
     if (edt == PLD_DT_NONE)
         return fail(g, e->span, "'%s' has no static dtype", obj->u.name);
@@ -1083,6 +1076,147 @@ static int reduce_code(int op, int *row)
     return -1;
 }
 
+/* a tile op the runtime runs: its result copied into dst (need bytes) */
+static int gen_tile_exec(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need)
+{
+    const int s = site(g, e);
+    if (need < 0)
+        return fail(g, e->span, "%s: the result tile needs a static shape for the native backend", opname(e));
+    int o = gen_exec(g, e, SK_TILE);
+    if (o < 0)
+        return -1;
+    emit(g, "if (t%d.kind != PC_OUT_TILE || (size_t)pc_numel(t%d.tile.shape, t%d.tile.rank) * %d > %lld) return "
+            "rt->fail(bk, %d, \"%s: the runtime returned no tile of the static shape\");", o, o, o,
+         esize(e->type->dtype), (long long)need, s, opname(e));
+    char src[32];
+    snprintf(src, sizeof src, "t%d.tile", o);
+    copy_tile(g, dst, src, e->type->dtype);
+    return 0;
+}
+
+/* the named window tensor operand i of e (its slot), -1 when not one */
+static int window_operand(cg_t *g, const pld_expr_t *e, int i)
+{
+    const pld_expr_t *a = pld_op_bound(e, i);
+    return a && a->kind == PLD_EX_NAME && a->slot >= 0 && g->slots[a->slot].kind == SK_TENSOR ? a->slot : -1;
+}
+
+/* pld.tile.remote_load: where the peer's window is mapped here (the
+ * CommContext's windowsIn[peer] != 0), the kernel reads it directly, as the
+ * NPU does; otherwise, and for anything the runtime must report (a peer
+ * outside the domain, a region out of bounds), the runtime runs it */
+static int gen_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need)
+{
+    const pld_expr_t *shp = pld_op_bound(e, 3), *val = pld_op_bound(e, 4);
+    const int ts = window_operand(g, e, 0), r = e->type ? e->type->rank : -1;
+    const int nshp = shp && (shp->kind == PLD_EX_LIST || shp->kind == PLD_EX_TUPLE) ? shp->u.seq.n : -1;
+    const int nval = val && (val->kind == PLD_EX_LIST || val->kind == PLD_EX_TUPLE) ? val->u.seq.n : -1;
+    if (ts < 0 || need < 0 || nshp != r || (val && nval != r) || r < 1 || r > PC_MAX_RANK)
+        return gen_tile_exec(g, e, dst, need);
+    const int s = site(g, e);
+    int fl, no, nv;
+    pld_dtype_t dt;
+    int peer = gen_scalar(g, pld_op_bound(e, 1), &fl, &dt);
+    if (peer < 0)
+        return -1;
+    if (fl)
+        return gen_tile_exec(g, e, dst, need);
+    int off = gen_ilist(g, pld_op_bound(e, 2), &no);
+    int vl = val ? gen_ilist(g, val, &nv) : -1;
+    if (g->failed)
+        return -1;
+    int dl = tmp(g), dir = tmp(g), v = tmp(g);
+    emit(g, "int64_t t%d = 0;", dl);
+    emit(g, "int t%d = pc_peer_delta(rt->comm_ctx(bk, &s%d), t%d, &t%d) && %d == s%d.rank && %d <= s%d.rank;", dir, ts,
+         peer, dl, no, ts, r, ts);
+    emit(g, "int64_t t%d[%d];", v, r);
+    emit(g, "for (int k = 0; t%d && k < s%d.rank; k++) {", dir, ts);
+    g->ind++;
+    emit(g, "const int j = k - (s%d.rank - %d);", ts, r);
+    emit(g, "int64_t x = 1;");
+    emit(g, "if (j >= 0) {");
+    g->ind++;
+    for (int j = 0; j < r; j++) {
+        if (vl >= 0)
+            emit(g, "if (j == %d) x = t%d[%d] < %lld ? t%d[%d] : %lld;", j, vl, j, (long long)e->type->shape[j].v, vl, j,
+                 (long long)e->type->shape[j].v);
+        else
+            emit(g, "if (j == %d) x = %lld;", j, (long long)e->type->shape[j].v);
+    }
+    emit(g, "int64_t room = s%d.valid[k] - t%d[k];", ts, off);
+    emit(g, "if (x > room) x = room;");
+    emit(g, "if (x < 0) x = 0;");
+    emit(g, "t%d[j] = x;", v);
+    g->ind--;
+    emit(g, "}");
+    emit(g, "if (t%d[k] < 0 || t%d[k] > s%d.shape[k] - x) t%d = 0;", off, off, ts, dir);
+    g->ind--;
+    emit(g, "}");
+    emit(g, "if (t%d) {", dir);
+    g->ind++;
+    emit(g, "pc_tensor pv = s%d;", ts);
+    emit(g, "pv.data += t%d;", dl);
+    if (set_desc(g, dst, e->type, e))
+        return -1;
+    emit(g, "if (rt->load(bk, %d, &%s, &pv, t%d, %d, t%d, 0)) return 1;", s, dst, off, no, v);
+    g->ind--;
+    emit(g, "} else {");
+    g->ind++;
+    if (gen_tile_exec(g, e, dst, need))
+        return -1;
+    g->ind--;
+    emit(g, "}");
+    return 0;
+}
+
+/* pld.tile.remote_store of a local tile, not atomic: directly into the
+ * peer's mapped window where there is one (see gen_remote_load) */
+static int gen_remote_store(cg_t *g, const pld_expr_t *e)
+{
+    const pld_expr_t *src = pld_op_bound(e, 0), *at = pld_op_bound(e, 4);
+    const int ts = window_operand(g, e, 1);
+    const int tile = src && src->kind == PLD_EX_NAME && src->slot >= 0 && g->slots[src->slot].kind == SK_TILE;
+    const pld_expr_t *tgt = pld_op_bound(e, 1);
+    if (ts < 0 || !tile || (at && !(at->kind == PLD_EX_INT && at->u.ival == 0)) || !src->type || !tgt->type ||
+        src->type->dtype != tgt->type->dtype)
+        return gen_exec(g, e, SK_NONE) < 0 ? -1 : 0;
+    const int s = site(g, e);
+    int fl, no;
+    pld_dtype_t dt;
+    int peer = gen_scalar(g, pld_op_bound(e, 2), &fl, &dt);
+    if (peer < 0)
+        return -1;
+    if (fl)
+        return gen_exec(g, e, SK_NONE) < 0 ? -1 : 0;
+    int off = gen_ilist(g, pld_op_bound(e, 3), &no);
+    if (off < 0)
+        return -1;
+    int dl = tmp(g), dir = tmp(g);
+    emit(g, "int64_t t%d = 0;", dl);
+    emit(g, "int t%d = pc_peer_delta(rt->comm_ctx(bk, &s%d), t%d, &t%d) && %d == s%d.rank && s%d.rank <= s%d.rank;", dir,
+         ts, peer, dl, no, ts, src->slot, ts);
+    emit(g, "for (int k = 0; t%d && k < s%d.rank; k++) {", dir, ts);
+    g->ind++;
+    emit(g, "const int j = k - (s%d.rank - s%d.rank);", ts, src->slot);
+    emit(g, "const int64_t x = j >= 0 ? s%d.valid[j] : 1;", src->slot);
+    emit(g, "if (t%d[k] < 0 || t%d[k] > s%d.shape[k] - x) t%d = 0;", off, off, ts, dir);
+    g->ind--;
+    emit(g, "}");
+    emit(g, "if (t%d) {", dir);
+    g->ind++;
+    emit(g, "pc_tensor pv = s%d;", ts);
+    emit(g, "pv.data += t%d;", dl);
+    emit(g, "if (rt->store(bk, %d, &s%d, t%d, %d, &pv, NULL, 0)) return 1;", s, src->slot, off, no);
+    g->ind--;
+    emit(g, "} else {");
+    g->ind++;
+    if (gen_exec(g, e, SK_NONE) < 0)
+        return -1;
+    g->ind--;
+    emit(g, "}");
+    return 0;
+}
+
 /* writes the tile value of expression e into descriptor `dst` (its storage:
  * `room` bytes). Operands may be dst itself only for element-wise ops. */
 static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
@@ -1194,24 +1328,14 @@ static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
             return -1;
         return gen_tile_into(g, pld_op_bound(e, 0), dst, room);
     }
+    case PLD_OPID_PLD_REMOTE_LOAD:
+        return gen_remote_load(g, e, dst, need);
     default:
         break;
     }
     const char *note;
-    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME) {
-        if (need < 0)
-            return fail(g, e->span, "%s: the result tile needs a static shape for the native backend", opname(e));
-        int o = gen_exec(g, e, SK_TILE);
-        if (o < 0)
-            return -1;
-        emit(g, "if (t%d.kind != PC_OUT_TILE || (size_t)pc_numel(t%d.tile.shape, t%d.tile.rank) * %d > %lld) return "
-                "rt->fail(bk, %d, \"%s: the runtime returned no tile of the static shape\");", o, o, o,
-             esize(e->type->dtype), (long long)need, s, opname(e));
-        char src[32];
-        snprintf(src, sizeof src, "t%d.tile", o);
-        copy_tile(g, dst, src, e->type->dtype);
-        return 0;
-    }
+    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME)
+        return gen_tile_exec(g, e, dst, need);
     return fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
 }
 
@@ -1546,6 +1670,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             snprintf(d, sizeof d, "t%d", o);
             return gen_tensor_into(g, e, d);
         }
+        if (e->op == PLD_OPID_PLD_TILE_REMOTE_STORE)
+            return gen_remote_store(g, e);
         if (c == PLD_CGEN_RUNTIME)
             return gen_exec(g, e, SK_NONE) < 0 ? -1 : 0;
         if (e->op < 0)

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PC_VERSION 1
@@ -97,6 +98,11 @@ typedef struct pc_rt {
     /* `target = value` for a target the kernel does not hold (a slice of a
      * tensor: tensor[a:b, c:d] = value), both given as sites */
     int (*assign)(void *bk, int target_site, int value_site);
+    /* the CommContext (pld_backend.h layout) of window tensor t when the
+     * peers' windows of its domain are mapped in this process, so that the
+     * kernel may reach them through windowsIn[] as the NPU does; NULL: the op
+     * goes through the runtime (exec) */
+    const void *(*comm_ctx)(void *bk, const pc_tensor *t);
     /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
      * over first); block 0's values become the kernel's result */
     int (*ret)(void *bk, int site, int i, int n);
@@ -134,6 +140,72 @@ static inline int64_t pc_numel(const int64_t *s, int r)
     for (int i = 0; i < r; i++)
         n *= s[i];
     return n;
+}
+
+/* The element offset of index list idx (n entries, or one flat index when
+ * rank > 1) into a tensor (stride) or a packed tile (stride NULL); 0, or 1
+ * with the interpreter's message in msg. */
+static inline int pc_elem_off(const char *op, const int64_t *shape, const int64_t *stride, int rank,
+                              const int64_t *idx, int n, int64_t *off, char *msg, size_t mn)
+{
+    int64_t st[PC_MAX_RANK], total = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        st[d] = stride ? stride[d] : total;
+        total *= shape[d];
+    }
+    int64_t o = 0;
+    if (n == 1 && rank > 1) {
+        if (idx[0] < 0 || idx[0] >= total) {
+            snprintf(msg, mn, "%s: flat index %lld out of range [0, %lld)", op, (long long)idx[0], (long long)total);
+            return 1;
+        }
+        int64_t rem = idx[0];
+        for (int d = rank - 1; d >= 0; d--) {
+            o += (rem % shape[d]) * st[d];
+            rem /= shape[d];
+        }
+        *off = o;
+        return 0;
+    }
+    if (n != rank) {
+        snprintf(msg, mn, "%s: %d indices for rank %d", op, n, rank);
+        return 1;
+    }
+    for (int d = 0; d < rank; d++) {
+        if (idx[d] < 0 || idx[d] >= shape[d]) {
+            int k = snprintf(msg, mn, "%s: index %lld out of range in dimension %d (shape [", op, (long long)idx[d], d);
+            for (int j = 0; j < rank && k > 0 && (size_t)k < mn; j++)
+                k += snprintf(msg + k, mn - (size_t)k, "%s%lld", j ? ", " : "", (long long)shape[j]);
+            if (k > 0 && (size_t)k < mn)
+                snprintf(msg + k, mn - (size_t)k, "])");
+            return 1;
+        }
+        o += idx[d] * st[d];
+    }
+    *off = o;
+    return 0;
+}
+
+/* windowsIn[peer] - windowsIn[rankId] of CommContext ctx: the byte distance
+ * from this rank's window to peer's as mapped here; 0 when ctx is NULL, the
+ * peer is out of range or not mapped (the runtime path then reports or moves
+ * the data) */
+static inline int pc_peer_delta(const void *ctx, int64_t peer, int64_t *delta)
+{
+    if (!ctx)
+        return 0;
+    uint32_t me, n;
+    memcpy(&me, (const char *)ctx + 16, 4);
+    memcpy(&n, (const char *)ctx + 20, 4);
+    if (peer < 0 || peer >= (int64_t)n || me >= n)
+        return 0;
+    uint64_t a, b;
+    memcpy(&a, (const char *)ctx + 32 + 8 * (size_t)peer, 8);
+    memcpy(&b, (const char *)ctx + 32 + 8 * (size_t)me, 8);
+    if (!a || !b)
+        return 0;
+    *delta = (int64_t)(a - b);
+    return 1;
 }
 
 /* a tensor argument: args[] slot -> ChipTensor (128 bytes; pld_backend.h) */

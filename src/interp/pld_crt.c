@@ -402,6 +402,48 @@ static int rt_set_tensor(void *bk, int site, int slot, const pc_tensor *t)
     return rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
 }
 
+/* the interpreter's tensor whose memory holds descriptor t's first element */
+static const pld_tensor_t *owner_of(const crt_block_t *b, const pc_tensor *t)
+{
+    const pld_sim_call_t *c = b->c;
+    const pld_value_t *cand = c->fn ? c->args : c->caller->slots;
+    const int np = c->fn ? c->fn->nparams : c->caller->nslots;
+    for (int pass = 0; pass < 2; pass++) {
+        const pld_value_t *v = pass ? b->made : cand;
+        const int n = pass ? b->nmade : np;
+        for (int i = 0; i < n; i++) {
+            if (v[i].kind != PLD_V_TENSOR)
+                continue;
+            const pld_tensor_t *x = pld_v_tensor(&v[i]);
+            const char *lo = x->buf->data;
+            if (t->data >= lo && t->data < lo + x->buf->bytes)
+                return x;
+        }
+    }
+    return NULL;
+}
+
+static const void *rt_comm_ctx(void *bk, const pc_tensor *t)
+{
+    crt_block_t *b = bk;
+    const pld_tensor_t *x = owner_of(b, t);
+    if (!x || !x->is_dist || x->winbuf < 0 || x->winbuf >= b->it->nwins)
+        return NULL;
+    const winbuf_t *w = &b->it->wins[x->winbuf];
+    const domain_t *d = &b->it->doms[w->dom];
+    /* the runtime path reports a rank outside the domain and a view whose
+     * origin is not its slot's first byte; MPI RMA windows are reached only
+     * through MPI, even this rank's own */
+    if (d->me < 0 || !d->win || !w->buf || t->data != (const char *)w->buf->data ||
+        pld_win_dom_transport(d->win) == PLD_WIN_RMA || t->rank != x->rank)
+        return NULL;
+    /* the valid extents are the interpreter's (an argument's ChipTensor has none) */
+    for (int k = 0; k < t->rank; k++)
+        if (t->shape[k] != x->shape[k] || t->valid[k] != x->valid[k] || t->stride[k] != x->strides[k])
+            return NULL;
+    return pld_win_dom_ctx(d->win);
+}
+
 static int rt_set_tile(void *bk, int site, int slot, const pc_tile *t)
 {
     crt_block_t *b = bk;
@@ -540,7 +582,7 @@ static int rt_ret(void *bk, int site, int i, int n)
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
-    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_ret,
+    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_ret,
 };
 
 /* ---- pld_be_host_t ---- */

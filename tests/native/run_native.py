@@ -94,7 +94,7 @@ def errors(args, work, env):
     npy_scalar_i64(n, 9)
     rc, out = run(args, 'oob.pld', 'native', ['--in', 'n=' + n, '--out', 'out=' + os.path.join(work, 'oob.npy')],
                   env)
-    expect(rc, out, 70, ['oob.pld:9:13', 'index out of range'], 'an index past the end in compiled code')
+    expect(rc, out, 70, ['oob.pld:9:13', 'index 4 out of range in dimension 1 (shape [1, 4])'], 'an index past the end in compiled code')
 
 
 def cache(args, work, env):
