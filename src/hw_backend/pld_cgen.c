@@ -996,6 +996,39 @@ static int temp_tile(cg_t *g, size_t bytes)
     return t;
 }
 
+/* How an element-wise loop holds a dtype: storage type, compute type, the
+ * load and store conversions (FP16 / BF16 computed in float and rounded on
+ * every store, as the kernel library does). NULL st: no inline loop. */
+typedef struct ew_ty {
+    const char *st, *ct, *ld, *sto; /* ld / sto: printf formats of one %s */
+    int fl;
+} ew_ty_t;
+
+static ew_ty_t ew_ty(pld_dtype_t dt)
+{
+    switch (dt) {
+    case PLD_DT_FP32: return (ew_ty_t){"float", "float", "%s", "%s", 1};
+    case PLD_DT_FP16: return (ew_ty_t){"uint16_t", "float", "pld_f16_to_f32(%s)", "pld_f32_to_f16(%s)", 1};
+    case PLD_DT_BF16: return (ew_ty_t){"uint16_t", "float", "pld_bf16_to_f32(%s)", "pld_f32_to_bf16(%s)", 1};
+    case PLD_DT_INT32: return (ew_ty_t){"int32_t", "int32_t", "%s", "%s", 0};
+    default: return (ew_ty_t){NULL, NULL, NULL, NULL, 0};
+    }
+}
+
+/* emits `for (i < n) { ct x = ld(A[i]) [, y = ld(B[i])]; O[i] = sto(body); }` */
+static void ew_loop(cg_t *g, const ew_ty_t *t, int64_t n, const char *a, const char *b, const char *dst, const char *body)
+{
+    char la[64], lb[64], so[256];
+    snprintf(la, sizeof la, t->ld, "A[i]");
+    snprintf(lb, sizeof lb, t->ld, "B[i]");
+    snprintf(so, sizeof so, t->sto, body);
+    emit(g, "{ const %s *A = (const %s *)%s.data; %s *O = (%s *)%s.data;", t->st, t->st, a, t->st, t->st, dst);
+    if (b)
+        emit(g, "  const %s *B = (const %s *)%s.data;", t->st, t->st, b);
+    emit(g, "  for (int64_t i = 0; i < %lld; i++) { %s x = %s%s%s; O[i] = %s; } }", (long long)n, t->ct, la,
+         b ? ", y = " : "", b ? lb : "", so);
+}
+
 static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
 {
     int scalar, code = ew_binary(e->op, &scalar), ucode = ew_unary(e->op);
@@ -1004,19 +1037,19 @@ static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         return -1;
     const pld_type_t *ta = pld_op_bound(e, 0)->type;
     pld_dtype_t dt = ta->dtype;
+    const ew_ty_t ty = ew_ty(dt);
     const int s = site(g, e);
     int64_t n = pld_type_static_numel(ta);
     if (ucode >= 0) {
         copy_desc(g, dst, av);
-        const char *body = dt == PLD_DT_FP32 ? f32_unary(ucode) : NULL;
-        if (body) {
-            emit(g, "{ const float *A = (const float *)%s.data; float *O = (float *)%s.data;", av, dst);
-            emit(g, "  for (int64_t i = 0; i < %lld; i++) { float x = A[i]; O[i] = %s; } }", (long long)n, body);
-        } else {
+        const char *body = ty.st && ty.fl ? f32_unary(ucode) : NULL;
+        if (body)
+            ew_loop(g, &ty, n, av, NULL, dst, body);
+        else
             emit(g, "if (rt->unary(bk, %d, %d, &%s, &%s)) return 1;", s, ucode, dst, av);
-        }
         return 0;
     }
+    const char *bf = !ty.st ? NULL : ty.fl ? f32_binary(code) : i32_binary(code);
     if (scalar) {
         int fl;
         pld_dtype_t sd;
@@ -1024,15 +1057,20 @@ static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         if (v < 0)
             return -1;
         copy_desc(g, dst, av);
-        const char *bf = dt == PLD_DT_FP32 ? f32_binary(code) : dt == PLD_DT_INT32 ? i32_binary(code) : NULL;
         if (bf) {
-            const char *ct = dt == PLD_DT_FP32 ? "float" : "int32_t";
+            /* the scalar in the element dtype first (pld_elem_set_f / _i), as the library does */
             if (dt == PLD_DT_FP32)
                 emit(g, "{ const float y = (float)%st%d;", fl ? "" : "(double)", v);
-            else
+            else if (ty.fl) {
+                char ly[64];
+                snprintf(ly, sizeof ly, ty.ld, "yb");
+                emit(g, "{ uint16_t yb; rt->set_f(&yb, %d, 0, (double)t%d); const float y = %s;", (int)dt, v, ly);
+            } else
                 emit(g, "{ const int32_t y = (int32_t)(uint32_t)(uint64_t)%st%d;", fl ? "(int64_t)" : "", v);
-            emit(g, "  const %s *A = (const %s *)%s.data; %s *O = (%s *)%s.data;", ct, ct, av, ct, ct, dst);
-            emit(g, "  for (int64_t i = 0; i < %lld; i++) { %s x = A[i]; O[i] = %s; } }", (long long)n, ct, bf);
+            g->ind++;
+            ew_loop(g, &ty, n, av, NULL, dst, bf);
+            g->ind--;
+            emit(g, "}");
         } else {
             emit(g, "if (rt->binary_s(bk, %d, %d, &%s, &%s, (double)t%d, %st%d)) return 1;", s, code, dst, av, v,
                  fl ? "(int64_t)" : "", v);
@@ -1045,15 +1083,10 @@ static int gen_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         return fail(g, e->span, "%s: operands of different shapes or dtypes (broadcasting) are not compiled by the "
                                 "native backend yet", opname(e));
     copy_desc(g, dst, av);
-    const char *bf = dt == PLD_DT_FP32 ? f32_binary(code) : dt == PLD_DT_INT32 ? i32_binary(code) : NULL;
-    if (bf) {
-        const char *ct = dt == PLD_DT_FP32 ? "float" : "int32_t";
-        emit(g, "{ const %s *A = (const %s *)%s.data, *B = (const %s *)%s.data; %s *O = (%s *)%s.data;", ct, ct, av, ct,
-             bv, ct, ct, dst);
-        emit(g, "  for (int64_t i = 0; i < %lld; i++) { %s x = A[i], y = B[i]; O[i] = %s; } }", (long long)n, ct, bf);
-    } else {
+    if (bf)
+        ew_loop(g, &ty, n, av, bv, dst, bf);
+    else
         emit(g, "if (rt->binary(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, code, dst, av, bv);
-    }
     return 0;
 }
 
