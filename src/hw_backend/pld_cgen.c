@@ -59,8 +59,9 @@ enum { SK_NONE = 0, SK_INT, SK_FLT, SK_TENSOR, SK_TILE, SK_CTX };
 
 typedef struct cslot {
     int kind;          /* SK_* */
-    pld_dtype_t dt;    /* scalars */
+    pld_dtype_t dt;    /* scalars, tiles */
     size_t bytes;      /* tiles: storage */
+    pld_mem_t mem;     /* tiles: the memory space of the first tile it holds */
 } cslot_t;
 
 typedef struct cg {
@@ -79,6 +80,8 @@ typedef struct cg {
     /* loops with carried values (innermost last): the carried names */
     const pld_expr_t *carried[32];
     int depth;
+    int32_t cur_seq;   /* pld_stmt_t.seq of the statement being generated */
+    const pld_expr_t *target; /* the name being assigned (where the interpreter reports a tile check) */
 } cg_t;
 
 static int fail(cg_t *g, pld_span_t sp, const char *fmt, ...)
@@ -189,6 +192,8 @@ static int note_slot(cg_t *g, const pld_expr_t *name, const pld_type_t *t)
         else if (s->dt != dt)
             return fail(g, name->span, "tile '%s' holds tiles of different dtypes: the native backend needs one dtype "
                                        "per name", name->u.name);
+        if (s->mem == PLD_MEM_NONE)
+            s->mem = t->mem;
         int64_t b = tile_bytes(t);
         if (b < 0)
             return fail(g, name->span, "tile '%s' has a shape that is not constant: the native backend needs static "
@@ -809,6 +814,15 @@ static int gen_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld
 
 static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
 static int temp_tile(cg_t *g, size_t bytes);
+
+static int esize(pld_dtype_t dt);
+
+/* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
+static void bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at)
+{
+    emit(g, "if (rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;", site(g, at), slot,
+         (int)g->cur_seq, (int)mem, slot, slot, esize(g->slots[slot].dt));
+}
 
 /* a tile operand: a local tile (its C name in nm), or a nested tile
  * expression evaluated into a temporary first */
@@ -1487,9 +1501,14 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
             if (gen_tile_into(g, e, tv, (size_t)need))
                 return -1;
             copy_tile(g, v, tv, e->type->dtype);
+            bound_tile(g, slot, e->type->mem, g->target ? g->target : e);
             return 0;
         }
-        return gen_tile_into(g, e, v, sl->bytes);
+        if (gen_tile_into(g, e, v, sl->bytes))
+            return -1;
+        bound_tile(g, slot, e->kind == PLD_EX_NAME ? g->slots[e->slot].mem : e->type ? e->type->mem : PLD_MEM_VEC,
+                   g->target ? g->target : e);
+        return 0;
     }
     default:
         /* a value nothing reads (None): run it for its effects */
@@ -1509,6 +1528,9 @@ static void move_slot(cg_t *g, int to, int from)
         snprintf(a, sizeof a, "s%d", to);
         snprintf(b, sizeof b, "s%d", from);
         copy_tile(g, a, b, g->slots[to].dt);
+        emit(g, "if (rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;",
+             g->target ? site(g, g->target) : -1, to, (int)g->cur_seq, (int)g->slots[from].mem, to, to,
+             esize(g->slots[to].dt));
     } else {
         emit(g, "s%d = s%d;", to, from);
     }
@@ -1545,11 +1567,11 @@ static int gen_yield(cg_t *g, const pld_expr_t *call, const pld_expr_t *targets,
                                         "by the native backend yet");
         }
         if (v->kind == PLD_EX_NAME && v->slot >= 0)
-            move_slot(g, d0->slot, v->slot);
-        else if (assign_slot(g, d0->slot, v))
+            g->target = d0, move_slot(g, d0->slot, v->slot);
+        else if ((g->target = d0, assign_slot(g, d0->slot, v)))
             return -1;
         if (tg[i] && cr[i])
-            move_slot(g, cr[i]->slot, tg[i]->slot);
+            g->target = cr[i], move_slot(g, cr[i]->slot, tg[i]->slot);
     }
     return 0;
 }
@@ -1603,6 +1625,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
         int nc = carried->kind == PLD_EX_TUPLE ? carried->u.seq.n : 1;
         for (int i = 0; i < nc; i++) {
             const pld_expr_t *c = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
+            g->target = c;
             if (assign_slot(g, c->slot, iv->u.seq.items[i]))
                 return -1;
         }
@@ -1615,6 +1638,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
                 const pld_expr_t *y = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.items[i] : ytargets;
                 if (y->kind != PLD_EX_NAME || y->slot < 0)
                     return fail(g, y->span, "a yield target must be a name");
+                g->target = y;
                 move_slot(g, y->slot, c->slot);
             }
         }
@@ -1640,6 +1664,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
 {
     if (g->failed)
         return -1;
+    g->cur_seq = s->seq;
     switch (s->kind) {
     case PLD_ST_PASS: return 0;
     case PLD_ST_BREAK: emit(g, "break;"); return 0;
@@ -1674,6 +1699,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         }
         if (t->kind != PLD_EX_NAME)
             return fail(g, t->span, "the native backend compiles assignments to plain names only");
+        g->target = t;
         return assign_slot(g, t->slot, v);
     }
     case PLD_ST_EXPR: {

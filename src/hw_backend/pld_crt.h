@@ -103,6 +103,10 @@ typedef struct pc_rt {
      * kernel may reach them through windowsIn[] as the NPU does; NULL: the op
      * goes through the runtime (exec) */
     const void *(*comm_ctx)(void *bk, const pc_tensor *t);
+    /* a tile of `bytes` in memory space `mem` was bound to local `slot` by
+     * statement number seq: the on-chip capacity check `sim` makes (the
+     * tiles live after seq, by the checker's liveness, must fit) */
+    int (*tile_bound)(void *bk, int site, int slot, int32_t seq, int32_t mem, int64_t bytes);
     /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
      * over first); block 0's values become the kernel's result */
     int (*ret)(void *bk, int site, int i, int n);

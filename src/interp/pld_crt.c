@@ -35,6 +35,7 @@ typedef struct crt_block {
     int nmade, capmade;
     int failed;
     int own_slots;         /* f.slots is the block's (else the caller's frame: a pl.at scope) */
+    pld_ub_slot_t *ub;     /* the tile each local holds (the capacity check) */
 } crt_block_t;
 
 static pld_span_t site_span(const crt_block_t *b, int site)
@@ -538,6 +539,20 @@ static int rt_assign(void *bk, int target_site, int value_site)
     return st != PLD_OK;
 }
 
+static int rt_tile_bound(void *bk, int site, int slot, int32_t seq, int32_t mem, int64_t bytes)
+{
+    crt_block_t *b = bk;
+    if (slot < 0 || slot >= b->f.nslots)
+        return rt_fail(b, site, "internal: a compiled kernel named a local that does not exist");
+    b->ub[slot].bytes = bytes;
+    b->ub[slot].mem = (pld_mem_t)mem;
+    if (pld_ub_check(b->it, &b->f, b->f.fn, seq, slot, b->ub, b->f.nslots, site_span(b, site)) != PLD_OK) {
+        b->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
 static int rt_ret(void *bk, int site, int i, int n)
 {
     crt_block_t *b = bk;
@@ -582,7 +597,7 @@ static int rt_ret(void *bk, int site, int i, int n)
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
-    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_ret,
+    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ret,
 };
 
 /* ---- pld_be_host_t ---- */
@@ -613,6 +628,8 @@ static const pld_cgen_t *scope_code(const pld_interp_t *it, const pld_stmt_t *s)
             return it->cgen_scopes[i].code.source ? &it->cgen_scopes[i].code : NULL;
     return NULL;
 }
+
+static int host_block_close(void *bk, int rc);
 
 static void *host_block_open(void *launch_ctx, int bi, int n)
 {
@@ -665,6 +682,11 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     }
     b->f.block_idx = bi;
     b->f.block_num = n;
+    b->ub = pld_mem_calloc((size_t)(b->f.nslots > 0 ? b->f.nslots : 1), sizeof *b->ub);
+    if (!b->ub) {
+        host_block_close(b, 1);
+        return NULL;
+    }
     return b;
 }
 
@@ -690,6 +712,7 @@ static int host_block_close(void *bk, int rc)
     for (int i = 0; i < b->nallocs; i++)
         free(b->allocs[i]);
     pld_mem_free(b->allocs);
+    pld_mem_free(b->ub);
     pld_mem_free(b);
     return failed;
 }

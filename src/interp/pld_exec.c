@@ -2,6 +2,7 @@
  * the file of its family (pld_exec_mem.c, pld_exec_compute.c, pld_exec_elem.c,
  * pld_exec_dist.c, pld_coll.c); scalar ops, TaskId helpers and the UB check are here. */
 #include "pld_interp_int.h"
+#include "pld_mem.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -283,32 +284,33 @@ static int64_t tile_bytes(const pld_tile_t *t)
     return n;
 }
 
-/* 1 when slot i holds a tile that counts in memory space m after the
- * current statement: the tile just assigned (`just`), or one a later
- * statement reads (liveness from the checker; without it, every tile). */
-static int counts(const frame_t *f, int i, int just, pld_mem_t m)
+/* 1 when slot i holds a tile that counts in memory space m after statement
+ * cur: the tile just assigned (`just`), or one a later statement reads
+ * (liveness from the checker; without it, every tile). */
+static int counts(const pld_func_t *fn, const pld_ub_slot_t *u, int i, int just, int32_t cur, pld_mem_t m)
 {
-    if (f->slots[i].kind != PLD_V_TILE)
+    if (u[i].bytes <= 0)
         return 0;
-    const pld_tile_t *t = pld_v_tile(&f->slots[i]);
-    pld_mem_t tm = t->mem == PLD_MEM_NONE ? PLD_MEM_VEC : t->mem;
+    pld_mem_t tm = u[i].mem == PLD_MEM_NONE ? PLD_MEM_VEC : u[i].mem;
     if (tm != m)
         return 0;
-    const int32_t *lu = f->fn ? f->fn->last_use : NULL, *fd = f->fn ? f->fn->first_def : NULL;
-    return i == just || !lu || !fd || (fd[i] <= f->cur_seq && lu[i] > f->cur_seq);
+    const int32_t *lu = fn ? fn->last_use : NULL, *fd = fn ? fn->first_def : NULL;
+    return i == just || !lu || !fd || (fd[i] <= cur && lu[i] > cur);
 }
 
 /* The memory check after a tile is bound to slot `just` in a kernel: in the
  * tile's memory space, the tiles still needed after this statement (and the
  * new one) must fit the platform's capacity, as PyPTO's memory planning
  * requires (a buffer lives from its definition to its last use; a dead tile
- * takes no room once its statement is done). */
-pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp)
+ * takes no room once its statement is done). u: the tile (bytes, space) each
+ * slot holds; the interpreter's frame and compiled kernels (pld_crt.c) fill it. */
+pld_status_t pld_ub_check(pld_interp_t *it, frame_t *f, const pld_func_t *fn, int32_t cur, int just,
+                          const pld_ub_slot_t *u, int nslots, pld_span_t sp)
 {
-    if (just < 0 || just >= f->nslots || f->slots[just].kind != PLD_V_TILE)
+    if (just < 0 || just >= nslots || u[just].bytes <= 0)
         return PLD_OK;
     const pld_npu_profile_t *pf = pld_npu_profile_or_default(it->opts.platform);
-    pld_mem_t m = pld_v_tile(&f->slots[just])->mem;
+    pld_mem_t m = u[just].mem;
     if (m == PLD_MEM_NONE)
         m = PLD_MEM_VEC;
     const char *space;
@@ -316,9 +318,9 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_
     if (limit <= 0)
         return PLD_OK;
     int64_t live = 0;
-    for (int i = 0; i < f->nslots; i++)
-        if (counts(f, i, just, m))
-            live += tile_bytes(pld_v_tile(&f->slots[i]));
+    for (int i = 0; i < nslots; i++)
+        if (counts(fn, u, i, just, cur, m))
+            live += u[i].bytes;
     if (live <= limit)
         return PLD_OK;
     /* name the largest tiles */
@@ -327,20 +329,38 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_
     for (int pass = 0; pass < 3 && shown < 3; pass++) {
         int64_t best = -1;
         int bi = -1;
-        for (int i = 0; i < f->nslots; i++)
-            if (counts(f, i, just, m) && i != chosen[0] && i != chosen[1] && i != chosen[2]) {
-                int64_t n = tile_bytes(pld_v_tile(&f->slots[i]));
-                if (n > best)
-                    best = n, bi = i;
+        for (int i = 0; i < nslots; i++)
+            if (counts(fn, u, i, just, cur, m) && i != chosen[0] && i != chosen[1] && i != chosen[2]) {
+                if (u[i].bytes > best)
+                    best = u[i].bytes, bi = i;
             }
         if (bi < 0)
             break;
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s' (%lld bytes)", shown ? ", " : "",
-                 f->fn->slot_names[bi], (long long)best);
+                 fn->slot_names[bi], (long long)best);
         chosen[shown++] = bi;
     }
     return pld_rt_error(it, f, sp,
                         "kernel %s needs %lld bytes of %s tiles at once (the tiles a later statement still reads), "
                         "above the %lld bytes of %s on platform %s; largest: %s",
-                        f->fn ? f->fn->name : "?", (long long)live, space, (long long)limit, space, pf->name, list);
+                        fn ? fn->name : "?", (long long)live, space, (long long)limit, space, pf->name, list);
+}
+
+pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp)
+{
+    if (just < 0 || just >= f->nslots || f->slots[just].kind != PLD_V_TILE || !f->fn)
+        return PLD_OK;
+    enum { SMALL = 64 };
+    pld_ub_slot_t small[SMALL], *u = f->nslots <= SMALL ? small : pld_mem_calloc((size_t)f->nslots, sizeof *u);
+    if (!u)
+        return pld_rt_error(it, f, sp, "out of memory");
+    for (int i = 0; i < f->nslots; i++) {
+        const int tile = f->slots[i].kind == PLD_V_TILE;
+        u[i].bytes = tile ? tile_bytes(pld_v_tile(&f->slots[i])) : 0;
+        u[i].mem = tile ? pld_v_tile(&f->slots[i])->mem : PLD_MEM_NONE;
+    }
+    pld_status_t st = pld_ub_check(it, f, f->fn, f->cur_seq, just, u, f->nslots, sp);
+    if (u != small)
+        pld_mem_free(u);
+    return st;
 }

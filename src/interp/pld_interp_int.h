@@ -520,6 +520,14 @@ void pld_xgroup_free(pld_xgroup_t *g);
 /* The on-chip memory check after a tile is bound to slot `just` (liveness,
  * per memory space; pld_exec.c). */
 pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp);
+/* The same check over a table of the tile each slot holds (bytes 0: none):
+ * the interpreter's frame, or a compiled kernel's locals (pld_crt.c). */
+typedef struct pld_ub_slot {
+    int64_t bytes;
+    pld_mem_t mem;
+} pld_ub_slot_t;
+pld_status_t pld_ub_check(pld_interp_t *it, frame_t *f, const pld_func_t *fn, int32_t cur, int just,
+                          const pld_ub_slot_t *u, int nslots, pld_span_t sp);
 
 /* ======================================================= walker */
 

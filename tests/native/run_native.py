@@ -9,10 +9,11 @@
   errors    an op native does not compile: exit 69 naming the op, kernel and
             line; a missing compiler and a failing one: exit 69 with the
             compiler's name and message; an index past the end in compiled
-            code: exit 70 with file:line:col of the write.
+            code: exit 70 with file:line:col of the write; tiles above the
+            on-chip capacity: the same error as sim.
   cache     a fresh cache directory gets the kernel's .so on the first run; the
             second run compiles nothing (the files are not rewritten) and gives
-            the same output; another compiler flag set -> another key.
+            the same output.
 
 usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,cache}
 """
@@ -96,6 +97,15 @@ def errors(args, work, env):
     rc, out = run(args, 'oob.pld', 'native', ['--in', 'n=' + n, '--out', 'out=' + os.path.join(work, 'oob.npy')],
                   env)
     expect(rc, out, 70, ['oob.pld:9:13', 'index 4 out of range in dimension 1 (shape [1, 4])'], 'an index past the end in compiled code')
+    o = ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 'ub.npy')]
+    msgs = {}
+    for b in ('sim', 'native'):
+        rc, out = run(args, 'ub_overflow.pld', b, o, env)
+        msg = [l for l in out.splitlines() if 'error:' in l]
+        expect(rc, out, 70, ['ub_overflow.pld:12:9', 'above the 196608 bytes of Vec (UB)'], 'tiles above the UB on ' + b)
+        msgs[b] = msg[0] if msg else ''
+    if msgs['sim'] != msgs['native']:
+        fail('the UB error differs: sim %r, native %r' % (msgs['sim'], msgs['native']))
 
 
 def cache(args, work, env):
