@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# bench/run_bench_native.sh [BUILD_DIR] - the benchmarks of the native kernel
+# backend (issue 13; not a test). Results and method: docs/benchmarks-native.md.
+#
+# 1. Kernels (bench/native_*.pld, one rank, pldrun started without mpirun as
+#    bench/run_bench_interp.sh does), each on sim and on native, and its hand-C
+#    twin (build/bench/bench_native_handc, -O2 -ffp-contract=off):
+#      interpretation-bound: scan (element reads/writes of tensors in a scalar
+#        loop), small_chain (six element-wise ops on a [16, 16] FP32 tile);
+#      tile-bound: chain (seven element-wise ops on a [64, 256] FP32 tile),
+#        matmul ([64, 64] x [64, 64] FP32), rowsum (row_sum of [64, 256] FP32).
+#    Time = the run time pldrun prints (rank 0, from before the parse to the end
+#    of the run: it excludes MPI start-up), median of RUNS runs; native runs on
+#    a cache filled by one untimed run first. Targets: sim/native >= 5
+#    (interpretation-bound), sim/native >= 1 and hand-C time / native time
+#    >= 0.5 (tile-bound). The outputs of sim, native and hand C must agree bit
+#    for bit (every kernel does its FP32 operations in the same order on all
+#    three); a mismatch is a failure.
+# 2. Compile cost: every programs/tutorial/*.pld at P = 2 (mpirun -n 2, inputs
+#    from its `# inputs:` directive), on native with an empty cache
+#    (XDG_CACHE_HOME=$(mktemp -d)) and then again on the filled cache, RUNS
+#    times each (a fresh cache every time); sim for reference.
+#
+# Environment: RUNS (default 3); PLD_BENCH_DIV (default 1) divides every
+# iteration count, for a quick smoke run; PLD_BENCH_SKIP_TUTORIAL=1 skips part 2;
+# PLD_BENCH_CI_ENV=1: the full CI MPI environment (bench/bench_env.sh).
+# Exit status: 0 every target met and every output agrees; 1 a target missed or
+# a run failed or outputs differ; 69 the native backend is not there (after
+# printing the sim numbers).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$root/build}
+runs=${RUNS:-3}
+div=${PLD_BENCH_DIV:-1}
+pldrun=$build/pldrun
+handc=$build/bench/bench_native_handc
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=bench_env.sh
+. "$root/bench/bench_env.sh"
+if [ -f "$build/CMakeCache.txt" ]; then
+    cmake --build "$build" --target pldrun bench_native_handc -j2 >/dev/null
+fi
+for exe in "$pldrun" "$handc"; do
+    [ -x "$exe" ] || { echo "run_bench_native.sh: $exe missing (build $build with -DCMAKE_BUILD_TYPE=Release)" >&2; exit 64; }
+done
+
+# name | program | class | inputs | outputs | iterations (about 1 s on sim)
+kernels=(
+    "scan|native_scan.pld|interp|x=random:1|sums hist|600"
+    "small_chain|native_small_chain.pld|interp|a=random:2 b=random:3|y|400000"
+    "chain|native_chain.pld|tile|x=random:4|y|25000"
+    "matmul|native_matmul.pld|tile|x=random:4 w=random:5|y|20000"
+    "rowsum|native_rowsum.pld|tile|x=random:4|y|100000"
+)
+
+npy_i64() { # npy_i64 FILE VALUE : a 0-d int64 .npy
+    python3 - "$1" "$2" <<'PY'
+import struct, sys
+hdr = "{'descr': '<i8', 'fortran_order': False, 'shape': (), }"
+hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode() + struct.pack('<q', int(sys.argv[2])))
+PY
+}
+
+same_npy() { # same_npy WANT GOT : exit 0 when dtype, shape and every byte agree, else say where
+    python3 - "$1" "$2" <<'PY'
+import ast, struct, sys
+def load(p):
+    b = open(p, 'rb').read()
+    if b[:6] != b'\x93NUMPY':
+        sys.exit('%s: not a .npy file' % p)
+    n, off = (struct.unpack('<H', b[8:10])[0], 10) if b[6] == 1 else (struct.unpack('<I', b[8:12])[0], 12)
+    h = ast.literal_eval(b[off:off + n].decode('latin1'))
+    return h['descr'], tuple(h['shape']), h['fortran_order'], b[off + n:]
+(d1, s1, f1, x1), (d2, s2, f2, x2) = load(sys.argv[1]), load(sys.argv[2])
+if (d1, s1, f1) != (d2, s2, f2):
+    sys.exit('%s %s against %s %s' % (d1, s1, d2, s2))
+if x1 != x2:
+    w = int(d1[2:])
+    i = next(k for k in range(0, len(x1), w) if x1[k:k + w] != x2[k:k + w]) // w
+    fmt = {'<f4': '<f', '<i4': '<i', '<f8': '<d', '<i8': '<q'}.get(d1)
+    v = (lambda x: struct.unpack_from(fmt, x, i * w)[0]) if fmt else (lambda x: x[i * w:i * w + w].hex())
+    diff = sum(x1[k:k + w] != x2[k:k + w] for k in range(0, len(x1), w))
+    sys.exit('%d of %d elements differ; first at flat index %d: %r against %r' % (diff, len(x1) // w, i, v(x1), v(x2)))
+PY
+}
+
+pld_seconds() { # the run time on pldrun's summary line (stdin)
+    sed -nE 's/^pldrun: .*, ([0-9.]+) s$/\1/p' | tail -1
+}
+
+median() { # median of the arguments
+    printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+ratio() { # ratio A B -> A / B with two decimals, or "n/a"
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a + 0 <= 0 || b + 0 <= 0 || a == "n/a" || b == "n/a") print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+failures=0
+declare -A BAD # kernels with a failed run or differing outputs
+note() { echo "  $*"; }
+fail() { echo "  FAIL: $*"; failures=$((failures + 1)); [ -z "${name:-}" ] || BAD[$name]=1; }
+
+# run_kernel BACKEND NAME PROG INPUTS OUTS N OUTDIR -> prints seconds, or "failed"
+# (the reason on stderr); with BACKEND native, XDG_CACHE_HOME is $tmp/xdg.
+run_kernel() {
+    local backend=$1 prog=$2 ins=$3 outs=$4 n=$5 outdir=$6 args=() log
+    npy_i64 "$tmp/n.npy" "$n"
+    for a in $ins; do args+=(--in "$a"); done
+    args+=(--in "n=$tmp/n.npy")
+    mkdir -p "$outdir"
+    for o in $outs; do args+=(--out "$o=$outdir/$o.npy"); done
+    log=$tmp/run.log
+    if XDG_CACHE_HOME=$tmp/xdg "$pldrun" --backend "$backend" "${args[@]}" "$root/bench/$prog" >"$log" 2>&1; then
+        pld_seconds <"$log"
+    else
+        echo "    $backend $prog: exit $? - $(grep -v '^pldrun: [0-9]* rank' "$log" | head -3 | tr '\n' ' ')" >&2
+        echo failed
+    fi
+}
+
+# -------------------------------------------------------------- native there?
+npy_i64 "$tmp/one.npy" 1
+have_native=1
+if ! XDG_CACHE_HOME=$tmp/probe "$pldrun" --backend native --in x=random:1 --in n="$tmp/one.npy" \
+        "$root/bench/native_scan.pld" >"$tmp/probe.log" 2>&1; then
+    if grep -qiE "unknown (kernel )?backend" "$tmp/probe.log"; then
+        have_native=0
+        echo "native backend: NOT AVAILABLE ($(head -1 "$tmp/probe.log")); sim and hand-C numbers only"
+    fi
+fi
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs; $(cc --version | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pldrun: $pldrun (HEAD $(git -C "$root" rev-parse --short HEAD)); median of $runs runs; iterations divided by $div"
+
+# ------------------------------------------------------------------- kernels
+declare -A T_SIM T_NAT T_HC
+echo
+echo "== kernels (one rank)"
+for spec in "${kernels[@]}"; do
+    IFS='|' read -r name prog cls ins outs n <<<"$spec"
+    n=$((n / div > 0 ? n / div : 1))
+    echo "-- $name ($prog, $cls-bound, n = $n)"
+    ts=()
+    for r in $(seq "$runs"); do ts+=("$(run_kernel sim "$prog" "$ins" "$outs" "$n" "$tmp/sim/$name")"); done
+    if [[ " ${ts[*]} " == *" failed "* ]]; then T_SIM[$name]=n/a; fail "$name: sim run failed"; else T_SIM[$name]=$(median "${ts[@]}"); fi
+    note "sim: ${T_SIM[$name]} s (runs: ${ts[*]})"
+
+    mkdir -p "$tmp/handc/$name"
+    if "$handc" "$name" "$n" "$runs" "$tmp/handc/$name" >"$tmp/hc.log" 2>&1; then
+        T_HC[$name]=$(awk '{print $2}' "$tmp/hc.log")
+    else
+        T_HC[$name]=n/a
+        fail "$name: hand C failed: $(head -1 "$tmp/hc.log")"
+    fi
+    note "hand C: ${T_HC[$name]} s"
+    for o in $outs; do
+        if [ -f "$tmp/sim/$name/$o.npy" ] && [ -f "$tmp/handc/$name/$o.npy" ]; then
+            msg=$(same_npy "$tmp/sim/$name/$o.npy" "$tmp/handc/$name/$o.npy" 2>&1) && note "output $o: hand C = sim, bit for bit" || fail "$name: output $o of hand C differs from sim: $msg"
+        fi
+    done
+
+    T_NAT[$name]=n/a
+    [ "$have_native" = 1 ] || continue
+    rm -rf "$tmp/xdg"
+    first=$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")
+    if [ "$first" = failed ]; then fail "$name: native run failed"; continue; fi
+    note "native first run (compiles into an empty cache): $first s"
+    if ! find "$tmp/xdg/pldrun" -type f 2>/dev/null | grep -q .; then
+        fail "$name: native left nothing in \$XDG_CACHE_HOME/pldrun ($tmp/xdg/pldrun)"
+    fi
+    check_native() { # check_native WHICH: native's outputs against sim's
+        for o in $outs; do
+            msg=$(same_npy "$tmp/sim/$name/$o.npy" "$tmp/native/$name/$o.npy" 2>&1) && note "output $o ($1): native = sim, bit for bit" || fail "$name: output $o of native ($1) differs from sim: $msg"
+        done
+    }
+    check_native "first run"
+    ts=()
+    for r in $(seq "$runs"); do ts+=("$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")"); done
+    if [[ " ${ts[*]} " == *" failed "* ]]; then fail "$name: a cached native run failed"; continue; fi
+    check_native "cached run"
+    T_NAT[$name]=$(median "${ts[@]}")
+    note "native (cached): ${T_NAT[$name]} s (runs: ${ts[*]})"
+done
+
+echo
+echo "| kernel | class | iterations | sim (s) | native (s) | hand C (s) | sim / native | native speed vs hand C (hand C time / native time) | target | result |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+for spec in "${kernels[@]}"; do
+    IFS='|' read -r name prog cls ins outs n <<<"$spec"
+    n=$((n / div > 0 ? n / div : 1))
+    s=${T_SIM[$name]} v=${T_NAT[$name]} h=${T_HC[$name]}
+    sv=$(ratio "$s" "$v") hv=$(ratio "$h" "$v")
+    if [ "$cls" = interp ]; then
+        target="sim/native >= 5"
+        ok=$(awk -v r="$sv" 'BEGIN{print (r != "n/a" && r >= 5) ? "ok" : "MISSED"}')
+    else
+        target="sim/native >= 1, hand C/native >= 0.5"
+        ok=$(awk -v r="$sv" -v q="$hv" 'BEGIN{print (r != "n/a" && q != "n/a" && r >= 1 && q >= 0.5) ? "ok" : "MISSED"}')
+        hv="**$hv**"
+    fi
+    [ "$have_native" = 1 ] || ok="no native"
+    [ "$ok" = MISSED ] && failures=$((failures + 1))
+    [ -z "${BAD[$name]:-}" ] || ok="FAIL (run or outputs)"
+    echo "| $name | $cls | $n | $s | $v | $h | $sv | $hv | $target | $ok |"
+done
+
+# -------------------------------------------------------- compile cost (P = 2)
+if [ "${PLD_BENCH_SKIP_TUTORIAL:-0}" != 1 ]; then
+    echo
+    echo "== compile cost: programs/tutorial/*.pld at P = 2 (run time pldrun prints; median of $runs)"
+    tut_row() { # tut_row PROGRAM BACKEND XDG -> seconds or "failed"
+        local prog=$1 backend=$2 xdg=$3 args=()
+        for a in $(sed -n 's/^# inputs://p' "$prog"); do args+=(--in "$a"); done
+        if XDG_CACHE_HOME=$xdg mpirun -n 2 "$pldrun" --backend "$backend" "${args[@]}" "$prog" >"$tmp/tut.log" 2>&1; then
+            pld_seconds <"$tmp/tut.log"
+        else
+            echo "    $backend $(basename "$prog"): exit $? - $(grep -v '^pldrun: [0-9]* rank' "$tmp/tut.log" | head -2 | tr '\n' ' ')" >&2
+            echo failed
+        fi
+    }
+    rows=()
+    name=
+    for prog in "$root"/programs/tutorial/*.pld; do
+        base=$(basename "$prog" .pld)
+        sims=() colds=() warms=() sos=
+        for r in $(seq "$runs"); do sims+=("$(tut_row "$prog" sim "$tmp/xdg-sim")"); done
+        s=$([[ " ${sims[*]} " == *" failed "* ]] && echo failed || median "${sims[@]}")
+        [ "$s" = failed ] && fail "$base: sim run failed"
+        c=n/a w=n/a
+        if [ "$have_native" = 1 ]; then
+            for r in $(seq "$runs"); do
+                x=$(mktemp -d "$tmp/xdg.XXXXXX")
+                colds+=("$(tut_row "$prog" native "$x")")
+                warms+=("$(tut_row "$prog" native "$x")")
+                sos=$(find "$x/pldrun" -type f -name '*.so' 2>/dev/null | wc -l)
+                rm -rf "$x"
+            done
+            if [[ " ${colds[*]} ${warms[*]} " == *" failed "* ]]; then
+                c=failed w=failed
+                fail "$base: a native run failed"
+            else
+                c=$(median "${colds[@]}") w=$(median "${warms[@]}")
+            fi
+        fi
+        rows+=("| $base | $s | $c | $w | $(ratio "$c" "$w") | ${sos:-n/a} |")
+    done
+    echo
+    echo "| program (P = 2) | sim (s) | native, empty cache (s) | native, cached (s) | empty / cached | .so files in the cache |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+    printf '%s\n' "${rows[@]}"
+fi
+
+echo
+if [ "$have_native" = 0 ]; then
+    echo "native backend not available: only the sim and hand-C numbers above (exit 69)"
+    exit 69
+fi
+if [ "$failures" -gt 0 ]; then
+    echo "$failures failure(s) or missed target(s)"
+    exit 1
+fi
+echo "all targets met; sim, native and hand C agree bit for bit"
