@@ -138,7 +138,7 @@ static void small_chain_run(long n)
             u = u + sc_b[e];
             u = u > -0.5f ? u : -0.5f;
             u = u < 3.0f ? u : 3.0f;
-            sc_t[e] = sqrtf(fabsf(u));
+            sc_t[e] = fabsf(u) * 0.875f;
         }
         BARRIER(sc_t);
     }
