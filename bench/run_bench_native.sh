@@ -136,52 +136,63 @@ echo "pldrun: $pldrun (HEAD $(git -C "$root" rev-parse --short HEAD)); median of
 
 # ------------------------------------------------------------------- kernels
 declare -A T_SIM T_NAT T_HC
+run_handc() { # run_handc NAME N OUTDIR -> seconds of one run, or "failed"
+    mkdir -p "$3"
+    if "$handc" "$1" "$2" 1 "$3" >"$tmp/hc.log" 2>&1; then
+        awk '{print $2}' "$tmp/hc.log"
+    else
+        echo "    hand C $1: $(head -1 "$tmp/hc.log")" >&2
+        echo failed
+    fi
+}
+med_or_fail() { # med_or_fail WHAT TIMES... -> median, or n/a (and a failure) when a run failed
+    local what=$1
+    shift
+    if [[ " $* " == *" failed "* ]]; then fail "$name: a $what run failed"; echo n/a; else median "$@"; fi
+}
+check_outs() { # check_outs WHO DIR: the outputs in DIR against sim's
+    for o in $outs; do
+        msg=$(same_npy "$tmp/sim/$name/$o.npy" "$2/$o.npy" 2>&1) && note "output $o: $1 = sim, bit for bit" ||
+            fail "$name: output $o of $1 differs from sim: $msg"
+    done
+}
 echo
-echo "== kernels (one rank)"
+echo "== kernels (one rank; rounds of sim, native, hand C, interleaved)"
 for spec in "${kernels[@]}"; do
     IFS='|' read -r name prog cls ins outs n <<<"$spec"
     n=$((n / div > 0 ? n / div : 1))
     echo "-- $name ($prog, $cls-bound, n = $n)"
-    ts=()
-    for r in $(seq "$runs"); do ts+=("$(run_kernel sim "$prog" "$ins" "$outs" "$n" "$tmp/sim/$name")"); done
-    if [[ " ${ts[*]} " == *" failed "* ]]; then T_SIM[$name]=n/a; fail "$name: sim run failed"; else T_SIM[$name]=$(median "${ts[@]}"); fi
-    note "sim: ${T_SIM[$name]} s (runs: ${ts[*]})"
-
-    mkdir -p "$tmp/handc/$name"
-    if "$handc" "$name" "$n" "$runs" "$tmp/handc/$name" >"$tmp/hc.log" 2>&1; then
-        T_HC[$name]=$(awk '{print $2}' "$tmp/hc.log")
-    else
-        T_HC[$name]=n/a
-        fail "$name: hand C failed: $(head -1 "$tmp/hc.log")"
-    fi
-    note "hand C: ${T_HC[$name]} s"
-    for o in $outs; do
-        if [ -f "$tmp/sim/$name/$o.npy" ] && [ -f "$tmp/handc/$name/$o.npy" ]; then
-            msg=$(same_npy "$tmp/sim/$name/$o.npy" "$tmp/handc/$name/$o.npy" 2>&1) && note "output $o: hand C = sim, bit for bit" || fail "$name: output $o of hand C differs from sim: $msg"
+    nat=$have_native
+    if [ "$nat" = 1 ]; then
+        rm -rf "$tmp/xdg"
+        first=$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native-first/$name")
+        if [ "$first" = failed ]; then
+            fail "$name: native run failed"
+            nat=0
+        else
+            note "native, first run (compiles into an empty cache): $first s"
+            find "$tmp/xdg/pldrun" -type f 2>/dev/null | grep -q . ||
+                fail "$name: native left nothing in \$XDG_CACHE_HOME/pldrun"
         fi
-    done
-
-    T_NAT[$name]=n/a
-    [ "$have_native" = 1 ] || continue
-    rm -rf "$tmp/xdg"
-    first=$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")
-    if [ "$first" = failed ]; then fail "$name: native run failed"; continue; fi
-    note "native first run (compiles into an empty cache): $first s"
-    if ! find "$tmp/xdg/pldrun" -type f 2>/dev/null | grep -q .; then
-        fail "$name: native left nothing in \$XDG_CACHE_HOME/pldrun ($tmp/xdg/pldrun)"
     fi
-    check_native() { # check_native WHICH: native's outputs against sim's
-        for o in $outs; do
-            msg=$(same_npy "$tmp/sim/$name/$o.npy" "$tmp/native/$name/$o.npy" 2>&1) && note "output $o ($1): native = sim, bit for bit" || fail "$name: output $o of native ($1) differs from sim: $msg"
-        done
-    }
-    check_native "first run"
-    ts=()
-    for r in $(seq "$runs"); do ts+=("$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")"); done
-    if [[ " ${ts[*]} " == *" failed "* ]]; then fail "$name: a cached native run failed"; continue; fi
-    check_native "cached run"
-    T_NAT[$name]=$(median "${ts[@]}")
-    note "native (cached): ${T_NAT[$name]} s (runs: ${ts[*]})"
+    ts=() tn=() th=()
+    for r in $(seq "$runs"); do
+        ts+=("$(run_kernel sim "$prog" "$ins" "$outs" "$n" "$tmp/sim/$name")")
+        [ "$nat" = 0 ] || tn+=("$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")")
+        th+=("$(run_handc "$name" "$n" "$tmp/handc/$name")")
+    done
+    T_SIM[$name]=$(med_or_fail sim "${ts[@]}")
+    T_HC[$name]=$(med_or_fail "hand C" "${th[@]}")
+    T_NAT[$name]=n/a
+    note "sim: ${T_SIM[$name]} s (runs: ${ts[*]})"
+    note "hand C: ${T_HC[$name]} s (runs: ${th[*]})"
+    [ "${T_SIM[$name]}" != n/a ] || continue
+    [ "${T_HC[$name]}" = n/a ] || check_outs "hand C" "$tmp/handc/$name"
+    [ "$nat" = 1 ] || continue
+    T_NAT[$name]=$(med_or_fail "cached native" "${tn[@]}")
+    note "native, cached: ${T_NAT[$name]} s (runs: ${tn[*]})"
+    check_outs "native (first run)" "$tmp/native-first/$name"
+    [ "${T_NAT[$name]}" = n/a ] || check_outs "native (cached run)" "$tmp/native/$name"
 done
 
 echo
