@@ -90,6 +90,18 @@ pld_seconds() { # the run time on pldrun's summary line (stdin)
     sed -nE 's/^pldrun: .*, ([0-9.]+) s$/\1/p' | tail -1
 }
 
+secs() { # a time with four decimals, or the text it is ("n/a")
+    awk -v t="$1" 'BEGIN { if (t ~ /^[0-9.]+$/) printf "%.4f\n", t; else print t }'
+}
+
+round_ratio() { # round_ratio "A1 A2 .." "B1 B2 .." -> median over rounds of Ai / Bi (two decimals), or "n/a"
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        n = split(a, x, " "); if (split(b, y, " ") != n || n == 0) { print "n/a"; exit }
+        for (i = 1; i <= n; i++) { if (x[i] + 0 <= 0 || y[i] + 0 <= 0) { print "n/a"; exit } r[i] = x[i] / y[i] }
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+        printf "%.2f\n", n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'
+}
+
 median() { # median of the arguments
     printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
@@ -135,7 +147,7 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ /
 echo "pldrun: $pldrun (HEAD $(git -C "$root" rev-parse --short HEAD)); median of $runs runs; iterations divided by $div"
 
 # ------------------------------------------------------------------- kernels
-declare -A T_SIM T_NAT T_HC
+declare -A T_SIM T_NAT T_HC R_SN R_HN R_SH # times; per-round ratios sim/native, hand C/native, sim/hand C
 run_handc() { # run_handc NAME N OUTDIR -> seconds of one run, or "failed"
     mkdir -p "$3"
     if "$handc" "$1" "$2" 1 "$3" >"$tmp/hc.log" 2>&1; then
@@ -183,7 +195,8 @@ for spec in "${kernels[@]}"; do
     done
     T_SIM[$name]=$(med_or_fail sim "${ts[@]}")
     T_HC[$name]=$(med_or_fail "hand C" "${th[@]}")
-    T_NAT[$name]=n/a
+    T_NAT[$name]=n/a R_SN[$name]=n/a R_HN[$name]=n/a
+    R_SH[$name]=$(round_ratio "${ts[*]}" "${th[*]}")
     note "sim: ${T_SIM[$name]} s (runs: ${ts[*]})"
     note "hand C: ${T_HC[$name]} s (runs: ${th[*]})"
     [ "${T_SIM[$name]}" != n/a ] || continue
@@ -191,18 +204,21 @@ for spec in "${kernels[@]}"; do
     [ "$nat" = 1 ] || continue
     T_NAT[$name]=$(med_or_fail "cached native" "${tn[@]}")
     note "native, cached: ${T_NAT[$name]} s (runs: ${tn[*]})"
+    R_SN[$name]=$(round_ratio "${ts[*]}" "${tn[*]}")
+    R_HN[$name]=$(round_ratio "${th[*]}" "${tn[*]}")
     check_outs "native (first run)" "$tmp/native-first/$name"
     [ "${T_NAT[$name]}" = n/a ] || check_outs "native (cached run)" "$tmp/native/$name"
 done
 
 echo
-echo "| kernel | class | iterations | sim (s) | native (s) | hand C (s) | sim / native | native speed vs hand C (hand C time / native time) | target | result |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+echo "Times: medians over the rounds; ratios: medians of the per-round ratios."
+echo "| kernel | class | iterations | sim (s) | native (s) | hand C (s) | sim / native | hand C / native (native's speed vs hand C) | sim / hand C | target | result |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 for spec in "${kernels[@]}"; do
     IFS='|' read -r name prog cls ins outs n <<<"$spec"
     n=$((n / div > 0 ? n / div : 1))
-    s=${T_SIM[$name]} v=${T_NAT[$name]} h=${T_HC[$name]}
-    sv=$(ratio "$s" "$v") hv=$(ratio "$h" "$v")
+    s=$(secs "${T_SIM[$name]}") v=$(secs "${T_NAT[$name]}") h=$(secs "${T_HC[$name]}")
+    sv=${R_SN[$name]} hv=${R_HN[$name]}
     if [ "$cls" = interp ]; then
         target="sim/native >= 5"
         ok=$(awk -v r="$sv" 'BEGIN{print (r != "n/a" && r >= 5) ? "ok" : "MISSED"}')
@@ -214,7 +230,7 @@ for spec in "${kernels[@]}"; do
     [ "$have_native" = 1 ] || ok="no native"
     [ "$ok" = MISSED ] && failures=$((failures + 1))
     [ -z "${BAD[$name]:-}" ] || ok="FAIL (run or outputs)"
-    echo "| $name | $cls | $n | $s | $v | $h | $sv | $hv | $target | $ok |"
+    echo "| $name | $cls | $n | $s | $v | $h | $sv | $hv | ${R_SH[$name]} | $target | $ok |"
 done
 
 # -------------------------------------------------------- compile cost (P = 2)
