@@ -36,7 +36,7 @@ pldrun=$build/pldrun
 handc=$build/bench/bench_native_handc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# shellcheck source=bench_env.sh
+# shellcheck source=bench/bench_env.sh
 . "$root/bench/bench_env.sh"
 if [ -f "$build/CMakeCache.txt" ]; then
     cmake --build "$build" --target pldrun bench_native_handc -j2 >/dev/null
@@ -102,8 +102,12 @@ round_ratio() { # round_ratio "A1 A2 .." "B1 B2 .." -> median over rounds of Ai 
         printf "%.2f\n", n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'
 }
 
+med_lines() { # median of the numbers on stdin, one a line
+    sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
 median() { # median of the arguments
-    printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+    printf '%s\n' "$@" | med_lines
 }
 
 ratio() { # ratio A B -> A / B with two decimals, or "n/a"
@@ -164,8 +168,11 @@ med_or_fail() { # med_or_fail WHAT TIMES... -> median, or n/a (and a failure) wh
 }
 check_outs() { # check_outs WHO DIR: the outputs in DIR against sim's
     for o in $outs; do
-        msg=$(same_npy "$tmp/sim/$name/$o.npy" "$2/$o.npy" 2>&1) && note "output $o: $1 = sim, bit for bit" ||
+        if msg=$(same_npy "$tmp/sim/$name/$o.npy" "$2/$o.npy" 2>&1); then
+            note "output $o: $1 = sim, bit for bit"
+        else
             fail "$name: output $o of $1 differs from sim: $msg"
+        fi
     done
 }
 echo
@@ -188,7 +195,7 @@ for spec in "${kernels[@]}"; do
         fi
     fi
     ts=() tn=() th=()
-    for r in $(seq "$runs"); do
+    for _ in $(seq "$runs"); do
         ts+=("$(run_kernel sim "$prog" "$ins" "$outs" "$n" "$tmp/sim/$name")")
         [ "$nat" = 0 ] || tn+=("$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")")
         th+=("$(run_handc "$name" "$n" "$tmp/handc/$name")")
@@ -236,28 +243,40 @@ done
 # -------------------------------------------------------- compile cost (P = 2)
 if [ "${PLD_BENCH_SKIP_TUTORIAL:-0}" != 1 ]; then
     echo
-    echo "== compile cost: programs/tutorial/*.pld at P = 2 (run time pldrun prints; median of $runs)"
-    tut_row() { # tut_row PROGRAM BACKEND XDG -> seconds or "failed"
-        local prog=$1 backend=$2 xdg=$3 args=()
+    echo "== compile cost: programs/tutorial/*.pld at P = 2 (median of $runs)"
+    tut_row() { # tut_row PROGRAM BACKEND XDG -> "SECONDS WALL" (pldrun's time, mpirun's wall clock) or "failed"
+        local prog=$1 backend=$2 xdg=$3 args=() t0 t1
+        # shellcheck disable=SC2013  # the directive is NAME=GEN words
         for a in $(sed -n 's/^# inputs://p' "$prog"); do args+=(--in "$a"); done
+        t0=$(date +%s.%N)
         if XDG_CACHE_HOME=$xdg mpirun -n 2 "$pldrun" --backend "$backend" "${args[@]}" "$prog" >"$tmp/tut.log" 2>&1; then
-            pld_seconds <"$tmp/tut.log"
+            t1=$(date +%s.%N)
+            echo "$(pld_seconds <"$tmp/tut.log") $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
         else
             echo "    $backend $(basename "$prog"): exit $? - $(grep -v '^pldrun: [0-9]* rank' "$tmp/tut.log" | head -2 | tr '\n' ' ')" >&2
             echo failed
         fi
+    }
+    field() { # field K "A B" "C D" ... -> the K-th field of each argument
+        local k=$1
+        shift
+        for x in "$@"; do echo "$x" | cut -d' ' -f"$k"; done
     }
     rows=()
     name=
     for prog in "$root"/programs/tutorial/*.pld; do
         base=$(basename "$prog" .pld)
         sims=() colds=() warms=() sos=
-        for r in $(seq "$runs"); do sims+=("$(tut_row "$prog" sim "$tmp/xdg-sim")"); done
-        s=$([[ " ${sims[*]} " == *" failed "* ]] && echo failed || median "${sims[@]}")
-        [ "$s" = failed ] && fail "$base: sim run failed"
-        c=n/a w=n/a
+        for _ in $(seq "$runs"); do sims+=("$(tut_row "$prog" sim "$tmp/xdg-sim")"); done
+        if [[ " ${sims[*]} " == *" failed "* ]]; then
+            s=failed
+            fail "$base: sim run failed"
+        else
+            s=$(field 1 "${sims[@]}" | med_lines)
+        fi
+        c=n/a w=n/a cw=n/a ww=n/a
         if [ "$have_native" = 1 ]; then
-            for r in $(seq "$runs"); do
+            for _ in $(seq "$runs"); do
                 x=$(mktemp -d "$tmp/xdg.XXXXXX")
                 colds+=("$(tut_row "$prog" native "$x")")
                 warms+=("$(tut_row "$prog" native "$x")")
@@ -268,14 +287,16 @@ if [ "${PLD_BENCH_SKIP_TUTORIAL:-0}" != 1 ]; then
                 c=failed w=failed
                 fail "$base: a native run failed"
             else
-                c=$(median "${colds[@]}") w=$(median "${warms[@]}")
+                c=$(field 1 "${colds[@]}" | med_lines) w=$(field 1 "${warms[@]}" | med_lines)
+                cw=$(field 2 "${colds[@]}" | med_lines) ww=$(field 2 "${warms[@]}" | med_lines)
             fi
         fi
-        rows+=("| $base | $s | $c | $w | $(ratio "$c" "$w") | ${sos:-n/a} |")
+        rows+=("| $base | $s | $c | $w | $(ratio "$c" "$w") | $cw | $ww | ${sos:-n/a} |")
     done
+    echo "pldrun's time (rank 0, parse to end of run) and the wall clock of the whole mpirun"
     echo
-    echo "| program (P = 2) | sim (s) | native, empty cache (s) | native, cached (s) | empty / cached | .so files in the cache |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+    echo "| program (P = 2) | sim (s) | native, empty cache (s) | native, cached (s) | empty / cached | wall, empty cache (s) | wall, cached (s) | .so files in the cache |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     printf '%s\n' "${rows[@]}"
 fi
 
