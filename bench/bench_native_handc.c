@@ -16,6 +16,8 @@
  *   prints "KERNEL median_seconds" (median of RUNS timed runs of N iterations,
  *   inputs built outside the timing) and, with OUTDIR, writes the outputs of
  *   the last run as OUTDIR/NAME.npy (the names of the .pld's Out parameters). */
+#include "bench_time.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -26,19 +28,6 @@
 
 /* keeps the compiler from moving work across iterations or dropping it */
 #define BARRIER(p) __asm__ __volatile__("" : : "r"(p) : "memory")
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 /* pldrun's random:SEED (docs/npy.md): one splitmix64 output per element */
 static uint64_t splitmix64(uint64_t *state)
@@ -286,11 +275,10 @@ int main(int argc, char **argv)
     double t[99];
     k->setup();
     for (int r = 0; r < runs; r++) {
-        const double t0 = now_s();
+        const double t0 = bench_now_s();
         k->run(n);
-        t[r] = now_s() - t0;
+        t[r] = bench_now_s() - t0;
     }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-    printf("%s %.6f\n", k->name, runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]));
+    printf("%s %.6f\n", k->name, bench_median(t, runs));
     return argc > 4 && k->save(argv[4]) ? 74 : 0;
 }

@@ -269,10 +269,10 @@ if [ "${PLD_BENCH_SKIP_TUTORIAL:-0}" != 1 ]; then
         sims=() colds=() warms=() sos=
         for _ in $(seq "$runs"); do sims+=("$(tut_row "$prog" sim "$tmp/xdg-sim")"); done
         if [[ " ${sims[*]} " == *" failed "* ]]; then
-            s=failed
+            s=failed sw=failed
             fail "$base: sim run failed"
         else
-            s=$(field 1 "${sims[@]}" | med_lines)
+            s=$(field 1 "${sims[@]}" | med_lines) sw=$(field 2 "${sims[@]}" | med_lines)
         fi
         c=n/a w=n/a cw=n/a ww=n/a
         if [ "$have_native" = 1 ]; then
@@ -291,12 +291,12 @@ if [ "${PLD_BENCH_SKIP_TUTORIAL:-0}" != 1 ]; then
                 cw=$(field 2 "${colds[@]}" | med_lines) ww=$(field 2 "${warms[@]}" | med_lines)
             fi
         fi
-        rows+=("| $base | $s | $c | $w | $(ratio "$c" "$w") | $cw | $ww | ${sos:-n/a} |")
+        rows+=("| $base | $s | $c | $w | $(ratio "$c" "$w") | $sw | $cw | $ww | ${sos:-n/a} |")
     done
     echo "pldrun's time (rank 0, parse to end of run) and the wall clock of the whole mpirun"
     echo
-    echo "| program (P = 2) | sim (s) | native, empty cache (s) | native, cached (s) | empty / cached | wall, empty cache (s) | wall, cached (s) | .so files in the cache |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| program (P = 2) | sim (s) | native, empty cache (s) | native, cached (s) | empty / cached | wall: sim (s) | wall: native, empty cache (s) | wall: native, cached (s) | .so files in the cache |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     printf '%s\n' "${rows[@]}"
 fi
 
