@@ -10,8 +10,10 @@
 #      tile-bound: chain (seven element-wise ops on a [64, 256] FP32 tile),
 #        matmul ([64, 64] x [64, 64] FP32), rowsum (row_sum of [64, 256] FP32).
 #    Time = the run time pldrun prints (rank 0, from before the parse to the end
-#    of the run: it excludes MPI start-up), median of RUNS runs; native runs on
-#    a cache filled by one untimed run first. Targets: sim/native >= 5
+#    of the run: it excludes MPI start-up); RUNS rounds of sim, native and hand
+#    C one after the other, medians over the rounds, ratios the medians of the
+#    per-round ratios; native runs on a cache filled by one untimed run first
+#    (its time is printed). Targets: sim/native >= 5
 #    (interpretation-bound), sim/native >= 1 and hand-C time / native time
 #    >= 0.5 (tile-bound). The outputs of sim, native and hand C must agree bit
 #    for bit (every kernel does its FP32 operations in the same order on all
