@@ -9,6 +9,7 @@
  * a strided [128, 128] window of a [128, 136] buffer (odometer path) and FP16.
  *
  * Usage: bench_tile_add [iters] [runs] [stagger]. Build: see docs/benchmarks-kernels.md. */
+#include "bench_time.h"
 #include "pld_kern.h"
 
 #include <stdio.h>
@@ -19,25 +20,6 @@
 #define R 128
 #define C 128
 #define TILE_BYTES ((size_t)R * C * sizeof(float))
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* memcpy through a volatile pointer: the compiler cannot drop or merge calls */
 static void *(*volatile copy_fn)(void *, const void *, size_t) = memcpy;
@@ -53,7 +35,7 @@ typedef struct bench_case {
 static double time_batch(const bench_case_t *cases, int k, void *dst, const void *src, long iters)
 {
     char err[128];
-    const double t0 = now_s();
+    const double t0 = bench_now_s();
     if (k < 0) {
         for (long i = 0; i < iters; i++)
             copy_fn(dst, src, TILE_BYTES);
@@ -65,7 +47,7 @@ static double time_batch(const bench_case_t *cases, int k, void *dst, const void
                 exit(1);
             }
     }
-    const double dt = now_s() - t0;
+    const double dt = bench_now_s() - t0;
     sink = k < 0 ? ((const float *)dst)[7] : ((const float *)cases[k].out.data)[7];
     return dt;
 }
@@ -153,11 +135,11 @@ int main(int argc, char **argv)
            "operand stagger %ld bytes\n",
            R, C, TILE_BYTES / 1024, iters, runs, stagger);
     printf("%-36s %10s %12s %8s\n", "case", "GB/s", "ns/call", "vs copy");
-    printf("%-36s %10.1f %12.0f %8s\n", "memcpy 64 KiB (1 read + 1 write)", median(gbs[0], runs),
-           median(ns[0], runs), "1.00");
+    printf("%-36s %10.1f %12.0f %8s\n", "memcpy 64 KiB (1 read + 1 write)", bench_median(gbs[0], runs),
+           bench_median(ns[0], runs), "1.00");
     for (int k = 0; k < NCASE; k++)
-        printf("%-36s %10.1f %12.0f %8.2f\n", cases[k].name, median(gbs[k + 1], runs), median(ns[k + 1], runs),
-               median(ratio[k], runs));
+        printf("%-36s %10.1f %12.0f %8.2f\n", cases[k].name, bench_median(gbs[k + 1], runs),
+               bench_median(ns[k + 1], runs), bench_median(ratio[k], runs));
     free(pool);
     return 0;
 }
