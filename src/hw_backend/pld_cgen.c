@@ -62,6 +62,7 @@ typedef struct cslot {
     pld_dtype_t dt;    /* scalars, tiles */
     size_t bytes;      /* tiles: storage */
     pld_mem_t mem;     /* tiles: the memory space of the first tile it holds */
+    unsigned mems;     /* tiles: bit m: a tile of memory space m is bound to it (the capacity check) */
 } cslot_t;
 
 typedef struct cg {
@@ -82,6 +83,7 @@ typedef struct cg {
     int depth;
     int32_t cur_seq;   /* pld_stmt_t.seq of the statement being generated */
     const pld_expr_t *target; /* the name being assigned (where the interpreter reports a tile check) */
+    int defer_targets; /* the final yield of the innermost loop sets the carried names only (gen_for) */
 } cg_t;
 
 static int fail(cg_t *g, pld_span_t sp, const char *fmt, ...)
@@ -820,8 +822,9 @@ static int esize(pld_dtype_t dt);
 /* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
 static void bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at)
 {
-    emit(g, "if (rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;", site(g, at), slot,
-         (int)g->cur_seq, (int)mem, slot, slot, esize(g->slots[slot].dt));
+    g->slots[slot].mems |= 1u << (mem == PLD_MEM_NONE ? PLD_MEM_VEC : mem);
+    emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;", site(g, at),
+         slot, (int)g->cur_seq, (int)mem, slot, slot, esize(g->slots[slot].dt));
 }
 
 /* a tile operand: a local tile (its C name in nm), or a nested tile
@@ -1357,6 +1360,27 @@ static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
         } else if (set_desc(g, dst, e->type, e)) {
             return -1;
         }
+        const pld_type_t *ta = pld_op_bound(e, acc)->type, *tb = pld_op_bound(e, acc + 1)->type;
+        if (ta && tb && e->type && ta->dtype == PLD_DT_FP32 && tb->dtype == PLD_DT_FP32 &&
+            e->type->dtype == PLD_DT_FP32 && ta->rank == 2 && tb->rank == 2 && e->type->rank == 2 &&
+            tile_bytes(ta) >= 0 && tile_bytes(tb) >= 0 && ta->shape[1].v == tb->shape[0].v &&
+            e->type->shape[0].v == ta->shape[0].v && e->type->shape[1].v == tb->shape[1].v) {
+            /* FP32: the library's order (per element, k ascending, in float), vectorised over j */
+            const long long M = ta->shape[0].v, K = ta->shape[1].v, N = tb->shape[1].v;
+            if (!acc)
+                emit(g, "%s.valid[0] = %s.valid[0]; %s.valid[1] = %s.valid[1];", dst, av, dst, bv);
+            emit(g, "{ const float *A = (const float *)%s.data, *B = (const float *)%s.data; float *O = (float *)%s.data;",
+                 av, bv, dst);
+            emit(g, "  for (int64_t i = 0; i < %lld; i++) {", M);
+            emit(g, "    float *o = O + i * %lld;", N);
+            if (!acc)
+                emit(g, "    for (int64_t j = 0; j < %lld; j++) o[j] = 0.0f;", N);
+            emit(g, "    for (int64_t k = 0; k < %lld; k++) {", K);
+            emit(g, "      const float x = A[i * %lld + k]; const float *b = B + k * %lld;", K, N);
+            emit(g, "      for (int64_t j = 0; j < %lld; j++) o[j] += x * b[j];", N);
+            emit(g, "    } } }");
+            return 0;
+        }
         emit(g, "if (rt->matmul(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, acc, dst, av, bv);
         return 0;
     }
@@ -1457,6 +1481,8 @@ static int gen_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
 
 /* ---------------------------------------------------------------- statements */
 
+static void move_slot(cg_t *g, int to, int from);
+
 /* assigns the value of e to local `slot` */
 static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
 {
@@ -1491,6 +1517,10 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
     case SK_TENSOR:
         return gen_tensor_into(g, e, v);
     case SK_TILE: {
+        if (e->kind == PLD_EX_NAME && e->slot >= 0 && g->slots[e->slot].kind == SK_TILE) {
+            move_slot(g, slot, e->slot);
+            return 0;
+        }
         if (e->kind == PLD_EX_CALL && ew_binary(e->op, &(int){0}) < 0 && ew_unary(e->op) < 0 && reads_slot(e, slot)) {
             int64_t need = tile_bytes(e->type);
             if (need < 0)
@@ -1527,8 +1557,16 @@ static void move_slot(cg_t *g, int to, int from)
         char a[32], b[32];
         snprintf(a, sizeof a, "s%d", to);
         snprintf(b, sizeof b, "s%d", from);
-        copy_tile(g, a, b, g->slots[to].dt);
-        emit(g, "if (rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;",
+        /* a source no later statement reads: hand its storage over instead of copying */
+        const int32_t *lu = g->fn->last_use;
+        if (lu && lu[from] <= g->cur_seq && g->slots[to].bytes == g->slots[from].bytes) {
+            emit(g, "{ void *p = s%d.data; s%d.data = s%d.data; s%d.data = p; }", to, to, from, from);
+            copy_desc(g, a, b);
+        } else {
+            copy_tile(g, a, b, g->slots[to].dt);
+        }
+        g->slots[to].mems |= 1u << (g->slots[from].mem == PLD_MEM_NONE ? PLD_MEM_VEC : g->slots[from].mem);
+        emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;",
              g->target ? site(g, g->target) : -1, to, (int)g->cur_seq, (int)g->slots[from].mem, to, to,
              esize(g->slots[to].dt));
     } else {
@@ -1578,6 +1616,51 @@ static int gen_yield(cg_t *g, const pld_expr_t *call, const pld_expr_t *targets,
 
 static int gen_block(cg_t *g, const pld_block_t *b, const pld_expr_t *carried);
 
+static int block_reads(const pld_block_t *b, int slot, const pld_stmt_t *skip);
+static const pld_type_t *def_type_stmt(const pld_stmt_t *s, int slot);
+
+/* 1 when a statement of b other than skip assigns local `slot` */
+static int def_type_in_skip(const pld_block_t *b, int slot, const pld_stmt_t *skip)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->stmts[i] != skip && def_type_stmt(b->stmts[i], slot))
+            return 1;
+    return 0;
+}
+
+/* 1 when statement st reads local `slot` (skip: a statement not looked at) */
+static int stmt_reads(const pld_stmt_t *st, int slot, const pld_stmt_t *skip)
+{
+    if (st == skip)
+        return 0;
+    switch (st->kind) {
+    case PLD_ST_EXPR: return reads_slot(st->u.expr, slot);
+    case PLD_ST_ASSIGN:
+        return reads_slot(st->u.assign.value, slot) ||
+               (st->u.assign.target->kind == PLD_EX_SUBSCRIPT && reads_slot(st->u.assign.target->u.sub.obj, slot));
+    case PLD_ST_RETURN:
+        for (int i = 0; i < st->u.ret.n; i++)
+            if (reads_slot(st->u.ret.vals[i], slot))
+                return 1;
+        return 0;
+    case PLD_ST_IF:
+        return reads_slot(st->u.if_.cond, slot) || block_reads(&st->u.if_.then, slot, skip) ||
+               block_reads(&st->u.if_.els, slot, skip);
+    case PLD_ST_WHILE: return reads_slot(st->u.while_.cond, slot) || block_reads(&st->u.while_.body, slot, skip);
+    case PLD_ST_FOR: return reads_slot(st->u.for_.iter, slot) || block_reads(&st->u.for_.body, slot, skip);
+    case PLD_ST_WITH: return 1; /* not compiled inside kernels */
+    default: return 0;
+    }
+}
+
+static int block_reads(const pld_block_t *b, int slot, const pld_stmt_t *skip)
+{
+    for (int i = 0; i < b->n; i++)
+        if (stmt_reads(b->stmts[i], slot, skip))
+            return 1;
+    return 0;
+}
+
 static int gen_for(cg_t *g, const pld_stmt_t *s)
 {
     const pld_expr_t *it = s->u.for_.iter, *t = s->u.for_.target;
@@ -1621,6 +1704,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
     const pld_stmt_t *last = s->u.for_.body.n ? s->u.for_.body.stmts[s->u.for_.body.n - 1] : NULL;
     const pld_expr_t *ytargets = last && last->kind == PLD_ST_ASSIGN && is_yield(last->u.assign.value)
                                      ? last->u.assign.target : NULL;
+    int defer = 0;
     if (carried) {
         int nc = carried->kind == PLD_EX_TUPLE ? carried->u.seq.n : 1;
         for (int i = 0; i < nc; i++) {
@@ -1633,11 +1717,21 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
             int ny = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.n : 1;
             if (ny != nc)
                 return fail(g, last->span, "the loop yields %d values for %d carried names", ny, nc);
-            for (int i = 0; i < nc; i++) {
-                const pld_expr_t *c = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
+            /* The final yield's targets are the loop's results: they equal the
+             * carried values whenever the loop leaves (the last yield set both;
+             * a loop of zero trips gives both the initial values). When nothing
+             * else in the body reads or sets them, they are set once, after the
+             * loop, instead of on every trip. */
+            defer = 1;
+            for (int i = 0; i < nc && defer; i++) {
                 const pld_expr_t *y = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.items[i] : ytargets;
                 if (y->kind != PLD_EX_NAME || y->slot < 0)
                     return fail(g, y->span, "a yield target must be a name");
+                defer = !block_reads(&s->u.for_.body, y->slot, last) && !def_type_in_skip(&s->u.for_.body, y->slot, last);
+            }
+            for (int i = 0; i < nc && !defer; i++) {
+                const pld_expr_t *c = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
+                const pld_expr_t *y = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.items[i] : ytargets;
                 g->target = y;
                 move_slot(g, y->slot, c->slot);
             }
@@ -1649,7 +1743,10 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
     if (g->depth >= 32)
         return fail(g, s->span, "loops nested too deeply");
     g->carried[g->depth++] = carried;
+    const int saved_defer = g->defer_targets;
+    g->defer_targets = defer;
     int rc = gen_block(g, &s->u.for_.body, carried);
+    g->defer_targets = saved_defer;
     g->depth--;
     if (rc)
         return -1;
@@ -1657,6 +1754,13 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
     emit(g, "if (__builtin_add_overflow(i%d, t%d, &i%d)) break;", vs, vst, vs);
     g->ind--;
     emit(g, "}");
+    for (int i = 0; defer && i < (carried->kind == PLD_EX_TUPLE ? carried->u.seq.n : 1); i++) {
+        const pld_expr_t *c = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
+        const pld_expr_t *y = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.items[i] : ytargets;
+        g->cur_seq = s->seq_end; /* after the loop */
+        g->target = y;
+        move_slot(g, y->slot, c->slot);
+    }
     return 0;
 }
 
@@ -1684,7 +1788,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
     case PLD_ST_ASSIGN: {
         const pld_expr_t *t = s->u.assign.target, *v = s->u.assign.value;
         if (is_yield(v))
-            return gen_yield(g, v, t, final ? carried : NULL);
+            return gen_yield(g, v, final && carried && g->defer_targets ? NULL : t, final ? carried : NULL);
         if (t->kind == PLD_EX_SUBSCRIPT) {
             if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
                 return fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
@@ -1967,7 +2071,9 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
         pld_buf_t src;
         pld_buf_init(&src);
         pld_buf_puts(&src, crt_text);
-        pld_buf_printf(&src, "\n/* %s of %s (generated by pldrun; do not edit) */\n", what, p->file);
+        /* the file's base name only: copies of a program elsewhere share the cache */
+        const char *base = strrchr(p->file, '/') ? strrchr(p->file, '/') + 1 : p->file;
+        pld_buf_printf(&src, "\n/* %s of %s (generated by pldrun; do not edit) */\n", what, base);
         pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args);\n");
         pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args)\n{\n");
         pld_buf_puts(&src, "    if (rt->version != PC_VERSION || rt->size < sizeof(pc_rt))\n"
@@ -1982,6 +2088,16 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                                g.slots[i].bytes ? g.slots[i].bytes : 1);
         }
         pld_buf_puts(&src, pld_buf_str(&g.tmpdecl));
+        /* the capacity check only where the tiles could exceed a memory space */
+        int64_t tot[16] = {0};
+        for (int i = 0; i < fn->nslots; i++)
+            for (int m = 0; m < 16; m++)
+                if (g.slots[i].kind == SK_TILE && (g.slots[i].mems >> m & 1u))
+                    tot[m] += (int64_t)g.slots[i].bytes;
+        pld_buf_puts(&src, "    static const int64_t ub_tot[16] = {");
+        for (int m = 0; m < 16; m++)
+            pld_buf_printf(&src, "%s%lld", m ? ", " : "", (long long)tot[m]);
+        pld_buf_puts(&src, "};\n    const int ubc = rt->ub_needed(bk, ub_tot, 16);\n    (void)ubc;\n");
         /* parameters: tensors first, then scalars (pld_abi_build) */
         int nt = 0;
         for (int i = 0; i < np; i++)

@@ -107,6 +107,10 @@ typedef struct pc_rt {
      * statement number seq: the on-chip capacity check `sim` makes (the
      * tiles live after seq, by the checker's liveness, must fit) */
     int (*tile_bound)(void *bk, int site, int slot, int32_t seq, int32_t mem, int64_t bytes);
+    /* 1 when the kernel's tile storage per memory space (bytes[m], n spaces)
+     * could exceed this platform's capacity: only then are tile_bound calls
+     * needed (the live tiles never exceed all of the storage) */
+    int (*ub_needed)(void *bk, const int64_t *bytes, int n);
     /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
      * over first); block 0's values become the kernel's result */
     int (*ret)(void *bk, int site, int i, int n);

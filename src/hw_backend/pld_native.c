@@ -30,7 +30,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NATIVE_FLAGS "-std=c11 -O2 -fPIC -shared -ffp-contract=off -fno-fast-math -w"
+/* -ffp-contract=off and no fast-math: every operation rounds as the source
+ * states (docs/native.md). Vectorising element-wise loops and dropping errno
+ * from sqrt change no result. */
+#define NATIVE_FLAGS "-std=c11 -O2 -fPIC -shared -ffp-contract=off -fno-fast-math -fvect-cost-model=dynamic " \
+                     "-fno-math-errno -w"
 
 typedef int (*ckernel_fn)(const pc_rt *rt, void *bk, int64_t *args);
 
@@ -49,7 +53,8 @@ struct pld_be {
     char cc[256];
     char ccver[256];
     int have_ver;
-    int rank;
+    int rank, local_rank;
+    pld_be_coll_t coll;               /* the ranks' barrier: one compile per node */
     struct pld_be_kernel *loaded;    /* compiled at program load, by name */
     unsigned compiled, cached;
     char err[2048];
@@ -139,6 +144,8 @@ static int native_open(const pld_be_init_t *init, pld_be_t **out)
     *out = be;
     be->host = init->host;
     be->rank = init->rank;
+    be->local_rank = init->local_rank;
+    be->coll = init->coll;
     const char *cc = getenv("CC");
     snprintf(be->cc, sizeof be->cc, "%s", cc && *cc ? cc : "cc");
     int rc = parse_options(be, init->options);
@@ -351,16 +358,39 @@ static int load_new(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_k
     return PLD_BE_OK;
 }
 
+/* 1 when the cache holds kernel d's shared object (the key of compile_kernel) */
+static int compile_only(pld_be_t *be, const pld_be_kernel_desc_t *d)
+{
+    struct pld_be_kernel k;
+    memset(&k, 0, sizeof k);
+    int rc = compile_kernel(be, d, &k);
+    if (k.dl)
+        dlclose(k.dl);
+    return rc;
+}
+
 static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const pld_be_kernel_desc_t *ks)
 {
     (void)path;
+    for (uint32_t i = 0; i < n; i++)
+        if (!ks[i].c_source)
+            return seterr(be, PLD_BE_E_UNSUPPORTED, "kernel %s (%s:%d) cannot be compiled: %s", ks[i].name,
+                          ks[i].program, ks[i].line,
+                          ks[i].c_unsupported ? ks[i].c_unsupported : "pldrun generated no C code for it");
+    /* one compile per node: the node's first rank fills the cache while the
+     * others wait at a barrier, then every rank loads from it (a rank that
+     * still misses a kernel, e.g. on a node with its own cache, compiles it) */
+    int rc0 = PLD_BE_OK;
+    if (be->local_rank == 0)
+        for (uint32_t i = 0; i < n && rc0 == PLD_BE_OK; i++)
+            rc0 = compile_only(be, &ks[i]);
+    if (be->coll.barrier && be->coll.barrier(be->coll.ctx) != 0)
+        return seterr(be, PLD_BE_E_COMM, "native: the barrier after compiling the kernels failed");
+    if (rc0 != PLD_BE_OK)
+        return rc0;
     for (uint32_t i = 0; i < n; i++) {
-        const pld_be_kernel_desc_t *d = &ks[i];
-        if (!d->c_source)
-            return seterr(be, PLD_BE_E_UNSUPPORTED, "kernel %s (%s:%d) cannot be compiled: %s", d->name, d->program,
-                          d->line, d->c_unsupported ? d->c_unsupported : "pldrun generated no C code for it");
         struct pld_be_kernel *k;
-        int rc = load_new(be, d, &k);
+        int rc = load_new(be, &ks[i], &k);
         if (rc != PLD_BE_OK)
             return rc;
     }

@@ -272,6 +272,8 @@ static int rt_reduce(void *bk, int site, int op, int row, pc_tile *out, const pc
         return rt_fail(bk, site, "a reduction needs a tile of rank >= 2");
     for (int d = 0; d < a->rank; d++)
         out->valid[d] = d == ax ? 1 : a->valid[d];
+    /* a new tile on sim: zero outside the valid region too */
+    memset(out->data, 0, (size_t)pc_numel(out->shape, out->rank) * (size_t)pld_dtype_storage_bytes((pld_dtype_t)out->dt));
     pld_view_t vo, vi;
     tile_view(a, &vi, 1);
     tile_view(out, &vo, 1);
@@ -553,6 +555,12 @@ static int rt_tile_bound(void *bk, int site, int slot, int32_t seq, int32_t mem,
     return 0;
 }
 
+static int rt_ub_needed(void *bk, const int64_t *bytes, int n)
+{
+    crt_block_t *b = bk;
+    return pld_ub_may_overflow(b->it, bytes, n);
+}
+
 static int rt_ret(void *bk, int site, int i, int n)
 {
     crt_block_t *b = bk;
@@ -597,7 +605,7 @@ static int rt_ret(void *bk, int site, int i, int n)
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
-    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ret,
+    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
 };
 
 /* ---- pld_be_host_t ---- */

@@ -346,6 +346,18 @@ pld_status_t pld_ub_check(pld_interp_t *it, frame_t *f, const pld_func_t *fn, in
                         fn ? fn->name : "?", (long long)live, space, (long long)limit, space, pf->name, list);
 }
 
+int pld_ub_may_overflow(pld_interp_t *it, const int64_t *bytes, int n)
+{
+    const pld_npu_profile_t *pf = pld_npu_profile_or_default(it->opts.platform);
+    for (int m = 0; m < n; m++) {
+        const char *space;
+        const long cap = bytes[m] > 0 ? mem_capacity(pf, (pld_mem_t)m, &space) : 0;
+        if (cap > 0 && bytes[m] > cap)
+            return 1;
+    }
+    return 0;
+}
+
 pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_t sp)
 {
     if (just < 0 || just >= f->nslots || f->slots[just].kind != PLD_V_TILE || !f->fn)

@@ -528,6 +528,9 @@ typedef struct pld_ub_slot {
 } pld_ub_slot_t;
 pld_status_t pld_ub_check(pld_interp_t *it, frame_t *f, const pld_func_t *fn, int32_t cur, int just,
                           const pld_ub_slot_t *u, int nslots, pld_span_t sp);
+/* 1 when bytes[m] (tile storage of memory space m, n spaces) is above a
+ * capacity of this platform: a compiled kernel then checks every binding. */
+int pld_ub_may_overflow(pld_interp_t *it, const int64_t *bytes, int n);
 
 /* ======================================================= walker */
 

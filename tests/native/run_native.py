@@ -3,7 +3,8 @@
 (CTest native_numerics, native_errors, native_cache; label `native;mpi`).
 
   numerics  tests/native/numerics.pld (FP32 chains in a loop with carried
-            tiles, FP16 / BF16 / INT32 element-wise chains, a row sum, scalar
+            tiles, FP16 / BF16 / INT32 element-wise chains, FP32 matmul and
+            matmul_acc, a row sum, scalar
             loops with element reads and writes) on sim and native: every
             output byte-identical (the same operations in the same order).
   errors    an op native does not compile: exit 69 naming the op, kernel and
@@ -52,9 +53,9 @@ def fail(msg, out=''):
 def numerics(args, work, env):
     steps = os.path.join(work, 'steps.npy')
     npy_scalar_i64(steps, 5)
-    outs = ['out', 'hout', 'bout', 'iout', 'sums', 'cnt']
+    outs = ['out', 'hout', 'bout', 'iout', 'mout', 'sums', 'cnt']
     for b in ('sim', 'native'):
-        extra = ['--in', 'x=random:3', '--in', 'h=random:4', '--in', 'bh=random:5', '--in', 'iv=random:6',
+        extra = ['--in', 'x=random:3', '--in', 'h=random:4', '--in', 'bh=random:5', '--in', 'iv=random:6', '--in', 'w=random:7',
                  '--in', 'steps=' + steps]
         for o in outs:
             extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
