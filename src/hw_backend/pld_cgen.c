@@ -812,6 +812,14 @@ static int gen_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld
     return r;
 }
 
+/* tensor.write / tile.write: the element store (0, or -1) */
+static int elem_write(cg_t *g, const pld_expr_t *e)
+{
+    int fl;
+    pld_dtype_t d;
+    return gen_elem_access(g, e, 1, &fl, &d) < 0 ? -1 : 0;
+}
+
 /* ---------------------------------------------------------------- tiles */
 
 static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
@@ -1151,6 +1159,33 @@ static int window_operand(cg_t *g, const pld_expr_t *e, int i)
     return a && a->kind == PLD_EX_NAME && a->slot >= 0 && g->slots[a->slot].kind == SK_TENSOR ? a->slot : -1;
 }
 
+/* The end of a direct access's bounds loop (dimension k, extent x), then
+ * `if (direct) { pc_tensor pv = <window tensor of the peer>; ...`: the
+ * direct form; direct_else opens the runtime form, direct_end closes both. */
+static void direct_begin(cg_t *g, int off, int ts, int dir, int dl)
+{
+    emit(g, "if (t%d[k] < 0 || t%d[k] > s%d.shape[k] - x) t%d = 0;", off, off, ts, dir);
+    g->ind--;
+    emit(g, "}");
+    emit(g, "if (t%d) {", dir);
+    g->ind++;
+    emit(g, "pc_tensor pv = s%d;", ts);
+    emit(g, "pv.data += t%d;", dl);
+}
+
+static void direct_else(cg_t *g)
+{
+    g->ind--;
+    emit(g, "} else {");
+    g->ind++;
+}
+
+static void direct_end(cg_t *g)
+{
+    g->ind--;
+    emit(g, "}");
+}
+
 /* pld.tile.remote_load: where the peer's window is mapped here (the
  * CommContext's windowsIn[peer] != 0), the kernel reads it directly, as the
  * NPU does; otherwise, and for anything the runtime must report (a peer
@@ -1199,23 +1234,14 @@ static int gen_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_
     emit(g, "t%d[j] = x;", v);
     g->ind--;
     emit(g, "}");
-    emit(g, "if (t%d[k] < 0 || t%d[k] > s%d.shape[k] - x) t%d = 0;", off, off, ts, dir);
-    g->ind--;
-    emit(g, "}");
-    emit(g, "if (t%d) {", dir);
-    g->ind++;
-    emit(g, "pc_tensor pv = s%d;", ts);
-    emit(g, "pv.data += t%d;", dl);
+    direct_begin(g, off, ts, dir, dl);
     if (set_desc(g, dst, e->type, e))
         return -1;
     emit(g, "if (rt->load(bk, %d, &%s, &pv, t%d, %d, t%d, 0)) return 1;", s, dst, off, no, v);
-    g->ind--;
-    emit(g, "} else {");
-    g->ind++;
+    direct_else(g);
     if (gen_tile_exec(g, e, dst, need))
         return -1;
-    g->ind--;
-    emit(g, "}");
+    direct_end(g);
     return 0;
 }
 
@@ -1249,21 +1275,12 @@ static int gen_remote_store(cg_t *g, const pld_expr_t *e)
     g->ind++;
     emit(g, "const int j = k - (s%d.rank - s%d.rank);", ts, src->slot);
     emit(g, "const int64_t x = j >= 0 ? s%d.valid[j] : 1;", src->slot);
-    emit(g, "if (t%d[k] < 0 || t%d[k] > s%d.shape[k] - x) t%d = 0;", off, off, ts, dir);
-    g->ind--;
-    emit(g, "}");
-    emit(g, "if (t%d) {", dir);
-    g->ind++;
-    emit(g, "pc_tensor pv = s%d;", ts);
-    emit(g, "pv.data += t%d;", dl);
+    direct_begin(g, off, ts, dir, dl);
     emit(g, "if (rt->store(bk, %d, &s%d, t%d, %d, &pv, NULL, 0)) return 1;", s, src->slot, off, no);
-    g->ind--;
-    emit(g, "} else {");
-    g->ind++;
+    direct_else(g);
     if (gen_exec(g, e, SK_NONE) < 0)
         return -1;
-    g->ind--;
-    emit(g, "}");
+    direct_end(g);
     return 0;
 }
 
@@ -1391,14 +1408,8 @@ static int gen_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
         emit(g, "if (rt->cast(bk, %d, 0, &%s, &%s)) return 1;", s, dst, av);
         return 0;
     }
-    case PLD_OPID_TILE_WRITE: {
-        /* writes the element into the named tile, then the result is that tile */
-        int fl;
-        pld_dtype_t d;
-        if (gen_elem_access(g, e, 1, &fl, &d) < 0)
-            return -1;
-        return gen_tile_into(g, pld_op_bound(e, 0), dst, room);
-    }
+    case PLD_OPID_TILE_WRITE: /* writes the element into the named tile, then the result is that tile */
+        return elem_write(g, e) ? -1 : gen_tile_into(g, pld_op_bound(e, 0), dst, room);
     case PLD_OPID_PLD_REMOTE_LOAD:
         return gen_remote_load(g, e, dst, need);
     default:
@@ -1456,13 +1467,8 @@ static int gen_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         emit(g, "%s = s%d;", dst, out->slot);
         return 0;
     }
-    case PLD_OPID_TENSOR_WRITE: {
-        int fl;
-        pld_dtype_t d;
-        if (gen_elem_access(g, e, 1, &fl, &d) < 0)
-            return -1;
-        return gen_tensor_into(g, pld_op_bound(e, 0), dst);
-    }
+    case PLD_OPID_TENSOR_WRITE:
+        return elem_write(g, e) ? -1 : gen_tensor_into(g, pld_op_bound(e, 0), dst);
     default:
         break;
     }
@@ -1816,16 +1822,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         pld_cgen_class_t c = pld_cgen_op_class(e->op, &note);
         if (c == PLD_CGEN_NO_CODE)
             return 0;
-        if (e->op == PLD_OPID_TENSOR_WRITE) {
-            int fl;
-            pld_dtype_t d;
-            return gen_elem_access(g, e, 1, &fl, &d) < 0 ? -1 : 0;
-        }
-        if (e->op == PLD_OPID_TILE_WRITE) {
-            int fl;
-            pld_dtype_t d;
-            return gen_elem_access(g, e, 1, &fl, &d) < 0 ? -1 : 0;
-        }
+        if (e->op == PLD_OPID_TENSOR_WRITE || e->op == PLD_OPID_TILE_WRITE)
+            return elem_write(g, e);
         if (e->op == PLD_OPID_TILE_STORE) {
             int o = tmp(g);
             emit(g, "pc_tensor t%d;", o);
