@@ -238,7 +238,7 @@ static int compiler_version(pld_be_t *be)
     char *nl = strchr(out, '\n');
     if (nl)
         *nl = '\0';
-    snprintf(be->ccver, sizeof be->ccver, "%s", out);
+    snprintf(be->ccver, sizeof be->ccver, "%.*s", (int)sizeof be->ccver - 1, out);
     be->have_ver = 1;
     return PLD_BE_OK;
 }

@@ -66,8 +66,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     }
     if (opts && opts->entry && it->entry_index < 0) {
         snprintf(err, errn, "the program has no function '%s' (--entry)", opts->entry);
-        pld_crt_fini(it);
-    pld_npu_sched_destroy(it->sched);
+        pld_npu_sched_destroy(it->sched);
         pld_mem_free(it);
         return PLD_E_USAGE;
     }
@@ -165,6 +164,7 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);
+    pld_crt_fini(it);
     pld_npu_sched_destroy(it->sched);
     pld_mem_free(it->args);
     pld_mem_free(it->bound);
