@@ -471,8 +471,6 @@ static int gen_binary(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
     const pld_type_t *ty = scalar_type(e);
     pld_dtype_t rdt = ty && ty->dtype != PLD_DT_NONE ? ty->dtype : pld_dtype_promote(da, db);
     if (f || op == PLD_OP_DIV || is_float_dt(rdt)) {
-        const char *fx = f ? "" : "";
-        (void)fx;
         switch (op) {
         case PLD_OP_ADD: snprintf(x, sizeof x, "(double)t%d + (double)t%d", a, b); break;
         case PLD_OP_SUB: snprintf(x, sizeof x, "(double)t%d - (double)t%d", a, b); break;
@@ -786,29 +784,28 @@ static int gen_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld
         return fail(g, e->span, "'%s' has no static dtype", obj->u.name);
     *fl = is_float_dt(edt);
     *dt = edt;
-    const char *base = tile ? "data" : "data";
     if (write) {
         if (edt == PLD_DT_FP32)
-            emit(g, "((float *)s%d.%s)[t%d] = (float)%st%d;", obj->slot, base, off, vf ? "" : "(double)", v);
+            emit(g, "((float *)s%d.data)[t%d] = (float)%st%d;", obj->slot, off, vf ? "" : "(double)", v);
         else if (edt == PLD_DT_INT32)
-            emit(g, "((int32_t *)s%d.%s)[t%d] = (int32_t)%st%d;", obj->slot, base, off, vf ? "(int64_t)" : "", v);
+            emit(g, "((int32_t *)s%d.data)[t%d] = (int32_t)%st%d;", obj->slot, off, vf ? "(int64_t)" : "", v);
         else if (is_float_dt(edt))
-            emit(g, "rt->set_f(s%d.%s, %d, t%d, (double)t%d);", obj->slot, base, (int)edt, off, v);
+            emit(g, "rt->set_f(s%d.data, %d, t%d, (double)t%d);", obj->slot, (int)edt, off, v);
         else
-            emit(g, "rt->set_i(s%d.%s, %d, t%d, (int64_t)t%d);", obj->slot, base, (int)edt, off, v);
+            emit(g, "rt->set_i(s%d.data, %d, t%d, (int64_t)t%d);", obj->slot, (int)edt, off, v);
         return 0;
     }
     int r = tmp(g);
     if (edt == PLD_DT_FP32)
-        emit(g, "double t%d = ((const float *)s%d.%s)[t%d];", r, obj->slot, base, off);
+        emit(g, "double t%d = ((const float *)s%d.data)[t%d];", r, obj->slot, off);
     else if (edt == PLD_DT_INT32)
-        emit(g, "int64_t t%d = ((const int32_t *)s%d.%s)[t%d];", r, obj->slot, base, off);
+        emit(g, "int64_t t%d = ((const int32_t *)s%d.data)[t%d];", r, obj->slot, off);
     else if (edt == PLD_DT_INT64 || edt == PLD_DT_INDEX)
-        emit(g, "int64_t t%d = ((const int64_t *)s%d.%s)[t%d];", r, obj->slot, base, off);
+        emit(g, "int64_t t%d = ((const int64_t *)s%d.data)[t%d];", r, obj->slot, off);
     else if (is_float_dt(edt))
-        emit(g, "double t%d = rt->get_f(s%d.%s, %d, t%d);", r, obj->slot, base, (int)edt, off);
+        emit(g, "double t%d = rt->get_f(s%d.data, %d, t%d);", r, obj->slot, (int)edt, off);
     else
-        emit(g, "int64_t t%d = rt->get_i(s%d.%s, %d, t%d);", r, obj->slot, base, (int)edt, off);
+        emit(g, "int64_t t%d = rt->get_i(s%d.data, %d, t%d);", r, obj->slot, (int)edt, off);
     return r;
 }
 

@@ -358,17 +358,6 @@ static int load_new(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_k
     return PLD_BE_OK;
 }
 
-/* 1 when the cache holds kernel d's shared object (the key of compile_kernel) */
-static int compile_only(pld_be_t *be, const pld_be_kernel_desc_t *d)
-{
-    struct pld_be_kernel k;
-    memset(&k, 0, sizeof k);
-    int rc = compile_kernel(be, d, &k);
-    if (k.dl)
-        dlclose(k.dl);
-    return rc;
-}
-
 static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const pld_be_kernel_desc_t *ks)
 {
     (void)path;
@@ -380,21 +369,16 @@ static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const
     /* one compile per node: the node's first rank fills the cache while the
      * others wait at a barrier, then every rank loads from it (a rank that
      * still misses a kernel, e.g. on a node with its own cache, compiles it) */
-    int rc0 = PLD_BE_OK;
-    if (be->local_rank == 0)
-        for (uint32_t i = 0; i < n && rc0 == PLD_BE_OK; i++)
-            rc0 = compile_only(be, &ks[i]);
+    const int first = be->local_rank == 0;
+    int rc = PLD_BE_OK;
+    struct pld_be_kernel *k;
+    for (uint32_t i = 0; first && i < n && rc == PLD_BE_OK; i++)
+        rc = load_new(be, &ks[i], &k);
     if (be->coll.barrier && be->coll.barrier(be->coll.ctx) != 0)
         return seterr(be, PLD_BE_E_COMM, "native: the barrier after compiling the kernels failed");
-    if (rc0 != PLD_BE_OK)
-        return rc0;
-    for (uint32_t i = 0; i < n; i++) {
-        struct pld_be_kernel *k;
-        int rc = load_new(be, &ks[i], &k);
-        if (rc != PLD_BE_OK)
-            return rc;
-    }
-    return PLD_BE_OK;
+    for (uint32_t i = 0; !first && i < n && rc == PLD_BE_OK; i++)
+        rc = load_new(be, &ks[i], &k);
+    return rc;
 }
 
 static char builtin_name[] = "builtin";

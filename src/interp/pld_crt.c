@@ -383,30 +383,10 @@ static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const
     return set_slot(b, slot, pld_v_obj(&o->hdr, o->dt)) ? -1 : 1;
 }
 
-/* the tensor value of descriptor t: from the launch's arguments or the
- * tensors the runtime made for this block */
-static int rt_set_tensor(void *bk, int site, int slot, const pc_tensor *t)
-{
-    crt_block_t *b = bk;
-    const pld_sim_call_t *c = b->c;
-    /* a kernel's arguments; a scope's: the values of the frame it runs in */
-    const pld_value_t *cand = c->fn ? c->args : c->caller->slots;
-    const int np = c->fn ? c->fn->nparams : c->caller->nslots;
-    for (int i = 0; i < np; i++) {
-        int r = view_of(b, site, slot, t, &cand[i]);
-        if (r)
-            return r < 0;
-    }
-    for (int i = b->nmade - 1; i >= 0; i--) {
-        int r = view_of(b, site, slot, t, &b->made[i]);
-        if (r)
-            return r < 0;
-    }
-    return rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
-}
-
-/* the interpreter's tensor whose memory holds descriptor t's first element */
-static const pld_tensor_t *owner_of(const crt_block_t *b, const pc_tensor *t)
+/* the value (a launch argument, a value of the frame a scope runs in, or a
+ * tensor the runtime made for the block) whose memory holds descriptor t's
+ * first element, or NULL */
+static const pld_value_t *owner_of(const crt_block_t *b, const pc_tensor *t)
 {
     const pld_sim_call_t *c = b->c;
     const pld_value_t *cand = c->fn ? c->args : c->caller->slots;
@@ -420,16 +400,27 @@ static const pld_tensor_t *owner_of(const crt_block_t *b, const pc_tensor *t)
             const pld_tensor_t *x = pld_v_tensor(&v[i]);
             const char *lo = x->buf->data;
             if (t->data >= lo && t->data < lo + x->buf->bytes)
-                return x;
+                return &v[i];
         }
     }
     return NULL;
 }
 
+/* the tensor value of descriptor t: a view of the value that holds it */
+static int rt_set_tensor(void *bk, int site, int slot, const pc_tensor *t)
+{
+    crt_block_t *b = bk;
+    const pld_value_t *a = owner_of(b, t);
+    if (!a)
+        return rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
+    return view_of(b, site, slot, t, a) < 0;
+}
+
 static const void *rt_comm_ctx(void *bk, const pc_tensor *t)
 {
     crt_block_t *b = bk;
-    const pld_tensor_t *x = owner_of(b, t);
+    const pld_value_t *v = owner_of(b, t);
+    const pld_tensor_t *x = v ? pld_v_tensor(v) : NULL;
     if (!x || !x->is_dist || x->winbuf < 0 || x->winbuf >= b->it->nwins)
         return NULL;
     const winbuf_t *w = &b->it->wins[x->winbuf];
