@@ -215,7 +215,16 @@ typedef struct pld_be_kernel_desc {
      * or NULL with c_unsupported saying why ("file:line:col: OP is not ...") */
     const char *c_source;
     const char *c_unsupported;
+    /* PLD_BE_F_* the kernel's body uses, and where the first of them is
+     * ("file:line:col: pld.system.defer_wait"; NULL when features is 0), so a
+     * backend that cannot run one refuses the kernel naming the construct */
+    uint32_t features;
+    const char *feature_at;
 } pld_be_kernel_desc_t;
+
+/* Constructs a backend may be unable to run (pld_be_kernel_desc_t.features). */
+#define PLD_BE_F_DEFER_WAIT (1u << 0) /* pld.system.defer_wait: deferred completion (a device-side scheduler) */
+#define PLD_BE_F_SDMA_ASYNC (1u << 1) /* SDMA-async ops (pl.prefetch.*): an SDMA workspace */
 
 /* How pldrun calls a loaded kernel (kernel_load's answer). */
 enum {
@@ -264,12 +273,18 @@ typedef struct pld_be_ops {
     int (*mem_free)(pld_be_t *be, pld_be_devptr_t p);
     int (*upload)(pld_be_t *be, pld_be_devptr_t dst, const void *src, size_t bytes);
     int (*download)(pld_be_t *be, void *dst, pld_be_devptr_t src, size_t bytes);
-    /* Collective over the `n` ranks `ranks` (ascending, this rank among
-     * them): a window of `bytes` on each; bases[i] is member i's window as
-     * addressable here (0: not mapped, reached through the runtime). */
-    int (*window_alloc)(pld_be_t *be, const int *ranks, int n, size_t bytes, pld_be_window_t **out,
-                        pld_be_devptr_t *bases);
-    int (*window_free)(pld_be_t *be, pld_be_window_t *w);
+    /* PLD_BE_CAP_WINDOWS. Collective over the `n` ranks `ranks` (world
+     * ranks, ascending, this rank among them at index `me`): a window of
+     * `bytes` on each, zero filled; bases[i] is member i's window as
+     * addressable by this rank's kernels (device addresses). `group` steps
+     * over exactly these members (allgather in member order, bcast from a
+     * member index, barrier), valid during the call. pldrun builds each
+     * domain's CommContext from bases[] and uploads it (mem_alloc + upload). */
+    int (*window_alloc)(pld_be_t *be, const pld_be_coll_t *group, const int *ranks, int n, int me, size_t bytes,
+                        pld_be_window_t **out, pld_be_devptr_t *bases);
+    /* Collective over the window's members (the same group callbacks): every
+     * member stops using the window, then its mappings are released. */
+    int (*window_free)(pld_be_t *be, pld_be_window_t *w, const pld_be_coll_t *group);
 } pld_be_ops_t;
 
 typedef const pld_be_ops_t *(*pld_be_entry_fn)(uint32_t requested_abi);

@@ -121,3 +121,23 @@ uint64_t pld_hw_launches(const pld_hw_t *hw)
 {
     return hw->launches;
 }
+
+pld_status_t pld_hw_window_alloc(pld_hw_t *hw, const pld_hw_window_req_t *req, char *err, size_t errn)
+{
+    if (!hw->ops->window_alloc) {
+        snprintf(err, errn, "backend '%s' does not place windows", hw->name);
+        return PLD_E_USAGE;
+    }
+    return hw->ops->window_alloc(hw->state, req, err, errn);
+}
+
+pld_status_t pld_hw_window_free(pld_hw_t *hw, const void *host_ctx, const pld_be_coll_t *group, char *err,
+                                size_t errn)
+{
+    return hw->ops->window_free ? hw->ops->window_free(hw->state, host_ctx, group, err, errn) : PLD_OK;
+}
+
+pld_status_t pld_hw_window_clear(pld_hw_t *hw, const void *host_ctx, char *err, size_t errn)
+{
+    return hw->ops->window_clear ? hw->ops->window_clear(hw->state, host_ctx, err, errn) : PLD_OK;
+}

@@ -60,6 +60,7 @@ typedef struct pld_hw_launch {
     void *host_state;                 /* opaque: the interpreter's call state (sim backend) */
     char *err;                        /* out: message on failure */
     size_t errn;
+    uint32_t timeout_ms;              /* how long a backend may wait for the launch to finish (0: no bound) */
 } pld_hw_launch_t;
 
 /* The kernels of a checked program as a backend sees them (pld_hw_load):
@@ -70,6 +71,20 @@ typedef struct pld_hw_program {
     int nkernels;
     const pld_be_kernel_desc_t *kernels;
 } pld_hw_program_t;
+
+/* A comm domain's window placed by the backend (PLD_BE_CAP_WINDOWS): the
+ * members, this rank's index among them, the window bytes per member, the
+ * collective steps over the members, and the domain's host CommContext and
+ * host window base, by which later launches name the window (a tensor's
+ * comm_ctx, a CommCtx scalar's address). */
+typedef struct pld_hw_window_req {
+    const pld_be_coll_t *group;
+    const int *ranks;
+    int n, me;
+    size_t bytes;
+    const void *host_ctx;
+    const void *host_base;
+} pld_hw_window_req_t;
 
 typedef struct pld_hw_ops {
     uint32_t abi_version;             /* PLD_HW_ABI */
@@ -86,6 +101,11 @@ typedef struct pld_hw_ops {
     void (*close)(void *state);
     /* PLD_BE_CAP_* of the instance (NULL: none; appended in PLD_HW_ABI 2) */
     uint64_t (*caps)(void *state);
+    /* PLD_BE_CAP_WINDOWS (NULL: none): pld_hw_window_alloc/free/clear below */
+    pld_status_t (*window_alloc)(void *state, const pld_hw_window_req_t *req, char *err, size_t errn);
+    pld_status_t (*window_free)(void *state, const void *host_ctx, const pld_be_coll_t *group, char *err,
+                                size_t errn);
+    pld_status_t (*window_clear)(void *state, const void *host_ctx, char *err, size_t errn);
 } pld_hw_ops_t;
 
 typedef struct pld_hw pld_hw_t;
@@ -125,6 +145,20 @@ pld_status_t pld_hw_wrap(const pld_hw_ops_t *ops, void *state, const char *name,
                          size_t errn);
 const char *pld_hw_name(const pld_hw_t *hw);
 
+/* Windows placed by the backend (PLD_BE_CAP_WINDOWS; collective over the
+ * members, called in the same order on every member). alloc: the backend
+ * maps a window of req->bytes on every member, and the core uploads the
+ * domain's CommContext with the members' device addresses; from then on a
+ * launch argument in that window (or the domain's CommContext) reaches the
+ * kernel as device addresses, and the window's data lives only there (the
+ * host copy is not kept current). free: before the domain goes; clear: zero
+ * this rank's window (not collective). PLD_E_HW with a message; PLD_E_USAGE
+ * when the backend has no windows. */
+pld_status_t pld_hw_window_alloc(pld_hw_t *hw, const pld_hw_window_req_t *req, char *err, size_t errn);
+pld_status_t pld_hw_window_free(pld_hw_t *hw, const void *host_ctx, const pld_be_coll_t *group, char *err,
+                                size_t errn);
+pld_status_t pld_hw_window_clear(pld_hw_t *hw, const void *host_ctx, char *err, size_t errn);
+
 /* ============================================================== plugins
  * (pld_hw_plugin.c) */
 /* 1 when a --backend value names a plugin file (contains '/' or ends in .so)
@@ -143,6 +177,10 @@ pld_status_t pld_hw_open_table(const pld_be_ops_t *ops, const pld_be_init_t *ini
 uint64_t pld_hw_caps(const pld_hw_t *hw);
 /* The `native` backend (pld_native.c): kernels compiled to C. */
 const pld_be_ops_t *pld_native_backend(void);
+/* The file of the `ascend` plugin (CANN, pld_ascend.c) next to the running
+ * executable (`pld_backend_ascend.so`), or $PLD_ASCEND_PLUGIN when set, into
+ * buf; 0 on success, -1 when the executable's directory is unknown. */
+int pld_hw_ascend_path(char *buf, size_t n);
 /* Launch statistics (for the run summary). */
 uint64_t pld_hw_launches(const pld_hw_t *hw);
 

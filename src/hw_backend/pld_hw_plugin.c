@@ -10,7 +10,9 @@
 #include <dlfcn.h>
 #include <ffi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* a kernel as loaded: by name (a program's kernels have unique names) */
 typedef struct plug_kernel {
@@ -24,6 +26,17 @@ typedef struct plug_kernel {
     uint32_t nparams;
 } plug_kernel_t;
 
+/* a comm domain's window placed by the backend (PLD_BE_CAP_WINDOWS) */
+typedef struct plug_window {
+    const void *host_ctx;             /* the domain's host CommContext: how launches name it */
+    const char *host_base;            /* this rank's host window (offsets of tensors in it) */
+    size_t bytes;
+    int n, me;
+    pld_be_window_t *w;
+    pld_be_devptr_t bases[PLD_ABI_CTX_WINDOWS_OUT / 8];
+    pld_be_devptr_t dev_ctx;          /* the CommContext on the device */
+} plug_window_t;
+
 typedef struct plug {
     void *dl;
     char *path;
@@ -31,6 +44,8 @@ typedef struct plug {
     pld_be_t *be;
     plug_kernel_t *kernels;
     int nkernels, cap;
+    plug_window_t *wins;
+    int nwins;
 } plug_t;
 
 /* the plugin's last error text, or `fallback` */
@@ -212,6 +227,14 @@ static void typed_call(const plug_kernel_t *pk, const pld_hw_arg_t *args, const 
     ffi_call((ffi_cif *)&pk->cif, pk->info.fn, NULL, vals);
 }
 
+static const plug_window_t *find_window(const plug_t *p, const void *host_ctx)
+{
+    for (int i = 0; host_ctx && i < p->nwins; i++)
+        if (p->wins[i].host_ctx == host_ctx)
+            return &p->wins[i];
+    return NULL;
+}
+
 /* The device side of the tensor arguments: in place on a host-memory
  * backend, else a device copy of each (uploaded now, downloaded and freed
  * by finish_args). dev[i] receives argument i with device addresses. */
@@ -224,6 +247,22 @@ static pld_status_t device_args(plug_t *p, const pld_hw_launch_t *l, pld_hw_arg_
         const int ctx_scalar = !a->is_tensor && l->desc->params[i].kind == PLD_BE_P_COMM_CTX;
         if (host || (!a->is_tensor && !ctx_scalar))
             continue;
+        const plug_window_t *w = find_window(p, ctx_scalar ? (const void *)(uintptr_t)a->bits : a->tensor.comm_ctx);
+        if (w && ctx_scalar) {
+            dev[i].bits = w->dev_ctx;
+            continue;
+        }
+        if (w) {
+            const char *at = a->tensor.data;
+            const size_t span = tensor_bytes(&a->tensor);
+            if (at < w->host_base || (size_t)(at - w->host_base) + span > w->bytes) {
+                snprintf(l->err, l->errn, "argument %d of kernel %s lies outside its window (%zu bytes)", i + 1,
+                         l->kernel, w->bytes);
+                return PLD_E_HW;
+            }
+            dev[i].tensor.data = (void *)(uintptr_t)(w->bases[w->me] + (pld_be_devptr_t)(at - w->host_base));
+            continue;
+        }
         if (ctx_scalar || a->tensor.comm_ctx) {
             snprintf(l->err, l->errn,
                      "argument %d of kernel %s is a window: backend '%s' keeps its own memory, and pldrun does "
@@ -243,7 +282,8 @@ static pld_status_t device_args(plug_t *p, const pld_hw_launch_t *l, pld_hw_arg_
             snprintf(l->err, l->errn, "backend '%s' could not place argument %d of kernel %s (%zu bytes): %s",
                      p->ops->name, i + 1, l->kernel, bytes, be_error(p, be_status_name(rc)));
             for (int j = 0; j < i; j++)
-                if (dev[j].is_tensor && dev[j].tensor.data != l->args[j].tensor.data)
+                if (dev[j].is_tensor && dev[j].tensor.data != l->args[j].tensor.data &&
+                    !find_window(p, l->args[j].tensor.comm_ctx))
                     p->ops->mem_free(p->be, (pld_be_devptr_t)(uintptr_t)dev[j].tensor.data);
             return PLD_E_HW;
         }
@@ -256,7 +296,7 @@ static pld_status_t device_args(plug_t *p, const pld_hw_launch_t *l, pld_hw_arg_
 static pld_status_t finish_args(plug_t *p, const pld_hw_launch_t *l, const pld_hw_arg_t *dev, pld_status_t st)
 {
     for (int i = 0; i < l->nargs; i++) {
-        if (!dev[i].is_tensor || dev[i].tensor.data == l->args[i].tensor.data)
+        if (!dev[i].is_tensor || dev[i].tensor.data == l->args[i].tensor.data || find_window(p, l->args[i].tensor.comm_ctx))
             continue;
         const pld_be_devptr_t d = (pld_be_devptr_t)(uintptr_t)dev[i].tensor.data;
         const size_t bytes = tensor_bytes(&l->args[i].tensor);
@@ -322,11 +362,11 @@ static pld_status_t plug_launch(void *state, pld_hw_launch_t *l)
         for (int b = 0; b < n && st == PLD_OK; b++)
             st = pld_abi_build(&frames[b], &dl, b, 0, l->err, l->errn);
         if (st == PLD_OK) {
-            pld_be_launch_t bl = {sizeof bl, (uint32_t)n, l->sync_start ? PLD_BE_LAUNCH_GANG : 0u, 0, frames,
-                                  l->host_state};
+            pld_be_launch_t bl = {sizeof bl, (uint32_t)n, l->sync_start ? PLD_BE_LAUNCH_GANG : 0u, l->timeout_ms,
+                                  frames, l->host_state};
             int rc = p->ops->launch(p->be, pk->k, &bl);
             if (rc == PLD_BE_OK)
-                rc = p->ops->sync(p->be, 0);
+                rc = p->ops->sync(p->be, l->timeout_ms);
             if (rc != PLD_BE_OK) {
                 snprintf(l->err, l->errn, "%s", be_error(p, be_status_name(rc)));
                 st = PLD_E_HW;
@@ -376,12 +416,107 @@ static void plug_close(void *state)
         pld_mem_free(p->kernels[i].name);
     }
     pld_mem_free(p->kernels);
+    pld_mem_free(p->wins); /* a window not freed collectively goes with the backend's close */
     if (p->be)
         p->ops->close(p->be);
     if (p->dl)
         dlclose(p->dl);
     pld_mem_free(p->path);
     pld_mem_free(p);
+}
+
+/* ---- windows placed by the backend ---- */
+
+static pld_status_t plug_window_alloc(void *state, const pld_hw_window_req_t *req, char *err, size_t errn)
+{
+    plug_t *p = state;
+    if (!(p->ops->caps & PLD_BE_CAP_WINDOWS) || !p->ops->window_alloc || !p->ops->window_free) {
+        snprintf(err, errn, "backend '%s' does not place windows", p->ops->name);
+        return PLD_E_USAGE;
+    }
+    if (req->n < 1 || req->n > (int)(sizeof p->wins->bases / sizeof p->wins->bases[0]) || req->me < 0 ||
+        req->me >= req->n) {
+        snprintf(err, errn, "a comm domain of %d ranks cannot be described in a CommContext", req->n);
+        return PLD_E_HW;
+    }
+    plug_window_t *ws = pld_mem_realloc(p->wins, (size_t)(p->nwins + 1) * sizeof *ws);
+    if (!ws) {
+        snprintf(err, errn, "out of memory");
+        return PLD_E_NOMEM;
+    }
+    p->wins = ws;
+    plug_window_t *w = &ws[p->nwins];
+    memset(w, 0, sizeof *w);
+    w->host_ctx = req->host_ctx;
+    w->host_base = req->host_base;
+    w->bytes = req->bytes;
+    w->n = req->n;
+    w->me = req->me;
+    int rc = p->ops->window_alloc(p->be, req->group, req->ranks, req->n, req->me, req->bytes, &w->w, w->bases);
+    if (rc != PLD_BE_OK) {
+        snprintf(err, errn, "backend '%s' could not map a window of %zu bytes on %d ranks: %s", p->ops->name,
+                 req->bytes, req->n, be_error(p, be_status_name(rc)));
+        return PLD_E_HW;
+    }
+    /* the CommContext of the domain, with the members' device addresses */
+    unsigned char ctx[PLD_ABI_CTX_BYTES];
+    memset(ctx, 0, sizeof ctx);
+    const uint32_t rank_id = (uint32_t)req->me, rank_num = (uint32_t)req->n;
+    const uint64_t win_size = req->bytes;
+    memcpy(ctx + PLD_ABI_CTX_RANK_ID, &rank_id, 4);
+    memcpy(ctx + PLD_ABI_CTX_RANK_NUM, &rank_num, 4);
+    memcpy(ctx + PLD_ABI_CTX_WIN_SIZE, &win_size, 8);
+    memcpy(ctx + PLD_ABI_CTX_WINDOWS_IN, w->bases, (size_t)req->n * 8);
+    rc = p->ops->mem_alloc && p->ops->upload ? p->ops->mem_alloc(p->be, sizeof ctx, 64, &w->dev_ctx)
+                                             : PLD_BE_E_UNSUPPORTED;
+    if (rc == PLD_BE_OK)
+        rc = p->ops->upload(p->be, w->dev_ctx, ctx, sizeof ctx);
+    if (rc != PLD_BE_OK) {
+        snprintf(err, errn, "backend '%s' could not place the CommContext of a window: %s", p->ops->name,
+                 be_error(p, be_status_name(rc)));
+        if (w->dev_ctx && p->ops->mem_free)
+            p->ops->mem_free(p->be, w->dev_ctx);
+        p->ops->window_free(p->be, w->w, req->group);
+        return PLD_E_HW;
+    }
+    p->nwins++;
+    return PLD_OK;
+}
+
+static pld_status_t plug_window_free(void *state, const void *host_ctx, const pld_be_coll_t *group, char *err,
+                                     size_t errn)
+{
+    plug_t *p = state;
+    plug_window_t *w = (plug_window_t *)find_window(p, host_ctx);
+    if (!w)
+        return PLD_OK;
+    if (w->dev_ctx && p->ops->mem_free)
+        p->ops->mem_free(p->be, w->dev_ctx);
+    int rc = p->ops->window_free(p->be, w->w, group);
+    *w = p->wins[--p->nwins];
+    if (rc != PLD_BE_OK) {
+        snprintf(err, errn, "backend '%s' could not release a window: %s", p->ops->name,
+                 be_error(p, be_status_name(rc)));
+        return PLD_E_HW;
+    }
+    return PLD_OK;
+}
+
+static pld_status_t plug_window_clear(void *state, const void *host_ctx, char *err, size_t errn)
+{
+    plug_t *p = state;
+    const plug_window_t *w = find_window(p, host_ctx);
+    if (!w || !w->bytes)
+        return PLD_OK;
+    void *zero = pld_mem_calloc(1, w->bytes);
+    int rc = !zero ? PLD_BE_E_NOMEM : p->ops->upload(p->be, w->bases[w->me], zero, w->bytes);
+    pld_mem_free(zero);
+    if (rc != PLD_BE_OK) {
+        snprintf(err, errn, "backend '%s' could not clear a window: %s", p->ops->name,
+                 be_error(p, be_status_name(rc)));
+        return PLD_E_HW;
+    }
+    return PLD_OK;
 }
 
 static uint64_t plug_caps(void *state)
@@ -391,7 +526,8 @@ static uint64_t plug_caps(void *state)
 
 static const pld_hw_ops_t plug_ops = {
     PLD_HW_ABI, sizeof(pld_hw_ops_t), "plugin", "a kernel backend loaded from a shared object",
-    NULL, plug_load, plug_launch, plug_sync, plug_close, plug_caps,
+    NULL, plug_load, plug_launch, plug_sync, plug_close, plug_caps, plug_window_alloc, plug_window_free,
+    plug_window_clear,
 };
 
 /* Checks the table a plugin's entry returned; a message in err when unusable. */
@@ -540,4 +676,21 @@ int pld_hw_is_plugin_path(const char *name)
 {
     size_t n = strlen(name);
     return strchr(name, '/') != NULL || (n > 3 && strcmp(name + n - 3, ".so") == 0);
+}
+
+int pld_hw_ascend_path(char *buf, size_t n)
+{
+    const char *env = getenv("PLD_ASCEND_PLUGIN");
+    if (env && *env)
+        return snprintf(buf, n, "%s", env) < (int)n ? 0 : -1;
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return -1;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return snprintf(buf, n, "%s/pld_backend_ascend.so", exe) < (int)n ? 0 : -1;
 }

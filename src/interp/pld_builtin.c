@@ -98,6 +98,7 @@ static pld_status_t launch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
     hl.desc = &desc;
     hl.block_num = (int)blocks;
     hl.sync_start = sync_start;
+    hl.timeout_ms = pld_call_timeout_ms(it);
     hl.host_state = &call;
     hl.err = it->errbuf;
     hl.errn = sizeof it->errbuf;

@@ -61,6 +61,12 @@ static pld_status_t spmd_block(void *arg, int b, int n)
 }
 
 /* The CommContext image of domain d on this rank (NULL when it has none). */
+uint32_t pld_call_timeout_ms(const pld_interp_t *it)
+{
+    const double s = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    return s * 1000.0 >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)(s * 1000.0);
+}
+
 static const void *comm_ctx_of(const pld_interp_t *it, int64_t d)
 {
     return d >= 0 && d < it->ndoms && it->doms[d].win ? pld_win_dom_ctx(it->doms[d].win) : NULL;
@@ -78,6 +84,7 @@ typedef struct launch_args {
     const pld_value_t **v;             /* the values (borrowed) */
     pld_be_kernel_desc_t desc;
     char name[64];
+    char feature_at[192];
     pld_hw_arg_t a_small[LAUNCH_SMALL];
     pld_be_param_t p_small[LAUNCH_SMALL];
     const pld_value_t *v_small[LAUNCH_SMALL];
@@ -91,6 +98,49 @@ static void args_fini(launch_args_t *la)
         pld_mem_free(la->p);
     if (la->v != la->v_small)
         pld_mem_free(la->v);
+}
+
+/* ---- constructs a backend may not run (pld_be_kernel_desc_t.features) ---- */
+
+static int feature_of(int op)
+{
+    switch (op) {
+    case PLD_OPID_PLD_DEFER_WAIT: return PLD_BE_F_DEFER_WAIT;
+    case PLD_OPID_PREFETCH_MAKE_CONTEXT:
+    case PLD_OPID_PREFETCH_ASYNC:
+    case PLD_OPID_PREFETCH_SESSION:
+    case PLD_OPID_PREFETCH_WAIT: return PLD_BE_F_SDMA_ASYNC;
+    default: return 0;
+    }
+}
+
+static int collect_feature(int op, void *ctx)
+{
+    *(uint32_t *)ctx |= (uint32_t)feature_of(op);
+    return 0; /* visit every call */
+}
+
+static int is_feature(int op, void *ctx)
+{
+    (void)ctx;
+    return feature_of(op) != 0;
+}
+
+/* Sets d->features from the kernel body `body`, and d->feature_at to the
+ * first such construct in buf ("file:line:col: op"). */
+static void describe_features(const pld_interp_t *it, const pld_block_t *body, pld_be_kernel_desc_t *d, char *buf,
+                              size_t n)
+{
+    uint32_t f = 0;
+    pld_ast_find_call(body, collect_feature, &f);
+    d->features = f;
+    d->feature_at = NULL;
+    const pld_expr_t *e = f ? pld_ast_find_call(body, is_feature, NULL) : NULL;
+    if (e) {
+        snprintf(buf, n, "%s:%u:%u: %s", it->p->file ? it->p->file : "?", e->span.line, e->span.col,
+                 pld_op_info((pld_op_id_t)e->op)->name);
+        d->feature_at = buf;
+    }
 }
 
 /* Prepares la for n arguments of kernel `name` defined at `line`. */
@@ -197,6 +247,7 @@ static pld_status_t do_launch(pld_interp_t *it, frame_t *caller, pld_span_t sp, 
     l.desc = &la->desc;
     l.block_num = blocks;
     l.sync_start = sync_start;
+    l.timeout_ms = pld_call_timeout_ms(it);
     l.host_state = c;
     l.err = it->errbuf;
     l.errn = sizeof it->errbuf;
@@ -536,7 +587,9 @@ pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
         }
     pld_be_kernel_desc_t *ks = pld_mem_calloc((size_t)(nk ? nk : 1), sizeof *ks);
     pld_be_param_t *ps = pld_mem_calloc((size_t)(np ? np : 1), sizeof *ps);
-    if (!ks || !ps) {
+    char(*fa)[192] = pld_mem_calloc((size_t)(nk ? nk : 1), sizeof *fa);
+    if (!ks || !ps || !fa) {
+        pld_mem_free(fa);
         pld_mem_free(ks);
         pld_mem_free(ps);
         snprintf(err, errn, "out of memory");
@@ -549,8 +602,9 @@ pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
         if (pld_check_func_ctx(fn) != PLD_CTX_KERNEL)
             continue;
         ks[k] = (pld_be_kernel_desc_t){sizeof ks[k], fn->name, it->p->file, (int)fn->name_span.line, core_of(fn),
-                                       (uint32_t)fn->nparams, &ps[q], NULL, NULL, NULL, NULL};
+                                       (uint32_t)fn->nparams, &ps[q], NULL, NULL, NULL, NULL, 0, NULL};
         pld_crt_describe(it, i, &ks[k]);
+        describe_features(it, &fn->body, &ks[k], fa[k], sizeof fa[k]);
         for (int j = 0; j < fn->nparams; j++, q++) {
             const pld_type_t *t = fn->params[j].type;
             pld_be_param_t *p = &ps[q];
@@ -570,6 +624,7 @@ pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
     pld_status_t st = pld_hw_load(it->hw, &prog, err, errn);
     pld_mem_free(ks);
     pld_mem_free(ps);
+    pld_mem_free(fa);
     return st;
 }
 
@@ -605,6 +660,7 @@ static pld_status_t launch_kernel(pld_interp_t *it, frame_t *caller, const pld_f
     for (int i = 0; i < fn->nparams; i++)
         args_set(it, &la, i, &args[i], fn->params[i].name, fn->params[i].type);
     pld_crt_describe(it, fidx, &la.desc);
+    describe_features(it, &fn->body, &la.desc, la.feature_at, sizeof la.feature_at);
     pld_sim_call_t call = {.it = it, .caller = caller, .fn = fn, .args = args, .span = sp, .blocks = blocks};
     pld_status_t st = do_launch(it, caller, sp, fn->name, &call, &la, fidx, blocks, sync_start, 0);
     args_fini(&la);
@@ -644,6 +700,8 @@ static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s
         args_set(it, la, i, &f->slots[slot], f->fn ? f->fn->slot_names[slot] : "?", NULL);
     }
     pld_crt_describe_scope(it, f, s, &la->desc);
+    describe_features(it, s->kind == PLD_ST_FOR ? &s->u.for_.body : &s->u.with.body, &la->desc, la->feature_at,
+                      sizeof la->feature_at);
     return PLD_OK;
 }
 

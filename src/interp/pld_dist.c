@@ -633,6 +633,31 @@ pld_status_t pld_dist_plan(pld_interp_t *it, const pld_func_t *host)
     return PLD_OK;
 }
 
+/* ---- windows a kernel backend places itself (PLD_BE_CAP_WINDOWS) ----
+ * The backend's collective steps run over the domain's members. */
+static int grp_allgather(void *ctx, const void *send, void *recv, size_t bytes)
+{
+    return pld_win_dom_allgather(ctx, send, recv, bytes) != PLD_OK;
+}
+static int grp_bcast(void *ctx, void *buf, size_t bytes, int root)
+{
+    return pld_win_dom_bcast(ctx, buf, bytes, root) != PLD_OK;
+}
+static int grp_barrier(void *ctx)
+{
+    return pld_win_dom_barrier(ctx) != PLD_OK;
+}
+static pld_be_coll_t dom_group(pld_win_dom_t *w)
+{
+    pld_be_coll_t g = {w, grp_allgather, grp_bcast, grp_barrier};
+    return g;
+}
+
+static int backend_windows(const pld_interp_t *it)
+{
+    return (pld_hw_caps(it->hw) & PLD_BE_CAP_WINDOWS) != 0;
+}
+
 pld_status_t pld_dist_create(pld_interp_t *it)
 {
     pld_status_t st;
@@ -647,6 +672,16 @@ pld_status_t pld_dist_create(pld_interp_t *it)
         if (st != PLD_OK)
             return pld_rt_error(it, NULL, at, "cannot create the window of comm domain %d: %s", d, err);
         it->stats.transports |= 1u << pld_win_dom_transport(dm->win);
+        if (backend_windows(it)) {
+            const pld_be_coll_t g = dom_group(dm->win);
+            const pld_hw_window_req_t req = {&g, dm->members, dm->n, dm->me, dm->bytes ? dm->bytes : 32,
+                                             pld_win_dom_ctx(dm->win), pld_win_dom_base(dm->win)};
+            st = pld_hw_window_alloc(it->hw, &req, err, sizeof err);
+            if (st != PLD_OK)
+                return pld_rt_error(it, NULL, at, "kernel backend '%s' cannot place the window of comm domain %d: %s",
+                                    pld_hw_name(it->hw), d, err);
+            dm->hw_window = 1;
+        }
     }
     for (int i = 0; i < it->nwins; i++) {
         winbuf_t *w = &it->wins[i];
@@ -664,9 +699,17 @@ void pld_dist_fini(pld_interp_t *it)
 {
     for (int i = 0; i < it->nwins; i++)
         pld_buffer_release(it->wins[i].buf);
-    for (int d = 0; d < it->ndoms; d++)
+    for (int d = 0; d < it->ndoms; d++) {
+        if (it->doms[d].win && it->doms[d].hw_window) {
+            char err[256];
+            const pld_be_coll_t g = dom_group(it->doms[d].win);
+            if (pld_hw_window_free(it->hw, pld_win_dom_ctx(it->doms[d].win), &g, err, sizeof err) != PLD_OK)
+                pld_diag_add(&it->p->diags, PLD_SEV_ERROR, (pld_span_t){0, 0, 0, 0}, "kernel backend '%s': %s",
+                             pld_hw_name(it->hw), err);
+        }
         if (it->doms[d].win)
             pld_win_dom_destroy(it->doms[d].win);
+    }
     pld_mem_free(it->doms);
     it->doms = NULL;
     it->ndoms = 0;
@@ -1049,9 +1092,14 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
             /* every rank finished dispatch `done`: clear this rank's part of
              * every window, then wait until everybody did before anyone
              * writes into a peer's window again */
-            for (int i = 0; i < it->ndoms; i++)
+            for (int i = 0; i < it->ndoms; i++) {
                 if (it->doms[i].win)
                     pld_win_dom_clear(it->doms[i].win);
+                char err[256];
+                if (it->doms[i].win && it->doms[i].hw_window &&
+                    pld_hw_window_clear(it->hw, pld_win_dom_ctx(it->doms[i].win), err, sizeof err) != PLD_OK)
+                    return pld_rt_error(it, f, sp, "kernel backend '%s': %s", pld_hw_name(it->hw), err);
+            }
         }
         int64_t phase = 2 * (int64_t)done + step;
         pld_win_status_phase(it->win, phase);

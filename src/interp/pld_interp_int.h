@@ -111,6 +111,7 @@ typedef struct domain {
     int me;                        /* this rank's domain rank, -1 when not a member */
     size_t bytes;
     pld_win_dom_t *win;
+    int hw_window;                 /* the kernel backend placed this domain's window (PLD_BE_CAP_WINDOWS) */
 } domain_t;
 
 /* The walker's callbacks: the one way a lower layer calls back up (ops
@@ -486,6 +487,8 @@ pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
  * its kind, dtype code, rank and window flag as a plugin sees the parameter
  * (p; name and direction are the caller's). */
 void pld_call_hw_arg(const pld_interp_t *it, const pld_value_t *v, pld_hw_arg_t *a, pld_be_param_t *p);
+/* How long a backend may wait for one launch: the run's --timeout (30 s by default). */
+uint32_t pld_call_timeout_ms(const pld_interp_t *it);
 /* pld_builtin.c (walker layer): the lowered program's builtin collectives as
  * kernel launches through the backend (pld_hw_launch). pld_builtin_exec: a
  * builtin.tensor.* dispatch (HOST), run where device= is this rank.

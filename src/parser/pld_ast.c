@@ -159,3 +159,87 @@ pld_span_t pld_span_join(pld_span_t a, pld_span_t b)
     r.len = end > a.off ? end - a.off : a.len;
     return r;
 }
+
+/* ---- searching a body for a call ---- */
+
+static const pld_expr_t *find_in_expr(const pld_expr_t *e, int (*pred)(int op, void *ctx), void *ctx)
+{
+    if (!e)
+        return NULL;
+    const pld_expr_t *r = NULL;
+    switch (e->kind) {
+    case PLD_EX_CALL:
+        if (e->op >= 0 && pred(e->op, ctx))
+            return e;
+        r = find_in_expr(e->u.call.fn, pred, ctx);
+        for (int i = 0; !r && i < e->u.call.nargs; i++)
+            r = find_in_expr(e->u.call.args[i].value, pred, ctx);
+        return r;
+    case PLD_EX_UNARY: return find_in_expr(e->u.un.a, pred, ctx);
+    case PLD_EX_BINARY:
+        return (r = find_in_expr(e->u.bin.a, pred, ctx)) ? r : find_in_expr(e->u.bin.b, pred, ctx);
+    case PLD_EX_ATTR: return find_in_expr(e->u.attr.obj, pred, ctx);
+    case PLD_EX_SUBSCRIPT:
+        r = find_in_expr(e->u.sub.obj, pred, ctx);
+        for (int i = 0; !r && i < e->u.sub.n; i++)
+            r = find_in_expr(e->u.sub.items[i], pred, ctx);
+        return r;
+    case PLD_EX_SLICE:
+        if ((r = find_in_expr(e->u.slice.lo, pred, ctx)) || (r = find_in_expr(e->u.slice.hi, pred, ctx)))
+            return r;
+        return find_in_expr(e->u.slice.step, pred, ctx);
+    case PLD_EX_LIST:
+    case PLD_EX_TUPLE:
+        for (int i = 0; !r && i < e->u.seq.n; i++)
+            r = find_in_expr(e->u.seq.items[i], pred, ctx);
+        return r;
+    case PLD_EX_DICT:
+        for (int i = 0; !r && i < e->u.dict.n; i++)
+            if (!(r = find_in_expr(e->u.dict.keys[i], pred, ctx)))
+                r = find_in_expr(e->u.dict.vals[i], pred, ctx);
+        return r;
+    case PLD_EX_COND:
+        if ((r = find_in_expr(e->u.cond.a, pred, ctx)) || (r = find_in_expr(e->u.cond.cond, pred, ctx)))
+            return r;
+        return find_in_expr(e->u.cond.b, pred, ctx);
+    default:
+        return NULL;
+    }
+}
+
+const pld_expr_t *pld_ast_find_call(const pld_block_t *b, int (*pred)(int op, void *ctx), void *ctx)
+{
+    const pld_expr_t *r = NULL;
+    for (int i = 0; !r && b && i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        switch (s->kind) {
+        case PLD_ST_EXPR: r = find_in_expr(s->u.expr, pred, ctx); break;
+        case PLD_ST_ASSIGN:
+            if (!(r = find_in_expr(s->u.assign.value, pred, ctx)))
+                r = find_in_expr(s->u.assign.target, pred, ctx);
+            break;
+        case PLD_ST_RETURN:
+            for (int k = 0; !r && k < s->u.ret.n; k++)
+                r = find_in_expr(s->u.ret.vals[k], pred, ctx);
+            break;
+        case PLD_ST_IF:
+            if (!(r = find_in_expr(s->u.if_.cond, pred, ctx)) && !(r = pld_ast_find_call(&s->u.if_.then, pred, ctx)))
+                r = pld_ast_find_call(&s->u.if_.els, pred, ctx);
+            break;
+        case PLD_ST_WHILE:
+            if (!(r = find_in_expr(s->u.while_.cond, pred, ctx)))
+                r = pld_ast_find_call(&s->u.while_.body, pred, ctx);
+            break;
+        case PLD_ST_FOR:
+            if (!(r = find_in_expr(s->u.for_.iter, pred, ctx)))
+                r = pld_ast_find_call(&s->u.for_.body, pred, ctx);
+            break;
+        case PLD_ST_WITH:
+            if (!(r = find_in_expr(s->u.with.item, pred, ctx)))
+                r = pld_ast_find_call(&s->u.with.body, pred, ctx);
+            break;
+        default: break;
+        }
+    }
+    return r;
+}

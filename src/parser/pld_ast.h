@@ -373,6 +373,10 @@ void pld_dim_print(const pld_dim_t *d, pld_buf_t *out);
 /* 1 when both dims are provably equal; 0 when provably different; -1 unknown. */
 int pld_dim_eq(const pld_dim_t *a, const pld_dim_t *b);
 int pld_type_is_tensorlike(const pld_type_t *t); /* TENSOR or DTENSOR */
+/* The first call in block b (source order, nested blocks and expressions
+ * included) whose resolved op id (pld_expr_t.op, set by the checker)
+ * satisfies pred, or NULL. */
+const pld_expr_t *pld_ast_find_call(const pld_block_t *b, int (*pred)(int op, void *ctx), void *ctx);
 /* Number of elements when every dim is constant (checked, pld_size.h): -1
  * when a dim is not constant, -2 when a dim is negative or the count
  * overflows int64. */

@@ -563,6 +563,47 @@ void pld_win_dom_clear(pld_win_dom_t *d)
 }
 const void *pld_win_dom_ctx(const pld_win_dom_t *d) { return d->ctx; }
 
+/* ---- collective steps over a domain's members (a backend's window exchange) ---- */
+
+pld_status_t pld_win_dom_allgather(pld_win_dom_t *d, const void *send, void *recv, size_t bytes)
+{
+    pld_win_sys_t *sys = d->sys;
+    char *err = NULL;
+    const size_t errn = 0;
+    if (bytes > (size_t)INT32_MAX)
+        return PLD_E_USAGE;
+    if (d->tr == PLD_WIN_LOCAL) {
+        memmove(recv, send, bytes);
+        return PLD_OK;
+    }
+    PLD_MPI_CHECK(MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, d->comm));
+    return PLD_OK;
+}
+
+pld_status_t pld_win_dom_bcast(pld_win_dom_t *d, void *buf, size_t bytes, int root)
+{
+    pld_win_sys_t *sys = d->sys;
+    char *err = NULL;
+    const size_t errn = 0;
+    if (bytes > (size_t)INT32_MAX || root < 0 || root >= d->size)
+        return PLD_E_USAGE;
+    if (d->tr == PLD_WIN_LOCAL)
+        return PLD_OK;
+    PLD_MPI_CHECK(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, d->comm));
+    return PLD_OK;
+}
+
+pld_status_t pld_win_dom_barrier(pld_win_dom_t *d)
+{
+    pld_win_sys_t *sys = d->sys;
+    char *err = NULL;
+    const size_t errn = 0;
+    if (d->tr == PLD_WIN_LOCAL)
+        return PLD_OK;
+    PLD_MPI_CHECK(MPI_Barrier(d->comm));
+    return PLD_OK;
+}
+
 MPI_Comm pld_win_dom_mpi_comm(const pld_win_dom_t *d) { return d->comm; }
 MPI_Win pld_win_dom_mpi_win(const pld_win_dom_t *d) { return d->win; }
 MPI_Aint pld_win_dom_mpi_disp(const pld_win_dom_t *d, int p, size_t disp) { return d->off[p] + (MPI_Aint)disp; }

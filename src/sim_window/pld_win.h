@@ -126,6 +126,15 @@ const void *pld_win_dom_ctx(const pld_win_dom_t *d);
  * window), or NULL when it is not mapped here (the rma transport maps only
  * this rank's own window) or r is out of range. */
 void *pld_win_dom_peer_addr(const pld_win_dom_t *d, int r);
+/* Collective steps over the members of d (MPI on the domain's communicator;
+ * with `local`, the one member: copies). allgather: `bytes` from each member
+ * into recv in domain-rank order; bcast: from domain rank `root`. For a
+ * kernel backend that places the domain's window itself (pld_be_coll_t).
+ * Errors: PLD_E_MPI (and the sticky error), PLD_E_USAGE for sizes above
+ * INT32_MAX or a bad root. */
+pld_status_t pld_win_dom_allgather(pld_win_dom_t *d, const void *send, void *recv, size_t bytes);
+pld_status_t pld_win_dom_bcast(pld_win_dom_t *d, void *buf, size_t bytes, int root);
+pld_status_t pld_win_dom_barrier(pld_win_dom_t *d);
 #define PLD_WIN_CTX_BYTES 1056
 #define PLD_WIN_MAX_RANKS 64
 #define PLD_WIN_SLACK 32

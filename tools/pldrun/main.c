@@ -43,6 +43,7 @@ typedef struct opts {
     const pld_npu_profile_t *platform;
     const char *backend;
     const char *backend_options;
+    const char *devices; /* --devices: the device id of each rank of a host, "0,1,2,3" */
     const char *entry;
     int timeout;
     pld_win_transport_t transport;
@@ -70,6 +71,8 @@ static void usage(FILE *f)
           "                      kernel backend: a built-in one (default sim) or a plugin\n"
           "                      shared object built against src/hw_backend/pld_backend.h\n"
           "  --backend-options S options text handed to the backend's open\n"
+          "  --devices LIST      device ids for the ranks of each host, by local rank (\"0,1,2,3\");\n"
+          "                      default: the backend chooses (ascend: local rank)\n"
           "  --timeout SECONDS   hang watchdog: a wait unsatisfied this long stops the run (default 30)\n"
           "  --window-transport rma|shm|auto\n"
           "                      how ranks reach each other's windows (default auto: shm on one node)\n"
@@ -161,7 +164,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return EX_USAGE;
             }
             i++;
-        } else if (strcmp(a, "--backend") == 0 || strcmp(a, "--entry") == 0 || strcmp(a, "--backend-options") == 0) {
+        } else if (strcmp(a, "--backend") == 0 || strcmp(a, "--entry") == 0 || strcmp(a, "--backend-options") == 0 ||
+                   strcmp(a, "--devices") == 0) {
             if (!val) {
                 fprintf(stderr, "pldrun: %s needs a value\n", a);
                 return EX_USAGE;
@@ -170,6 +174,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 o->backend = val;
             else if (strcmp(a, "--backend-options") == 0)
                 o->backend_options = val;
+            else if (strcmp(a, "--devices") == 0)
+                o->devices = val;
             else
                 o->entry = val;
             i++;
@@ -476,10 +482,33 @@ static int be_barrier(void *ctx)
 
 /* Opens the kernel backend of o on this rank: a built-in one by name, or a
  * plugin file (every rank loads it; a rank that cannot, fails them all). */
+/* The device of local rank `local` in a --devices list; -1 with a message
+ * when the list is malformed or too short. */
+static int device_of(const char *list, int local, char *err, size_t errn)
+{
+    const char *p = list;
+    for (int i = 0;; i++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > INT32_MAX || (*end && *end != ',')) {
+            snprintf(err, errn, "--devices '%s': expected device ids separated by commas (\"0,1,2,3\")", list);
+            return -1;
+        }
+        if (i == local)
+            return (int)v;
+        if (!*end) {
+            snprintf(err, errn, "--devices '%s' names %d device%s, but this host runs local rank %d", list, i + 1,
+                     i ? "s" : "", local);
+            return -1;
+        }
+        p = end + 1;
+    }
+}
+
 static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t **hw, char *err, size_t errn)
 {
-    const int native = strcmp(o->backend, "native") == 0;
-    if (!native && !pld_hw_is_plugin_path(o->backend)) {
+    const int native = strcmp(o->backend, "native") == 0, ascend = strcmp(o->backend, "ascend") == 0;
+    if (!native && !ascend && !pld_hw_is_plugin_path(o->backend)) {
         pld_hw_registry_t reg;
         pld_hw_registry_init(&reg);
         pld_hw_register(&reg, pld_interp_sim_backend());
@@ -503,6 +532,18 @@ static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t *
         }
     }
     init.device_id = -1;
+    if (o->devices) {
+        /* every rank learns whether every rank has its device before anyone opens the backend */
+        int bad = (init.device_id = device_of(o->devices, init.local_rank, err, errn)) < 0, any = bad;
+        if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+            any = 1;
+        if (any) {
+            if (!bad)
+                snprintf(err, errn, "--devices '%s' does not name a device for every rank (see the other ranks)",
+                         o->devices);
+            return PLD_E_USAGE;
+        }
+    }
     init.options = o->backend_options ? o->backend_options : "";
     init.coll.allgather = be_allgather;
     init.coll.bcast = be_bcast;
@@ -510,6 +551,15 @@ static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t *
     init.host = pld_interp_be_host();
     if (native)
         return pld_hw_open_table(pld_native_backend(), &init, hw, err, errn);
+    if (ascend) {
+        char path[4096];
+        if (pld_hw_ascend_path(path, sizeof path) != 0) {
+            snprintf(err, errn, "backend 'ascend': cannot find pldrun's own directory (set PLD_ASCEND_PLUGIN to "
+                                "the path of pld_backend_ascend.so)");
+            return PLD_E_HW;
+        }
+        return pld_hw_open_plugin(path, &init, hw, err, errn);
+    }
     return pld_hw_open_plugin(o->backend, &init, hw, err, errn);
 }
 
@@ -687,7 +737,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         pld_status_t st = open_backend(o, rank, size, &hw, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err);
-            rc = st == PLD_E_NOMEM ? EX_SOFTWARE : EX_UNAVAILABLE;
+            rc = st == PLD_E_NOMEM ? EX_SOFTWARE : st == PLD_E_USAGE ? EX_USAGE : EX_UNAVAILABLE;
         }
     }
     if (rc == EX_OK) {
