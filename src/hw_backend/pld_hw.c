@@ -141,3 +141,8 @@ pld_status_t pld_hw_window_clear(pld_hw_t *hw, const void *host_ctx, char *err, 
 {
     return hw->ops->window_clear ? hw->ops->window_clear(hw->state, host_ctx, err, errn) : PLD_OK;
 }
+
+pld_status_t pld_hw_window_fetch(pld_hw_t *hw, const void *host_ctx, char *err, size_t errn)
+{
+    return hw->ops->window_fetch ? hw->ops->window_fetch(hw->state, host_ctx, err, errn) : PLD_OK;
+}

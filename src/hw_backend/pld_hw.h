@@ -106,6 +106,7 @@ typedef struct pld_hw_ops {
     pld_status_t (*window_free)(void *state, const void *host_ctx, const pld_be_coll_t *group, char *err,
                                 size_t errn);
     pld_status_t (*window_clear)(void *state, const void *host_ctx, char *err, size_t errn);
+    pld_status_t (*window_fetch)(void *state, const void *host_ctx, char *err, size_t errn);
 } pld_hw_ops_t;
 
 typedef struct pld_hw pld_hw_t;
@@ -150,14 +151,18 @@ const char *pld_hw_name(const pld_hw_t *hw);
  * maps a window of req->bytes on every member, and the core uploads the
  * domain's CommContext with the members' device addresses; from then on a
  * launch argument in that window (or the domain's CommContext) reaches the
- * kernel as device addresses, and the window's data lives only there (the
- * host copy is not kept current). free: before the domain goes; clear: zero
- * this rank's window (not collective). PLD_E_HW with a message; PLD_E_USAGE
- * when the backend has no windows. */
+ * kernel as device addresses, and the window's data lives there. The host
+ * copy of this rank's window is refreshed from the device after every launch
+ * that takes the window and by fetch (the core calls it once every rank
+ * finished, before the outputs are assembled); host writes into the window do
+ * not reach the device. free: before the domain goes; clear: zero this
+ * rank's window (not collective). PLD_E_HW with a message; PLD_E_USAGE when
+ * the backend has no windows. */
 pld_status_t pld_hw_window_alloc(pld_hw_t *hw, const pld_hw_window_req_t *req, char *err, size_t errn);
 pld_status_t pld_hw_window_free(pld_hw_t *hw, const void *host_ctx, const pld_be_coll_t *group, char *err,
                                 size_t errn);
 pld_status_t pld_hw_window_clear(pld_hw_t *hw, const void *host_ctx, char *err, size_t errn);
+pld_status_t pld_hw_window_fetch(pld_hw_t *hw, const void *host_ctx, char *err, size_t errn);
 
 /* ============================================================== plugins
  * (pld_hw_plugin.c) */

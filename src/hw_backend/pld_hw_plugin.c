@@ -235,6 +235,28 @@ static const plug_window_t *find_window(const plug_t *p, const void *host_ctx)
     return NULL;
 }
 
+/* The host copy of this rank's window w, refreshed from the device. */
+static int fetch_window(plug_t *p, const plug_window_t *w)
+{
+    if (!w->bytes)
+        return PLD_BE_OK;
+    return p->ops->download ? p->ops->download(p->be, (void *)w->host_base, w->bases[w->me], w->bytes)
+                            : PLD_BE_E_UNSUPPORTED;
+}
+
+static int is_ctx_scalar(const pld_hw_launch_t *l, int i)
+{
+    return !l->args[i].is_tensor && l->desc->params[i].kind == PLD_BE_P_COMM_CTX;
+}
+
+/* The backend-placed window argument i of l names (a window tensor or a
+ * CommCtx scalar), or NULL. */
+static const plug_window_t *arg_window(const plug_t *p, const pld_hw_launch_t *l, int i)
+{
+    return find_window(p, is_ctx_scalar(l, i) ? (const void *)(uintptr_t)l->args[i].bits
+                          : l->args[i].is_tensor ? l->args[i].tensor.comm_ctx : NULL);
+}
+
 /* The device side of the tensor arguments: in place on a host-memory
  * backend, else a device copy of each (uploaded now, downloaded and freed
  * by finish_args). dev[i] receives argument i with device addresses. */
@@ -244,10 +266,10 @@ static pld_status_t device_args(plug_t *p, const pld_hw_launch_t *l, pld_hw_arg_
     for (int i = 0; i < l->nargs; i++) {
         dev[i] = l->args[i];
         const pld_hw_arg_t *a = &l->args[i];
-        const int ctx_scalar = !a->is_tensor && l->desc->params[i].kind == PLD_BE_P_COMM_CTX;
+        const int ctx_scalar = is_ctx_scalar(l, i);
         if (host || (!a->is_tensor && !ctx_scalar))
             continue;
-        const plug_window_t *w = find_window(p, ctx_scalar ? (const void *)(uintptr_t)a->bits : a->tensor.comm_ctx);
+        const plug_window_t *w = arg_window(p, l, i);
         if (w && ctx_scalar) {
             dev[i].bits = w->dev_ctx;
             continue;
@@ -282,8 +304,7 @@ static pld_status_t device_args(plug_t *p, const pld_hw_launch_t *l, pld_hw_arg_
             snprintf(l->err, l->errn, "backend '%s' could not place argument %d of kernel %s (%zu bytes): %s",
                      p->ops->name, i + 1, l->kernel, bytes, be_error(p, be_status_name(rc)));
             for (int j = 0; j < i; j++)
-                if (dev[j].is_tensor && dev[j].tensor.data != l->args[j].tensor.data &&
-                    !find_window(p, l->args[j].tensor.comm_ctx))
+                if (dev[j].is_tensor && dev[j].tensor.data != l->args[j].tensor.data && !arg_window(p, l, j))
                     p->ops->mem_free(p->be, (pld_be_devptr_t)(uintptr_t)dev[j].tensor.data);
             return PLD_E_HW;
         }
@@ -292,11 +313,24 @@ static pld_status_t device_args(plug_t *p, const pld_hw_launch_t *l, pld_hw_arg_
     return PLD_OK;
 }
 
-/* Copies the device tensors back (all but inputs) and frees them. */
+/* Copies the device tensors back (all but inputs) and frees them; refreshes
+ * the host copy of every window the launch took. */
 static pld_status_t finish_args(plug_t *p, const pld_hw_launch_t *l, const pld_hw_arg_t *dev, pld_status_t st)
 {
+    for (int i = 0; i < l->nargs && st == PLD_OK; i++) {
+        const plug_window_t *w = arg_window(p, l, i);
+        int seen = 0;
+        for (int j = 0; w && j < i; j++)
+            seen |= arg_window(p, l, j) == w;
+        int rc = w && !seen ? fetch_window(p, w) : PLD_BE_OK;
+        if (rc != PLD_BE_OK) {
+            snprintf(l->err, l->errn, "backend '%s' could not copy back the window of argument %d of kernel %s: %s",
+                     p->ops->name, i + 1, l->kernel, be_error(p, be_status_name(rc)));
+            st = PLD_E_HW;
+        }
+    }
     for (int i = 0; i < l->nargs; i++) {
-        if (!dev[i].is_tensor || dev[i].tensor.data == l->args[i].tensor.data || find_window(p, l->args[i].tensor.comm_ctx))
+        if (!dev[i].is_tensor || dev[i].tensor.data == l->args[i].tensor.data || arg_window(p, l, i))
             continue;
         const pld_be_devptr_t d = (pld_be_devptr_t)(uintptr_t)dev[i].tensor.data;
         const size_t bytes = tensor_bytes(&l->args[i].tensor);
@@ -502,6 +536,19 @@ static pld_status_t plug_window_free(void *state, const void *host_ctx, const pl
     return PLD_OK;
 }
 
+static pld_status_t plug_window_fetch(void *state, const void *host_ctx, char *err, size_t errn)
+{
+    plug_t *p = state;
+    const plug_window_t *w = find_window(p, host_ctx);
+    int rc = w ? fetch_window(p, w) : PLD_BE_OK;
+    if (rc != PLD_BE_OK) {
+        snprintf(err, errn, "backend '%s' could not copy a window back: %s", p->ops->name,
+                 be_error(p, be_status_name(rc)));
+        return PLD_E_HW;
+    }
+    return PLD_OK;
+}
+
 static pld_status_t plug_window_clear(void *state, const void *host_ctx, char *err, size_t errn)
 {
     plug_t *p = state;
@@ -527,7 +574,7 @@ static uint64_t plug_caps(void *state)
 static const pld_hw_ops_t plug_ops = {
     PLD_HW_ABI, sizeof(pld_hw_ops_t), "plugin", "a kernel backend loaded from a shared object",
     NULL, plug_load, plug_launch, plug_sync, plug_close, plug_caps, plug_window_alloc, plug_window_free,
-    plug_window_clear,
+    plug_window_clear, plug_window_fetch,
 };
 
 /* Checks the table a plugin's entry returned; a message in err when unusable. */

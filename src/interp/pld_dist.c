@@ -695,6 +695,20 @@ pld_status_t pld_dist_create(pld_interp_t *it)
     return PLD_OK;
 }
 
+pld_status_t pld_dist_fetch(pld_interp_t *it)
+{
+    for (int d = 0; d < it->ndoms; d++) {
+        char err[256];
+        if (it->doms[d].win && it->doms[d].hw_window &&
+            pld_hw_window_fetch(it->hw, pld_win_dom_ctx(it->doms[d].win), err, sizeof err) != PLD_OK) {
+            pld_diag_add(&it->p->diags, PLD_SEV_ERROR, (pld_span_t){0, 0, 0, 0}, "kernel backend '%s': %s",
+                         pld_hw_name(it->hw), err);
+            return PLD_E_HW;
+        }
+    }
+    return PLD_OK;
+}
+
 void pld_dist_fini(pld_interp_t *it)
 {
     for (int i = 0; i < it->nwins; i++)

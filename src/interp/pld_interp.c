@@ -573,6 +573,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         if (st != PLD_OK)
             pld_diag_add(&it->p->diags, PLD_SEV_ERROR, none, "kernel backend: %s", err);
     }
+    if (st == PLD_OK)
+        st = pld_dist_fetch(it); /* windows a backend placed: their data, for the outputs */
     /* every rank must agree before the collective output assembly */
     st = agree(it, st);
     if (st != PLD_OK)

@@ -314,6 +314,9 @@ pld_status_t pld_dist_create(pld_interp_t *it);
 /* End of run: waits until every rank finished or failed (detecting deadlocks
  * meanwhile), then reports a hang summary on rank 0. Collective. */
 pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
+/* Refreshes the host copy of every window the kernel backend placed (after
+ * the run, before the outputs are assembled). PLD_E_HW with a diagnostic. */
+pld_status_t pld_dist_fetch(pld_interp_t *it);
 void pld_dist_fini(pld_interp_t *it);
 /* Between two dispatches of the entry (--dispatches): waits until every rank
  * finished dispatch `done`; when `clear`, then zeroes this rank's windows and

@@ -46,7 +46,7 @@ static void sim_close(void *state)
 
 static const pld_hw_ops_t sim_ops = {
     PLD_HW_ABI, sizeof(pld_hw_ops_t), "sim", "kernels interpreted by pldrun itself",
-    sim_open, NULL, sim_launch, NULL, sim_close, NULL, NULL, NULL, NULL,
+    sim_open, NULL, sim_launch, NULL, sim_close, NULL, NULL, NULL, NULL, NULL,
 };
 
 const pld_hw_ops_t *pld_interp_sim_backend(void)
