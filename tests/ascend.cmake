@@ -36,6 +36,7 @@ endforeach()
 
 add_executable(test_acl_fake "${CMAKE_CURRENT_SOURCE_DIR}/ascend/test_acl_fake.c")
 target_link_libraries(test_acl_fake PRIVATE acl_rt)
+target_include_directories(test_acl_fake PRIVATE "${PROJECT_SOURCE_DIR}/src/hw_backend")
 add_dependencies(test_acl_fake ${PLD_ASCEND_KERNEL_TARGETS})
 add_test(NAME ascend_fake COMMAND test_acl_fake "${PLD_ASCEND_KERNEL_DIR}")
 set_tests_properties(ascend_fake PROPERTIES LABELS ascend TIMEOUT 120)
