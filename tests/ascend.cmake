@@ -9,6 +9,7 @@
 #                        built as tests/ascend/kernels/<k>.elf
 #   ascend_fake          tests/ascend/test_acl_fake.c: the fake on its own (no
 #                        plugin, no MPI; forked processes for the IPC part)
+#   ascend_programs_check  the programs of tests/ascend/ pass `pldrun --check`
 find_package(Threads REQUIRED)
 set(PLD_ASCEND_CANN_DIR "${CMAKE_BINARY_DIR}/tests/ascend/cann")
 set(PLD_ASCEND_KERNEL_DIR "${CMAKE_BINARY_DIR}/tests/ascend/kernels")
@@ -40,3 +41,13 @@ target_include_directories(test_acl_fake PRIVATE "${PROJECT_SOURCE_DIR}/src/hw_b
 add_dependencies(test_acl_fake ${PLD_ASCEND_KERNEL_TARGETS})
 add_test(NAME ascend_fake COMMAND test_acl_fake "${PLD_ASCEND_KERNEL_DIR}")
 set_tests_properties(ascend_fake PROPERTIES LABELS ascend TIMEOUT 120)
+
+# ascend_programs_check: the programs of tests/ascend/ pass `pldrun --check`
+# for each P of their `# ranks:` (tests/run_programs.sh).
+find_program(PLD_BASH_ASCEND bash)
+if(PLD_BASH_ASCEND)
+  add_test(NAME ascend_programs_check
+           COMMAND ${PLD_BASH_ASCEND} ${CMAKE_CURRENT_SOURCE_DIR}/run_programs.sh $<TARGET_FILE:pldrun>
+                   ${CMAKE_CURRENT_SOURCE_DIR}/ascend)
+  set_tests_properties(ascend_programs_check PROPERTIES TIMEOUT 120 LABELS "ascend;check")
+endif()
