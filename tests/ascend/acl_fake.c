@@ -140,6 +140,7 @@ typedef struct call {
     char args[1536];
     size_t n;
     char err[512];
+    int locked;                       /* holds mu */
 } call_t;
 
 static void ja_raw(call_t *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -188,24 +189,30 @@ static void ja_s(call_t *c, const char *key, const char *s)
     ja_raw(c, key, "%s", buf);
 }
 
-/* Counts the call; returns the injected failure's code (0: none). */
-static int call_begin(call_t *c, int id)
+enum { NEED_NONE, NEED_INIT, NEED_DEVICE };
+static aclError need_init(call_t *c);
+static aclError need_device(call_t *c);
+
+/* Starts a call: counts it and takes the fake's lock (call_end releases it).
+ * Returns the injected failure's code, else the state check's (need: after
+ * aclInit, with a device set on this thread), else 0. */
+static aclError call_begin(call_t *c, int id, int need)
 {
     pthread_once(&cfg_once, read_config);
     c->id = id;
     c->n = 0;
     c->args[0] = c->err[0] = '\0';
     const long nth = atomic_fetch_add(&call_counts[id], 1) + 1;
+    pthread_mutex_lock(&mu);
+    c->locked = 1;
     for (int i = 0; i < cfg.nfails; i++)
         if (cfg.fails[i].call == id && cfg.fails[i].nth == nth) {
             snprintf(c->err, sizeof c->err, "fake ACL: injected failure of %s (call %ld)", call_names[id], nth);
-            pthread_mutex_lock(&mu);
             snprintf(recent_err, sizeof recent_err, "%s", c->err);
-            pthread_mutex_unlock(&mu);
             ja_i(c, "injected", nth);
             return E_PARAM;
         }
-    return 0;
+    return need == NEED_DEVICE ? need_device(c) : need == NEED_INIT ? need_init(c) : 0;
 }
 
 static void log_line(const char *call, const char *args, int rc, const char *err)
@@ -226,6 +233,9 @@ static void log_line(const char *call, const char *args, int rc, const char *err
 
 static aclError call_end(call_t *c, aclError rc)
 {
+    if (c->locked)
+        pthread_mutex_unlock(&mu);
+    c->locked = 0;
     log_line(call_names[c->id], c->args, rc, rc ? c->err : NULL);
     return rc;
 }
@@ -424,16 +434,12 @@ static int touches_device(const void *p, size_t n)
 FAKE_API aclError aclInit(const char *configPath)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclInit);
+    aclError rc = call_begin(&c, F_aclInit, NEED_NONE);
     ja_s(&c, "config", configPath ? configPath : "");
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    if (state == 1)
+    if (!rc && state == 1)
         rc = fail(&c, E_REPEAT_INIT, "aclInit called twice");
-    else
+    if (!rc)
         state = 1;
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -453,25 +459,20 @@ static void stream_stop(stream_t *s)
     pthread_mutex_lock(&mu);
 }
 
+/* Removes the shm objects this process created (caller holds mu). */
 static void unlink_owned(void)
 {
-    pthread_mutex_lock(&mu);
     for (phys_t *p = physs; p; p = p->next)
         if (p->owner && p->name[0]) {
             shm_unlink(p->name);
             p->name[0] = '\0';
         }
-    pthread_mutex_unlock(&mu);
 }
 
 FAKE_API aclError aclFinalize(void)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclFinalize);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
+    aclError rc = call_begin(&c, F_aclFinalize, NEED_INIT);
     int n[7] = {0};
     if (!rc) {
         for (alloc_t *a = allocs; a; a = a->next)
@@ -491,10 +492,9 @@ FAKE_API aclError aclFinalize(void)
             stream_stop(s); /* no thread of ours outlives aclFinalize */
         }
         state = 2;
-    }
-    pthread_mutex_unlock(&mu);
-    if (!rc) {
         unlink_owned();
+    }
+    if (!rc) {
         char line[256];
         snprintf(line, sizeof line,
                  "\"allocations\":%d,\"physical\":%d,\"reserved\":%d,\"mapped\":%d,\"binaries\":%d,\"streams\":%d,"
@@ -515,16 +515,11 @@ FAKE_API aclError aclFinalize(void)
 FAKE_API aclError aclrtGetDeviceCount(uint32_t *count)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtGetDeviceCount);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
+    aclError rc = call_begin(&c, F_aclrtGetDeviceCount, NEED_INIT);
     if (!rc && !count)
         rc = fail(&c, E_PARAM, "count is NULL");
     if (!rc)
         *count = (uint32_t)cfg.devices;
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_i(&c, "count", cfg.devices);
     return call_end(&c, rc);
@@ -540,33 +535,23 @@ static aclError check_dev_id(call_t *c, long dev)
 FAKE_API aclError aclrtSetDevice(int32_t deviceId)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtSetDevice);
+    aclError rc = call_begin(&c, F_aclrtSetDevice, NEED_INIT);
     ja_i(&c, "device", deviceId);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
     if (!rc)
         rc = check_dev_id(&c, deviceId);
     if (!rc)
         cur_dev = deviceId;
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtGetDevice(int32_t *deviceId)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtGetDevice);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
+    aclError rc = call_begin(&c, F_aclrtGetDevice, NEED_DEVICE);
     if (!rc && !deviceId)
         rc = fail(&c, E_PARAM, "deviceId is NULL");
     if (!rc)
         *deviceId = cur_dev;
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_i(&c, "device", cur_dev);
     return call_end(&c, rc);
@@ -575,11 +560,11 @@ FAKE_API aclError aclrtGetDevice(int32_t *deviceId)
 /* Device reset: the device's streams are released (their running blocks
  * cancelled: the device kills them); the plain reset refuses a device with a
  * stream in error state or still running. */
-static aclError reset_device(call_t *c, int32_t dev, int force)
+static aclError reset_device(int id, int32_t dev, int force)
 {
+    call_t c0, *c = &c0;
+    aclError rc = call_begin(c, id, NEED_INIT);
     ja_i(c, "device", dev);
-    pthread_mutex_lock(&mu);
-    aclError rc = need_init(c);
     if (!rc)
         rc = check_dev_id(c, dev);
     for (stream_t *s = streams; s && !rc && !force; s = s->next)
@@ -606,7 +591,6 @@ static aclError reset_device(call_t *c, int32_t dev, int force)
         if (cur_dev == dev)
             cur_dev = -1;
     }
-    pthread_mutex_unlock(&mu);
     ja_i(c, "streams_released", released);
     ja_i(c, "blocks_cancelled", cancelled);
     return call_end(c, rc);
@@ -614,36 +598,20 @@ static aclError reset_device(call_t *c, int32_t dev, int force)
 
 FAKE_API aclError aclrtResetDevice(int32_t deviceId)
 {
-    call_t c;
-    aclError rc = call_begin(&c, F_aclrtResetDevice);
-    if (rc) {
-        ja_i(&c, "device", deviceId);
-        return call_end(&c, rc);
-    }
-    return reset_device(&c, deviceId, 0);
+    return reset_device(F_aclrtResetDevice, deviceId, 0);
 }
 
 FAKE_API aclError aclrtResetDeviceForce(int32_t deviceId)
 {
-    call_t c;
-    aclError rc = call_begin(&c, F_aclrtResetDeviceForce);
-    if (rc) {
-        ja_i(&c, "device", deviceId);
-        return call_end(&c, rc);
-    }
-    return reset_device(&c, deviceId, 1);
+    return reset_device(F_aclrtResetDeviceForce, deviceId, 1);
 }
 
 FAKE_API aclError aclrtGetDeviceInfo(uint32_t deviceId, int attr, int64_t *value)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtGetDeviceInfo);
+    aclError rc = call_begin(&c, F_aclrtGetDeviceInfo, NEED_INIT);
     ja_u(&c, "device", deviceId);
     ja_i(&c, "attr", attr);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
     if (!rc)
         rc = check_dev_id(&c, (long)deviceId);
     if (!rc && !value)
@@ -653,7 +621,6 @@ FAKE_API aclError aclrtGetDeviceInfo(uint32_t deviceId, int attr, int64_t *value
                   DEV_ATTR_AIV_CORES);
     if (!rc)
         *value = cfg.aiv_cores;
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_i(&c, "value", cfg.aiv_cores);
     return call_end(&c, rc);
@@ -662,10 +629,8 @@ FAKE_API aclError aclrtGetDeviceInfo(uint32_t deviceId, int attr, int64_t *value
 FAKE_API const char *aclGetRecentErrMsg(void)
 {
     call_t c;
-    call_begin(&c, F_aclGetRecentErrMsg);
-    pthread_mutex_lock(&mu);
+    call_begin(&c, F_aclGetRecentErrMsg, NEED_NONE); /* an injected failure changes nothing here */
     snprintf(recent_copy, sizeof recent_copy, "%s", recent_err);
-    pthread_mutex_unlock(&mu);
     ja_s(&c, "msg", recent_copy);
     call_end(&c, 0);
     return recent_copy;
@@ -674,13 +639,9 @@ FAKE_API const char *aclGetRecentErrMsg(void)
 FAKE_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtDeviceEnablePeerAccess);
+    aclError rc = call_begin(&c, F_aclrtDeviceEnablePeerAccess, NEED_DEVICE);
     ja_i(&c, "peer", peerDeviceId);
     ja_u(&c, "flags", flags);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc)
         rc = check_dev_id(&c, peerDeviceId);
     if (!rc && flags != 0)
@@ -689,20 +650,15 @@ FAKE_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t fla
         rc = fail(&c, E_PARAM, "peer device %d is the current device", peerDeviceId);
     if (!rc)
         peer_ok[cur_dev][peerDeviceId] = 1;
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtDevicePeerAccessStatus);
+    aclError rc = call_begin(&c, F_aclrtDevicePeerAccessStatus, NEED_INIT);
     ja_i(&c, "device", deviceId);
     ja_i(&c, "peer", peerDeviceId);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
     if (!rc)
         rc = check_dev_id(&c, deviceId);
     if (!rc)
@@ -711,7 +667,6 @@ FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDevi
         rc = fail(&c, E_PARAM, "status is NULL");
     if (!rc)
         *status = peer_ok[deviceId][peerDeviceId];
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_i(&c, "status", *status);
     return call_end(&c, rc);
@@ -722,13 +677,9 @@ FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDevi
 FAKE_API aclError aclrtMalloc(void **devPtr, size_t size, int policy)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMalloc);
+    aclError rc = call_begin(&c, F_aclrtMalloc, NEED_DEVICE);
     ja_u(&c, "size", size);
     ja_i(&c, "policy", policy);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && (!devPtr || size == 0))
         rc = fail(&c, E_PARAM, "%s", !devPtr ? "devPtr is NULL" : "size is 0");
     if (!rc && (policy < 0 || policy > 2))
@@ -752,7 +703,6 @@ FAKE_API aclError aclrtMalloc(void **devPtr, size_t size, int policy)
         allocs = a;
         *devPtr = p;
     }
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_p(&c, "ptr", p);
     return call_end(&c, rc);
@@ -761,12 +711,8 @@ FAKE_API aclError aclrtMalloc(void **devPtr, size_t size, int policy)
 FAKE_API aclError aclrtFree(void *devPtr)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtFree);
+    aclError rc = call_begin(&c, F_aclrtFree, NEED_DEVICE);
     ja_p(&c, "ptr", devPtr);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     alloc_t **pp = &allocs;
     while (!rc && *pp && (*pp)->ptr != devPtr)
         pp = &(*pp)->next;
@@ -785,7 +731,6 @@ FAKE_API aclError aclrtFree(void *devPtr)
         free(a->ptr);
         free(a);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -808,16 +753,12 @@ static aclError check_side(call_t *c, const char *what, const void *p, size_t n,
 FAKE_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, int kind)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemcpy);
+    aclError rc = call_begin(&c, F_aclrtMemcpy, NEED_DEVICE);
     ja_p(&c, "dst", dst);
     ja_u(&c, "destMax", destMax);
     ja_p(&c, "src", src);
     ja_u(&c, "count", count);
     ja_i(&c, "kind", kind);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && (!dst || !src))
         rc = fail(&c, E_PARAM, "%s is NULL", dst ? "src" : "dst");
     if (!rc && count > destMax)
@@ -837,29 +778,23 @@ FAKE_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t
     }
     if (!rc && count > 0)
         memmove(dst, src, count);
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemset);
+    aclError rc = call_begin(&c, F_aclrtMemset, NEED_DEVICE);
     ja_p(&c, "ptr", devPtr);
     ja_u(&c, "maxCount", maxCount);
     ja_i(&c, "value", value);
     ja_u(&c, "count", count);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && count > maxCount)
         rc = fail(&c, E_PARAM, "count %zu exceeds maxCount %zu", count, maxCount);
     if (!rc && count > 0)
         rc = check_side(&c, "destination", devPtr, count, 1);
     if (!rc && count > 0)
         memset(devPtr, value, count);
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -868,17 +803,13 @@ FAKE_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size
 FAKE_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, int option, size_t *granularity)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemGetAllocationGranularity);
+    aclError rc = call_begin(&c, F_aclrtMemGetAllocationGranularity, NEED_INIT);
     ja_i(&c, "option", option);
     if (prop) {
         ja_i(&c, "memAttr", prop->memAttr);
         ja_i(&c, "locationType", prop->location.type);
         ja_u(&c, "locationId", prop->location.id);
     }
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
     if (!rc && (!prop || !granularity))
         rc = fail(&c, E_PARAM, "%s is NULL", prop ? "granularity" : "prop");
     if (!rc && (option < 0 || option > 1))
@@ -887,7 +818,6 @@ FAKE_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, i
         rc = fail(&c, E_PARAM, "location type %d is not device (%d)", prop->location.type, LOC_DEVICE);
     if (!rc)
         *granularity = cfg.granularity;
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_u(&c, "granularity", cfg.granularity);
     return call_end(&c, rc);
@@ -895,14 +825,16 @@ FAKE_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, i
 
 static void unlink_at_exit(void)
 {
+    pthread_mutex_lock(&mu);
     unlink_owned();
+    pthread_mutex_unlock(&mu);
 }
 
 FAKE_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
                                       uint64_t flags)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMallocPhysical);
+    aclError rc = call_begin(&c, F_aclrtMallocPhysical, NEED_DEVICE);
     ja_u(&c, "size", size);
     ja_u(&c, "flags", flags);
     if (prop) {
@@ -912,10 +844,6 @@ FAKE_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, co
         ja_i(&c, "locationType", prop->location.type);
         ja_u(&c, "locationId", prop->location.id);
     }
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && (!handle || !prop))
         rc = fail(&c, E_PARAM, "%s is NULL", handle ? "prop" : "handle");
     if (!rc && (size == 0 || size % cfg.granularity))
@@ -962,7 +890,6 @@ FAKE_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, co
                 atexit_done = atexit(unlink_at_exit) == 0;
         }
     }
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_p(&c, "handle", p);
     return call_end(&c, rc);
@@ -971,12 +898,8 @@ FAKE_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, co
 FAKE_API aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtFreePhysical);
+    aclError rc = call_begin(&c, F_aclrtFreePhysical, NEED_DEVICE);
     ja_p(&c, "handle", handle);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     phys_t **pp = &physs;
     while (!rc && *pp && (void *)*pp != handle)
         pp = &(*pp)->next;
@@ -993,22 +916,17 @@ FAKE_API aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
             shm_unlink(p->name);
         free(p);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtReserveMemAddress);
+    aclError rc = call_begin(&c, F_aclrtReserveMemAddress, NEED_DEVICE);
     ja_u(&c, "size", size);
     ja_u(&c, "align", alignment);
     ja_p(&c, "expect", expectPtr);
     ja_u(&c, "flags", flags);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && !virPtr)
         rc = fail(&c, E_PARAM, "virPtr is NULL");
     if (!rc && (size == 0 || size % cfg.granularity))
@@ -1034,7 +952,6 @@ FAKE_API aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alig
         resvs = r;
         *virPtr = va;
     }
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_p(&c, "va", va);
     return call_end(&c, rc);
@@ -1043,12 +960,8 @@ FAKE_API aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alig
 FAKE_API aclError aclrtReleaseMemAddress(void *virPtr)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtReleaseMemAddress);
+    aclError rc = call_begin(&c, F_aclrtReleaseMemAddress, NEED_DEVICE);
     ja_p(&c, "va", virPtr);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     resv_t **pp = &resvs;
     while (!rc && *pp && (*pp)->va != virPtr)
         pp = &(*pp)->next;
@@ -1062,23 +975,18 @@ FAKE_API aclError aclrtReleaseMemAddress(void *virPtr)
         munmap(r->va, r->size);
         free(r);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMapMem);
+    aclError rc = call_begin(&c, F_aclrtMapMem, NEED_DEVICE);
     ja_p(&c, "va", virPtr);
     ja_u(&c, "size", size);
     ja_u(&c, "offset", offset);
     ja_p(&c, "handle", handle);
     ja_u(&c, "flags", flags);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     resv_t *r = rc ? NULL : find_resv(virPtr);
     phys_t *p = rc ? NULL : find_phys(handle);
     if (!rc && !r)
@@ -1100,19 +1008,14 @@ FAKE_API aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrv
         r->access = 0;
         p->nmaps++;
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtUnmapMem(void *virPtr)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtUnmapMem);
+    aclError rc = call_begin(&c, F_aclrtUnmapMem, NEED_DEVICE);
     ja_p(&c, "va", virPtr);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     resv_t *r = rc ? NULL : find_resv(virPtr);
     if (!rc && (!r || !r->mapped))
         rc = fail(&c, E_PARAM, "%p is not a mapped address range", virPtr);
@@ -1124,14 +1027,13 @@ FAKE_API aclError aclrtUnmapMem(void *virPtr)
         r->mapped = NULL;
         r->access = 0;
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemSetAccess);
+    aclError rc = call_begin(&c, F_aclrtMemSetAccess, NEED_DEVICE);
     ja_p(&c, "va", virPtr);
     ja_u(&c, "size", size);
     ja_u(&c, "count", count);
@@ -1140,10 +1042,6 @@ FAKE_API aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDes
         ja_i(&c, "locationType", desc->location.type);
         ja_u(&c, "locationId", desc->location.id);
     }
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     resv_t *r = rc ? NULL : find_resv(virPtr);
     if (!rc && (!r || !r->mapped))
         rc = fail(&c, E_PARAM, "%p is not the start of a mapped address range", virPtr);
@@ -1158,7 +1056,6 @@ FAKE_API aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDes
                   desc->location.type, cur_dev);
     if (!rc)
         r->access = 1;
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -1191,8 +1088,8 @@ static int legacy_decode(uint64_t h, share_t *s)
 
 static aclError do_export(call_t *c, void *handle, uint64_t flags, share_t *s)
 {
-    aclError rc = need_device(c);
-    phys_t *p = rc ? NULL : find_phys(handle);
+    aclError rc = 0;
+    phys_t *p = find_phys(handle);
     if (!rc && !p)
         rc = fail(c, E_HANDLE, "%p is not a live physical allocation", handle);
     if (!rc && !p->owner)
@@ -1213,9 +1110,7 @@ static aclError do_export(call_t *c, void *handle, uint64_t flags, share_t *s)
 /* Opens the object s names as a new handle of this process. */
 static aclError do_import(call_t *c, const share_t *s, int fabric, void **out)
 {
-    aclError rc = need_device(c);
-    if (rc)
-        return rc;
+    aclError rc;
     if (!out)
         return fail(c, E_PARAM, "handle is NULL");
     if (s->dev < 0 || s->dev >= cfg.devices)
@@ -1256,20 +1151,17 @@ FAKE_API aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, int 
                                                   uint64_t *shareableHandle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemExportToShareableHandle);
+    aclError rc = call_begin(&c, F_aclrtMemExportToShareableHandle, NEED_DEVICE);
     ja_p(&c, "handle", handle);
     ja_i(&c, "handleType", handleType);
     ja_u(&c, "flags", flags);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
     share_t s;
-    rc = shareableHandle ? do_export(&c, handle, flags, &s) : fail(&c, E_PARAM, "shareableHandle is NULL");
+    if (!rc)
+        rc = shareableHandle ? do_export(&c, handle, flags, &s) : fail(&c, E_PARAM, "shareableHandle is NULL");
     if (!rc && handleType != 0)
         rc = fail(&c, E_PARAM, "handle type %d is not ACL_MEM_HANDLE_TYPE_NONE (0)", handleType);
     if (!rc)
         *shareableHandle = legacy_encode(&s);
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_raw(&c, "shareable", "\"0x%016llx\"", (unsigned long long)*shareableHandle);
     return call_end(&c, rc);
@@ -1279,21 +1171,16 @@ FAKE_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, in
                                                     aclrtDrvMemHandle *handle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemImportFromShareableHandle);
+    aclError rc = call_begin(&c, F_aclrtMemImportFromShareableHandle, NEED_DEVICE);
     ja_raw(&c, "shareable", "\"0x%016llx\"", (unsigned long long)shareableHandle);
     ja_i(&c, "device", deviceId);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
     share_t s;
-    rc = need_device(&c);
     if (!rc && !legacy_decode(shareableHandle, &s))
         rc = fail(&c, E_IPC, "0x%016llx is not a handle the fake exported", (unsigned long long)shareableHandle);
     if (!rc && deviceId != cur_dev)
         rc = fail(&c, E_PARAM, "device %d is not the current device %d", deviceId, cur_dev);
     if (!rc)
         rc = do_import(&c, &s, 0, handle);
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -1301,15 +1188,11 @@ FAKE_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, ui
                                                     void *shareableHandle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemExportToShareableHandleV2);
+    aclError rc = call_begin(&c, F_aclrtMemExportToShareableHandleV2, NEED_DEVICE);
     ja_p(&c, "handle", handle);
     ja_u(&c, "flags", flags);
     ja_i(&c, "type", shareType);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
     share_t s;
-    rc = need_device(&c);
     if (!rc && cfg.no_fabric)
         rc = fail(&c, E_NOT_SUPPORTED, "fabric handles are not supported on this device (ACL_FAKE_NO_FABRIC)");
     if (!rc && shareType != SHARE_FABRIC)
@@ -1325,7 +1208,6 @@ FAKE_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, ui
         memcpy(out, FABRIC_TAG, sizeof FABRIC_TAG);
         memcpy(out + 16, w, sizeof w);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -1333,13 +1215,9 @@ FAKE_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, int
                                                       aclrtDrvMemHandle *handle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtMemImportFromShareableHandleV2);
+    aclError rc = call_begin(&c, F_aclrtMemImportFromShareableHandleV2, NEED_DEVICE);
     ja_i(&c, "type", shareType);
     ja_u(&c, "flags", flags);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && shareType != SHARE_FABRIC)
         rc = fail(&c, E_PARAM, "share type %d is not fabric (%d)", shareType, SHARE_FABRIC);
     if (!rc && (!shareableHandle || memcmp(shareableHandle, FABRIC_TAG, sizeof FABRIC_TAG) != 0))
@@ -1352,7 +1230,6 @@ FAKE_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, int
         ja_i(&c, "exporter_device", s.dev);
         rc = do_import(&c, &s, 1, handle);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -1570,11 +1447,7 @@ static void cancel_running(stream_t *s)
 FAKE_API aclError aclrtCreateStream(aclrtStream *stream)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtCreateStream);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
+    aclError rc = call_begin(&c, F_aclrtCreateStream, NEED_DEVICE);
     if (!rc && !stream)
         rc = fail(&c, E_PARAM, "stream is NULL");
     stream_t *s = NULL;
@@ -1600,7 +1473,6 @@ FAKE_API aclError aclrtCreateStream(aclrtStream *stream)
             *stream = s;
         }
     }
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_p(&c, "stream", s);
     return call_end(&c, rc);
@@ -1609,12 +1481,8 @@ FAKE_API aclError aclrtCreateStream(aclrtStream *stream)
 FAKE_API aclError aclrtDestroyStream(aclrtStream stream)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtDestroyStream);
+    aclError rc = call_begin(&c, F_aclrtDestroyStream, NEED_INIT);
     ja_p(&c, "stream", stream);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_init(&c);
     stream_t *s = rc ? NULL : find_stream(stream);
     if (!rc && !s)
         rc = fail(&c, E_HANDLE, "%p is not a live stream", stream);
@@ -1631,20 +1499,15 @@ FAKE_API aclError aclrtDestroyStream(aclrtStream stream)
         pthread_cond_destroy(&s->cv);
         free(s);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
 FAKE_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtSynchronizeStreamWithTimeout);
+    aclError rc = call_begin(&c, F_aclrtSynchronizeStreamWithTimeout, NEED_DEVICE);
     ja_p(&c, "stream", stream);
     ja_i(&c, "timeout", timeout);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     stream_t *s = rc ? NULL : find_stream(stream);
     if (!rc && !s)
         rc = fail(&c, E_HANDLE, "%p is not a live stream", stream);
@@ -1674,7 +1537,6 @@ FAKE_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t 
                       left, nb);
         }
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -1682,17 +1544,13 @@ FAKE_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const
                                           aclrtBinHandle *binHandle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtBinaryLoadFromData);
+    aclError rc = call_begin(&c, F_aclrtBinaryLoadFromData, NEED_DEVICE);
     ja_u(&c, "length", length);
     if (options) {
         ja_u(&c, "numOpt", options->numOpt);
         if (options->options && options->numOpt)
             ja_raw(&c, "opt0", "[%d,\"0x%08x\"]", options->options[0].type, options->options[0].value.magic);
     }
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     if (!rc && (!data || !binHandle || length < 4))
         rc = fail(&c, E_PARAM, "%s", !data ? "data is NULL" : !binHandle ? "binHandle is NULL" : "length < 4");
     int magic_ok = 0;
@@ -1704,9 +1562,9 @@ FAKE_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const
                   MAGIC_VECTOR_CORE);
     if (!rc && memcmp(data, "\x7f" "ELF", 4) != 0)
         rc = fail(&c, E_PARAM, "the data is not an ELF image");
-    pthread_mutex_unlock(&mu);
     bin_t *b = NULL;
-    if (!rc) {
+    if (!rc) { /* the file and the loader work without the lock */
+        pthread_mutex_unlock(&mu);
         const char *tmp = getenv("TMPDIR");
         char path[512];
         snprintf(path, sizeof path, "%s/acl_fake_bin_XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -1739,7 +1597,6 @@ FAKE_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const
         } else if (dl) {
             dlclose(dl);
         }
-        pthread_mutex_unlock(&mu);
         if (!rc) {
             void (*reg)(const struct acl_fake_hooks *);
             void *sym = dlsym(dl, "acl_fake_register_hooks");
@@ -1757,13 +1614,9 @@ FAKE_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const
 FAKE_API aclError aclrtBinaryGetFunction(aclrtBinHandle binHandle, const char *kernelName, aclrtFuncHandle *funcHandle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtBinaryGetFunction);
+    aclError rc = call_begin(&c, F_aclrtBinaryGetFunction, NEED_DEVICE);
     ja_p(&c, "bin", binHandle);
     ja_s(&c, "name", kernelName ? kernelName : "(null)");
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     bin_t *b = rc ? NULL : find_bin(binHandle);
     if (!rc && !b)
         rc = fail(&c, E_HANDLE, "%p is not a loaded binary", binHandle);
@@ -1786,7 +1639,6 @@ FAKE_API aclError aclrtBinaryGetFunction(aclrtBinHandle binHandle, const char *k
         b->funcs = f;
         *funcHandle = f;
     }
-    pthread_mutex_unlock(&mu);
     if (!rc)
         ja_p(&c, "fn", f);
     return call_end(&c, rc);
@@ -1795,12 +1647,8 @@ FAKE_API aclError aclrtBinaryGetFunction(aclrtBinHandle binHandle, const char *k
 FAKE_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtBinaryUnLoad);
+    aclError rc = call_begin(&c, F_aclrtBinaryUnLoad, NEED_DEVICE);
     ja_p(&c, "bin", binHandle);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     bin_t *b = rc ? NULL : find_bin(binHandle);
     if (!rc && !b)
         rc = fail(&c, E_HANDLE, "%p is not a loaded binary", binHandle);
@@ -1820,7 +1668,6 @@ FAKE_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
             free(b);
         }
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }
 
@@ -1829,7 +1676,7 @@ FAKE_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint
                                                 void *placeHolderArray, size_t placeHolderNum)
 {
     call_t c;
-    aclError rc = call_begin(&c, F_aclrtLaunchKernelWithHostArgs);
+    aclError rc = call_begin(&c, F_aclrtLaunchKernelWithHostArgs, NEED_DEVICE);
     ja_p(&c, "fn", funcHandle);
     ja_u(&c, "numBlocks", numBlocks);
     ja_p(&c, "stream", stream);
@@ -1856,10 +1703,6 @@ FAKE_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint
         ja_raw(&c, "cfg", "%s", a);
     }
     ja_u(&c, "phNum", placeHolderNum);
-    if (rc)
-        return call_end(&c, rc);
-    pthread_mutex_lock(&mu);
-    rc = need_device(&c);
     func_t *f = rc ? NULL : find_func(funcHandle);
     stream_t *s = rc ? NULL : find_stream(stream);
     if (!rc && !f)
@@ -1908,6 +1751,5 @@ FAKE_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint
         ja_i(&c, "launch", launches);
         ja_s(&c, "name", f->name);
     }
-    pthread_mutex_unlock(&mu);
     return call_end(&c, rc);
 }

@@ -478,96 +478,99 @@ static int case_load_errors(void)
     return 0;
 }
 
+/* A two-block launch of kernel `name` with two zeroed device tensors of 64
+ * bytes (a FP32 [1, 8], b of dtype code bdt [1, 1 or 8]): device 0, a stream,
+ * the payloads uploaded. */
+typedef struct two {
+    kernel_t k;
+    aclrtStream s;
+    void *a, *b, *dp;
+} two_t;
+
+static int two_setup(const char *name, uint8_t bdt, uint32_t bcols, two_t *w)
+{
+    if (setup(0) || load(name, &w->k))
+        return 1;
+    OK(aclrtCreateStream(&w->s));
+    OK(aclrtMalloc(&w->a, 64, 0));
+    OK(aclrtMalloc(&w->b, 64, 0));
+    OK(aclrtMemset(w->a, 64, 0, 64));
+    OK(aclrtMemset(w->b, 64, 0, 64));
+    OK(aclrtMalloc(&w->dp, 768 * 2, 0));
+    pld_abi_tensor_t t[2] = {tensor2(w->a, 1, 8, 0, 4), tensor2(w->b, 1, bcols, bdt, 4)};
+    static unsigned char host[768 * 2];
+    payload_fill(host, (uint64_t)(uintptr_t)w->dp, 768, 2, 2, t, NULL, 0);
+    OK(aclrtMemcpy(w->dp, sizeof host, host, sizeof host, KIND_H2D));
+    return 0;
+}
+
+static int two_teardown(two_t *w)
+{
+    OK(aclrtFree(w->dp));
+    OK(aclrtFree(w->a));
+    OK(aclrtFree(w->b));
+    OK(aclFinalize());
+    return 0;
+}
+
 /* hang: the sync times out, the blocks keep running until the cell is set,
  * a device reset kills a second hung launch */
 static int case_timeout(void)
 {
-    if (setup(0))
+    two_t w;
+    if (two_setup("hang", 2, 1, &w))
         return 1;
-    kernel_t k;
-    if (load("hang", &k))
-        return 1;
-    aclrtStream s;
-    OK(aclrtCreateStream(&s));
-    void *dy, *dcell, *dp;
-    OK(aclrtMalloc(&dy, 32, 0));
-    OK(aclrtMalloc(&dcell, 64, 0));
-    OK(aclrtMemset(dcell, 64, 0, 64));
-    OK(aclrtMalloc(&dp, 768 * 2, 0));
-    pld_abi_tensor_t t[2] = {tensor2(dy, 1, 8, 0, 4), tensor2(dcell, 1, 1, 2, 4)};
-    static unsigned char host[768 * 2];
-    payload_fill(host, (uint64_t)(uintptr_t)dp, 768, 2, 2, t, NULL, 0);
-    OK(aclrtMemcpy(dp, sizeof host, host, sizeof host, KIND_H2D));
-    OK(launch(&k, 2, s, (uint64_t)(uintptr_t)dp, 768));
-    CHECK(aclrtSynchronizeStreamWithTimeout(s, 200) == E_SYNC_TIMEOUT);
+    OK(launch(&w.k, 2, w.s, (uint64_t)(uintptr_t)w.dp, 768));
+    CHECK(aclrtSynchronizeStreamWithTimeout(w.s, 200) == E_SYNC_TIMEOUT);
     CHECK(has(aclGetRecentErrMsg(), "stream sync timeout after 200 ms (2 of 2 blocks still running)"));
-    CHECK(aclrtDestroyStream(s) == E_NOT_COMPLETE);
+    CHECK(aclrtDestroyStream(w.s) == E_NOT_COMPLETE);
     const int32_t one = 1;
-    OK(aclrtMemcpy(dcell, 4, &one, 4, KIND_H2D)); /* the notify nobody sent */
-    OK(aclrtSynchronizeStreamWithTimeout(s, 5000));
+    OK(aclrtMemcpy(w.b, 4, &one, 4, KIND_H2D)); /* the notify nobody sent */
+    OK(aclrtSynchronizeStreamWithTimeout(w.s, 5000));
     float y = 0;
-    OK(aclrtMemcpy(&y, 4, dy, 4, KIND_D2H));
+    OK(aclrtMemcpy(&y, 4, w.a, 4, KIND_D2H));
     CHECK(y == 1.0f);
-    OK(aclrtMemset(dcell, 64, 0, 64));
-    OK(launch(&k, 2, s, (uint64_t)(uintptr_t)dp, 768));
-    CHECK(aclrtSynchronizeStreamWithTimeout(s, 100) == E_SYNC_TIMEOUT);
-    OK(aclrtBinaryUnLoad(k.bin)); /* deferred: the blocks still run its code */
+    OK(aclrtMemset(w.b, 64, 0, 64));
+    OK(launch(&w.k, 2, w.s, (uint64_t)(uintptr_t)w.dp, 768));
+    CHECK(aclrtSynchronizeStreamWithTimeout(w.s, 100) == E_SYNC_TIMEOUT);
+    OK(aclrtBinaryUnLoad(w.k.bin)); /* deferred: the blocks still run its code */
     CHECK(aclrtResetDevice(0) == E_NOT_COMPLETE);
     OK(aclrtResetDeviceForce(0)); /* kills the blocks, releases the stream */
     OK(aclrtSetDevice(0));
-    OK(aclrtFree(dp));
-    OK(aclrtFree(dy));
-    OK(aclrtFree(dcell));
-    OK(aclFinalize());
-    return 0;
+    return two_teardown(&w);
 }
 
 /* fault: a block faults, the sync reports it, the stream stays in error
  * state until a forced reset; ACL_FAKE_DEVICE_ERROR=2 faults the second launch */
 static int case_fault(void)
 {
-    if (setup(0))
+    two_t w;
+    if (two_setup("fault", 0, 8, &w))
         return 1;
-    kernel_t k;
-    if (load("fault", &k))
-        return 1;
-    aclrtStream s;
-    OK(aclrtCreateStream(&s));
-    void *dx, *dy, *dp;
-    OK(aclrtMalloc(&dx, 32, 0));
-    OK(aclrtMalloc(&dy, 32, 0));
-    OK(aclrtMalloc(&dp, 768 * 2, 0));
-    pld_abi_tensor_t t[2] = {tensor2(dx, 1, 8, 0, 4), tensor2(dy, 1, 8, 0, 4)};
-    static unsigned char host[768 * 2];
-    payload_fill(host, (uint64_t)(uintptr_t)dp, 768, 2, 2, t, NULL, 0);
-    OK(aclrtMemcpy(dp, sizeof host, host, sizeof host, KIND_H2D));
-    OK(launch(&k, 2, s, (uint64_t)(uintptr_t)dp, 768));
-    CHECK(aclrtSynchronizeStreamWithTimeout(s, 5000) == E_AICORE);
+    OK(launch(&w.k, 2, w.s, (uint64_t)(uintptr_t)w.dp, 768));
+    CHECK(aclrtSynchronizeStreamWithTimeout(w.s, 5000) == E_AICORE);
     CHECK(has(aclGetRecentErrMsg(), "deliberate AICore fault in block 0"));
-    CHECK(aclrtSynchronizeStreamWithTimeout(s, 5000) == E_STREAM_STATE);
-    CHECK(launch(&k, 1, s, (uint64_t)(uintptr_t)dp, 768) == E_STREAM_STATE);
+    CHECK(aclrtSynchronizeStreamWithTimeout(w.s, 5000) == E_STREAM_STATE);
+    CHECK(launch(&w.k, 1, w.s, (uint64_t)(uintptr_t)w.dp, 768) == E_STREAM_STATE);
     CHECK(aclrtResetDevice(0) == E_NOT_COMPLETE);
     OK(aclrtResetDeviceForce(0));
     OK(aclrtSetDevice(0));
-    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStream(&w.s));
     /* the second accepted launch (a refused one does not count): injected */
-    OK(launch(&k, 1, s, (uint64_t)(uintptr_t)dp + 768, 768)); /* block 0 of the second payload: idx 1, no fault */
-    CHECK(aclrtSynchronizeStreamWithTimeout(s, 5000) == E_AICORE);
+    OK(launch(&w.k, 1, w.s, (uint64_t)(uintptr_t)w.dp + 768, 768)); /* block 0 of the second payload: idx 1, no fault */
+    CHECK(aclrtSynchronizeStreamWithTimeout(w.s, 5000) == E_AICORE);
     CHECK(has(aclGetRecentErrMsg(), "injected"));
     OK(aclrtResetDeviceForce(0));
     OK(aclrtSetDevice(0));
-    OK(aclrtCreateStream(&s));
-    OK(launch(&k, 1, s, (uint64_t)(uintptr_t)dp + 768, 768));
-    OK(aclrtSynchronizeStreamWithTimeout(s, 5000));
+    OK(aclrtCreateStream(&w.s));
+    OK(launch(&w.k, 1, w.s, (uint64_t)(uintptr_t)w.dp + 768, 768));
+    OK(aclrtSynchronizeStreamWithTimeout(w.s, 5000));
     float y[8];
-    OK(aclrtMemcpy(y, sizeof y, dy, sizeof y, KIND_D2H));
-    OK(aclrtDestroyStream(s));
-    OK(aclrtBinaryUnLoad(k.bin));
-    OK(aclrtFree(dp));
-    OK(aclrtFree(dx));
-    OK(aclrtFree(dy));
-    OK(aclFinalize());
-    return 0;
+    OK(aclrtMemcpy(y, sizeof y, w.b, sizeof y, KIND_D2H));
+    OK(aclrtDestroyStream(w.s));
+    CHECK(y[0] == 0.0f); /* x was zeroed: block 0 of the second payload copied it */
+    OK(aclrtBinaryUnLoad(w.k.bin));
+    return two_teardown(&w);
 }
 
 /* the call log and the leak line */
