@@ -10,6 +10,9 @@
 #   ascend_fake          tests/ascend/test_acl_fake.c: the fake on its own (no
 #                        plugin, no MPI; forked processes for the IPC part)
 #   ascend_programs_check  the programs of tests/ascend/ pass `pldrun --check`
+#   ascend_<case>        tests/ascend/run_ascend.py: pldrun --backend ascend on
+#                        the fake (unavailable, run_P2, run_P4, abi, errors,
+#                        refusals)
 find_package(Threads REQUIRED)
 set(PLD_ASCEND_CANN_DIR "${CMAKE_BINARY_DIR}/tests/ascend/cann")
 set(PLD_ASCEND_KERNEL_DIR "${CMAKE_BINARY_DIR}/tests/ascend/kernels")
@@ -22,6 +25,11 @@ find_library(PLD_LIBRT rt)
 if(PLD_LIBRT)
   target_link_libraries(acl_rt PRIVATE ${PLD_LIBRT})
 endif()
+
+# A runtime without aclrtMapMem (the plugin must name it): tests/ascend/partial/lib64/libacl_rt.so
+add_library(acl_rt_partial SHARED "${CMAKE_CURRENT_SOURCE_DIR}/ascend/acl_partial.c")
+set_target_properties(acl_rt_partial PROPERTIES OUTPUT_NAME acl_rt C_VISIBILITY_PRESET hidden
+                      LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/ascend/partial/lib64")
 
 # The kernels: <name>.elf for kernel function <name> (a scope: its name_hint).
 set(PLD_ASCEND_KERNELS stamp ring spmd_rows probe hang fault)
@@ -50,4 +58,19 @@ if(PLD_BASH_ASCEND)
            COMMAND ${PLD_BASH_ASCEND} ${CMAKE_CURRENT_SOURCE_DIR}/run_programs.sh $<TARGET_FILE:pldrun>
                    ${CMAKE_CURRENT_SOURCE_DIR}/ascend)
   set_tests_properties(ascend_programs_check PROPERTIES TIMEOUT 120 LABELS "ascend;check")
+endif()
+
+# pldrun --backend ascend on the fake runtime (tests/ascend/run_ascend.py)
+find_program(PLD_PYTHON3_ASCEND NAMES python3)
+if(PLD_PYTHON3_ASCEND AND MPIEXEC_EXECUTABLE)
+  foreach(_case unavailable run_P2 run_P4 abi errors refusals)
+    add_test(NAME ascend_${_case}
+             COMMAND "${PLD_PYTHON3_ASCEND}" "${CMAKE_CURRENT_SOURCE_DIR}/ascend/run_ascend.py"
+                     --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                     "--numproc-flag=${PLD_MPI_NP_FLAG}" --case ${_case}
+                     --cann "${PLD_ASCEND_CANN_DIR}" --partial "${CMAKE_BINARY_DIR}/tests/ascend/partial"
+                     --kernels "${PLD_ASCEND_KERNEL_DIR}" --workdir "${CMAKE_CURRENT_BINARY_DIR}/ascend_${_case}")
+    set_tests_properties(ascend_${_case} PROPERTIES LABELS "ascend;mpi" TIMEOUT 240 PROCESSORS 2
+                                                    ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  endforeach()
 endif()

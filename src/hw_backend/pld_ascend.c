@@ -102,7 +102,8 @@ struct pld_be {
     alloc_t *allocs;                        /* live aclrtMalloc blocks (freed at close if the core did not) */
     void *payload;                          /* the launch in flight: its payload block */
     char running[160];                      /* ... and its kernel, for reports */
-    int broken;                             /* a device error happened: the device was force-reset */
+    int broken;                             /* a device error happened: the device was force-reset, nothing
+                                               more runs or is copied (its resources are still freed) */
     char err[2048];
 };
 
@@ -227,8 +228,7 @@ static void teardown(pld_be_t *be)
     /* every device resource goes before aclFinalize (hw_backend.md §4.4) */
     for (struct pld_be_kernel *k = be->kernels, *next; k; k = next) {
         next = k->next;
-        if (!be->broken)
-            be->f.aclrtBinaryUnLoad(k->bin);
+        be->f.aclrtBinaryUnLoad(k->bin);
         free(k->image);
         free(k->name);
         free(k);
@@ -241,18 +241,17 @@ static void teardown(pld_be_t *be)
     be->windows = NULL;
     for (alloc_t *a = be->allocs, *next; a; a = next) {
         next = a->next;
-        if (!be->broken)
-            be->f.aclrtFree(a->p);
+        be->f.aclrtFree(a->p);
         free(a);
     }
     be->allocs = NULL;
-    if (be->payload && !be->broken)
+    if (be->payload)
         be->f.aclrtFree(be->payload);
     be->payload = NULL;
-    if (be->stream && !be->broken)
+    if (be->stream)
         be->f.aclrtDestroyStream(be->stream);
     be->stream = NULL;
-    if (be->dev_set && !be->broken)
+    if (be->dev_set)
         be->f.aclrtResetDevice(be->dev);
     be->dev_set = 0;
     if (be->inited)
@@ -367,9 +366,13 @@ static int asc_program_load(pld_be_t *be, const char *path, uint32_t n, const pl
 {
     (void)path;
     char why[512], file[PATH_MAX_];
+    /* what can never run first (a MIX kernel before the AIV/AIC kernels of
+     * its group), then what is missing */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < n; i++)
+            if ((pass == 1 || ks[i].core_type == PLD_BE_CORE_MIX) && refusal(&ks[i], why, sizeof why))
+                return seterr(be, PLD_BE_E_UNSUPPORTED, "ascend: %s", why);
     for (uint32_t i = 0; i < n; i++) {
-        if (refusal(&ks[i], why, sizeof why))
-            return seterr(be, PLD_BE_E_UNSUPPORTED, "ascend: %s", why);
         int rc = kernel_file(be, &ks[i], file, sizeof file);
         if (rc != PLD_BE_OK)
             return rc;
@@ -454,8 +457,7 @@ static void asc_kernel_unload(pld_be_t *be, pld_be_kernel_t *k)
     for (struct pld_be_kernel **pp = &be->kernels; *pp; pp = &(*pp)->next)
         if (*pp == k) {
             *pp = k->next;
-            if (!be->broken)
-                be->f.aclrtBinaryUnLoad(k->bin);
+            be->f.aclrtBinaryUnLoad(k->bin);
             free(k->image);
             free(k->name);
             free(k);
@@ -488,7 +490,7 @@ static int asc_mem_free(pld_be_t *be, pld_be_devptr_t p)
         if ((uintptr_t)(*pp)->p == p) {
             alloc_t *a = *pp;
             *pp = a->next;
-            pld_acl_err_t e = be->broken ? PLD_ACL_OK : be->f.aclrtFree(a->p);
+            pld_acl_err_t e = be->f.aclrtFree(a->p);
             free(a);
             return e == PLD_ACL_OK ? PLD_BE_OK : aclfail(be, PLD_BE_E_DEVICE, "aclrtFree", e);
         }
@@ -527,6 +529,8 @@ static int asc_launch(pld_be_t *be, pld_be_kernel_t *k, const pld_be_launch_t *l
     if (be->payload)
         return seterr(be, PLD_BE_E_INVAL, "ascend: kernel %s launched while %s is still running", k->name,
                       be->running);
+    if (!be->stream)
+        return seterr(be, PLD_BE_E_DEVICE, "ascend: device %d has no stream", be->dev);
     const uint32_t n = l->block_num;
     if (n == 0 || (int64_t)n > be->aiv_cores)
         return seterr(be, PLD_BE_E_UNSUPPORTED, "ascend: kernel %s launches %u blocks, but device %d has %lld AIV "
@@ -608,16 +612,27 @@ static int asc_sync(pld_be_t *be, uint32_t timeout_ms)
         return e == PLD_ACL_OK ? PLD_BE_OK : aclfail(be, PLD_BE_E_DEVICE, "aclrtFree (launch payload)", e);
     }
     /* a device error or a stuck kernel: never synchronise this stream again;
-     * force-reset the device, which ends what runs there and frees every
-     * device resource of this process (hw_backend.md §4.4, §6.1 item 7) */
+     * force-reset the device, which ends what runs there (hw_backend.md §4.4,
+     * §6.1 item 7) */
     int rc = e == PLD_ACL_STREAM_SYNC_TIMEOUT
                  ? seterr(be, PLD_BE_E_TIMEOUT, "ascend: %s did not finish on device %d within %u ms (error %d: %s); "
                           "the device was reset", be->running, be->dev, timeout_ms, e, acl_msg(be))
                  : seterr(be, PLD_BE_E_DEVICE, "ascend: %s failed on device %d with error %d: %s; the device was "
                           "reset", be->running, be->dev, e, acl_msg(be));
+    /* The reset ends the kernel's blocks and the device's streams; the
+     * device is set again so that memory, windows and binaries are freed in
+     * order at the end (a card may have released them already: those frees
+     * then fail harmlessly). */
     be->broken = 1;
-    be->payload = NULL;
-    be->f.aclrtResetDeviceForce(be->dev);
+    be->stream = NULL;
+    pld_acl_err_t r = be->f.aclrtResetDeviceForce(be->dev);
+    if (r == PLD_ACL_OK)
+        r = be->f.aclrtSetDevice(be->dev);
+    if (r != PLD_ACL_OK) {
+        size_t len = strlen(be->err);
+        snprintf(be->err + len, sizeof be->err - len, " (and the reset failed with error %d: %s)", r, acl_msg(be));
+        be->dev_set = 0;
+    }
     return rc;
 }
 
@@ -649,8 +664,6 @@ static int all_ok(const pld_be_coll_t *g, int n, int ok)
 
 static void unmap_one(pld_be_t *be, mapping_t *m)
 {
-    if (be->broken)
-        return; /* the reset took the device's mappings */
     if (m->va) {
         be->f.aclrtUnmapMem(m->va);
         be->f.aclrtReleaseMemAddress(m->va);

@@ -26,7 +26,8 @@
  *   ACL_FAKE_GRANULARITY=B    VMM granularity in bytes (default 2 MiB)
  *   ACL_FAKE_NO_FABRIC=1      aclrtMemExportToShareableHandleV2 fails with 207000
  *   ACL_FAKE_DEVICE_ERROR=N   the Nth launch of the process faults (507015) without running
- *   ACL_FAKE_FAIL=name:N,...  the Nth call of function `name` fails (100000)
+ *   ACL_FAKE_FAIL=name:N,...  the Nth call of function `name` fails (100000); name:N@R only in the
+ *                             process of MPI rank R (OMPI_COMM_WORLD_RANK)
  *   ACL_FAKE_LOG=PATH         one JSON line per call ("%r" in PATH: OMPI_COMM_WORLD_RANK, else the pid),
  *                             and a "leaks" line at aclFinalize
  *
@@ -101,15 +102,19 @@ static void read_config(void)
     cfg.granularity = g > 0 && (g & (g - 1)) == 0 && g >= 4096 ? (size_t)g : (size_t)2 << 20;
     cfg.no_fabric = env_long("ACL_FAKE_NO_FABRIC", 0) != 0;
     cfg.device_error = env_long("ACL_FAKE_DEVICE_ERROR", 0);
-    const char *f = getenv("ACL_FAKE_FAIL");
+    const char *f = getenv("ACL_FAKE_FAIL"), *me = getenv("OMPI_COMM_WORLD_RANK");
     while (f && *f && cfg.nfails < MAX_FAILS) {
         const char *colon = strchr(f, ':'), *comma = strchr(f, ',');
         if (!colon || (comma && comma < colon))
             break;
-        for (int i = 0; i < F_COUNT; i++)
+        char *end;
+        long nth = strtol(colon + 1, &end, 10);
+        /* name:N@R: only in the process of MPI rank R */
+        int here = *end != '@' || (me && strtol(end + 1, NULL, 10) == strtol(me, NULL, 10));
+        for (int i = 0; here && i < F_COUNT; i++)
             if (strlen(call_names[i]) == (size_t)(colon - f) && strncmp(call_names[i], f, (size_t)(colon - f)) == 0) {
                 cfg.fails[cfg.nfails].call = i;
-                cfg.fails[cfg.nfails++].nth = strtol(colon + 1, NULL, 10);
+                cfg.fails[cfg.nfails++].nth = nth;
             }
         f = comma ? comma + 1 : NULL;
     }

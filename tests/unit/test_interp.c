@@ -2173,7 +2173,7 @@ static pld_status_t spy_launch(void *state, pld_hw_launch_t *l)
 static void spy_close(void *state) { (void)state; }
 
 static const pld_hw_ops_t spy_ops = {
-    PLD_HW_ABI, sizeof(pld_hw_ops_t), "spy", "records launches (tests)", spy_open, NULL, spy_launch, NULL, spy_close, NULL, NULL, NULL, NULL,
+    PLD_HW_ABI, sizeof(pld_hw_ops_t), "spy", "records launches (tests)", spy_open, NULL, spy_launch, NULL, spy_close, NULL, NULL, NULL, NULL, NULL,
 };
 
 /* Opens src on one rank with the spy backend (records cleared); NULL after a
