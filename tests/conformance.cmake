@@ -14,12 +14,15 @@
 # makes the test skipped (exit 77), not failed. Each test writes its cells to
 # conformance_runs/<backend>_<group>_p<P>.json; `run_conformance.py --merge` makes
 # docs/conformance.md of them (tests/README.md). Included after coll.cmake.
-# native (kernels compiled to C) joins sim in the Release tree; the sanitizer
-# tree runs sim only (CI time), native's runtime is covered there by tests/native.cmake.
+# native (kernels compiled to C) and ascend (CANN) join sim in the Release tree;
+# the sanitizer tree runs sim only (CI time), native's runtime is covered there
+# by tests/native.cmake. ascend runs where CANN and a kernel directory exist;
+# elsewhere pldrun reports it unavailable (exit 69) and its cells are skipped
+# with that message (the plugin itself is tested on a fake runtime: tests/ascend.cmake).
 if(PLD_SANITIZE)
   set(_pld_conf_default "sim")
 else()
-  set(_pld_conf_default "sim,native")
+  set(_pld_conf_default "sim,native,ascend")
 endif()
 set(PLD_CONFORMANCE_BACKENDS "${_pld_conf_default}" CACHE STRING
     "Backends of the conformance tests (comma-separated names or plugin paths; sim is always one)")

@@ -305,6 +305,9 @@ static int asc_open(const pld_be_init_t *init, pld_be_t **out)
     be->local_rank = init->local_rank;
     be->dev = -1;
     be->fabric = 1;
+    const char *kenv = getenv("PLD_ASCEND_KERNELS"); /* the default kernel directory (conformance runs) */
+    if (kenv && strlen(kenv) < sizeof be->kdir)
+        memcpy(be->kdir, kenv, strlen(kenv) + 1);
     int rc = parse_options(be, init->options);
     if (rc == PLD_BE_OK)
         rc = load_runtime(be);
@@ -350,8 +353,8 @@ static int kernel_file(pld_be_t *be, const pld_be_kernel_desc_t *d, char *path, 
 {
     struct stat st;
     if (!be->kdir[0])
-        return seterr(be, PLD_BE_E_LOAD, "ascend: kernel %s: no kernel directory (--backend-options kernels=DIR; "
-                      "docs/backends.md says how to build it)", d->name);
+        return seterr(be, PLD_BE_E_LOAD, "ascend: kernel %s: no kernel directory (--backend-options kernels=DIR "
+                      "or PLD_ASCEND_KERNELS; docs/ascend.md says how to build it)", d->name);
     if (snprintf(path, n, "%s/%s@%d.elf", be->kdir, d->name, d->line) < (int)n && stat(path, &st) == 0)
         return PLD_BE_OK;
     if (snprintf(path, n, "%s/%s.elf", be->kdir, d->name) >= (int)n)

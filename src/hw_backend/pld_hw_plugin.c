@@ -628,7 +628,7 @@ static int all_ok(const pld_be_init_t *init, int ok, int *bad_rank)
 static pld_status_t open_fail(plug_t *p, const pld_be_init_t *init, const char *what, int bad, char *err,
                               size_t errn)
 {
-    if (bad != init->rank)
+    if (bad != init->rank && !err[0]) /* a rank that failed itself keeps its own message */
         snprintf(err, errn, "backend plugin '%s' could not be %s on rank %d", p->path, what, bad);
     else if (!err[0])
         snprintf(err, errn, "backend plugin '%s' could not be %s: pldrun takes plugins to at most 1024 ranks",
@@ -710,6 +710,8 @@ static pld_status_t open_instance(plug_t *p, const pld_be_init_t *init, pld_hw_t
         if (p->be)
             p->ops->close(p->be);
         p->be = NULL;
+    } else {
+        err[0] = '\0';
     }
     if (!all_ok(init, rc == PLD_BE_OK, &bad))
         return open_fail(p, init, "opened", bad, err, errn);

@@ -59,7 +59,8 @@ class Runner:
         self.a = a
         self.env = T.mpi_env(ROOT)
         for k in list(self.env):
-            if k.startswith('ACL_FAKE_') or k in ('ASCEND_HOME_PATH', 'PLD_ASCEND_LIBDIR', 'PLD_ASCEND_PLUGIN'):
+            if k.startswith('ACL_FAKE_') or k in ('ASCEND_HOME_PATH', 'PLD_ASCEND_LIBDIR', 'PLD_ASCEND_PLUGIN',
+                                                  'PLD_ASCEND_KERNELS'):
                 del self.env[k]
         if os.path.isdir(a.workdir):
             shutil.rmtree(a.workdir)
@@ -390,6 +391,11 @@ def case_errors(R):
     error_run(R, 'failed physical allocation on rank 1', ring, {'ACL_FAKE_FAIL': 'aclrtMallocPhysical:1@1'},
               ['[rank 1/2]', 'injected failure of aclrtMallocPhysical', 'cannot place the window of comm domain 0',
                '[rank 0/2]', 'member 1 of the comm domain could not create its window'])
+    error_run(R, 'failed physical allocation on rank 2 of 4', ring, {'ACL_FAKE_FAIL': 'aclrtMallocPhysical:1@2'},
+              ['[rank 2/4]', 'injected failure of aclrtMallocPhysical', '[rank 0/4]', '[rank 3/4]',
+               'member 2 of the comm domain could not create its window'], p=4)
+    error_run(R, 'device fault at P = 4', PROG['fault'], None, ['[rank 3/4]', 'deliberate AICore fault in block 0'],
+              p=4)
     error_run(R, 'failed import on rank 0', ring, {'ACL_FAKE_FAIL': 'aclrtMemImportFromShareableHandleV2:1@0'},
               ['injected failure of aclrtMemImportFromShareableHandleV2',
                'another member of the comm domain failed to map the windows'])

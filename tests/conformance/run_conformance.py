@@ -117,14 +117,15 @@ def compile_reason(err):
 
 
 def unavailable_reason(err):
-    """pldrun's message for an unavailable backend: its first error line,
-    without the rank prefix."""
-    for line in err.splitlines():
-        line = line.strip()
-        if 'error' in line or 'backend' in line:
-            if line.startswith('[rank') and '] ' in line:
-                line = line.split('] ', 1)[1]
-            return line
+    """pldrun's message for an unavailable backend: rank 0's first error line
+    (else the first rank's), without the rank prefix, so that the reason does
+    not depend on which rank wrote first."""
+    lines = [l.strip() for l in err.splitlines() if 'error' in l or 'backend' in l]
+    lines.sort(key=lambda l: 0 if l.startswith('[rank 0/') or not l.startswith('[rank') else 1)
+    for line in lines:
+        if line.startswith('[rank') and '] ' in line:
+            line = line.split('] ', 1)[1]
+        return line
     return 'pldrun exit %d (backend unavailable)' % EX_UNAVAILABLE
 
 

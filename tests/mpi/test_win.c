@@ -464,6 +464,19 @@ static void test_win_subset_domains(void)
     CHECK_OK(pld_win_notify(s2, prev, 0, 5, 1, E, sizeof E));
     CHECK(wait_cell(s2, 0, 5, 1) == 5);
     CHECK(pld_win_read_cell(s, 0) == 1); /* untouched by s2 */
+    /* collective steps over the subset only (a backend's window exchange):
+     * allgather in domain-rank order, bcast from a domain rank, barrier */
+    int32_t mine[2] = {g_rank, 100 + pos}, all[2 * PLD_WIN_MAX_RANKS];
+    memset(all, 0xff, sizeof all);
+    CHECK_OK(pld_win_dom_allgather(s, mine, all, sizeof mine));
+    for (int i = 0; i < n; i++)
+        CHECK(all[2 * i] == members[i] && all[2 * i + 1] == 100 + i);
+    CHECK(all[2 * n] == -1); /* nothing written past the members */
+    int64_t root_val = pos == n - 1 ? 4242 + g_rank : -1;
+    CHECK_OK(pld_win_dom_bcast(s, &root_val, sizeof root_val, n - 1));
+    CHECK(root_val == 4242 + members[n - 1]);
+    CHECK(pld_win_dom_bcast(s, &root_val, sizeof root_val, n) == PLD_E_USAGE); /* no such member */
+    CHECK_OK(pld_win_dom_barrier(s));
     barrier();
     pld_win_dom_destroy(s2);
     pld_win_dom_destroy(s);
