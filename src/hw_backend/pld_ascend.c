@@ -790,7 +790,7 @@ static int import_peer(pld_be_t *be, const announce_t *a, mapping_t *m)
 }
 
 static int asc_window_alloc(pld_be_t *be, const pld_be_coll_t *g, const int *ranks, int n, int me, size_t bytes,
-                           pld_be_window_t **out, pld_be_devptr_t *bases)
+                           pld_be_window_t **out, pld_be_devptr_t *bases, size_t *mapped)
 {
     (void)ranks;
     *out = NULL;
@@ -854,6 +854,7 @@ static int asc_window_alloc(pld_be_t *be, const pld_be_coll_t *g, const int *ran
         return rc;
     }
     w->size = (size_t)mine.size;
+    *mapped = w->size;
     for (int i = 0; i < n; i++)
         bases[i] = (pld_be_devptr_t)(uintptr_t)w->maps[i].va;
     w->next = be->windows;

@@ -278,10 +278,12 @@ typedef struct pld_be_ops {
      * `bytes` on each, zero filled; bases[i] is member i's window as
      * addressable by this rank's kernels (device addresses). `group` steps
      * over exactly these members (allgather in member order, bcast from a
-     * member index, barrier), valid during the call. pldrun builds each
-     * domain's CommContext from bases[] and uploads it (mem_alloc + upload). */
+     * member index, barrier), valid during the call. *mapped receives the
+     * bytes mapped per member (>= bytes: a device rounds to its granularity).
+     * pldrun builds each domain's CommContext from bases[] (winSize =
+     * *mapped) and uploads it (mem_alloc + upload). */
     int (*window_alloc)(pld_be_t *be, const pld_be_coll_t *group, const int *ranks, int n, int me, size_t bytes,
-                        pld_be_window_t **out, pld_be_devptr_t *bases);
+                        pld_be_window_t **out, pld_be_devptr_t *bases, size_t *mapped);
     /* Collective over the window's members (the same group callbacks): every
      * member stops using the window, then its mappings are released. */
     int (*window_free)(pld_be_t *be, pld_be_window_t *w, const pld_be_coll_t *group);

@@ -486,7 +486,9 @@ static pld_status_t plug_window_alloc(void *state, const pld_hw_window_req_t *re
     w->bytes = req->bytes;
     w->n = req->n;
     w->me = req->me;
-    int rc = p->ops->window_alloc(p->be, req->group, req->ranks, req->n, req->me, req->bytes, &w->w, w->bases);
+    size_t mapped = req->bytes;
+    int rc = p->ops->window_alloc(p->be, req->group, req->ranks, req->n, req->me, req->bytes, &w->w, w->bases,
+                                  &mapped);
     if (rc != PLD_BE_OK) {
         snprintf(err, errn, "backend '%s' could not map a window of %zu bytes on %d ranks: %s", p->ops->name,
                  req->bytes, req->n, be_error(p, be_status_name(rc)));
@@ -496,7 +498,7 @@ static pld_status_t plug_window_alloc(void *state, const pld_hw_window_req_t *re
     unsigned char ctx[PLD_ABI_CTX_BYTES];
     memset(ctx, 0, sizeof ctx);
     const uint32_t rank_id = (uint32_t)req->me, rank_num = (uint32_t)req->n;
-    const uint64_t win_size = req->bytes;
+    const uint64_t win_size = mapped >= req->bytes ? mapped : req->bytes;
     memcpy(ctx + PLD_ABI_CTX_RANK_ID, &rank_id, 4);
     memcpy(ctx + PLD_ABI_CTX_RANK_NUM, &rank_num, 4);
     memcpy(ctx + PLD_ABI_CTX_WIN_SIZE, &win_size, 8);

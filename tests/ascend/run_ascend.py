@@ -350,8 +350,9 @@ def case_abi(R):
             rank_id, rank_num, win_size = u32(b, c + 16), u32(b, c + 20), u64(b, c + 24)
             wins = [u64(b, c + 32 + 8 * i) for i in range(64)]
             outs_ = [u64(b, c + 544 + 8 * i) for i in range(64)]
-            check(rank_id == r and rank_num == p and win_size >= 32,
-                  '%s: CommContext rankId %d rankNum %d winSize %d' % (t, rank_id, rank_num, win_size))
+            gran = calls(log, 'aclrtMallocPhysical')[0]['args'].get('size') if calls(log, 'aclrtMallocPhysical') else -1
+            check(rank_id == r and rank_num == p and win_size == gran,
+                  '%s: CommContext rankId %d rankNum %d winSize %d (mapped %s)' % (t, rank_id, rank_num, win_size, gran))
             check(u64(b, c) == 0 and u64(b, c + 8) == 0, '%s: CommContext workSpace not zero' % t)
             check(all(w != 0 for w in wins[:p]) and len(set(wins[:p])) == p and all(w == 0 for w in wins[p:]),
                   '%s: windowsIn %s' % (t, [hex(w) for w in wins[:p + 1]]))
