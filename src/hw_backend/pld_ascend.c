@@ -91,6 +91,8 @@ struct pld_be {
     char libpath[PATH_MAX_];
     acl_t f;
     int rank, local_rank;
+    const pld_be_host_t *host;              /* pldrun's services: should_stop while a launch runs */
+    void *launch_ctx;                       /* the running launch's host_ctx */
     int32_t dev;
     int inited, dev_set;
     pld_acl_handle_t stream;
@@ -303,6 +305,9 @@ static int asc_open(const pld_be_init_t *init, pld_be_t **out)
         return seterr(NULL, PLD_BE_E_NOMEM, "ascend: out of memory");
     be->rank = init->rank;
     be->local_rank = init->local_rank;
+    if (init->struct_size >= offsetof(pld_be_init_t, host) + sizeof init->host && init->host &&
+        init->host->struct_size >= offsetof(pld_be_host_t, should_stop) + sizeof init->host->should_stop)
+        be->host = init->host;
     be->dev = -1;
     be->fabric = 1;
     const char *kenv = getenv("PLD_ASCEND_KERNELS"); /* the default kernel directory (conformance runs) */
@@ -596,6 +601,7 @@ static int asc_launch(pld_be_t *be, pld_be_kernel_t *k, const pld_be_launch_t *l
         return rc;
     }
     be->payload = dev;
+    be->launch_ctx = l->host_ctx;
     snprintf(be->running, sizeof be->running, "kernel %s (%u block%s)", k->name, n, n == 1 ? "" : "s");
     return PLD_BE_OK;
 }
@@ -607,8 +613,26 @@ static int asc_sync(pld_be_t *be, uint32_t timeout_ms)
                       "again", be->dev);
     if (!be->payload)
         return PLD_BE_OK;
-    pld_acl_err_t e = be->f.aclrtSynchronizeStreamWithTimeout(
-        be->stream, timeout_ms == 0 || timeout_ms > (uint32_t)INT32_MAX ? -1 : (int32_t)timeout_ms);
+    /* In slices, so that a run stopped elsewhere (another rank failed) does
+     * not leave this rank waiting out its whole timeout; without pldrun's
+     * should_stop, one wait. */
+    const int slices = be->host && be->host->should_stop;
+    const int32_t slice_ms = 100;
+    int64_t left = timeout_ms == 0 || timeout_ms > (uint32_t)INT32_MAX ? -1 : (int64_t)timeout_ms;
+    pld_acl_err_t e;
+    int stopped = 0;
+    for (;;) {
+        const int32_t ms = !slices ? (int32_t)left : left < 0 || left > slice_ms ? slice_ms : (int32_t)left;
+        e = be->f.aclrtSynchronizeStreamWithTimeout(be->stream, ms);
+        if (e != PLD_ACL_STREAM_SYNC_TIMEOUT || !slices)
+            break;
+        if (left >= 0 && (left -= ms) <= 0)
+            break;
+        if (be->host->should_stop(be->launch_ctx)) {
+            stopped = 1;
+            break;
+        }
+    }
     if (e == PLD_ACL_OK) {
         e = be->f.aclrtFree(be->payload);
         be->payload = NULL;
@@ -617,7 +641,9 @@ static int asc_sync(pld_be_t *be, uint32_t timeout_ms)
     /* a device error or a stuck kernel: never synchronise this stream again;
      * force-reset the device, which ends what runs there (hw_backend.md §4.4,
      * §6.1 item 7) */
-    int rc = e == PLD_ACL_STREAM_SYNC_TIMEOUT
+    int rc = stopped ? seterr(be, PLD_BE_E_TIMEOUT, "ascend: the run was stopped (another rank failed, or a hang "
+                              "was declared) while %s ran on device %d; the device was reset", be->running, be->dev)
+             : e == PLD_ACL_STREAM_SYNC_TIMEOUT
                  ? seterr(be, PLD_BE_E_TIMEOUT, "ascend: %s did not finish on device %d within %u ms (error %d: %s); "
                           "the device was reset", be->running, be->dev, timeout_ms, e, acl_msg(be))
                  : seterr(be, PLD_BE_E_DEVICE, "ascend: %s failed on device %d with error %d: %s; the device was "

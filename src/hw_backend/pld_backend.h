@@ -174,6 +174,10 @@ typedef struct pld_be_host {
     /* A builtin collective kernel (desc.builtin): runs it with pldrun's compiled
      * collective code (the same signal protocols as `sim`); 0 = ok. */
     int (*run_builtin)(void *launch_ctx);
+    /* Nonzero once the run is being stopped (another rank failed, a deadlock
+     * or a timeout was declared): a backend waiting for a launch should give
+     * up instead of waiting out its timeout. Cheap; call it every ~100 ms. */
+    int (*should_stop)(void *launch_ctx);
 } pld_be_host_t;
 
 typedef struct pld_be_init {

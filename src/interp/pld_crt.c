@@ -725,8 +725,15 @@ static int host_run_builtin(void *launch_ctx)
     return pld_builtin_run_sim(c) == PLD_OK ? 0 : 1;
 }
 
+static int host_should_stop(void *launch_ctx)
+{
+    const pld_sim_call_t *c = launch_ctx;
+    return c && c->it->win ? pld_win_status_aborted(c->it->win) != 0 : 0;
+}
+
 static const pld_be_host_t host_table = {
     sizeof(pld_be_host_t), host_run_blocks, &crt_table, host_block_open, host_block_close, host_run_builtin,
+    host_should_stop,
 };
 
 const pld_be_host_t *pld_interp_be_host(void)

@@ -217,6 +217,11 @@ def check_sequence(tag, log, r, p, windows, legacy):
         nxt = [x.get('call') for x in log[i + 1:i + 3]]
         check(nxt[:1] == ['aclrtSynchronizeStreamWithTimeout'] and log[i + 1]['args'].get('timeout', 0) > 0,
               '%s: rank %d does not synchronise with a timeout right after the launch: %s' % (tag, r, nxt))
+        j = i + 1
+        while j < len(log) and log[j].get('call') == 'aclrtSynchronizeStreamWithTimeout' and log[j].get('ret'):
+            j += 1
+        check(j < len(log) and log[j].get('call') == 'aclrtSynchronizeStreamWithTimeout' and log[j].get('ret') == 0,
+              '%s: rank %d: the launch never synchronised successfully' % (tag, r))
         freed = [x for x in log[i:] if x.get('call') == 'aclrtFree' and int(x['args']['ptr'], 16) == payload]
         check(freed, '%s: rank %d never freed payload 0x%x' % (tag, r, payload))
     ending = [n for n in names if n in ('aclrtBinaryUnLoad', 'aclrtDestroyStream', 'aclrtResetDevice', 'aclFinalize')]
@@ -225,8 +230,11 @@ def check_sequence(tag, log, r, p, windows, legacy):
     if windows:
         check(first(log, 'aclrtFreePhysical') < first(log, 'aclrtDestroyStream'),
               '%s: rank %d frees windows after destroying its stream' % (tag, r))
+    # a refused Fabric export on the legacy path, and the 100 ms slices of a sync that timed out before the
+    # kernel finished (the plugin synchronises in slices and asks pldrun whether the run is being stopped)
     failed = [c for c in log if 'error' in c and not (c.get('call') == 'aclrtMemExportToShareableHandleV2' and
-                                                      c.get('ret') == 207000 and legacy)]
+                                                      c.get('ret') == 207000 and legacy)
+              and not (c.get('call') == 'aclrtSynchronizeStreamWithTimeout' and c.get('ret') == 507046)]
     check(not failed, '%s: rank %d had failing calls: %s' % (tag, r, failed[:2]))
     clean_teardown(tag, log, r)
 
@@ -400,9 +408,13 @@ def case_errors(R):
     error_run(R, 'failed import on rank 0', ring, {'ACL_FAKE_FAIL': 'aclrtMemImportFromShareableHandleV2:1@0'},
               ['injected failure of aclrtMemImportFromShareableHandleV2',
                'another member of the comm domain failed to map the windows'])
+    t0 = time.time()
     logs, err = error_run(R, 'failed launch on rank 1', ring, {'ACL_FAKE_FAIL': 'aclrtLaunchKernelWithHostArgs:1@1'},
                           ['[rank 1/2]', 'launching kernel ring (1 blocks) on device 1 failed with error 100000',
-                           'injected failure of aclrtLaunchKernelWithHostArgs'])
+                           'injected failure of aclrtLaunchKernelWithHostArgs'], timeout_s=30)
+    # rank 0's kernel waits for rank 1 forever: the run's abort ends its wait long before --timeout 30
+    check(time.time() - t0 < 20 and 'the run was stopped (another rank failed' in err,
+          'failed launch: rank 0 was not stopped early (%.0f s)\n%s' % (time.time() - t0, err))
     check(not calls(logs[1], 'aclrtSynchronizeStreamWithTimeout'), 'failed launch: rank 1 synchronised anyway')
     error_run(R, 'failed copy on rank 0', ring, {'ACL_FAKE_FAIL': 'aclrtMemcpy:2@0'},
               ['could not place argument 1 of kernel ring', 'injected failure of aclrtMemcpy'])
@@ -420,10 +432,10 @@ def case_errors(R):
             log = logs[r]
             syncs = [i for i, c in enumerate(log) if c.get('call') == 'aclrtSynchronizeStreamWithTimeout']
             force = first(log, 'aclrtResetDeviceForce')
-            check(len(syncs) == 1 and force > syncs[0],
-                  '%s: rank %d: one sync, then a force reset (syncs %s, reset at %d)' % (tag, r, syncs, force))
-            check(not [c for c in log[syncs[0] + 1:] if c.get('call') in
-                       ('aclrtLaunchKernelWithHostArgs', 'aclrtSynchronizeStreamWithTimeout')] if syncs else True,
+            check(syncs and force > syncs[-1] and log[syncs[-1]].get('ret') != 0,
+                  '%s: rank %d: a failed sync, then a force reset (syncs %s, reset at %d)' % (tag, r, syncs, force))
+            check(force >= 0 and not [c for c in log[force:] if c.get('call') in
+                                      ('aclrtLaunchKernelWithHostArgs', 'aclrtSynchronizeStreamWithTimeout')],
                   '%s: rank %d used the device after the error' % (tag, r))
 
 
