@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #define ENTRY_NAME "pld_entry_0_mix_aiv"
+#define MAX_MEMBERS (PLD_ABI_CTX_WINDOWS_OUT - PLD_ABI_CTX_WINDOWS_IN) / 8 /* windowsIn[64] */
 #define PAYLOAD_BYTES 512                  /* args[50] (400) + LocalContext (48) + GlobalContext (24), padded */
 #define PAYLOAD_LOCAL 400
 #define PAYLOAD_GLOBAL 448
@@ -86,6 +87,19 @@ typedef struct alloc {
     struct alloc *next;
 } alloc_t;
 
+enum { PATH_IPC = 1, PATH_FABRIC = 2 };
+
+/* what each member publishes about its window */
+typedef struct announce {
+    int32_t ok;                             /* 0: this member failed (everyone unwinds) */
+    int32_t path;                           /* PATH_* */
+    int32_t dev;
+    int32_t pid;
+    uint64_t size;
+    uint64_t handle;                        /* legacy VMM shareable handle */
+    uint8_t fabric[PLD_ACL_FABRIC_HANDLE_BYTES];
+} announce_t;
+
 struct pld_be {
     void *lib;
     char libpath[PATH_MAX_];
@@ -104,6 +118,7 @@ struct pld_be {
     alloc_t *allocs;                        /* live aclrtMalloc blocks (freed at close if the core did not) */
     void *payload;                          /* the launch in flight: its payload block */
     char running[160];                      /* ... and its kernel, for reports */
+    announce_t members[MAX_MEMBERS];        /* window_alloc: every member's record */
     int broken;                             /* a device error happened: the device was force-reset, nothing
                                                more runs or is copied (its resources are still freed) */
     char err[2048];
@@ -667,27 +682,13 @@ static int asc_sync(pld_be_t *be, uint32_t timeout_ms)
 
 /* ---- windows (hw_backend.md §1.4, with MPI in place of files and HCCL) ---- */
 
-enum { PATH_IPC = 1, PATH_FABRIC = 2 };
-
-/* what each member publishes about its window */
-typedef struct announce {
-    int32_t ok;                             /* 0: this member failed (everyone unwinds) */
-    int32_t path;                           /* PATH_* */
-    int32_t dev;
-    int32_t pid;
-    uint64_t size;
-    uint64_t handle;                        /* legacy VMM shareable handle */
-    uint8_t fabric[PLD_ACL_FABRIC_HANDLE_BYTES];
-} announce_t;
-
 /* 1 when every member's ok is set; a failed exchange counts as not ok. */
 static int all_ok(const pld_be_coll_t *g, int n, int ok)
 {
-    int32_t mine = ok, *all = calloc((size_t)n, sizeof *all);
-    int r = all && g->allgather(g->ctx, &mine, all, sizeof mine) == 0;
+    int32_t mine = ok, all[MAX_MEMBERS]; /* n <= MAX_MEMBERS (window_alloc) */
+    int r = g->allgather(g->ctx, &mine, all, sizeof mine) == 0;
     for (int i = 0; r && i < n; i++)
         r = all[i] != 0;
-    free(all);
     return r;
 }
 
@@ -820,8 +821,10 @@ static int asc_window_alloc(pld_be_t *be, const pld_be_coll_t *g, const int *ran
 {
     (void)ranks;
     *out = NULL;
+    if (n < 1 || n > MAX_MEMBERS || me < 0 || me >= n) /* the same on every member: no collective step is missed */
+        return seterr(be, PLD_BE_E_INVAL, "ascend: a comm domain of %d members (at most %d)", n, MAX_MEMBERS);
+    announce_t *all = be->members;
     struct pld_be_window *w = calloc(1, sizeof *w);
-    announce_t *all = calloc((size_t)n, sizeof *all);
     if (w) {
         w->maps = calloc((size_t)n, sizeof *w->maps);
         w->n = n;
@@ -829,7 +832,7 @@ static int asc_window_alloc(pld_be_t *be, const pld_be_coll_t *g, const int *ran
     }
     announce_t mine;
     memset(&mine, 0, sizeof mine);
-    int rc = !w || !all || !w->maps ? seterr(be, PLD_BE_E_NOMEM, "ascend: out of memory")
+    int rc = !w || !w->maps ? seterr(be, PLD_BE_E_NOMEM, "ascend: out of memory")
              : be->broken ? seterr(be, PLD_BE_E_DEVICE, "ascend: device %d was reset after an error", be->dev)
                           : PLD_BE_OK;
     /* the local window: Fabric V2 first when the runtime has it (A3), else
@@ -871,7 +874,6 @@ static int asc_window_alloc(pld_be_t *be, const pld_be_coll_t *g, const int *ran
     if (!all_ok(g, n, rc == PLD_BE_OK) && rc == PLD_BE_OK)
         rc = seterr(be, PLD_BE_E_COMM, "ascend: another member of the comm domain failed to map the windows (see "
                     "its message)");
-    free(all);
     if (rc != PLD_BE_OK) {
         if (w && w->maps)
             free_window_maps(be, w);

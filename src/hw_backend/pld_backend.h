@@ -289,7 +289,9 @@ typedef struct pld_be_ops {
     int (*window_alloc)(pld_be_t *be, const pld_be_coll_t *group, const int *ranks, int n, int me, size_t bytes,
                         pld_be_window_t **out, pld_be_devptr_t *bases, size_t *mapped);
     /* Collective over the window's members (the same group callbacks): every
-     * member stops using the window, then its mappings are released. */
+     * member stops using the window, then its mappings are released. A window
+     * pldrun could not finish setting up on this rank alone (its CommContext
+     * upload failed) is never passed here: close must release it. */
     int (*window_free)(pld_be_t *be, pld_be_window_t *w, const pld_be_coll_t *group);
 } pld_be_ops_t;
 

@@ -512,7 +512,8 @@ static pld_status_t plug_window_alloc(void *state, const pld_hw_window_req_t *re
                  be_error(p, be_status_name(rc)));
         if (w->dev_ctx && p->ops->mem_free)
             p->ops->mem_free(p->be, w->dev_ctx);
-        p->ops->window_free(p->be, w->w, req->group);
+        /* not window_free: it is collective, and the other members did not
+         * fail; the backend releases the window when it closes */
         return PLD_E_HW;
     }
     p->nwins++;
