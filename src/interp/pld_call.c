@@ -46,6 +46,12 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     bf.ret = pld_v_none();
     bf.in_kernel_scope = 1;
     int flow = FLOW_NORMAL;
+    pld_ev_t ev;
+    if (c->it->trace) {
+        pld_tr_init(c->it, &bf, c->body->n ? c->body->stmts[0]->span : f->call_span, &ev, PLD_EV_BLOCK,
+                    c->split_aiv ? "pl.split_aiv lane" : "pl.spmd block");
+        pld_trace_begin(c->it->trace, &ev);
+    }
     if (c->loopvar) {
         pld_value_t lv = pld_v_int(PLD_DT_INDEX, b);
         if (pld_walk_assign(c->it, &bf, c->loopvar, &lv) != PLD_OK)
@@ -53,6 +59,10 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     }
     if (flow == FLOW_NORMAL)
         flow = pld_walk_block(c->it, &bf, c->body);
+    if (c->it->trace) {
+        ev.failed = flow == FLOW_ERROR;
+        pld_trace_end(c->it->trace, &ev);
+    }
     pld_value_release(&bf.ret);
     for (int k = 0; k < f->nslots; k++)
         pld_value_release(&slots[k]);
@@ -254,7 +264,17 @@ static pld_status_t do_launch(pld_interp_t *it, frame_t *caller, pld_span_t sp, 
     it->errbuf[0] = '\0';
     int64_t saved;
     pld_task_begin(it, tid, &saved);
+    pld_ev_t ev;
+    if (it->trace) {
+        pld_tr_init(it, caller, sp, &ev, PLD_EV_TASK, what);
+        ev.count = blocks;
+        pld_trace_begin(it->trace, &ev);
+    }
     pld_status_t st = pld_hw_launch(it->hw, &l);
+    if (it->trace) {
+        ev.failed = st != PLD_OK;
+        pld_trace_end(it->trace, &ev);
+    }
     if (st == PLD_OK && !c->ran) {
         /* another backend ran it: every tensor it may write is this rank's
          * result (the interpreter marks exact boxes when it runs a kernel) */
@@ -305,7 +325,17 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
         c.lanes.v[0] = c.lanes.v[1] = pld_v_none();
         int64_t saved;
         pld_task_begin(it, tid, &saved);
+        pld_ev_t ev;
+        if (it->trace) {
+            pld_tr_init(it, f, item->span, &ev, PLD_EV_TASK, "pl.split_aiv");
+            ev.count = n;
+            pld_trace_begin(it->trace, &ev);
+        }
         st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
+        if (it->trace) {
+            ev.failed = st != PLD_OK;
+            pld_trace_end(it->trace, &ev);
+        }
         if (st != PLD_OK && !it->failed)
             pld_rt_error(it, f, item->span, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
         if (pld_task_end(it, f, item->span, "pl.split_aiv", saved, st == PLD_OK) != PLD_OK)
@@ -729,7 +759,17 @@ static pld_status_t kernel_block(void *arg, int b, int n)
     caller.block_idx = b;
     caller.block_num = n;
     pld_value_t r = pld_v_none();
+    pld_ev_t ev;
+    if (c->it->trace) {
+        pld_tr_init(c->it, &caller, c->fn->name_span, &ev, PLD_EV_BLOCK, c->fn->name);
+        ev.func = c->fn->name;
+        pld_trace_begin(c->it->trace, &ev);
+    }
     pld_status_t st = pld_walk_function(c->it, &caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &r);
+    if (c->it->trace) {
+        ev.failed = st != PLD_OK;
+        pld_trace_end(c->it->trace, &ev);
+    }
     if (st == PLD_OK && b == 0) {
         pld_value_release(&c->result);
         c->result = r; /* block 0's return value is the task's result */
@@ -826,7 +866,16 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         if (st == PLD_OK) {
             if (target == it->comm.rank) {
                 it->stats.dispatches++;
+                pld_ev_t ev;
+                if (it->trace) {
+                    pld_tr_init(it, f, e->span, &ev, PLD_EV_DISPATCH, fn->name);
+                    pld_trace_begin(it->trace, &ev);
+                }
                 st = pld_walk_function(it, f, fn, args, PLD_CTX_CHIP, e->span, out);
+                if (it->trace) {
+                    ev.failed = st != PLD_OK;
+                    pld_trace_end(it->trace, &ev);
+                }
             } else {
                 out->kind = PLD_V_UNAVAIL;
                 out->u.i = target;

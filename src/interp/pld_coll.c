@@ -213,10 +213,33 @@ static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
     return PLD_OK;
 }
 
+/* A PHASE event of c (tracing): begins at once, ended by phase_end. */
+static void phase_begin(coll_t *c, pld_ev_t *ev, const char *name)
+{
+    pld_tr_init(c->it, c->f, c->e->span, ev, PLD_EV_PHASE, name);
+    ev->obj = c->sigtext;
+    pld_trace_begin(c->it->trace, ev);
+}
+
+static pld_status_t phase_end(coll_t *c, pld_ev_t *ev, pld_status_t st)
+{
+    ev->failed = st != PLD_OK;
+    pld_trace_end(c->it->trace, ev);
+    return st;
+}
+
 static pld_status_t barrier(coll_t *c, int64_t k, int32_t g)
 {
+    pld_ev_t ev;
+    char name[64];
+    if (c->it->trace) {
+        snprintf(name, sizeof name, g == 1 ? "entry barrier (slot %lld)" : "barrier (slot %lld, credit %d)", (long long)k,
+                 (int)g);
+        phase_begin(c, &ev, name);
+    }
     pld_status_t st = arrive(c, k);
-    return st != PLD_OK ? st : await_all(c, k, g);
+    st = st != PLD_OK ? st : await_all(c, k, g);
+    return c->it->trace ? phase_end(c, &ev, st) : st;
 }
 
 /* Epilogue: subtract the n credits received from every peer (self-notify). */
@@ -224,14 +247,14 @@ static pld_status_t clear(coll_t *c, int64_t k, int32_t n)
 {
     if (n == 0)
         return PLD_OK;
-    for (int q = 0; q < c->P; q++) {
-        if (q == c->me)
-            continue;
-        pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, c->me, cell_disp(c, q, k), -n, 0);
-        if (st != PLD_OK)
-            return st;
-    }
-    return PLD_OK;
+    pld_ev_t ev;
+    if (c->it->trace)
+        phase_begin(c, &ev, "epilogue: clear the credits");
+    pld_status_t st = PLD_OK;
+    for (int q = 0; q < c->P && st == PLD_OK; q++)
+        if (q != c->me)
+            st = pld_dist_notify(c->it, c->f, c->e, c->d, c->me, cell_disp(c, q, k), -n, 0);
+    return c->it->trace ? phase_end(c, &ev, st) : st;
 }
 
 /* Operands of a collective are pairwise distinct windows (pld_semantics.md
@@ -587,6 +610,10 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     char *acc = NULL;
     void *tmp = NULL;
     int esz = pld_dtype_bytes(t->dt);
+    /* tracing: core b's steps go on block b's track (the builtin kernel runs
+     * core_num blocks on a card; here they take turns) */
+    const int64_t saved_idx = c->f->block_idx, saved_num = c->f->block_num;
+#define LANE(b) ((void)(c->it->trace && B > 1 ? (c->f->block_idx = (b), c->f->block_num = B) : 0))
     if (c->P > BUILTIN_MAX_RANKS || N <= 0) {
         warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s (%d here)",
                   cname(c), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
@@ -603,10 +630,14 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
         st = oom(c);
         goto done;
     }
-    for (int64_t b = 0; b < B; b++)
+    for (int64_t b = 0; b < B; b++) {
+        LANE(b);
         TRY(arrive(c, b));
-    for (int64_t b = 0; b < B; b++)
+    }
+    for (int64_t b = 0; b < B; b++) {
+        LANE(b);
         TRY(await_all(c, b, 1));
+    }
     for (int64_t j = 0; j < maxT; j++) {
         for (int64_t b = 0; b < B; b++) {
             int64_t tile = b + j * B;
@@ -614,6 +645,7 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
                 continue;
             int64_t lo = tile * HOST_TILE, n = N - lo < HOST_TILE ? N - lo : HOST_TILE;
             char *ab = acc + (size_t)b * HOST_TILE * (size_t)esz;
+            LANE(b);
             TRY(xfer1(c, &flat, c->me, lo, n, ab, 0));
             for (int p = 0; p < c->P; p++) {
                 if (p == c->me)
@@ -628,15 +660,20 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
             if (tile >= ntiles)
                 continue;
             int64_t lo = tile * HOST_TILE, n = N - lo < HOST_TILE ? N - lo : HOST_TILE;
+            LANE(b);
             TRY(await_all(c, b, (int32_t)(j + 2)));
             TRY(xfer1(c, &flat, c->me, lo, n, acc + (size_t)b * HOST_TILE * (size_t)esz, 1));
         }
     }
     for (int64_t b = 0; b < B; b++) {
         int64_t tb = b < ntiles ? cdiv(ntiles - b, B) : 0;
+        LANE(b);
         TRY(clear(c, b, (int32_t)(1 + tb)));
     }
 done:
+#undef LANE
+    c->f->block_idx = saved_idx;
+    c->f->block_num = saved_num;
     pld_mem_free(acc);
     pld_mem_free(tmp);
     return st;
@@ -1336,6 +1373,16 @@ pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
             c.me = c.d->me;
             const pld_tensor_t *t = pld_v_tensor(&tgt);
             c.tgt = t;
+            pld_ev_t ev;
+            char evname[96];
+            if (it->trace) {
+                snprintf(evname, sizeof evname, "%s (%s)", name, rail_of(&c));
+                pld_tr_init(it, f, e->span, &ev, PLD_EV_COLL, evname);
+                ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
+                ev.dom = (int32_t)(c.d - it->doms);
+                ev.count = 0;
+                pld_trace_begin(it->trace, &ev);
+            }
             switch (kind) {
             case PLD_OPID_PLD_ALLREDUCE: st = exec_allreduce(&c, t); break;
             case PLD_OPID_PLD_BARRIER: st = exec_barrier(&c, &tgt); break;
@@ -1347,6 +1394,10 @@ pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
             }
             if (st == PLD_OK)
                 st = post_check(&c);
+            if (it->trace) {
+                ev.failed = st != PLD_OK;
+                pld_trace_end(it->trace, &ev);
+            }
         }
     }
     if (st == PLD_OK)

@@ -604,18 +604,33 @@ static const pc_rt crt_table = {
 typedef struct run_arg {
     int (*fn)(void *arg, int b, int n);
     void *arg;
+    pld_sim_call_t *c;
 } run_arg_t;
 
 static pld_status_t run_one(void *arg, int b, int n)
 {
     run_arg_t *r = arg;
-    return r->fn(r->arg, b, n) == 0 ? PLD_OK : PLD_E_RUNTIME;
+    pld_interp_t *it = r->c->it;
+    pld_ev_t ev;
+    if (it->trace && n > 1) {
+        frame_t bf = *r->c->caller;
+        bf.block_idx = b;
+        bf.block_num = n;
+        pld_tr_init(it, &bf, r->c->span, &ev, PLD_EV_BLOCK, r->c->fn ? r->c->fn->name : "scope");
+        pld_trace_begin(it->trace, &ev);
+    }
+    pld_status_t st = r->fn(r->arg, b, n) == 0 ? PLD_OK : PLD_E_RUNTIME;
+    if (it->trace && n > 1) {
+        ev.failed = st != PLD_OK;
+        pld_trace_end(it->trace, &ev);
+    }
+    return st;
 }
 
 static int host_run_blocks(void *launch_ctx, uint32_t n, int (*fn)(void *arg, int b, int n), void *arg)
 {
     pld_sim_call_t *c = launch_ctx;
-    run_arg_t r = {fn, arg};
+    run_arg_t r = {fn, arg, c};
     return pld_npu_run_blocks(c->it->sched, (int)(n ? n : 1), c->it->opts.block_stack_bytes, run_one, &r) == PLD_OK
                ? 0 : 1;
 }

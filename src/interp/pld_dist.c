@@ -658,6 +658,33 @@ static int backend_windows(const pld_interp_t *it)
     return (pld_hw_caps(it->hw) & PLD_BE_CAP_WINDOWS) != 0;
 }
 
+/* The WINDOW event of domain d: its buffers by name, bytes, members, transport. */
+static void trace_window(pld_interp_t *it, int d, pld_ev_t *ev)
+{
+    const domain_t *dm = &it->doms[d];
+    char name[160];
+    int len = snprintf(name, sizeof name, "domain %d:", d);
+    for (int i = 0; i < it->nwins && len > 0 && (size_t)len < sizeof name; i++)
+        if (it->wins[i].dom == d)
+            len += snprintf(name + len, sizeof name - (size_t)len, " %s", it->wins[i].name);
+    ev->name = name;
+    ev->dom = d;
+    ev->bytes = (int64_t)dm->bytes;
+    ev->count = dm->n;
+    ev->obj = pld_win_transport_name(pld_win_dom_transport(dm->win));
+    pld_trace_end(it->trace, ev);
+}
+
+const char *pld_tr_window_at(const pld_interp_t *it, const domain_t *d, size_t disp)
+{
+    for (int i = 0; i < it->nwins; i++) {
+        const winbuf_t *w = &it->wins[i];
+        if (&it->doms[w->dom] == d && disp >= w->offset && disp < w->offset + (w->bytes ? w->bytes : 1))
+            return w->name;
+    }
+    return NULL;
+}
+
 pld_status_t pld_dist_create(pld_interp_t *it)
 {
     pld_status_t st;
@@ -668,10 +695,15 @@ pld_status_t pld_dist_create(pld_interp_t *it)
         if (dm->me < 0)
             continue;
         char err[512];
+        pld_ev_t ev;
+        if (it->trace)
+            pld_tr_init(it, NULL, at, &ev, PLD_EV_WINDOW, NULL);
         st = pld_win_dom_create(it->win, dm->members, dm->n, dm->bytes ? dm->bytes : 32, &dm->win, err, sizeof err);
         if (st != PLD_OK)
             return pld_rt_error(it, NULL, at, "cannot create the window of comm domain %d: %s", d, err);
         it->stats.transports |= 1u << pld_win_dom_transport(dm->win);
+        if (it->trace)
+            trace_window(it, d, &ev);
         if (backend_windows(it)) {
             const pld_be_coll_t g = dom_group(dm->win);
             const pld_hw_window_req_t req = {&g, dm->members, dm->n, dm->me, dm->bytes ? dm->bytes : 32,
@@ -799,6 +831,16 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     int64_t idx[PLD_MAX_RANK];
     memcpy(idx, off, (size_t)r * sizeof *idx);
     char *p = packed;
+    pld_ev_t ev;
+    if (it->trace) {
+        pld_tr_init(it, f, e->span, &ev, dir == 0 ? PLD_EV_GET : dir == 1 ? PLD_EV_PUT : PLD_EV_ADD, pld_op_name(e));
+        ev.peer = peer;
+        ev.peer_world = pld_win_dom_world_rank(d->win, peer);
+        ev.dom = (int32_t)(d - it->doms);
+        ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
+        ev.offset = (int64_t)(r ? pld_dist_disp(d, t, idx)
+                                : (size_t)((char *)t->buf->data + t->offset * esz - (char *)pld_win_dom_base(d->win)));
+    }
     for (;;) {
         if (contiguous_inner) {
             size_t disp = r ? pld_dist_disp(d, t, idx) : (size_t)((char *)t->buf->data + t->offset * esz -
@@ -840,6 +882,10 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         }
         if (k < 0)
             break;
+    }
+    if (it->trace) {
+        ev.bytes = (int64_t)(p - (char *)packed);
+        pld_trace_end(it->trace, &ev);
     }
     return PLD_OK;
 }
@@ -938,8 +984,21 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                              int32_t v, int set)
 {
     char err[512];
+    pld_ev_t ev;
+    if (it->trace)
+        pld_tr_init(it, f, e->span, &ev, PLD_EV_NOTIFY, pld_op_name(e));
     if (pld_win_notify(d->win, peer, disp, v, set, err, sizeof err) != PLD_OK)
         return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
+    if (it->trace) {
+        ev.peer = peer;
+        ev.peer_world = pld_win_dom_world_rank(d->win, peer);
+        ev.dom = (int32_t)(d - it->doms);
+        ev.obj = pld_tr_window_at(it, d, disp);
+        ev.offset = (int64_t)disp;
+        ev.value = v;
+        ev.cmp = set != 0;
+        pld_trace_end(it->trace, &ev);
+    }
     return PLD_OK;
 }
 
@@ -970,12 +1029,43 @@ typedef struct watch {
  * and the timeout, and stops when another rank aborted the run. The first 64
  * polls are a quiet spin: no clock, no status board, no description (a wait
  * answered by then costs nothing else). */
+static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
+                               pld_describe_fn describe, const void *dctx, int32_t *found);
+
+/* watch_loop, recorded as a WAIT (a cell) or BARRIER (between dispatches)
+ * event when tracing. */
 static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
                           pld_describe_fn describe, const void *dctx)
 {
     int32_t v = 0;
-    if (w->poll(it, w, &v))
+    if (!it->trace)
+        return watch_loop(it, f, sp, e, w, describe, dctx, &v);
+    pld_ev_t ev;
+    char what[200];
+    describe(dctx, what, sizeof what);
+    pld_tr_init(it, f, sp, &ev, w->d ? PLD_EV_WAIT : PLD_EV_BARRIER, e ? pld_op_name(e) : "between dispatches");
+    ev.obj = what;
+    if (w->d) {
+        ev.dom = (int32_t)(w->d - it->doms);
+        ev.offset = (int64_t)w->disp;
+    }
+    ev.cmp = w->cmp;
+    ev.expected = w->expected;
+    pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
+    ev.value = v;
+    ev.failed = st != PLD_OK;
+    pld_trace_end(it->trace, &ev);
+    return st;
+}
+
+static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
+                               pld_describe_fn describe, const void *dctx, int32_t *found)
+{
+    int32_t v = 0;
+    if (w->poll(it, w, &v)) {
+        *found = v;
         return PLD_OK;
+    }
     double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
     double t0 = 0, last = 0;
     snapshot_t snap;
@@ -1045,6 +1135,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     }
     snapshot_free(&snap);
     it->where.waiting = 0;
+    *found = v;
     if (!why) {
         if (published)
             publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);

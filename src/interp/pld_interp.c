@@ -40,6 +40,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         return PLD_E_NOMEM;
     if (opts)
         it->opts = *opts;
+    it->trace = it->opts.trace;
     it->comm = comm ? *comm : *pld_comm_self();
     it->walk = &pld_walker;
     it->p = p;
@@ -562,7 +563,19 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         }
         pld_value_release(&result);
         it->rr_counter = 0; /* every dispatch runs the HOST orchestrator afresh */
+        pld_ev_t ev;
+        char what[48];
+        if (it->trace) {
+            snprintf(what, sizeof what, "run %d of %d", d + 1, n);
+            pld_tr_init(it, NULL, fn->name_span, &ev, PLD_EV_RUN, fn->name);
+            ev.obj = what;
+            pld_trace_begin(it->trace, &ev);
+        }
         st = pld_walk_function(it, NULL, fn, it->args, ctx, none, &result);
+        if (it->trace) {
+            ev.failed = st != PLD_OK;
+            pld_trace_end(it->trace, &ev);
+        }
     }
     pld_value_release(&result);
     it->where.doing = "waiting for the other ranks to finish the run";

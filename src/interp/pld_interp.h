@@ -45,6 +45,7 @@ const pld_be_host_t *pld_interp_be_host(void);
 const pld_comm_t *pld_comm_self(void);
 
 struct pld_win_sys;
+struct pld_trace;
 
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
@@ -63,6 +64,8 @@ typedef struct pld_interp_opts {
     uint64_t op_budget;     /* operations (expression evaluations and statements) one pld_interp_run
                                may execute; when they are used up the run stops with the runtime error
                                "operation budget (N) exhausted" at the operation; 0 = unlimited */
+    struct pld_trace *trace;/* event recorder (borrowed; pld_trace.h): --trace, -v, --log-dir; NULL = none
+                               (every traced site then costs one pointer test) */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

@@ -42,6 +42,7 @@
 #include "pld_interp.h"
 #include "pld_ast.h"
 #include "pld_npu.h"
+#include "pld_trace.h"
 #include "pld_value_int.h"
 #include "pld_win.h"
 
@@ -182,6 +183,7 @@ struct pld_interp {
     struct pld_cgen *cgen;
     struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at their first launch */
     int ncgen_scopes;
+    pld_trace_t *trace;            /* opts.trace: the event recorder, or NULL (pld_tr_*) */
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -192,6 +194,26 @@ static inline void pld_where_at(pld_interp_t *it, const frame_t *f, pld_span_t s
     it->where.col = (int32_t)sp.col;
     it->where.block = f && f->block_num > 1 ? f->block_idx : -1;
 }
+
+/* ---- tracing (--trace, -v, --log-dir): every site is `if (it->trace)` ---- */
+/* A fresh event of kind k at site sp of frame f: its track (the block and
+ * lane f runs on), function and location; t0 = now. */
+static inline void pld_tr_init(const pld_interp_t *it, const frame_t *f, pld_span_t sp, pld_ev_t *ev, pld_ev_kind_t k,
+                               const char *name)
+{
+    (void)it;
+    pld_trace_ev_init(ev, k);
+    if (f) {
+        int64_t lane = f->lanes ? f->subblock_idx : f->xg ? f->xcore : -1;
+        ev->track = pld_trace_track(f->block_num > 1 ? f->block_idx : -1, lane);
+        ev->func = f->fn ? f->fn->name : NULL;
+    }
+    ev->line = (int32_t)sp.line;
+    ev->col = (int32_t)sp.col;
+    ev->name = name;
+}
+/* The name of the window buffer of domain d that holds byte disp, or NULL. */
+const char *pld_tr_window_at(const pld_interp_t *it, const domain_t *d, size_t disp);
 
 /* ======================================================= values, services */
 

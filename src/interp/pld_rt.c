@@ -21,6 +21,12 @@ pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pld_diag_t *d = pld_diag_add(&it->p->diags, PLD_SEV_ERROR, sp, "%s", msg);
+    if (it->trace) {
+        pld_ev_t ev;
+        pld_tr_init(it, f, sp, &ev, PLD_EV_ERROR, NULL);
+        ev.obj = msg;
+        pld_trace_end(it->trace, &ev);
+    }
     for (frame_t *fr = f; fr && d; fr = fr->parent) {
         if (fr->fn)
             pld_diag_note(&it->p->diags, d, fr->call_span.line ? fr->call_span : fr->fn->name_span, "in %s%s",

@@ -10,6 +10,7 @@
 #include "pld_npy.h"
 #include "pld_parse.h"
 #include "pld_win.h"
+#include "observe.h"
 #include "report.h"
 
 #include <errno.h>
@@ -50,6 +51,9 @@ typedef struct opts {
     int dispatches;
     int persistent;
     int reset; /* -1 default (reset iff persistent), 0 no, 1 yes */
+    const char *trace;   /* --trace FILE.json */
+    int verbose;         /* -v */
+    const char *log_dir; /* --log-dir DIR */
 } opts_t;
 
 static void usage(FILE *f)
@@ -83,6 +87,10 @@ static void usage(FILE *f)
           "                      without it every dispatch starts with fresh zeroed windows\n"
           "  --reset-persistent-windows yes|no\n"
           "                      zero persistent windows before each reuse (default yes)\n"
+          "  --trace FILE.json   write a timeline of every rank (Chrome/Perfetto trace format: open it in\n"
+          "                      ui.perfetto.dev or chrome://tracing), also when the run hangs or fails\n"
+          "  -v, --verbose       log every rank's steps (ops, peers, cells, values) to stderr\n"
+          "  --log-dir DIR       write the same log per rank to DIR/rank<R>.log\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -140,6 +148,18 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 fprintf(stderr, "pldrun: --dispatches needs a positive integer\n");
                 return EX_USAGE;
             }
+            i++;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            o->verbose = 1;
+        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--log-dir") == 0) {
+            if (!val || !val[0]) {
+                fprintf(stderr, "pldrun: %s needs a %s\n", a, strcmp(a, "--trace") == 0 ? "file name" : "directory");
+                return EX_USAGE;
+            }
+            if (strcmp(a, "--trace") == 0)
+                o->trace = val;
+            else
+                o->log_dir = val;
             i++;
         } else if (strcmp(a, "--persistent-windows") == 0) {
             o->persistent = 1;
@@ -716,7 +736,7 @@ static int write_outputs(const opts_t *o, pld_interp_t *it)
     return rc;
 }
 
-static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
+static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size)
 {
     double t0 = MPI_Wtime();
     pld_buf_t msg;
@@ -752,6 +772,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         io.persistent_windows = o->persistent;
         io.reset_windows = o->reset;
         io.hw = hw;
+        io.trace = observe_recorder(obs);
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
@@ -778,6 +799,13 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         if (st != PLD_OK && st != PLD_E_PEER && !p->diags.oom && (checked ? !checked->next : !p->diags.head))
             fprintf(stderr, "[rank %d/%d] pldrun: the run failed: %s\n", rank, size, pld_status_name(st));
         rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+        /* the timeline, also of a run that hung or failed; a rank that did
+         * not stop (hang 2) is waited for a short while only */
+        if (observe_write_trace(obs, pld_interp_hang(it) == 2 ? 2.0 : 30.0, err, sizeof err) != 0) {
+            fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
+            if (rc == EX_OK)
+                rc = EX_IOERR;
+        }
         record_ops_seen(it);
         pld_interp_stats_t stats;
         pld_interp_stats(it, &stats);
@@ -910,7 +938,27 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
         return EX_UNAVAILABLE;
     }
-    rc = run(&o, win, rank, size);
+    /* --trace, -v, --log-dir: every rank's recorder, then one clock */
+    observe_t *obs = NULL;
+    int bad = observe_open(o.trace, o.verbose, o.log_dir, o.path, rank, size, &obs, err, sizeof err) != 0, anybad = bad;
+    if (bad)
+        fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
+    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || anybad) {
+        observe_close(obs);
+        pld_win_sys_fini(win);
+        if (MPI_Finalize() != MPI_SUCCESS)
+            fprintf(stderr, "[rank %d/%d] pldrun: MPI_Finalize failed\n", rank, size);
+        return EX_IOERR;
+    }
+    if (observe_sync_clocks(obs) != 0) {
+        /* the others may be inside the exchange */
+        fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not compare their clocks for --trace; ending the job\n",
+                rank, size);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+    }
+    rc = run(&o, win, obs, rank, size);
+    observe_close(obs);
     report_phase("finishing");
     if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
         /* an MPI failure during the run (recorded, not yet reported) or in teardown */
