@@ -68,11 +68,25 @@ void pld_trace_destroy(pld_trace_t *tr)
     pld_mem_free(tr);
 }
 
+#ifdef PLD_TESTING
+static int64_t test_skew;
+void pld_trace_test_skew(int64_t ns)
+{
+    test_skew = ns;
+}
+#else
+enum { test_skew = 0 };
+void pld_trace_test_skew(int64_t ns)
+{
+    (void)ns;
+}
+#endif
+
 int64_t pld_trace_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + test_skew;
 }
 
 void pld_trace_ev_init(pld_ev_t *ev, pld_ev_kind_t k)

@@ -75,6 +75,10 @@ void pld_trace_destroy(pld_trace_t *tr);
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
 int64_t pld_trace_now(void);
+/* Testing hook, active only in a build with PLD_TESTING (else a no-op): adds
+ * ns to every later pld_trace_now() of this process, as if its clock were
+ * another host's (tests of the clock exchange). */
+void pld_trace_test_skew(int64_t ns);
 /* A fresh event of kind k: every numeric field unused, t0 = now. */
 void pld_trace_ev_init(pld_ev_t *ev, pld_ev_kind_t k);
 /* Announces container event ev (logs "begin ..."); ev->t0 stays. */

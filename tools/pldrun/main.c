@@ -801,10 +801,10 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
         /* the timeline, also of a run that hung or failed; a rank that did
          * not stop (hang 2) is waited for a short while only */
+        int trace_rc = EX_OK;
         if (observe_write_trace(obs, pld_interp_hang(it) == 2 ? 2.0 : 30.0, err, sizeof err) != 0) {
             fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
-            if (rc == EX_OK)
-                rc = EX_IOERR;
+            trace_rc = EX_IOERR;
         }
         record_ops_seen(it);
         pld_interp_stats_t stats;
@@ -831,6 +831,8 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
                    (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
                    (unsigned long long)tot[3], wins, MPI_Wtime() - t0);
         }
+        if (rc == EX_OK)
+            rc = trace_rc;
         if (pld_interp_hang(it) == 2) {
             /* a rank neither finished nor stopped: nothing else will end the job */
             fflush(stdout);
@@ -890,12 +892,18 @@ const char *__lsan_default_suppressions(void)
 #ifdef PLD_TESTING
 /* pldrun_testing (tests/): PLD_TEST_FAIL_ALLOC=N makes the (N+1)th heap
  * allocation after MPI_Init and every later one fail, on the ranks whose
- * environment has it (mpirun's MPMD form sets it on one rank only). */
+ * environment has it (mpirun's MPMD form sets it on one rank only);
+ * PLD_TEST_CLOCK_SKEW_NS=N moves the trace clock of those ranks. */
 static void testing_hooks(void)
 {
     const char *n = getenv("PLD_TEST_FAIL_ALLOC");
     if (n && *n)
         pld_mem_fail_after(atol(n));
+    /* PLD_TEST_CLOCK_SKEW_NS=N: this rank's clock runs N ns ahead (--trace
+     * must still put every rank on one clock) */
+    const char *skew = getenv("PLD_TEST_CLOCK_SKEW_NS");
+    if (skew && *skew)
+        pld_trace_test_skew(atoll(skew));
 }
 #else
 static void testing_hooks(void) {}

@@ -102,6 +102,19 @@ int observe_open(const char *trace_path, int verbose, const char *log_dir, const
         fprintf(o->log, "# pldrun log of rank %d of %d: %s (times since the rank started)\n", rank, size,
                 file ? file : "");
     }
+    if (trace_path && rank == 0) {
+        /* rank 0 writes it: find out now, not after a long run */
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s.tmp", trace_path);
+        FILE *f = fopen(tmp, "w");
+        if (!f) {
+            snprintf(err, errn, "--trace %s: cannot write the file: %s", trace_path, strerror(errno));
+            observe_close(o);
+            return -1;
+        }
+        fclose(f);
+        remove(tmp);
+    }
     o->tr = pld_trace_create(trace_path != NULL, 0, verbose || log_dir ? sink : NULL, o, file);
     if (!o->tr) {
         snprintf(err, errn, "out of memory");

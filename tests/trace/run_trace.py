@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""run_trace.py - pldrun --trace, -v and --log-dir (CTest trace_<case>, label trace).
+
+Every trace is checked by validate(): it parses as JSON in the Chrome trace
+format; every event has the fields its phase needs; every rank 0..P-1 is a
+process named "rank R of P", every track an event uses is a thread named
+"orchestration" or "block B"; the complete ("X") events of one track nest
+(two events are disjoint or one contains the other).
+
+Cases:
+  collective  programs/incore/allreduce_mesh.pld at P = 4: the results still
+              match the Python golden; on every rank the window is created
+              before the run, and run > dispatch > task > collective (x2) >
+              phases (entry barrier, barrier, epilogue) > notify/wait, gets
+              inside the collective with peer, bytes and window; one clock:
+              no rank leaves the entry barrier before the last rank entered it
+  clock       the same with pldrun_testing, rank 2's clock 3 s ahead
+              (PLD_TEST_CLOCK_SKEW_NS): the clock exchange still puts every
+              rank on rank 0's clock (the entry-barrier check fails without it)
+  blocks      programs/host/allreduce_multicore.pld at P = 4: the HOST builtin
+              on 4 cores puts core b's steps on track "block b" (1 + b) of
+              every rank, inside the collective's time span
+  hang        tests/mpi/programs/coll_neg_mismatch.pld at P = 4 (ranks 1-3
+              stuck in the allreduce, rank 0 passed its barrier: a deadlock) and coll_neg_divergent_wait.pld at P = 4 (one
+              rank stuck, the watchdog): exit 70 and still a trace, where the
+              stuck ranks' wait ends "stopped" with the value found, nested in
+              collective/task/dispatch/run, next to an error instant with the
+              report's message; finished ranks' events are there too
+  logs        programs/tutorial/put_get.pld at P = 2 with -v and --log-dir:
+              "[rank r/2] " lines on stderr, DIR/rank<r>.log with the same
+              lines in order (times non-decreasing), naming puts/gets with
+              peer, bytes and window, notifies with the value, waits with the
+              value found
+  errors      --trace into a missing directory (exit 74, named), --log-dir on
+              a file (74), --trace without a value (64)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'mpi'))
+import pld_mpitest as T  # noqa: E402
+
+EPS = 0.002  # microseconds: the JSON keeps 3 decimals
+
+
+class Fail(Exception):
+    pass
+
+
+def need(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def validate(path, P):
+    """Checks the format; returns (events by pid: X and i events, thread names)."""
+    with open(path) as f:
+        d = json.load(f)
+    need(isinstance(d, dict) and isinstance(d.get('traceEvents'), list), 'no traceEvents array')
+    procs, threads, by_pid = {}, {}, {p: [] for p in range(P)}
+    for e in d['traceEvents']:
+        need(isinstance(e.get('name'), str) and e.get('ph') in ('X', 'i', 'M'), 'bad event %r' % e)
+        need(isinstance(e.get('pid'), int) and isinstance(e.get('tid'), int), 'pid/tid not integers: %r' % e)
+        need(0 <= e['pid'] < P, 'pid %d outside [0, %d)' % (e['pid'], P))
+        if e['ph'] == 'M':
+            if e['name'] == 'process_name':
+                procs[e['pid']] = e['args']['name']
+            elif e['name'] == 'thread_name':
+                threads[(e['pid'], e['tid'])] = e['args']['name']
+            continue
+        need(isinstance(e.get('ts'), (int, float)) and isinstance(e.get('cat'), str), 'no ts/cat: %r' % e)
+        if e['ph'] == 'X':
+            need(isinstance(e.get('dur'), (int, float)) and e['dur'] >= 0, 'bad dur: %r' % e)
+        need(isinstance(e.get('args'), dict), 'no args: %r' % e)
+        by_pid[e['pid']].append(e)
+    for p in range(P):
+        need(re.match(r'rank %d of %d\b' % (p, P), procs.get(p, '')), 'rank %d: process name %r' % (p, procs.get(p)))
+        need(by_pid[p], 'rank %d has no events' % p)
+    for p, evs in by_pid.items():
+        for e in evs:
+            t = e['tid']
+            want = 'orchestration' if t == 0 else 'block %d' % (t - 1)
+            need(threads.get((p, t)) == want, 'rank %d track %d named %r, expected %r' % (p, t, threads.get((p, t)), want))
+    # nesting per track
+    for p, evs in by_pid.items():
+        tracks = {}
+        for e in evs:
+            if e['ph'] == 'X':
+                tracks.setdefault(e['tid'], []).append(e)
+        for t, xs in tracks.items():
+            xs.sort(key=lambda e: (e['ts'], -e['dur']))
+            stack = []
+            for e in xs:
+                while stack and e['ts'] >= stack[-1]['ts'] + stack[-1]['dur'] - EPS:
+                    stack.pop()
+                if stack:
+                    top = stack[-1]
+                    need(e['ts'] + e['dur'] <= top['ts'] + top['dur'] + EPS,
+                         'rank %d track %d: %s %r [%.3f, %.3f] overlaps %s %r [%.3f, %.3f] without nesting' %
+                         (p, t, e['cat'], e['name'], e['ts'], e['ts'] + e['dur'], top['cat'], top['name'], top['ts'],
+                          top['ts'] + top['dur']))
+                stack.append(e)
+    return by_pid, threads
+
+
+def inside(a, b):
+    """a lies within b (same track not required)."""
+    return a['ts'] >= b['ts'] - EPS and a['ts'] + a.get('dur', 0) <= b['ts'] + b['dur'] + EPS
+
+
+def chain(evs, leaf, cats):
+    """The X events of leaf's track enclosing leaf, as categories innermost first, must include cats in order."""
+    enc = [e for e in evs if e['ph'] == 'X' and e is not leaf and e['tid'] == leaf['tid'] and inside(leaf, e)]
+    enc.sort(key=lambda e: e['dur'])
+    got = [e['cat'] for e in enc]
+    it = iter(got)
+    need(all(c in it for c in cats), '%s %r is inside %s, expected the chain %s' % (leaf['cat'], leaf['name'], got, cats))
+
+
+class Runner:
+    def __init__(self, a):
+        self.a = a
+        self.env = T.mpi_env(ROOT)
+        os.makedirs(a.workdir, exist_ok=True)
+
+    def path(self, *p):
+        return os.path.join(self.a.workdir, *p)
+
+    def run(self, P, program, args, timeout=60):
+        return T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, P, self.a.pldrun, program, args, self.env,
+                            self.a.workdir, timeout=timeout)
+
+    # ------------------------------------------------------------ cases
+    def collective(self):
+        self.collective_run(self.a.pldrun, None)
+
+    def clock(self):
+        """pldrun_testing with rank 2's clock 3 s ahead (PLD_TEST_CLOCK_SKEW_NS, MPMD)."""
+        tool = self.a.pldrun_testing
+        need(tool and os.path.exists(tool), 'pldrun_testing not given (--pldrun-testing)')
+        self.collective_run(tool, 2)
+
+    def collective_run(self, tool, skewed):
+        P, S = 4, 64
+        xs = [[(p * 37 + i * 11) % 23 - 11.0 for i in range(S)] for p in range(P)]
+        T.write_npy(self.path('xs.npy'), 'FP32', (P, 1, S), [v for row in xs for v in row])
+        out = self.path('outs.npy')
+        trace = self.path('collective.json')
+        prog = os.path.join(ROOT, 'programs', 'incore', 'allreduce_mesh.pld')
+        args = ['--in', 'xs=' + self.path('xs.npy'), '--out', 'outs=' + out, '--trace', trace]
+        if skewed is None:
+            rc, so, se = self.run(P, prog, args)
+        else:
+            # mpirun's MPMD form: rank `skewed` alone gets the skew
+            argv = [tool, prog] + args
+            cmd = [self.a.mpiexec]
+            for r in range(P):
+                if r:
+                    cmd.append(':')
+                cmd += [self.a.numproc_flag, '1']
+                if r == skewed:
+                    cmd += ['-x', 'PLD_TEST_CLOCK_SKEW_NS=3000000000']
+                cmd += argv
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
+                               cwd=self.a.workdir, timeout=90)
+            rc, so, se = p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
+        need(rc == 0, 'exit %d\n%s%s' % (rc, so, se))
+        dt, shape, vals = T.read_npy(out)
+        for r in range(P):
+            for i in range(S):
+                want_sum = sum(xs[p][i] for p in range(P))
+                want_max = max(xs[p][i] for p in range(P))
+                need(abs(vals[(r * 2) * S + i] - want_sum) < 1e-4 and vals[(r * 2 + 1) * S + i] == want_max,
+                     'rank %d element %d: wrong result under --trace' % (r, i))
+        by_pid, _ = validate(trace, P)
+        entered, left = [], []
+        for p, evs in by_pid.items():
+            cats = [e['cat'] for e in evs]
+            for c in ('window', 'run', 'dispatch', 'task', 'collective', 'phase', 'notify', 'wait', 'get'):
+                need(c in cats, 'rank %d: no %s event' % (p, c))
+            win = [e for e in evs if e['cat'] == 'window'][0]
+            run = [e for e in evs if e['cat'] == 'run'][0]
+            need(win['ts'] + win['dur'] <= run['ts'] + EPS, 'rank %d: window created after the run began' % p)
+            need(win['args'].get('members') == P and win['args'].get('bytes', 0) > 0, 'rank %d: window args %r' %
+                 (p, win['args']))
+            colls = [e for e in evs if e['cat'] == 'collective']
+            need(len(colls) == 2 and all('pld.tensor.allreduce' in e['name'] for e in colls),
+                 'rank %d: collectives %r' % (p, [e['name'] for e in colls]))
+            for c in colls:
+                chain(evs, c, ['task', 'dispatch', 'run'])
+                phases = [e['name'] for e in evs if e['cat'] == 'phase' and inside(e, c)]
+                need(any(n.startswith('entry barrier') for n in phases) and any(n.startswith('epilogue') for n in phases),
+                     'rank %d: phases of a collective %r' % (p, phases))
+            for e in evs:
+                if e['cat'] in ('notify', 'wait'):
+                    chain(evs, e, ['phase', 'collective', 'task'])
+                if e['cat'] == 'get':
+                    chain(evs, e, ['collective', 'task', 'dispatch', 'run'])
+                    a = e['args']
+                    need(a.get('peer') in range(P) and a['peer'] != p and a.get('bytes') == S * 4 and
+                         a.get('window') in ('total_buf', 'peak_buf') and a.get('offset', -1) >= 0,
+                         'rank %d: get args %r' % (p, a))
+                if e['cat'] == 'notify':
+                    need(e['args'].get('op') and isinstance(e['args'].get('value'), int) and e['args']['value'] != 0 and
+                         e['args'].get('window') == 'sig_buf', 'rank %d: notify args %r' % (p, e['args']))
+                if e['cat'] == 'wait':
+                    a = e['args']
+                    need(a.get('result') == 'satisfied' and a.get('found', -1) >= int(a['expected'].split()[-1]),
+                         'rank %d: wait args %r' % (p, a))
+            first = min((e for e in evs if e['cat'] == 'phase' and e['name'].startswith('entry barrier')),
+                        key=lambda e: e['ts'])
+            entered.append(first['ts'])
+            left.append(first['ts'] + first['dur'])
+        # one clock: nobody leaves the first entry barrier before everybody entered it
+        tol = 200.0  # microseconds: the clock exchange's error is half a round trip
+        need(min(left) >= max(entered) - tol, 'clocks disagree: a rank left the entry barrier at %.1f us, the last '
+                                              'entered at %.1f us' % (min(left), max(entered)))
+
+    def blocks(self):
+        P = 4
+        trace = self.path('blocks.json')
+        rc, so, se = self.run(P, os.path.join(ROOT, 'programs', 'host', 'allreduce_multicore.pld'),
+                              ['--in', 'xs=arange', '--trace', trace])
+        need(rc == 0, 'exit %d\n%s%s' % (rc, so, se))
+        by_pid, threads = validate(trace, P)
+        for p, evs in by_pid.items():
+            coll = [e for e in evs if e['cat'] == 'collective']
+            need(len(coll) == 1 and coll[0]['tid'] == 0 and 'HOST builtin' in coll[0]['name'],
+                 'rank %d: collectives %r' % (p, [(e['name'], e['tid']) for e in coll]))
+            for b in range(4):
+                need(threads.get((p, 1 + b)) == 'block %d' % b, 'rank %d: no track for block %d' % (p, b))
+                mine = [e for e in evs if e['tid'] == 1 + b]
+                for c in ('notify', 'wait', 'get', 'phase'):
+                    need(any(e['cat'] == c for e in mine), 'rank %d block %d: no %s event' % (p, b, c))
+                need(all(inside(e, coll[0]) for e in mine), 'rank %d block %d: events outside the collective' % (p, b))
+
+    def hang(self):
+        P = 4
+        for prog, stuck, why in (('coll_neg_mismatch.pld', [1, 2, 3], 'deadlock'),
+                                 ('coll_neg_divergent_wait.pld', [1], None)):
+            trace = self.path('hang_%s.json' % prog[:-4])
+            if os.path.exists(trace):
+                os.remove(trace)
+            rc, so, se = self.run(P, os.path.join(ROOT, 'tests', 'mpi', 'programs', prog),
+                                  ['--in', 'xs=random:1', '--trace', trace, '--timeout', '5'], timeout=90)
+            need(rc == 70, '%s: exit %d, expected 70\n%s%s' % (prog, rc, so, se))
+            need(os.path.exists(trace), '%s: no trace after the hang' % prog)
+            by_pid, _ = validate(trace, P)
+            for p in range(P):
+                evs = by_pid[p]
+                need(any(e['cat'] == 'run' for e in evs), '%s rank %d: no run event' % (prog, p))
+                stopped = [e for e in evs if e['cat'] == 'wait' and e['args'].get('result') == 'stopped']
+                if p not in stuck:
+                    need(not stopped, '%s rank %d: a stopped wait on a rank that finished' % (prog, p))
+                    continue
+                need(len(stopped) == 1, '%s rank %d: %d stopped waits' % (prog, p, len(stopped)))
+                w = stopped[0]
+                need('found' in w['args'] and w['args'].get('expected') and
+                     re.search(r'%s:\d+:\d+$' % re.escape(prog), w['args'].get('at', '')), '%s: wait args %r' % (prog, w['args']))
+                chain(evs, w, ['task', 'dispatch', 'run'])
+                errs = [e for e in evs if e['cat'] == 'error']
+                need(len(errs) == 1 and w['args']['wait'] in errs[0]['args'].get('message', ''),
+                     '%s rank %d: error instants %r' % (prog, p, [e['args'] for e in errs]))
+                need(errs[0]['ts'] >= w['ts'] + w['dur'] - 1000.0, '%s rank %d: the error precedes the wait' % (prog, p))
+                if why:
+                    need(why in errs[0]['args']['message'], '%s: %r' % (prog, errs[0]['args']['message']))
+
+    def logs(self):
+        P = 2
+        d = self.path('logs')
+        shutil.rmtree(d, ignore_errors=True)
+        rc, so, se = self.run(P, os.path.join(ROOT, 'programs', 'tutorial', 'put_get.pld'),
+                              ['--in', 'xs=arange', '-v', '--log-dir', d])
+        need(rc == 0, 'exit %d\n%s%s' % (rc, so, se))
+        for r in range(P):
+            mine = [l[len('[rank %d/%d] ' % (r, P)):] for l in se.splitlines() if l.startswith('[rank %d/%d] ' % (r, P))]
+            need(len(mine) > 10, 'rank %d: %d lines on stderr' % (r, len(mine)))
+            with open(os.path.join(d, 'rank%d.log' % r)) as f:
+                lines = [l.rstrip('\n') for l in f if not l.startswith('#')]
+            times = [float(l.split(' ms  ', 1)[0]) for l in lines]
+            text = [l.split(' ms  ', 1)[1] for l in lines]
+            need(times == sorted(times), 'rank %d: log times go back' % r)
+            need(text == mine, 'rank %d: the log file and stderr differ' % r)
+            peer = (r + 1) % P
+            need(any(re.search(r'\b(put|get) \S+ (to|from) rank %d \(world %d\): \w+, \d+ bytes at window offset \d+'
+                               % (peer, peer), t) for t in text), 'rank %d: no put/get naming its peer' % r)
+            need(any(re.search(r'notify \S+ to rank \d \(world \d\): \w+ (\+)?= -?\d+ \(cell at window offset \d+\)', t)
+                     for t in text), 'rank %d: no notify line' % r)
+            need(any(re.search(r'wait: .*: found -?\d+, expected (==|>=) -?\d+, satisfied', t) for t in text),
+                 'rank %d: no wait line' % r)
+            need(any(re.search(r'put_get\.pld:\d+:\d+', t) for t in text), 'rank %d: no source locations' % r)
+            need(text[0].startswith('host: window') and any(t.startswith('host: begin run') for t in text),
+                 'rank %d: log starts with %r' % (r, text[0]))
+
+    def errors(self):
+        prog = os.path.join(ROOT, 'programs', 'tutorial', 'hello_rank.pld')
+        rc, so, se = self.run(2, prog, ['--in', 'xs=arange', '--trace', self.path('no', 'such', 'dir', 't.json')])
+        need(rc == 74 and 'cannot write' in se and 'no/such/dir/t.json' in se, '--trace into a missing dir: %d\n%s' %
+             (rc, se))
+        blocker = self.path('afile')
+        with open(blocker, 'w') as f:
+            f.write('x')
+        rc, so, se = self.run(2, prog, ['--in', 'xs=arange', '--log-dir', os.path.join(blocker, 'logs')])
+        need(rc == 74 and '--log-dir' in se, '--log-dir on a file: %d\n%s' % (rc, se))
+        rc, so, se = self.run(1, prog, ['--trace'])
+        need(rc == 64 and '--trace needs' in se, '--trace without a value: %d\n%s' % (rc, se))
+
+
+def main():
+    ap = T.mpi_arg_parser(__doc__)
+    ap.add_argument('--case', required=True)
+    ap.add_argument('--workdir', required=True)
+    ap.add_argument('--pldrun-testing', default='')
+    a = ap.parse_args()
+    r = Runner(a)
+    try:
+        getattr(r, a.case)()
+    except Fail as e:
+        print('FAIL (%s): %s' % (a.case, e))
+        return 1
+    print('ok: %s' % a.case)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
