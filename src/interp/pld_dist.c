@@ -1051,6 +1051,8 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     }
     ev.cmp = w->cmp;
     ev.expected = w->expected;
+    if (!w->poll(it, w, &v))
+        pld_trace_begin(it->trace, &ev); /* it blocks: the log shows where, as it happens */
     pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
     ev.value = v;
     ev.failed = st != PLD_OK;

@@ -1,8 +1,10 @@
 /* test_base.c - src/base: the dtype table (pld_dtype.h) and checked size
- * arithmetic (pld_size.h). */
+ * arithmetic (pld_size.h), the event recorder (pld_trace.h). */
 #include "pld_dtype.h"
 #include "pld_size.h"
 #include "pld_test.h"
+#include "pld_trace.h"
+#include "pld_buf.h"
 
 #include <math.h>
 
@@ -73,7 +75,73 @@ static void test_base_size_checked(void)
     CU_ASSERT_STRING_EQUAL(pld_size_what(PLD_SIZE_OVERFLOW), "overflows");
 }
 
+/* The event recorder (pld_trace.h): strings are copied, the limit drops and
+ * counts, JSON escapes and names the tracks, the log line reads. */
+static void lines_sink(void *ctx, const char *line, size_t len)
+{
+    pld_buf_t *b = ctx;
+    pld_buf_putn(b, line, len);
+    pld_buf_putc(b, '\n');
+}
+
+static void test_base_trace(void)
+{
+    pld_buf_t lines, js;
+    pld_buf_init(&lines);
+    pld_buf_init(&js);
+    pld_trace_t *tr = pld_trace_create(1, 2, lines_sink, &lines, "p.pld");
+    CU_ASSERT_FATAL(tr != NULL);
+    char name[32], obj[48];
+    snprintf(name, sizeof name, "pld.tensor.put");
+    snprintf(obj, sizeof obj, "wait on \"sig\"[1]\n");
+    pld_ev_t ev;
+    pld_trace_ev_init(&ev, PLD_EV_PUT);
+    ev.t0 = 1000;
+    ev.track = pld_trace_track(2, -1);
+    ev.name = name;
+    ev.obj = "buf";
+    ev.peer = 1;
+    ev.peer_world = 3;
+    ev.bytes = 256;
+    ev.offset = 64;
+    ev.line = 12;
+    ev.col = 5;
+    pld_trace_end(tr, &ev);
+    memset(name, 'x', sizeof name - 1); /* the recorder kept its own copy */
+    pld_trace_ev_init(&ev, PLD_EV_WAIT);
+    ev.obj = obj;
+    ev.value = 0;
+    ev.expected = 1;
+    ev.cmp = 1;
+    ev.failed = 1;
+    pld_trace_end(tr, &ev);
+    pld_trace_ev_init(&ev, PLD_EV_NOTIFY); /* third: over the limit of 2 */
+    pld_trace_end(tr, &ev);
+    CU_ASSERT_EQUAL(pld_trace_count(tr), 2);
+    CU_ASSERT_EQUAL(pld_trace_dropped(tr), 1);
+    CU_ASSERT_STRING_EQUAL(pld_trace_event(tr, 0)->name, "pld.tensor.put");
+    CU_ASSERT_EQUAL(pld_trace_event(tr, 0)->track, 3);
+    CU_ASSERT_EQUAL(pld_trace_track(-1, -1), 0);
+    CU_ASSERT_EQUAL(pld_trace_track(0, 1), 1 + 2 * PLD_TRACE_LANE_STRIDE);
+    /* every event was logged, the dropped one too */
+    CU_ASSERT_PTR_NOT_NULL(strstr(pld_buf_str(&lines), "block 2: put pld.tensor.put to rank 1 (world 3): buf, 256 bytes "
+                                                        "at window offset 64 at p.pld:12:5"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pld_buf_str(&lines), "found 0, expected >= 1, stopped"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pld_buf_str(&lines), "host: notify"));
+    CU_ASSERT_EQUAL(pld_trace_json(tr, 1, 4, "h", 0, 0, &js), PLD_OK);
+    const char *j = pld_buf_str(&js);
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"rank 1 of 4 on h\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"name\":\"block 2\"}"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"ts\":1.000,\"dur\":"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "wait on \\\"sig\\\"[1]\\u000a")); /* escaped */
+    CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"dropped\":1"));
+    pld_trace_destroy(tr);
+    pld_buf_fini(&lines);
+    pld_buf_fini(&js);
+}
+
 static CU_TestInfo base_tests[] = {
+    {"test_base_trace", test_base_trace},
     {"test_base_dtype_table", test_base_dtype_table},
     {"test_base_half_conversions", test_base_half_conversions},
     {"test_base_size_checked", test_base_size_checked},
