@@ -375,7 +375,7 @@ static void json_event(pld_buf_t *b, const pld_ev_t *ev, int pid, int64_t zero, 
     }
     if (ev->obj) {
         pld_buf_printf(b, "%s\"%s\":", SEP(),
-                       k == PLD_EV_ERROR ? "message" : k == PLD_EV_WAIT ? "wait" : k == PLD_EV_NOTIFY ? "window"
+                       k == PLD_EV_ERROR ? "message" : k == PLD_EV_WAIT ? "wait" : k == PLD_EV_NOTIFY ? "cell"
                        : is_rma(k) || k == PLD_EV_COLL ? "window" : k == PLD_EV_WINDOW ? "transport" : "what");
         json_str(b, ev->obj);
     }

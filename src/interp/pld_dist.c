@@ -675,14 +675,25 @@ static void trace_window(pld_interp_t *it, int d, pld_ev_t *ev)
     pld_trace_end(it->trace, ev);
 }
 
-const char *pld_tr_window_at(const pld_interp_t *it, const domain_t *d, size_t disp)
+/* The window buffer of domain d that holds byte disp, or NULL. */
+static const winbuf_t *window_at(const pld_interp_t *it, const domain_t *d, size_t disp)
 {
     for (int i = 0; i < it->nwins; i++) {
         const winbuf_t *w = &it->wins[i];
         if (&it->doms[w->dom] == d && disp >= w->offset && disp < w->offset + (w->bytes ? w->bytes : 1))
-            return w->name;
+            return w;
     }
     return NULL;
+}
+
+/* The INT32 cell at byte disp of domain d as "buffer[flat index]". */
+static void cell_name(const pld_interp_t *it, const domain_t *d, size_t disp, char *buf, size_t n)
+{
+    const winbuf_t *w = window_at(it, d, disp);
+    if (w)
+        snprintf(buf, n, "%s[%zu]", w->name, (disp - w->offset) / 4);
+    else
+        snprintf(buf, n, "window byte %zu", disp);
 }
 
 pld_status_t pld_dist_create(pld_interp_t *it)
@@ -993,7 +1004,9 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         ev.peer = peer;
         ev.peer_world = pld_win_dom_world_rank(d->win, peer);
         ev.dom = (int32_t)(d - it->doms);
-        ev.obj = pld_tr_window_at(it, d, disp);
+        char cell[96];
+        cell_name(it, d, disp, cell, sizeof cell);
+        ev.obj = cell;
         ev.offset = (int64_t)disp;
         ev.value = v;
         ev.cmp = set != 0;

@@ -212,8 +212,6 @@ static inline void pld_tr_init(const pld_interp_t *it, const frame_t *f, pld_spa
     ev->col = (int32_t)sp.col;
     ev->name = name;
 }
-/* The name of the window buffer of domain d that holds byte disp, or NULL. */
-const char *pld_tr_window_at(const pld_interp_t *it, const domain_t *d, size_t disp);
 
 /* ======================================================= values, services */
 

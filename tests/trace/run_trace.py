@@ -208,7 +208,7 @@ class Runner:
                          'rank %d: get args %r' % (p, a))
                 if e['cat'] == 'notify':
                     need(e['args'].get('op') and isinstance(e['args'].get('value'), int) and e['args']['value'] != 0 and
-                         e['args'].get('window') == 'sig_buf', 'rank %d: notify args %r' % (p, e['args']))
+                         re.match(r'sig_buf\[\d+\]$', e['args'].get('cell', '')), 'rank %d: notify args %r' % (p, e['args']))
                 if e['cat'] == 'wait':
                     a = e['args']
                     need(a.get('result') == 'satisfied' and a.get('found', -1) >= int(a['expected'].split()[-1]),
@@ -290,7 +290,7 @@ class Runner:
             peer = (r + 1) % P
             need(any(re.search(r'\b(put|get) \S+ (to|from) rank %d \(world %d\): \w+, \d+ bytes at window offset \d+'
                                % (peer, peer), t) for t in text), 'rank %d: no put/get naming its peer' % r)
-            need(any(re.search(r'notify \S+ to rank \d \(world \d\): \w+ (\+)?= -?\d+ \(cell at window offset \d+\)', t)
+            need(any(re.search(r'notify \S+ to rank \d \(world \d\): \w+\[\d+\] (\+)?= -?\d+ \(cell at window offset \d+\)', t)
                      for t in text), 'rank %d: no notify line' % r)
             need(any(re.search(r'wait: .*: found -?\d+, expected (==|>=) -?\d+, satisfied', t) for t in text),
                  'rank %d: no wait line' % r)
