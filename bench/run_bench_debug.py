@@ -134,6 +134,39 @@ def main():
     mx = ['%.2f' % max(ratios[m]) if ratios[m] else '-' for m in modes[1:]]
     print('| geometric mean | | | %s |' % ' | '.join(gm))
     print('| maximum | | | %s |' % ' | '.join(mx))
+    if a.baseline:
+        hot(a, env)
+
+
+def hot(a, env):
+    """The traced sites on hot paths, with every feature off: this pldrun
+    against --baseline on the benchmarks of docs/benchmarks-pldrun.md (notify
+    -> wait round trips, 1 MiB puts) and an interpreted scalar loop."""
+    work = tempfile.mkdtemp(prefix='pld_bench_debug_hot_')
+    cases = [('pingpong', 2, 200000, []), ('put_1mib', 2, 2000, ['--in', 'xs=arange']),
+             ('scalar_loop', 1, 2000000, [])]
+    print()
+    print('| features off | %s | this / baseline |' % 'baseline s | this s')
+    print('|---|---|---|---|')
+    for name, P, n, extra in cases:
+        npy = os.path.join(work, 'n.npy')
+        T.write_npy(npy, 'INT64', (), [n])
+        args = extra + ['--in', 'n=' + npy]
+        prog = os.path.join(ROOT, 'bench', name + '.pld')
+        res = {}
+        for tool in (a.baseline, a.pldrun):
+            ts = []
+            for _ in range(max(a.runs, 5)):
+                ts.append(run_once(tool, P, prog, args, env, work))
+            ts = [t for t in ts if t is not None]
+            res[tool] = (statistics.median(ts), min(ts), max(ts)) if ts else None
+        b, t = res[a.baseline], res[a.pldrun]
+        if b and t:
+            print('| %s (n = %d) | %.3f [%.3f..%.3f] | %.3f [%.3f..%.3f] | %.3f |' %
+                  (name, n, b[0], b[1], b[2], t[0], t[1], t[2], t[0] / b[0]), flush=True)
+        else:
+            print('| %s | failed | failed | |' % name, flush=True)
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == '__main__':

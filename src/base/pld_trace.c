@@ -15,6 +15,7 @@ struct pld_trace {
     size_t limit;
     pld_ev_t *ev;
     size_t n, cap, dropped;
+    size_t ring;       /* once full: the next slot of the ring over [limit/2, limit) */
     pld_trace_sink_fn sink;
     void *sink_ctx;
     const char *file;
@@ -184,7 +185,16 @@ void pld_trace_end(pld_trace_t *tr, pld_ev_t *ev)
     if (!tr->keep)
         return;
     if (tr->n >= tr->limit) {
+        /* full: the first half stays, the second half is a ring of the
+         * latest events (the end of a run, where it stuck, is kept) */
+        size_t half = tr->limit / 2, span = tr->limit - half;
+        pld_ev_t *c = &tr->ev[half + tr->ring];
+        tr->ring = (tr->ring + 1) % span;
         tr->dropped++;
+        *c = *ev;
+        c->name = intern(tr, ev->name);
+        c->func = intern(tr, ev->func);
+        c->obj = intern(tr, ev->obj);
         return;
     }
     if (tr->n == tr->cap) {
@@ -219,7 +229,12 @@ size_t pld_trace_dropped(const pld_trace_t *tr)
 
 const pld_ev_t *pld_trace_event(const pld_trace_t *tr, size_t i)
 {
-    return tr && i < tr->n ? &tr->ev[i] : NULL;
+    if (!tr || i >= tr->n)
+        return NULL;
+    size_t half = tr->limit / 2, span = tr->limit - half;
+    if (!tr->dropped || i < half)
+        return &tr->ev[i];
+    return &tr->ev[half + (tr->ring + (i - half)) % span]; /* the ring, oldest first */
 }
 
 /* ------------------------------------------------------------ output */
@@ -429,11 +444,14 @@ pld_status_t pld_trace_json(const pld_trace_t *tr, int rank, int nranks, const c
     pld_mem_free(tracks);
     const int64_t zero = origin_ns + offset_ns; /* this rank's clock reading at the reference zero */
     for (size_t i = 0; i < tr->n; i++)
-        json_event(b, &tr->ev[i], rank, zero, tr->file);
+        json_event(b, pld_trace_event(tr, i), rank, zero, tr->file);
     if (tr->dropped || tr->oom) {
-        pld_buf_printf(b, ",\n{\"name\":\"events dropped\",\"cat\":\"trace\",\"ph\":\"i\",\"s\":\"p\",\"ts\":0,"
-                          "\"pid\":%d,\"tid\":0,\"args\":{\"dropped\":%zu,\"limit\":%zu}}",
-                       rank, tr->dropped, tr->limit);
+        /* at the first kept event after the gap */
+        const pld_ev_t *after = tr->dropped ? pld_trace_event(tr, tr->limit / 2) : NULL;
+        pld_buf_printf(b, ",\n{\"name\":\"events dropped\",\"cat\":\"trace\",\"ph\":\"i\",\"s\":\"p\",\"ts\":%.3f,"
+                          "\"pid\":%d,\"tid\":0,\"args\":{\"dropped\":%zu,\"limit\":%zu,\"kept\":\"the first and the "
+                          "last half of the limit\"}}",
+                       after ? (double)(after->t0 - zero) / 1000.0 : 0.0, rank, tr->dropped, tr->limit);
     }
     return b->oom ? PLD_E_NOMEM : PLD_OK;
 }

@@ -12,9 +12,11 @@
  *
  * Strings an event names (its name, function, object) are copied into the
  * recorder, so they may live on the caller's stack. Events are kept in
- * completion order up to `limit`; later ones are counted as dropped (the
- * JSON says how many) but still logged. Not thread-safe: one rank's blocks
- * are coroutines of one thread. */
+ * completion order up to `limit`; then the first half stays and the second
+ * half becomes a ring of the latest events, so the end of a run (where it
+ * stuck) is kept; the events in between are counted as dropped (the JSON
+ * says how many) but still logged. Not thread-safe: one rank's blocks are
+ * coroutines of one thread. */
 #ifndef PLD_TRACE_H
 #define PLD_TRACE_H
 
@@ -69,7 +71,7 @@ typedef void (*pld_trace_sink_fn)(void *ctx, const char *line, size_t len);
  * sink: called with one line per event (-v, --log-dir), or NULL; limit: how
  * many events are kept (0 = PLD_TRACE_DEFAULT_LIMIT). file names locations in
  * log lines (borrowed). NULL on out of memory. */
-#define PLD_TRACE_DEFAULT_LIMIT 1000000
+#define PLD_TRACE_DEFAULT_LIMIT 500000
 pld_trace_t *pld_trace_create(int keep, size_t limit, pld_trace_sink_fn sink, void *sink_ctx, const char *file);
 void pld_trace_destroy(pld_trace_t *tr);
 
@@ -92,10 +94,10 @@ void pld_trace_end(pld_trace_t *tr, pld_ev_t *ev);
 #define PLD_TRACE_LANE_STRIDE 100000
 int32_t pld_trace_track(int64_t block, int64_t lane);
 
-/* Number of events recorded and dropped (above the limit). */
+/* Number of events kept and dropped (above the limit). */
 size_t pld_trace_count(const pld_trace_t *tr);
 size_t pld_trace_dropped(const pld_trace_t *tr);
-/* Event i (i < count), borrowed. */
+/* Event i (i < count) in completion order, borrowed. */
 const pld_ev_t *pld_trace_event(const pld_trace_t *tr, size_t i);
 
 /* Appends this rank's part of a Chrome trace (the "traceEvents" array's

@@ -119,6 +119,8 @@ static void test_base_trace(void)
     pld_trace_end(tr, &ev);
     CU_ASSERT_EQUAL(pld_trace_count(tr), 2);
     CU_ASSERT_EQUAL(pld_trace_dropped(tr), 1);
+    /* the latest event replaced the second (the ring is the second half) */
+    CU_ASSERT_EQUAL(pld_trace_event(tr, 1)->kind, PLD_EV_NOTIFY);
     CU_ASSERT_STRING_EQUAL(pld_trace_event(tr, 0)->name, "pld.tensor.put");
     CU_ASSERT_EQUAL(pld_trace_event(tr, 0)->track, 3);
     CU_ASSERT_EQUAL(pld_trace_track(-1, -1), 0);
@@ -133,8 +135,28 @@ static void test_base_trace(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"rank 1 of 4 on h\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"name\":\"block 2\"}"));
     CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"ts\":1.000,\"dur\":"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(j, "wait on \\\"sig\\\"[1]\\u000a")); /* escaped */
+    CU_ASSERT_PTR_NULL(strstr(j, "wait on")); /* the wait was dropped */
     CU_ASSERT_PTR_NOT_NULL(strstr(j, "\"dropped\":1"));
+    pld_trace_destroy(tr);
+    /* limit 4: 2 kept from the start, a ring of 2: 10 events keep 0, 1, 8, 9 */
+    tr = pld_trace_create(1, 4, NULL, NULL, "p.pld");
+    CU_ASSERT_FATAL(tr != NULL);
+    for (int i = 0; i < 10; i++) {
+        pld_trace_ev_init(&ev, PLD_EV_ERROR);
+        ev.line = i;
+        ev.obj = i == 9 ? obj : "m";
+        pld_trace_end(tr, &ev);
+    }
+    CU_ASSERT_EQUAL(pld_trace_count(tr), 4);
+    CU_ASSERT_EQUAL(pld_trace_dropped(tr), 6);
+    CU_ASSERT_EQUAL(pld_trace_event(tr, 0)->line, 0);
+    CU_ASSERT_EQUAL(pld_trace_event(tr, 1)->line, 1);
+    CU_ASSERT_EQUAL(pld_trace_event(tr, 2)->line, 8);
+    CU_ASSERT_EQUAL(pld_trace_event(tr, 3)->line, 9);
+    pld_buf_reset(&js);
+    CU_ASSERT_EQUAL(pld_trace_json(tr, 0, 1, "", 0, 0, &js), PLD_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pld_buf_str(&js), "wait on \\\"sig\\\"[1]\\u000a")); /* escaped */
+    CU_ASSERT_PTR_NOT_NULL(strstr(pld_buf_str(&js), "\"dropped\":6"));
     pld_trace_destroy(tr);
     pld_buf_fini(&lines);
     pld_buf_fini(&js);

@@ -99,6 +99,7 @@ int observe_open(const char *trace_path, int verbose, const char *log_dir, const
             observe_close(o);
             return -1;
         }
+        setvbuf(o->log, NULL, _IOLBF, 0); /* line by line: a killed rank's log is whole */
         fprintf(o->log, "# pldrun log of rank %d of %d: %s (times since the rank started)\n", rank, size,
                 file ? file : "");
     }
