@@ -384,6 +384,8 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         st = pld_rt_error(it, f, e->span, "%s: the element count of the transfer shape overflows", pld_op_name(e));
         goto done;
     }
+    if (it->poison && is_put)
+        pld_poison_check_local(it, e, loc, loff, lext);
     /* the local region */
     pld_view_t lv, pv;
     pld_tensor_kview(loc, &lv);

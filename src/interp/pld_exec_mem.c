@@ -147,6 +147,8 @@ pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     }
     for (int j = 0; j < nshp; j++)
         tile->valid[j] = ext[t->rank - nshp + j];
+    if (it->poison && !remote)
+        pld_poison_check_local(it, e, t, off, ext);
     pld_view_t src, dst;
     pld_region_view(t, off, ext, nshp, &src);
     pld_tile_kview(tile, &dst, 1);
@@ -353,6 +355,8 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
         if ((st = elem_index(it, f, e, t->rank, t->shape, t->strides, idx, n, &off)) == PLD_OK) {
             if (write) {
                 write_elem(t->buf->data, t->dt, t->offset + off, &val);
+                if (t->buf->shadow)
+                    memset(t->buf->shadow + (t->offset + off) * pld_dtype_bytes(t->dt), 1, (size_t)pld_dtype_bytes(t->dt));
                 if (t->buf->written) {
                     int64_t flat = t->offset + off;
                     if (flat < t->buf->track_n)
@@ -361,6 +365,12 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
                 *out = obj;
                 obj = pld_v_none();
             } else {
+                if (it->poison && t->buf->shadow) {
+                    pld_tensor_t one = *t; /* the element as a rank-0 view */
+                    one.rank = 0;
+                    one.offset = t->offset + off;
+                    pld_poison_check_local(it, e, &one, NULL, NULL);
+                }
                 *out = read_elem(t->buf->data, t->dt, t->offset + off);
             }
         }

@@ -63,6 +63,9 @@ typedef struct pld_interp_opts {
     uint64_t op_budget;     /* operations (expression evaluations and statements) one pld_interp_run
                                may execute; when they are used up the run stops with the runtime error
                                "operation budget (N) exhausted" at the operation; 0 = unlimited */
+    int poison;             /* --poison: never-written window bytes (and created tiles) read as NaN or a
+                               byte pattern, and each read of them is a warning, once per source site
+                               (docs/debugging.md); needs the sim backend */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

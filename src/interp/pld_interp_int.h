@@ -27,6 +27,7 @@
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
  *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
+ *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
@@ -102,6 +103,9 @@ typedef struct winbuf {
     int covered;
     int synth;                     /* the hidden [world_size, core_num] INT32 signal of a HOST
                                       allreduce called without one (alloc = that call) */
+    int signal;                    /* --poison: a signal / atomic-add target (stays zero, counts as
+                                      written; pld_poison.c classifies it before the run) */
+    pld_dtype_t fill_dt;           /* --poison: dtype of the pattern (alloc dtype or first view), or NONE */
 } winbuf_t;
 
 /* A comm domain: the ranks that share a set of window buffers. */
@@ -112,6 +116,7 @@ typedef struct domain {
     size_t bytes;
     pld_win_dom_t *win;
     int hw_window;                 /* the kernel backend placed this domain's window (PLD_BE_CAP_WINDOWS) */
+    pld_win_dom_t *shadow;         /* --poison: one byte per window byte, nonzero = written */
 } domain_t;
 
 /* The walker's callbacks: the one way a lower layer calls back up (ops
@@ -182,6 +187,7 @@ struct pld_interp {
     struct pld_cgen *cgen;
     struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at their first launch */
     int ncgen_scopes;
+    struct pld_poison *poison;     /* --poison state (pld_poison.c), NULL when off */
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -350,6 +356,36 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
 typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx);
+
+/* ---- pld_poison.c: --poison (never-written window bytes read as NaN / a pattern, and reported) ----
+ * Every hook is one `if (it->poison)` branch: nothing runs when the option is off. */
+/* The state, when opts.poison: PLD_E_USAGE (message in err) with a backend other than sim. */
+pld_status_t pld_poison_open(pld_interp_t *it, char *err, size_t errn);
+void pld_poison_close(pld_interp_t *it);
+/* Before the run (after pld_dist_plan's allocations): which window buffers
+ * are signals (stay zero, count as written) and which dtype fills the others. */
+void pld_poison_classify(pld_interp_t *it, const pld_func_t *host);
+/* After the data windows exist: fills them with the pattern, then creates the
+ * shadow windows (collective, same order on every member). */
+pld_status_t pld_poison_create(pld_interp_t *it);
+/* After the windows were zeroed between dispatches: pattern and shadows again. */
+void pld_poison_reset(pld_interp_t *it);
+void pld_poison_fini(pld_interp_t *it); /* destroys the shadow windows (before the data windows) */
+/* What the runs of one remote transfer found unwritten: count and the range of displacements. */
+typedef struct pld_poison_acc {
+    size_t n, lo, hi;
+} pld_poison_acc_t;
+/* One contiguous run of pld_dist_region: a put/add marks the peer's shadow, a
+ * get reads it and accumulates the never-written bytes into acc. */
+pld_status_t pld_poison_run(pld_interp_t *it, domain_t *d, int peer, size_t disp, size_t bytes, int dir,
+                            pld_poison_acc_t *acc, char *err, size_t errn);
+/* Reports a transfer's never-written bytes (acc) at e, once per site. */
+void pld_poison_report_remote(pld_interp_t *it, const pld_expr_t *e, const domain_t *d, int peer,
+                              const pld_tensor_t *t, const pld_poison_acc_t *acc);
+/* A local read of the box [off, off+ext) of t: reports never-written bytes of
+ * a window at e (once per site). No-op for a tensor that is not a window. */
+void pld_poison_check_local(pld_interp_t *it, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+                            const int64_t *ext);
 
 /* ======================================================= ops */
 

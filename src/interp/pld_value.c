@@ -389,9 +389,54 @@ static void mark_elems(pld_buffer_t *b, int64_t e, int64_t n, int w, int tw)
     mark_run(b, lo, hi - lo);
 }
 
+void pld_tensor_box_runs(const pld_tensor_t *t, const int64_t *off, const int64_t *ext,
+                         void (*fn)(void *ctx, int64_t at, int64_t bytes), void *ctx)
+{
+    const int64_t w = pld_dtype_bytes(t->dt), r = t->rank;
+    if (r == 0) {
+        fn(ctx, t->offset * w, w);
+        return;
+    }
+    for (int i = 0; i < r; i++)
+        if (ext[i] <= 0)
+            return;
+    int64_t idx[PLD_MAX_RANK];
+    memset(idx, 0, sizeof idx);
+    for (;;) {
+        int64_t base = t->offset;
+        for (int i = 0; i < r - 1; i++)
+            base += (off[i] + idx[i]) * t->strides[i];
+        if (t->strides[r - 1] == 1)
+            fn(ctx, (base + off[r - 1]) * w, ext[r - 1] * w);
+        else
+            for (int64_t j = 0; j < ext[r - 1]; j++)
+                fn(ctx, (base + (off[r - 1] + j) * t->strides[r - 1]) * w, w);
+        int d = (int)r - 2;
+        while (d >= 0 && ++idx[d] == ext[d]) {
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0)
+            break;
+    }
+}
+
+static void shadow_set(void *ctx, int64_t at, int64_t bytes)
+{
+    memset((uint8_t *)ctx + at, 1, (size_t)bytes);
+}
+
+void pld_tensor_shadow_mark(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
+{
+    if (t->buf->shadow)
+        pld_tensor_box_runs(t, off, ext, shadow_set, t->buf->shadow);
+}
+
 void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
 {
     pld_buffer_t *b = t->buf;
+    if (b->shadow)
+        pld_tensor_box_runs(t, off, ext, shadow_set, b->shadow);
     int w = pld_dtype_bytes(t->dt), tw = b->written ? pld_dtype_bytes(b->track_dt) : w;
     if (!b->written || t->rank == 0) {
         if (b->written && t->rank == 0)

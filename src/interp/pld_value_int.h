@@ -54,6 +54,7 @@ typedef struct pld_buffer {
     uint8_t *written;     /* bitmap over elements of `track_dt`, or NULL */
     pld_dtype_t track_dt;
     int64_t track_n;
+    uint8_t *shadow;      /* --poison: one byte per data byte, nonzero = written (borrowed), or NULL */
 } pld_buffer_t;
 
 typedef enum pld_okind { PLD_O_TENSOR, PLD_O_TILE, PLD_O_TUPLE, PLD_O_ARRAY } pld_okind_t;
@@ -160,6 +161,12 @@ void *pld_tensor_at(const pld_tensor_t *t, const int64_t *idx);
 /* Marks the elements of the sub-box [off, off+ext) of t as written (no-op when
  * the buffer is not tracked). */
 void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext);
+/* Calls fn(ctx, byte offset from buf->data, bytes) for each contiguous run of
+ * the box [off, off+ext) of t (one element for a rank-0 tensor). */
+void pld_tensor_box_runs(const pld_tensor_t *t, const int64_t *off, const int64_t *ext,
+                         void (*fn)(void *ctx, int64_t at, int64_t bytes), void *ctx);
+/* Marks the box's bytes written in the buffer's --poison shadow (no-op without one). */
+void pld_tensor_shadow_mark(const pld_tensor_t *t, const int64_t *off, const int64_t *ext);
 
 /* Human-readable kind, e.g. "tile", "tensor". */
 const char *pld_vkind_name(pld_vkind_t k);

@@ -50,6 +50,7 @@ typedef struct opts {
     int dispatches;
     int persistent;
     int reset; /* -1 default (reset iff persistent), 0 no, 1 yes */
+    int poison;
 } opts_t;
 
 static void usage(FILE *f)
@@ -83,6 +84,8 @@ static void usage(FILE *f)
           "                      without it every dispatch starts with fresh zeroed windows\n"
           "  --reset-persistent-windows yes|no\n"
           "                      zero persistent windows before each reuse (default yes)\n"
+          "  --poison            never-written window bytes and created tiles read as NaN / 0xA5 bytes;\n"
+          "                      each read of them is a warning, once per site (sim backend only)\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -143,6 +146,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             i++;
         } else if (strcmp(a, "--persistent-windows") == 0) {
             o->persistent = 1;
+        } else if (strcmp(a, "--poison") == 0) {
+            o->poison = 1;
         } else if (strcmp(a, "--reset-persistent-windows") == 0) {
             if (!val || (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)) {
                 fprintf(stderr, "pldrun: --reset-persistent-windows must be yes or no\n");
@@ -751,6 +756,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, int rank, int size)
         io.dispatches = o->dispatches;
         io.persistent_windows = o->persistent;
         io.reset_windows = o->reset;
+        io.poison = o->poison;
         io.hw = hw;
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
         if (st != PLD_OK) {
