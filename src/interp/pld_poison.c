@@ -235,6 +235,11 @@ static void cls_call(cls_t *c, const pld_expr_t *e)
             if (role && e->bound[i])
                 mark(c, root_of(c, e->bound[i]));
         }
+        /* an integer cell read as a scalar (pl.tensor.read): an epoch, a counter, a flag, state
+         * that relies on fresh windows being zero like a signal (§1.5) */
+        if (e->op == PLD_OPID_TENSOR_READ && e->bound[0] && e->bound[0]->type &&
+            !pld_dtype_is_float(e->bound[0]->type->dtype))
+            mark(c, root_of(c, e->bound[0]));
         /* the dtype that fills a buffer: its allocation's, else its first typed view's */
         if (e->op == PLD_OPID_PLD_WINDOW && e->bound[0] && e->bound[2]) {
             int b = root_of(c, e->bound[0]) - ID_WIN;
