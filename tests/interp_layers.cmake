@@ -9,8 +9,8 @@
 #   dispatch  pld_exec
 #   ops       pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_coll pld_xcore
 #   tasks     pld_task
-#   dist      pld_dist pld_poison
-#   base      pld_rt pld_value, pld_kern*, pld_npy*
+#   dist      pld_dist
+#   base      pld_rt pld_value pld_poison, pld_kern*, pld_npy*
 #
 # A file may reference (nm -u) symbols defined in its own layer or below,
 # never one defined above it: a lower layer calls back up only through the
@@ -27,8 +27,8 @@ set(layer_walker pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_
 set(layer_dispatch pld_exec)
 set(layer_ops pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_coll pld_xcore)
 set(layer_tasks pld_task)
-set(layer_dist pld_dist pld_poison)
-set(layer_base pld_rt pld_value)
+set(layer_dist pld_dist)
+set(layer_base pld_rt pld_value pld_poison)
 
 string(REPLACE "|" ";" objects "${OBJECTS}")
 

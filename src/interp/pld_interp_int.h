@@ -27,10 +27,10 @@
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
  *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
- *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
+ *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
  *
  * Upward calls go through one table the walker hands down, it->walk
  * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
@@ -277,7 +277,8 @@ static inline const char *pld_op_name(const pld_expr_t *e)
         return e->u.call.fn->kind == PLD_EX_ATTR ? e->u.call.fn->u.attr.attr : "call";
     return pld_op_info((pld_op_id_t)e->op)->name;
 }
-/* Evaluates parameter i (NONE when absent). */
+void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t); /* pld_poison.c */
+/* Evaluates parameter i (NONE when absent; --poison: a tile operand's never-written reads reported). */
 static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
 {
     const pld_expr_t *a = pld_op_arg(e, i);
@@ -285,7 +286,10 @@ static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_e
         *out = pld_v_none();
         return PLD_OK;
     }
-    return it->walk->eval(it, f, a, out);
+    pld_status_t st = it->walk->eval(it, f, a, out);
+    if (it->poison && st == PLD_OK && out->kind == PLD_V_TILE && pld_v_tile(out)->unw)
+        pld_poison_tile_read(it, e, i, pld_v_tile(out));
+    return st;
 }
 /* Evaluates parameter i, which must be a value of kind k (error names the op and parameter). */
 pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k);
@@ -357,7 +361,8 @@ typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx);
 
-/* ---- pld_poison.c: --poison (never-written window bytes read as NaN / a pattern, and reported) ----
+/* ---- pld_poison.c (base layer): --poison (never-written window bytes and created tiles read as
+ * NaN / a pattern, and reported) ----
  * Every hook is one `if (it->poison)` branch: nothing runs when the option is off. */
 /* The state, when opts.poison: PLD_E_USAGE (message in err) with a backend other than sim. */
 pld_status_t pld_poison_open(pld_interp_t *it, char *err, size_t errn);
@@ -386,6 +391,12 @@ void pld_poison_report_remote(pld_interp_t *it, const pld_expr_t *e, const domai
  * a window at e (once per site). No-op for a tensor that is not a window. */
 void pld_poison_check_local(pld_interp_t *it, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
                             const int64_t *ext);
+/* A pl.tile.create (no value) under --poison: the pattern in t, every element never-written.
+ * PLD_E_NOMEM. */
+pld_status_t pld_poison_tile_created(pld_interp_t *it, const pld_expr_t *e, pld_tile_t *t);
+/* Operand i of op e is tile t: unless the operand is one the op only writes (assemble's target,
+ * write's tile, a tmp scratch), reports never-written elements of its valid region (once per site). */
+void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t);
 
 /* ======================================================= ops */
 

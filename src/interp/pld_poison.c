@@ -14,7 +14,7 @@
  * are classified before the run from the program text (classify below) and
  * neither filled nor ever reported: their shadow is all ones.
  *
- * Layer: dist (called by pld_dist.c, the ops and the walker). */
+ * Layer: base (called by pld_dist.c, the ops, pld_op_eval and the walker). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
@@ -159,6 +159,14 @@ typedef struct cls {
 /* What a tensor expression is a view of: a parameter of the function, a
  * window buffer (HOST), or -1. Views and ops that return their first operand
  * (slices, pld.window, collectives returning their target) pass through. */
+static int buf_of_alloc(const pld_interp_t *it, const pld_expr_t *e)
+{
+    for (int i = 0; i < it->nwins; i++)
+        if (it->wins[i].alloc == e)
+            return i;
+    return -1;
+}
+
 static int root_of(cls_t *c, const pld_expr_t *e)
 {
     if (!e)
@@ -173,7 +181,7 @@ static int root_of(cls_t *c, const pld_expr_t *e)
         return root_of(c, e->u.sub.obj);
     case PLD_EX_CALL: {
         if (e->op == PLD_OPID_PLD_ALLOC_WINDOW_BUFFER) {
-            int b = pld_dist_buf_of(c->it, e);
+            int b = buf_of_alloc(c->it, e);
             return b >= 0 ? ID_WIN + b : -1;
         }
         if (e->op < 0 || !e->bound)
@@ -247,7 +255,7 @@ static void cls_call(cls_t *c, const pld_expr_t *e)
                 it->wins[b].fill_dt = pld_expr_dtype(it, e->bound[2]);
         }
         if (e->op == PLD_OPID_PLD_ALLOC_WINDOW_BUFFER && e->bound[1]) {
-            int b = pld_dist_buf_of(it, e);
+            int b = buf_of_alloc(it, e);
             if (b >= 0)
                 it->wins[b].fill_dt = pld_expr_dtype(it, e->bound[1]);
         }
@@ -536,4 +544,82 @@ void pld_poison_check_local(pld_interp_t *it, const pld_expr_t *e, const pld_ten
     const winbuf_t *w = winbuf_of(it, t->buf);
     if (s.acc.n && w)
         report(it, e, w, it->comm.rank, t->dt, &s.acc);
+}
+
+/* ------------------------------------------------------------ tiles */
+
+pld_status_t pld_poison_tile_created(pld_interp_t *it, const pld_expr_t *e, pld_tile_t *t)
+{
+    (void)it;
+    int64_t n = 1;
+    for (int d = 0; d < t->rank; d++)
+        n *= t->shape[d];
+    t->unw = pld_mem_alloc((size_t)(n > 0 ? n : 1));
+    if (!t->unw)
+        return PLD_E_NOMEM;
+    memset(t->unw, 1, (size_t)(n > 0 ? n : 1));
+    fill_pattern(t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt), t->dt);
+    t->born = e->span;
+    return PLD_OK;
+}
+
+/* 1 when operand i of op e is only written (or is scratch), not read. */
+static int write_only(const pld_expr_t *e, int i)
+{
+    if (e->op < 0)
+        return 0;
+    const pld_op_info_t *info = pld_op_info((pld_op_id_t)e->op);
+    if (i < 0 || i >= info->nparams)
+        return 0;
+    const char *pn = info->params[i].name;
+    if (strcmp(pn, "target") == 0 || strcmp(pn, "dst") == 0 || strncmp(pn, "tmp", 3) == 0 ||
+        strncmp(pn, "stage", 5) == 0)
+        return 1;
+    return i == 0 && (e->op == PLD_OPID_TILE_WRITE || e->op == PLD_OPID_TENSOR_WRITE ||
+                      e->op == PLD_OPID_TILE_SET_VALIDSHAPE);
+}
+
+void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t)
+{
+    if (!t->unw || write_only(e, i))
+        return;
+    /* the valid region, row-major */
+    int64_t idx[PLD_MAX_RANK] = {0};
+    size_t n = 0, lo = 0, hi = 0;
+    const size_t w = (size_t)pld_dtype_bytes(t->dt);
+    for (int d = 0; d < t->rank; d++)
+        if (t->valid[d] <= 0)
+            return;
+    for (;;) {
+        int64_t flat = 0;
+        for (int d = 0; d < t->rank; d++)
+            flat = flat * t->shape[d] + idx[d];
+        if (t->unw[flat]) {
+            if (!n)
+                lo = (size_t)flat * w;
+            hi = (size_t)flat * w + w - 1;
+            n += w;
+        }
+        int d = t->rank - 1;
+        while (d >= 0 && ++idx[d] == t->valid[d]) {
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0)
+            break;
+    }
+    if (!n || !first_at(it, e))
+        return;
+    int64_t total = 1;
+    for (int d = 0; d < t->rank; d++)
+        total *= t->shape[d];
+    const pld_expr_t *a = pld_op_arg(e, i);
+    char name[96] = "";
+    if (a && a->kind == PLD_EX_NAME)
+        snprintf(name, sizeof name, " '%s'", a->u.name);
+    pld_diag_add(&it->p->diags, PLD_SEV_WARNING, e->span,
+                 "%s reads %zu never-written byte%s of tile%s (created by pl.tile.create at %d:%d) on rank %d "
+                 "(bytes %zu..%zu of %lld): they read as %s under --poison",
+                 pld_op_name(e), n, n == 1 ? "" : "s", name, (int)t->born.line, (int)t->born.col, it->comm.rank, lo,
+                 hi, (long long)(total * (int64_t)w), pattern_text(t->dt));
 }

@@ -99,6 +99,7 @@ static void obj_free(pld_obj_t *o)
         break;
     case PLD_O_TILE:
         pld_mem_free(((pld_tile_t *)o)->data);
+        pld_mem_free(((pld_tile_t *)o)->unw);
         break;
     case PLD_O_TUPLE: {
         pld_tuple_t *t = (pld_tuple_t *)o;
@@ -507,9 +508,53 @@ pld_tile_t *pld_tile_cow(pld_value_t *v)
         n *= t->shape[i];
     memcpy(c->data, t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt));
     memcpy(c->valid, t->valid, sizeof c->valid);
+    if (t->unw) {
+        c->unw = pld_mem_alloc((size_t)(n > 0 ? n : 1));
+        if (!c->unw) {
+            pld_tile_t *ct = c;
+            pld_value_t cv = pld_tile_value(ct);
+            pld_value_release(&cv);
+            return NULL;
+        }
+        memcpy(c->unw, t->unw, (size_t)n);
+        c->born = t->born;
+    }
     pld_value_release(v);
     *v = pld_tile_value(c);
     return c;
+}
+
+void pld_tile_written_all(pld_tile_t *t)
+{
+    pld_mem_free(t->unw);
+    t->unw = NULL;
+}
+
+void pld_tile_written_box(pld_tile_t *t, const int64_t *off, const int64_t *ext)
+{
+    if (!t->unw)
+        return;
+    int64_t idx[PLD_MAX_RANK] = {0};
+    for (int d = 0; d < t->rank; d++)
+        if (ext[d] <= 0)
+            return;
+    for (;;) {
+        int64_t flat = 0, ok = 1;
+        for (int d = 0; d < t->rank; d++) {
+            int64_t x = off[d] + idx[d];
+            ok &= x >= 0 && x < t->shape[d];
+            flat = flat * t->shape[d] + x;
+        }
+        if (ok)
+            t->unw[flat] = 0;
+        int d = t->rank - 1;
+        while (d >= 0 && ++idx[d] == ext[d]) {
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0)
+            break;
+    }
 }
 
 void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s)

@@ -85,6 +85,9 @@ typedef struct pld_tile {
     int64_t valid[PLD_MAX_RANK];    /* runtime valid extent */
     pld_mem_t mem;
     void *data;                     /* packed row-major over shape */
+    uint8_t *unw;                   /* --poison: one byte per element, nonzero = never written (a
+                                       pl.tile.create without a value); NULL = every element written */
+    pld_span_t born;                /* --poison: where it was created (with unw) */
 } pld_tile_t;
 
 typedef struct pld_tuple {
@@ -150,6 +153,11 @@ static inline pld_value_t pld_tile_value(pld_tile_t *t) { return pld_v_obj(&t->h
 /* A writable tile: v's own when v holds the only reference, else a copy that
  * replaces v's. NULL on OOM (v unchanged). */
 pld_tile_t *pld_tile_cow(pld_value_t *v);
+/* --poison: elements [flat box of the tile's packed layout] written. pld_tile_written_all forgets
+ * the record (an op that wrote the tile in ways not tracked element by element: never a false
+ * report). */
+void pld_tile_written_box(pld_tile_t *t, const int64_t *off, const int64_t *ext);
+void pld_tile_written_all(pld_tile_t *t);
 /* Text "[a, b, c]" of a shape into buf (size n). */
 void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s);
 
