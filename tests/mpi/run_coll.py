@@ -1141,13 +1141,9 @@ def main():
             print('skip: %s P=%d %s: not compiled%s' % (case, P, tr, why[:200]))
         elif problems:
             failed += 1
-            print('FAIL: %s P=%d %s (%.2f s)' % (case, P, tr, dt))
-            for p in problems:
-                print('    ' + p)
-            print('    command: %s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog,
-                                                    ' '.join(cli)))
-            if err.strip():
-                print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:40]))
+            T.print_failure('%s P=%d %s (%.2f s)' % (case, P, tr, dt), problems,
+                            '%s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog, ' '.join(cli)),
+                            err)
         else:
             passed += 1
             print('ok:   %s P=%d %s (%.2f s)' % (case, P, tr, dt))

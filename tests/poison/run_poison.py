@@ -73,6 +73,12 @@ def arange_word(P, rows, cols):
     return lambda r, i, j: F32((r * rows + i) * cols + j)
 
 
+def top_half(P, tail):
+    """[P, 4, 16] FP32: rows 0..1 of every rank from xs = arange, rows 2..3 the word `tail`."""
+    x = arange_word(P, ROWS, COLS)
+    return rows_of(P, ROWS, COLS, lambda r, i, j: x(r, i, j) if i < 2 else tail)
+
+
 GET_MSG = ("pld.tensor.get reads 192 never-written bytes of window 'recv_buf' on rank %d (bytes 64..255 of 256): "
            "they read as NaN under --poison")
 LOAD_MSG = ("pl.tile.load reads 128 never-written bytes of window 'keep_buf' on rank %d (bytes 128..255 of 256): "
@@ -130,19 +136,16 @@ CASES = {
     'load_tail': dict(
         prog='load_tail.pld', ranks=[1, 2], inputs=['xs=arange'],
         warn=lambda r, P, path: [(LOAD_BUG, LOAD_MSG % r)],
-        outs=lambda P: {'ys': (4, rows_of(P, ROWS, COLS, lambda r, i, j: arange_word(P, ROWS, COLS)(r, i, j)
-                                          if i < 2 else NAN32))}),
+        outs=lambda P: {'ys': (4, top_half(P, NAN32))}),
     'load_tail_fixed': dict(
         prog='load_tail.pld', ranks=[1], inputs=['xs=arange'],
         rewrite=[(LOAD_BUG, 'pl.load(keep, [0, 0], [HALF, COLS])')],
         warn=lambda r, P, path: [],
-        outs=lambda P: {'ys': (4, rows_of(P, ROWS, COLS, lambda r, i, j: arange_word(P, ROWS, COLS)(r, i, j)
-                                          if i < 2 else 0))}),
+        outs=lambda P: {'ys': (4, top_half(P, 0))}),
     'tile_partial': dict(
         prog='tile_partial.pld', ranks=[1], inputs=['xs=arange'],
         warn=lambda r, P, path: [('pl.store(acc, [0, 0], y)', TILE_MSG % (tile_born(path) + (r,)))],
-        outs=lambda P: {'ys': (4, rows_of(P, ROWS, COLS, lambda r, i, j: arange_word(P, ROWS, COLS)(r, i, j)
-                                          if i < 2 else NAN32))}),
+        outs=lambda P: {'ys': (4, top_half(P, NAN32))}),
     'tile_partial_fixed': dict(
         prog='tile_partial.pld', ranks=[1], inputs=['xs=arange'],
         rewrite=[(TILE_BUG, 'acc = pl.tile.assemble(acc, bottom, [HALF, 0])')],
@@ -299,13 +302,9 @@ def main():
         dt = time.time() - t1
         if problems:
             failed += 1
-            print('FAIL: %s P=%d (%.2f s)' % (case, P, dt))
-            for p in problems:
-                print('    ' + p)
-            print('    command: %s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog,
-                                                    ' '.join(cli)))
-            if err.strip():
-                print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:40]))
+            T.print_failure('%s P=%d (%.2f s)' % (case, P, dt), problems,
+                            '%s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog, ' '.join(cli)),
+                            err)
         else:
             passed += 1
             print('ok:   %s P=%d (%.2f s)' % (case, P, dt))
