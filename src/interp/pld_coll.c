@@ -386,8 +386,12 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     memcpy(tv.shape, ext, (size_t)t->rank * sizeof *ext);
     pld_view_packed(&pv, buf, t->dt, t->rank, ext);
     char err[256];
+    if (c->it->poison && !dir)
+        pld_poison_check_local(c->it, c->e, t, off, ext);
     if (pld_k_copy(dir ? &tv : &pv, dir ? &pv : &tv, err, sizeof err) != PLD_OK)
         return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+    if (c->it->poison && dir)
+        pld_tensor_shadow_mark(t, off, ext);
     return PLD_OK;
 }
 

@@ -630,6 +630,8 @@ pld_status_t pld_dist_plan(pld_interp_t *it, const pld_func_t *host)
                                 w->name);
         it->doms[d].bytes = (size_t)end;
     }
+    if (it->poison)
+        pld_poison_classify(it, host);
     return PLD_OK;
 }
 
@@ -735,7 +737,7 @@ pld_status_t pld_dist_create(pld_interp_t *it)
         if (!w->buf)
             return PLD_E_NOMEM;
     }
-    return PLD_OK;
+    return it->poison ? pld_poison_create(it) : PLD_OK;
 }
 
 pld_status_t pld_dist_fetch(pld_interp_t *it)
@@ -754,6 +756,8 @@ pld_status_t pld_dist_fetch(pld_interp_t *it)
 
 void pld_dist_fini(pld_interp_t *it)
 {
+    if (it->poison)
+        pld_poison_fini(it);
     for (int i = 0; i < it->nwins; i++)
         pld_buffer_release(it->wins[i].buf);
     for (int d = 0; d < it->ndoms; d++) {
@@ -852,6 +856,7 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         ev.offset = (int64_t)(r ? pld_dist_disp(d, t, idx)
                                 : (size_t)((char *)t->buf->data + t->offset * esz - (char *)pld_win_dom_base(d->win)));
     }
+    pld_poison_acc_t unwritten = {0, 0, 0};
     for (;;) {
         if (contiguous_inner) {
             size_t disp = r ? pld_dist_disp(d, t, idx) : (size_t)((char *)t->buf->data + t->offset * esz -
@@ -863,6 +868,8 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
             pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, bytes, err, sizeof err)
                             : dir == 1 ? pld_win_put(d->win, peer, disp, p, bytes, err, sizeof err)
                                        : pld_win_add(d->win, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
+            if (st == PLD_OK && it->poison)
+                st = pld_poison_run(it, d, peer, disp, bytes, dir, &unwritten, err, sizeof err);
             if (st != PLD_OK)
                 return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
             p += bytes;
@@ -876,6 +883,8 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                 pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
                                 : dir == 1 ? pld_win_put(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
                                            : pld_win_add(d->win, peer, disp, p, t->dt, 1, err, sizeof err);
+                if (st == PLD_OK && it->poison)
+                    st = pld_poison_run(it, d, peer, disp, (size_t)esz, dir, &unwritten, err, sizeof err);
                 if (st != PLD_OK)
                     return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
                 p += esz;
@@ -898,6 +907,8 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         ev.bytes = (int64_t)(p - (char *)packed);
         pld_trace_end(it->trace, &ev);
     }
+    if (it->poison)
+        pld_poison_report_remote(it, e, d, peer, t, &unwritten);
     return PLD_OK;
 }
 
@@ -1220,6 +1231,8 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
                     pld_hw_window_clear(it->hw, pld_win_dom_ctx(it->doms[i].win), err, sizeof err) != PLD_OK)
                     return pld_rt_error(it, f, sp, "kernel backend '%s': %s", pld_hw_name(it->hw), err);
             }
+            if (it->poison)
+                pld_poison_reset(it);
         }
         int64_t phase = 2 * (int64_t)done + step;
         pld_win_status_phase(it->win, phase);

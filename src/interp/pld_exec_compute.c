@@ -483,7 +483,7 @@ pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_
         else if (!(o = pld_tile_cow(&c)))
             st = pld_op_oom(it, f, e);
         else
-            *out = c, c = pld_v_none();
+            pld_tile_written_all(o), *out = c, c = pld_v_none();
     } else if (!(o = pld_tile_new(pld_dtype_is_float(x->dt) ? PLD_DT_FP32 : PLD_DT_INT32, n + 2, os, PLD_MEM_ACC))) {
         st = pld_op_oom(it, f, e);
     } else {
@@ -618,6 +618,7 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                 st = pld_op_oom(it, f, e);
                 goto done;
             }
+            pld_tile_written_all(o);
             res = c;
             c = pld_v_none();
         } else {
@@ -729,6 +730,7 @@ pld_status_t pld_exec_matmul_mx(pld_interp_t *it, frame_t *f, const pld_expr_t *
             st = pld_op_oom(it, f, e);
             goto done;
         }
+        pld_tile_written_all(o);
         res = v[0], v[0] = pld_v_none();
         if (o->rank != 2 || o->shape[0] != x->shape[0] || o->shape[1] != y->shape[1]) {
             st = pld_rt_error(it, f, e->span, "%s: acc must be [%lld, %lld]", pld_op_name(e), (long long)x->shape[0],

@@ -241,6 +241,8 @@ static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr
     pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, 0), &sv);
     if (st != PLD_OK)
         return st;
+    if (it->poison && sv.kind == PLD_V_TILE)
+        pld_poison_tile_read(it, e, 0, pld_v_tile(&sv));
     if (sv.kind != PLD_V_TILE && sv.kind != PLD_V_TENSOR) {
         pld_vkind_t k = sv.kind;
         pld_value_release(&sv);
@@ -384,6 +386,8 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         st = pld_rt_error(it, f, e->span, "%s: the element count of the transfer shape overflows", pld_op_name(e));
         goto done;
     }
+    if (it->poison && is_put)
+        pld_poison_check_local(it, e, loc, loff, lext);
     /* the local region */
     pld_view_t lv, pv;
     pld_tensor_kview(loc, &lv);

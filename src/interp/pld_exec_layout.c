@@ -409,6 +409,7 @@ static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         if (!t)
             st = pld_op_oom(it, f, e);
         else {
+            pld_tile_written_all(t); /* --poison: written where the index says (not tracked) */
             pld_tile_kview(t, &ov, 0);
             *out = d.v;
             pld_value_retain(out);
@@ -635,6 +636,8 @@ static pld_status_t gather_row(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         if ((st = kcopy(it, f, e, &dw, &sw)) == PLD_OK) {
             if (tensor)
                 pld_tensor_mark_written(pld_v_tensor(&d.v), doff, dext);
+            else
+                pld_tile_written_box(pld_v_tile(&d.v), doff, dext);
             *out = d.v;
             d.v = pld_v_none();
         }

@@ -147,6 +147,8 @@ pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     }
     for (int j = 0; j < nshp; j++)
         tile->valid[j] = ext[t->rank - nshp + j];
+    if (it->poison && !remote)
+        pld_poison_check_local(it, e, t, off, ext);
     pld_view_t src, dst;
     pld_region_view(t, off, ext, nshp, &src);
     pld_tile_kview(tile, &dst, 1);
@@ -247,6 +249,11 @@ pld_status_t pld_exec_create(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         pld_tile_t *t = pld_tile_new(dt, rank, shape, mem);
         if (!t)
             return pld_op_oom(it, f, e);
+        if (it->poison && !full && pld_poison_tile_created(it, e, t) != PLD_OK) {
+            pld_value_t tv = pld_tile_value(t);
+            pld_value_release(&tv);
+            return pld_op_oom(it, f, e);
+        }
         pld_tile_kview(t, &v, 0);
         *out = pld_tile_value(t);
     } else {
@@ -353,6 +360,8 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
         if ((st = elem_index(it, f, e, t->rank, t->shape, t->strides, idx, n, &off)) == PLD_OK) {
             if (write) {
                 write_elem(t->buf->data, t->dt, t->offset + off, &val);
+                if (t->buf->shadow)
+                    memset(t->buf->shadow + (t->offset + off) * pld_dtype_bytes(t->dt), 1, (size_t)pld_dtype_bytes(t->dt));
                 if (t->buf->written) {
                     int64_t flat = t->offset + off;
                     if (flat < t->buf->track_n)
@@ -361,6 +370,12 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
                 *out = obj;
                 obj = pld_v_none();
             } else {
+                if (it->poison && t->buf->shadow) {
+                    pld_tensor_t one = *t; /* the element as a rank-0 view */
+                    one.rank = 0;
+                    one.offset = t->offset + off;
+                    pld_poison_check_local(it, e, &one, NULL, NULL);
+                }
                 *out = read_elem(t->buf->data, t->dt, t->offset + off);
             }
         }
@@ -375,6 +390,8 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
                     st = pld_op_oom(it, f, e);
                 else {
                     write_elem(w->data, w->dt, off, &val);
+                    if (w->unw)
+                        w->unw[off] = 0;
                     /* PyPTO writes the tile in place: the statement form `pl.write(t, [i, j], v)` updates t */
                     const pld_expr_t *te = pld_op_arg(e, 0);
                     if (te && te->kind == PLD_EX_NAME && te->slot >= 0)
@@ -748,6 +765,8 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
                 o += idx[d] * kv.strides[d];
             }
             write_elem(t->data, t->dt, o, v);
+            if (t->unw)
+                t->unw[o] = 0;
         } else {
             pld_tensor_t *t = pld_v_tensor(&obj);
             if (n != t->rank) {
@@ -1079,6 +1098,8 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
                     char err[ERRN];
                     st = pld_op_kcheck(it, f, e, pld_k_copy(&vd, &vs, err, sizeof err), err);
                 }
+                if (st == PLD_OK)
+                    pld_tile_written_box(dst, off, vs.shape);
             }
         } else
             st = pld_rt_error(it, f, e->span, "%s: unsupported operands (%s into %s)", pld_op_name(e),
@@ -1237,6 +1258,7 @@ pld_status_t pld_exec_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         pld_tile_t *t = pld_tile_cow(&a);
         if (!t)
             return pld_op_oom(it, f, e);
+        pld_tile_written_all(t); /* --poison: the padding is written now */
         pld_tile_kview(t, &vs, 0);
         vd = vs;
         res = a;

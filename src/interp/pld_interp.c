@@ -141,7 +141,12 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         }
         it->own_hw = 1;
     }
-    pld_status_t st = pld_walk_load_kernels(it, err, errn);
+    pld_status_t st = it->opts.poison ? pld_poison_open(it, err, errn) : PLD_OK;
+    if (st != PLD_OK) {
+        pld_interp_destroy(it);
+        return st;
+    }
+    st = pld_walk_load_kernels(it, err, errn);
     if (st != PLD_OK) {
         pld_interp_destroy(it);
         return st;
@@ -162,6 +167,7 @@ void pld_interp_destroy(pld_interp_t *it)
             pld_value_release(&it->consts[i]);
     pld_task_fini(it);
     pld_dist_fini(it);
+    pld_poison_close(it);
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);

@@ -66,6 +66,9 @@ typedef struct pld_interp_opts {
                                "operation budget (N) exhausted" at the operation; 0 = unlimited */
     struct pld_trace *trace;/* event recorder (borrowed; pld_trace.h): --trace, -v, --log-dir; NULL = none
                                (every traced site then costs one pointer test) */
+    int poison;             /* --poison: never-written window bytes (and created tiles) read as NaN or a
+                               byte pattern, and each read of them is a warning, once per source site
+                               (docs/debugging.md); needs the sim backend */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

@@ -30,6 +30,7 @@
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
+ *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
  *
  * Upward calls go through one table the walker hands down, it->walk
  * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
@@ -103,6 +104,9 @@ typedef struct winbuf {
     int covered;
     int synth;                     /* the hidden [world_size, core_num] INT32 signal of a HOST
                                       allreduce called without one (alloc = that call) */
+    int signal;                    /* --poison: a signal / atomic-add target (stays zero, counts as
+                                      written; pld_poison.c classifies it before the run) */
+    pld_dtype_t fill_dt;           /* --poison: dtype of the pattern (alloc dtype or first view), or NONE */
 } winbuf_t;
 
 /* A comm domain: the ranks that share a set of window buffers. */
@@ -113,6 +117,7 @@ typedef struct domain {
     size_t bytes;
     pld_win_dom_t *win;
     int hw_window;                 /* the kernel backend placed this domain's window (PLD_BE_CAP_WINDOWS) */
+    pld_win_dom_t *shadow;         /* --poison: one byte per window byte, nonzero = written */
 } domain_t;
 
 /* The walker's callbacks: the one way a lower layer calls back up (ops
@@ -184,6 +189,7 @@ struct pld_interp {
     struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at their first launch */
     int ncgen_scopes;
     pld_trace_t *trace;            /* opts.trace: the event recorder, or NULL (pld_tr_*) */
+    struct pld_poison *poison;     /* --poison state (pld_poison.c), NULL when off */
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -291,7 +297,8 @@ static inline const char *pld_op_name(const pld_expr_t *e)
         return e->u.call.fn->kind == PLD_EX_ATTR ? e->u.call.fn->u.attr.attr : "call";
     return pld_op_info((pld_op_id_t)e->op)->name;
 }
-/* Evaluates parameter i (NONE when absent). */
+void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t); /* pld_poison.c */
+/* Evaluates parameter i (NONE when absent; --poison: a tile operand's never-written reads reported). */
 static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
 {
     const pld_expr_t *a = pld_op_arg(e, i);
@@ -299,7 +306,10 @@ static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_e
         *out = pld_v_none();
         return PLD_OK;
     }
-    return it->walk->eval(it, f, a, out);
+    pld_status_t st = it->walk->eval(it, f, a, out);
+    if (it->poison && st == PLD_OK && out->kind == PLD_V_TILE && pld_v_tile(out)->unw)
+        pld_poison_tile_read(it, e, i, pld_v_tile(out));
+    return st;
 }
 /* Evaluates parameter i, which must be a value of kind k (error names the op and parameter). */
 pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k);
@@ -370,6 +380,43 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
 typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx);
+
+/* ---- pld_poison.c (base layer): --poison (never-written window bytes and created tiles read as
+ * NaN / a pattern, and reported) ----
+ * Every hook is one `if (it->poison)` branch: nothing runs when the option is off. */
+/* The state, when opts.poison: PLD_E_USAGE (message in err) with a backend other than sim. */
+pld_status_t pld_poison_open(pld_interp_t *it, char *err, size_t errn);
+void pld_poison_close(pld_interp_t *it);
+/* Before the run (after pld_dist_plan's allocations): which window buffers
+ * are signals (stay zero, count as written) and which dtype fills the others. */
+void pld_poison_classify(pld_interp_t *it, const pld_func_t *host);
+/* After the data windows exist: fills them with the pattern, then creates the
+ * shadow windows (collective, same order on every member). */
+pld_status_t pld_poison_create(pld_interp_t *it);
+/* After the windows were zeroed between dispatches: pattern and shadows again. */
+void pld_poison_reset(pld_interp_t *it);
+void pld_poison_fini(pld_interp_t *it); /* destroys the shadow windows (before the data windows) */
+/* What the runs of one remote transfer found unwritten: count and the range of displacements. */
+typedef struct pld_poison_acc {
+    size_t n, lo, hi;
+} pld_poison_acc_t;
+/* One contiguous run of pld_dist_region: a put/add marks the peer's shadow, a
+ * get reads it and accumulates the never-written bytes into acc. */
+pld_status_t pld_poison_run(pld_interp_t *it, domain_t *d, int peer, size_t disp, size_t bytes, int dir,
+                            pld_poison_acc_t *acc, char *err, size_t errn);
+/* Reports a transfer's never-written bytes (acc) at e, once per site. */
+void pld_poison_report_remote(pld_interp_t *it, const pld_expr_t *e, const domain_t *d, int peer,
+                              const pld_tensor_t *t, const pld_poison_acc_t *acc);
+/* A local read of the box [off, off+ext) of t: reports never-written bytes of
+ * a window at e (once per site). No-op for a tensor that is not a window. */
+void pld_poison_check_local(pld_interp_t *it, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+                            const int64_t *ext);
+/* A pl.tile.create (no value) under --poison: the pattern in t, every element never-written.
+ * PLD_E_NOMEM. */
+pld_status_t pld_poison_tile_created(pld_interp_t *it, const pld_expr_t *e, pld_tile_t *t);
+/* Operand i of op e is tile t: unless the operand is one the op only writes (assemble's target,
+ * write's tile, a tmp scratch), reports never-written elements of its valid region (once per site). */
+void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t);
 
 /* ======================================================= ops */
 

@@ -99,6 +99,7 @@ static void obj_free(pld_obj_t *o)
         break;
     case PLD_O_TILE:
         pld_mem_free(((pld_tile_t *)o)->data);
+        pld_mem_free(((pld_tile_t *)o)->unw);
         break;
     case PLD_O_TUPLE: {
         pld_tuple_t *t = (pld_tuple_t *)o;
@@ -389,9 +390,54 @@ static void mark_elems(pld_buffer_t *b, int64_t e, int64_t n, int w, int tw)
     mark_run(b, lo, hi - lo);
 }
 
+void pld_tensor_box_runs(const pld_tensor_t *t, const int64_t *off, const int64_t *ext,
+                         void (*fn)(void *ctx, int64_t at, int64_t bytes), void *ctx)
+{
+    const int64_t w = pld_dtype_bytes(t->dt), r = t->rank;
+    if (r == 0) {
+        fn(ctx, t->offset * w, w);
+        return;
+    }
+    for (int i = 0; i < r; i++)
+        if (ext[i] <= 0)
+            return;
+    int64_t idx[PLD_MAX_RANK];
+    memset(idx, 0, sizeof idx);
+    for (;;) {
+        int64_t base = t->offset;
+        for (int i = 0; i < r - 1; i++)
+            base += (off[i] + idx[i]) * t->strides[i];
+        if (t->strides[r - 1] == 1)
+            fn(ctx, (base + off[r - 1]) * w, ext[r - 1] * w);
+        else
+            for (int64_t j = 0; j < ext[r - 1]; j++)
+                fn(ctx, (base + (off[r - 1] + j) * t->strides[r - 1]) * w, w);
+        int d = (int)r - 2;
+        while (d >= 0 && ++idx[d] == ext[d]) {
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0)
+            break;
+    }
+}
+
+static void shadow_set(void *ctx, int64_t at, int64_t bytes)
+{
+    memset((uint8_t *)ctx + at, 1, (size_t)bytes);
+}
+
+void pld_tensor_shadow_mark(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
+{
+    if (t->buf->shadow)
+        pld_tensor_box_runs(t, off, ext, shadow_set, t->buf->shadow);
+}
+
 void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
 {
     pld_buffer_t *b = t->buf;
+    if (b->shadow)
+        pld_tensor_box_runs(t, off, ext, shadow_set, b->shadow);
     int w = pld_dtype_bytes(t->dt), tw = b->written ? pld_dtype_bytes(b->track_dt) : w;
     if (!b->written || t->rank == 0) {
         if (b->written && t->rank == 0)
@@ -462,9 +508,53 @@ pld_tile_t *pld_tile_cow(pld_value_t *v)
         n *= t->shape[i];
     memcpy(c->data, t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt));
     memcpy(c->valid, t->valid, sizeof c->valid);
+    if (t->unw) {
+        c->unw = pld_mem_alloc((size_t)(n > 0 ? n : 1));
+        if (!c->unw) {
+            pld_tile_t *ct = c;
+            pld_value_t cv = pld_tile_value(ct);
+            pld_value_release(&cv);
+            return NULL;
+        }
+        memcpy(c->unw, t->unw, (size_t)n);
+        c->born = t->born;
+    }
     pld_value_release(v);
     *v = pld_tile_value(c);
     return c;
+}
+
+void pld_tile_written_all(pld_tile_t *t)
+{
+    pld_mem_free(t->unw);
+    t->unw = NULL;
+}
+
+void pld_tile_written_box(pld_tile_t *t, const int64_t *off, const int64_t *ext)
+{
+    if (!t->unw)
+        return;
+    int64_t idx[PLD_MAX_RANK] = {0};
+    for (int d = 0; d < t->rank; d++)
+        if (ext[d] <= 0)
+            return;
+    for (;;) {
+        int64_t flat = 0, ok = 1;
+        for (int d = 0; d < t->rank; d++) {
+            int64_t x = off[d] + idx[d];
+            ok &= x >= 0 && x < t->shape[d];
+            flat = flat * t->shape[d] + x;
+        }
+        if (ok)
+            t->unw[flat] = 0;
+        int d = t->rank - 1;
+        while (d >= 0 && ++idx[d] == ext[d]) {
+            idx[d] = 0;
+            d--;
+        }
+        if (d < 0)
+            break;
+    }
 }
 
 void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s)

@@ -54,6 +54,7 @@ typedef struct pld_buffer {
     uint8_t *written;     /* bitmap over elements of `track_dt`, or NULL */
     pld_dtype_t track_dt;
     int64_t track_n;
+    uint8_t *shadow;      /* --poison: one byte per data byte, nonzero = written (borrowed), or NULL */
 } pld_buffer_t;
 
 typedef enum pld_okind { PLD_O_TENSOR, PLD_O_TILE, PLD_O_TUPLE, PLD_O_ARRAY } pld_okind_t;
@@ -84,6 +85,9 @@ typedef struct pld_tile {
     int64_t valid[PLD_MAX_RANK];    /* runtime valid extent */
     pld_mem_t mem;
     void *data;                     /* packed row-major over shape */
+    uint8_t *unw;                   /* --poison: one byte per element, nonzero = never written (a
+                                       pl.tile.create without a value); NULL = every element written */
+    pld_span_t born;                /* --poison: where it was created (with unw) */
 } pld_tile_t;
 
 typedef struct pld_tuple {
@@ -149,6 +153,11 @@ static inline pld_value_t pld_tile_value(pld_tile_t *t) { return pld_v_obj(&t->h
 /* A writable tile: v's own when v holds the only reference, else a copy that
  * replaces v's. NULL on OOM (v unchanged). */
 pld_tile_t *pld_tile_cow(pld_value_t *v);
+/* --poison: elements [flat box of the tile's packed layout] written. pld_tile_written_all forgets
+ * the record (an op that wrote the tile in ways not tracked element by element: never a false
+ * report). */
+void pld_tile_written_box(pld_tile_t *t, const int64_t *off, const int64_t *ext);
+void pld_tile_written_all(pld_tile_t *t);
 /* Text "[a, b, c]" of a shape into buf (size n). */
 void pld_shape_str(char *buf, size_t n, int rank, const int64_t *s);
 
@@ -160,6 +169,12 @@ void *pld_tensor_at(const pld_tensor_t *t, const int64_t *idx);
 /* Marks the elements of the sub-box [off, off+ext) of t as written (no-op when
  * the buffer is not tracked). */
 void pld_tensor_mark_written(const pld_tensor_t *t, const int64_t *off, const int64_t *ext);
+/* Calls fn(ctx, byte offset from buf->data, bytes) for each contiguous run of
+ * the box [off, off+ext) of t (one element for a rank-0 tensor). */
+void pld_tensor_box_runs(const pld_tensor_t *t, const int64_t *off, const int64_t *ext,
+                         void (*fn)(void *ctx, int64_t at, int64_t bytes), void *ctx);
+/* Marks the box's bytes written in the buffer's --poison shadow (no-op without one). */
+void pld_tensor_shadow_mark(const pld_tensor_t *t, const int64_t *off, const int64_t *ext);
 
 /* Human-readable kind, e.g. "tile", "tensor". */
 const char *pld_vkind_name(pld_vkind_t k);

@@ -220,6 +220,17 @@ def run_pldrun(mpiexec, numproc_flag, nranks, pldrun, program, args, env, cwd, t
     return p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
 
 
+def print_failure(title, problems, command, err):
+    """Prints a failed run: `FAIL: title`, its problems, the command and the
+    first 40 lines of its stderr."""
+    print('FAIL: ' + title)
+    for p in problems:
+        print('    ' + p)
+    print('    command: ' + command)
+    if err.strip():
+        print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:40]))
+
+
 def locate(path, marker, nth=1):
     """1-based (line, col) of the nth occurrence of marker in the file (no
     tabs expected)."""

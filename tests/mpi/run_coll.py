@@ -1106,6 +1106,9 @@ def main():
                          'cannot compile counts as skipped')
     ap.add_argument('--outside-conformance', action='store_true',
                     help='with --list: leave out the positive runs the conformance runner makes')
+    ap.add_argument('--poison', action='store_true',
+                    help='run the positive cases with pldrun --poison (a poison warning fails the case, as '
+                         'any unexpected warning does; the golden results must not change)')
     args = ap.parse_args()
     tests = all_tests()
     if args.list:
@@ -1124,6 +1127,9 @@ def main():
     passed = failed = skipped = 0
     t0 = time.time()
     extra = ['--backend', args.backend] if args.backend else []
+    if args.poison:
+        extra.append('--poison')
+        sel = [t for t in sel if t[0] not in NEG]
     for case, P, tr in sel:
         t1 = time.time()
         fn = run_neg if case in NEG else run_case
@@ -1135,13 +1141,9 @@ def main():
             print('skip: %s P=%d %s: not compiled%s' % (case, P, tr, why[:200]))
         elif problems:
             failed += 1
-            print('FAIL: %s P=%d %s (%.2f s)' % (case, P, tr, dt))
-            for p in problems:
-                print('    ' + p)
-            print('    command: %s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog,
-                                                    ' '.join(cli)))
-            if err.strip():
-                print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:40]))
+            T.print_failure('%s P=%d %s (%.2f s)' % (case, P, tr, dt), problems,
+                            '%s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog, ' '.join(cli)),
+                            err)
         else:
             passed += 1
             print('ok:   %s P=%d %s (%.2f s)' % (case, P, tr, dt))

@@ -54,6 +54,7 @@ typedef struct opts {
     const char *trace;   /* --trace FILE.json */
     int verbose;         /* -v */
     const char *log_dir; /* --log-dir DIR */
+    int poison;
 } opts_t;
 
 static void usage(FILE *f)
@@ -91,6 +92,8 @@ static void usage(FILE *f)
           "                      ui.perfetto.dev or chrome://tracing), also when the run hangs or fails\n"
           "  -v, --verbose       log every rank's steps (ops, peers, cells, values) to stderr\n"
           "  --log-dir DIR       write the same log per rank to DIR/rank<R>.log\n"
+          "  --poison            never-written window bytes and created tiles read as NaN / 0xA5 bytes;\n"
+          "                      each read of them is a warning, once per site (sim backend only)\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -163,6 +166,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
             i++;
         } else if (strcmp(a, "--persistent-windows") == 0) {
             o->persistent = 1;
+        } else if (strcmp(a, "--poison") == 0) {
+            o->poison = 1;
         } else if (strcmp(a, "--reset-persistent-windows") == 0) {
             if (!val || (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)) {
                 fprintf(stderr, "pldrun: --reset-persistent-windows must be yes or no\n");
@@ -771,6 +776,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         io.dispatches = o->dispatches;
         io.persistent_windows = o->persistent;
         io.reset_windows = o->reset;
+        io.poison = o->poison;
         io.hw = hw;
         io.trace = observe_recorder(obs);
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
