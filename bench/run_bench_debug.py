@@ -3,7 +3,7 @@
 (docs/debugging.md, "Cost"). A benchmark, not a test.
 
     bench/run_bench_debug.py [--pldrun build/pldrun] [--baseline OLD/pldrun]
-                             [--runs 3] [--dispatches 40] [--only SUBSTR]
+                             [--runs 3] [--dispatches 100] [--only SUBSTR]
 
 Every DSL program of programs/ (the .printed twins are the same programs) runs
 at the largest rank count its header lists, with its header's inputs, and
@@ -66,7 +66,7 @@ def main():
     ap.add_argument('--pldrun', default=os.path.join(ROOT, 'build', 'pldrun'))
     ap.add_argument('--baseline', default='')
     ap.add_argument('--runs', type=int, default=3)
-    ap.add_argument('--dispatches', type=int, default=40)
+    ap.add_argument('--dispatches', type=int, default=100)
     ap.add_argument('--only', default='')
     a = ap.parse_args()
     env = T.mpi_env(ROOT)

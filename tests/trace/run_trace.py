@@ -26,6 +26,9 @@ Cases:
               stuck ranks' wait ends "stopped" with the value found, nested in
               collective/task/dispatch/run, next to an error instant with the
               report's message; finished ranks' events are there too
+  error       a runtime error on rank 1 (tests/mpi/programs/oob_on_rank1.pld, P = 2):
+              exit 70 and a trace with the error instant (message, location)
+              inside rank 1's failed run
   logs        programs/tutorial/put_get.pld at P = 2 with -v and --log-dir:
               "[rank r/2] " lines on stderr, DIR/rank<r>.log with the same
               lines in order (times non-decreasing), naming puts/gets with
@@ -270,6 +273,25 @@ class Runner:
                 need(errs[0]['ts'] >= w['ts'] + w['dur'] - 1000.0, '%s rank %d: the error precedes the wait' % (prog, p))
                 if why:
                     need(why in errs[0]['args']['message'], '%s: %r' % (prog, errs[0]['args']['message']))
+
+    def error(self):
+        """A runtime error on rank 1 (tests/mpi/programs/oob_on_rank1.pld at P = 2): exit 70, a trace
+        with rank 1's error instant (the message, its location) inside its run; rank 0 is there too."""
+        P = 2
+        trace = self.path('error.json')
+        if os.path.exists(trace):
+            os.remove(trace)
+        rc, so, se = self.run(P, os.path.join(ROOT, 'tests', 'mpi', 'programs', 'oob_on_rank1.pld'),
+                              ['--in', 'xs=arange', '--trace', trace])
+        need(rc == 70, 'exit %d, expected 70\n%s%s' % (rc, so, se))
+        by_pid, _ = validate(trace, P)
+        errs = [e for e in by_pid[1] if e['cat'] == 'error']
+        need(len(errs) == 1 and 'past the end of dimension 0' in errs[0]['args'].get('message', '') and
+             re.search(r'oob_on_rank1\.pld:\d+:\d+$', errs[0]['args'].get('at', '')), 'rank 1 errors %r' % errs)
+        run = [e for e in by_pid[1] if e['cat'] == 'run']
+        need(len(run) == 1 and run[0]['args'].get('failed') and inside(errs[0], run[0]),
+             'rank 1: the error is not inside a failed run: %r' % run)
+        need(not any(e['cat'] == 'error' for e in by_pid[0]), 'rank 0 has an error instant')
 
     def logs(self):
         P = 2
