@@ -4,6 +4,7 @@
 
     bench/run_bench_debug.py [--pldrun build/pldrun] [--baseline OLD/pldrun]
                              [--runs 3] [--dispatches 100] [--only SUBSTR]
+                             [--modes trace,verbose,logdir,poison,baseline]
 
 Every DSL program of programs/ (the .printed twins are the same programs) runs
 at the largest rank count its header lists, with its header's inputs, and
@@ -68,6 +69,7 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--dispatches', type=int, default=100)
     ap.add_argument('--only', default='')
+    ap.add_argument('--modes', default='', help='comma-separated subset of the modes (plain is always run)')
     a = ap.parse_args()
     env = T.mpi_env(ROOT)
     helptext = subprocess.run([a.pldrun, '--help'], stdout=subprocess.PIPE).stdout.decode()
@@ -76,6 +78,9 @@ def main():
         modes.append('poison')
     if a.baseline:
         modes.append('baseline')
+    if a.modes:
+        keep = set(a.modes.split(',')) | {'plain'}
+        modes = [m for m in modes if m in keep]
     work = tempfile.mkdtemp(prefix='pld_bench_debug_')
     progs = []
     for d in sorted(os.listdir(os.path.join(ROOT, 'programs'))):
@@ -134,7 +139,7 @@ def main():
     mx = ['%.2f' % max(ratios[m]) if ratios[m] else '-' for m in modes[1:]]
     print('| geometric mean | | | %s |' % ' | '.join(gm))
     print('| maximum | | | %s |' % ' | '.join(mx))
-    if a.baseline:
+    if a.baseline and 'baseline' in modes:
         hot(a, env)
 
 

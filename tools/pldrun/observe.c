@@ -190,9 +190,10 @@ int observe_sync_clocks(observe_t *o)
     return rc;
 }
 
-/* Rank 0: receives rank r's fragment into b (with a leading ",\n" when b is
- * not empty), waiting until `deadline` (MPI_Wtime). 1 received, 0 not. */
-static int recv_fragment(int r, double deadline, pld_buf_t *b)
+/* Rank 0: receives rank r's fragment and writes it to f (after ",\n"),
+ * waiting until `deadline` (MPI_Wtime). 1 written, 0 not received, -1 the
+ * file could not be written. buf/cap: a reusable receive buffer. */
+static int recv_fragment(int r, double deadline, FILE *f, char **buf, size_t *cap)
 {
     int flag = 0;
     MPI_Status st;
@@ -208,22 +209,24 @@ static int recv_fragment(int r, double deadline, pld_buf_t *b)
     int n = 0;
     if (MPI_Get_count(&st, MPI_CHAR, &n) != MPI_SUCCESS || n < 0)
         return 0;
-    char *p = pld_mem_alloc((size_t)n + 1);
-    if (!p) {
-        /* no memory for it: the message is matched and dropped (a truncation
-         * error, expected) and the rank is named as missing */
-        char one;
-        (void)(MPI_Recv(&one, n > 0 ? 1 : 0, MPI_CHAR, r, TAG_TRACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    if ((size_t)n + 1 > *cap) {
+        char *nb = pld_mem_realloc(*buf, (size_t)n + 1);
+        if (!nb) {
+            /* no memory for it: the message is matched and dropped (a truncation
+             * error, expected) and the rank is named as missing */
+            char one;
+            (void)(MPI_Recv(&one, n > 0 ? 1 : 0, MPI_CHAR, r, TAG_TRACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                   MPI_SUCCESS);
+            return 0;
+        }
+        *buf = nb;
+        *cap = (size_t)n + 1;
+    }
+    if (MPI_Recv(*buf, n, MPI_CHAR, r, TAG_TRACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return 0;
-    }
-    int ok = MPI_Recv(p, n, MPI_CHAR, r, TAG_TRACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS;
-    if (ok && n > 0) {
-        if (b->len)
-            pld_buf_puts(b, ",\n");
-        pld_buf_putn(b, p, (size_t)n);
-    }
-    pld_mem_free(p);
-    return ok;
+    if (f && n > 0 && (fputs(",\n", f) == EOF || fwrite(*buf, 1, (size_t)n, f) != (size_t)n))
+        return -1;
+    return 1;
 }
 
 int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
@@ -253,41 +256,45 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
             snprintf(err, errn, "MPI failed while sending the trace to rank 0");
         return rc;
     }
-    pld_buf_t all;
-    pld_buf_init(&all);
-    pld_buf_puts(&all, "{\"traceEvents\":[\n");
-    pld_buf_t frags;
-    pld_buf_init(&frags);
-    pld_buf_putn(&frags, mine.p ? mine.p : "", mine.len);
+    /* rank 0 streams the file: its own events, then every rank's as they come */
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp", o->trace_path);
+    FILE *f = fopen(tmp, "w");
+    int ok = f != NULL && !mine.oom;
+    if (ok)
+        ok = fputs("{\"traceEvents\":[\n", f) != EOF && fwrite(mine.p ? mine.p : "", 1, mine.len, f) == mine.len;
     pld_buf_fini(&mine);
     double deadline = MPI_Wtime() + wait_s;
     pld_buf_t missing;
     pld_buf_init(&missing);
-    for (int r = 1; r < o->size; r++)
-        if (!recv_fragment(r, deadline, &frags))
+    char *buf = NULL;
+    size_t cap = 0;
+    for (int r = 1; r < o->size; r++) {
+        /* receive even when the file failed: the ranks are sending */
+        int got = recv_fragment(r, deadline, ok ? f : NULL, &buf, &cap);
+        if (got < 0)
+            ok = 0;
+        else if (got == 0)
             pld_buf_printf(&missing, "%s%d", missing.len ? ", " : "", r);
-    pld_buf_putn(&all, frags.p ? frags.p : "", frags.len);
-    pld_buf_fini(&frags);
-    pld_buf_printf(&all, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"tool\":\"pldrun\",\"ranks\":%d,"
-                         "\"clock\":\"rank 0's CLOCK_MONOTONIC, zero after the clock exchange\"",
-                   o->size);
-    if (missing.len)
-        pld_buf_printf(&all, ",\"ranks_missing\":\"%s (did not stop)\"", missing.p);
-    pld_buf_puts(&all, "}}\n");
+    }
+    pld_mem_free(buf);
+    if (ok) {
+        fprintf(f, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"tool\":\"pldrun\",\"ranks\":%d,"
+                   "\"clock\":\"rank 0's CLOCK_MONOTONIC, zero after the clock exchange\"",
+                o->size);
+        if (missing.len)
+            fprintf(f, ",\"ranks_missing\":\"%s (did not stop)\"", missing.p);
+        ok = fputs("}}\n", f) != EOF;
+    }
     pld_buf_fini(&missing);
     int rc = 0;
-    if (all.oom) {
-        snprintf(err, errn, "--trace %s: out of memory while merging the ranks' events", o->trace_path);
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, o->trace_path) != 0) {
+        snprintf(err, errn, "--trace %s: cannot write the file: %s", o->trace_path,
+                 errno ? strerror(errno) : "out of memory");
+        remove(tmp);
         rc = -1;
-    } else {
-        char tmp[PATH_MAX];
-        snprintf(tmp, sizeof tmp, "%s.tmp", o->trace_path);
-        FILE *f = fopen(tmp, "w");
-        if (!f || fwrite(all.p, 1, all.len, f) != all.len || fclose(f) != 0 || rename(tmp, o->trace_path) != 0) {
-            snprintf(err, errn, "--trace %s: cannot write the file: %s", o->trace_path, strerror(errno));
-            rc = -1;
-        }
     }
-    pld_buf_fini(&all);
     return rc;
 }
