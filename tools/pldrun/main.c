@@ -957,21 +957,16 @@ int main(int argc, char **argv)
     int bad = observe_open(o.trace, o.verbose, o.log_dir, o.path, rank, size, &obs, err, sizeof err) != 0, anybad = bad;
     if (bad)
         fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
-    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || anybad) {
-        observe_close(obs);
-        pld_win_sys_fini(win);
-        if (MPI_Finalize() != MPI_SUCCESS)
-            fprintf(stderr, "[rank %d/%d] pldrun: MPI_Finalize failed\n", rank, size);
-        return EX_IOERR;
-    }
-    if (observe_sync_clocks(obs) != 0) {
+    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        anybad = 1;
+    if (!anybad && observe_sync_clocks(obs) != 0) {
         /* the others may be inside the exchange */
         fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not compare their clocks for --trace; ending the job\n",
                 rank, size);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
     }
-    rc = run(&o, win, obs, rank, size);
+    rc = anybad ? EX_IOERR : run(&o, win, obs, rank, size); /* a rank that cannot log or trace: nobody runs */
     observe_close(obs);
     report_phase("finishing");
     if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
