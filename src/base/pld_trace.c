@@ -5,6 +5,7 @@
 #include "pld_mem.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,15 @@ void pld_trace_begin(pld_trace_t *tr, const pld_ev_t *ev)
         emit_line(tr, ev, 1);
 }
 
+/* Copies ev into slot c with the recorder's own copies of its strings. */
+static void store(pld_trace_t *tr, pld_ev_t *c, const pld_ev_t *ev)
+{
+    *c = *ev;
+    c->name = intern(tr, ev->name);
+    c->func = intern(tr, ev->func);
+    c->obj = intern(tr, ev->obj);
+}
+
 void pld_trace_end(pld_trace_t *tr, pld_ev_t *ev)
 {
     if (!tr)
@@ -188,13 +198,9 @@ void pld_trace_end(pld_trace_t *tr, pld_ev_t *ev)
         /* full: the first half stays, the second half is a ring of the
          * latest events (the end of a run, where it stuck, is kept) */
         size_t half = tr->limit / 2, span = tr->limit - half;
-        pld_ev_t *c = &tr->ev[half + tr->ring];
+        store(tr, &tr->ev[half + tr->ring], ev);
         tr->ring = (tr->ring + 1) % span;
         tr->dropped++;
-        *c = *ev;
-        c->name = intern(tr, ev->name);
-        c->func = intern(tr, ev->func);
-        c->obj = intern(tr, ev->obj);
         return;
     }
     if (tr->n == tr->cap) {
@@ -210,11 +216,7 @@ void pld_trace_end(pld_trace_t *tr, pld_ev_t *ev)
         tr->ev = ne;
         tr->cap = nc;
     }
-    pld_ev_t *c = &tr->ev[tr->n++];
-    *c = *ev;
-    c->name = intern(tr, ev->name);
-    c->func = intern(tr, ev->func);
-    c->obj = intern(tr, ev->obj);
+    store(tr, &tr->ev[tr->n++], ev);
 }
 
 size_t pld_trace_count(const pld_trace_t *tr)
@@ -373,16 +375,10 @@ static void json_event(pld_buf_t *b, const pld_ev_t *ev, int pid, int64_t zero, 
         json_str(b, ev->name);
     }
     if (ev->line > 0) {
+        char at[PATH_MAX + 32];
+        snprintf(at, sizeof at, "%s:%d:%d", file ? file : "", (int)ev->line, (int)ev->col);
         pld_buf_printf(b, "%s\"at\":", SEP());
-        char at[64];
-        snprintf(at, sizeof at, ":%d:%d", (int)ev->line, (int)ev->col);
-        pld_buf_putc(b, '"');
-        pld_buf_t tmp;
-        pld_buf_init(&tmp);
-        json_str(&tmp, file);
-        pld_buf_putn(b, tmp.p ? tmp.p + 1 : "", tmp.len >= 2 ? tmp.len - 2 : 0);
-        pld_buf_fini(&tmp);
-        pld_buf_printf(b, "%s\"", at);
+        json_str(b, at);
     }
     if (ev->func) {
         pld_buf_printf(b, "%s\"function\":", SEP());

@@ -48,7 +48,7 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     int flow = FLOW_NORMAL;
     pld_ev_t ev;
     if (c->it->trace) {
-        pld_tr_init(c->it, &bf, c->body->n ? c->body->stmts[0]->span : f->call_span, &ev, PLD_EV_BLOCK,
+        pld_tr_init(&bf, c->body->n ? c->body->stmts[0]->span : f->call_span, &ev, PLD_EV_BLOCK,
                     c->split_aiv ? "pl.split_aiv lane" : "pl.spmd block");
         pld_trace_begin(c->it->trace, &ev);
     }
@@ -266,7 +266,7 @@ static pld_status_t do_launch(pld_interp_t *it, frame_t *caller, pld_span_t sp, 
     pld_task_begin(it, tid, &saved);
     pld_ev_t ev;
     if (it->trace) {
-        pld_tr_init(it, caller, sp, &ev, PLD_EV_TASK, what);
+        pld_tr_init(caller, sp, &ev, PLD_EV_TASK, what);
         ev.count = blocks;
         pld_trace_begin(it->trace, &ev);
     }
@@ -327,7 +327,7 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
         pld_task_begin(it, tid, &saved);
         pld_ev_t ev;
         if (it->trace) {
-            pld_tr_init(it, f, item->span, &ev, PLD_EV_TASK, "pl.split_aiv");
+            pld_tr_init(f, item->span, &ev, PLD_EV_TASK, "pl.split_aiv");
             ev.count = n;
             pld_trace_begin(it->trace, &ev);
         }
@@ -761,7 +761,7 @@ static pld_status_t kernel_block(void *arg, int b, int n)
     pld_value_t r = pld_v_none();
     pld_ev_t ev;
     if (c->it->trace) {
-        pld_tr_init(c->it, &caller, c->fn->name_span, &ev, PLD_EV_BLOCK, c->fn->name);
+        pld_tr_init(&caller, c->fn->name_span, &ev, PLD_EV_BLOCK, c->fn->name);
         ev.func = c->fn->name;
         pld_trace_begin(c->it->trace, &ev);
     }
@@ -868,7 +868,7 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
                 it->stats.dispatches++;
                 pld_ev_t ev;
                 if (it->trace) {
-                    pld_tr_init(it, f, e->span, &ev, PLD_EV_DISPATCH, fn->name);
+                    pld_tr_init(f, e->span, &ev, PLD_EV_DISPATCH, fn->name);
                     pld_trace_begin(it->trace, &ev);
                 }
                 st = pld_walk_function(it, f, fn, args, PLD_CTX_CHIP, e->span, out);

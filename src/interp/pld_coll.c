@@ -216,7 +216,7 @@ static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
 /* A PHASE event of c (tracing): begins at once, ended by phase_end. */
 static void phase_begin(coll_t *c, pld_ev_t *ev, const char *name)
 {
-    pld_tr_init(c->it, c->f, c->e->span, ev, PLD_EV_PHASE, name);
+    pld_tr_init(c->f, c->e->span, ev, PLD_EV_PHASE, name);
     ev->obj = c->sigtext;
     pld_trace_begin(c->it->trace, ev);
 }
@@ -1381,7 +1381,7 @@ pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
             char evname[96];
             if (it->trace) {
                 snprintf(evname, sizeof evname, "%s (%s)", name, rail_of(&c));
-                pld_tr_init(it, f, e->span, &ev, PLD_EV_COLL, evname);
+                pld_tr_init(f, e->span, &ev, PLD_EV_COLL, evname);
                 ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
                 ev.dom = (int32_t)(c.d - it->doms);
                 ev.count = 0;

@@ -616,7 +616,7 @@ static pld_status_t run_one(void *arg, int b, int n)
         frame_t bf = *r->c->caller;
         bf.block_idx = b;
         bf.block_num = n;
-        pld_tr_init(it, &bf, r->c->span, &ev, PLD_EV_BLOCK, r->c->fn ? r->c->fn->name : "scope");
+        pld_tr_init(&bf, r->c->span, &ev, PLD_EV_BLOCK, r->c->fn ? r->c->fn->name : "scope");
         pld_trace_begin(it->trace, &ev);
     }
     pld_status_t st = r->fn(r->arg, b, n) == 0 ? PLD_OK : PLD_E_RUNTIME;

@@ -710,7 +710,7 @@ pld_status_t pld_dist_create(pld_interp_t *it)
         char err[512];
         pld_ev_t ev;
         if (it->trace)
-            pld_tr_init(it, NULL, at, &ev, PLD_EV_WINDOW, NULL);
+            pld_tr_init(NULL, at, &ev, PLD_EV_WINDOW, NULL);
         st = pld_win_dom_create(it->win, dm->members, dm->n, dm->bytes ? dm->bytes : 32, &dm->win, err, sizeof err);
         if (st != PLD_OK)
             return pld_rt_error(it, NULL, at, "cannot create the window of comm domain %d: %s", d, err);
@@ -848,7 +848,7 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     char *p = packed;
     pld_ev_t ev;
     if (it->trace) {
-        pld_tr_init(it, f, e->span, &ev, dir == 0 ? PLD_EV_GET : dir == 1 ? PLD_EV_PUT : PLD_EV_ADD, pld_op_name(e));
+        pld_tr_init(f, e->span, &ev, dir == 0 ? PLD_EV_GET : dir == 1 ? PLD_EV_PUT : PLD_EV_ADD, pld_op_name(e));
         ev.peer = peer;
         ev.peer_world = pld_win_dom_world_rank(d->win, peer);
         ev.dom = (int32_t)(d - it->doms);
@@ -1008,7 +1008,7 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     char err[512];
     pld_ev_t ev;
     if (it->trace)
-        pld_tr_init(it, f, e->span, &ev, PLD_EV_NOTIFY, pld_op_name(e));
+        pld_tr_init(f, e->span, &ev, PLD_EV_NOTIFY, pld_op_name(e));
     if (pld_win_notify(d->win, peer, disp, v, set, err, sizeof err) != PLD_OK)
         return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
     if (it->trace) {
@@ -1067,7 +1067,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     pld_ev_t ev;
     char what[200];
     describe(dctx, what, sizeof what);
-    pld_tr_init(it, f, sp, &ev, w->d ? PLD_EV_WAIT : PLD_EV_BARRIER, e ? pld_op_name(e) : "between dispatches");
+    pld_tr_init(f, sp, &ev, w->d ? PLD_EV_WAIT : PLD_EV_BARRIER, e ? pld_op_name(e) : "between dispatches");
     ev.obj = what;
     if (w->d) {
         ev.dom = (int32_t)(w->d - it->doms);

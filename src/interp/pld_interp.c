@@ -573,7 +573,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         char what[48];
         if (it->trace) {
             snprintf(what, sizeof what, "run %d of %d", d + 1, n);
-            pld_tr_init(it, NULL, fn->name_span, &ev, PLD_EV_RUN, fn->name);
+            pld_tr_init(NULL, fn->name_span, &ev, PLD_EV_RUN, fn->name);
             ev.obj = what;
             pld_trace_begin(it->trace, &ev);
         }

@@ -204,10 +204,8 @@ static inline void pld_where_at(pld_interp_t *it, const frame_t *f, pld_span_t s
 /* ---- tracing (--trace, -v, --log-dir): every site is `if (it->trace)` ---- */
 /* A fresh event of kind k at site sp of frame f: its track (the block and
  * lane f runs on), function and location; t0 = now. */
-static inline void pld_tr_init(const pld_interp_t *it, const frame_t *f, pld_span_t sp, pld_ev_t *ev, pld_ev_kind_t k,
-                               const char *name)
+static inline void pld_tr_init(const frame_t *f, pld_span_t sp, pld_ev_t *ev, pld_ev_kind_t k, const char *name)
 {
-    (void)it;
     pld_trace_ev_init(ev, k);
     if (f) {
         int64_t lane = f->lanes ? f->subblock_idx : f->xg ? f->xcore : -1;

@@ -23,7 +23,7 @@ pld_status_t pld_rt_error(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
     pld_diag_t *d = pld_diag_add(&it->p->diags, PLD_SEV_ERROR, sp, "%s", msg);
     if (it->trace) {
         pld_ev_t ev;
-        pld_tr_init(it, f, sp, &ev, PLD_EV_ERROR, NULL);
+        pld_tr_init(f, sp, &ev, PLD_EV_ERROR, NULL);
         ev.obj = msg;
         pld_trace_end(it->trace, &ev);
     }
