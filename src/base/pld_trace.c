@@ -400,7 +400,7 @@ static void json_event(pld_buf_t *b, const pld_ev_t *ev, int pid, int64_t zero, 
         pld_buf_printf(b, "%s\"%s\":%" PRId64, SEP(), k == PLD_EV_WAIT || k == PLD_EV_NOTIFY ? "cell_offset" : "offset",
                        ev->offset);
     if (k == PLD_EV_NOTIFY)
-        pld_buf_printf(b, "%s\"op\":\"%s\",\"value\":%d", SEP(), ev->cmp ? "set" : "add", (int)ev->value);
+        pld_buf_printf(b, "%s\"update\":\"%s\",\"value\":%d", SEP(), ev->cmp ? "set" : "add", (int)ev->value);
     if (k == PLD_EV_WAIT)
         pld_buf_printf(b, "%s\"found\":%d,\"expected\":\"%s %d\",\"blocked_us\":%.3f,\"result\":\"%s\"", SEP(),
                        (int)ev->value, cmp_text(ev->cmp), (int)ev->expected, dur, ev->failed ? "stopped" : "satisfied");

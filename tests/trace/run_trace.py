@@ -2,7 +2,7 @@
 """run_trace.py - pldrun --trace, -v and --log-dir (CTest trace_<case>, label trace).
 
 Every trace is checked by validate(): it parses as JSON in the Chrome trace
-format; every event has the fields its phase needs; every rank 0..P-1 is a
+format, with no key twice in an object; every event has the fields its phase needs; every rank 0..P-1 is a
 process named "rank R of P", every track an event uses is a thread named
 "orchestration" or "block B"; the complete ("X") events of one track nest
 (two events are disjoint or one contains the other).
@@ -63,8 +63,12 @@ def need(cond, msg):
 
 def validate(path, P):
     """Checks the format; returns (events by pid: X and i events, thread names)."""
+    def no_duplicates(pairs):
+        keys = [k for k, _ in pairs]
+        need(len(keys) == len(set(keys)), 'duplicate keys in a JSON object: %r' % keys)
+        return dict(pairs)
     with open(path) as f:
-        d = json.load(f)
+        d = json.load(f, object_pairs_hook=no_duplicates)
     need(isinstance(d, dict) and isinstance(d.get('traceEvents'), list), 'no traceEvents array')
     procs, threads, by_pid = {}, {}, {p: [] for p in range(P)}
     for e in d['traceEvents']:
@@ -210,7 +214,7 @@ class Runner:
                          a.get('window') in ('total_buf', 'peak_buf') and a.get('offset', -1) >= 0,
                          'rank %d: get args %r' % (p, a))
                 if e['cat'] == 'notify':
-                    need(e['args'].get('op') and isinstance(e['args'].get('value'), int) and e['args']['value'] != 0 and
+                    need(e['args'].get('op') == 'pld.tensor.allreduce' and e['args'].get('update') in ('add', 'set') and isinstance(e['args'].get('value'), int) and e['args']['value'] != 0 and
                          re.match(r'sig_buf\[\d+\]$', e['args'].get('cell', '')), 'rank %d: notify args %r' % (p, e['args']))
                 if e['cat'] == 'wait':
                     a = e['args']
