@@ -69,6 +69,11 @@ typedef struct pld_interp_opts {
     int poison;             /* --poison: never-written window bytes (and created tiles) read as NaN or a
                                byte pattern, and each read of them is a warning, once per source site
                                (docs/debugging.md); needs the sim backend */
+    int check_races;        /* --check-races: report unordered conflicting window accesses
+                               (docs/races.md); needs the sim backend and windows every member maps
+                               (the shm or local transport) */
+    int schedule;           /* --schedule-seed / --schedule random: a seeded schedule (docs/races.md) */
+    uint64_t schedule_seed; /* its seed: every rank draws from a PRNG seeded with seed ^ rank */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

@@ -55,6 +55,9 @@ typedef struct opts {
     int verbose;         /* -v */
     const char *log_dir; /* --log-dir DIR */
     int poison;
+    int check_races;     /* --check-races */
+    int schedule;        /* 1 --schedule-seed N, 2 --schedule random (rank 0 draws the seed) */
+    uint64_t seed;
 } opts_t;
 
 static void usage(FILE *f)
@@ -94,6 +97,12 @@ static void usage(FILE *f)
           "  --log-dir DIR       write the same log per rank to DIR/rank<R>.log\n"
           "  --poison            never-written window bytes and created tiles read as NaN / 0xA5 bytes;\n"
           "                      each read of them is a warning, once per site (sim backend only)\n"
+          "  --check-races       report every pair of unordered conflicting window accesses, both\n"
+          "                      sides with rank, block, op and line:col (docs/races.md; sim backend)\n"
+          "  --schedule-seed N   a seeded schedule: blocks run in a random order, preempted at remote\n"
+          "                      ops, puts become visible late (within the memory model); the same N\n"
+          "                      replays the same decisions\n"
+          "  --schedule random   the same with a seed drawn now and printed\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -168,6 +177,22 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->persistent = 1;
         } else if (strcmp(a, "--poison") == 0) {
             o->poison = 1;
+        } else if (strcmp(a, "--check-races") == 0) {
+            o->check_races = 1;
+        } else if (strcmp(a, "--schedule-seed") == 0 || strcmp(a, "--schedule") == 0) {
+            char *end = NULL;
+            unsigned long long v = val && val[0] != '-' ? strtoull(val, &end, 10) : 0;
+            if (strcmp(a, "--schedule") == 0 && val && strcmp(val, "random") == 0) {
+                o->schedule = 2;
+            } else if (strcmp(a, "--schedule-seed") == 0 && val && val[0] && end && !*end) {
+                o->schedule = 1;
+                o->seed = (uint64_t)v;
+            } else {
+                fprintf(stderr, "pldrun: %s\n", strcmp(a, "--schedule") == 0 ? "--schedule must be random"
+                                                                            : "--schedule-seed needs a non-negative integer");
+                return EX_USAGE;
+            }
+            i++;
         } else if (strcmp(a, "--reset-persistent-windows") == 0) {
             if (!val || (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)) {
                 fprintf(stderr, "pldrun: --reset-persistent-windows must be yes or no\n");
@@ -777,6 +802,9 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         io.persistent_windows = o->persistent;
         io.reset_windows = o->reset;
         io.poison = o->poison;
+        io.check_races = o->check_races;
+        io.schedule = o->schedule != 0;
+        io.schedule_seed = o->seed;
         io.hw = hw;
         io.trace = observe_recorder(obs);
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
@@ -966,6 +994,18 @@ int main(int argc, char **argv)
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
     }
+    if (o.schedule == 2) {
+        /* --schedule random: rank 0 draws the seed, every rank uses it */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t seed = ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid()) % 1000000000u;
+        if (MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            anybad = 1;
+        o.seed = seed;
+        if (rank == 0)
+            fprintf(stderr, "pldrun: schedule seed %llu (replay with --schedule-seed %llu)\n",
+                    (unsigned long long)seed, (unsigned long long)seed);
+    }
     rc = anybad ? EX_IOERR : run(&o, win, obs, rank, size); /* a rank that cannot log or trace: nobody runs */
     observe_close(obs);
     report_phase("finishing");
@@ -983,6 +1023,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while the ranks agreed on the exit status\n", rank, size);
         worst = rc ? rc : EX_SOFTWARE;
     }
+    if (o.schedule && worst != EX_OK && rank == 0)
+        fprintf(stderr, "pldrun: this run used schedule seed %llu: replay it with --schedule-seed %llu\n",
+                (unsigned long long)o.seed, (unsigned long long)o.seed);
     if (MPI_Finalize() != MPI_SUCCESS) {
         fprintf(stderr, "[rank %d/%d] pldrun: MPI_Finalize failed\n", rank, size);
         if (!worst)
