@@ -45,6 +45,8 @@ static pld_status_t spmd_block(void *arg, int b, int n)
     bf.loop = NULL;
     bf.ret = pld_v_none();
     bf.in_kernel_scope = 1;
+    if (c->it->race)
+        pld_race_fork(c->it, f, &bf);
     int flow = FLOW_NORMAL;
     pld_ev_t ev;
     if (c->it->trace) {
@@ -332,6 +334,8 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
             pld_trace_begin(it->trace, &ev);
         }
         st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, spmd_block, &c);
+        if (it->race)
+            pld_race_join(it, f);
         if (it->trace) {
             ev.failed = st != PLD_OK;
             pld_trace_end(it->trace, &ev);
@@ -758,6 +762,11 @@ static pld_status_t kernel_block(void *arg, int b, int n)
     frame_t caller = *c->caller; /* carries the block position into the kernel frame */
     caller.block_idx = b;
     caller.block_num = n;
+    if (c->it->race) {
+        frame_t kf = caller; /* the kernel's frame, as pld_walk_function makes it */
+        kf.ctx = PLD_CTX_KERNEL;
+        pld_race_fork(c->it, c->caller, &kf);
+    }
     pld_value_t r = pld_v_none();
     pld_ev_t ev;
     if (c->it->trace) {
@@ -785,20 +794,36 @@ pld_status_t pld_interp_run_kernel(pld_sim_call_t *c)
     if (c->builtin) /* a builtin collective kernel: the interpreter's collective code */
         return pld_builtin_run_sim(c);
     pld_interp_t *it = c->it;
-    if (c->grid)
-        return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, spmd_block, c->grid);
-    if (c->fn && c->blocks > 1)
-        return pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, kernel_block, c);
-    if (c->fn)
-        return pld_walk_function(it, c->caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &c->result);
-    frame_t *f = c->caller;
-    int saved = f->ctx, saved_scope = f->in_kernel_scope;
-    f->ctx = PLD_CTX_KERNEL;
-    f->in_kernel_scope = 1;
-    c->flow = pld_walk_block(it, f, c->scope);
-    f->ctx = saved;
-    f->in_kernel_scope = saved_scope;
-    return c->flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+    pld_status_t st;
+    if (c->grid) {
+        st = pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, spmd_block, c->grid);
+    } else if (c->fn && c->blocks > 1) {
+        st = pld_npu_run_blocks(it->sched, c->blocks, it->opts.block_stack_bytes, kernel_block, c);
+    } else if (c->fn) {
+        if (it->race) {
+            frame_t kf = *c->caller; /* the kernel's frame, as pld_walk_function makes it */
+            kf.ctx = PLD_CTX_KERNEL;
+            pld_race_fork(it, c->caller, &kf);
+        }
+        st = pld_walk_function(it, c->caller, c->fn, c->args, PLD_CTX_KERNEL, c->span, &c->result);
+    } else {
+        frame_t *f = c->caller;
+        int saved = f->ctx, saved_scope = f->in_kernel_scope;
+        if (it->race) {
+            frame_t kf = *f;
+            kf.ctx = PLD_CTX_KERNEL;
+            pld_race_fork(it, f, &kf);
+        }
+        f->ctx = PLD_CTX_KERNEL;
+        f->in_kernel_scope = 1;
+        c->flow = pld_walk_block(it, f, c->scope);
+        f->ctx = saved;
+        f->in_kernel_scope = saved_scope;
+        st = c->flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
+    }
+    if (it->race)
+        pld_race_join(it, c->caller); /* the launch is synchronous: the launcher continues after its blocks */
+    return st;
 }
 
 /* A kernel call / submit with deps=[...]: its results are needed at once, so

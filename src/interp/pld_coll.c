@@ -392,6 +392,8 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
         return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
     if (c->it->poison && dir)
         pld_tensor_shadow_mark(t, off, ext);
+    if (c->it->race)
+        pld_race_local(c->it, c->f, c->e, t, off, ext, dir ? PLD_RACE_WRITE : PLD_RACE_READ);
     return PLD_OK;
 }
 

@@ -737,7 +737,8 @@ pld_status_t pld_dist_create(pld_interp_t *it)
         if (!w->buf)
             return PLD_E_NOMEM;
     }
-    return it->poison ? pld_poison_create(it) : PLD_OK;
+    st = it->poison ? pld_poison_create(it) : PLD_OK;
+    return st == PLD_OK && it->race ? pld_race_create(it) : st;
 }
 
 pld_status_t pld_dist_fetch(pld_interp_t *it)
@@ -756,6 +757,8 @@ pld_status_t pld_dist_fetch(pld_interp_t *it)
 
 void pld_dist_fini(pld_interp_t *it)
 {
+    if (it->race)
+        pld_race_fini(it);
     if (it->poison)
         pld_poison_fini(it);
     for (int i = 0; i < it->nwins; i++)
@@ -870,6 +873,8 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                                        : pld_win_add(d->win, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
             if (st == PLD_OK && it->poison)
                 st = pld_poison_run(it, d, peer, disp, bytes, dir, &unwritten, err, sizeof err);
+            if (st == PLD_OK && it->race)
+                pld_race_remote(it, f, e, d, peer, disp, bytes, dir);
             if (st != PLD_OK)
                 return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
             p += bytes;
@@ -885,6 +890,8 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                                            : pld_win_add(d->win, peer, disp, p, t->dt, 1, err, sizeof err);
                 if (st == PLD_OK && it->poison)
                     st = pld_poison_run(it, d, peer, disp, (size_t)esz, dir, &unwritten, err, sizeof err);
+                if (st == PLD_OK && it->race)
+                    pld_race_remote(it, f, e, d, peer, disp, (size_t)esz, dir);
                 if (st != PLD_OK)
                     return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
                 p += esz;
@@ -1009,7 +1016,12 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     pld_ev_t ev;
     if (it->trace)
         pld_tr_init(f, e->span, &ev, PLD_EV_NOTIFY, pld_op_name(e));
-    if (pld_win_notify(d->win, peer, disp, v, set, err, sizeof err) != PLD_OK)
+    if (it->race)
+        pld_race_notify_lock(it, d, peer); /* the cell and its release set change together */
+    pld_status_t st = pld_win_notify(d->win, peer, disp, v, set, err, sizeof err);
+    if (it->race)
+        pld_race_notify_unlock(it, f, e, d, peer, disp, v, set, st == PLD_OK);
+    if (st != PLD_OK)
         return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
     if (it->trace) {
         ev.peer = peer;
@@ -1062,8 +1074,12 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
                           pld_describe_fn describe, const void *dctx)
 {
     int32_t v = 0;
-    if (!it->trace)
-        return watch_loop(it, f, sp, e, w, describe, dctx, &v);
+    if (!it->trace) {
+        pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
+        if (st == PLD_OK && it->race && w->d)
+            pld_race_acquire(it, f, w->d, w->disp);
+        return st;
+    }
     pld_ev_t ev;
     char what[200];
     describe(dctx, what, sizeof what);
@@ -1078,6 +1094,8 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     if (!w->poll(it, w, &v))
         pld_trace_begin(it->trace, &ev); /* it blocks: the log shows where, as it happens */
     pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
+    if (st == PLD_OK && it->race && w->d)
+        pld_race_acquire(it, f, w->d, w->disp);
     ev.value = v;
     ev.failed = st != PLD_OK;
     pld_trace_end(it->trace, &ev);
@@ -1235,6 +1253,8 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
                 pld_poison_reset(it);
         }
         int64_t phase = 2 * (int64_t)done + step;
+        if (it->race && step == 0)
+            pld_race_barrier(it, done, 0, 0);
         pld_win_status_phase(it->win, phase);
         char what[96];
         snprintf(what, sizeof what, "%s dispatch %d: ranks that got there", step == 0 ? "end of" : "windows cleared after",
@@ -1243,6 +1263,8 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
         pld_status_t st = watch(it, f, sp, NULL, &w, describe_str, what);
         if (st != PLD_OK)
             return st;
+        if (it->race && step == 0)
+            pld_race_barrier(it, done, 1, clear);
     }
     return PLD_OK;
 }

@@ -63,6 +63,8 @@ static pld_status_t core_block(void *arg, int b, int n)
     bf.xcore = b;
     bf.subblock_idx = lane;
     bf.ret = pld_v_none();
+    if (r->it->race)
+        pld_race_fork(r->it, r->f, &bf);
     int flow;
     if (lane > 0 && s->kind == PLD_ST_ASSIGN) {
         /* the group's result is lane 0's */
@@ -107,6 +109,8 @@ static int run_members(pld_interp_t *it, frame_t *f, const pld_block_t *body, in
     if (flow == FLOW_NORMAL) {
         run_t r = {it, f, g};
         pld_status_t st = pld_npu_run_blocks(it->sched, pld_xgroup_ncores(g), it->opts.block_stack_bytes, core_block, &r);
+        if (it->race)
+            pld_race_join(it, f);
         if (st != PLD_OK && !it->failed)
             pld_rt_error(it, f, body->stmts[from]->span, "the cores of group %s failed: %s", f->fn ? f->fn->name : "?",
                          pld_status_name(st));

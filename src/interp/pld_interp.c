@@ -142,6 +142,8 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         it->own_hw = 1;
     }
     pld_status_t st = it->opts.poison ? pld_poison_open(it, err, errn) : PLD_OK;
+    if (st == PLD_OK && it->opts.check_races)
+        st = pld_race_open(it, err, errn);
     if (st != PLD_OK) {
         pld_interp_destroy(it);
         return st;
@@ -168,6 +170,7 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_task_fini(it);
     pld_dist_fini(it);
     pld_poison_close(it);
+    pld_race_close(it);
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);
@@ -586,6 +589,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     pld_value_release(&result);
     it->where.doing = "waiting for the other ranks to finish the run";
     st = pld_dist_finish(it, st);
+    if (it->race)
+        pld_race_summary(it);
     if (st == PLD_OK && it->hw) {
         char err[256] = "";
         st = pld_hw_sync(it->hw, err, sizeof err);

@@ -190,6 +190,7 @@ struct pld_interp {
     int ncgen_scopes;
     pld_trace_t *trace;            /* opts.trace: the event recorder, or NULL (pld_tr_*) */
     struct pld_poison *poison;     /* --poison state (pld_poison.c), NULL when off */
+    struct pld_race *race;         /* --check-races state (pld_race.c), NULL when off */
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -415,6 +416,39 @@ pld_status_t pld_poison_tile_created(pld_interp_t *it, const pld_expr_t *e, pld_
 /* Operand i of op e is tile t: unless the operand is one the op only writes (assemble's target,
  * write's tile, a tmp scratch), reports never-written elements of its valid region (once per site). */
 void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t);
+
+/* ---- pld_race.c (base layer): --check-races (unordered conflicting window accesses, docs/races.md) ----
+ * Every hook is one `if (it->race)` branch: nothing runs when the option is off. */
+/* The state, when opts.check_races: PLD_E_USAGE (message in err) with a backend other than sim. */
+pld_status_t pld_race_open(pld_interp_t *it, char *err, size_t errn);
+void pld_race_close(pld_interp_t *it);
+/* After the data windows exist: the access-record segments (collective, same order on every
+ * member); a runtime error when a domain's members do not map each other's windows (rma). */
+pld_status_t pld_race_create(pld_interp_t *it);
+void pld_race_fini(pld_interp_t *it); /* destroys the segments (before the data windows) */
+/* One contiguous run of pld_dist_region (dir 0 get, 1 put, 2 atomic add), recorded at the peer. */
+void pld_race_remote(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
+                     size_t bytes, int dir);
+/* A local access of the box [off, off+ext) of t (NULL off/ext: all of t) when t is a window. */
+enum { PLD_RACE_READ = 1, PLD_RACE_WRITE = 2, PLD_RACE_ATOMIC = 3 };
+void pld_race_local(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+                    const int64_t *ext, int kind);
+/* Around a notify of peer's cell: lock the peer's records, then (done: the notify happened)
+ * release into the cell's release set and unlock. */
+void pld_race_notify_lock(pld_interp_t *it, domain_t *d, int peer);
+void pld_race_notify_unlock(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
+                            int32_t v, int set, int done);
+/* A satisfied wait (or deferred completion) on this rank's cell disp of d: acquire. */
+void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp);
+/* A block / core / kernel (child) starts from its launcher (parent); after the launch, the
+ * launcher joins every block it forked. */
+void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child);
+void pld_race_join(pld_interp_t *it, const frame_t *parent);
+/* The barrier between dispatches: before it (after = 0) publish this rank's clocks; after it
+ * join every member's; clear: the windows were zeroed (records and release sets go too). */
+void pld_race_barrier(pld_interp_t *it, int done, int after, int clear);
+/* At the end of the run: a warning when records had to be forgotten. */
+void pld_race_summary(pld_interp_t *it);
 
 /* ======================================================= ops */
 

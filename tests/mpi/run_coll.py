@@ -1109,6 +1109,11 @@ def main():
     ap.add_argument('--poison', action='store_true',
                     help='run the positive cases with pldrun --poison (a poison warning fails the case, as '
                          'any unexpected warning does; the golden results must not change)')
+    ap.add_argument('--check-races', action='store_true',
+                    help='run the positive cases with pldrun --check-races (a race report fails the case, as any '
+                         'unexpected warning does; the golden results must not change)')
+    ap.add_argument('--schedule-seed', type=int, default=None,
+                    help='run the positive cases with pldrun --schedule-seed N (golden results must not change)')
     args = ap.parse_args()
     tests = all_tests()
     if args.list:
@@ -1129,6 +1134,11 @@ def main():
     extra = ['--backend', args.backend] if args.backend else []
     if args.poison:
         extra.append('--poison')
+    if args.check_races:
+        extra.append('--check-races')
+    if args.schedule_seed is not None:
+        extra += ['--schedule-seed', str(args.schedule_seed)]
+    if args.poison or args.check_races or args.schedule_seed is not None:
         sel = [t for t in sel if t[0] not in NEG]
     for case, P, tr in sel:
         t1 = time.time()

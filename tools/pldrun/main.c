@@ -843,9 +843,10 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         record_ops_seen(it);
         pld_interp_stats_t stats;
         pld_interp_stats(it, &stats);
-        uint64_t mine[4] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops}, tot[4] = {0, 0, 0, 0};
+        uint64_t mine[5] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops, stats.races};
+        uint64_t tot[5] = {0, 0, 0, 0, 0};
         unsigned transports = 0;
-        if (MPI_Reduce(mine, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (MPI_Reduce(mine, tot, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
             MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
             fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while gathering the run's statistics\n", rank, size);
             if (rc == EX_OK)
@@ -867,6 +868,9 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         }
         if (rc == EX_OK)
             rc = trace_rc;
+        if (o->check_races && rank == 0)
+            fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[4],
+                    tot[4] == 1 ? "" : "s");
         if (pld_interp_hang(it) == 2) {
             /* a rank neither finished nor stopped: nothing else will end the job */
             fflush(stdout);
