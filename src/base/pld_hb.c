@@ -15,8 +15,8 @@
 typedef struct rec {
     uint64_t mask;   /* bytes of the granule (bit i = byte i); 0 = free slot */
     uint32_t epoch;
-    uint32_t line;
-    uint16_t col, op, block;
+    uint32_t off;    /* the site (pld_hb_site_t) */
+    uint16_t len, op, block;
     uint16_t tk;     /* tid << 2 | kind */
 } rec_t;
 
@@ -74,7 +74,7 @@ typedef struct pending {
 
 static int same_site(const pld_hb_site_t *a, const pld_hb_site_t *b)
 {
-    return a->line == b->line && a->col == b->col && a->op == b->op && a->block == b->block;
+    return a->off == b->off && a->len == b->len && a->op == b->op && a->block == b->block;
 }
 
 static void note_race(pending_t *p, uint32_t tid, int kind, const pld_hb_site_t *site, size_t lo, size_t hi)
@@ -134,7 +134,7 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
             }
             uint32_t u = r->tk >> 2;
             int rk = r->tk & 3;
-            if (u == tid && r->epoch == clk[tid] && rk == kind && r->line == site.line && r->col == site.col &&
+            if (u == tid && r->epoch == clk[tid] && rk == kind && r->off == site.off && r->len == site.len &&
                 r->op == site.op && r->block == site.block)
                 same = r;
             uint64_t ov = r->mask & m;
@@ -144,7 +144,7 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
             if (!ordered && conflicting(kind, rk)) {
                 size_t lo, hi;
                 mask_range(ov, &lo, &hi);
-                pld_hb_site_t rsite = {r->line, r->col, r->op, r->block};
+                pld_hb_site_t rsite = {r->off, r->len, r->op, r->block};
                 note_race(&p, u, rk, &rsite, g0 + lo, g0 + hi);
             }
             /* what this access supersedes: a write everything ordered
@@ -172,8 +172,8 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
         }
         slot->mask = m;
         slot->epoch = clk[tid];
-        slot->line = site.line;
-        slot->col = (uint16_t)site.col;
+        slot->off = site.off;
+        slot->len = (uint16_t)site.len;
         slot->op = site.op;
         slot->block = site.block;
         slot->tk = (uint16_t)(tid << 2 | (uint32_t)kind);

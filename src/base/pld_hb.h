@@ -30,10 +30,11 @@
 
 enum { PLD_HB_READ = 1, PLD_HB_WRITE = 2, PLD_HB_ATOMIC = 3 };
 
-/* Where an access was made: source position, op id, block (0xFFFF: the
- * orchestration). Compared as a whole to tell sites apart. */
+/* Where an access was made: the source span (byte offset and length; the
+ * length is kept up to 65535), op id, block (0xFFFF: the orchestration).
+ * Compared as a whole to tell sites apart. */
 typedef struct pld_hb_site {
-    uint32_t line, col;
+    uint32_t off, len;
     uint16_t op;
     uint16_t block;
 } pld_hb_site_t;

@@ -74,8 +74,8 @@ static uint32_t tid_of(const struct pld_race *r, uint32_t slot)
 static pld_hb_site_t site_of(const frame_t *f, const pld_expr_t *e)
 {
     pld_hb_site_t s;
-    s.line = e ? (uint32_t)e->span.line : 0;
-    s.col = e ? (uint32_t)e->span.col : 0;
+    s.off = e ? e->span.off : 0;
+    s.len = e ? (e->span.len < 0xFFFF ? e->span.len : 0xFFFF) : 0;
     s.op = e ? (uint16_t)(e->op + 1) : 0;
     s.block = f && f->ctx == PLD_CTX_KERNEL ? (uint16_t)(f->block_idx < 0xFFFF ? f->block_idx : 0xFFFE) : 0xFFFF;
     return s;
@@ -242,6 +242,21 @@ static const winbuf_t *buffer_at(const pld_interp_t *it, const domain_t *d, size
     return NULL;
 }
 
+/* The span of a site: line and column from the byte offset. */
+static pld_span_t span_of(const pld_program_t *p, const pld_hb_site_t *s)
+{
+    pld_span_t sp = {s->off, s->len, 1, 1};
+    for (uint32_t i = 0; i < s->off && i < p->src_len; i++) {
+        if (p->src[i] == '\n') {
+            sp.line++;
+            sp.col = 1;
+        } else {
+            sp.col++;
+        }
+    }
+    return sp;
+}
+
 static void on_race(void *ctx, const pld_hb_race_t *x)
 {
     rctx_t *c = ctx;
@@ -255,12 +270,14 @@ static void on_race(void *ctx, const pld_hb_race_t *x)
     thread_text(me, sizeof me, r->me, c->site.block);
     thread_text(them, sizeof them, x->tid / PLD_RACE_SLOTS, other.block);
     c->it->stats.races++;
-    pld_diag_add(&c->it->p->diags, PLD_SEV_WARNING, c->e->span,
-                 "data race: %s by %s %s bytes %zu..%zu of window '%s' on rank %d, unordered with %s by %s at "
-                 "%s:%u:%u, which %s them (docs/races.md: what orders what)",
-                 pld_op_name(c->e), me, kind_now(c->kind), x->lo - base, x->hi - base,
-                 w ? (w->synth ? "the allreduce signal" : w->name) : "?", c->d->members[c->owner], op_text(other.op),
-                 them, c->it->p->file ? c->it->p->file : "?", other.line, other.col, kind_then(x->kind));
+    pld_diag_t *dg = pld_diag_add(&c->it->p->diags, PLD_SEV_WARNING, c->e->span,
+                                  "data race on window '%s' of rank %d, bytes [%zu, %zu): %s by %s %s them, and "
+                                  "nothing orders it with %s by %s, which %s them (docs/races.md)",
+                                  w ? (w->synth ? "the allreduce signal" : w->name) : "?", c->d->members[c->owner],
+                                  x->lo - base, x->hi - base, pld_op_name(c->e), me, kind_now(c->kind),
+                                  op_text(other.op), them, kind_then(x->kind));
+    pld_diag_note(&c->it->p->diags, dg, span_of(c->it->p, &other), "the other access: %s by %s", op_text(other.op),
+                  them);
 }
 
 /* ------------------------------------------------------------ accesses */

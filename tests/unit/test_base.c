@@ -200,7 +200,7 @@ static void test_base_hb(void)
     CU_ASSERT_EQUAL(seen.n, 1);
     CU_ASSERT_EQUAL(seen.last.tid, 0);
     CU_ASSERT_EQUAL(seen.last.kind, PLD_HB_WRITE);
-    CU_ASSERT_EQUAL(seen.last.site.line, 10);
+    CU_ASSERT_EQUAL(seen.last.site.off, 10);
     CU_ASSERT_EQUAL(seen.last.lo, 8);
     CU_ASSERT_EQUAL(seen.last.hi, 16);
     /* disjoint bytes of the same granule: no race */

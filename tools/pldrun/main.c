@@ -868,7 +868,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         }
         if (rc == EX_OK)
             rc = trace_rc;
-        if (o->check_races && rank == 0)
+        if (o->check_races && st == PLD_OK && rank == 0)
             fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[4],
                     tot[4] == 1 ? "" : "s");
         if (pld_interp_hang(it) == 2) {

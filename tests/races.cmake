@@ -1,0 +1,111 @@
+# tests/races.cmake - `pldrun --check-races` (docs/races.md), label `races` (and `mpi`).
+# Included at the end of tests/CMakeLists.txt.
+#
+#   races_racy_<name>, races_clean_<name>
+#                           tests/races/run_races.py: the race corpus (tests/races/README.md).
+#                           Every racy program gets a report naming both conflicting lines;
+#                           its fixed twin gets none.
+#   races_programs_p2       tests/mpi/run_coll.py --check-races: every positive collective case
+#                           (programs/ and tests/mpi/programs) at P = 2 over shm: golden results,
+#                           no report, no other warning
+#   races_programs_p4       the same at P = 4 for the programs of programs/
+#   races_finding_collectives_keep3
+#                           a real finding: programs/tutorial/collectives_handrolled.pld run with
+#                           persistent windows that are not reset (--dispatches 3) waits on
+#                           credits left by the previous dispatch (docs/races.md, "Findings")
+#   races_rma_refused, races_backend_refused
+#                           --check-races over the rma transport (exit 70) and with a compiled
+#                           backend (exit 64): refused with the reason
+#
+# The whole suite takes about a minute and a half.
+
+find_program(PLD_PYTHON3_RACES NAMES python3)
+if(NOT PLD_PYTHON3_RACES OR NOT MPIEXEC_EXECUTABLE)
+  message(STATUS "pldrun tests: python3 or mpiexec not found; the --check-races tests are not registered")
+  return()
+endif()
+
+set(_pld_races_dir "${CMAKE_CURRENT_SOURCE_DIR}/races")
+execute_process(
+  COMMAND "${PLD_PYTHON3_RACES}" "${_pld_races_dir}/run_races.py" --pldrun pldrun --list
+  OUTPUT_VARIABLE _pld_races_cases
+  RESULT_VARIABLE _pld_races_rc
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _pld_races_rc EQUAL 0)
+  message(WARNING "pldrun tests: tests/races/run_races.py --list failed; no race corpus tests")
+  set(_pld_races_cases "")
+endif()
+string(REPLACE "\n" ";" _pld_races_cases "${_pld_races_cases}")
+file(GLOB _pld_races_programs CONFIGURE_DEPENDS "${_pld_races_dir}/racy/*.pld" "${_pld_races_dir}/clean/*.pld")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_races_dir}/run_races.py")
+
+foreach(_case IN LISTS _pld_races_cases)
+  string(REPLACE "/" "_" _name "${_case}")
+  add_test(NAME races_${_name}
+           COMMAND "${PLD_PYTHON3_RACES}" "${_pld_races_dir}/run_races.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${PLD_MPI_NP_FLAG}" --case ${_case}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs")
+  set_tests_properties(races_${_name} PROPERTIES LABELS "races;mpi" TIMEOUT 120 PROCESSORS 2
+                                                 ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+endforeach()
+
+# the collective corpus: no report. The keep3 run of collectives_handrolled is the finding below.
+execute_process(
+  COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py" --pldrun pldrun --list
+  OUTPUT_VARIABLE _pld_races_coll
+  RESULT_VARIABLE _pld_races_rc
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+string(REPLACE "\n" ";" _pld_races_coll "${_pld_races_coll}")
+set(_pld_races_names "")
+set(_pld_races_all "")
+set(_pld_races_prog "")
+foreach(_line IN LISTS _pld_races_coll)
+  string(REPLACE " " ";" _f "${_line}")
+  list(GET _f 0 _c)
+  if(_c MATCHES "^neg_" OR _c STREQUAL "tutorial_collectives_handrolled_keep3")
+    continue()
+  endif()
+  if(NOT _c IN_LIST _pld_races_names)
+    list(APPEND _pld_races_names ${_c})
+    list(APPEND _pld_races_all --case ${_c})
+    if(_c MATCHES "^(corpus|tutorial)_")
+      list(APPEND _pld_races_prog --case ${_c})
+    endif()
+  endif()
+endforeach()
+add_test(NAME races_programs_p2
+         COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
+                 --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                 "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks 2 --transport shm ${_pld_races_all}
+                 --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p2")
+add_test(NAME races_programs_p4
+         COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
+                 --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                 "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks 4 --transport shm ${_pld_races_prog}
+                 --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p4")
+set_tests_properties(races_programs_p2 PROPERTIES LABELS "races;mpi" TIMEOUT 400 PROCESSORS 2
+                                                  ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+set_tests_properties(races_programs_p4 PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
+                                                  ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+
+add_test(NAME races_finding_collectives_keep3
+         COMMAND "${MPIEXEC_EXECUTABLE}" "${PLD_MPI_NP_FLAG}" 2 $<TARGET_FILE:pldrun>
+                 "${PROJECT_SOURCE_DIR}/programs/tutorial/collectives_handrolled.pld"
+                 --in xs=arange --in chunks=arange --in parts=arange --dispatches 3 --persistent-windows
+                 --reset-persistent-windows no --check-races)
+set_tests_properties(races_finding_collectives_keep3 PROPERTIES LABELS "races;mpi" TIMEOUT 120 PROCESSORS 2
+                     ENVIRONMENT "${PLD_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "warning: data race on window '[bgr]win_buf' of rank 1[^\n]*pl.tile.store[^\n]*pld.tile.remote_load")
+
+add_test(NAME races_rma_refused
+         COMMAND sh -c "\"$0\" \"$1\" 2 \"$2\" --check-races --window-transport rma \"$3\" --in xs=arange --out ys=/dev/null 2>&1; echo \"exit=$?\""
+                 "${MPIEXEC_EXECUTABLE}" "${PLD_MPI_NP_FLAG}" $<TARGET_FILE:pldrun> "${_pld_races_dir}/clean/put_vs_load.pld")
+set_tests_properties(races_rma_refused PROPERTIES LABELS "races;mpi" TIMEOUT 60 PROCESSORS 2
+                     ENVIRONMENT "${PLD_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "--check-races needs every member of a comm domain to map the others' windows[^\n]*uses rma.*exit=70")
+add_test(NAME races_backend_refused
+         COMMAND sh -c "\"$0\" --check-races --backend native \"$1\" --in xs=arange 2>&1; echo \"exit=$?\""
+                 $<TARGET_FILE:pldrun> "${_pld_races_dir}/clean/put_vs_load.pld")
+set_tests_properties(races_backend_refused PROPERTIES LABELS races TIMEOUT 30 ENVIRONMENT "${PLD_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "--check-races needs --backend sim: with backend 'native'[^\n]*\nexit=64")
