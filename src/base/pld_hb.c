@@ -1,8 +1,10 @@
 /* pld_hb.c - happens-before bookkeeping of the race detector (pld_hb.h).
  *
  * Segment layout (every part 64-byte aligned, all zero when empty):
- *   header     lock word, padding                              64 bytes
+ *   header     lock word, the granules touched [glo, ghi),
+ *              how many cells are in use                       64 bytes
  *   published  2 clocks (the barrier between dispatches)       2 x 4V
+ *   used       the table index of each cell in use             4 x ncells
  *   cells      ncells x { key (byte + 1, 0 = empty), n, entries[PLD_HB_ENTRIES] }
  *              entry = { value, clock[V] }
  *   granules   ceil(bytes / 64) x PLD_HB_SLOTS records of 24 bytes
@@ -20,6 +22,12 @@ typedef struct rec {
     uint16_t tk;     /* tid << 2 | kind */
 } rec_t;
 
+typedef struct seg_hdr {
+    uint32_t lock;
+    uint32_t nused;  /* cells in use (their indices: the used list) */
+    uint64_t glo, ghi; /* granules touched since the last clear, [glo, ghi) (ghi 0: none) */
+} seg_hdr_t;
+
 typedef struct cell_hdr {
     uint64_t key;    /* cell byte + 1; 0 = empty */
     uint32_t n;      /* contributions */
@@ -31,7 +39,8 @@ static size_t clock_bytes(const pld_hb_geom_t *g) { return (size_t)g->nthreads *
 static size_t entry_bytes(const pld_hb_geom_t *g) { return 8 + clock_bytes(g); }
 static size_t cell_bytes(const pld_hb_geom_t *g) { return up64(sizeof(cell_hdr_t) + PLD_HB_ENTRIES * entry_bytes(g)); }
 static size_t published_at(void) { return 64; }
-static size_t cells_at(const pld_hb_geom_t *g) { return published_at() + up64(2 * clock_bytes(g)); }
+static size_t used_at(const pld_hb_geom_t *g) { return published_at() + up64(2 * clock_bytes(g)); }
+static size_t cells_at(const pld_hb_geom_t *g) { return used_at(g) + up64((size_t)g->ncells * 4); }
 static size_t granules_at(const pld_hb_geom_t *g) { return cells_at(g) + (size_t)g->ncells * cell_bytes(g); }
 static size_t ngranules(const pld_hb_geom_t *g) { return (g->bytes + PLD_HB_GRANULE - 1) / PLD_HB_GRANULE; }
 
@@ -119,6 +128,12 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
     p.ctx = ctx;
     uint64_t evicted = 0;
     size_t end = off + len;
+    seg_hdr_t *h = seg;
+    uint64_t g_first = off / PLD_HB_GRANULE, g_end = (end + PLD_HB_GRANULE - 1) / PLD_HB_GRANULE;
+    if (!h->ghi || g_first < h->glo)
+        h->glo = g_first;
+    if (g_end > h->ghi)
+        h->ghi = g_end;
     for (size_t gi = off / PLD_HB_GRANULE; gi * PLD_HB_GRANULE < end; gi++) {
         size_t g0 = gi * PLD_HB_GRANULE;
         size_t a = off > g0 ? off - g0 : 0, b = end - g0 < PLD_HB_GRANULE ? end - g0 : PLD_HB_GRANULE;
@@ -218,6 +233,8 @@ static cell_hdr_t *find_cell(void *seg, const pld_hb_geom_t *g, size_t cell, int
                 return NULL;
             c->key = key;
             c->n = 0;
+            seg_hdr_t *sh = seg;
+            ((uint32_t *)((char *)seg + used_at(g)))[sh->nused++] = (h + k) % g->ncells;
             return c;
         }
     }
@@ -264,16 +281,45 @@ int pld_hb_release(void *seg, const pld_hb_geom_t *g, size_t cell, int32_t v, in
     return 0;
 }
 
-void pld_hb_acquire(void *seg, const pld_hb_geom_t *g, size_t cell, uint32_t *clk)
+static int holds(int cmp, int64_t v, int32_t expected)
+{
+    return cmp == 0 ? v == expected : cmp == 1 ? v >= expected : (uint32_t)(int32_t)v >= (uint32_t)expected;
+}
+
+void pld_hb_acquire(void *seg, const pld_hb_geom_t *g, size_t cell, int cmp, int32_t expected, uint32_t *clk)
 {
     cell_hdr_t *c = find_cell(seg, g, cell, 0);
-    for (uint32_t j = 0; c && j < c->n; j++)
+    if (!c)
+        return;
+    uint32_t upto = c->n;
+    int64_t sum = 0;
+    for (uint32_t j = 0; j < c->n; j++) {
+        sum += *entry_value(c, g, j);
+        if (holds(cmp, sum, expected)) {
+            upto = j + 1;
+            break;
+        }
+    }
+    for (uint32_t j = 0; j < upto; j++)
         pld_hb_join(clk, entry_clock(c, g, j), g->nthreads);
 }
 
 void pld_hb_clear(void *seg, const pld_hb_geom_t *g)
 {
-    memset((char *)seg + cells_at(g), 0, pld_hb_seg_bytes(g) - cells_at(g));
+    /* only what was used: the table and the granules are mostly untouched
+     * pages, and this runs between every two dispatches */
+    seg_hdr_t *h = seg;
+    const uint32_t *used = (const uint32_t *)((char *)seg + used_at(g));
+    for (uint32_t i = 0; i < h->nused; i++) {
+        cell_hdr_t *c = cell_at(seg, g, used[i]);
+        c->key = 0;
+        c->n = 0;
+    }
+    h->nused = 0;
+    if (h->ghi > h->glo)
+        memset((char *)seg + granules_at(g) + h->glo * PLD_HB_SLOTS * sizeof(rec_t), 0,
+               (size_t)(h->ghi - h->glo) * PLD_HB_SLOTS * sizeof(rec_t));
+    h->glo = h->ghi = 0;
 }
 
 void pld_hb_publish(void *seg, const pld_hb_geom_t *g, int slot, const uint32_t *clk)

@@ -81,9 +81,15 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
  * first, until their values sum to -v, and releases nothing. Returns 0, or
  * -1 when the table has no room for another cell. */
 int pld_hb_release(void *seg, const pld_hb_geom_t *g, size_t cell, int32_t v, int set, const uint32_t *clk);
-/* A satisfied wait on the cell: joins the clocks of every contribution in
- * its release set into clk. */
-void pld_hb_acquire(void *seg, const pld_hb_geom_t *g, size_t cell, uint32_t *clk);
+/* A satisfied wait on the cell (cmp: 0 Eq, 1 Ge, 2 Ge unsigned; expected
+ * its value) joins into clk the clocks of the contributions it observed:
+ * the oldest ones, up to the first whose running sum satisfies the
+ * condition (the moment the condition first held); all of them when no
+ * prefix does (the cell also holds what no notify released, e.g. a value
+ * kept from an earlier dispatch). So a wait satisfied by an old credit that
+ * was never cleared acquires that credit's notify only, however many newer
+ * ones have arrived since. */
+void pld_hb_acquire(void *seg, const pld_hb_geom_t *g, size_t cell, int cmp, int32_t expected, uint32_t *clk);
 /* Forgets every record and release set (the window was zeroed). */
 void pld_hb_clear(void *seg, const pld_hb_geom_t *g);
 

@@ -1077,7 +1077,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     if (!it->trace) {
         pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
         if (st == PLD_OK && it->race && w->d)
-            pld_race_acquire(it, f, w->d, w->disp);
+            pld_race_acquire(it, f, w->d, w->disp, w->cmp, w->expected);
         return st;
     }
     pld_ev_t ev;
@@ -1095,7 +1095,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
         pld_trace_begin(it->trace, &ev); /* it blocks: the log shows where, as it happens */
     pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
     if (st == PLD_OK && it->race && w->d)
-        pld_race_acquire(it, f, w->d, w->disp);
+        pld_race_acquire(it, f, w->d, w->disp, w->cmp, w->expected);
     ev.value = v;
     ev.failed = st != PLD_OK;
     pld_trace_end(it->trace, &ev);

@@ -438,12 +438,19 @@ void pld_race_local(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld
 void pld_race_notify_lock(pld_interp_t *it, domain_t *d, int peer);
 void pld_race_notify_unlock(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
                             int32_t v, int set, int done);
-/* A satisfied wait (or deferred completion) on this rank's cell disp of d: acquire. */
-void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp);
+/* A satisfied wait (or deferred completion) on this rank's cell disp of d, condition cmp
+ * (PLD_CMP_*) against expected: acquire the contributions it observed (pld_hb_acquire). */
+void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp, int cmp, int32_t expected);
 /* A block / core / kernel (child) starts from its launcher (parent); after the launch, the
  * launcher joins every block it forked. */
 void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child);
 void pld_race_join(pld_interp_t *it, const frame_t *parent);
+/* Synchronisation among the cores and blocks of one rank (cross-core pipes, events, syncall),
+ * coarser than the edges above: how 0 = a release (the thread moves to a new epoch); 1 = an
+ * acquire of the current clocks of every core of the thread's launch (a pop, an event wait);
+ * 2 = an acquire of every block and core of this rank (a syncall). Coarse means it may order
+ * more than the program does: a race can be missed, never invented. */
+void pld_race_sync(pld_interp_t *it, const frame_t *f, int how);
 /* The barrier between dispatches: before it (after = 0) publish this rank's clocks; after it
  * join every member's; clear: the windows were zeroed (records and release sets go too). */
 void pld_race_barrier(pld_interp_t *it, int done, int after, int clear);

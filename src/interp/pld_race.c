@@ -43,6 +43,7 @@ struct pld_race {
     uint32_t P, V, me;
     uint32_t *clk;             /* PLD_RACE_SLOTS x V: the clock of each local slot */
     uint64_t children[PLD_RACE_SLOTS]; /* slots forked by each slot's running launch */
+    uint8_t parent[PLD_RACE_SLOTS];    /* the launcher of each forked slot */
     rdom_t *dom;
     int ndom;
     pair_t *pairs;             /* pairs of sites already reported */
@@ -371,7 +372,7 @@ void pld_race_notify_unlock(pld_interp_t *it, frame_t *f, const pld_expr_t *e, d
     }
 }
 
-void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp)
+void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp, int cmp, int32_t expected)
 {
     struct pld_race *r = it->race;
     int di = (int)(d - it->doms);
@@ -380,7 +381,7 @@ void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp)
     rdom_t *rd = &r->dom[di];
     void *seg = rd->seg[d->me];
     pld_hb_lock(seg);
-    pld_hb_acquire(seg, &rd->g, disp, clock_of(r, slot_of(f)));
+    pld_hb_acquire(seg, &rd->g, disp, cmp, expected, clock_of(r, slot_of(f)));
     pld_hb_unlock(seg);
 }
 
@@ -393,6 +394,21 @@ void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child
     pld_hb_join(clock_of(r, s), clock_of(r, l), r->V);
     clock_of(r, s)[tid_of(r, s)]++;
     r->children[l] |= 1ull << s;
+    r->parent[s] = (uint8_t)l;
+}
+
+void pld_race_sync(pld_interp_t *it, const frame_t *f, int how)
+{
+    struct pld_race *r = it->race;
+    uint32_t s = slot_of(f);
+    if (how == 0) {
+        clock_of(r, s)[tid_of(r, s)]++;
+        return;
+    }
+    uint64_t from = how == 1 ? r->children[r->parent[s]] | 1ull << r->parent[s] : ~0ull;
+    for (uint32_t k = 0; k < PLD_RACE_SLOTS; k++)
+        if (k != s && (from & (1ull << k)))
+            pld_hb_join(clock_of(r, s), clock_of(r, k), r->V);
 }
 
 void pld_race_join(pld_interp_t *it, const frame_t *parent)

@@ -189,7 +189,7 @@ static int poll_conditions(pld_interp_t *it)
             int32_t v = pld_win_read_cell(it->doms[c->dom].win, c->disp);
             if (pld_dist_cond_holds(PLD_CMP_GE_U, v, c->expected)) {
                 if (it->race) /* the completion acquires, for the tasks that depend on it (the orchestration) */
-                    pld_race_acquire(it, NULL, &it->doms[c->dom], c->disp);
+                    pld_race_acquire(it, NULL, &it->doms[c->dom], c->disp, PLD_CMP_GE_U, c->expected);
                 t->conds[k] = t->conds[--t->ncond];
                 changed = 1;
             } else {

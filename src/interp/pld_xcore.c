@@ -403,6 +403,8 @@ static pld_status_t tpush(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
         return st;
     }
     const pld_mem_t mem = dir == XC_C2V ? PLD_MEM_VEC : PLD_MEM_MAT;
+    if (it->race)
+        pld_race_sync(it, f, 0); /* a release: what the consumer pops orders this core's work before it */
     for (int i = 0; i < w.nq && st == PLD_OK; i++) {
         pld_tile_t *p = !split || lane >= 0 ? tile_part(t, 0, 0, -1, 0, mem)
                                             : tile_part(t, axis, i ? h0 : 0, i ? ext - h0 : h0, h0, mem);
@@ -436,6 +438,8 @@ static pld_status_t tpop(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
             w.q[w.nq++] = &g->q[dir][id][l];
     if ((st = xwait(it, f, e, g, &w)) != PLD_OK)
         return st;
+    if (it->race)
+        pld_race_sync(it, f, 1);
     pld_value_t got[XC_LANES];
     for (int i = 0; i < w.nq; i++)
         got[i] = xq_pop(w.q[i]);
@@ -520,6 +524,8 @@ static pld_status_t sync_event(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     const int on_aic = f->fn && f->fn->ftype == PLD_FT_AIC;
     const int lane = g->nlanes > 1 ? (int)f->subblock_idx : 0;
     if (set) {
+        if (it->race)
+            pld_race_sync(it, f, 0);
         if (on_aic) {
             for (int l = 0; l < g->nlanes; l++)
                 g->ev_aiv[l][ev]++;
@@ -537,6 +543,8 @@ static pld_status_t sync_event(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     if (on_aic && g->ev_aic_mode[ev] == 2)
         w.need = g->nlanes; /* a mode-2 set may have come while waiting */
     *w.ev -= w.need;
+    if (it->race)
+        pld_race_sync(it, f, 1);
     return PLD_OK;
 }
 
@@ -544,7 +552,11 @@ static pld_status_t sync_event(pld_interp_t *it, frame_t *f, const pld_expr_t *e
 static pld_status_t barrier(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int up)
 {
     int arrived = 0, blocks = 0;
+    if (it->race)
+        pld_race_sync(it, f, 0);
     int r = pld_npu_barrier(it->sched, up, &arrived, &blocks);
+    if (r == 0 && it->race)
+        pld_race_sync(it, f, 2);
     if (r == 1)
         return PLD_E_RUNTIME;
     if (r == 2)

@@ -221,7 +221,7 @@ static void test_base_hb(void)
     pld_hb_access(seg, &g, 0, c0, PLD_HB_WRITE, sa, 192, 8, hb_note, &seen);
     CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 4, 1, 0, c0), 0);
     c0[0]++;
-    pld_hb_acquire(seg, &g, 4, c1);
+    pld_hb_acquire(seg, &g, 4, 1, 1, c1);
     CU_ASSERT_EQUAL(c1[0], 1);
     pld_hb_access(seg, &g, 1, c1, PLD_HB_READ, sb, 192, 8, hb_note, &seen);
     CU_ASSERT_EQUAL(seen.n, 0); /* ordered */
@@ -230,18 +230,30 @@ static void test_base_hb(void)
     pld_hb_access(seg, &g, 0, c0, PLD_HB_WRITE, sa, 192, 8, hb_note, &seen); /* epoch 2 */
     CU_ASSERT_EQUAL(seen.n, 1); /* thread 1's read is not ordered before it */
     uint32_t c2[2] = {0, 0};
-    pld_hb_acquire(seg, &g, 4, c2);
+    pld_hb_acquire(seg, &g, 4, 1, 0, c2);
     CU_ASSERT_EQUAL(c2[0], 0);
     /* a stale credit (+1 at epoch 2, never consumed) orders epoch 2 only, not epoch 3 */
     CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 8, 1, 0, c0), 0);
     c0[0]++;
-    pld_hb_acquire(seg, &g, 8, c2);
+    pld_hb_acquire(seg, &g, 8, 1, 1, c2);
     CU_ASSERT_EQUAL(c2[0], 2);
+    /* a newer credit arrives (epoch 3): Ge 1 still observed only the old one, Ge 2 both */
+    CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 8, 1, 0, c0), 0);
+    c0[0]++;
+    uint32_t c6[2] = {0, 0};
+    pld_hb_acquire(seg, &g, 8, 1, 1, c6);
+    CU_ASSERT_EQUAL(c6[0], 2);
+    pld_hb_acquire(seg, &g, 8, 1, 2, c6);
+    CU_ASSERT_EQUAL(c6[0], 3);
+    /* Eq 2 is first true after both; Eq 5 never: all of them */
+    uint32_t c7[2] = {0, 0};
+    pld_hb_acquire(seg, &g, 8, 0, 2, c7);
+    CU_ASSERT_EQUAL(c7[0], 3);
     /* Set replaces the release set */
     uint32_t c3[2] = {0, 5};
     CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 8, 0, 1, c3), 0);
     uint32_t c4[2] = {0, 0};
-    pld_hb_acquire(seg, &g, 8, c4);
+    pld_hb_acquire(seg, &g, 8, 0, 0, c4);
     CU_ASSERT_EQUAL(c4[0], 0);
     CU_ASSERT_EQUAL(c4[1], 5);
     /* more cells than the table holds */
