@@ -162,9 +162,12 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
                 pld_hb_site_t rsite = {r->off, r->len, r->op, r->block};
                 note_race(&p, u, rk, &rsite, g0 + lo, g0 + hi);
             }
-            /* what this access supersedes: a write everything ordered
-             * before it; a read the ordered reads */
-            if (ordered && r != same && (kind != PLD_HB_READ || rk == PLD_HB_READ)) {
+            /* what this access supersedes, of the records ordered before
+             * it: a write all of them; a read or an atomic add only the
+             * records of its own kind (whatever conflicts with those
+             * conflicts with it too; an atomic add does not conflict with a
+             * later atomic add that an earlier plain access does) */
+            if (ordered && r != same && (kind == PLD_HB_WRITE || rk == kind)) {
                 r->mask &= ~m;
                 if (!r->mask && !free_slot)
                     free_slot = r;

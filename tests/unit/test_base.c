@@ -216,6 +216,14 @@ static void test_base_hb(void)
     pld_hb_access(seg, &g, 1, c1, PLD_HB_READ, sb, 128, 4, hb_note, &seen);
     CU_ASSERT_EQUAL(seen.n, 1);
     CU_ASSERT_EQUAL(seen.last.kind, PLD_HB_ATOMIC);
+    /* an atomic add does not supersede an earlier plain write of its thread: a
+     * peer's atomic add still races with the write */
+    seen.n = 0;
+    pld_hb_access(seg, &g, 0, c0, PLD_HB_WRITE, sa, 160, 8, hb_note, &seen);
+    pld_hb_access(seg, &g, 0, c0, PLD_HB_ATOMIC, sb, 160, 8, hb_note, &seen);
+    pld_hb_access(seg, &g, 1, c1, PLD_HB_ATOMIC, sb, 160, 8, hb_note, &seen);
+    CU_ASSERT_EQUAL(seen.n, 1);
+    CU_ASSERT_EQUAL(seen.last.kind, PLD_HB_WRITE);
     /* release / acquire: thread 0 writes at epoch 1, notifies (+1), moves to epoch 2 */
     seen.n = 0;
     pld_hb_access(seg, &g, 0, c0, PLD_HB_WRITE, sa, 192, 8, hb_note, &seen);
