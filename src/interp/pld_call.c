@@ -418,6 +418,8 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
                 bind_task_id(f, s, tid);
                 return FLOW_NORMAL;
             }
+        if (it->race && ndeps > 0)
+            pld_race_task_deps(it, f, 0, deps, ndeps); /* ready now: it starts after its deps */
     }
     if (item->op == PLD_OPID_PL_AT && f->ctx != PLD_CTX_KERNEL) {
         if (task) {

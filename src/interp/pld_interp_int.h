@@ -441,6 +441,13 @@ void pld_race_notify_unlock(pld_interp_t *it, frame_t *f, const pld_expr_t *e, d
 /* A satisfied wait (or deferred completion) on this rank's cell disp of d, condition cmp
  * (PLD_CMP_*) against expected: acquire the contributions it observed (pld_hb_acquire). */
 void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp, int cmp, int32_t expected);
+/* Deferred completion (docs/races.md, edge 7): a task's defer_wait conditions acquire into the
+ * task's own clock (pld_race_task_acquire; pld_race_task_redirect(it, tid) makes the waits that
+ * follow do so, 0 ends it), and a launch gated on deps= joins its deps' clocks
+ * (pld_race_task_deps with tid 0: into f's thread; tid > 0: into task tid's clock, a dummy task). */
+void pld_race_task_acquire(pld_interp_t *it, int64_t tid, domain_t *d, size_t disp, int cmp, int32_t expected);
+void pld_race_task_redirect(pld_interp_t *it, int64_t tid);
+void pld_race_task_deps(pld_interp_t *it, const frame_t *f, int64_t tid, const int64_t *deps, int ndeps);
 /* A block / core / kernel (child) starts from its launcher (parent); after the launch, the
  * launcher joins every block it forked. */
 void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child);

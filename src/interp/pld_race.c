@@ -35,6 +35,12 @@ typedef struct rdom {
     void **seg;                /* by domain rank: that member's segment as mapped here */
 } rdom_t;
 
+/* The clock a deferred task completed with (edge 7). */
+typedef struct tclock {
+    int64_t tid;
+    uint32_t *clk;
+} tclock_t;
+
 typedef struct pair {
     pld_hb_site_t a, b;
 } pair_t;
@@ -50,6 +56,9 @@ struct pld_race {
     int npairs, cappairs;
     uint64_t evicted;
     int full_reported;
+    tclock_t *tasks;           /* completion clocks of deferred tasks */
+    int ntasks, captasks;
+    int64_t redirect;          /* > 0: waits acquire into this task's clock (its deferred completion) */
 };
 
 /* ------------------------------------------------------------ threads */
@@ -121,6 +130,9 @@ void pld_race_close(pld_interp_t *it)
         return;
     pld_mem_free(r->clk);
     pld_mem_free(r->pairs);
+    for (int i = 0; i < r->ntasks; i++)
+        pld_mem_free(r->tasks[i].clk);
+    pld_mem_free(r->tasks);
     pld_mem_free(r);
     it->race = NULL;
 }
@@ -372,17 +384,67 @@ void pld_race_notify_unlock(pld_interp_t *it, frame_t *f, const pld_expr_t *e, d
     }
 }
 
-void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp, int cmp, int32_t expected)
+/* Task tid's completion clock (created zero when absent), or NULL (OOM). */
+static uint32_t *task_clock(struct pld_race *r, int64_t tid, int create)
+{
+    for (int i = 0; i < r->ntasks; i++)
+        if (r->tasks[i].tid == tid)
+            return r->tasks[i].clk;
+    if (!create)
+        return NULL;
+    if (r->ntasks == r->captasks) {
+        int cap = r->captasks ? 2 * r->captasks : 8;
+        tclock_t *nt = pld_mem_realloc(r->tasks, (size_t)cap * sizeof *nt);
+        if (!nt)
+            return NULL;
+        r->tasks = nt;
+        r->captasks = cap;
+    }
+    uint32_t *c = pld_mem_calloc(r->V, sizeof *c);
+    if (!c)
+        return NULL;
+    r->tasks[r->ntasks++] = (tclock_t){tid, c};
+    return c;
+}
+
+static void acquire_into(pld_interp_t *it, domain_t *d, size_t disp, int cmp, int32_t expected, uint32_t *clk)
 {
     struct pld_race *r = it->race;
     int di = (int)(d - it->doms);
-    if (di < 0 || di >= r->ndom || !r->dom[di].w)
+    if (!clk || di < 0 || di >= r->ndom || !r->dom[di].w)
         return;
     rdom_t *rd = &r->dom[di];
     void *seg = rd->seg[d->me];
     pld_hb_lock(seg);
-    pld_hb_acquire(seg, &rd->g, disp, cmp, expected, clock_of(r, slot_of(f)));
+    pld_hb_acquire(seg, &rd->g, disp, cmp, expected, clk);
     pld_hb_unlock(seg);
+}
+
+void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp, int cmp, int32_t expected)
+{
+    struct pld_race *r = it->race;
+    acquire_into(it, d, disp, cmp, expected, r->redirect > 0 ? task_clock(r, r->redirect, 1) : clock_of(r, slot_of(f)));
+}
+
+void pld_race_task_acquire(pld_interp_t *it, int64_t tid, domain_t *d, size_t disp, int cmp, int32_t expected)
+{
+    acquire_into(it, d, disp, cmp, expected, task_clock(it->race, tid, 1));
+}
+
+void pld_race_task_redirect(pld_interp_t *it, int64_t tid)
+{
+    it->race->redirect = tid;
+}
+
+void pld_race_task_deps(pld_interp_t *it, const frame_t *f, int64_t tid, const int64_t *deps, int ndeps)
+{
+    struct pld_race *r = it->race;
+    uint32_t *into = tid > 0 ? task_clock(r, tid, 1) : clock_of(r, slot_of(f));
+    for (int k = 0; into && k < ndeps; k++) {
+        const uint32_t *c = task_clock(r, deps[k], 0);
+        if (c)
+            pld_hb_join(into, c, r->V);
+    }
 }
 
 void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child)

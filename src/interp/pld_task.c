@@ -188,8 +188,8 @@ static int poll_conditions(pld_interp_t *it)
             struct pld_defer *c = &t->conds[k];
             int32_t v = pld_win_read_cell(it->doms[c->dom].win, c->disp);
             if (pld_dist_cond_holds(PLD_CMP_GE_U, v, c->expected)) {
-                if (it->race) /* the completion acquires, for the tasks that depend on it (the orchestration) */
-                    pld_race_acquire(it, NULL, &it->doms[c->dom], c->disp, PLD_CMP_GE_U, c->expected);
+                if (it->race) /* the completion acquires, for the tasks that depend on it */
+                    pld_race_task_acquire(it, t->tid, &it->doms[c->dom], c->disp, PLD_CMP_GE_U, c->expected);
                 t->conds[k] = t->conds[--t->ncond];
                 changed = 1;
             } else {
@@ -197,6 +197,8 @@ static int poll_conditions(pld_interp_t *it)
             }
         }
         if (t->ncond == 0 && !t->stmt && deps_complete(it, t->deps, t->ndeps)) {
+            if (it->race) /* a dummy task completes with its deps */
+                pld_race_task_deps(it, NULL, t->tid, t->deps, t->ndeps);
             task_remove(it, i--);
             changed = 1;
         }
@@ -221,6 +223,8 @@ pld_status_t pld_task_progress(pld_interp_t *it)
             /* take it out of the table first: it is running, and its own
              * defer_wait conditions (if any) go to a fresh record */
             struct pld_task q = task_take(it, i);
+            if (it->race)
+                pld_race_task_deps(it, &q.frame, 0, q.deps, q.ndeps);
             pld_status_t st = it->walk->run_queued(it, &q.frame, q.stmt, q.tid);
             task_free(&q);
             if (st != PLD_OK)
@@ -265,8 +269,11 @@ pld_status_t pld_eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *d, in
 pld_status_t pld_task_dummy(pld_interp_t *it, frame_t *f, pld_span_t sp, const int64_t *deps, int ndeps, int64_t *tid)
 {
     *tid = ndeps > 0 ? (int64_t)++it->stats.tasks : -1;
-    if (ndeps == 0 || deps_complete(it, deps, ndeps))
+    if (ndeps == 0 || deps_complete(it, deps, ndeps)) {
+        if (it->race && ndeps > 0)
+            pld_race_task_deps(it, f, *tid, deps, ndeps);
         return PLD_OK;
+    }
     struct pld_task *t = task_add(it);
     if (t && !(t->deps = pld_mem_calloc((size_t)ndeps, sizeof *t->deps)))
         it->ntasks--;
@@ -344,7 +351,12 @@ static pld_status_t block_on_one(pld_interp_t *it, frame_t *f, const int64_t *wa
         snprintf(what, sizeof what, "deferred completion of task %lld (%s): %s (Ge %d, unsigned)%s",
                  (long long)t->tid, t->name ? t->name : "?", c->what, (int)c->expected,
                  waiting ? ", with queued dependants" : "");
-        return pld_dist_wait(it, f, c->e, &it->doms[c->dom], c->disp, PLD_CMP_GE_U, c->expected, what);
+        if (it->race)
+            pld_race_task_redirect(it, t->tid);
+        pld_status_t st = pld_dist_wait(it, f, c->e, &it->doms[c->dom], c->disp, PLD_CMP_GE_U, c->expected, what);
+        if (it->race)
+            pld_race_task_redirect(it, 0);
+        return st;
     }
     return PLD_OK;
 }
@@ -355,8 +367,11 @@ pld_status_t pld_task_wait_deps(pld_interp_t *it, frame_t *f, pld_span_t sp, con
         pld_status_t st = pld_task_progress(it);
         if (st != PLD_OK)
             return st;
-        if (deps_complete(it, deps, ndeps))
+        if (deps_complete(it, deps, ndeps)) {
+            if (it->race)
+                pld_race_task_deps(it, f, 0, deps, ndeps);
             return PLD_OK;
+        }
         int conds = 0;
         for (int i = 0; i < it->ntasks; i++)
             for (int k = 0; k < ndeps; k++)
