@@ -1106,6 +1106,9 @@ def main():
                          'cannot compile counts as skipped')
     ap.add_argument('--outside-conformance', action='store_true',
                     help='with --list: leave out the positive runs the conformance runner makes')
+    ap.add_argument('--schedule-seed', type=int, action='append', metavar='N',
+                    help='run the positive cases under pldrun --schedule-seed N (repeatable: once per seed); a '
+                         'correct program keeps its golden results under every schedule')
     ap.add_argument('--poison', action='store_true',
                     help='run the positive cases with pldrun --poison (a poison warning fails the case, as '
                          'any unexpected warning does; the golden results must not change)')
@@ -1130,11 +1133,19 @@ def main():
     if args.poison:
         extra.append('--poison')
         sel = [t for t in sel if t[0] not in NEG]
-    for case, P, tr in sel:
+    seeds = [None]
+    if args.schedule_seed:
+        seeds = args.schedule_seed
+        sel = [t for t in sel if t[0] not in NEG]
+    runs = [(case, P, tr, seed) for case, P, tr in sel for seed in seeds]
+    for case, P, tr, seed in runs:
         t1 = time.time()
         fn = run_neg if case in NEG else run_case
-        problems, prog, cli, err, _ = fn(case, P, tr, args, env, extra)
+        more = list(extra) + (['--schedule-seed', str(seed)] if seed is not None else [])
+        problems, prog, cli, err, _ = fn(case, P, tr, args, env, more)
         dt = time.time() - t1
+        if seed is not None:
+            tr = '%s seed %d' % (tr, seed)
         if problems and args.backend and 'cannot be compiled' in err:
             skipped += 1
             why = [l for l in err.splitlines() if 'cannot be compiled' in l][0].split('cannot be compiled', 1)[1]
