@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""run_bench_debug.py - what --trace, -v, --log-dir and --poison cost
+"""run_bench_debug.py - what --trace, -v, --log-dir, --poison and --schedule-seed cost
 (docs/debugging.md, "Cost"). A benchmark, not a test.
 
     bench/run_bench_debug.py [--pldrun build/pldrun] [--baseline OLD/pldrun]
                              [--runs 3] [--dispatches 100] [--only SUBSTR]
-                             [--modes trace,verbose,logdir,poison,baseline]
+                             [--modes trace,verbose,logdir,poison,schedule,baseline]
 
 Every DSL program of programs/ (the .printed twins are the same programs) runs
 at the largest rank count its header lists, with its header's inputs, and
@@ -16,6 +16,7 @@ each mode:
   verbose   -v (stderr to /dev/null: the formatting and the write are paid)
   logdir    --log-dir DIR
   poison    --poison                      (when this pldrun has it)
+  schedule  --schedule-seed 1             (when this pldrun has it)
   baseline  no option, with --baseline    (pldrun of an older commit: the
                                             cost of the features when off)
 
@@ -76,6 +77,8 @@ def main():
     modes = ['plain', 'trace', 'verbose', 'logdir']
     if '--poison' in helptext:
         modes.append('poison')
+    if '--schedule-seed' in helptext:
+        modes.append('schedule')
     if a.baseline:
         modes.append('baseline')
     if a.modes:
@@ -108,6 +111,8 @@ def main():
                 extra = ['--log-dir', os.path.join(work, 'logs')]
             elif mode == 'poison':
                 extra = ['--poison']
+            elif mode == 'schedule':
+                extra = ['--schedule-seed', '1']
             elif mode == 'baseline':
                 tool = a.baseline
             ts = [run_once(tool, P, prog, base + extra, env, work) for _ in range(a.runs)]

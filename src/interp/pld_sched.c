@@ -17,7 +17,7 @@
  *     pending put to every target), before a get or an atomic add of this
  *     rank that overlaps it on the same target (read-your-writes, program
  *     order), at the end of every kernel task, CHIP dispatch and run (also a
- *     failed one), and after 2^22 operations of this rank at the latest (a
+ *     failed one), and after 2^26 operations of this rank at the latest (a
  *     rank spinning on plain reads never blocks the peers that wait for its
  *     data). Entries to the same target that overlap are applied in issue
  *     order. Atomic adds, notifies and puts to the own window are never
@@ -34,7 +34,7 @@
 
 #define SCHED_MAX_PENDING 64                    /* entries held at once; the oldest goes first beyond */
 #define SCHED_MAX_HELD ((size_t)64 << 20)       /* bytes held at once */
-#define SCHED_STALE_STEPS ((uint64_t)1 << 22)   /* operations a pending put may wait at the most */
+#define SCHED_STALE_STEPS ((uint64_t)1 << 26)   /* operations a pending put may wait at the most */
 #define SCHED_SEED_MIX 0xD1B54A32D192ED03ull    /* this file's stream vs the block scheduler's */
 
 typedef struct pend {
@@ -194,7 +194,7 @@ static pld_status_t drain_random(pld_interp_t *it, frame_t *f, pld_span_t sp)
 
 pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    pld_npu_preempt(it->sched);
+    it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
     if (it->schedule->n == 0)
         return PLD_OK;
     return drain_random(it, f, sp);
@@ -202,7 +202,7 @@ pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp)
 
 pld_status_t pld_sched_release(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    pld_npu_preempt(it->sched);
+    it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
     return pld_sched_flush(it, f, sp);
 }
 
@@ -291,5 +291,6 @@ pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp,
     p->bytes = bytes;
     p->data = copy;
     s->held += bytes;
+    it->stats.puts_held++;
     return PLD_OK;
 }

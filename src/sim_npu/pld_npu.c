@@ -293,12 +293,12 @@ void pld_npu_yield(pld_npu_sched_t *s)
     switch_to_main(s->active);
 }
 
-void pld_npu_preempt(pld_npu_sched_t *s)
+int pld_npu_preempt(pld_npu_sched_t *s)
 {
-    if (!s->seeded || !s->active)
-        return;
-    if (draw(s) >> 63)
-        switch_to_main(s->active);
+    if (!s->seeded || !s->active || !(draw(s) >> 63))
+        return 0;
+    switch_to_main(s->active);
+    return 1;
 }
 
 int pld_npu_cancelled(const pld_npu_sched_t *s)

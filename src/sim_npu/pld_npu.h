@@ -46,8 +46,8 @@ void pld_npu_sched_seed(pld_npu_sched_t *s, uint64_t seed);
 int pld_npu_sched_seeded(const pld_npu_sched_t *s);
 /* A preemption point (a remote op of the running block): seeded and inside a
  * grid, yields to the other blocks with probability 1/2 and returns when this
- * block is picked again; otherwise returns at once. */
-void pld_npu_preempt(pld_npu_sched_t *s);
+ * block is picked again (1); otherwise returns at once (0). */
+int pld_npu_preempt(pld_npu_sched_t *s);
 
 /* ---- blocks ---- */
 /* Body of one block: returns PLD_OK or an error status. */
