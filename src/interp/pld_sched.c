@@ -37,12 +37,20 @@
 #define SCHED_STALE_STEPS ((uint64_t)1 << 26)   /* operations a pending put may wait at the most */
 #define SCHED_SEED_MIX 0xD1B54A32D192ED03ull    /* this file's stream vs the block scheduler's */
 
+/* Where a remote op was issued (--trace, -v: the event of a held put when it lands). */
+typedef struct site {
+    int32_t track, line, col;
+    const char *func;
+} site_t;
+
 typedef struct pend {
     domain_t *d;          /* the target: domain rank `peer` of domain d */
     int peer;
     int done;             /* applied (removed at the next compaction) */
     size_t disp, bytes;
     unsigned char *data;  /* the bytes, copied at issue */
+    site_t at;            /* the put's site (when tracing) */
+    int64_t t_issue;      /* when it was issued (when tracing) */
 } pend_t;
 
 struct pld_sched {
@@ -52,6 +60,7 @@ struct pld_sched {
     int n;
     size_t held;          /* bytes in q */
     uint64_t budget;      /* the op budget's step limit (it->step_limit when no put is pending) */
+    site_t site;          /* the remote op being issued (pld_sched_point; when tracing) */
 };
 
 static uint64_t draw(struct pld_sched *s)
@@ -119,21 +128,58 @@ static int overlaps(const pend_t *a, const domain_t *d, int peer, size_t disp, s
     return a->d == d && a->peer == peer && a->disp < disp + bytes && disp < a->disp + a->bytes;
 }
 
+static void site_of(site_t *at, const frame_t *f, pld_span_t sp)
+{
+    pld_ev_t ev;
+    pld_tr_init(f, sp, &ev, PLD_EV_PUT, NULL);
+    at->track = ev.track;
+    at->func = ev.func;
+    at->line = ev.line;
+    at->col = ev.col;
+}
+
+/* The PUT event of a held put that lands now, at its issue site and track:
+ * "put landed (held back N us) to rank ...". */
+static void trace_landed(pld_interp_t *it, const pend_t *p)
+{
+    pld_ev_t ev;
+    pld_trace_ev_init(&ev, PLD_EV_PUT);
+    char name[64];
+    snprintf(name, sizeof name, "landed (held back %.0f us)", (double)(ev.t0 - p->t_issue) / 1e3);
+    ev.name = name;
+    ev.track = p->at.track;
+    ev.func = p->at.func;
+    ev.line = p->at.line;
+    ev.col = p->at.col;
+    ev.peer = p->peer;
+    ev.peer_world = pld_win_dom_world_rank(p->d->win, p->peer);
+    ev.dom = (int32_t)(p->d - it->doms);
+    for (int i = 0; i < it->nwins; i++)
+        if (&it->doms[it->wins[i].dom] == p->d && p->disp >= it->wins[i].offset &&
+            p->disp < it->wins[i].offset + (it->wins[i].bytes ? it->wins[i].bytes : 1))
+            ev.obj = it->wins[i].name;
+    ev.bytes = (int64_t)p->bytes;
+    ev.offset = (int64_t)p->disp;
+    pld_trace_end(it->trace, &ev);
+}
+
 /* Applies entry i, after every earlier pending entry to the same target that
  * overlaps it (so overlapping puts land in issue order). The entry is gone
  * either way; a failure keeps the first error's text in err. */
-static pld_status_t apply(struct pld_sched *s, int i, char *err, size_t errn)
+static pld_status_t apply(pld_interp_t *it, struct pld_sched *s, int i, char *err, size_t errn)
 {
     pend_t *p = &s->q[i];
     pld_status_t first = PLD_OK;
     for (int j = 0; j < i; j++)
         if (!s->q[j].done && overlaps(&s->q[j], p->d, p->peer, p->disp, p->bytes)) {
-            pld_status_t st = apply(s, j, err, errn);
+            pld_status_t st = apply(it, s, j, err, errn);
             if (first == PLD_OK)
                 first = st;
         }
     char e2[256];
     pld_status_t st = pld_win_put(p->d->win, p->peer, p->disp, p->data, p->bytes, e2, sizeof e2);
+    if (it->trace && st == PLD_OK)
+        trace_landed(it, p);
     if (st != PLD_OK && first == PLD_OK) {
         snprintf(err, errn, "%s", e2);
         first = st;
@@ -151,7 +197,7 @@ static pld_status_t flush_all(pld_interp_t *it, char *err, size_t errn)
     pld_status_t first = PLD_OK;
     for (int i = 0; i < s->n; i++)
         if (!s->q[i].done) {
-            pld_status_t st = apply(s, i, err, errn);
+            pld_status_t st = apply(it, s, i, err, errn);
             if (first == PLD_OK)
                 first = st;
         }
@@ -181,7 +227,7 @@ static pld_status_t drain_random(pld_interp_t *it, frame_t *f, pld_span_t sp)
         for (i = 0; i < s->n; i++)
             if (!s->q[i].done && j-- == 0)
                 break;
-        pld_status_t st = apply(s, i, err, sizeof err);
+        pld_status_t st = apply(it, s, i, err, sizeof err);
         if (first == PLD_OK)
             first = st;
         live = 0;
@@ -195,6 +241,8 @@ static pld_status_t drain_random(pld_interp_t *it, frame_t *f, pld_span_t sp)
 pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
     it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
+    if (it->trace)
+        site_of(&it->schedule->site, f, sp); /* after the yield: the op this block issues now */
     if (it->schedule->n == 0)
         return PLD_OK;
     return drain_random(it, f, sp);
@@ -247,7 +295,7 @@ pld_status_t pld_sched_overlap(pld_interp_t *it, domain_t *d, int peer, size_t d
         return PLD_OK;
     for (int i = 0; i < s->n; i++)
         if (!s->q[i].done && overlaps(&s->q[i], d, peer, disp, bytes)) {
-            pld_status_t st = apply(s, i, err, errn);
+            pld_status_t st = apply(it, s, i, err, errn);
             if (first == PLD_OK)
                 first = st;
         }
@@ -267,7 +315,7 @@ pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp,
         return st != PLD_OK ? st : pld_win_put(d->win, peer, disp, src, bytes, err, errn);
     }
     while (s->n > 0 && (s->n == SCHED_MAX_PENDING || s->held + bytes > SCHED_MAX_HELD)) {
-        pld_status_t st = apply(s, 0, err, errn); /* the oldest first: nothing is earlier */
+        pld_status_t st = apply(it, s, 0, err, errn); /* the oldest first: nothing is earlier */
         compact(it, s);
         if (st != PLD_OK)
             return st;
@@ -290,6 +338,10 @@ pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp,
     p->disp = disp;
     p->bytes = bytes;
     p->data = copy;
+    if (it->trace) {
+        p->at = s->site;
+        p->t_issue = pld_trace_now();
+    }
     s->held += bytes;
     it->stats.puts_held++;
     return PLD_OK;
