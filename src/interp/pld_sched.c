@@ -48,7 +48,8 @@ typedef struct pend {
     int peer;
     int done;             /* applied (removed at the next compaction) */
     size_t disp, bytes;
-    unsigned char *data;  /* the bytes, copied at issue */
+    unsigned char *data;  /* the bytes, copied at issue (a buffer of cap bytes) */
+    size_t cap;
     site_t at;            /* the put's site (when tracing) */
     int64_t t_issue;      /* when it was issued (when tracing) */
 } pend_t;
@@ -61,7 +62,47 @@ struct pld_sched {
     size_t held;          /* bytes in q */
     uint64_t budget;      /* the op budget's step limit (it->step_limit when no put is pending) */
     site_t site;          /* the remote op being issued (pld_sched_point; when tracing) */
+    /* buffers of applied puts, reused by later ones (no allocation, no page
+     * faults per put in a loop of large puts) */
+    unsigned char *pool[SCHED_MAX_PENDING];
+    size_t pool_cap[SCHED_MAX_PENDING];
+    int npool;
 };
+
+/* A buffer of at least `bytes` bytes: the smallest pooled one that fits and
+ * is not more than 4 times too large, else a new one. NULL on out of memory. */
+static unsigned char *buf_get(struct pld_sched *s, size_t bytes, size_t *cap)
+{
+    int best = -1;
+    for (int i = 0; i < s->npool; i++)
+        if (s->pool_cap[i] >= bytes && s->pool_cap[i] / 4 <= bytes &&
+            (best < 0 || s->pool_cap[i] < s->pool_cap[best]))
+            best = i;
+    if (best >= 0) {
+        unsigned char *p = s->pool[best];
+        *cap = s->pool_cap[best];
+        s->npool--;
+        s->pool[best] = s->pool[s->npool];
+        s->pool_cap[best] = s->pool_cap[s->npool];
+        return p;
+    }
+    *cap = bytes;
+    return pld_mem_alloc(bytes);
+}
+
+/* Gives a buffer back to the pool (freed when the pool is full). */
+static void buf_put(struct pld_sched *s, unsigned char *p, size_t cap)
+{
+    if (!p)
+        return;
+    if (s->npool == SCHED_MAX_PENDING) {
+        pld_mem_free(p);
+        return;
+    }
+    s->pool[s->npool] = p;
+    s->pool_cap[s->npool] = cap;
+    s->npool++;
+}
 
 static uint64_t draw(struct pld_sched *s)
 {
@@ -100,6 +141,8 @@ void pld_sched_close(pld_interp_t *it)
         return;
     for (int i = 0; i < s->n; i++)
         pld_mem_free(s->q[i].data);
+    for (int i = 0; i < s->npool; i++)
+        pld_mem_free(s->pool[i]);
     pld_mem_free(s->q);
     pld_mem_free(s);
     it->schedule = NULL;
@@ -186,7 +229,7 @@ static pld_status_t apply(pld_interp_t *it, struct pld_sched *s, int i, char *er
     }
     p->done = 1;
     s->held -= p->bytes;
-    pld_mem_free(p->data);
+    buf_put(s, p->data, p->cap);
     p->data = NULL;
     return first;
 }
@@ -314,13 +357,30 @@ pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp,
         pld_status_t st = pld_sched_overlap(it, d, peer, disp, bytes, err, errn);
         return st != PLD_OK ? st : pld_win_put(d->win, peer, disp, src, bytes, err, errn);
     }
+    /* a pending put to the same target that this one covers entirely is
+     * dropped: it is as if it had landed just before this one (no one can
+     * tell), and a loop of puts to one place holds one copy, not many */
+    int dropped = 0;
+    for (int i = 0; i < s->n; i++) {
+        pend_t *q = &s->q[i];
+        if (!q->done && q->d == d && q->peer == peer && q->disp >= disp && q->disp + q->bytes <= disp + bytes) {
+            q->done = 1;
+            s->held -= q->bytes;
+            buf_put(s, q->data, q->cap);
+            q->data = NULL;
+            dropped = 1;
+        }
+    }
+    if (dropped)
+        compact(it, s);
     while (s->n > 0 && (s->n == SCHED_MAX_PENDING || s->held + bytes > SCHED_MAX_HELD)) {
         pld_status_t st = apply(it, s, 0, err, errn); /* the oldest first: nothing is earlier */
         compact(it, s);
         if (st != PLD_OK)
             return st;
     }
-    unsigned char *copy = pld_mem_alloc(bytes);
+    size_t cap;
+    unsigned char *copy = buf_get(s, bytes, &cap);
     if (!copy) {
         snprintf(err, errn, "out of memory (holding back a put of %zu bytes)", bytes);
         return PLD_E_NOMEM;
@@ -338,6 +398,7 @@ pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp,
     p->disp = disp;
     p->bytes = bytes;
     p->data = copy;
+    p->cap = cap;
     if (it->trace) {
         p->at = s->site;
         p->t_issue = pld_trace_now();
