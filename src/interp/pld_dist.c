@@ -1131,6 +1131,8 @@ static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, cons
             break;
         if ((polls & 63) != 0)
             continue;
+        if (it->sched_on && (st = pld_sched_flush(it, f, sp)) != PLD_OK)
+            break; /* what the other blocks of this rank held back lands while this one waits */
         double t = now_s();
         if (!published) {
             describe(dctx, what, sizeof what);
