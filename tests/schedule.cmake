@@ -6,14 +6,17 @@
 #                              hides and a seed in 0..15 (block_order: block vs block in one rank)
 #                              or 0..7 (flag_put: a put announced by an atomic add instead of a
 #                              notify, across ranks: the hang report, the seed and the replay
-#                              option) exposes; replays are bit-identical; a put held back is
-#                              applied even when its issuer only spins on plain reads (stale_put)
+#                              option) exposes; replays are bit-identical; a correct 4-block grid
+#                              that puts, notifies and waits in every block keeps its golden
+#                              result under seeds that hold puts and preempt blocks (spmd_ring);
+#                              a put held back lands even when its issuer only spins on plain
+#                              reads (stale_put)
 #   schedule_programs_p2/_p4   tests/mpi/run_coll.py --schedule-seed ... --rotate-seeds: the corpus
 #                              of programs/ keeps its golden results under seeded schedules (each
 #                              program once, seeds 1..3 at P = 2 and 4..6 at P = 4, shm)
 #
-# The whole suite takes about 90 s of one core (block_order 15 s, flag_put 20 s, stale_put 4 s,
-# programs 20 s at P = 2 and 35 s at P = 4).
+# The whole suite takes about 90 s (block_order 10 s, flag_put 20 s, spmd_ring 3 s, stale_put 3 s,
+# programs 15 s at P = 2 and 30 s at P = 4); about 60 s with ctest -j2.
 
 find_program(PLD_PYTHON3_SCHEDULE NAMES python3)
 if(NOT PLD_PYTHON3_SCHEDULE OR NOT MPIEXEC_EXECUTABLE)

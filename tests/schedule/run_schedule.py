@@ -21,6 +21,10 @@ Cases:
       deadlock report at the wait (line:col), and rank 0's line naming the
       seed and the replay option; the replay of that seed fails the same way.
       Seeds that pass give the right ys[1].
+  spmd_ring (P = 3)  tests/schedule/spmd_ring.pld: a correct program whose
+      4-block grid puts, notifies and waits in every block: the default
+      schedule and seeds 0..3 all give ys[r] = xs[(r - 1) % P], and every
+      seeded run holds puts back and preempts blocks (the summary's counts).
   stale_put (P = 2)  tests/schedule/stale_put.pld: rank 0 puts and then only
       spins on plain reads; rank 1 spins on plain reads of the data. A held
       put must still land (the schedule's 2^26-operation deadline): exit 0,
@@ -48,8 +52,8 @@ REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(REPO, 'tests', 'mpi'))
 import pld_mpitest as T  # noqa: E402
 
-ROWS, COLS = 2, 16
-CASES = {'block_order': 1, 'flag_put': 2, 'stale_put': 2}
+ROWS, COLS = 2, 16  # block_order, flag_put, stale_put; spmd_ring: 4 x 16
+CASES = {'block_order': 1, 'flag_put': 2, 'spmd_ring': 3, 'stale_put': 2}
 
 
 def out_bytes(path):
@@ -191,6 +195,27 @@ def case_flag_put(R):
     problems = flag_put_failure(R, seed, rc, se)
     if problems:
         R.fail('flag_put: the replay of seed %d: %s' % (seed, '; '.join(problems)), se)
+
+
+def case_spmd_ring(R):
+    P, blocks = 3, 4
+    want = []
+    for r in range(P):
+        q = (r - 1) % P
+        want += [float(q * blocks * COLS + i) for i in range(blocks * COLS)]
+    for seed in [None, 0, 1, 2, 3]:
+        extra = ['--timeout', '20'] + (['--schedule-seed', str(seed)] if seed is not None else [])
+        rc, so, se, out = R.run('spmd_ring.pld', P, extra, 'seed%s' % seed)
+        if rc != 0:
+            R.fail('spmd_ring seed %s: exit %d' % (seed, rc), se)
+            continue
+        if out_values(out) != want:
+            R.fail('spmd_ring seed %s: ys differs from the golden' % seed, se)
+        if seed is not None:
+            m = re.search(r'^pldrun: schedule seed %d: (\d+) puts? held back, (\d+) preemptions?$' % seed, so, re.M)
+            if not m or int(m.group(1)) == 0 or int(m.group(2)) == 0:
+                R.fail('spmd_ring seed %d: the schedule must hold puts back and preempt blocks: %s' %
+                       (seed, m.group(0) if m else 'no summary line'), so)
 
 
 def case_stale_put(R):
