@@ -9,13 +9,13 @@
 #                              option) exposes; replays are bit-identical; a correct 4-block grid
 #                              that puts, notifies and waits in every block keeps its golden
 #                              result under seeds that hold puts and preempt blocks (spmd_ring);
-#                              a put held back lands even when its issuer only spins on plain
-#                              reads (stale_put)
+#                              a held put lands when its issuer fails (put_then_error) and when it
+#                              only spins on plain reads (stale_put)
 #   schedule_programs_p2/_p4   tests/mpi/run_coll.py --schedule-seed ... --rotate-seeds: the corpus
 #                              of programs/ keeps its golden results under seeded schedules (each
 #                              program once, seeds 1..3 at P = 2 and 4..6 at P = 4, shm)
 #
-# The whole suite takes about 90 s (block_order 10 s, flag_put 20 s, spmd_ring 3 s, stale_put 3 s,
+# The whole suite takes about 90 s (block_order 10 s, flag_put 20 s, spmd_ring 3 s, put_then_error 3 s, stale_put 3 s,
 # programs 15 s at P = 2 and 30 s at P = 4); about 60 s with ctest -j2.
 
 find_program(PLD_PYTHON3_SCHEDULE NAMES python3)

@@ -25,6 +25,11 @@ Cases:
       4-block grid puts, notifies and waits in every block: the default
       schedule and seeds 0..3 all give ys[r] = xs[(r - 1) % P], and every
       seeded run holds puts back and preempts blocks (the summary's counts).
+  put_then_error (P = 2)  tests/schedule/put_then_error.pld: rank 0 puts to
+      rank 1, then fails (a put to a peer outside the domain). Under a seed
+      the first put is still held when the error happens: the run exits 70
+      with the error at its line:col, and rank 0's log (-v) shows the held
+      put landing after the error (nothing held is lost on an error path).
   stale_put (P = 2)  tests/schedule/stale_put.pld: rank 0 puts and then only
       spins on plain reads; rank 1 spins on plain reads of the data. A held
       put must still land (the schedule's 2^26-operation deadline): exit 0,
@@ -53,7 +58,7 @@ sys.path.insert(0, os.path.join(REPO, 'tests', 'mpi'))
 import pld_mpitest as T  # noqa: E402
 
 ROWS, COLS = 2, 16  # block_order, flag_put, stale_put; spmd_ring: 4 x 16
-CASES = {'block_order': 1, 'flag_put': 2, 'spmd_ring': 3, 'stale_put': 2}
+CASES = {'block_order': 1, 'flag_put': 2, 'spmd_ring': 3, 'put_then_error': 2, 'stale_put': 2}
 
 
 def out_bytes(path):
@@ -216,6 +221,33 @@ def case_spmd_ring(R):
             if not m or int(m.group(1)) == 0 or int(m.group(2)) == 0:
                 R.fail('spmd_ring seed %d: the schedule must hold puts back and preempt blocks: %s' %
                        (seed, m.group(0) if m else 'no summary line'), so)
+
+
+def case_put_then_error(R):
+    prog = os.path.join(HERE, 'put_then_error.pld')
+    line, col = T.locate(prog, 'pld.tensor.put(inbox, 2, x)')
+    col += len('pld.tensor.put(inbox, ')  # the error points at the peer argument
+    put_line, put_col = T.locate(prog, 'pld.tensor.put(inbox, 1, x)')
+    for seed in (0, 1):
+        cmd = [R.args.mpiexec, R.args.numproc_flag, '2', R.args.pldrun, prog, '--in', 'xs=arange', '-v',
+               '--schedule-seed', str(seed)]
+        R.last = ' '.join(cmd)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=R.env,
+                           cwd=R.args.workdir, timeout=60)
+        se = p.stderr.decode(errors='replace')
+        mine = [l for l in se.splitlines() if l.startswith('[rank 0/2] host: ')]
+        err = [i for i, l in enumerate(mine) if re.search(
+            r'error: pld\.tensor\.put: peer 2 is outside the comm domain \[0, 2\) at \S*put_then_error\.pld:%d:%d '
+            % (line, col), l)]
+        landed = [i for i, l in enumerate(mine) if re.search(
+            r'put landed \(held back \d+ us\) to rank 1 \(world 1\): inbox_buf, 128 bytes at window offset 0 at '
+            r'\S*put_then_error\.pld:%d:%d ' % (put_line, put_col), l)]
+        if p.returncode != 70 or not err:
+            R.fail('put_then_error seed %d: exit %d, error at %d:%d %s' % (seed, p.returncode, line, col,
+                                                                           'found' if err else 'missing'), se)
+        elif len(landed) != 1 or landed[0] < err[0]:
+            R.fail('put_then_error seed %d: the held put must land once, after the error (landed at %s, error at %d)'
+                   % (seed, landed, err[0]), se)
 
 
 def case_stale_put(R):
