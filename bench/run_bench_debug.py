@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""run_bench_debug.py - what --trace, -v, --log-dir, --poison and --check-races cost
+"""run_bench_debug.py - what --trace, -v, --log-dir, --poison, --check-races and --schedule-seed cost
 (docs/debugging.md, "Cost"). A benchmark, not a test.
 
     bench/run_bench_debug.py [--pldrun build/pldrun] [--baseline OLD/pldrun]
                              [--runs 3] [--dispatches 100] [--only SUBSTR]
-                             [--modes trace,verbose,logdir,poison,races,baseline]
+                             [--modes trace,verbose,logdir,poison,races,schedule,baseline]
 
 Every DSL program of programs/ (the .printed twins are the same programs) runs
 at the largest rank count its header lists, with its header's inputs, and
@@ -17,6 +17,7 @@ each mode:
   logdir    --log-dir DIR
   poison    --poison                      (when this pldrun has it)
   races     --check-races                 (when this pldrun has it)
+  schedule  --schedule-seed 1             (when this pldrun has it)
   baseline  no option, with --baseline    (pldrun of an older commit: the
                                             cost of the features when off)
 
@@ -79,6 +80,8 @@ def main():
         modes.append('poison')
     if '--check-races' in helptext:
         modes.append('races')
+    if '--schedule-seed' in helptext:
+        modes.append('schedule')
     if a.baseline:
         modes.append('baseline')
     if a.modes:
@@ -113,6 +116,8 @@ def main():
                 extra = ['--poison']
             elif mode == 'races':
                 extra = ['--check-races']
+            elif mode == 'schedule':
+                extra = ['--schedule-seed', '1']
             elif mode == 'baseline':
                 tool = a.baseline
             ts = [run_once(tool, P, prog, base + extra, env, work) for _ in range(a.runs)]

@@ -899,6 +899,8 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
                     pld_trace_begin(it->trace, &ev);
                 }
                 st = pld_walk_function(it, f, fn, args, PLD_CTX_CHIP, e->span, out);
+                if (it->sched_on && st == PLD_OK)
+                    st = pld_sched_flush(it, f, e->span); /* the dispatch's held-back puts land */
                 if (it->trace) {
                     ev.failed = st != PLD_OK;
                     pld_trace_end(it->trace, &ev);

@@ -829,6 +829,8 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     int r = t->rank, esz = pld_dtype_bytes(t->dt);
     char err[512];
     size_t wbytes = pld_win_dom_bytes(d->win);
+    if (it->sched_on && pld_sched_point(it, f, e->span) != PLD_OK)
+        return PLD_E_RUNTIME;
     for (int k = 0; k < r; k++) {
         if (ext[k] <= 0)
             return PLD_OK;
@@ -868,9 +870,9 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
             if (disp + bytes > wbytes)
                 return pld_rt_error(it, f, e->span, "%s out of the window's bounds (offset %zu + %zu bytes > window %zu)",
                                     pld_op_name(e), disp, bytes, wbytes);
-            pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, bytes, err, sizeof err)
-                            : dir == 1 ? pld_win_put(d->win, peer, disp, p, bytes, err, sizeof err)
-                                       : pld_win_add(d->win, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
+            pld_status_t st = dir == 0 ? pld_sched_win_get(it, d, peer, disp, p, bytes, err, sizeof err)
+                            : dir == 1 ? pld_sched_win_put(it, d, peer, disp, p, bytes, err, sizeof err)
+                                       : pld_sched_win_add(it, d, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
             if (st == PLD_OK && it->poison)
                 st = pld_poison_run(it, d, peer, disp, bytes, dir, &unwritten, err, sizeof err);
             if (st == PLD_OK && it->race)
@@ -885,9 +887,9 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                 idx[r - 1] = off[r - 1] + j;
                 size_t disp = pld_dist_disp(d, t, idx);
                 idx[r - 1] = save;
-                pld_status_t st = dir == 0 ? pld_win_get(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
-                                : dir == 1 ? pld_win_put(d->win, peer, disp, p, (size_t)esz, err, sizeof err)
-                                           : pld_win_add(d->win, peer, disp, p, t->dt, 1, err, sizeof err);
+                pld_status_t st = dir == 0 ? pld_sched_win_get(it, d, peer, disp, p, (size_t)esz, err, sizeof err)
+                                : dir == 1 ? pld_sched_win_put(it, d, peer, disp, p, (size_t)esz, err, sizeof err)
+                                           : pld_sched_win_add(it, d, peer, disp, p, t->dt, 1, err, sizeof err);
                 if (st == PLD_OK && it->poison)
                     st = pld_poison_run(it, d, peer, disp, (size_t)esz, dir, &unwritten, err, sizeof err);
                 if (st == PLD_OK && it->race)
@@ -1014,6 +1016,8 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 {
     char err[512];
     pld_ev_t ev;
+    if (it->sched_on && pld_sched_release(it, f, e->span) != PLD_OK)
+        return PLD_E_RUNTIME;
     if (it->trace)
         pld_tr_init(f, e->span, &ev, PLD_EV_NOTIFY, pld_op_name(e));
     if (it->race)
@@ -1074,6 +1078,8 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
                           pld_describe_fn describe, const void *dctx)
 {
     int32_t v = 0;
+    if (it->sched_on && pld_sched_release(it, f, sp) != PLD_OK)
+        return PLD_E_RUNTIME;
     if (!it->trace) {
         pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
         if (st == PLD_OK && it->race && w->d)
@@ -1143,6 +1149,8 @@ static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, cons
             break;
         if ((polls & 63) != 0)
             continue;
+        if (it->sched_on && (st = pld_sched_flush(it, f, sp)) != PLD_OK)
+            break; /* what the other blocks of this rank held back lands while this one waits */
         double t = now_s();
         if (!published) {
             describe(dctx, what, sizeof what);

@@ -144,6 +144,8 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     pld_status_t st = it->opts.poison ? pld_poison_open(it, err, errn) : PLD_OK;
     if (st == PLD_OK && it->opts.check_races)
         st = pld_race_open(it, err, errn);
+    if (st == PLD_OK && it->opts.schedule)
+        st = pld_sched_open(it);
     if (st != PLD_OK) {
         pld_interp_destroy(it);
         return st;
@@ -171,6 +173,7 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_dist_fini(it);
     pld_poison_close(it);
     pld_race_close(it);
+    pld_sched_close(it);
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);
@@ -545,6 +548,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     }
     it->steps = 0;
     it->step_limit = it->opts.op_budget ? it->opts.op_budget : UINT64_MAX;
+    if (it->sched_on)
+        pld_sched_run_begin(it);
     pld_value_t result = pld_v_none();
     int ctx = pld_check_func_ctx(fn);
     it->win = it->opts.win;
@@ -587,6 +592,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         }
     }
     pld_value_release(&result);
+    if (it->sched_on)
+        st = pld_sched_finish(it, st); /* nothing held back is lost, also after a failure */
     it->where.doing = "waiting for the other ranks to finish the run";
     st = pld_dist_finish(it, st);
     if (it->race)

@@ -150,6 +150,8 @@ typedef struct pld_interp_stats {
     uint64_t bytes_moved;    /* bytes copied by load/store/put/get on this rank */
     unsigned transports;     /* bit (1 << pld_win_transport_t) per transport of this rank's windows */
     uint64_t races;          /* --check-races: data races this rank reported (pairs of sites) */
+    uint64_t puts_held;      /* --schedule-seed: puts held back and applied later */
+    uint64_t preemptions;    /* --schedule-seed: yields of a block at a preemption point */
 } pld_interp_stats_t;
 void pld_interp_stats(const pld_interp_t *it, pld_interp_stats_t *st);
 /* The ops this interpreter ran, as one line: the names of the op ids

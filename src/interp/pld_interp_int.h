@@ -31,6 +31,7 @@
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
  *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
+ *             pld_sched.c    --schedule-seed: seeded block order, preemption points, delayed puts
  *
  * Upward calls go through one table the walker hands down, it->walk
  * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
@@ -191,6 +192,8 @@ struct pld_interp {
     pld_trace_t *trace;            /* opts.trace: the event recorder, or NULL (pld_tr_*) */
     struct pld_poison *poison;     /* --poison state (pld_poison.c), NULL when off */
     struct pld_race *race;         /* --check-races state (pld_race.c), NULL when off */
+    struct pld_sched *schedule;    /* --schedule-seed state (pld_sched.c), NULL when off */
+    int sched_on;                  /* schedule != NULL: every hook is `if (it->sched_on)` */
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -257,11 +260,12 @@ static inline pld_status_t pld_stack_check(pld_interp_t *it, frame_t *f, pld_spa
 /* Counts one operation (an expression evaluation or a statement) against
  * opts.op_budget; PLD_E_RUNTIME ("operation budget (N) exhausted" at sp) once
  * the budget is used up. */
+pld_status_t pld_rt_step_limit(pld_interp_t *it, frame_t *f, pld_span_t sp);
 static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
     if (++it->steps <= it->step_limit)
         return PLD_OK;
-    return pld_rt_error(it, f, sp, "operation budget (%llu) exhausted", (unsigned long long)it->opts.op_budget);
+    return pld_rt_step_limit(it, f, sp); /* the budget, or a --schedule-seed deadline (pld_sched_stale) */
 }
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
@@ -463,6 +467,63 @@ void pld_race_sync(pld_interp_t *it, const frame_t *f, int how);
 void pld_race_barrier(pld_interp_t *it, int done, int after, int clear);
 /* At the end of the run: a warning when records had to be forgotten. */
 void pld_race_summary(pld_interp_t *it);
+/* ---- pld_sched.c (base layer): --schedule-seed, seeded schedules (docs/races.md "Schedules") ----
+ * The block order of every grid drawn from a PRNG seeded with seed ^ rank,
+ * preemption points at remote ops, and puts to peers held back and applied
+ * later within the memory model. Every hook is one `if (it->sched_on)`
+ * branch: nothing runs when the option is off. */
+struct pld_sched;
+/* When opts.schedule (after the backend is open): seeds it->sched and sets
+ * it->schedule, it->sched_on. PLD_E_NOMEM. */
+pld_status_t pld_sched_open(pld_interp_t *it);
+void pld_sched_close(pld_interp_t *it); /* frees what is left (pld_sched_finish applies it first) */
+/* At the start of pld_interp_run, after it->step_limit is set. */
+void pld_sched_run_begin(pld_interp_t *it);
+/* A remote transfer (put, get, atomic add) at sp: a preemption point, and
+ * pending puts applied at random. Errors are reported (PLD_E_RUNTIME). */
+pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp);
+/* Before a notify or a wait (release): a preemption point, then every pending put applied. */
+pld_status_t pld_sched_release(pld_interp_t *it, frame_t *f, pld_span_t sp);
+/* Every pending put applied (end of a kernel task, of a CHIP dispatch). */
+pld_status_t pld_sched_flush(pld_interp_t *it, frame_t *f, pld_span_t sp);
+/* End of the run (st: its status so far): every pending put applied, also
+ * after a failure; st, or the apply's error when st is PLD_OK. */
+pld_status_t pld_sched_finish(pld_interp_t *it, pld_status_t st);
+/* The step limit passed while puts were pending (pld_rt_step): applies them. */
+pld_status_t pld_sched_stale(pld_interp_t *it, frame_t *f, pld_span_t sp);
+uint64_t pld_sched_budget(const pld_interp_t *it); /* the op budget's step limit */
+/* A get or atomic add of [disp, disp+bytes) on domain rank peer of d: the
+ * pending puts it overlaps applied first (message in err). */
+pld_status_t pld_sched_overlap(pld_interp_t *it, domain_t *d, int peer, size_t disp, size_t bytes, char *err,
+                               size_t errn);
+/* A put: held back (its bytes copied) when the schedule delays puts to this
+ * target, else done now (pld_win_put). Message in err. */
+pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp, const void *src, size_t bytes,
+                           char *err, size_t errn);
+/* The window layer's put / get / atomic add as pld_dist_region issues them:
+ * unchanged when the schedule is off. */
+static inline pld_status_t pld_sched_win_put(pld_interp_t *it, domain_t *d, int peer, size_t disp, const void *src,
+                                             size_t bytes, char *err, size_t errn)
+{
+    if (it->sched_on)
+        return pld_sched_put(it, d, peer, disp, src, bytes, err, errn);
+    return pld_win_put(d->win, peer, disp, src, bytes, err, errn);
+}
+static inline pld_status_t pld_sched_win_get(pld_interp_t *it, domain_t *d, int peer, size_t disp, void *dst,
+                                             size_t bytes, char *err, size_t errn)
+{
+    if (it->sched_on && pld_sched_overlap(it, d, peer, disp, bytes, err, errn) != PLD_OK)
+        return PLD_E_RUNTIME;
+    return pld_win_get(d->win, peer, disp, dst, bytes, err, errn);
+}
+static inline pld_status_t pld_sched_win_add(pld_interp_t *it, domain_t *d, int peer, size_t disp, const void *src,
+                                             pld_dtype_t dt, size_t count, char *err, size_t errn)
+{
+    if (it->sched_on &&
+        pld_sched_overlap(it, d, peer, disp, count * (size_t)pld_dtype_bytes(dt), err, errn) != PLD_OK)
+        return PLD_E_RUNTIME;
+    return pld_win_add(d->win, peer, disp, src, dt, count, err, errn);
+}
 
 /* ======================================================= ops */
 

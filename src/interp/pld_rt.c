@@ -54,6 +54,13 @@ pld_status_t pld_stack_exhausted(pld_interp_t *it, frame_t *f, pld_span_t sp, ui
                         left, where, size, f ? f->depth : 0);
 }
 
+pld_status_t pld_rt_step_limit(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    if (it->sched_on && it->steps <= pld_sched_budget(it))
+        return pld_sched_stale(it, f, sp);
+    return pld_rt_error(it, f, sp, "operation budget (%llu) exhausted", (unsigned long long)it->opts.op_budget);
+}
+
 /* ------------------------------------------------------------ dynamic dims */
 
 int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out)

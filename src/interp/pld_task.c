@@ -107,7 +107,7 @@ int64_t pld_task_begin(pld_interp_t *it, int64_t tid, int64_t *saved)
 
 pld_status_t pld_task_end(pld_interp_t *it, frame_t *f, pld_span_t sp, const char *name, int64_t saved, int ok)
 {
-    pld_status_t st = PLD_OK;
+    pld_status_t st = it->sched_on ? pld_sched_flush(it, f, sp) : PLD_OK; /* the task's held-back puts land */
     if (ok && it->ncur_defer > 0) {
         int deferred = 0;
         for (int i = 0; i < it->ntasks; i++)

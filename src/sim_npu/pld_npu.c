@@ -67,7 +67,29 @@ struct pld_npu_sched {
     pthread_t owner;
     uintptr_t thread_lo, thread_hi;
     uintptr_t cur_lo; /* lo of the stack the owner thread runs on now (pld_npu_stack_lo_ref) */
+    int seeded;       /* pld_npu_sched_seed: picks and preemptions drawn from rng */
+    uint64_t rng;     /* splitmix64 state */
 };
+
+/* splitmix64 (Steele, Lea, Flood 2014): one 64-bit state, full period. */
+static uint64_t draw(pld_npu_sched_t *s)
+{
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void pld_npu_sched_seed(pld_npu_sched_t *s, uint64_t seed)
+{
+    s->seeded = 1;
+    s->rng = seed;
+}
+
+int pld_npu_sched_seeded(const pld_npu_sched_t *s)
+{
+    return s->seeded;
+}
 
 /* The usable range of the calling thread's stack (0, 0 when unknown). For the
  * main thread glibc derives it from RLIMIT_STACK and /proc/self/maps. */
@@ -212,7 +234,17 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes_in
         s->active = &g;
         volatile int remaining = n;
         while (remaining > 0) {
-            for (volatile int b = 0; b < n; b++) {
+            /* a round: every live block once, in index order; seeded, as many
+             * picks as there are live blocks, each drawn among them */
+            volatile int picks = s->seeded ? remaining : n;
+            for (volatile int k = 0; k < picks && remaining > 0; k++) {
+                volatile int b = k;
+                if (s->seeded) {
+                    int j = (int)(draw(s) % (uint64_t)remaining);
+                    for (b = 0; b < n; b++)
+                        if (!g.blocks[b].done && j-- == 0)
+                            break;
+                }
                 if (g.blocks[b].done)
                     continue;
                 g.cur = b;
@@ -259,6 +291,14 @@ void pld_npu_yield(pld_npu_sched_t *s)
     if (!s->active)
         return;
     switch_to_main(s->active);
+}
+
+int pld_npu_preempt(pld_npu_sched_t *s)
+{
+    if (!s->seeded || !s->active || !(draw(s) >> 63))
+        return 0;
+    switch_to_main(s->active);
+    return 1;
 }
 
 int pld_npu_cancelled(const pld_npu_sched_t *s)

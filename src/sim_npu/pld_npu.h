@@ -3,7 +3,8 @@
  * Several blocks of one rank (an SPMD grid: pl.spmd(n), pl.spmd_submit with
  * core_num) run as coroutines on one OS thread with a deterministic schedule:
  * block 0 runs until it finishes or waits on something that is not ready,
- * then the next ready block runs, round-robin. A wait that is not yet
+ * then the next ready block runs, round-robin (or, seeded, in an order drawn
+ * from a PRNG: pld_npu_sched_seed). A wait that is not yet
  * satisfied yields (pld_npu_yield) instead of spinning, so one block can wait
  * for another block of the same rank. No threads: MPI is only ever called
  * from the one thread (MPI_THREAD_MULTIPLE is never needed). */
@@ -29,6 +30,24 @@ typedef struct pld_npu_sched pld_npu_sched_t;
 pld_status_t pld_npu_sched_create(pld_npu_sched_t **out);
 /* Destroys an idle scheduler (not from inside one of its blocks). Accepts NULL. */
 void pld_npu_sched_destroy(pld_npu_sched_t *s);
+
+/* ---- seeded schedules (pldrun --schedule-seed) ----
+ * Unseeded (the default), blocks run round-robin as above and
+ * pld_npu_preempt is a no-op. After pld_npu_sched_seed, every choice of the
+ * scheduler comes from a PRNG (splitmix64) seeded with `seed`: each pick of
+ * the next block to run is drawn among the blocks of the grid that have not
+ * returned (a round is as many picks as there are such blocks; a nested grid
+ * yields its host after each round), and pld_npu_preempt yields to the other
+ * blocks with probability 1/2. Nothing else feeds the PRNG, so the same seed
+ * and the same program (and the same values seen at waits) repeat the same
+ * block order. Seed it before the first grid runs. */
+void pld_npu_sched_seed(pld_npu_sched_t *s, uint64_t seed);
+/* 1 when s was seeded. */
+int pld_npu_sched_seeded(const pld_npu_sched_t *s);
+/* A preemption point (a remote op of the running block): seeded and inside a
+ * grid, yields to the other blocks with probability 1/2 and returns when this
+ * block is picked again (1); otherwise returns at once (0). */
+int pld_npu_preempt(pld_npu_sched_t *s);
 
 /* ---- blocks ---- */
 /* Body of one block: returns PLD_OK or an error status. */

@@ -43,10 +43,15 @@ few seconds with `--timeout 5`, exit 70 and name the blocked wait; runtime
 checks (root outside a subset domain, InCore ring NR != P, HOST
 all_to_all_v target rows not a multiple of P) exit 70 with a located error.
 
+With --schedule-seed N (repeatable) the positive cases run under pldrun's
+seeded schedules (docs/debugging.md, "Schedules"), once per seed, or with
+--rotate-seeds once each under the seeds in turn: a correct program keeps its
+golden results under every schedule (tests/schedule.cmake).
+
 usage:
   run_coll.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
               [--case NAME] [--ranks P] [--transport rma|shm] [--workdir DIR]
-              [--list]
+              [--poison] [--schedule-seed N [--rotate-seeds]] [--list]
 
 --list prints one line per CTest test: "CASE P TRANSPORT". Prints one line per
 run and "N passed, M failed"; exit status 0 when nothing failed.
@@ -1106,14 +1111,17 @@ def main():
                          'cannot compile counts as skipped')
     ap.add_argument('--outside-conformance', action='store_true',
                     help='with --list: leave out the positive runs the conformance runner makes')
+    ap.add_argument('--schedule-seed', type=int, action='append', metavar='N',
+                    help='run the positive cases under pldrun --schedule-seed N (repeatable: once per seed); a '
+                         'correct program keeps its golden results under every schedule')
+    ap.add_argument('--rotate-seeds', action='store_true',
+                    help='with --schedule-seed: each case runs once, under the next seed of the list in turn')
     ap.add_argument('--poison', action='store_true',
                     help='run the positive cases with pldrun --poison (a poison warning fails the case, as '
                          'any unexpected warning does; the golden results must not change)')
     ap.add_argument('--check-races', action='store_true',
                     help='run the positive cases with pldrun --check-races (a race report fails the case, as any '
                          'unexpected warning does; the golden results must not change)')
-    ap.add_argument('--schedule-seed', type=int, default=None,
-                    help='run the positive cases with pldrun --schedule-seed N (golden results must not change)')
     args = ap.parse_args()
     tests = all_tests()
     if args.list:
@@ -1136,15 +1144,24 @@ def main():
         extra.append('--poison')
     if args.check_races:
         extra.append('--check-races')
-    if args.schedule_seed is not None:
-        extra += ['--schedule-seed', str(args.schedule_seed)]
-    if args.poison or args.check_races or args.schedule_seed is not None:
+    if args.poison or args.check_races:
         sel = [t for t in sel if t[0] not in NEG]
-    for case, P, tr in sel:
+    seeds = [None]
+    if args.schedule_seed:
+        seeds = args.schedule_seed
+        sel = [t for t in sel if t[0] not in NEG]
+    if args.rotate_seeds:
+        runs = [(case, P, tr, seeds[i % len(seeds)]) for i, (case, P, tr) in enumerate(sel)]
+    else:
+        runs = [(case, P, tr, seed) for case, P, tr in sel for seed in seeds]
+    for case, P, tr, seed in runs:
         t1 = time.time()
         fn = run_neg if case in NEG else run_case
-        problems, prog, cli, err, _ = fn(case, P, tr, args, env, extra)
+        more = list(extra) + (['--schedule-seed', str(seed)] if seed is not None else [])
+        problems, prog, cli, err, _ = fn(case, P, tr, args, env, more)
         dt = time.time() - t1
+        if seed is not None:
+            tr = '%s seed %d' % (tr, seed)
         if problems and args.backend and 'cannot be compiled' in err:
             skipped += 1
             why = [l for l in err.splitlines() if 'cannot be compiled' in l][0].split('cannot be compiled', 1)[1]

@@ -50,6 +50,82 @@ static void test_npu_round_robin(void)
     pld_npu_sched_destroy(o.s);
 }
 
+/* ---- seeded schedules: the order comes from the seed, and only from it ---- */
+
+typedef struct seeded {
+    pld_npu_sched_t *s;
+    int log[64];
+    int n;
+    int preempted;
+} seeded_t;
+
+/* 4 blocks, each logs itself at 4 steps; between steps a preemption point. */
+static pld_status_t preempt_steps(void *arg, int b, int n)
+{
+    seeded_t *o = arg;
+    CU_ASSERT_EQUAL(n, 4);
+    for (int k = 0; k < 4; k++) {
+        if (o->n < 64)
+            o->log[o->n++] = b;
+        o->preempted += pld_npu_preempt(o->s);
+    }
+    return PLD_OK;
+}
+
+static void run_seeded(int seeded, uint64_t seed, seeded_t *o)
+{
+    memset(o, 0, sizeof *o);
+    CU_ASSERT_EQUAL_FATAL(pld_npu_sched_create(&o->s), PLD_OK);
+    if (seeded)
+        pld_npu_sched_seed(o->s, seed);
+    CU_ASSERT_EQUAL(pld_npu_sched_seeded(o->s), seeded);
+    CU_ASSERT_EQUAL(pld_npu_run_blocks(o->s, 4, 0, preempt_steps, o), PLD_OK);
+    CU_ASSERT_EQUAL(o->n, 16);
+    CU_ASSERT_EQUAL(pld_npu_preempt(o->s), 0); /* outside a grid: never */
+    pld_npu_sched_destroy(o->s);
+}
+
+static void test_npu_seeded(void)
+{
+    seeded_t a, b;
+    /* unseeded: preemption points do nothing, blocks run one after the other */
+    run_seeded(0, 0, &a);
+    CU_ASSERT_EQUAL(a.preempted, 0);
+    for (int i = 0; i < 16; i++)
+        CU_ASSERT_EQUAL(a.log[i], i / 4);
+    /* seeded: the same seed replays the same order; some seeds start with
+     * another block than 0, interleave, and preempt */
+    int differs = 0, not_first = 0, interleaved = 0, preempted = 0;
+    for (uint64_t seed = 0; seed < 16; seed++) {
+        run_seeded(1, seed, &a);
+        run_seeded(1, seed, &b);
+        CU_ASSERT_EQUAL(a.preempted, b.preempted);
+        CU_ASSERT(memcmp(a.log, b.log, sizeof a.log) == 0);
+        int count[4] = {0, 0, 0, 0};
+        for (int i = 0; i < 16; i++)
+            count[a.log[i]]++;
+        for (int k = 0; k < 4; k++)
+            CU_ASSERT_EQUAL(count[k], 4); /* every block ran to its end */
+        int in_order = 1;
+        for (int i = 0; i < 16; i++)
+            in_order &= a.log[i] == i / 4;
+        differs += !in_order;
+        not_first += a.log[0] != 0;
+        for (int i = 1; i < 16; i++)
+            if (a.log[i] != a.log[i - 1]) {
+                int seen_again = 0;
+                for (int j = i + 1; j < 16; j++)
+                    seen_again |= a.log[j] == a.log[i - 1];
+                interleaved += seen_again;
+            }
+        preempted += a.preempted > 0;
+    }
+    CU_ASSERT(differs >= 8);
+    CU_ASSERT(not_first >= 4);
+    CU_ASSERT(interleaved >= 4);
+    CU_ASSERT(preempted >= 8);
+}
+
 /* ---- stack bounds ---- */
 
 typedef struct bounds {
@@ -180,6 +256,7 @@ static void test_npu_guard_page(void)
 
 static CU_TestInfo npu_tests[] = {
     {"test_npu_round_robin", test_npu_round_robin},
+    {"test_npu_seeded", test_npu_seeded},
     {"test_npu_stack_bounds", test_npu_stack_bounds},
     {"test_npu_guard_page", test_npu_guard_page},
     CU_TEST_INFO_NULL,

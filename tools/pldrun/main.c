@@ -843,10 +843,11 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         record_ops_seen(it);
         pld_interp_stats_t stats;
         pld_interp_stats(it, &stats);
-        uint64_t mine[5] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops, stats.races};
-        uint64_t tot[5] = {0, 0, 0, 0, 0};
+        uint64_t mine[7] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops, stats.puts_held,
+                            stats.preemptions, stats.races},
+                 tot[7] = {0, 0, 0, 0, 0, 0, 0};
         unsigned transports = 0;
-        if (MPI_Reduce(mine, tot, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (MPI_Reduce(mine, tot, 7, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
             MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
             fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while gathering the run's statistics\n", rank, size);
             if (rc == EX_OK)
@@ -865,12 +866,16 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
                    size, size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es",
                    (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
                    (unsigned long long)tot[3], wins, MPI_Wtime() - t0);
+            if (o->schedule)
+                printf("pldrun: schedule seed %llu: %llu put%s held back, %llu preemption%s\n",
+                       (unsigned long long)o->seed, (unsigned long long)tot[4], tot[4] == 1 ? "" : "s",
+                       (unsigned long long)tot[5], tot[5] == 1 ? "" : "s");
         }
         if (rc == EX_OK)
             rc = trace_rc;
         if (o->check_races && st == PLD_OK && rank == 0)
-            fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[4],
-                    tot[4] == 1 ? "" : "s");
+            fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[6],
+                    tot[6] == 1 ? "" : "s");
         if (pld_interp_hang(it) == 2) {
             /* a rank neither finished nor stopped: nothing else will end the job */
             fflush(stdout);

@@ -1,0 +1,409 @@
+/* pld_sched.c - --schedule-seed: seeded schedules (docs/races.md,
+ * "Schedules"; docs/debugging.md, "Schedules").
+ *
+ * One PRNG decides everything, per rank, seeded with the run's seed XOR the
+ * world rank, so a replay with the same seed repeats every decision of every
+ * rank (as long as each rank sees the same values at its waits):
+ *
+ *   - the block scheduler (pld_npu.h) is seeded from it: the next block of a
+ *     grid is drawn among the live ones, and every remote op of a block is a
+ *     preemption point (pld_sched_point, pld_sched_release) where it yields
+ *     to the others with probability 1/2;
+ *   - a put to a peer's window (the shm and local transports, the sim
+ *     backend) is held back in this rank's pending list, its bytes copied,
+ *     and applied to the target later: at a random later preemption point of
+ *     this rank (each point applies randomly chosen entries while a coin says
+ *     so), and always before this rank's next notify or wait (release: every
+ *     pending put to every target), before a get or an atomic add of this
+ *     rank that overlaps it on the same target (read-your-writes, program
+ *     order), at the end of every kernel task, CHIP dispatch and run (also a
+ *     failed one), and after 2^26 operations of this rank at the latest (a
+ *     rank spinning on plain reads never blocks the peers that wait for its
+ *     data). Entries to the same target that overlap are applied in issue
+ *     order. Atomic adds, notifies and puts to the own window are never
+ *     delayed; with the rma transport (or a backend other than sim) puts are
+ *     not delayed at all.
+ *
+ * Every hook is one `if (it->sched_on)` branch: nothing runs when the option
+ * is off. Layer: base (called by pld_dist.c, pld_task.c and the walker). */
+#include "pld_interp_int.h"
+#include "pld_mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SCHED_MAX_PENDING 64                    /* entries held at once; the oldest goes first beyond */
+#define SCHED_MAX_HELD ((size_t)64 << 20)       /* bytes held at once */
+#define SCHED_STALE_STEPS ((uint64_t)1 << 26)   /* operations a pending put may wait at the most */
+#define SCHED_SEED_MIX 0xD1B54A32D192ED03ull    /* this file's stream vs the block scheduler's */
+
+/* Where a remote op was issued (--trace, -v: the event of a held put when it lands). */
+typedef struct site {
+    int32_t track, line, col;
+    const char *func;
+} site_t;
+
+typedef struct pend {
+    domain_t *d;          /* the target: domain rank `peer` of domain d */
+    int peer;
+    int done;             /* applied (removed at the next compaction) */
+    size_t disp, bytes;
+    unsigned char *data;  /* the bytes, copied at issue (a buffer of cap bytes) */
+    size_t cap;
+    site_t at;            /* the put's site (when tracing) */
+    int64_t t_issue;      /* when it was issued (when tracing) */
+} pend_t;
+
+struct pld_sched {
+    uint64_t rng;         /* splitmix64 state */
+    int delay;            /* puts may be held back (the sim backend) */
+    pend_t *q;            /* pending puts, oldest first */
+    int n;
+    size_t held;          /* bytes in q */
+    uint64_t budget;      /* the op budget's step limit (it->step_limit when no put is pending) */
+    site_t site;          /* the remote op being issued (pld_sched_point; when tracing) */
+    /* buffers of applied puts, reused by later ones (no allocation, no page
+     * faults per put in a loop of large puts) */
+    unsigned char *pool[SCHED_MAX_PENDING];
+    size_t pool_cap[SCHED_MAX_PENDING];
+    int npool;
+};
+
+/* A buffer of at least `bytes` bytes: the smallest pooled one that fits and
+ * is not more than 4 times too large, else a new one. NULL on out of memory. */
+static unsigned char *buf_get(struct pld_sched *s, size_t bytes, size_t *cap)
+{
+    int best = -1;
+    for (int i = 0; i < s->npool; i++)
+        if (s->pool_cap[i] >= bytes && s->pool_cap[i] / 4 <= bytes &&
+            (best < 0 || s->pool_cap[i] < s->pool_cap[best]))
+            best = i;
+    if (best >= 0) {
+        unsigned char *p = s->pool[best];
+        *cap = s->pool_cap[best];
+        s->npool--;
+        s->pool[best] = s->pool[s->npool];
+        s->pool_cap[best] = s->pool_cap[s->npool];
+        return p;
+    }
+    *cap = bytes;
+    return pld_mem_alloc(bytes);
+}
+
+/* Gives a buffer back to the pool (freed when the pool is full). */
+static void buf_put(struct pld_sched *s, unsigned char *p, size_t cap)
+{
+    if (!p)
+        return;
+    if (s->npool == SCHED_MAX_PENDING) {
+        pld_mem_free(p);
+        return;
+    }
+    s->pool[s->npool] = p;
+    s->pool_cap[s->npool] = cap;
+    s->npool++;
+}
+
+static uint64_t draw(struct pld_sched *s)
+{
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+pld_status_t pld_sched_open(pld_interp_t *it)
+{
+    struct pld_sched *s = pld_mem_calloc(1, sizeof *s);
+    if (!s)
+        return PLD_E_NOMEM;
+    s->q = pld_mem_calloc(SCHED_MAX_PENDING, sizeof *s->q);
+    if (!s->q) {
+        pld_mem_free(s);
+        return PLD_E_NOMEM;
+    }
+    const uint64_t seed = it->opts.schedule_seed ^ (uint64_t)it->comm.rank;
+    s->rng = seed ^ SCHED_SEED_MIX;
+    /* compiled kernels reach shm windows without the interpreter: their reads
+     * would miss what is held here, so only the sim backend delays puts */
+    s->delay = strcmp(pld_hw_name(it->hw), "sim") == 0;
+    s->budget = UINT64_MAX;
+    pld_npu_sched_seed(it->sched, seed);
+    it->schedule = s;
+    it->sched_on = 1;
+    return PLD_OK;
+}
+
+void pld_sched_close(pld_interp_t *it)
+{
+    struct pld_sched *s = it->schedule;
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++)
+        pld_mem_free(s->q[i].data);
+    for (int i = 0; i < s->npool; i++)
+        pld_mem_free(s->pool[i]);
+    pld_mem_free(s->q);
+    pld_mem_free(s);
+    it->schedule = NULL;
+    it->sched_on = 0;
+}
+
+void pld_sched_run_begin(pld_interp_t *it)
+{
+    it->schedule->budget = it->step_limit;
+}
+
+/* Removes the applied entries; re-arms the step limit. */
+static void compact(pld_interp_t *it, struct pld_sched *s)
+{
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        if (!s->q[i].done)
+            s->q[k++] = s->q[i];
+    s->n = k;
+    if (k == 0)
+        it->step_limit = s->budget;
+}
+
+static int overlaps(const pend_t *a, const domain_t *d, int peer, size_t disp, size_t bytes)
+{
+    return a->d == d && a->peer == peer && a->disp < disp + bytes && disp < a->disp + a->bytes;
+}
+
+static void site_of(site_t *at, const frame_t *f, pld_span_t sp)
+{
+    pld_ev_t ev;
+    pld_tr_init(f, sp, &ev, PLD_EV_PUT, NULL);
+    at->track = ev.track;
+    at->func = ev.func;
+    at->line = ev.line;
+    at->col = ev.col;
+}
+
+/* The PUT event of a held put that lands now, at its issue site and track:
+ * "put landed (held back N us) to rank ...". */
+static void trace_landed(pld_interp_t *it, const pend_t *p)
+{
+    pld_ev_t ev;
+    pld_trace_ev_init(&ev, PLD_EV_PUT);
+    char name[64];
+    snprintf(name, sizeof name, "landed (held back %.0f us)", (double)(ev.t0 - p->t_issue) / 1e3);
+    ev.name = name;
+    ev.track = p->at.track;
+    ev.func = p->at.func;
+    ev.line = p->at.line;
+    ev.col = p->at.col;
+    ev.peer = p->peer;
+    ev.peer_world = pld_win_dom_world_rank(p->d->win, p->peer);
+    ev.dom = (int32_t)(p->d - it->doms);
+    for (int i = 0; i < it->nwins; i++)
+        if (&it->doms[it->wins[i].dom] == p->d && p->disp >= it->wins[i].offset &&
+            p->disp < it->wins[i].offset + (it->wins[i].bytes ? it->wins[i].bytes : 1))
+            ev.obj = it->wins[i].name;
+    ev.bytes = (int64_t)p->bytes;
+    ev.offset = (int64_t)p->disp;
+    pld_trace_end(it->trace, &ev);
+}
+
+/* Applies entry i, after every earlier pending entry to the same target that
+ * overlaps it (so overlapping puts land in issue order). The entry is gone
+ * either way; a failure keeps the first error's text in err. */
+static pld_status_t apply(pld_interp_t *it, struct pld_sched *s, int i, char *err, size_t errn)
+{
+    pend_t *p = &s->q[i];
+    pld_status_t first = PLD_OK;
+    for (int j = 0; j < i; j++)
+        if (!s->q[j].done && overlaps(&s->q[j], p->d, p->peer, p->disp, p->bytes)) {
+            pld_status_t st = apply(it, s, j, err, errn);
+            if (first == PLD_OK)
+                first = st;
+        }
+    char e2[256];
+    pld_status_t st = pld_win_put(p->d->win, p->peer, p->disp, p->data, p->bytes, e2, sizeof e2);
+    if (it->trace && st == PLD_OK)
+        trace_landed(it, p);
+    if (st != PLD_OK && first == PLD_OK) {
+        snprintf(err, errn, "%s", e2);
+        first = st;
+    }
+    p->done = 1;
+    s->held -= p->bytes;
+    buf_put(s, p->data, p->cap);
+    p->data = NULL;
+    return first;
+}
+
+static pld_status_t flush_all(pld_interp_t *it, char *err, size_t errn)
+{
+    struct pld_sched *s = it->schedule;
+    pld_status_t first = PLD_OK;
+    for (int i = 0; i < s->n; i++)
+        if (!s->q[i].done) {
+            pld_status_t st = apply(it, s, i, err, errn);
+            if (first == PLD_OK)
+                first = st;
+        }
+    compact(it, s);
+    return first;
+}
+
+static pld_status_t report(pld_interp_t *it, frame_t *f, pld_span_t sp, pld_status_t st, const char *err)
+{
+    if (st == PLD_OK)
+        return PLD_OK;
+    return pld_rt_error(it, f, sp, "a put the schedule held back could not be applied: %s", err);
+}
+
+/* The random part of a preemption point: while a coin says so, one pending
+ * entry (drawn among them) is applied. */
+static pld_status_t drain_random(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    struct pld_sched *s = it->schedule;
+    char err[256] = "";
+    pld_status_t first = PLD_OK;
+    int live = 0;
+    for (int i = 0; i < s->n; i++)
+        live += !s->q[i].done;
+    while (live > 0 && (draw(s) >> 63)) {
+        int j = (int)(draw(s) % (uint64_t)live), i = 0;
+        for (i = 0; i < s->n; i++)
+            if (!s->q[i].done && j-- == 0)
+                break;
+        pld_status_t st = apply(it, s, i, err, sizeof err);
+        if (first == PLD_OK)
+            first = st;
+        live = 0;
+        for (i = 0; i < s->n; i++)
+            live += !s->q[i].done;
+    }
+    compact(it, s);
+    return report(it, f, sp, first, err);
+}
+
+pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
+    if (it->trace)
+        site_of(&it->schedule->site, f, sp); /* after the yield: the op this block issues now */
+    if (it->schedule->n == 0)
+        return PLD_OK;
+    return drain_random(it, f, sp);
+}
+
+pld_status_t pld_sched_release(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
+    return pld_sched_flush(it, f, sp);
+}
+
+pld_status_t pld_sched_flush(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    if (it->schedule->n == 0)
+        return PLD_OK;
+    char err[256] = "";
+    pld_status_t st = flush_all(it, err, sizeof err);
+    return report(it, f, sp, st, err);
+}
+
+pld_status_t pld_sched_finish(pld_interp_t *it, pld_status_t st)
+{
+    if (it->schedule->n == 0)
+        return st;
+    char err[256] = "";
+    pld_status_t fs = flush_all(it, err, sizeof err);
+    if (st != PLD_OK)
+        return st;
+    pld_span_t none = {0, 0, 0, 0};
+    return report(it, NULL, none, fs, err);
+}
+
+pld_status_t pld_sched_stale(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    it->step_limit = it->schedule->budget;
+    return pld_sched_flush(it, f, sp);
+}
+
+uint64_t pld_sched_budget(const pld_interp_t *it)
+{
+    return it->schedule->budget;
+}
+
+pld_status_t pld_sched_overlap(pld_interp_t *it, domain_t *d, int peer, size_t disp, size_t bytes, char *err,
+                               size_t errn)
+{
+    struct pld_sched *s = it->schedule;
+    pld_status_t first = PLD_OK;
+    if (s->n == 0)
+        return PLD_OK;
+    for (int i = 0; i < s->n; i++)
+        if (!s->q[i].done && overlaps(&s->q[i], d, peer, disp, bytes)) {
+            pld_status_t st = apply(it, s, i, err, errn);
+            if (first == PLD_OK)
+                first = st;
+        }
+    compact(it, s);
+    return first;
+}
+
+pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp, const void *src, size_t bytes,
+                           char *err, size_t errn)
+{
+    struct pld_sched *s = it->schedule;
+    if (!s->delay || peer == d->me || bytes == 0 || bytes > SCHED_MAX_HELD / 4 ||
+        pld_win_dom_transport(d->win) == PLD_WIN_RMA || peer < 0 || peer >= d->n ||
+        disp + bytes > pld_win_dom_extent(d->win)) {
+        /* not held (the window layer reports a bad peer or range itself) */
+        pld_status_t st = pld_sched_overlap(it, d, peer, disp, bytes, err, errn);
+        return st != PLD_OK ? st : pld_win_put(d->win, peer, disp, src, bytes, err, errn);
+    }
+    /* a pending put to the same target that this one covers entirely is
+     * dropped: it is as if it had landed just before this one (no one can
+     * tell), and a loop of puts to one place holds one copy, not many */
+    int dropped = 0;
+    for (int i = 0; i < s->n; i++) {
+        pend_t *q = &s->q[i];
+        if (!q->done && q->d == d && q->peer == peer && q->disp >= disp && q->disp + q->bytes <= disp + bytes) {
+            q->done = 1;
+            s->held -= q->bytes;
+            buf_put(s, q->data, q->cap);
+            q->data = NULL;
+            dropped = 1;
+        }
+    }
+    if (dropped)
+        compact(it, s);
+    while (s->n > 0 && (s->n == SCHED_MAX_PENDING || s->held + bytes > SCHED_MAX_HELD)) {
+        pld_status_t st = apply(it, s, 0, err, errn); /* the oldest first: nothing is earlier */
+        compact(it, s);
+        if (st != PLD_OK)
+            return st;
+    }
+    size_t cap;
+    unsigned char *copy = buf_get(s, bytes, &cap);
+    if (!copy) {
+        snprintf(err, errn, "out of memory (holding back a put of %zu bytes)", bytes);
+        return PLD_E_NOMEM;
+    }
+    memcpy(copy, src, bytes);
+    if (s->n == 0) {
+        /* the oldest pending put is applied after SCHED_STALE_STEPS operations at the latest */
+        const uint64_t at = it->steps + SCHED_STALE_STEPS;
+        it->step_limit = at < s->budget ? at : s->budget;
+    }
+    pend_t *p = &s->q[s->n++];
+    memset(p, 0, sizeof *p);
+    p->d = d;
+    p->peer = peer;
+    p->disp = disp;
+    p->bytes = bytes;
+    p->data = copy;
+    p->cap = cap;
+    if (it->trace) {
+        p->at = s->site;
+        p->t_issue = pld_trace_now();
+    }
+    s->held += bytes;
+    it->stats.puts_held++;
+    return PLD_OK;
+}
