@@ -1,31 +1,34 @@
 /* pld_sched.c - --schedule-seed: seeded schedules (docs/races.md,
  * "Schedules"; docs/debugging.md, "Schedules").
  *
- * One PRNG decides everything, per rank, seeded with the run's seed XOR the
- * world rank, so a replay with the same seed repeats every decision of every
- * rank (as long as each rank sees the same values at its waits):
+ * Two PRNGs (splitmix64) decide everything, per rank, both seeded from the
+ * run's seed XOR the world rank: the block scheduler's (pld_npu.h) and this
+ * file's. Neither ever reads the clock, so the same seed repeats a rank's
+ * decisions as long as what the rank observes of its peers does not depend
+ * on timing (docs/races.md, "Limits").
  *
- *   - the block scheduler (pld_npu.h) is seeded from it: the next block of a
- *     grid is drawn among the live ones, and every remote op of a block is a
- *     preemption point (pld_sched_point, pld_sched_release) where it yields
- *     to the others with probability 1/2;
- *   - a put to a peer's window (the shm and local transports, the sim
+ *   - Blocks: the next block of a grid is drawn among the live ones, and
+ *     every remote op of a block is a preemption point (pld_sched_point,
+ *     pld_sched_release) where it yields to the others with probability 1/2.
+ *   - Puts: a put to a peer's window (the shm and local transports, the sim
  *     backend) is held back in this rank's pending list, its bytes copied,
- *     and applied to the target later: at a random later preemption point of
- *     this rank (each point applies randomly chosen entries while a coin says
- *     so), and always before this rank's next notify or wait (release: every
- *     pending put to every target), before a get or an atomic add of this
- *     rank that overlaps it on the same target (read-your-writes, program
- *     order), at the end of every kernel task, CHIP dispatch and run (also a
- *     failed one), and after 2^26 operations of this rank at the latest (a
- *     rank spinning on plain reads never blocks the peers that wait for its
- *     data). Entries to the same target that overlap are applied in issue
- *     order. Atomic adds, notifies and puts to the own window are never
- *     delayed; with the rma transport (or a backend other than sim) puts are
- *     not delayed at all.
+ *     and lands later: at a random later preemption point of this rank (each
+ *     point lands randomly chosen entries while a coin says so), and always
+ *     before this rank's next notify or wait (every pending put to every
+ *     target), every 64 polls of a wait that blocks, before a get or an
+ *     atomic add of this rank that overlaps it on the same target
+ *     (read-your-writes, program order), at the end of every kernel task,
+ *     CHIP dispatch and run (also a failed one), and after 2^26 operations
+ *     of this rank at the latest (a rank spinning on plain reads never
+ *     blocks the peers that spin on its data). Entries to the same target
+ *     that overlap land in issue order; a put that covers an earlier pending
+ *     one replaces it. Atomic adds, notifies and puts to the own window are
+ *     never held; with the rma transport (or a backend other than sim) no
+ *     put is.
  *
  * Every hook is one `if (it->sched_on)` branch: nothing runs when the option
- * is off. Layer: base (called by pld_dist.c, pld_task.c and the walker). */
+ * is off. Layer: base (called by pld_dist.c, pld_task.c, pld_rt.c and the
+ * walker). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
@@ -281,9 +284,19 @@ static pld_status_t drain_random(pld_interp_t *it, frame_t *f, pld_span_t sp)
     return report(it, f, sp, first, err);
 }
 
+/* A preemption point at sp: when the block yielded, the other blocks ran
+ * statements of their own; it->where names this op again. */
+static void preempt(pld_interp_t *it, frame_t *f, pld_span_t sp)
+{
+    if (pld_npu_preempt(it->sched)) {
+        it->stats.preemptions++;
+        pld_where_at(it, f, sp);
+    }
+}
+
 pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
+    preempt(it, f, sp);
     if (it->trace)
         site_of(&it->schedule->site, f, sp); /* after the yield: the op this block issues now */
     if (it->schedule->n == 0)
@@ -293,7 +306,7 @@ pld_status_t pld_sched_point(pld_interp_t *it, frame_t *f, pld_span_t sp)
 
 pld_status_t pld_sched_release(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    it->stats.preemptions += (uint64_t)pld_npu_preempt(it->sched);
+    preempt(it, f, sp);
     return pld_sched_flush(it, f, sp);
 }
 
