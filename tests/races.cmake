@@ -8,7 +8,8 @@
 #   races_programs_p2       tests/mpi/run_coll.py --check-races: every positive collective case
 #                           (programs/ and tests/mpi/programs) at P = 2 over shm: golden results,
 #                           no report, no other warning
-#   races_programs_p4       the same at P = 4 for the programs of programs/
+#   races_programs_p4       the same at P = 4 for the programs of programs/ (the sanitizer tree
+#                           runs races_programs_p2 over programs/ only, and no P = 4 run)
 #   races_finding_collectives_keep3
 #                           a real finding: programs/tutorial/collectives_handrolled.pld run with
 #                           persistent windows that are not reset (--dispatches 3) waits on
@@ -74,20 +75,26 @@ foreach(_line IN LISTS _pld_races_coll)
     endif()
   endif()
 endforeach()
+# the sanitizer tree (suite time) runs the programs of programs/ at P = 2 only
+if(PLD_SANITIZE)
+  set(_pld_races_all ${_pld_races_prog})
+endif()
 add_test(NAME races_programs_p2
          COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
                  --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
                  "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks 2 --transport shm ${_pld_races_all}
                  --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p2")
+set_tests_properties(races_programs_p2 PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
+                                                  ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+if(NOT PLD_SANITIZE)
 add_test(NAME races_programs_p4
          COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
                  --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
                  "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks 4 --transport shm ${_pld_races_prog}
                  --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p4")
-set_tests_properties(races_programs_p2 PROPERTIES LABELS "races;mpi" TIMEOUT 400 PROCESSORS 2
-                                                  ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 set_tests_properties(races_programs_p4 PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
                                                   ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+endif()
 
 add_test(NAME races_finding_collectives_keep3
          COMMAND "${MPIEXEC_EXECUTABLE}" "${PLD_MPI_NP_FLAG}" 2 $<TARGET_FILE:pldrun>
