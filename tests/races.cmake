@@ -13,7 +13,9 @@
 #   races_finding_collectives_keep3
 #                           a real finding: programs/tutorial/collectives_handrolled.pld run with
 #                           persistent windows that are not reset (--dispatches 3) waits on
-#                           credits left by the previous dispatch (docs/races.md, "Findings")
+#                           credits left by the previous dispatch (docs/races.md, "Findings");
+#                           which of its pairs a run reports, and from which rank, depends on
+#                           the timing, so the test asks for a report on one of its windows
 #   races_rma_refused, races_backend_refused
 #                           --check-races over the rma transport (exit 70) and with a compiled
 #                           backend (exit 64): refused with the reason
@@ -103,7 +105,7 @@ add_test(NAME races_finding_collectives_keep3
                  --reset-persistent-windows no --check-races)
 set_tests_properties(races_finding_collectives_keep3 PROPERTIES LABELS "races;mpi" TIMEOUT 120 PROCESSORS 2
                      ENVIRONMENT "${PLD_MPI_TEST_ENV}"
-                     PASS_REGULAR_EXPRESSION "warning: data race on window '[bgr]win_buf' of rank 1[^\n]*pl.tile.store[^\n]*pld.tile.remote_load")
+                     PASS_REGULAR_EXPRESSION "collectives_handrolled.pld:[0-9]+:[0-9]+: warning: data race on window '[bgra]win_buf' of rank [01], bytes")
 
 add_test(NAME races_rma_refused
          COMMAND sh -c "\"$0\" \"$1\" 2 \"$2\" --check-races --window-transport rma \"$3\" --in xs=arange --out ys=/dev/null 2>&1; echo \"exit=$?\""
