@@ -81,22 +81,25 @@ endforeach()
 if(PLD_SANITIZE)
   set(_pld_races_all ${_pld_races_prog})
 endif()
-add_test(NAME races_programs_p2
-         COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
-                 --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
-                 "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks 2 --transport shm ${_pld_races_all}
-                 --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p2")
-set_tests_properties(races_programs_p2 PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
-                                                  ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+# P = 2: every positive case; P = 4: the programs of programs/, not in the sanitizer tree
+set(_pld_races_runs 2)
 if(NOT PLD_SANITIZE)
-add_test(NAME races_programs_p4
-         COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
-                 --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
-                 "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks 4 --transport shm ${_pld_races_prog}
-                 --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p4")
-set_tests_properties(races_programs_p4 PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
-                                                  ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  list(APPEND _pld_races_runs 4)
 endif()
+foreach(_p IN LISTS _pld_races_runs)
+  if(_p EQUAL 2)
+    set(_cases ${_pld_races_all})
+  else()
+    set(_cases ${_pld_races_prog})
+  endif()
+  add_test(NAME races_programs_p${_p}
+           COMMAND "${PLD_PYTHON3_RACES}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks ${_p} --transport shm ${_cases}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p${_p}")
+  set_tests_properties(races_programs_p${_p} PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
+                                                      ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+endforeach()
 
 add_test(NAME races_finding_collectives_keep3
          COMMAND "${MPIEXEC_EXECUTABLE}" "${PLD_MPI_NP_FLAG}" 2 $<TARGET_FILE:pldrun>

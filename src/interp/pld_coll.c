@@ -393,7 +393,7 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     if (c->it->poison && dir)
         pld_tensor_shadow_mark(t, off, ext);
     if (c->it->race)
-        pld_race_local(c->it, c->f, c->e, t, off, ext, dir ? PLD_RACE_WRITE : PLD_RACE_READ);
+        pld_race_local(c->it, c->f, c->e, t, off, ext, dir ? PLD_HB_WRITE : PLD_HB_READ);
     return PLD_OK;
 }
 

@@ -677,21 +677,10 @@ static void trace_window(pld_interp_t *it, int d, pld_ev_t *ev)
     pld_trace_end(it->trace, ev);
 }
 
-/* The window buffer of domain d that holds byte disp, or NULL. */
-static const winbuf_t *window_at(const pld_interp_t *it, const domain_t *d, size_t disp)
-{
-    for (int i = 0; i < it->nwins; i++) {
-        const winbuf_t *w = &it->wins[i];
-        if (&it->doms[w->dom] == d && disp >= w->offset && disp < w->offset + (w->bytes ? w->bytes : 1))
-            return w;
-    }
-    return NULL;
-}
-
 /* The INT32 cell at byte disp of domain d as "buffer[flat index]". */
 static void cell_name(const pld_interp_t *it, const domain_t *d, size_t disp, char *buf, size_t n)
 {
-    const winbuf_t *w = window_at(it, d, disp);
+    const winbuf_t *w = pld_winbuf_at(it, d, disp);
     if (w)
         snprintf(buf, n, "%s[%zu]", w->name, (disp - w->offset) / 4);
     else

@@ -389,7 +389,7 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     if (it->poison && is_put)
         pld_poison_check_local(it, e, loc, loff, lext);
     if (it->race && is_put)
-        pld_race_local(it, f, e, loc, loff, lext, PLD_RACE_READ);
+        pld_race_local(it, f, e, loc, loff, lext, PLD_HB_READ);
     /* the local region */
     pld_view_t lv, pv;
     pld_tensor_kview(loc, &lv);
@@ -404,7 +404,7 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         if (st == PLD_OK && !is_put)
             pld_tensor_mark_written(loc, loff, lext);
         if (st == PLD_OK && !is_put && it->race)
-            pld_race_local(it, f, e, loc, loff, lext, PLD_RACE_WRITE);
+            pld_race_local(it, f, e, loc, loff, lext, PLD_HB_WRITE);
         goto done;
     }
     /* else through a packed copy */
@@ -424,7 +424,7 @@ static pld_status_t op_put_get(pld_interp_t *it, frame_t *f, const pld_expr_t *e
             pld_k_copy(&lv, &pv, err, sizeof err);
             pld_tensor_mark_written(loc, loff, lext);
             if (it->race)
-                pld_race_local(it, f, e, loc, loff, lext, PLD_RACE_WRITE);
+                pld_race_local(it, f, e, loc, loff, lext, PLD_HB_WRITE);
         }
     }
 done:

@@ -150,7 +150,7 @@ pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     if (it->poison && !remote)
         pld_poison_check_local(it, e, t, off, ext);
     if (it->race && !remote)
-        pld_race_local(it, f, e, t, off, ext, PLD_RACE_READ);
+        pld_race_local(it, f, e, t, off, ext, PLD_HB_READ);
     pld_view_t src, dst;
     pld_region_view(t, off, ext, nshp, &src);
     pld_tile_kview(tile, &dst, 1);
@@ -197,7 +197,7 @@ pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, c
         return pld_op_kcheck(it, f, e, st, err);
     pld_tensor_mark_written(t, off, ext);
     if (it->race)
-        pld_race_local(it, f, e, t, off, ext, atomic ? PLD_RACE_ATOMIC : PLD_RACE_WRITE);
+        pld_race_local(it, f, e, t, off, ext, atomic ? PLD_HB_ATOMIC : PLD_HB_WRITE);
     it->stats.bytes_moved += (uint64_t)pld_view_numel(&dst) * (uint64_t)pld_dtype_bytes(t->dt);
     return PLD_OK;
 }
@@ -366,7 +366,7 @@ pld_status_t pld_exec_read_write(pld_interp_t *it, frame_t *f, const pld_expr_t 
                 pld_tensor_t one = *t; /* the element as a rank-0 view */
                 one.rank = 0;
                 one.offset = t->offset + off;
-                pld_race_local(it, f, e, &one, NULL, NULL, write ? PLD_RACE_WRITE : PLD_RACE_READ);
+                pld_race_local(it, f, e, &one, NULL, NULL, write ? PLD_HB_WRITE : PLD_HB_READ);
             }
             if (write) {
                 write_elem(t->buf->data, t->dt, t->offset + off, &val);
@@ -712,7 +712,7 @@ static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         return pld_op_kcheck(it, f, e, st, err);
     pld_tensor_mark_written(dst, off, ext);
     if (it->race)
-        pld_race_local(it, f, e, dst, off, ext, atomic ? PLD_RACE_ATOMIC : PLD_RACE_WRITE);
+        pld_race_local(it, f, e, dst, off, ext, atomic ? PLD_HB_ATOMIC : PLD_HB_WRITE);
     it->stats.bytes_moved += (uint64_t)pld_view_numel(&vs) * (uint64_t)pld_dtype_bytes(src->dt);
     return PLD_OK;
 }

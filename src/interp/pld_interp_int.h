@@ -44,6 +44,7 @@
 #include "pld_interp.h"
 #include "pld_ast.h"
 #include "pld_npu.h"
+#include "pld_hb.h"
 #include "pld_trace.h"
 #include "pld_value_int.h"
 #include "pld_win.h"
@@ -270,6 +271,8 @@ static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t 
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
 /* Value of dynamic dim `name`; 0 when unbound. */
+/* The window buffer of domain d that holds byte disp, or NULL. */
+const winbuf_t *pld_winbuf_at(const pld_interp_t *it, const domain_t *d, size_t disp);
 int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out);
 int pld_dyn_set(pld_interp_t *it, const char *name, int64_t v);
 /* Builds the module-constant index (it->const_names); PLD_E_NOMEM. */
@@ -433,8 +436,8 @@ void pld_race_fini(pld_interp_t *it); /* destroys the segments (before the data 
 /* One contiguous run of pld_dist_region (dir 0 get, 1 put, 2 atomic add), recorded at the peer. */
 void pld_race_remote(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
                      size_t bytes, int dir);
-/* A local access of the box [off, off+ext) of t (NULL off/ext: all of t) when t is a window. */
-enum { PLD_RACE_READ = 1, PLD_RACE_WRITE = 2, PLD_RACE_ATOMIC = 3 };
+/* A local access of the box [off, off+ext) of t (NULL off/ext: all of t) when t is a window;
+ * kind PLD_HB_READ / WRITE / ATOMIC (pld_hb.h). */
 void pld_race_local(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
                     const int64_t *ext, int kind);
 /* Around a notify of peer's cell: lock the peer's records, then (done: the notify happened)

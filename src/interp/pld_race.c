@@ -244,17 +244,6 @@ static int seen_pair(struct pld_race *r, const pld_hb_site_t *a, const pld_hb_si
     return 0;
 }
 
-/* The window buffer of domain d holding byte disp, or NULL. */
-static const winbuf_t *buffer_at(const pld_interp_t *it, const domain_t *d, size_t disp)
-{
-    for (int i = 0; i < it->nwins; i++) {
-        const winbuf_t *w = &it->wins[i];
-        if (&it->doms[w->dom] == d && disp >= w->offset && disp < w->offset + (w->bytes ? w->bytes : 1))
-            return w;
-    }
-    return NULL;
-}
-
 /* The span of a site: line and column from the byte offset. */
 static pld_span_t span_of(const pld_program_t *p, const pld_hb_site_t *s)
 {
@@ -277,7 +266,7 @@ static void on_race(void *ctx, const pld_hb_race_t *x)
     pld_hb_site_t other = x->site;
     if (seen_pair(r, &c->site, &other) || r->npairs > PLD_RACE_MAX_REPORTS)
         return;
-    const winbuf_t *w = buffer_at(c->it, c->d, x->lo);
+    const winbuf_t *w = pld_winbuf_at(c->it, c->d, x->lo);
     size_t base = w ? w->offset : 0;
     char me[64], them[64];
     thread_text(me, sizeof me, r->me, c->site.block);

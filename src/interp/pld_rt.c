@@ -63,6 +63,16 @@ pld_status_t pld_rt_step_limit(pld_interp_t *it, frame_t *f, pld_span_t sp)
 
 /* ------------------------------------------------------------ dynamic dims */
 
+const winbuf_t *pld_winbuf_at(const pld_interp_t *it, const domain_t *d, size_t disp)
+{
+    for (int i = 0; i < it->nwins; i++) {
+        const winbuf_t *w = &it->wins[i];
+        if (&it->doms[w->dom] == d && disp >= w->offset && disp < w->offset + (w->bytes ? w->bytes : 1))
+            return w;
+    }
+    return NULL;
+}
+
 int pld_dyn_get(const pld_interp_t *it, const char *name, int64_t *out)
 {
     for (int i = 0; i < it->ndyn; i++)
