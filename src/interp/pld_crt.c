@@ -429,7 +429,8 @@ static const void *rt_comm_ctx(void *bk, const pc_tensor *t)
      * origin is not its slot's first byte; MPI RMA windows are reached only
      * through MPI, even this rank's own */
     if (d->me < 0 || !d->win || !w->buf || t->data != (const char *)w->buf->data ||
-        pld_win_dom_transport(d->win) == PLD_WIN_RMA || t->rank != x->rank)
+        pld_win_dom_transport(d->win) == PLD_WIN_RMA || pld_win_dom_transport(d->win) == PLD_WIN_HYBRID ||
+        t->rank != x->rank)
         return NULL;
     /* the valid extents are the interpreter's (an argument's ChipTensor has none) */
     for (int k = 0; k < t->rank; k++)

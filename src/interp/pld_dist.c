@@ -934,6 +934,7 @@ static void publish(pld_interp_t *it, int state, const pld_expr_t *e, int cmp, i
 
 typedef struct snapshot {
     int64_t epoch_sum;
+    int64_t inflight, applied_sum; /* hybrid: signal messages sent - applied; applied */
     int blocked, running, done;
     int valid;
     double at;
@@ -976,6 +977,8 @@ static int deadlocked(pld_interp_t *it, snapshot_t *prev)
             return 0;
         }
         cur.epoch_sum += s.epoch;
+        cur.inflight += s.msgs_sent - s.msgs_applied; /* hybrid: signal messages on their way */
+        cur.applied_sum += s.msgs_applied;
         cur.seq[r] = s.state == PLD_WS_BLOCKED ? s.seq : -1;
         if (s.state == PLD_WS_BLOCKED)
             cur.blocked++;
@@ -986,7 +989,8 @@ static int deadlocked(pld_interp_t *it, snapshot_t *prev)
     }
     cur.valid = 1;
     int same = prev->valid && prev->running == 0 && cur.running == 0 && prev->epoch_sum == cur.epoch_sum &&
-               prev->blocked == cur.blocked && prev->nseq == P;
+               prev->applied_sum == cur.applied_sum && cur.inflight == 0 && prev->blocked == cur.blocked &&
+               prev->nseq == P;
     int dead = same && cur.blocked > 0 && cur.at - prev->at >= PLD_DEADLOCK_STABLE_S;
     for (int r = 0; dead && r < P; r++)
         if (cur.seq[r] >= 0 && (prev->seq[r] < 0 || cur.seq[r] < prev->seq[r] + 2))

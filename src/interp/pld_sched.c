@@ -364,7 +364,7 @@ pld_status_t pld_sched_put(pld_interp_t *it, domain_t *d, int peer, size_t disp,
 {
     struct pld_sched *s = it->schedule;
     if (!s->delay || peer == d->me || bytes == 0 || bytes > SCHED_MAX_HELD / 4 ||
-        pld_win_dom_transport(d->win) == PLD_WIN_RMA || peer < 0 || peer >= d->n ||
+        pld_win_dom_transport(d->win) == PLD_WIN_RMA || pld_win_dom_transport(d->win) == PLD_WIN_HYBRID || peer < 0 || peer >= d->n ||
         disp + bytes > pld_win_dom_extent(d->win)) {
         /* not held (the window layer reports a bad peer or range itself) */
         pld_status_t st = pld_sched_overlap(it, d, peer, disp, bytes, err, errn);

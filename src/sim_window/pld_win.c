@@ -102,13 +102,14 @@ const char *pld_win_transport_name(pld_win_transport_t tr)
     case PLD_WIN_RMA: return "rma";
     case PLD_WIN_SHM: return "shm";
     case PLD_WIN_LOCAL: return "local";
+    case PLD_WIN_HYBRID: return "hybrid";
     }
     return "?";
 }
 
 int pld_win_transport_from_name(const char *name, pld_win_transport_t *out)
 {
-    static const pld_win_transport_t all[] = {PLD_WIN_AUTO, PLD_WIN_RMA, PLD_WIN_SHM, PLD_WIN_LOCAL};
+    static const pld_win_transport_t all[] = {PLD_WIN_AUTO, PLD_WIN_RMA, PLD_WIN_SHM, PLD_WIN_LOCAL, PLD_WIN_HYBRID};
     for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++) {
         if (strcmp(name, pld_win_transport_name(all[i])) == 0) {
             *out = all[i];
@@ -177,7 +178,7 @@ static void sys_release_mpi(pld_win_sys_t *sys)
 pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char *err, size_t errn)
 {
     *out = NULL;
-    if (tr != PLD_WIN_AUTO && tr != PLD_WIN_RMA && tr != PLD_WIN_SHM && tr != PLD_WIN_LOCAL)
+    if (tr != PLD_WIN_AUTO && tr != PLD_WIN_RMA && tr != PLD_WIN_SHM && tr != PLD_WIN_LOCAL && tr != PLD_WIN_HYBRID)
         return pld_win_fail(NULL, PLD_E_USAGE, err, errn, "unknown window transport %d", (int)tr);
     pld_win_sys_t *sys = pld_mem_calloc(1, sizeof *sys);
     if (!sys)
@@ -188,6 +189,8 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
     sys->world = MPI_COMM_NULL;
     sys->status_win = MPI_WIN_NULL;
     sys->status = &sys->local_status;
+    for (int i = 0; i < PLD_WIN_SENDQ; i++)
+        sys->sreq[i] = MPI_REQUEST_NULL;
     sys->size = 1;
     sys->single_node = 1;
     if (tr == PLD_WIN_LOCAL) {
@@ -323,14 +326,21 @@ static pld_status_t check_members(pld_win_sys_t *sys, const int *members, int n,
     return PLD_OK;
 }
 
+/* auto: shm when every member is on one host, else hybrid. hybrid: the same
+ * (within one host hybrid has nothing to add to shm). */
 static pld_win_transport_t resolve(const pld_win_sys_t *sys, const int *members, int n)
 {
-    if (sys->tr != PLD_WIN_AUTO)
+    if (sys->tr != PLD_WIN_AUTO && sys->tr != PLD_WIN_HYBRID)
         return sys->tr;
     for (int i = 1; i < n; i++)
-        if (sys->node_of[members[i]] != sys->node_of[members[0]])
-            return PLD_WIN_RMA;
+        if (pld_win_host_of(sys, members[i]) != pld_win_host_of(sys, members[0]))
+            return PLD_WIN_HYBRID;
     return PLD_WIN_SHM;
+}
+
+void pld_win_test_split_hosts(pld_win_sys_t *sys, int k)
+{
+    sys->split_hosts = k > 0 ? k : 0;
 }
 
 /* The window creation lock (a word on world rank 0, taken with
@@ -379,6 +389,9 @@ static int shares_a_node(const pld_win_sys_t *sys, const pld_win_dom_t *d)
     return 0;
 }
 
+/* The MPI window of an rma domain (MPI_Win_allocate; *raw = its memory) or of
+ * a hybrid one (MPI_Win_create over the shared segment *raw), under the
+ * creation lock when two members share a node. */
 static pld_status_t allocate_rma(pld_win_sys_t *sys, pld_win_dom_t *d, void **raw, char *err, size_t errn)
 {
     const int locked = shares_a_node(sys, d);
@@ -390,9 +403,12 @@ static pld_status_t allocate_rma(pld_win_sys_t *sys, pld_win_dom_t *d, void **ra
                 return st; /* the other members fail in MPI_Win_allocate only if rank 0 is gone */
         }
     }
-    int rc = MPI_Win_allocate((MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, raw, &d->win);
+    int rc = d->tr == PLD_WIN_HYBRID ? MPI_Win_create(*raw, (MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, &d->win)
+                                      : MPI_Win_allocate((MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, raw, &d->win);
     sys->counters.mpi_calls++;
-    pld_status_t st = rc == MPI_SUCCESS ? PLD_OK : pld_win_mpi_fail(sys, "MPI_Win_allocate", rc, err, errn);
+    pld_status_t st = rc == MPI_SUCCESS ? PLD_OK
+                                        : pld_win_mpi_fail(sys, d->tr == PLD_WIN_HYBRID ? "MPI_Win_create" : "MPI_Win_allocate",
+                                                           rc, err, errn);
     if (locked && d->rank == 0) {
         char uerr[256];
         pld_status_t ust = create_lock(sys, 0, uerr, sizeof uerr);
@@ -428,7 +444,16 @@ static pld_status_t dom_open_mpi(pld_win_sys_t *sys, pld_win_dom_t *d, char *err
     void *raw = NULL;
     if (d->tr == PLD_WIN_SHM)
         PLD_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, &raw, &d->win));
-    else {
+    if (d->tr == PLD_WIN_HYBRID) {
+        /* the members on this node share one segment; everyone reaches it
+         * through MPI_Win_create too */
+        PLD_MPI_CHECK(MPI_Comm_split_type(d->comm, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &d->node));
+        PLD_MPI_CHECK(MPI_Comm_set_errhandler(d->node, MPI_ERRORS_RETURN));
+        PLD_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->node, &raw, &d->shwin));
+        PLD_MPI_CHECK(MPI_Win_set_errhandler(d->shwin, MPI_ERRORS_RETURN));
+        PLD_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, d->shwin));
+    }
+    if (d->tr != PLD_WIN_SHM) {
         pld_status_t st = allocate_rma(sys, d, &raw, err, errn);
         if (st != PLD_OK)
             return st;
@@ -448,6 +473,36 @@ static pld_status_t dom_open_mpi(pld_win_sys_t *sys, pld_win_dom_t *d, char *err
             d->peer[p] = (char *)pb + d->off[p];
         }
     }
+    if (d->tr == PLD_WIN_HYBRID) {
+        /* peer[p]: the members on this node (and on this host, which the
+         * test hook may make smaller); NULL for the rest */
+        MPI_Group dg = MPI_GROUP_NULL, ng = MPI_GROUP_NULL;
+        int all[PLD_WIN_MAX_RANKS], in_node[PLD_WIN_MAX_RANKS];
+        for (int p = 0; p < d->size; p++)
+            all[p] = p;
+        PLD_MPI_CHECK(MPI_Comm_group(d->comm, &dg));
+        PLD_MPI_CHECK(MPI_Comm_group(d->node, &ng));
+        rc = MPI_Group_translate_ranks(dg, d->size, all, ng, in_node);
+        PLD_MPI_NOTE(MPI_Group_free(&dg));
+        PLD_MPI_NOTE(MPI_Group_free(&ng));
+        sys->counters.mpi_calls++;
+        if (rc != MPI_SUCCESS)
+            return pld_win_mpi_fail(sys, "MPI_Group_translate_ranks", rc, err, errn);
+        const int myhost = pld_win_host_of(sys, d->members[d->rank]);
+        for (int p = 0; p < d->size; p++) {
+            d->peer[p] = NULL;
+            if (in_node[p] == MPI_UNDEFINED || pld_win_host_of(sys, d->members[p]) != myhost)
+                continue;
+            MPI_Aint sz = 0;
+            int du = 0;
+            void *pb = NULL;
+            PLD_MPI_CHECK(MPI_Win_shared_query(d->shwin, in_node[p], &sz, &du, &pb));
+            d->peer[p] = (char *)pb + d->off[p];
+        }
+        pld_status_t st = pld_win_msg_open(d, err, errn);
+        if (st != PLD_OK)
+            return st;
+    }
     memset(raw, 0, d->alloc);
     PLD_MPI_CHECK(MPI_Win_sync(d->win));
     PLD_MPI_CHECK(MPI_Barrier(d->comm)); /* everyone is zeroed before anyone writes */
@@ -457,10 +512,18 @@ static pld_status_t dom_open_mpi(pld_win_sys_t *sys, pld_win_dom_t *d, char *err
 static void dom_close_mpi(pld_win_dom_t *d)
 {
     pld_win_sys_t *sys = d->sys;
+    if (d->tr == PLD_WIN_HYBRID)
+        pld_win_msg_close(d);
     if (d->win != MPI_WIN_NULL) {
         PLD_MPI_NOTE(MPI_Win_unlock_all(d->win));
         PLD_MPI_NOTE(MPI_Win_free(&d->win));
     }
+    if (d->shwin != MPI_WIN_NULL) {
+        PLD_MPI_NOTE(MPI_Win_unlock_all(d->shwin));
+        PLD_MPI_NOTE(MPI_Win_free(&d->shwin));
+    }
+    if (d->node != MPI_COMM_NULL)
+        PLD_MPI_NOTE(MPI_Comm_free(&d->node));
     if (d->comm != MPI_COMM_NULL)
         PLD_MPI_NOTE(MPI_Comm_free(&d->comm));
 }
@@ -476,10 +539,10 @@ pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, s
     pld_win_transport_t tr = resolve(sys, members, n);
     if (tr == PLD_WIN_SHM && sys->mpi) {
         for (int i = 1; i < n; i++)
-            if (sys->node_of[members[i]] != sys->node_of[members[0]])
+            if (pld_win_host_of(sys, members[i]) != pld_win_host_of(sys, members[0]))
                 return pld_win_fail(sys, PLD_E_USAGE, err, errn,
                                     "window transport 'shm' needs every domain member on one node "
-                                    "(ranks %d and %d are on different nodes); use 'rma' or 'auto'",
+                                    "(ranks %d and %d are on different nodes); use 'auto', 'hybrid' or 'rma'",
                                     members[0], members[i]);
     }
     pld_win_dom_t *d = pld_mem_calloc(1, sizeof *d);
@@ -494,8 +557,9 @@ pld_status_t pld_win_dom_create(pld_win_sys_t *sys, const int *members, int n, s
     d->extent = bytes + PLD_WIN_SLACK;
     d->ctl = align_up(d->extent, PLD_WIN_ALIGN);
     d->alloc = PLD_WIN_BASE_ALIGN + d->ctl + PLD_WIN_CTL;
-    d->comm = MPI_COMM_NULL;
-    d->win = MPI_WIN_NULL;
+    d->comm = d->node = d->sig = MPI_COMM_NULL;
+    d->win = d->shwin = MPI_WIN_NULL;
+    d->rreq = MPI_REQUEST_NULL;
     if (tr == PLD_WIN_LOCAL) {
         d->raw = pld_mem_calloc(1, d->alloc);
         if (!d->raw) {
@@ -526,6 +590,10 @@ void pld_win_dom_destroy(pld_win_dom_t *d)
     if (!d)
         return;
     pld_win_sys_t *sys = d->sys;
+    /* hybrid: still linked, so that the barrier serves d's messages too (a
+     * member may still wait for our ack) */
+    if (d->tr == PLD_WIN_HYBRID)
+        (void)pld_win_msg_barrier(d, NULL, 0);
     for (pld_win_dom_t **pp = &sys->doms; *pp; pp = &(*pp)->next) {
         if (*pp == d) {
             *pp = d->next;
@@ -534,6 +602,8 @@ void pld_win_dom_destroy(pld_win_dom_t *d)
     }
     if (d->tr == PLD_WIN_LOCAL) {
         pld_mem_free(d->raw);
+    } else if (d->tr == PLD_WIN_HYBRID) {
+        dom_close_mpi(d);
     } else {
         PLD_MPI_NOTE(MPI_Barrier(d->comm)); /* no member still reads or writes our memory */
         dom_close_mpi(d);
@@ -600,6 +670,8 @@ pld_status_t pld_win_dom_barrier(pld_win_dom_t *d)
     const size_t errn = 0;
     if (d->tr == PLD_WIN_LOCAL)
         return PLD_OK;
+    if (d->tr == PLD_WIN_HYBRID)
+        return pld_win_msg_barrier(d, err, errn);
     PLD_MPI_CHECK(MPI_Barrier(d->comm));
     return PLD_OK;
 }
@@ -613,6 +685,8 @@ MPI_Aint pld_win_dom_mpi_disp(const pld_win_dom_t *d, int p, size_t disp) { retu
 pld_status_t pld_win_poll(pld_win_sys_t *sys)
 {
     sys->counters.polls++;
+    if (sys->nhybrid > 0) /* apply arrived signals; enters MPI progress (sets entered) */
+        pld_win_msg_serve_all(sys);
     /* Spin, then yield: the count restarts with every put/get/add/notify, so
      * a wait that is answered within PLD_WIN_YIELD_EVERY polls never gives up
      * its time slice (on a loaded machine a yield can cost milliseconds). */
@@ -643,9 +717,21 @@ pld_status_t pld_win_poll(pld_win_sys_t *sys)
 
 /* ---- status board ------------------------------------------------------------ */
 
+/* Before this rank says it finished, or passes a phase between dispatches,
+ * every signal it sent by message has been applied (pld_win_msg.c): no
+ * signal of a dispatch lands after the windows were cleared, or after its
+ * target finished. (A rank that says it is blocked does not wait: the
+ * deadlock detector compares the message counts of the records instead.) */
+static void settle(pld_win_sys_t *sys, int state)
+{
+    if ((sys->pending > 0 || sys->flushing > 0) && state == PLD_WS_FINISHED)
+        (void)pld_win_msg_drain(sys, NULL, 0); /* fails only on abort or the sticky error */
+}
+
 void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st)
 {
     pld_win_status_t *me = sys->status;
+    settle(sys, st->state);
     me->state = st->state;
     me->line = st->line;
     me->col = st->col;
@@ -663,6 +749,7 @@ void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st)
 
 void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase)
 {
+    settle(sys, PLD_WS_FINISHED);
     sys->status->phase = phase;
     if (sys->mpi)
         PLD_MPI_NOTE(MPI_Win_sync(sys->status_win));

@@ -9,8 +9,12 @@
  * the `shm` transport (all members on one node) the window is an
  * MPI_Win_allocate_shared segment and peers are reached with plain loads,
  * stores and C11 atomics; `rma` always uses MPI calls (what works across
- * nodes); `auto` picks shm when every member shares the node. The `local`
- * transport needs no MPI at all (one rank; in-process tests).
+ * nodes); `hybrid` (docs/transport.md) reaches the members on this node like
+ * shm and the others with MPI_Put/Get/Accumulate on an MPI_Win_create window
+ * over the same memory, and carries their signals as two-sided messages that
+ * the cell's owner applies (pld_win_msg.c); `auto` picks shm when every member
+ * shares the node, else hybrid. The `local` transport needs no MPI at all
+ * (one rank; in-process tests).
  *
  * This header does not expose MPI types: the interpreter uses it without
  * including mpi.h. Errors: PLD_E_MPI with the failing call, MPI's error text
@@ -25,10 +29,12 @@
 #include <stdint.h>
 
 typedef enum pld_win_transport {
-    PLD_WIN_AUTO = 0,  /* shm when every domain member shares the node, else rma */
+    PLD_WIN_AUTO = 0,  /* shm when every domain member shares the node, else hybrid */
     PLD_WIN_RMA,       /* MPI_Win_allocate + MPI_Put/Get/Accumulate */
     PLD_WIN_SHM,       /* MPI_Win_allocate_shared + direct access (one node only) */
-    PLD_WIN_LOCAL      /* no MPI: a single rank, plain memory */
+    PLD_WIN_LOCAL,     /* no MPI: a single rank, plain memory */
+    PLD_WIN_HYBRID     /* shared memory among the members of a node, MPI RMA (data) and
+                          messages (signals) between nodes: what auto picks across nodes */
 } pld_win_transport_t;
 
 typedef struct pld_win_sys pld_win_sys_t;  /* per process */
@@ -68,11 +74,18 @@ pld_status_t pld_win_sys_error(const pld_win_sys_t *sys, char *err, size_t errn)
  * PLD_MPI_NOTE, reports MPI_ERR_OTHER (the call itself still runs). A NULL
  * name or after < 0 turns it off. Not collective. */
 void pld_win_test_fail_mpi(pld_win_sys_t *sys, const char *name, long after);
+/* Testing hook: from now on the transports treat world rank r as running on
+ * host r % k (k >= 1), whatever node it is on, so that one node exercises
+ * the paths between hosts (hybrid's messages and RMA; auto's choice). The
+ * memory of the members of one real node is still shared. Call it before
+ * creating any domain. Not collective, but every rank must make the same
+ * call. k <= 0 restores the real nodes. */
+void pld_win_test_split_hosts(pld_win_sys_t *sys, int k);
 int pld_win_world_rank(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD rank (0 for local) */
 int pld_win_world_size(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD size (1 for local) */
 /* 1 when every world rank runs on this node (MPI_COMM_TYPE_SHARED). */
 int pld_win_single_node(const pld_win_sys_t *sys);
-const char *pld_win_transport_name(pld_win_transport_t tr);  /* "auto", "rma", "shm", "local" */
+const char *pld_win_transport_name(pld_win_transport_t tr);  /* "auto", "rma", "shm", "local", "hybrid" */
 /* Parses a transport name; returns 0 on success, -1 for an unknown name. */
 int pld_win_transport_from_name(const char *name, pld_win_transport_t *out);
 
@@ -108,7 +121,7 @@ size_t pld_win_dom_extent(const pld_win_dom_t *d);     /* bytes + PLD_WIN_SLACK:
  * of it are allowed; they are published by the next notify and made current
  * by read_cell (release/acquire, semantics §1.6). */
 void *pld_win_dom_base(const pld_win_dom_t *d);
-pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d); /* RMA, SHM or LOCAL (never AUTO) */
+pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d); /* RMA, SHM, HYBRID or LOCAL (never AUTO) */
 /* Zeroes this rank's window memory (bytes and slack; not the layer's control
  * words) and publishes it. Not collective: callers agree on when (nobody may
  * access this rank's window meanwhile). */
@@ -205,6 +218,7 @@ typedef struct pld_win_counters {
     uint64_t flushes;                    /* MPI_Win_flush calls */
     uint64_t polls, yields;              /* pld_win_poll calls, sched_yield calls */
     uint64_t lock_spins;                 /* failed FP16/BF16 and window-creation lock attempts */
+    uint64_t msgs, msgs_applied;         /* hybrid: signal messages sent, and applied here */
 } pld_win_counters_t;
 void pld_win_counters(const pld_win_sys_t *sys, pld_win_counters_t *out); /* copies this rank's counters */
 /* Text of the last error the layer reported on this rank ("" if none), for
@@ -226,6 +240,9 @@ typedef struct pld_win_status {
     int32_t expected, found;
     int32_t dom_rank;       /* domain rank of the waiter */
     char what[96];          /* e.g. "wait on sig[1, 0] in stuck_step" */
+    int64_t msgs_sent;      /* hybrid: signal messages this rank sent (kept by the layer) */
+    int64_t msgs_applied;   /* hybrid: signal messages applied to this rank's cells (kept by the layer);
+                               sums over all ranks equal when no signal is in flight */
 } pld_win_status_t;
 
 /* Publishes this rank's record (local write + MPI_Win_sync, visible to

@@ -20,6 +20,17 @@
 #define PLD_WIN_CTL 64
 #define PLD_WIN_LOCK_OFF 0 /* lock word, relative to ctl */
 
+/* A signal carried by a message (hybrid transport, pld_win_msg.c). */
+typedef struct pld_win_msg {
+    int64_t disp;  /* byte offset of the cell in the target's window */
+    int32_t v;     /* value to set or add */
+    int32_t kind;  /* PLD_WIN_MSG_ADD, _SET; _FLUSH (answer when everything before it is
+                      applied), _FLUSHED (the answer) */
+} pld_win_msg_t;
+enum { PLD_WIN_MSG_ADD = 0, PLD_WIN_MSG_SET = 1, PLD_WIN_MSG_FLUSH = 2, PLD_WIN_MSG_FLUSHED = 3 };
+/* Messages in flight from one rank (sends not yet completed locally). */
+#define PLD_WIN_SENDQ 64
+
 struct pld_win_dom {
     pld_win_sys_t *sys;
     pld_win_dom_t *next;    /* sys's list of live domains (newest first) */
@@ -35,7 +46,17 @@ struct pld_win_dom {
     MPI_Aint off[PLD_WIN_MAX_RANKS];   /* aligned base - window start, per member */
     void *raw;                         /* local: the malloc'd block */
     MPI_Comm comm;                     /* MPI_COMM_NULL for local */
-    MPI_Win win;                       /* MPI_WIN_NULL for local */
+    MPI_Win win;                       /* MPI_WIN_NULL for local; hybrid: MPI_Win_create over the
+                                          shared segment, for the members on other nodes */
+    /* hybrid only (pld_win_msg.c): the members on this node share one
+     * MPI_Win_allocate_shared segment (node, shwin; peer[p] != NULL for them);
+     * signal cells of members on other nodes are updated by messages on sig,
+     * applied by the cell's owner (rbuf/rreq: the posted receive) */
+    MPI_Comm node, sig;
+    MPI_Win shwin;
+    MPI_Request rreq;
+    pld_win_msg_t rbuf;
+    int pend[PLD_WIN_MAX_RANKS]; /* signal messages sent to each member since its last flush */
     _Alignas(8) unsigned char ctx[PLD_WIN_CTX_BYTES];
 };
 
@@ -50,6 +71,12 @@ struct pld_win_sys {
     pld_win_status_t *status; /* own record (in status_win, or &local_status) */
     pld_win_status_t local_status;
     pld_win_dom_t *doms;    /* live domains, newest first */
+    int nhybrid;            /* live hybrid domains (pld_win_poll serves their messages) */
+    int64_t pending;        /* signal messages sent and not yet flushed (all domains) */
+    int64_t flushing;       /* flush requests not yet answered */
+    MPI_Request sreq[PLD_WIN_SENDQ]; /* sends in flight and their buffers */
+    pld_win_msg_t sbuf[PLD_WIN_SENDQ];
+    int split_hosts;        /* pld_win_test_split_hosts: k > 0 puts world rank r on host r % k */
     pld_win_counters_t counters;
     uint64_t spin;          /* polls since this rank last put/got/added/notified (a new wait) */
     int entered;            /* an rma op or read_cell entered MPI progress since the last poll */
@@ -119,6 +146,38 @@ static inline pld_status_t pld_win_sticky(pld_win_sys_t *sys, char *err, size_t 
     return sys->sticky == PLD_OK ? PLD_OK : pld_win_fail(sys, sys->sticky, err, errn, "%s", sys->sticky_msg);
 }
 
+
+/* The host of world rank r as the transports see it: its node, or r % k
+ * under pld_win_test_split_hosts(k). */
+static inline int pld_win_host_of(const pld_win_sys_t *sys, int r)
+{
+    return sys->split_hosts > 0 ? r % sys->split_hosts : sys->node_of[r];
+}
+
+/* ---- hybrid transport: signals by message (pld_win_msg.c) ----
+ * A notify to a member on another node is a message {disp, v, kind} on the
+ * domain's `sig` communicator; the owner of the cell applies it with a C11
+ * atomic (so every update of a cell goes through one mechanism: CPU atomics
+ * on the owner's memory). pld_win_msg_drain makes sure every message this
+ * rank sent has been applied: a flush request to each member it sent to,
+ * answered once everything before it is applied (messages of one issuer to
+ * one target stay in order). The status record counts the messages sent and
+ * applied (msgs_sent, msgs_applied) for the deadlock detector. */
+pld_status_t pld_win_msg_open(pld_win_dom_t *d, char *err, size_t errn);
+void pld_win_msg_close(pld_win_dom_t *d);
+pld_status_t pld_win_msg_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int set, char *err, size_t errn);
+/* Applies the messages that have arrived for d (and acks them); completes
+ * finished sends. Enters MPI progress. */
+void pld_win_msg_serve(pld_win_dom_t *d);
+void pld_win_msg_serve_all(pld_win_sys_t *sys);
+/* Waits until every signal message of this rank was applied by its target,
+ * serving incoming ones meanwhile (a round trip to each member it sent to
+ * since the last drain; nothing when there is none). Gives up (PLD_E_RUNTIME) when the status
+ * board's abort flag is set or on the sticky error. */
+pld_status_t pld_win_msg_drain(pld_win_sys_t *sys, char *err, size_t errn);
+/* A barrier of d's members that serves messages while it waits (a member may
+ * still wait for our ack). */
+pld_status_t pld_win_msg_barrier(pld_win_dom_t *d, char *err, size_t errn);
 
 /* The MPI handles of a domain (MPI_COMM_NULL / MPI_WIN_NULL for local), and
  * the displacement in the MPI window of byte `disp` of member p's window. */

@@ -106,8 +106,22 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
     pld_win_sys_t *sys = d->sys;
     PLD_MPI_CHECK(MPI_Win_flush(peer, d->win));
     sys->counters.flushes++;
-    sys->entered = d->tr == PLD_WIN_RMA;
+    sys->entered = d->tr == PLD_WIN_RMA || d->tr == PLD_WIN_HYBRID;
     return PLD_OK;
+}
+
+/* hybrid: the issuer's earlier signal messages are applied before its next
+ * put, get or add (pld_win_msg.c) */
+static pld_status_t settled(pld_win_dom_t *d, char *err, size_t errn)
+{
+    return d->sys->pending > 0 || d->sys->flushing > 0 ? pld_win_msg_drain(d->sys, err, errn) : PLD_OK;
+}
+
+/* The peer's window mapped here (shm, local; hybrid: a member on this
+ * node), or NULL when it is reached through MPI. */
+static char *mapped(const pld_win_dom_t *d, int peer)
+{
+    return d->tr == PLD_WIN_RMA ? NULL : d->peer[peer];
 }
 
 /* ---- put / get ---------------------------------------------------------------- */
@@ -126,8 +140,11 @@ pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     bump_epoch(sys);
     if (bytes == 0)
         return PLD_OK;
-    if (d->tr != PLD_WIN_RMA) {
-        memmove(d->peer[peer] + disp, src, bytes);
+    if ((st = settled(d, err, errn)) != PLD_OK)
+        return st;
+    char *to = mapped(d, peer);
+    if (to) {
+        memmove(to + disp, src, bytes);
         return PLD_OK;
     }
     for (size_t o = 0; o < bytes; o += sys->chunk_bytes) {
@@ -151,8 +168,11 @@ pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, siz
     sys->spin = 0;
     if (bytes == 0)
         return PLD_OK;
-    if (d->tr != PLD_WIN_RMA) {
-        memmove(dst, d->peer[peer] + disp, bytes);
+    if ((st = settled(d, err, errn)) != PLD_OK)
+        return st;
+    const char *from = mapped(d, peer);
+    if (from) {
+        memmove(dst, from + disp, bytes);
         return PLD_OK;
     }
     for (size_t o = 0; o < bytes; o += sys->chunk_bytes) {
@@ -223,7 +243,7 @@ static pld_status_t add_half(pld_win_dom_t *d, int peer, size_t disp, const char
 {
     pld_win_sys_t *sys = d->sys;
     char *tmp = NULL;
-    if (d->tr == PLD_WIN_RMA) {
+    if (d->tr != PLD_WIN_SHM) {
         tmp = pld_mem_alloc(2 * (count < HALF_CHUNK ? count : HALF_CHUNK));
         if (!tmp)
             return pld_win_fail(sys, PLD_E_NOMEM, err, errn, "out of memory in an FP16/BF16 atomic add");
@@ -298,6 +318,11 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
         add_local(d->base + disp, src, dt, count);
         return PLD_OK;
     }
+    /* hybrid: every add goes through MPI_Accumulate on the MPI_Win_create
+     * window, same-node members included, so that adds to one element stay
+     * atomic with each other (one mechanism) */
+    if ((st = settled(d, err, errn)) != PLD_OK)
+        return st;
     if (half)
         return add_half(d, peer, disp, src, count, half == 2, err, errn);
     const size_t step = sys->chunk_bytes / es > 0 ? sys->chunk_bytes / es : 1;
@@ -333,6 +358,19 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
         memcpy(d->base + disp, &c, 4);
         return PLD_OK;
     }
+    if (d->tr == PLD_WIN_HYBRID) {
+        /* puts/adds were complete when issued; a member on this node gets a
+         * C11 release RMW on the shared segment, one elsewhere a message
+         * that its owner applies the same way */
+        _Atomic int32_t *c = (_Atomic int32_t *)(void *)(d->peer[peer] ? d->peer[peer] + disp : NULL);
+        if (!c)
+            return pld_win_msg_notify(d, peer, disp, v, set, err, errn);
+        if (set)
+            atomic_store_explicit(c, v, memory_order_release);
+        else
+            atomic_fetch_add_explicit(c, v, memory_order_release);
+        return PLD_OK;
+    }
     /* Release: this rank's plain stores to its own window become visible
      * before the cell changes (puts/adds were flushed when issued). */
     PLD_MPI_CHECK(MPI_Win_sync(d->win));
@@ -362,7 +400,10 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
      * cell is seen, the data they released) visible to plain loads. A
      * failure becomes the sticky error (the caller's next poll returns it). */
     pld_win_sys_t *sys = d->sys;
-    PLD_MPI_NOTE(MPI_Win_sync(d->win));
-    sys->entered = d->tr == PLD_WIN_RMA;
+    if (d->tr == PLD_WIN_HYBRID) /* apply the signals that have arrived */
+        pld_win_msg_serve(d);
+    else
+        PLD_MPI_NOTE(MPI_Win_sync(d->win));
+    sys->entered = d->tr == PLD_WIN_RMA || d->tr == PLD_WIN_HYBRID;
     return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
 }

@@ -1103,7 +1103,11 @@ def main():
     ap = T.mpi_arg_parser(__doc__)
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
     ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: the case\'s ranks')
-    ap.add_argument('--transport', action='append', choices=TRANSPORTS, help='default: rma and shm')
+    ap.add_argument('--transport', action='append', choices=TRANSPORTS + ('hybrid',),
+                    help='default: rma and shm (hybrid: only with --split-hosts or across hosts)')
+    ap.add_argument('--split-hosts', type=int, default=0, metavar='K',
+                    help='run pldrun_testing with PLD_TEST_SPLIT_HOSTS=K: the window layer treats rank r as running '
+                         'on host r %% K, so one node exercises the transport between hosts')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print "CASE P TRANSPORT" per test and exit')
     ap.add_argument('--backend', default=None,
@@ -1137,6 +1141,14 @@ def main():
     args.pldrun = os.path.abspath(args.pldrun)
     args.workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'coll_runs'))
     env = T.mpi_env(REPO)
+    if args.split_hosts:  # mpirun passes the environment on to the ranks of this node
+        env['PLD_TEST_SPLIT_HOSTS'] = str(args.split_hosts)
+    if 'hybrid' in (args.transport or ()):
+        # the cases of the selection over hybrid (one run per case and P; no
+        # printed lowered programs: they are a front-end check, run over shm)
+        sel += [(c, P, 'hybrid') for (c, P, tr) in tests
+                if tr == 'shm' and not c.endswith('_lowered') and (not args.case or c in args.case) and
+                (not args.ranks or P in args.ranks)]
     passed = failed = skipped = 0
     t0 = time.time()
     extra = ['--backend', args.backend] if args.backend else []

@@ -82,8 +82,9 @@ static void usage(FILE *f)
           "  --devices LIST      device ids for the ranks of each host, by local rank (\"0,1,2,3\");\n"
           "                      default: the backend chooses (ascend: local rank)\n"
           "  --timeout SECONDS   hang watchdog: a wait unsatisfied this long stops the run (default 30)\n"
-          "  --window-transport rma|shm|auto\n"
-          "                      how ranks reach each other's windows (default auto: shm on one node)\n"
+          "  --window-transport auto|shm|hybrid|rma\n"
+          "                      how ranks reach each other's windows (default auto: shm on one node,\n"
+          "                      hybrid across nodes: shm within a node, RMA and messages between nodes)\n"
           "  --dispatches N      run the entry N times, like a worker serving N calls (default 1);\n"
           "                      --out files hold the last dispatch's results\n"
           "  --persistent-windows\n"
@@ -201,11 +202,12 @@ static int parse_args(int argc, char **argv, opts_t *o)
             o->reset = strcmp(val, "yes") == 0;
             i++;
         } else if (strcmp(a, "--window-transport") == 0) {
-            if (!val || (strcmp(val, "rma") != 0 && strcmp(val, "shm") != 0 && strcmp(val, "auto") != 0)) {
-                fprintf(stderr, "pldrun: --window-transport must be rma, shm or auto\n");
+            pld_win_transport_t tr;
+            if (!val || pld_win_transport_from_name(val, &tr) != 0 || tr == PLD_WIN_LOCAL) {
+                fprintf(stderr, "pldrun: --window-transport must be auto, shm, hybrid or rma\n");
                 return EX_USAGE;
             }
-            o->transport = strcmp(val, "rma") == 0 ? PLD_WIN_RMA : strcmp(val, "shm") == 0 ? PLD_WIN_SHM : PLD_WIN_AUTO;
+            o->transport = tr;
             i++;
         } else if (strcmp(a, "--platform") == 0) {
             o->platform = val ? pld_npu_profile(val) : NULL;
@@ -857,7 +859,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
             report_phase("writing the outputs");
             rc = write_outputs(o, it);
             char wins[64] = "";
-            for (int t = PLD_WIN_RMA; t <= PLD_WIN_LOCAL; t++)
+            for (int t = PLD_WIN_RMA; t <= PLD_WIN_HYBRID; t++)
                 if (transports & (1u << t))
                     snprintf(wins + strlen(wins), sizeof wins - strlen(wins), "%s%s", wins[0] ? "+" : ", windows over ",
                              pld_win_transport_name((pld_win_transport_t)t));
@@ -948,8 +950,20 @@ static void testing_hooks(void)
     if (skew && *skew)
         pld_trace_test_skew(atoll(skew));
 }
+
+/* PLD_TEST_SPLIT_HOSTS=K: the window layer treats world rank r as running on
+ * host r % K (pld_win_test_split_hosts), so that one node exercises the
+ * transport between hosts (hybrid's messages and RMA). Every rank must have
+ * the same value. */
+static void testing_win_hooks(pld_win_sys_t *win)
+{
+    const char *k = getenv("PLD_TEST_SPLIT_HOSTS");
+    if (k && *k)
+        pld_win_test_split_hosts(win, atoi(k));
+}
 #else
 static void testing_hooks(void) {}
+static void testing_win_hooks(pld_win_sys_t *win) { (void)win; }
 #endif
 
 int main(int argc, char **argv)
@@ -989,6 +1003,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
         return EX_UNAVAILABLE;
     }
+    testing_win_hooks(win);
     /* --trace, -v, --log-dir: every rank's recorder, then one clock */
     observe_t *obs = NULL;
     int bad = observe_open(o.trace, o.verbose, o.log_dir, o.path, rank, size, &obs, err, sizeof err) != 0, anybad = bad;
