@@ -29,6 +29,9 @@
 #define HOST_TILE 256            /* elements per builtin tile */
 #define MESH_CHUNK_BYTES 16384   /* InCore composite chunk */
 #define BUILTIN_MAX_RANKS 16     /* builtins silently do nothing above this */
+/* Across hosts the mesh allreduces merge consecutive chunks (tiles) into one
+ * step of at most this many bytes per peer (merged_step; docs/transport.md). */
+#define MERGE_BYTES ((int64_t)8 << 20)
 
 static int target_index(int op)
 {
@@ -164,17 +167,24 @@ static size_t cell_disp(const coll_t *c, int64_t r, int64_t k)
     return pld_dist_disp(c->d, c->sig, idx);
 }
 
-/* Credit +1 into every peer's cell for this rank (slot k). */
-static pld_status_t arrive(coll_t *c, int64_t k)
+/* Credit +n into every peer's cell for this rank (slot k): n barriers'
+ * arrivals at once (merged steps). */
+static pld_status_t arrive_n(coll_t *c, int64_t k, int32_t n)
 {
     for (int q = 0; q < c->P; q++) {
         if (q == c->me)
             continue;
-        pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, k), 1, 0);
+        pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, k), n, 0);
         if (st != PLD_OK)
             return st;
     }
     return PLD_OK;
+}
+
+/* Credit +1 into every peer's cell for this rank (slot k). */
+static pld_status_t arrive(coll_t *c, int64_t k)
+{
+    return arrive_n(c, k, 1);
 }
 
 /* "allreduce (mesh): wait on sig[q, k] >= g in f" (formatted only when the
@@ -228,18 +238,49 @@ static pld_status_t phase_end(coll_t *c, pld_ev_t *ev, pld_status_t st)
     return st;
 }
 
-static pld_status_t barrier(coll_t *c, int64_t k, int32_t g)
+/* n barriers of slot k at once: credit +n, then wait for credit g from every
+ * peer (n = 1: one barrier). */
+static pld_status_t barrier_n(coll_t *c, int64_t k, int32_t n, int32_t g)
 {
     pld_ev_t ev;
-    char name[64];
+    char name[80];
     if (c->it->trace) {
-        snprintf(name, sizeof name, g == 1 ? "entry barrier (slot %lld)" : "barrier (slot %lld, credit %d)", (long long)k,
-                 (int)g);
+        if (n > 1)
+            snprintf(name, sizeof name, "%d merged barriers (slot %lld, credit %d)", (int)n, (long long)k, (int)g);
+        else
+            snprintf(name, sizeof name, g == 1 ? "entry barrier (slot %lld)" : "barrier (slot %lld, credit %d)",
+                     (long long)k, (int)g);
         phase_begin(c, &ev, name);
     }
-    pld_status_t st = arrive(c, k);
+    pld_status_t st = arrive_n(c, k, n);
     st = st != PLD_OK ? st : await_all(c, k, g);
     return c->it->trace ? phase_end(c, &ev, st) : st;
+}
+
+static pld_status_t barrier(coll_t *c, int64_t k, int32_t g)
+{
+    return barrier_n(c, k, 1, g);
+}
+
+/* How many consecutive chunks (tiles) of `unit` elements of dtype size esz
+ * one step of a mesh allreduce covers: 1 where every peer's window is mapped
+ * here (shm: a per-chunk barrier costs a few atomics), as many as fit in
+ * MERGE_BYTES across hosts (hybrid, rma: each barrier and each transfer costs
+ * a network round trip). A merged step reads its whole range from every
+ * peer, then passes its barriers at once (one notify of +n per peer, one
+ * wait for the last credit), then stores: every rank still reads every chunk
+ * before any rank stores it, and every element is folded in the same order,
+ * so the results are bit-identical, and the signal cells see the same total
+ * credit (a mismatched call still hangs at the same final count). Only the
+ * intermediate cell values a per-chunk protocol passes through are skipped;
+ * no correct program can observe them (docs/transport.md). */
+static int64_t merged_step(const coll_t *c, int64_t unit, int esz)
+{
+    pld_win_transport_t tr = pld_win_dom_transport(c->d->win);
+    if (tr != PLD_WIN_HYBRID && tr != PLD_WIN_RMA)
+        return 1;
+    int64_t n = MERGE_BYTES / (unit * esz);
+    return n > 1 ? n : 1;
 }
 
 /* Epilogue: subtract the n credits received from every peer (self-notify). */
@@ -501,15 +542,18 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
                                 (long long)(N * esz));
         nch = 1;
     }
-    acc = alloc_elems(t->dt, N < C ? N : C);
-    tmp = alloc_elems(t->dt, N < C ? N : C);
+    /* G chunks per step (merged_step: 1 on one host) */
+    const int64_t G = box ? 1 : merged_step(c, C, esz), W = G * C;
+    acc = alloc_elems(t->dt, N < W ? N : W);
+    tmp = alloc_elems(t->dt, N < W ? N : W);
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
     }
     TRY(barrier(c, 0, 1));
-    for (int64_t k = 0; k < nch; k++) {
-        int64_t lo = k * C, n = box ? N : (N - lo < C ? N - lo : C);
+    for (int64_t k0 = 0; k0 < nch; k0 += G) {
+        const int64_t k = k0 + G < nch ? k0 + G - 1 : nch - 1; /* the step's last chunk */
+        int64_t lo = k0 * C, n = box ? N : (N - lo < W ? N - lo : W);
         for (int p = -1; p < c->P; p++) {
             int who = p < 0 ? c->me : p;
             if (p == c->me)
@@ -519,7 +563,7 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
             if (p >= 0)
                 TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
         }
-        TRY(barrier(c, 0, (int32_t)(k + 2)));
+        TRY(barrier_n(c, 0, (int32_t)(k - k0 + 1), (int32_t)(k + 2)));
         TRY(box ? local_io(c, t, boxo, t->valid, acc, 1) : xfer1(c, &flat, c->me, lo, n, acc, 1));
     }
     TRY(clear(c, 0, (int32_t)(1 + nch)));
@@ -630,8 +674,10 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
         return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", cname(c));
     flat_desc(t, &flat, N);
     int64_t ntiles = cdiv(N, HOST_TILE), maxT = B > 0 ? cdiv(ntiles, B) : 0;
-    acc = alloc_elems(t->dt, B * HOST_TILE);
-    tmp = alloc_elems(t->dt, HOST_TILE);
+    /* rounds of B tiles per step (merged_step: 1 on one host) */
+    const int64_t R = B > 0 ? (merged_step(c, B * HOST_TILE, esz)) : 1;
+    acc = alloc_elems(t->dt, R * B * HOST_TILE);
+    tmp = alloc_elems(t->dt, R > 1 ? R * B * HOST_TILE : HOST_TILE);
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
@@ -644,7 +690,40 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
         LANE(b);
         TRY(await_all(c, b, 1));
     }
-    for (int64_t j = 0; j < maxT; j++) {
+    for (int64_t j0 = 0; R > 1 && j0 < maxT; j0 += R) {
+        /* rounds j0 .. j1-1 at once: tiles [j0*B, j1*B) are one contiguous
+         * range; fold it whole, then every lane passes its barriers of these
+         * rounds at once (credit + its tiles in them, wait for 1 + its tiles
+         * so far), then store (merged_step) */
+        const int64_t j1 = j0 + R < maxT ? j0 + R : maxT;
+        const int64_t lo = j0 * B * HOST_TILE, hi = j1 * B * HOST_TILE < N ? j1 * B * HOST_TILE : N;
+        TRY(xfer1(c, &flat, c->me, lo, hi - lo, acc, 0));
+        for (int p = 0; p < c->P; p++) {
+            if (p == c->me)
+                continue;
+            TRY(xfer1(c, &flat, p, lo, hi - lo, tmp, 0));
+            TRY(fold(c, binop_of(op), acc, tmp, t->dt, hi - lo));
+        }
+        for (int64_t b = 0; b < B; b++) {
+            /* lane b's tiles b + j*B with j < j1, and those with j < j0 */
+            const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;
+            const int64_t before = j0 < upto ? j0 : upto, now = (j1 < upto ? j1 : upto) - before;
+            if (now <= 0)
+                continue;
+            LANE(b);
+            TRY(arrive_n(c, b, (int32_t)now));
+        }
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;
+            const int64_t last = j1 < upto ? j1 : upto;
+            if (last <= j0)
+                continue;
+            LANE(b);
+            TRY(await_all(c, b, (int32_t)(last + 1)));
+        }
+        TRY(xfer1(c, &flat, c->me, lo, hi - lo, acc, 1));
+    }
+    for (int64_t j = 0; R == 1 && j < maxT; j++) {
         for (int64_t b = 0; b < B; b++) {
             int64_t tile = b + j * B;
             if (tile >= ntiles)
