@@ -494,6 +494,39 @@ static pld_status_t fold(coll_t *c, pld_binop_k_t op, void *acc, void *x, pld_dt
     return PLD_OK;
 }
 
+/* Reads elements [lo, lo+n) of flat on this rank into acc and on every peer,
+ * folding them in: own value, then the peers ascending (§2.14). batched
+ * (merged steps across hosts): the peers' reads go out as one batch
+ * (pld_win_batch_begin), each into its own part of tmp ((P-1) * n
+ * elements), so that every rank waits for all its transfers at once and
+ * serves its peers' meanwhile; then the folds, in the same order. */
+static pld_status_t read_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, pld_binop_k_t op, void *acc,
+                              char *tmp, int batched)
+{
+    const size_t nb = (size_t)n * (size_t)pld_dtype_bytes(flat->dt);
+    pld_status_t st = xfer1(c, flat, c->me, lo, n, acc, 0);
+    if (!batched) {
+        for (int p = 0; p < c->P && st == PLD_OK; p++) {
+            if (p == c->me)
+                continue;
+            st = xfer1(c, flat, p, lo, n, tmp, 0);
+            if (st == PLD_OK)
+                st = fold(c, op, acc, tmp, flat->dt, n);
+        }
+        return st;
+    }
+    if (st != PLD_OK)
+        return st;
+    pld_win_batch_begin(c->it->win);
+    for (int p = 0, j = 0; p < c->P && st == PLD_OK; p++)
+        if (p != c->me)
+            st = xfer1(c, flat, p, lo, n, tmp + (size_t)j++ * nb, 0);
+    st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    for (int j = 0; j < c->P - 1 && st == PLD_OK; j++)
+        st = fold(c, op, acc, tmp + (size_t)j * nb, flat->dt, n);
+    return st;
+}
+
 static void *alloc_elems(pld_dtype_t dt, int64_t n)
 {
     return pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(dt));
@@ -524,7 +557,8 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     pld_tensor_t flat;
     int64_t boxo[PLD_MAX_RANK] = {0};
     int box = !fully_valid(t);
-    void *acc = NULL, *tmp = NULL;
+    void *acc = NULL;
+    char *tmp = NULL;
     if (!box) {
         if (!is_packed(t))
             return pld_rt_error(c->it, c->f, c->e->span,
@@ -544,8 +578,9 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     }
     /* G chunks per step (merged_step: 1 on one host) */
     const int64_t G = box ? 1 : merged_step(c, C, esz), W = G * C;
+    const int batched = G > 1 && pld_dist_can_batch(c->it);
     acc = alloc_elems(t->dt, N < W ? N : W);
-    tmp = alloc_elems(t->dt, N < W ? N : W);
+    tmp = alloc_elems(t->dt, (N < W ? N : W) * (batched ? c->P - 1 : 1));
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
@@ -554,14 +589,17 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     for (int64_t k0 = 0; k0 < nch; k0 += G) {
         const int64_t k = k0 + G < nch ? k0 + G - 1 : nch - 1; /* the step's last chunk */
         int64_t lo = k0 * C, n = box ? N : (N - lo < W ? N - lo : W);
-        for (int p = -1; p < c->P; p++) {
-            int who = p < 0 ? c->me : p;
-            if (p == c->me)
-                continue;
-            void *dst = p < 0 ? acc : tmp;
-            TRY(box ? xfer(c, t, who, boxo, t->valid, dst, 0) : xfer1(c, &flat, who, lo, n, dst, 0));
-            if (p >= 0)
-                TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
+        if (box) {
+            for (int p = -1; p < c->P; p++) {
+                int who = p < 0 ? c->me : p;
+                if (p == c->me)
+                    continue;
+                TRY(xfer(c, t, who, boxo, t->valid, p < 0 ? acc : tmp, 0));
+                if (p >= 0)
+                    TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
+            }
+        } else {
+            TRY(read_fold(c, &flat, lo, n, binop_of(op), acc, tmp, batched));
         }
         TRY(barrier_n(c, 0, (int32_t)(k - k0 + 1), (int32_t)(k + 2)));
         TRY(box ? local_io(c, t, boxo, t->valid, acc, 1) : xfer1(c, &flat, c->me, lo, n, acc, 1));
@@ -658,7 +696,7 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     int64_t B = core_num < S ? core_num : S;
     pld_tensor_t flat;
     char *acc = NULL;
-    void *tmp = NULL;
+    char *tmp = NULL;
     int esz = pld_dtype_bytes(t->dt);
     /* tracing: core b's steps go on block b's track (the builtin kernel runs
      * core_num blocks on a card; here they take turns) */
@@ -676,8 +714,9 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     int64_t ntiles = cdiv(N, HOST_TILE), maxT = B > 0 ? cdiv(ntiles, B) : 0;
     /* rounds of B tiles per step (merged_step: 1 on one host) */
     const int64_t R = B > 0 ? (merged_step(c, B * HOST_TILE, esz)) : 1;
+    const int batched = R > 1 && pld_dist_can_batch(c->it);
     acc = alloc_elems(t->dt, R * B * HOST_TILE);
-    tmp = alloc_elems(t->dt, R > 1 ? R * B * HOST_TILE : HOST_TILE);
+    tmp = alloc_elems(t->dt, R > 1 ? R * B * HOST_TILE * (batched ? c->P - 1 : 1) : HOST_TILE);
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
@@ -697,13 +736,7 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
          * so far), then store (merged_step) */
         const int64_t j1 = j0 + R < maxT ? j0 + R : maxT;
         const int64_t lo = j0 * B * HOST_TILE, hi = j1 * B * HOST_TILE < N ? j1 * B * HOST_TILE : N;
-        TRY(xfer1(c, &flat, c->me, lo, hi - lo, acc, 0));
-        for (int p = 0; p < c->P; p++) {
-            if (p == c->me)
-                continue;
-            TRY(xfer1(c, &flat, p, lo, hi - lo, tmp, 0));
-            TRY(fold(c, binop_of(op), acc, tmp, t->dt, hi - lo));
-        }
+        TRY(read_fold(c, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
         for (int64_t b = 0; b < B; b++) {
             /* lane b's tiles b + j*B with j < j1, and those with j < j0 */
             const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;

@@ -812,8 +812,38 @@ size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *id
     return (size_t)((char *)pld_tensor_at(t, idx) - (char *)pld_win_dom_base(d->win));
 }
 
+static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
+                           const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir);
+
+int pld_dist_can_batch(const pld_interp_t *it)
+{
+    /* --poison and --check-races read shadows and records right after each
+     * transfer; a seeded schedule holds puts itself */
+    return it->win && !it->poison && !it->race && !it->sched_on;
+}
+
+pld_status_t pld_dist_batch_end(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_status_t st)
+{
+    char err[256];
+    pld_status_t bst = pld_win_batch_end(it->win, err, sizeof err);
+    if (st == PLD_OK && bst != PLD_OK)
+        st = pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
+    return st;
+}
+
+/* The runs of one region reach the peer as one batch (pld_win_batch_begin):
+ * across hosts one round trip, not one per row. */
 pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
                              const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir)
+{
+    if (!pld_dist_can_batch(it))
+        return region(it, f, e, d, peer, t, off, ext, packed, dir);
+    pld_win_batch_begin(it->win);
+    return pld_dist_batch_end(it, f, e, region(it, f, e, d, peer, t, off, ext, packed, dir));
+}
+
+static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
+                           const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir)
 {
     int r = t->rank, esz = pld_dtype_bytes(t->dt);
     char err[512];

@@ -370,6 +370,12 @@ size_t pld_dist_disp(const domain_t *d, const pld_tensor_t *t, const int64_t *id
  * peer to/from a packed local buffer (dir 0 get, 1 put, 2 atomic add). */
 pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
                              const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir);
+/* 1 when transfers may be batched (pld_win_batch_begin): not under --poison,
+ * --check-races or a seeded schedule. */
+int pld_dist_can_batch(const pld_interp_t *it);
+/* Ends a batch (pld_win_batch_end); a failed flush becomes a runtime error at
+ * e unless st already is one. Returns st or that error. */
+pld_status_t pld_dist_batch_end(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_status_t st);
 /* notify / wait on an int32 cell of a window-bound signal tensor. A wait's
  * condition: cell == expected, cell >= expected (signed, pld.system.wait) or
  * unsigned(cell) >= unsigned(expected) (pld.system.defer_wait). */

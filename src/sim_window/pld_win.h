@@ -168,6 +168,19 @@ pld_status_t pld_win_dom_barrier(pld_win_dom_t *d);
  * rank's status epoch. Not collective. */
 pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *src, size_t bytes, char *err, size_t errn);
 pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, size_t bytes, char *err, size_t errn);
+/* Batches: between pld_win_batch_begin and pld_win_batch_end, puts and gets
+ * to members reached through MPI (rma; hybrid: other hosts) are issued
+ * without waiting for each to complete; batch_end completes them all (one
+ * MPI_Win_flush_all per domain touched). A get's destination holds its data
+ * only after batch_end. For transfers nothing can observe separately: the
+ * runs of one strided region, the reads of one collective step
+ * (docs/transport.md). Adds and notifies complete as usual; a notify inside a
+ * batch is a usage error (PLD_E_USAGE: its puts would not be complete).
+ * Batches nest (only the outermost end flushes). batch_end returns the first
+ * error of the flushes. Not collective. */
+void pld_win_batch_begin(pld_win_sys_t *sys);
+pld_status_t pld_win_batch_end(pld_win_sys_t *sys, char *err, size_t errn);
+
 /* Element-wise atomic add of count elements of dtype dt into the peer's
  * window (INT8/16/32/64, UINT8/16/32/64, INDEX, FP32, FP64 through
  * MPI_Accumulate(MPI_SUM) + flush; FP16 and BF16 through a lock word per

@@ -57,6 +57,7 @@ struct pld_win_dom {
     MPI_Request rreq;
     pld_win_msg_t rbuf;
     int pend[PLD_WIN_MAX_RANKS]; /* signal messages sent to each member since its last flush */
+    int batched;                 /* puts/gets issued in the current batch, not yet flushed */
     _Alignas(8) unsigned char ctx[PLD_WIN_CTX_BYTES];
 };
 
@@ -76,6 +77,7 @@ struct pld_win_sys {
     int64_t flushing;       /* flush requests not yet answered */
     MPI_Request sreq[PLD_WIN_SENDQ]; /* sends in flight and their buffers */
     pld_win_msg_t sbuf[PLD_WIN_SENDQ];
+    int batch;              /* pld_win_batch_begin depth */
     int split_hosts;        /* pld_win_test_split_hosts: k > 0 puts world rank r on host r % k */
     pld_win_counters_t counters;
     uint64_t spin;          /* polls since this rank last put/got/added/notified (a new wait) */

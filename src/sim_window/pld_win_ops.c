@@ -110,11 +110,51 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
     return PLD_OK;
 }
 
-/* hybrid: the issuer's earlier signal messages are applied before its next
- * put, get or add (pld_win_msg.c) */
-static pld_status_t settled(pld_win_dom_t *d, char *err, size_t errn)
+/* hybrid: every put/get/add/notify first applies the signals that have
+ * arrived (a peer may be waiting for the answer to its flush request); the
+ * issuer's earlier signal messages are applied before its next put or add
+ * (pld_win_msg.c). A get publishes nothing and does not wait. */
+static pld_status_t settled(pld_win_dom_t *d, int write, char *err, size_t errn)
 {
-    return d->sys->pending > 0 || d->sys->flushing > 0 ? pld_win_msg_drain(d->sys, err, errn) : PLD_OK;
+    pld_win_sys_t *sys = d->sys;
+    if (sys->nhybrid == 0)
+        return PLD_OK;
+    pld_win_msg_serve_all(sys);
+    return write && (sys->pending > 0 || sys->flushing > 0) ? pld_win_msg_drain(sys, err, errn) : PLD_OK;
+}
+
+/* Completes a put/get to peer, or leaves it to pld_win_batch_end. */
+static pld_status_t complete(pld_win_dom_t *d, int peer, char *err, size_t errn)
+{
+    if (d->sys->batch > 0) {
+        d->batched = 1;
+        return PLD_OK;
+    }
+    return flush(d, peer, err, errn);
+}
+
+void pld_win_batch_begin(pld_win_sys_t *sys)
+{
+    sys->batch++;
+}
+
+pld_status_t pld_win_batch_end(pld_win_sys_t *sys, char *err, size_t errn)
+{
+    pld_status_t st = PLD_OK;
+    if (sys->batch <= 0 || --sys->batch > 0)
+        return PLD_OK;
+    for (pld_win_dom_t *d = sys->doms; d; d = d->next) {
+        if (!d->batched)
+            continue;
+        d->batched = 0;
+        int rc = PLD_MPI_RC(MPI_Win_flush_all(d->win));
+        sys->counters.mpi_calls++;
+        sys->counters.flushes++;
+        sys->entered = 1;
+        if (rc != MPI_SUCCESS && st == PLD_OK)
+            st = pld_win_mpi_fail(sys, "MPI_Win_flush_all", rc, err, errn);
+    }
+    return st;
 }
 
 /* The peer's window mapped here (shm, local; hybrid: a member on this
@@ -140,7 +180,7 @@ pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     bump_epoch(sys);
     if (bytes == 0)
         return PLD_OK;
-    if ((st = settled(d, err, errn)) != PLD_OK)
+    if ((st = settled(d, 1, err, errn)) != PLD_OK)
         return st;
     char *to = mapped(d, peer);
     if (to) {
@@ -152,7 +192,7 @@ pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *sr
         PLD_MPI_CHECK(MPI_Put((const char *)src + o, c, MPI_BYTE, peer, d->off[peer] + (MPI_Aint)(disp + o), c,
                               MPI_BYTE, d->win));
     }
-    return flush(d, peer, err, errn);
+    return complete(d, peer, err, errn);
 }
 
 pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, size_t bytes, char *err, size_t errn)
@@ -168,7 +208,7 @@ pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, siz
     sys->spin = 0;
     if (bytes == 0)
         return PLD_OK;
-    if ((st = settled(d, err, errn)) != PLD_OK)
+    if ((st = settled(d, 0, err, errn)) != PLD_OK)
         return st;
     const char *from = mapped(d, peer);
     if (from) {
@@ -180,7 +220,7 @@ pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, siz
         PLD_MPI_CHECK(
             MPI_Get((char *)dst + o, c, MPI_BYTE, peer, d->off[peer] + (MPI_Aint)(disp + o), c, MPI_BYTE, d->win));
     }
-    return flush(d, peer, err, errn);
+    return complete(d, peer, err, errn);
 }
 
 /* ---- atomic add --------------------------------------------------------------- */
@@ -321,7 +361,7 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     /* hybrid: every add goes through MPI_Accumulate on the MPI_Win_create
      * window, same-node members included, so that adds to one element stay
      * atomic with each other (one mechanism) */
-    if ((st = settled(d, err, errn)) != PLD_OK)
+    if ((st = settled(d, 1, err, errn)) != PLD_OK)
         return st;
     if (half)
         return add_half(d, peer, disp, src, count, half == 2, err, errn);
@@ -348,9 +388,13 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
     if (disp % 4 != 0)
         return pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
                             "notify to domain rank %d at offset %zu: a signal cell must be 4-byte aligned", peer, disp);
+    if (sys->batch > 0)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "notify inside a batch of transfers (its puts are not complete)");
     sys->counters.notifies++;
     sys->spin = 0;
     bump_epoch(sys);
+    if ((st = settled(d, 0, err, errn)) != PLD_OK)
+        return st;
     if (d->tr == PLD_WIN_LOCAL) {
         int32_t c;
         memcpy(&c, d->base + disp, 4);
