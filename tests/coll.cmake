@@ -67,3 +67,23 @@ foreach(_line IN LISTS _pld_coll_tests)
     set_property(TEST ${_name} APPEND PROPERTY LABELS lower)
   endif()
 endforeach()
+
+# coll_hybrid_split_p<P>: every case above (negative ones included, lowered
+# ones not) at P over the hybrid transport on one node, with
+# PLD_TEST_SPLIT_HOSTS=2 (pldrun_testing): ranks 0, 2 on "host" 0 and 1, 3 on
+# "host" 1, so every domain mixes members reached through shared memory with
+# members reached through MPI RMA and signal messages, as across real hosts
+# (docs/transport.md). One test per P (about 60 s each in Release); the
+# sanitizer tree runs the window layer's own hybrid tests (win_hybrid_split_*)
+# only, for suite time.
+if(TARGET pldrun_testing AND NOT PLD_SANITIZE)
+  foreach(_p 2 3 4)
+    add_test(NAME coll_hybrid_split_p${_p}
+             COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py"
+                     --pldrun $<TARGET_FILE:pldrun_testing> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                     "--numproc-flag=${_pld_coll_flag}" --ranks ${_p} --transport hybrid --split-hosts 2
+                     --workdir "${CMAKE_CURRENT_BINARY_DIR}/coll_runs_hybrid")
+    set_tests_properties(coll_hybrid_split_p${_p} PROPERTIES LABELS "mpi;hybrid" TIMEOUT 600 PROCESSORS ${_p}
+                                                              ENVIRONMENT "${_pld_coll_env}")
+  endforeach()
+endif()

@@ -187,9 +187,14 @@ static void test_win_chunked_and_counters(void)
     CHECK_OK(pld_win_put(d, next, 0, src, N, E, sizeof E));
     pld_win_counters(g_sys, &c1);
     CHECK(c1.puts == c0.puts + 1);
-    const int rma = pld_win_dom_transport(d) == PLD_WIN_RMA;
+    /* rma, and hybrid to a peer on another host: MPI; else a memmove */
+    const int rma = pld_win_dom_peer_addr(d, next) == NULL;
+    const int hybrid = pld_win_dom_transport(d) == PLD_WIN_HYBRID;
     CHECK(c1.flushes - c0.flushes == (rma ? 1u : 0u));
-    CHECK(c1.mpi_calls - c0.mpi_calls == (rma ? 11u : 0u)); /* 10 puts + 1 flush */
+    /* 10 puts + 1 flush; hybrid: + 1 MPI_Test of the posted receive (the put
+     * first applies the signals that arrived) + one per send in flight */
+    CHECK(c1.mpi_calls - c0.mpi_calls >= (rma ? 11u : 0u) + (hybrid ? 1u : 0u));
+    CHECK(c1.mpi_calls - c0.mpi_calls <= (rma ? 11u : 0u) + (hybrid ? 1u + PLD_WIN_SENDQ : 0u));
     memset(dst, 0, N);
     CHECK_OK(pld_win_get(d, next, 0, dst, N, E, sizeof E));
     CHECK(memcmp(src, dst, N) == 0);
@@ -416,6 +421,15 @@ static void test_win_ordering(void)
     }
     CHECK(bad == 0);
     wait_cell(d, 4, K, 0);
+    if (pld_win_dom_transport(d) == PLD_WIN_HYBRID) {
+        /* hybrid: the signals to a member on another host went as messages
+         * (racing the RMA puts before them), the others as atomics */
+        pld_win_counters_t c;
+        pld_win_counters(g_sys, &c);
+        const int far = (pld_win_dom_peer_addr(d, dst) == NULL) + (pld_win_dom_peer_addr(d, src) == NULL);
+        CHECK(far == 0 || c.msgs >= (uint64_t)K);
+        CHECK(far > 0 || c.msgs == 0);
+    }
     barrier();
     free(buf);
     free(got);
@@ -538,6 +552,11 @@ static void test_win_comm_ctx(void)
         CHECK(a == (uint64_t)(uintptr_t)pld_win_dom_peer_addr(d, r));
         if (rma && r != g_rank) {
             CHECK(a == 0); /* not mapped here: reached through the runtime */
+            continue;
+        }
+        if (pld_win_dom_transport(d) == PLD_WIN_HYBRID && r != g_rank &&
+            pld_win_host_of(g_sys, r) != pld_win_host_of(g_sys, g_rank)) {
+            CHECK(a == 0); /* hybrid: a member on another host is reached through the runtime */
             continue;
         }
         CHECK(a != 0 && a % 32 == 0);
@@ -728,9 +747,13 @@ static void test_win_poll(void)
      * only (plus the 4 MPI_Iprobe calls at the yields) */
     const int rma = pld_win_dom_transport(d) == PLD_WIN_RMA;
     const int one = pld_win_single_node(g_sys);
-    const uint64_t want = !mpi ? 0u
-                        : one  ? (uint64_t)(4 * PLD_WIN_YIELD_EVERY / PLD_WIN_ENTER_EVERY + 4)
-                               : (uint64_t)(4 * PLD_WIN_YIELD_EVERY - rma + 4);
+    /* hybrid (one live hybrid domain): every poll tests its posted receive
+     * for signal messages, which is its entry into MPI */
+    const int hybrid = pld_win_dom_transport(d) == PLD_WIN_HYBRID;
+    const uint64_t want = !mpi  ? 0u
+                        : hybrid ? (uint64_t)(4 * PLD_WIN_YIELD_EVERY + 4)
+                        : one    ? (uint64_t)(4 * PLD_WIN_YIELD_EVERY / PLD_WIN_ENTER_EVERY + 4)
+                                 : (uint64_t)(4 * PLD_WIN_YIELD_EVERY - rma + 4);
     CHECK(c1.mpi_calls - c0.mpi_calls == want);
     /* a loop of read_cell + poll (spin counts 257..266, no multiple of
      * PLD_WIN_ENTER_EVERY): one progressing MPI call per iteration across
@@ -742,7 +765,8 @@ static void test_win_poll(void)
         pld_win_poll(g_sys);
     }
     pld_win_counters(g_sys, &c1);
-    CHECK(c1.mpi_calls - c0.mpi_calls == (!mpi ? 0u : rma || one ? 10u : 20u));
+    /* (hybrid: read_cell and poll each test the posted receive) */
+    CHECK(c1.mpi_calls - c0.mpi_calls == (!mpi ? 0u : hybrid ? 20u : rma || one ? 10u : 20u));
     /* an op in between restarts the count: 63 polls, a get, 63 polls: no yield */
     int32_t x;
     CHECK_OK(pld_win_get(d, g_rank, 0, &x, 4, E, sizeof E));
@@ -847,7 +871,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     if (argc != 2 || pld_win_transport_from_name(argv[1], &g_tr) != 0) {
         if (g_rank == 0)
-            fprintf(stderr, "usage: mpirun -n P test_win rma|shm|auto|local\n");
+            fprintf(stderr, "usage: mpirun -n P test_win rma|shm|hybrid|auto|local\n");
         MPI_Finalize();
         return 64;
     }
@@ -862,6 +886,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "[rank %d] pld_win_sys_init: %s\n", g_rank, E);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
+    /* PLD_TEST_SPLIT_HOSTS=K: rank r counts as running on host r % K, so one
+     * node exercises the paths between hosts (hybrid: RMA and messages) */
+    const char *split = getenv("PLD_TEST_SPLIT_HOSTS");
+    if (split && *split)
+        pld_win_test_split_hosts(g_sys, atoi(split));
     g_size = pld_win_world_size(g_sys);
     static const test_t tests[] = {
         {"test_win_layout", test_win_layout},
