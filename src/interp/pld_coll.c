@@ -532,6 +532,38 @@ static void *alloc_elems(pld_dtype_t dt, int64_t n)
     return pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(dt));
 }
 
+/* The buffers of a merged step: acc (na elements) and tmp (nt) in one piece,
+ * the interpreter's kept buffer when no other block holds it (*kept = 1),
+ * else a fresh one. NULL when out of memory. Released by step_bufs_done. */
+static void *step_bufs(coll_t *c, pld_dtype_t dt, int64_t na, int64_t nt, char **tmp, int *kept)
+{
+    pld_interp_t *it = c->it;
+    const size_t ab = (size_t)(na > 0 ? na : 1) * (size_t)pld_dtype_bytes(dt);
+    const size_t bytes = ab + (size_t)(nt > 0 ? nt : 1) * (size_t)pld_dtype_bytes(dt);
+    char *b = NULL;
+    *kept = !it->coll_buf_busy;
+    if (*kept && it->coll_buf_bytes < bytes) {
+        pld_mem_free(it->coll_buf);
+        it->coll_buf = pld_mem_alloc(bytes);
+        it->coll_buf_bytes = it->coll_buf ? bytes : 0;
+    }
+    b = *kept ? it->coll_buf : pld_mem_alloc(bytes);
+    if (!b)
+        return NULL;
+    if (*kept)
+        it->coll_buf_busy = 1;
+    *tmp = b + ab;
+    return b;
+}
+
+static void step_bufs_done(coll_t *c, void *acc, int kept)
+{
+    if (kept)
+        c->it->coll_buf_busy = 0;
+    else
+        pld_mem_free(acc);
+}
+
 /* Reads element `i` (rank-1 [NR] or rank-2 [NR, 1] tensor) of this rank's copy. */
 static int64_t read_count(const pld_tensor_t *t, int64_t i)
 {
@@ -579,8 +611,13 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     /* G chunks per step (merged_step: 1 on one host) */
     const int64_t G = box ? 1 : merged_step(c, C, esz), W = G * C;
     const int batched = G > 1 && pld_dist_can_batch(c->it);
-    acc = alloc_elems(t->dt, N < W ? N : W);
-    tmp = alloc_elems(t->dt, (N < W ? N : W) * (batched ? c->P - 1 : 1));
+    int kept = 0;
+    if (G > 1) {
+        acc = step_bufs(c, t->dt, N < W ? N : W, (N < W ? N : W) * (batched ? c->P - 1 : 1), &tmp, &kept);
+    } else {
+        acc = alloc_elems(t->dt, N < W ? N : W);
+        tmp = alloc_elems(t->dt, N < W ? N : W);
+    }
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
@@ -606,8 +643,12 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     }
     TRY(clear(c, 0, (int32_t)(1 + nch)));
 done:
-    pld_mem_free(acc);
-    pld_mem_free(tmp);
+    if (G > 1) {
+        step_bufs_done(c, acc, kept);
+    } else {
+        pld_mem_free(acc);
+        pld_mem_free(tmp);
+    }
     return st;
 }
 
@@ -715,8 +756,14 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     /* rounds of B tiles per step (merged_step: 1 on one host) */
     const int64_t R = B > 0 ? (merged_step(c, B * HOST_TILE, esz)) : 1;
     const int batched = R > 1 && pld_dist_can_batch(c->it);
-    acc = alloc_elems(t->dt, R * B * HOST_TILE);
-    tmp = alloc_elems(t->dt, R > 1 ? R * B * HOST_TILE * (batched ? c->P - 1 : 1) : HOST_TILE);
+    int kept = 0;
+    if (R > 1) {
+        const int64_t w = R * B * HOST_TILE < N ? R * B * HOST_TILE : N;
+        acc = step_bufs(c, t->dt, w, w * (batched ? c->P - 1 : 1), &tmp, &kept);
+    } else {
+        acc = alloc_elems(t->dt, B * HOST_TILE);
+        tmp = alloc_elems(t->dt, HOST_TILE);
+    }
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
@@ -792,8 +839,12 @@ done:
 #undef LANE
     c->f->block_idx = saved_idx;
     c->f->block_num = saved_num;
-    pld_mem_free(acc);
-    pld_mem_free(tmp);
+    if (R > 1) {
+        step_bufs_done(c, acc, kept);
+    } else {
+        pld_mem_free(acc);
+        pld_mem_free(tmp);
+    }
     return st;
 }
 

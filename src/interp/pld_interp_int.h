@@ -134,6 +134,11 @@ typedef struct pld_walker {
 
 struct pld_interp {
     pld_program_t *p;
+    /* the buffers of the merged collective steps (pld_coll.c), kept across
+     * calls: fresh multi-MiB buffers cost a page fault per 4 KiB every call */
+    void *coll_buf;
+    size_t coll_buf_bytes;
+    int coll_buf_busy;             /* a block holds it (another block's collective allocates its own) */
     pld_interp_opts_t opts;
     pld_comm_t comm;
     pld_hw_t *hw;
