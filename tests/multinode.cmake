@@ -43,16 +43,16 @@
 # osc ^ucx so that pt2pt is available, ...), overriding scripts/mpi_env.sh.
 #
 # The collective tests are registered only when PLD_SANITIZE is OFF: the
-# sanitizer tree keeps the tutorial tests, so that the two trees' suite time
-# does not grow by their 3.5 minutes twice.
+# sanitizer tree keeps the tutorial tests, so that the suite time of the two
+# trees grows only by their 3.5-5 minutes in Release (docs/multinode-ci.md).
 #
 # RUN_SERIAL (the namespace names are fixed, and timings matter on 2 cores),
 # TIMEOUT 120 per run of the test (each run stops itself after 108 s;
 # mpx-ci.sh waits at most 30 s for a concurrent run's lock and limits the job
 # to 60 s; pldrun's hang watchdog is 20 s for the tutorial cases, 30 s for
 # run_coll.py's positive and 5 s for its negative ones). Run them alone with
-# `ctest -L multinode` (66 tests in the Release tree, about 4.5 minutes;
-# 25 tests, about 20 s, in the sanitizer tree).
+# `ctest -L multinode` (66 tests in the Release tree, 5.5-6.5 minutes on the
+# shared 2-core machine; 25 tests, about 20 s, in the sanitizer tree).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")

@@ -43,6 +43,12 @@ few seconds with `--timeout 5`, exit 70 and name the blocked wait; runtime
 checks (root outside a subset domain, InCore ring NR != P, HOST
 all_to_all_v target rows not a multiple of P) exit 70 with a located error.
 
+run_case and run_neg take the launch as a parameter (default mpirun_launch:
+`MPIEXEC -n P pldrun ...` on this host): tests/mpi/run_multinode.py runs the
+collective and two negative cases with the same goldens and checks across
+emulated hosts (label `multinode`); tests/conformance/run_conformance.py runs
+the positive cases per backend.
+
 With --schedule-seed N (repeatable) the positive cases run under pldrun's
 seeded schedules (docs/debugging.md, "Schedules"), once per seed, or with
 --rotate-seeds once each under the seeds in turn: a correct program keeps its

@@ -61,11 +61,13 @@ usage:
 
 --case takes a tutorial program name (put_get), a run_coll.py case name
 (corpus_host_barrier) or a negative case (neg_mismatch); --ranks (2, 3, 4)
-narrows the P of coll and neg cases. --list prints one line per CTest test:
-"KIND CASE TRANSPORT RUNS" (RUNS: the mpx-ci.sh runs the test makes). Prints
-one line per run and "N passed, M failed"; exit status 0 when nothing failed,
-77 when the emulation cannot run here. Every run leaves its command's stdout
-and stderr in WORKDIR/<case>.../{stdout,stderr}.txt.
+narrows the P of coll and neg cases. --transport filters the tutorial tests
+and replaces auto for the coll and neg cases (shm left out there: it cannot
+span hosts), e.g. `--transport auto --transport NEW`. --list prints one line
+per CTest test: "KIND CASE TRANSPORT RUNS" (RUNS: the mpx-ci.sh runs the test
+makes). Prints one line per run and "N passed, M failed"; exit status 0 when
+nothing failed, 77 when the emulation cannot run here. Every run leaves its
+command's stdout and stderr in WORKDIR/<case>.../{stdout,stderr}.txt.
 """
 import argparse
 import os
@@ -584,7 +586,8 @@ def main():
                     help='P of the coll and neg cases (repeatable); default: the case\'s ranks in 2, 3, 4')
     ap.add_argument('--transport', action='append',
                     help='--window-transport of the runs (repeatable); default: rma and auto for the tutorial '
-                         'cases, auto for the others')
+                         'cases (and the shm refusal), auto for the collective ones (without --case: filters '
+                         'the tutorial tests, replaces auto for the collective ones, shm left out)')
     ap.add_argument('--windows-over', default=WINDOWS_OVER,
                     help='what the summary must say for auto ("windows over X"; default %s)' % WINDOWS_OVER)
     ap.add_argument('--workdir', default=None)
@@ -604,8 +607,18 @@ def main():
     if args.windows_over == 'shm':
         print('run_multinode.py: --windows-over shm: shm cannot span hosts', file=sys.stderr)
         return 2
-    todo = [(k, c, t) for (k, c, t) in tests()
-            if (not args.case or c in args.case) and (not args.transport or t in args.transport)]
+    # --transport filters the tutorial tests (rma, auto, the shm refusal) and
+    # replaces auto for the collective ones (shm cannot span hosts: left out)
+    todo = []
+    for k, c, t in tests():
+        if args.case and c not in args.case:
+            continue
+        if not args.transport:
+            todo.append((k, c, t))
+        elif k == 'tutorial' and t in args.transport:
+            todo.append((k, c, t))
+        elif k != 'tutorial' and t == COLL_TRANSPORTS[0]:
+            todo += [(k, c, tr) for tr in args.transport if tr != 'shm']
     if args.case and args.transport:  # explicit request, e.g. a case over another transport
         todo = [(kind_of(c), c, t) for c in args.case for t in args.transport]
     runs = [r for k, c, t in todo for r in runs_of(k, c, t, args.ranks)]
