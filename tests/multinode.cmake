@@ -1,6 +1,9 @@
-# tests/multinode.cmake - tier-1/2 programs across emulated hosts, label
-# `multinode` (tests/mpi/run_multinode.py). Included at the end of
-# tests/CMakeLists.txt.
+# tests/multinode.cmake - pldrun across emulated hosts, label `multinode`
+# (tests/mpi/run_multinode.py). Included at the end of tests/CMakeLists.txt.
+#
+# Every run: 2 emulated hosts x 2 slots through scripts/mpx-ci.sh, mpirun
+# --map-by node (rank r on host r mod 2: P = 2, 3, 4 is 1+1, 2+1, 2+2 ranks,
+# neighbours cross hosts; the job map is checked).
 #
 #   multinode_<program>_<transport>   programs/tutorial/{barrier_handrolled,
 #                                     remote_load_store, put_get,
@@ -10,15 +13,27 @@
 #                                     push_variants,
 #                                     dynamic_rank_count, window_buffer,
 #                                     deferred_completion,
-#                                     remote_store_raw_bf16} on
-#                                     2 emulated hosts x 2 ranks (--map-by node:
-#                                     neighbours cross hosts) through
-#                                     scripts/mpx-ci.sh, with
+#                                     remote_store_raw_bf16} at P = 4 with
 #                                     --window-transport rma and auto; outputs
 #                                     compared exactly with Python goldens
 #   multinode_barrier_handrolled_shm_refused
 #                                     shm across hosts must stop with exit 70
 #                                     ("needs every domain member on one node")
+#   multinode_coll_<case>_auto        (Release tree only) one run_coll.py case
+#                                     at P = 2, 3 and 4 in one test: every
+#                                     collective program of programs/{host,
+#                                     incore,chip} (corpus_*, and the _keep3
+#                                     variants: 3 dispatches over kept windows)
+#                                     and of tests/mpi/programs (coll_*,
+#                                     deferred_*), through run_coll.run_case
+#                                     (same inputs, bit-exact goldens and
+#                                     checks as on one host), auto must say
+#                                     "windows over rma" (run_multinode.py's
+#                                     WINDOWS_OVER)
+#   multinode_coll_neg_{mismatch,divergent_wait}_auto
+#                                     (Release tree only) P = 2, 3: the hang is
+#                                     reported (exit 70, the blocked wait named)
+#                                     within run_coll.py's NEG limit
 #
 # The emulation (network namespaces on a private bridge, own UTS and mount
 # namespace per host; shared/docs/multinode.md, docs/multinode-ci.md) needs
@@ -27,11 +42,17 @@
 # output. mpx-ci.sh sets the cross-host Open MPI environment itself (btl tcp,
 # osc ^ucx so that pt2pt is available, ...), overriding scripts/mpi_env.sh.
 #
+# The collective tests are registered only when PLD_SANITIZE is OFF: the
+# sanitizer tree keeps the tutorial tests, so that the suite time of the two
+# trees grows only by their 3.5-5 minutes in Release (docs/multinode-ci.md).
+#
 # RUN_SERIAL (the namespace names are fixed, and timings matter on 2 cores),
-# TIMEOUT 120 (the runner stops itself after 108 s; mpx-ci.sh waits at most
-# 30 s for a concurrent run's lock and limits the job to 60 s; pldrun's hang
-# watchdog is 20 s). Run them alone with `ctest -L multinode`
-# (25 tests, about 20 s).
+# TIMEOUT 120 per run of the test (each run stops itself after 108 s;
+# mpx-ci.sh waits at most 30 s for a concurrent run's lock and limits the job
+# to 60 s; pldrun's hang watchdog is 20 s for the tutorial cases, 30 s for
+# run_coll.py's positive and 5 s for its negative ones). Run them alone with
+# `ctest -L multinode` (66 tests in the Release tree, 5.5-6.5 minutes on the
+# shared 2-core machine; 25 tests, about 20 s, in the sanitizer tree).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")
@@ -43,7 +64,7 @@ endif()
 
 set(_pld_mn_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
 
-# The test list comes from the runner itself: lines "PROGRAM TRANSPORT".
+# The test list comes from the runner itself: lines "KIND CASE TRANSPORT RUNS".
 execute_process(
   COMMAND "${PLD_PYTHON3_MN}" "${_pld_mn_dir}/run_multinode.py" --pldrun pldrun --list
   OUTPUT_VARIABLE _pld_mn_tests
@@ -54,22 +75,32 @@ if(NOT _pld_mn_rc EQUAL 0)
   set(_pld_mn_tests "")
 endif()
 string(REPLACE "\n" ";" _pld_mn_tests "${_pld_mn_tests}")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mn_dir}/run_multinode.py")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mn_dir}/run_multinode.py"
+                                                               "${_pld_mn_dir}/run_coll.py")
 
 foreach(_line IN LISTS _pld_mn_tests)
   string(REPLACE " " ";" _f "${_line}")
-  list(GET _f 0 _case)
-  list(GET _f 1 _tr)
-  set(_name multinode_${_case}_${_tr})
-  if(_tr STREQUAL "shm")
-    set(_name multinode_${_case}_shm_refused)
+  list(GET _f 0 _kind)
+  list(GET _f 1 _case)
+  list(GET _f 2 _tr)
+  list(GET _f 3 _runs)
+  if(_kind STREQUAL "tutorial")
+    set(_name multinode_${_case}_${_tr})
+    if(_tr STREQUAL "shm")
+      set(_name multinode_${_case}_shm_refused)
+    endif()
+  elseif(PLD_SANITIZE)
+    continue()
+  else()
+    set(_name multinode_coll_${_case}_${_tr})
   endif()
+  math(EXPR _timeout "120 * ${_runs}")
   add_test(NAME ${_name}
            COMMAND "${PLD_PYTHON3_MN}" "${_pld_mn_dir}/run_multinode.py"
                    --pldrun $<TARGET_FILE:pldrun> --mpx "${_pld_mn_script}"
                    --mpiexec "${MPIEXEC_EXECUTABLE}" --case ${_case} --transport ${_tr}
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/multinode_runs")
-  set_tests_properties(${_name} PROPERTIES LABELS multinode TIMEOUT 120 RUN_SERIAL TRUE
+  set_tests_properties(${_name} PROPERTIES LABELS multinode TIMEOUT ${_timeout} RUN_SERIAL TRUE
                                            SKIP_RETURN_CODE 77
                                            ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endforeach()

@@ -43,6 +43,12 @@ few seconds with `--timeout 5`, exit 70 and name the blocked wait; runtime
 checks (root outside a subset domain, InCore ring NR != P, HOST
 all_to_all_v target rows not a multiple of P) exit 70 with a located error.
 
+run_case and run_neg take the launch as a parameter (default mpirun_launch:
+`MPIEXEC -n P pldrun ...` on this host): tests/mpi/run_multinode.py runs the
+collective and two negative cases with the same goldens and checks across
+emulated hosts (label `multinode`); tests/conformance/run_conformance.py runs
+the positive cases per backend.
+
 With --schedule-seed N (repeatable) the positive cases run under pldrun's
 seeded schedules (docs/debugging.md, "Schedules"), once per seed, or with
 --rotate-seeds once each under the seeds in turn: a correct program keeps its
@@ -938,9 +944,21 @@ def lowered_copy(prog, args, wd):
     return out, r.stdout
 
 
-def run_case(case, P, tr, args, env, extra=()):
+def mpirun_launch(args):
+    """The launch run_case and run_neg use unless told otherwise: `MPIEXEC
+    -n P PLDRUN PROGRAM CLI...` on this host (args.mpiexec, args.numproc_flag,
+    args.pldrun). A launch is called as launch(P, program, cli, env, cwd,
+    timeout) and returns (rc, stdout, stderr); tests/mpi/run_multinode.py
+    passes one that runs the same command across emulated hosts."""
+    def launch(P, prog, cli, env, cwd, timeout):
+        return T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, cwd, timeout=timeout)
+    return launch
+
+
+def run_case(case, P, tr, args, env, extra=(), launch=None):
     """Runs positive case `case` at P over transport tr (extra: more pldrun
-    arguments, e.g. --backend NAME); returns (problems, program, cli, stderr, rc)."""
+    arguments, e.g. --backend NAME; launch: how to start the ranks, default
+    mpirun_launch(args)); returns (problems, program, cli, stderr, rc)."""
     path, golden, warn = CASES[case]
     wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
     shutil.rmtree(wd, ignore_errors=True)
@@ -970,7 +988,7 @@ def run_case(case, P, tr, args, env, extra=()):
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
     cli += ['--window-transport', tr, '--timeout', '30'] + EXTRA_ARGS.get(case, []) + list(extra)
-    rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, wd, timeout=100)
+    rc, out, err = (launch or mpirun_launch(args))(P, prog, cli, env, wd, 100)
     problems = []
     if rc != 0:
         problems.append('exit status %d, expected 0' % rc)
@@ -991,8 +1009,12 @@ def run_case(case, P, tr, args, env, extra=()):
     return problems, prog, cli, err, rc
 
 
-def run_neg(case, P, tr, args, env, extra=()):
-    path, _, rc_want, patterns, forbidden, limit = NEG[case]
+def run_neg(case, P, tr, args, env, extra=(), launch=None, limit=None):
+    """Runs negative case `case` at P over transport tr (extra, launch: as for
+    run_case; limit: seconds the run may take, default NEG's); returns
+    (problems, program, cli, stderr, rc)."""
+    path, _, rc_want, patterns, forbidden, neg_limit = NEG[case]
+    limit = neg_limit if limit is None else limit
     wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
     shutil.rmtree(wd, ignore_errors=True)
     os.makedirs(wd)
@@ -1013,7 +1035,7 @@ def run_neg(case, P, tr, args, env, extra=()):
             cli += ['--in', '%s=%s' % (name, gens[name])]
     cli += ['--window-transport', tr, '--timeout', '5'] + EXTRA_ARGS.get(case, []) + list(extra)
     t0 = time.time()
-    rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd, timeout=60)
+    rc, out, err = (launch or mpirun_launch(args))(P, path, cli, env, wd, 60)
     dt = time.time() - t0
     problems = []
     if rc != rc_want:

@@ -1,44 +1,73 @@
 #!/usr/bin/env python3
-"""run_multinode.py - tier-1/2 programs across emulated hosts (CTest label
-`multinode`, tests/multinode.cmake).
+"""run_multinode.py - pldrun across emulated hosts (CTest label `multinode`,
+tests/multinode.cmake).
 
-Every case runs one program of programs/tutorial on 2 emulated hosts x 2 ranks
-through scripts/mpx-ci.sh (network namespaces on a private bridge, one UTS and
-mount namespace per host; shared/docs/multinode.md):
+Every run starts its ranks on 2 emulated hosts with 2 slots each through
+scripts/mpx-ci.sh (network namespaces on a private bridge, one UTS and mount
+namespace per host; shared/docs/multinode.md):
 
-  mpx-ci.sh -n 2 -s 2 -- -np 4 --map-by node --display-map \\
-      pldrun PROGRAM --window-transport T --timeout 20 --in ... --out ...
+  mpx-ci.sh -n 2 -s 2 -t 60 -- -np P --map-by node --display-map \
+      [-x ASAN_OPTIONS] pldrun PROGRAM --window-transport T ...
 
---map-by node puts ranks 0 and 2 on host 1 and ranks 1 and 3 on host 2, so
-every pair of neighbours (r, r + 1) crosses hosts; the job map mpirun prints
-is checked for exactly that. Window traffic then goes through osc pt2pt over
-btl tcp, where a wait loop that does not enter MPI deadlocks.
+--map-by node deals the ranks out round robin: rank r runs on host r mod 2,
+so P = 2 is 1 + 1 ranks, P = 3 is 2 + 1 and P = 4 is 2 + 2 (one and two ranks
+per host), and every pair of neighbours (r, r + 1) crosses hosts. The job map
+mpirun prints is checked for exactly that split. Window traffic between hosts
+then goes through osc pt2pt over btl tcp, where a wait loop that does not
+enter MPI deadlocks.
 
-  1. inputs: .npy files from a deterministic generator (pld_mpitest.Rng),
-     values k/8 in [-64, 64): every sum the programs form is exact in FP32,
-     so the goldens do not depend on the order of atomic adds;
-  2. the goldens are computed here from each program's `# expect:` line;
-  3. outputs are compared exactly (run_golden.compare); pldrun must exit 0
-     and print nothing with "error" or "warning" on stderr.
+Three kinds of cases:
 
-Transports: `rma`, and `auto`, which must choose rma for these domains
-because their members are on different nodes (had it chosen shm,
-MPI_Win_allocate_shared would fail across hosts). One negative case,
-`barrier_handrolled shm`, checks that pldrun itself sees two nodes: it must
-stop with exit 70 and "needs every domain member on one node".
+  tutorial  the tier-1/2 programs of programs/tutorial at P = 4 (PROGS below),
+            --window-transport rma and auto. Inputs are .npy files from a
+            deterministic generator (pld_mpitest.Rng), values k/8 in
+            [-64, 64): every sum the programs form is exact in FP32, so the
+            goldens (computed here from each program's `# expect:` line) do
+            not depend on the order of atomic adds. One negative case,
+            `barrier_handrolled shm`, checks that pldrun itself sees two
+            nodes: it must stop with exit 70 and "needs every domain member on
+            one node".
+  coll      every collective program of run_coll.py (tests/mpi/run_coll.py)
+            that this runner selects (coll_cases: the corpus_* cases of
+            programs/{host,incore,chip} with their `_keep3` variants, three
+            dispatches over kept windows, and the coll_* / deferred_* programs
+            of tests/mpi/programs) at P = 2, 3 and 4 (the case's ranks,
+            run_coll.REWRITE_RANKS applied), --window-transport auto by
+            default. run_coll.run_case itself runs them, with the launch
+            replaced by mpx-ci.sh: same inputs, same bit-exact goldens, same
+            signal-zero and diagnostic checks as on one host.
+  neg       run_coll.py's neg_mismatch and neg_divergent_wait (ranks calling
+            different collectives, a rank-divergent wait) through
+            run_coll.run_neg: the hang must be stopped and reported (exit 70,
+            the blocked wait named) within NEG's time limit, across hosts too.
+
+Checks of every positive run: pldrun exits 0, nothing on stderr matches
+"error" or "warning" (case-insensitive; only a case's expected warning, e.g.
+the clamped send counts of the a2av programs), the outputs equal the goldens
+exactly, and pldrun's summary line says "windows over X" where X is the
+transport given, or for `auto` WINDOWS_OVER (option --windows-over): today
+auto resolves to rma as soon as a domain spans hosts. X must never be shm,
+which cannot span hosts (had auto chosen it, MPI_Win_allocate_shared would
+fail).
 
 Skips (exit 77, the CTest SKIP_RETURN_CODE, with the reason): not root, no
 `ip netns`, no veth/bridge/namespaces (mpx-ci.sh --check), or already inside
 mpx-ci.sh.
 
 usage:
-  run_multinode.py --pldrun PATH --mpx scripts/mpx-ci.sh [--mpiexec mpirun]
-                   [--case NAME] [--transport rma|auto|shm] [--workdir DIR]
-                   [--list]
+  run_multinode.py --pldrun PATH [--mpx scripts/mpx-ci.sh] [--mpiexec mpirun]
+                   [--case NAME] [--ranks P] [--transport T]
+                   [--windows-over X] [--workdir DIR] [--list]
 
---list prints one line per CTest test: "CASE TRANSPORT". Prints one line per
-run and "N passed, M failed"; exit status 0 when nothing failed, 77 when the
-emulation cannot run here.
+--case takes a tutorial program name (put_get), a run_coll.py case name
+(corpus_host_barrier) or a negative case (neg_mismatch); --ranks (2, 3, 4)
+narrows the P of coll and neg cases. --transport filters the tutorial tests
+and replaces auto for the coll and neg cases (shm left out there: it cannot
+span hosts), e.g. `--transport auto --transport NEW`. --list prints one line
+per CTest test: "KIND CASE TRANSPORT RUNS" (RUNS: the mpx-ci.sh runs the test
+makes). Prints one line per run and "N passed, M failed"; exit status 0 when
+nothing failed, 77 when the emulation cannot run here. Every run leaves its
+command's stdout and stderr in WORKDIR/<case>.../{stdout,stderr}.txt.
 """
 import argparse
 import os
@@ -60,14 +89,36 @@ REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 TUTORIAL = os.path.join(REPO, 'programs', 'tutorial')
 SKIP = 77
 HOSTS, SLOTS = 2, 2
-P = HOSTS * SLOTS
-# Nested limits, so that a hang is stopped and the namespaces are torn down
-# before CTest's TIMEOUT (120 s) kills anything: lock wait + job + KILL grace +
-# teardown = 30 + 60 + 10 + 4 < RUN_TIMEOUT.
+P = HOSTS * SLOTS    # the tutorial cases' rank count (2 + 2)
+# Nested limits of one run, so that a hang is stopped and the namespaces are
+# torn down before CTest's TIMEOUT (120 s per run of the test) kills anything:
+# lock wait + job + KILL grace + teardown = 30 + 60 + 10 + 4 < RUN_TIMEOUT.
 LOCK_WAIT = 30       # MPX_LOCK_WAIT: another mpx-ci.sh run with the same prefix
 MPX_TIMEOUT = 60     # mpx-ci.sh -t: SIGTERM to mpirun, SIGKILL 10 s later
-PLD_TIMEOUT = 20     # pldrun's hang watchdog
+PLD_TIMEOUT = 20     # pldrun's hang watchdog (tutorial cases; run_coll.py
+                     # gives its positive runs 30 s and its negative ones 5 s)
 RUN_TIMEOUT = 108    # this script's own limit: then SIGTERM to mpx-ci.sh
+
+# What `--window-transport auto` must resolve to when the domains span hosts
+# (pldrun's summary: "windows over X"); --windows-over overrides it. Today
+# auto uses rma for a whole domain as soon as one member is on another node.
+WINDOWS_OVER = 'rma'
+
+# The collective cases (kind `coll`): run_coll.py's cases of these programs,
+# at the P of COLL_RANKS that the case runs at (run_coll.case_ranks). The
+# `_lowered` variants are left out: run_coll.py runs them over shm only.
+COLL_PROGRAMS = ('chip_a2av', 'host_a2av', 'host_allreduce', 'host_misc', 'host_ring',
+                 'incore_a2av', 'incore_allreduce', 'incore_misc', 'incore_ring')
+COLL_PREFIXES = ('corpus_', 'deferred_')
+COLL_RANKS = (2, 3, 4)          # 1 + 1, 2 + 1 and 2 + 2 ranks on the 2 hosts
+COLL_TRANSPORTS = ('auto',)
+# The negative cases (kind `neg`), at the P of run_coll.NEG in COLL_RANKS,
+# with run_coll.NEG's patterns and time limits. NEG_LIMIT would hold a longer
+# limit for a case that needs one across hosts (with the reason). None does:
+# across hosts the runs took 3.6-5.3 s (mpx-ci.sh setup and teardown and
+# mpirun ending the failed job included) against NEG's 20 s.
+NEG_CASES = ('neg_mismatch', 'neg_divergent_wait')
+NEG_LIMIT = {}
 
 
 def rand_rows(rng, shape):
@@ -270,9 +321,44 @@ TRANSPORTS = ('rma', 'auto')
 NEGATIVE = [('barrier_handrolled', 'shm')]  # shm across hosts must be refused
 
 
+def coll_cases():
+    """run_coll.py's positive cases that run across hosts (kind `coll`)."""
+    out = []
+    for case, (path, _, _) in run_coll.CASES.items():
+        if case.endswith('_lowered') or not os.path.isfile(path):
+            continue
+        if case in COLL_PROGRAMS or case.startswith(COLL_PREFIXES):
+            out.append(case)
+    return out
+
+
+def coll_ranks(case):
+    """The P a coll or neg case runs at here."""
+    ranks = run_coll.NEG[case][1] if case in run_coll.NEG else run_coll.case_ranks(case)
+    return [n for n in ranks if n in COLL_RANKS]
+
+
+def kind_of(case):
+    if case in PROGS:
+        return 'tutorial'
+    if case in run_coll.NEG:
+        return 'neg'
+    if case in run_coll.CASES:
+        return 'coll'
+    return None
+
+
 def tests():
-    out = [(c, t) for c in PROGS for t in TRANSPORTS]
-    return out + NEGATIVE
+    """(kind, case, transport) of every CTest test."""
+    out = [('tutorial', c, t) for c in PROGS for t in TRANSPORTS if os.path.isfile(os.path.join(TUTORIAL, c + '.pld'))]
+    out += [('tutorial', c, t) for c, t in NEGATIVE]
+    out += [('coll', c, t) for c in coll_cases() for t in COLL_TRANSPORTS if coll_ranks(c)]
+    out += [('neg', c, t) for c in NEG_CASES for t in COLL_TRANSPORTS if coll_ranks(c)]
+    return out
+
+
+# the kinds' case names must not collide (--case takes all of them)
+assert not set(PROGS) & (set(run_coll.CASES) | set(run_coll.NEG))
 
 
 # ---------------------------------------------------------------- running
@@ -331,6 +417,38 @@ def run_mpx(cmd, env, cwd):
     return rc, out.decode(errors='replace'), err.decode(errors='replace')
 
 
+class MpxLaunch:
+    """A launch for run_coll.run_case / run_neg (run_coll.mpirun_launch's
+    signature): the same pldrun command on HOSTS emulated hosts with SLOTS
+    slots each, `--map-by node`. Returns pldrun's stderr without mpx-ci.sh's
+    own lines; keeps the whole run in .last for this runner's checks. The
+    time limits are this runner's nested ones (LOCK_WAIT, MPX_TIMEOUT,
+    RUN_TIMEOUT), not the caller's one-host timeout."""
+
+    def __init__(self, args):
+        self.args = args
+        self.last = None
+
+    def __call__(self, nranks, prog, cli, env, cwd, timeout=None):
+        mpirun = ['-np', str(nranks), '--map-by', 'node', '--display-map']
+        if env.get('ASAN_OPTIONS'):  # ranks on other hosts get only what -x forwards
+            mpirun += ['-x', 'ASAN_OPTIONS']
+        cmd = ['bash', self.args.mpx, '-n', str(HOSTS), '-s', str(SLOTS), '-t', str(MPX_TIMEOUT), '--'] + \
+            mpirun + [self.args.pldrun, prog] + list(cli)
+        env = dict(env, MPX_LOCK_WAIT=str(LOCK_WAIT))
+        if self.args.mpiexec:
+            env['MPX_MPIRUN'] = self.args.mpiexec
+        rc, out, err = run_mpx(cmd, env, cwd)
+        for name, text in (('stdout.txt', out), ('stderr.txt', err)):
+            with open(os.path.join(cwd, name), 'w') as f:
+                f.write(text)
+        pld_err = '\n'.join(l for l in err.splitlines() if not l.startswith('mpx-ci: '))
+        timing = [l[len('mpx-ci: '):] for l in err.splitlines() if l.startswith('mpx-ci: ')]
+        self.last = {'cmd': cmd, 'rc': rc, 'out': out, 'err': err, 'pld_err': pld_err, 'timing': timing,
+                     'nranks': nranks}
+        return rc, out, pld_err
+
+
 def job_map(out):
     """{rank: host} from mpirun's --display-map output."""
     ranks, node = {}, None
@@ -345,21 +463,54 @@ def job_map(out):
     return ranks
 
 
-def check_map(out):
-    problems = []
+def check_map(out, nranks):
+    """Problems with the job map of a run of nranks ranks: every rank on
+    one of HOSTS hosts, all hosts used, rank r on the host of rank r mod
+    HOSTS (--map-by node: round robin), so that neighbours cross hosts and
+    the split is 1+1, 2+1, 2+2 for P = 2, 3, 4. Returns (problems, split)."""
     ranks = job_map(out)
-    if sorted(ranks) != list(range(P)):
-        return ['job map: ranks %r, expected 0..%d (no --display-map output?)' % (sorted(ranks), P - 1)]
+    if sorted(ranks) != list(range(nranks)):
+        return ['job map: ranks %r, expected 0..%d (no --display-map output?)' % (sorted(ranks), nranks - 1)], '?'
     hosts = sorted(set(ranks.values()))
-    if len(hosts) != HOSTS:
-        problems.append('job map: ranks on %d hosts %r, expected %d' % (len(hosts), hosts, HOSTS))
-    for r in range(P):
-        if ranks[r] == ranks[(r + 1) % P]:
-            problems.append('job map: neighbours %d and %d are both on %s' % (r, (r + 1) % P, ranks[r]))
-    return problems
+    if len(hosts) != min(HOSTS, nranks):
+        return ['job map: ranks on %d hosts %r, expected %d' % (len(hosts), hosts, min(HOSTS, nranks))], '?'
+    problems = []
+    for r in range(nranks):
+        if ranks[r] != ranks[r % HOSTS]:
+            problems.append('job map: rank %d is on %s, expected %s with rank %d (--map-by node)'
+                            % (r, ranks[r], ranks[r % HOSTS], r % HOSTS))
+    order = sorted(hosts, key=lambda h: min(r for r in ranks if ranks[r] == h))
+    split = '+'.join(str(sum(1 for r in ranks if ranks[r] == h)) for h in order)
+    return problems, split
 
 
-def run_case(case, tr, args, env):
+def check_windows_over(out, want):
+    """pldrun's summary must name exactly the transport `want`, never shm."""
+    m = re.search(r'windows over ([a-z+]+)', out)
+    got = m.group(1) if m else None
+    if got != want or 'shm' in (got or '').split('+'):
+        return ['summary line does not say "windows over %s" (found %r)' % (want, m.group(0) if m else None)]
+    return []
+
+
+def stray_diagnostics(err, allowed=None):
+    """Lines of pldrun's stderr that mention an error or a warning, besides
+    the expected warning (a substring of its line)."""
+    bad = []
+    for line in err.splitlines():
+        if re.search(r'error', line, re.IGNORECASE):
+            bad.append(line)
+        elif re.search(r'warning', line, re.IGNORECASE) and not (allowed and allowed in line):
+            bad.append(line)
+    return bad
+
+
+def expected_over(tr, args):
+    return args.windows_over if tr == 'auto' else tr
+
+
+def run_tutorial(case, tr, args, env):
+    """One tutorial program at P = 4; returns (problems, launch)."""
     make_inputs, golden = PROGS[case]
     path = os.path.join(TUTORIAL, case + '.pld')
     wd = os.path.join(args.workdir, '%s.%s' % (case, tr))
@@ -375,17 +526,9 @@ def run_case(case, tr, args, env):
     want = golden(inputs)
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
-    mpirun = ['-np', str(P), '--map-by', 'node', '--display-map']
-    if env.get('ASAN_OPTIONS'):  # ranks on other hosts get only what -x forwards
-        mpirun += ['-x', 'ASAN_OPTIONS']
-    cmd = ['bash', args.mpx, '-n', str(HOSTS), '-s', str(SLOTS), '-t', str(MPX_TIMEOUT), '--'] + mpirun + \
-          [args.pldrun, path] + cli
-    env = dict(env, MPX_LOCK_WAIT=str(LOCK_WAIT))
-    if args.mpiexec:
-        env['MPX_MPIRUN'] = args.mpiexec
-    rc, out, err = run_mpx(cmd, env, wd)
-    problems = check_map(out)
-    pld_err = '\n'.join(l for l in err.splitlines() if not l.startswith('mpx-ci: '))
+    launch = MpxLaunch(args)
+    rc, out, err = launch(P, path, cli, env, wd)
+    problems = []
     if tr == 'shm':  # refused: the ranks are on two nodes
         if rc != 70:
             problems.append('exit status %d, expected 70 (shm refused across nodes)' % rc)
@@ -394,15 +537,10 @@ def run_case(case, tr, args, env):
     else:
         if rc != 0:
             problems.append('exit status %d, expected 0' % rc)
-        if re.search(r'error|warning', pld_err, re.IGNORECASE):
+        if stray_diagnostics(err):
             problems.append('diagnostics on stderr')
         if rc == 0:
-            # pldrun's summary names the transports its windows used: across
-            # hosts, auto must have resolved to rma (never shm).
-            m = re.search(r'windows over ([a-z+]+)', out)
-            if not m or m.group(1) != 'rma':
-                problems.append('summary line does not say "windows over rma" (found %r)'
-                                % (m.group(0) if m else None))
+            problems += check_windows_over(out, expected_over(tr, args))
             for name in sorted(want):
                 try:
                     got = T.read_npy(os.path.join(wd, 'out_%s.npy' % name))
@@ -410,16 +548,33 @@ def run_case(case, tr, args, env):
                     problems.append('cannot read output %s: %s' % (name, e))
                     continue
                 problems += compare(name, got, want[name])
-    timing = [l for l in err.splitlines() if l.startswith('mpx-ci: ')]
-    if problems:
-        with open(os.path.join(wd, 'stderr.txt'), 'w') as f:
-            f.write(err)
-        with open(os.path.join(wd, 'stdout.txt'), 'w') as f:
-            f.write(out)
-        problems.append('command: %s' % ' '.join(cmd))
-        if err.strip():
-            problems.append('stderr:\n' + '\n'.join('    ' + l for l in err.strip().splitlines()[:60]))
-    return problems, timing
+    return problems, launch
+
+
+def run_collective(case, nranks, tr, args, env):
+    """One run_coll.py case (positive or negative) at nranks across hosts;
+    returns (problems, launch)."""
+    launch = MpxLaunch(args)
+    if case in run_coll.NEG:
+        problems, _, _, _, _ = run_coll.run_neg(case, nranks, tr, args, env, launch=launch,
+                                                limit=NEG_LIMIT.get(case))
+        return problems, launch
+    problems, _, _, err, rc = run_coll.run_case(case, nranks, tr, args, env, launch=launch)
+    warn = run_coll.CASES[case][2]
+    stray = stray_diagnostics(err, warn)
+    if stray:
+        problems.append('diagnostics on stderr besides %s: %s'
+                        % ('the expected warning' if warn else 'none expected', stray[0].strip()))
+    if rc == 0:
+        problems += check_windows_over(launch.last['out'], expected_over(tr, args))
+    return problems, launch
+
+
+def runs_of(kind, case, tr, ranks=None):
+    """[(kind, case, transport, P)] of one test."""
+    if kind == 'tutorial':
+        return [(kind, case, tr, P)]
+    return [(kind, case, tr, n) for n in coll_ranks(case) if not ranks or n in ranks]
 
 
 def main():
@@ -427,26 +582,51 @@ def main():
     ap.add_argument('--pldrun', required=True)
     ap.add_argument('--mpx', default=os.path.join(REPO, 'scripts', 'mpx-ci.sh'))
     ap.add_argument('--mpiexec', default=None, help='mpirun to use (MPX_MPIRUN); default: mpirun on PATH')
-    ap.add_argument('--case', action='append', help='program name (repeatable); default: all')
-    ap.add_argument('--transport', action='append', help='rma, auto or shm (repeatable); default: rma auto')
+    ap.add_argument('--case', action='append',
+                    help='tutorial program, run_coll.py case or negative case (repeatable); default: all')
+    ap.add_argument('--ranks', type=int, action='append', choices=COLL_RANKS,
+                    help='P of the coll and neg cases (repeatable); default: the case\'s ranks in 2, 3, 4')
+    ap.add_argument('--transport', action='append',
+                    help='--window-transport of the runs (repeatable); default: rma and auto for the tutorial '
+                         'cases (and the shm refusal), auto for the collective ones (without --case: filters '
+                         'the tutorial tests, replaces auto for the collective ones, shm left out)')
+    ap.add_argument('--windows-over', default=WINDOWS_OVER,
+                    help='what the summary must say for auto ("windows over X"; default %s)' % WINDOWS_OVER)
     ap.add_argument('--workdir', default=None)
-    ap.add_argument('--list', action='store_true', help='print "CASE TRANSPORT" per test and exit')
+    ap.add_argument('--list', action='store_true', help='print "KIND CASE TRANSPORT RUNS" per test and exit')
     args = ap.parse_args()
     if args.list:
-        print('\n'.join('%s %s' % ct for ct in tests() if os.path.isfile(os.path.join(TUTORIAL, ct[0] + '.pld'))))
+        print('\n'.join('%s %s %s %d' % (k, c, t, len(runs_of(k, c, t))) for k, c, t in tests()))
         return 0
     for c in args.case or []:
-        if c not in PROGS:
+        if not kind_of(c):
             print('run_multinode.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
     for t in args.transport or []:
-        if t not in ('rma', 'auto', 'shm'):
-            print('run_multinode.py: unknown transport %r' % t, file=sys.stderr)
+        if not re.match(r'^[a-z][a-z0-9_-]*$', t):
+            print('run_multinode.py: bad transport name %r' % t, file=sys.stderr)
             return 2
-    todo = [(c, t) for (c, t) in tests()
-            if (not args.case or c in args.case) and (not args.transport or t in args.transport)]
-    if args.case and args.transport:  # explicit request, e.g. the negative case
-        todo = [(c, t) for c in args.case for t in args.transport]
+    if args.windows_over == 'shm':
+        print('run_multinode.py: --windows-over shm: shm cannot span hosts', file=sys.stderr)
+        return 2
+    # --transport filters the tutorial tests (rma, auto, the shm refusal) and
+    # replaces auto for the collective ones (shm cannot span hosts: left out)
+    todo = []
+    for k, c, t in tests():
+        if args.case and c not in args.case:
+            continue
+        if not args.transport:
+            todo.append((k, c, t))
+        elif k == 'tutorial' and t in args.transport:
+            todo.append((k, c, t))
+        elif k != 'tutorial' and t == COLL_TRANSPORTS[0]:
+            todo += [(k, c, tr) for tr in args.transport if tr != 'shm']
+    if args.case and args.transport:  # explicit request, e.g. a case over another transport
+        todo = [(kind_of(c), c, t) for c in args.case for t in args.transport]
+    runs = [r for k, c, t in todo for r in runs_of(k, c, t, args.ranks)]
+    if not runs:
+        print('run_multinode.py: nothing to run (a case runs only at its own P; see --list)', file=sys.stderr)
+        return 2
     args.pldrun = os.path.abspath(args.pldrun)
     args.mpx = os.path.abspath(args.mpx)
     if not args.workdir:
@@ -459,19 +639,31 @@ def main():
     preflight(args.mpx, env)
     passed = failed = 0
     t0 = time.time()
-    for case, tr in todo:
+    for kind, case, tr, nranks in runs:
         t1 = time.time()
-        problems, timing = run_case(case, tr, args, env)
+        if kind == 'tutorial':
+            problems, launch = run_tutorial(case, tr, args, env)
+        else:
+            problems, launch = run_collective(case, nranks, tr, args, env)
+        last = launch.last
+        if last is None:  # run_coll.py stopped before the launch (e.g. no lowered text)
+            problems = problems or ['nothing was launched']
+            last = {'out': '', 'err': '', 'timing': [], 'cmd': []}
+        mp, split = check_map(last['out'], nranks)
+        problems = mp + problems
         dt = time.time() - t1
+        title = '%s %s P=%d %s' % (kind, case, nranks, tr)
         if problems:
             failed += 1
-            print('FAIL: %s %s (%.2f s)' % (case, tr, dt))
+            print('FAIL: %s (%.2f s)' % (title, dt))
             for p in problems:
                 print('    ' + p)
+            print('    command: %s' % ' '.join(last['cmd']))
+            if last['err'].strip():
+                print('    stderr:\n' + '\n'.join('      ' + l for l in last['err'].strip().splitlines()[:60]))
         else:
             passed += 1
-            print('ok:   %s %s on %d hosts x %d ranks (%.2f s; %s)'
-                  % (case, tr, HOSTS, SLOTS, dt, '; '.join(l[len('mpx-ci: '):] for l in timing)))
+            print('ok:   %s on %d hosts (%s) (%.2f s; %s)' % (title, HOSTS, split, dt, '; '.join(last['timing'])))
         sys.stdout.flush()
     print('total time %.1f s' % (time.time() - t0))
     print('%d passed, %d failed' % (passed, failed))
