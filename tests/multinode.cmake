@@ -28,8 +28,9 @@
 #                                     deferred_*), through run_coll.run_case
 #                                     (same inputs, bit-exact goldens and
 #                                     checks as on one host), auto must say
-#                                     "windows over rma" (run_multinode.py's
-#                                     WINDOWS_OVER)
+#                                     "windows over hybrid" (run_multinode.py's
+#                                     WINDOWS_OVER; shm beside it for a domain
+#                                     within one host)
 #   multinode_coll_neg_{mismatch,divergent_wait}_auto
 #                                     (Release tree only) P = 2, 3: the hang is
 #                                     reported (exit 70, the blocked wait named)
