@@ -10,7 +10,8 @@ TCP over veth, its own Open MPI environment for both sides: --bind-to none,
 mpi_yield_when_idle=1, osc ^ucx; shared/docs/platform.md section 2 and
 multinode.md). For pldrun it is (t(n2) - t(n1)) / (n2 - n1), t being the run
 time pldrun prints for n = n1 and n = n2 operations (start-up, staging and
-output cancel out); the MPI side is the mean over a timed loop of the same
+output cancel out; n2 - n1 is large enough that their noise, about 0.1 s,
+stays small against it); the MPI side is the mean over a timed loop of the same
 operation from C (bench/bench_hosts_mpi.c, bench/bench_plain_mpi.c):
 
   allreduce_incore  bench/hosts/allreduce_incore.pld   vs MPI_Allreduce   P=4, 2 ranks per host, 1 Mi FP32
@@ -42,13 +43,13 @@ MPX = os.path.join(REPO, 'scripts', 'mpx-ci.sh')
 
 # name: (program, P, slots per host, n1, n2, inputs, MPI baseline (prog, args), target ratio)
 METRICS = {
-    'allreduce_incore': ('bench/hosts/allreduce_incore.pld', 4, 2, 1, 6, ['xs=random:7'],
+    'allreduce_incore': ('bench/hosts/allreduce_incore.pld', 4, 2, 1, 41, ['xs=random:7'],
                          ('hosts', ['allreduce', '20']), 2.0),
-    'allreduce_host': ('bench/hosts/allreduce_host.pld', 4, 2, 1, 6, ['xs=random:7'],
+    'allreduce_host': ('bench/hosts/allreduce_host.pld', 4, 2, 1, 41, ['xs=random:7'],
                        ('hosts', ['allreduce', '20']), 2.0),
-    'all_to_all_v': ('bench/hosts/all_to_all_v.pld', 4, 2, 1, 21, ['xs=random:7'],
+    'all_to_all_v': ('bench/hosts/all_to_all_v.pld', 4, 2, 1, 201, ['xs=random:7'],
                      ('hosts', ['alltoallv', '50']), 2.0),
-    'allgather': ('bench/hosts/allgather.pld', 4, 2, 1, 11, ['xs=random:7'],
+    'allgather': ('bench/hosts/allgather.pld', 4, 2, 1, 41, ['xs=random:7'],
                   ('hosts', ['allgather', '20']), 2.0),
     'pingpong': ('bench/pingpong.pld', 2, 1, 1000, 11000, [], ('hosts', ['pingpong', '5000']), 1.5),
     'put1m': ('bench/put_1mib.pld', 2, 1, 200, 1200, ['xs=arange'], ('plain', ['put1m_us']), 1.25),

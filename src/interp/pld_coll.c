@@ -1389,7 +1389,11 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         }
     }
     int64_t SIZE = t->shape[1];
-    if (!(buf = alloc_elems(t->dt, MR * SIZE))) {
+    /* across hosts the puts to every destination go out as one batch (a
+     * buffer per destination), and the recv_counts notifies follow them:
+     * nobody reads either before the barrier after them (merged_step) */
+    const int batched = merged_step(c, 1, 1) > 1 && pld_dist_can_batch(it);
+    if (!(buf = alloc_elems(t->dt, MR * SIZE * (batched ? c->P : 1)))) {
         st = oom(c);
         goto done;
     }
@@ -1400,19 +1404,33 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         for (int64_t b = 0; b < B; b++)
             TRY(await_all(c, b, 1));
     }
-    for (int dest = 0; dest < c->P; dest++) {
-        int64_t cnt = read_count(sc, dest), rows = cnt < 0 ? 0 : cnt > MR ? MR : cnt;
-        if (cnt != rows)
-            warn_once(c, W_COUNTS,
-                      "%s: send_counts[%d] = %lld is outside [0, MAX_RECV = %lld]; %lld rows are sent (counts are "
-                      "clamped to [0, MAX_RECV]; further ones are not reported)",
-                      cname(c), dest, (long long)cnt, (long long)MR, (long long)rows);
-        int64_t cell[2] = {c->me, 0};
-        TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
-        if (rows > 0) {
-            int64_t off[2] = {dest * MR, 0}, ext[2] = {rows, SIZE};
-            TRY(local_io(c, in, off, ext, buf, 0));
-            TRY(xfer_rows(c, t, dest, c->me * MR, rows, buf, 1));
+    if (batched)
+        pld_win_batch_begin(it->win);
+    for (int pass = batched ? 0 : 1; pass < 2; pass++) {
+        /* pass 0 (batched): the rows; pass 1: the count, then (not batched) the rows */
+        if (pass == 1 && batched && (st = pld_dist_batch_end(it, c->f, e, PLD_OK)) != PLD_OK)
+            goto done;
+        for (int dest = 0; dest < c->P; dest++) {
+            int64_t cnt = read_count(sc, dest), rows = cnt < 0 ? 0 : cnt > MR ? MR : cnt;
+            if (cnt != rows && pass == 1)
+                warn_once(c, W_COUNTS,
+                          "%s: send_counts[%d] = %lld is outside [0, MAX_RECV = %lld]; %lld rows are sent (counts "
+                          "are clamped to [0, MAX_RECV]; further ones are not reported)",
+                          cname(c), dest, (long long)cnt, (long long)MR, (long long)rows);
+            int64_t cell[2] = {c->me, 0};
+            if (pass == 1)
+                TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
+            if (rows > 0 && pass == (batched ? 0 : 1)) {
+                int64_t off[2] = {dest * MR, 0}, ext[2] = {rows, SIZE};
+                char *b = (char *)buf + (batched ? (size_t)dest * (size_t)(MR * SIZE) * (size_t)pld_dtype_bytes(t->dt) : 0);
+                if ((st = local_io(c, in, off, ext, b, 0)) == PLD_OK)
+                    st = xfer_rows(c, t, dest, c->me * MR, rows, b, 1);
+                if (st != PLD_OK) {
+                    if (batched)
+                        (void)pld_dist_batch_end(it, c->f, e, st);
+                    goto done;
+                }
+            }
         }
     }
     if (incore) {

@@ -10,21 +10,25 @@
  * shared segment: one cell, one mechanism.
  *
  * The rules that keep the semantics (pld_semantics.md §1.6, §1.7):
- *   - puts, gets and adds of the issuer complete (MPI_Win_flush, memmove)
- *     before its next notify is sent: the data is in place when the cell
- *     changes (release);
- *   - before the issuer's next put, get or add, and before it passes a phase
- *     between dispatches, says it finished, or enters a barrier, every
- *     message it sent has been applied (pld_win_msg_drain: a flush request to
- *     each member it sent to since the last drain, answered once everything
- *     before it is applied; messages of one issuer to one target stay in
- *     order, MPI's non-overtaking rule). So a peer that learns of a notify
- *     through anything else the issuer did next finds it in the cell, and no
- *     signal of a dispatch lands after the windows were cleared. Notifies may
- *     overtake each other on their way to different targets, as posted
- *     stores do on the device;
- *   - the owner applies messages whenever it enters the layer: every poll of
- *     a wait loop, every read of a cell, every drain and barrier;
+ *   - release: puts, gets and adds of the issuer complete (MPI_Win_flush,
+ *     memmove) before its next notify is sent, and messages of one issuer
+ *     to one target are applied in order (MPI's non-overtaking rule on one
+ *     communicator and tag): what a rank wrote before a notify is in place
+ *     when the cell changes;
+ *   - a notify is posted, as a remote atomic is on the device: the issuer
+ *     goes on at once, and its later operations to other targets may land
+ *     first (§2.11 (d): a notify is not ordered against later stores to
+ *     other addresses);
+ *   - the message is applied into the window cell itself; every reader
+ *     (a wait, defer_wait's check, a get of the cell, the hang report) reads
+ *     the cell. The owner applies messages whenever it enters the layer:
+ *     every poll of a wait loop, every read of a cell, every put, get, add
+ *     and notify, every drain and barrier;
+ *   - before a rank passes a phase between dispatches, says it finished, or
+ *     enters a domain barrier, every message it sent has been applied
+ *     (pld_win_msg_drain: a flush request to each member it sent to since
+ *     the last drain, answered once everything before it is applied): no
+ *     signal of a dispatch lands after the windows were cleared;
  *   - the status record counts the messages sent and applied: the deadlock
  *     detector needs both sums equal (nothing in flight) as well as every
  *     rank blocked.

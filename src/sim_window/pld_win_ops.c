@@ -111,16 +111,13 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
 }
 
 /* hybrid: every put/get/add/notify first applies the signals that have
- * arrived (a peer may be waiting for the answer to its flush request); the
- * issuer's earlier signal messages are applied before its next put or add
- * (pld_win_msg.c). A get publishes nothing and does not wait. */
-static pld_status_t settled(pld_win_dom_t *d, int write, char *err, size_t errn)
+ * arrived (a peer may be waiting for the answer to its flush request). It
+ * does not wait for this rank's own signals in flight: a notify is posted,
+ * and only what comes before it is ordered before it (pld_win_msg.c). */
+static void serve(pld_win_dom_t *d)
 {
-    pld_win_sys_t *sys = d->sys;
-    if (sys->nhybrid == 0)
-        return PLD_OK;
-    pld_win_msg_serve_all(sys);
-    return write && (sys->pending > 0 || sys->flushing > 0) ? pld_win_msg_drain(sys, err, errn) : PLD_OK;
+    if (d->sys->nhybrid > 0)
+        pld_win_msg_serve_all(d->sys);
 }
 
 /* Completes a put/get to peer, or leaves it to pld_win_batch_end. */
@@ -180,8 +177,7 @@ pld_status_t pld_win_put(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     bump_epoch(sys);
     if (bytes == 0)
         return PLD_OK;
-    if ((st = settled(d, 1, err, errn)) != PLD_OK)
-        return st;
+    serve(d);
     char *to = mapped(d, peer);
     if (to) {
         memmove(to + disp, src, bytes);
@@ -208,8 +204,7 @@ pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, siz
     sys->spin = 0;
     if (bytes == 0)
         return PLD_OK;
-    if ((st = settled(d, 0, err, errn)) != PLD_OK)
-        return st;
+    serve(d);
     const char *from = mapped(d, peer);
     if (from) {
         memmove(dst, from + disp, bytes);
@@ -361,8 +356,7 @@ pld_status_t pld_win_add(pld_win_dom_t *d, int peer, size_t disp, const void *sr
     /* hybrid: every add goes through MPI_Accumulate on the MPI_Win_create
      * window, same-node members included, so that adds to one element stay
      * atomic with each other (one mechanism) */
-    if ((st = settled(d, 1, err, errn)) != PLD_OK)
-        return st;
+    serve(d);
     if (half)
         return add_half(d, peer, disp, src, count, half == 2, err, errn);
     const size_t step = sys->chunk_bytes / es > 0 ? sys->chunk_bytes / es : 1;
@@ -393,8 +387,7 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
     sys->counters.notifies++;
     sys->spin = 0;
     bump_epoch(sys);
-    if ((st = settled(d, 0, err, errn)) != PLD_OK)
-        return st;
+    serve(d);
     if (d->tr == PLD_WIN_LOCAL) {
         int32_t c;
         memcpy(&c, d->base + disp, 4);
