@@ -685,7 +685,10 @@ MPI_Aint pld_win_dom_mpi_disp(const pld_win_dom_t *d, int p, size_t disp) { retu
 pld_status_t pld_win_poll(pld_win_sys_t *sys)
 {
     sys->counters.polls++;
-    if (sys->nhybrid > 0) /* apply arrived signals; enters MPI progress (sets entered) */
+    /* hybrid: apply the signals that have arrived (enters MPI progress),
+     * unless read_cell just did: one MPI entry per wait-loop iteration (each
+     * is a poll() of the TCP sockets) */
+    if (sys->nhybrid > 0 && !sys->entered)
         pld_win_msg_serve_all(sys);
     /* Spin, then yield: the count restarts with every put/get/add/notify, so
      * a wait that is answered within PLD_WIN_YIELD_EVERY polls never gives up

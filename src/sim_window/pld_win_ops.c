@@ -437,8 +437,8 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
      * cell is seen, the data they released) visible to plain loads. A
      * failure becomes the sticky error (the caller's next poll returns it). */
     pld_win_sys_t *sys = d->sys;
-    if (d->tr == PLD_WIN_HYBRID) /* apply the signals that have arrived */
-        pld_win_msg_serve(d);
+    if (d->tr == PLD_WIN_HYBRID) /* apply the signals that have arrived (every domain's: pld_win_poll leaves it to us) */
+        pld_win_msg_serve_all(sys);
     else
         PLD_MPI_NOTE(MPI_Win_sync(d->win));
     sys->entered = d->tr == PLD_WIN_RMA || d->tr == PLD_WIN_HYBRID;
