@@ -403,8 +403,11 @@ static pld_status_t allocate_rma(pld_win_sys_t *sys, pld_win_dom_t *d, void **ra
                 return st; /* the other members fail in MPI_Win_allocate only if rank 0 is gone */
         }
     }
-    int rc = d->tr == PLD_WIN_HYBRID ? MPI_Win_create(*raw, (MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, &d->win)
-                                      : MPI_Win_allocate((MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, raw, &d->win);
+    int rc;
+    if (d->tr == PLD_WIN_HYBRID)
+        rc = MPI_Win_create(*raw, (MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, &d->win);
+    else
+        rc = MPI_Win_allocate((MPI_Aint)d->alloc, 1, MPI_INFO_NULL, d->comm, raw, &d->win);
     sys->counters.mpi_calls++;
     pld_status_t st = rc == MPI_SUCCESS ? PLD_OK
                                         : pld_win_mpi_fail(sys, d->tr == PLD_WIN_HYBRID ? "MPI_Win_create" : "MPI_Win_allocate",

@@ -144,7 +144,10 @@ pld_status_t pld_win_batch_end(pld_win_sys_t *sys, char *err, size_t errn)
         if (!d->batched)
             continue;
         d->batched = 0;
-        int rc = PLD_MPI_RC(MPI_Win_flush_all(d->win));
+        int rc = MPI_Win_flush_all(d->win);
+#ifdef PLD_TESTING
+        rc = pld_win_test_rc(sys, "MPI_Win_flush_all(d->win)", rc);
+#endif
         sys->counters.mpi_calls++;
         sys->counters.flushes++;
         sys->entered = 1;
