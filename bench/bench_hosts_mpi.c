@@ -22,6 +22,33 @@
 
 static int g_rank, g_size;
 
+/* The buffers of one collective and the collective itself. */
+typedef struct bufs {
+    float *s, *r;
+    int *cnt, *dsp; /* alltoallv */
+    int n;          /* elements per call (allreduce) or per rank (allgather) */
+} bufs_t;
+
+static void op_allreduce(bufs_t *b) { MPI_Allreduce(b->s, b->r, b->n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }
+static void op_alltoallv(bufs_t *b)
+{
+    MPI_Alltoallv(b->s, b->cnt, b->dsp, MPI_FLOAT, b->r, b->cnt, b->dsp, MPI_FLOAT, MPI_COMM_WORLD);
+}
+static void op_allgather(bufs_t *b) { MPI_Allgather(b->s, b->n, MPI_FLOAT, b->r, b->n, MPI_FLOAT, MPI_COMM_WORLD); }
+
+/* op 10 times untimed, then iters times between two barriers: us per call */
+static double timed(int iters, void (*op)(bufs_t *), bufs_t *b)
+{
+    for (int k = 0; k < 10; k++)
+        op(b);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    for (int k = 0; k < iters; k++)
+        op(b);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return (MPI_Wtime() - t0) / iters * 1e6;
+}
+
 static int run_allreduce(int iters, double *us)
 {
     const int n = MIB;
@@ -30,16 +57,8 @@ static int run_allreduce(int iters, double *us)
         return 1;
     for (int i = 0; i < n; i++)
         x[i] = (float)((i + g_rank) % 64) * 0.125f;
-    double t0 = 0;
-    for (int k = -10; k < iters; k++) {
-        if (k == 0) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
-        }
-        MPI_Allreduce(x, y, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    *us = (MPI_Wtime() - t0) / iters * 1e6;
+    bufs_t b = {x, y, NULL, NULL, n};
+    *us = timed(iters, op_allreduce, &b);
     int bad = 0;
     for (int i = 0; i < n; i++) {
         float want = 0;
@@ -65,16 +84,8 @@ static int run_alltoallv(int iters, double *us)
     }
     for (int i = 0; i < per * g_size; i++)
         s[i] = (float)(g_rank * 1000003 + i);
-    double t0 = 0;
-    for (int k = -10; k < iters; k++) {
-        if (k == 0) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
-        }
-        MPI_Alltoallv(s, cnt, dsp, MPI_FLOAT, r, cnt, dsp, MPI_FLOAT, MPI_COMM_WORLD);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    *us = (MPI_Wtime() - t0) / iters * 1e6;
+    bufs_t b = {s, r, cnt, dsp, 0};
+    *us = timed(iters, op_alltoallv, &b);
     int bad = 0;
     for (int p = 0; p < g_size; p++)
         for (int i = 0; i < per; i++)
@@ -94,16 +105,8 @@ static int run_allgather(int iters, double *us)
         return 1;
     for (int i = 0; i < n; i++)
         s[i] = (float)(g_rank * 1000003 + i);
-    double t0 = 0;
-    for (int k = -10; k < iters; k++) {
-        if (k == 0) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
-        }
-        MPI_Allgather(s, n, MPI_FLOAT, r, n, MPI_FLOAT, MPI_COMM_WORLD);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    *us = (MPI_Wtime() - t0) / iters * 1e6;
+    bufs_t b = {s, r, NULL, NULL, n};
+    *us = timed(iters, op_allgather, &b);
     int bad = 0;
     for (int p = 0; p < g_size; p++)
         for (int i = 0; i < n; i++)
