@@ -188,16 +188,17 @@ pld_status_t pld_win_msg_drain(pld_win_sys_t *sys, char *err, size_t errn)
 pld_status_t pld_win_msg_barrier(pld_win_dom_t *d, char *err, size_t errn)
 {
     pld_win_sys_t *sys = d->sys;
+    /* A drain that gives up (an aborted run) still enters the barrier: every
+     * member must make the same collective calls, or one waits in the next
+     * (MPI_Win_free at teardown) for a member still in this one. */
     pld_status_t st = pld_win_msg_drain(sys, err, errn);
-    if (st != PLD_OK)
-        return st;
     MPI_Request r = MPI_REQUEST_NULL;
     PLD_MPI_CHECK(MPI_Ibarrier(d->comm, &r));
     for (unsigned long n = 1;; n++) {
         int done = 0;
         PLD_MPI_CHECK(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
         if (done)
-            return PLD_OK;
+            return st;
         pld_win_msg_serve_all(sys);
         if (n % 64 == 0)
             sched_yield();
