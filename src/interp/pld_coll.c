@@ -527,6 +527,73 @@ static pld_status_t read_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, i
     return st;
 }
 
+/* Whether a merged step of n elements with `credit` barriers on its slot
+ * goes spread (spread_fold): at least 3 ranks (with 2, each rank moves the
+ * same bytes either way), 2 barriers to share out, and parts of at least
+ * P elements. */
+static int spread_ok(const coll_t *c, int64_t n, int64_t credit)
+{
+    return c->P >= 3 && credit >= 2 && n >= (int64_t)c->P * c->P;
+}
+
+/* The elements of tmp a spread step of n elements needs. */
+static int64_t spread_tmp(const coll_t *c, int64_t n)
+{
+    return 2 * (int64_t)c->P * cdiv(n, c->P);
+}
+
+/* One merged step across hosts, spread over the ranks (spread_ok): the
+ * range [lo, lo+n) is cut into P parts, and rank j reads part j of every
+ * rank (own value, then the peers, one batch) and folds it in every rank's
+ * order: own value first, then the others ascending, as read_fold does.
+ * Then one barrier of the step (+1 on `slot`, wait for base + 1: no rank
+ * reads an input any more), and j stores its result of part j into every
+ * rank's copy (puts, one batch). The caller passes the step's last barrier
+ * (the rest of its credit): after it every copy holds the whole result,
+ * since a put is visible before the notify that follows it. Every element
+ * is folded in the same order as by read_fold, so the bits are the same
+ * (any rank may compute them), and each rank moves 2 (P - 1) / P of the
+ * range instead of P - 1 times it (docs/transport.md). tmp holds
+ * spread_tmp(n) elements. */
+static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, pld_binop_k_t op,
+                                char *tmp, int batched, int64_t slot, int32_t base)
+{
+    const int P = c->P, me = c->me;
+    const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
+    const int64_t L = cdiv(n, P), b0 = me * n / P, len = (me + 1) * n / P - b0;
+    char *in = tmp, *res = tmp + (size_t)P * (size_t)L * esz; /* x_q, res_r at q * L, r * L */
+#define PART(base, q) ((base) + (size_t)(q) * (size_t)L * esz)
+    pld_status_t st = xfer1(c, flat, me, lo + b0, len, PART(in, me), 0);
+    if (st != PLD_OK)
+        return st;
+    if (batched)
+        pld_win_batch_begin(c->it->win);
+    for (int q = 0; q < P && st == PLD_OK; q++)
+        if (q != me)
+            st = xfer1(c, flat, q, lo + b0, len, PART(in, q), 0);
+    if (batched)
+        st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    for (int r = 0; r < P && st == PLD_OK; r++) {
+        memcpy(PART(res, r), PART(in, r), (size_t)len * esz);
+        for (int q = 0; q < P && st == PLD_OK; q++)
+            if (q != r)
+                st = fold(c, op, PART(res, r), PART(in, q), flat->dt, len);
+    }
+    st = st != PLD_OK ? st : barrier_n(c, slot, 1, base + 1);
+    st = st != PLD_OK ? st : xfer1(c, flat, me, lo + b0, len, PART(res, me), 1);
+    if (st != PLD_OK)
+        return st;
+    if (batched)
+        pld_win_batch_begin(c->it->win);
+    for (int r = 0; r < P && st == PLD_OK; r++)
+        if (r != me)
+            st = xfer1(c, flat, r, lo + b0, len, PART(res, r), 1);
+    if (batched)
+        st = pld_dist_batch_end(c->it, c->f, c->e, st);
+#undef PART
+    return st;
+}
+
 static void *alloc_elems(pld_dtype_t dt, int64_t n)
 {
     return pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_bytes(dt));
@@ -613,7 +680,8 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     const int batched = G > 1 && pld_dist_can_batch(c->it);
     int kept = 0;
     if (G > 1) {
-        acc = step_bufs(c, t->dt, N < W ? N : W, (N < W ? N : W) * (batched ? c->P - 1 : 1), &tmp, &kept);
+        const int64_t w = N < W ? N : W, nt = w * (batched ? c->P - 1 : 1);
+        acc = step_bufs(c, t->dt, w, nt > spread_tmp(c, w) ? nt : spread_tmp(c, w), &tmp, &kept);
     } else {
         acc = alloc_elems(t->dt, N < W ? N : W);
         tmp = alloc_elems(t->dt, N < W ? N : W);
@@ -635,6 +703,12 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
                 if (p >= 0)
                     TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
             }
+        } else if (G > 1 && spread_ok(c, n, k - k0 + 1)) {
+            /* spread_fold passes one of the step's barriers and stores; the
+             * last barrier takes the rest of the credit */
+            TRY(spread_fold(c, &flat, lo, n, binop_of(op), tmp, batched, 0, (int32_t)(k0 + 1)));
+            TRY(barrier_n(c, 0, (int32_t)(k - k0), (int32_t)(k + 2)));
+            continue;
         } else {
             TRY(read_fold(c, &flat, lo, n, binop_of(op), acc, tmp, batched));
         }
@@ -758,8 +832,8 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     const int batched = R > 1 && pld_dist_can_batch(c->it);
     int kept = 0;
     if (R > 1) {
-        const int64_t w = R * B * HOST_TILE < N ? R * B * HOST_TILE : N;
-        acc = step_bufs(c, t->dt, w, w * (batched ? c->P - 1 : 1), &tmp, &kept);
+        const int64_t w = R * B * HOST_TILE < N ? R * B * HOST_TILE : N, nt = w * (batched ? c->P - 1 : 1);
+        acc = step_bufs(c, t->dt, w, nt > spread_tmp(c, w) ? nt : spread_tmp(c, w), &tmp, &kept);
     } else {
         acc = alloc_elems(t->dt, B * HOST_TILE);
         tmp = alloc_elems(t->dt, HOST_TILE);
@@ -783,11 +857,21 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
          * so far), then store (merged_step) */
         const int64_t j1 = j0 + R < maxT ? j0 + R : maxT;
         const int64_t lo = j0 * B * HOST_TILE, hi = j1 * B * HOST_TILE < N ? j1 * B * HOST_TILE : N;
-        TRY(read_fold(c, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
+        /* lane 0's tiles in these rounds: a spread step (spread_fold) passes
+         * one of their barriers and stores, the last one takes the rest */
+        const int64_t upto0 = cdiv(ntiles, B), before0 = j0 < upto0 ? j0 : upto0;
+        const int64_t now0 = (j1 < upto0 ? j1 : upto0) - before0;
+        const int spread = spread_ok(c, hi - lo, now0);
+        if (spread) {
+            LANE(0);
+            TRY(spread_fold(c, &flat, lo, hi - lo, binop_of(op), tmp, batched, 0, (int32_t)(1 + before0)));
+        } else {
+            TRY(read_fold(c, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
+        }
         for (int64_t b = 0; b < B; b++) {
             /* lane b's tiles b + j*B with j < j1, and those with j < j0 */
             const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;
-            const int64_t before = j0 < upto ? j0 : upto, now = (j1 < upto ? j1 : upto) - before;
+            const int64_t before = j0 < upto ? j0 : upto, now = (j1 < upto ? j1 : upto) - before - (spread && b == 0);
             if (now <= 0)
                 continue;
             LANE(b);
@@ -801,7 +885,8 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
             LANE(b);
             TRY(await_all(c, b, (int32_t)(last + 1)));
         }
-        TRY(xfer1(c, &flat, c->me, lo, hi - lo, acc, 1));
+        if (!spread)
+            TRY(xfer1(c, &flat, c->me, lo, hi - lo, acc, 1));
     }
     for (int64_t j = 0; R == 1 && j < maxT; j++) {
         for (int64_t b = 0; b < B; b++) {
