@@ -390,7 +390,9 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
     sys->counters.notifies++;
     sys->spin = 0;
     bump_epoch(sys);
-    serve(d);
+    const int by_msg = d->tr == PLD_WIN_HYBRID && !d->peer[peer];
+    if (!by_msg)
+        serve(d);
     if (d->tr == PLD_WIN_LOCAL) {
         int32_t c;
         memcpy(&c, d->base + disp, 4);
@@ -403,8 +405,13 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
          * C11 release RMW on the shared segment, one elsewhere a message
          * that its owner applies the same way */
         _Atomic int32_t *c = (_Atomic int32_t *)(void *)(d->peer[peer] ? d->peer[peer] + disp : NULL);
-        if (!c)
-            return pld_win_msg_notify(d, peer, disp, v, set, err, errn);
+        if (!c) {
+            /* the message first, then the serve every op does: an MPI entry
+             * before the send would be on the round trip's path */
+            st = pld_win_msg_notify(d, peer, disp, v, set, err, errn);
+            serve(d);
+            return st;
+        }
         if (set)
             atomic_store_explicit(c, v, memory_order_release);
         else
