@@ -1331,18 +1331,30 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
         goto done;
     if (c->f->ctx == PLD_CTX_HOST && (st = same_domain(c, in, pld_op_arg(c->e, 0), "input")) != PLD_OK)
         goto done;
-    if (!(buf = alloc_elems(t->dt, SIZE))) {
+    /* across hosts the puts go out as one batch (all_to_all: a buffer per
+     * destination); the barrier's notifies follow them, as one by one */
+    const int batched = merged_step(c, 1, 1) > 1 && pld_dist_can_batch(c->it);
+    const int nbuf = batched && a2a ? c->P : 1;
+    if (!(buf = alloc_elems(t->dt, SIZE * nbuf))) {
         st = oom(c);
         goto done;
     }
+    if (batched)
+        pld_win_batch_begin(c->it->win);
     /* push: local row (allgather: row 0; all_to_all: row dest) -> dest's target[me, :] */
-    for (int dest = 0; dest < c->P; dest++) {
+    for (int dest = 0; dest < c->P && st == PLD_OK; dest++) {
+        char *b = (char *)buf + (nbuf > 1 ? (size_t)dest * (size_t)SIZE * (size_t)pld_dtype_bytes(t->dt) : 0);
         if (dest == 0 || a2a) {
             int64_t off[2] = {a2a ? dest : 0, 0}, ext[2] = {1, SIZE};
-            TRY(local_io(c, in, off, ext, buf, 0));
+            st = local_io(c, in, off, ext, b, 0);
         }
-        TRY(xfer_rows(c, t, dest, c->me, 1, buf, 1));
+        if (st == PLD_OK)
+            st = xfer_rows(c, t, dest, c->me, 1, b, 1);
     }
+    if (batched)
+        st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    if (st != PLD_OK)
+        goto done;
     TRY(barrier(c, 0, 1));
     TRY(clear(c, 0, 1));
 done:
