@@ -59,8 +59,14 @@ foreach(_b IN LISTS _pld_conf_backends)
   if(NOT _bname STREQUAL "sim")
     set(_alt --alternate-transports)
   endif()
+  # the sanitizer tree runs P = 2 and 4 (every run there costs 2-4 s); the
+  # Release tree adds P = 3
+  set(_pld_conf_ps 2 3 4)
+  if(PLD_SANITIZE)
+    set(_pld_conf_ps 2 4)
+  endif()
   foreach(_group tier0 coll corpus tutorial)
-    foreach(_p 2 3 4)
+    foreach(_p IN LISTS _pld_conf_ps)
       set(_name conformance_${_bname}_${_group}_p${_p})
       add_test(NAME ${_name}
                COMMAND "${PLD_PYTHON3_CONF}" "${_pld_conf_script}"

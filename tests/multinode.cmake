@@ -47,8 +47,10 @@
 # sanitizer tree keeps the tutorial tests, so that the suite time of the two
 # trees grows only by their 3.5-5 minutes in Release (docs/multinode-ci.md).
 #
-# RUN_SERIAL (the namespace names are fixed, and timings matter on 2 cores),
-# TIMEOUT 120 per run of the test (each run stops itself after 108 s;
+# RESOURCE_LOCK pld_mpx (the namespace names are fixed: one multinode test at
+# a time, while the other CTest slot runs the rest of the suite; most of a
+# multinode run is set-up and start-up latency, not CPU), TIMEOUT 120 per run
+# of the test (each run stops itself after 108 s;
 # mpx-ci.sh waits at most 30 s for a concurrent run's lock and limits the job
 # to 60 s; pldrun's hang watchdog is 20 s for the tutorial cases, 30 s for
 # run_coll.py's positive and 5 s for its negative ones). Run them alone with
@@ -101,7 +103,7 @@ foreach(_line IN LISTS _pld_mn_tests)
                    --pldrun $<TARGET_FILE:pldrun> --mpx "${_pld_mn_script}"
                    --mpiexec "${MPIEXEC_EXECUTABLE}" --case ${_case} --transport ${_tr}
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/multinode_runs")
-  set_tests_properties(${_name} PROPERTIES LABELS multinode TIMEOUT ${_timeout} RUN_SERIAL TRUE
+  set_tests_properties(${_name} PROPERTIES LABELS multinode TIMEOUT ${_timeout} RESOURCE_LOCK pld_mpx
                                            SKIP_RETURN_CODE 77
                                            ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endforeach()

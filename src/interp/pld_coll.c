@@ -527,13 +527,12 @@ static pld_status_t read_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, i
     return st;
 }
 
-/* Whether a merged step of n elements with `credit` barriers on its slot
- * goes spread (spread_fold): at least 3 ranks (with 2, each rank moves the
- * same bytes either way), 2 barriers to share out, and parts of at least
- * P elements. */
-static int spread_ok(const coll_t *c, int64_t n, int64_t credit)
+/* Whether a merged step of n elements goes spread (spread_fold): at least
+ * 3 ranks (with 2, each rank moves the same bytes either way) and parts of
+ * at least P elements. */
+static int spread_ok(const coll_t *c, int64_t n)
 {
-    return c->P >= 3 && credit >= 2 && n >= (int64_t)c->P * c->P;
+    return c->P >= 3 && n >= (int64_t)c->P * c->P;
 }
 
 /* The elements of tmp a spread step of n elements needs. */
@@ -544,19 +543,20 @@ static int64_t spread_tmp(const coll_t *c, int64_t n)
 
 /* One merged step across hosts, spread over the ranks (spread_ok): the
  * range [lo, lo+n) is cut into P parts, and rank j reads part j of every
- * rank (own value, then the peers, one batch) and folds it in every rank's
- * order: own value first, then the others ascending, as read_fold does.
- * Then one barrier of the step (+1 on `slot`, wait for base + 1: no rank
- * reads an input any more), and j stores its result of part j into every
- * rank's copy (puts, one batch). The caller passes the step's last barrier
- * (the rest of its credit): after it every copy holds the whole result,
- * since a put is visible before the notify that follows it. Every element
- * is folded in the same order as by read_fold, so the bits are the same
- * (any rank may compute them), and each rank moves 2 (P - 1) / P of the
- * range instead of P - 1 times it (docs/transport.md). tmp holds
- * spread_tmp(n) elements. */
+ * rank (own value, then the peers, one batch), folds it in every rank's
+ * order (own value first, then the others ascending, as read_fold does) and
+ * stores rank r's result into part j of rank r's copy (puts, one batch).
+ * Part j of any copy is read by rank j alone, before rank j stores into it,
+ * so no barrier is needed inside the step; the caller passes the step's
+ * barrier, after which every copy holds the whole result (a put is visible
+ * before the notify that follows it). Every element is folded in the same
+ * order as by read_fold, so the bits are the same (any rank may compute
+ * them), and each rank moves 2 (P - 1) / P of the range instead of P - 1
+ * times it (docs/transport.md). tmp holds spread_tmp(n) elements. */
+#define SPREAD_BLOCK 4096 /* elements */
+
 static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, pld_binop_k_t op,
-                                char *tmp, int batched, int64_t slot, int32_t base)
+                                char *tmp, int batched)
 {
     const int P = c->P, me = c->me;
     const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
@@ -573,13 +573,18 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
             st = xfer1(c, flat, q, lo + b0, len, PART(in, q), 0);
     if (batched)
         st = pld_dist_batch_end(c->it, c->f, c->e, st);
-    for (int r = 0; r < P && st == PLD_OK; r++) {
-        memcpy(PART(res, r), PART(in, r), (size_t)len * esz);
-        for (int q = 0; q < P && st == PLD_OK; q++)
-            if (q != r)
-                st = fold(c, op, PART(res, r), PART(in, q), flat->dt, len);
+    /* in blocks that stay in cache: the P results of a block read the same
+     * P inputs */
+    for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK) {
+        const int64_t m = len - k < SPREAD_BLOCK ? len - k : SPREAD_BLOCK;
+        const size_t o = (size_t)k * esz;
+        for (int r = 0; r < P && st == PLD_OK; r++) {
+            memcpy(PART(res, r) + o, PART(in, r) + o, (size_t)m * esz);
+            for (int q = 0; q < P && st == PLD_OK; q++)
+                if (q != r)
+                    st = fold(c, op, PART(res, r) + o, PART(in, q) + o, flat->dt, m);
+        }
     }
-    st = st != PLD_OK ? st : barrier_n(c, slot, 1, base + 1);
     st = st != PLD_OK ? st : xfer1(c, flat, me, lo + b0, len, PART(res, me), 1);
     if (st != PLD_OK)
         return st;
@@ -703,11 +708,10 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
                 if (p >= 0)
                     TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
             }
-        } else if (G > 1 && spread_ok(c, n, k - k0 + 1)) {
-            /* spread_fold passes one of the step's barriers and stores; the
-             * last barrier takes the rest of the credit */
-            TRY(spread_fold(c, &flat, lo, n, binop_of(op), tmp, batched, 0, (int32_t)(k0 + 1)));
-            TRY(barrier_n(c, 0, (int32_t)(k - k0), (int32_t)(k + 2)));
+        } else if (G > 1 && spread_ok(c, n)) {
+            /* the step's reads and stores, then its barrier */
+            TRY(spread_fold(c, &flat, lo, n, binop_of(op), tmp, batched));
+            TRY(barrier_n(c, 0, (int32_t)(k - k0 + 1), (int32_t)(k + 2)));
             continue;
         } else {
             TRY(read_fold(c, &flat, lo, n, binop_of(op), acc, tmp, batched));
@@ -857,21 +861,16 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
          * so far), then store (merged_step) */
         const int64_t j1 = j0 + R < maxT ? j0 + R : maxT;
         const int64_t lo = j0 * B * HOST_TILE, hi = j1 * B * HOST_TILE < N ? j1 * B * HOST_TILE : N;
-        /* lane 0's tiles in these rounds: a spread step (spread_fold) passes
-         * one of their barriers and stores, the last one takes the rest */
-        const int64_t upto0 = cdiv(ntiles, B), before0 = j0 < upto0 ? j0 : upto0;
-        const int64_t now0 = (j1 < upto0 ? j1 : upto0) - before0;
-        const int spread = spread_ok(c, hi - lo, now0);
+        const int spread = spread_ok(c, hi - lo); /* spread_fold stores too */
         if (spread) {
-            LANE(0);
-            TRY(spread_fold(c, &flat, lo, hi - lo, binop_of(op), tmp, batched, 0, (int32_t)(1 + before0)));
+            TRY(spread_fold(c, &flat, lo, hi - lo, binop_of(op), tmp, batched));
         } else {
             TRY(read_fold(c, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
         }
         for (int64_t b = 0; b < B; b++) {
             /* lane b's tiles b + j*B with j < j1, and those with j < j0 */
             const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;
-            const int64_t before = j0 < upto ? j0 : upto, now = (j1 < upto ? j1 : upto) - before - (spread && b == 0);
+            const int64_t before = j0 < upto ? j0 : upto, now = (j1 < upto ? j1 : upto) - before;
             if (now <= 0)
                 continue;
             LANE(b);
