@@ -555,6 +555,20 @@ static int64_t spread_tmp(const coll_t *c, int64_t n)
  * times it (docs/transport.md). tmp holds spread_tmp(n) elements. */
 #define SPREAD_BLOCK 4096 /* elements */
 
+/* Elements [lo, lo+n) of flat with every peer q (dir 0: get, 1: put), the
+ * buffer of q at base + q * stride; batched: as one batch. */
+static pld_status_t xfer_peers(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, char *base, size_t stride,
+                               int dir, int batched)
+{
+    pld_status_t st = PLD_OK;
+    if (batched)
+        pld_win_batch_begin(c->it->win);
+    for (int q = 0; q < c->P && st == PLD_OK; q++)
+        if (q != c->me)
+            st = xfer1(c, flat, q, lo, n, base + (size_t)q * stride, dir);
+    return batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
+}
+
 static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, pld_binop_k_t op,
                                 char *tmp, int batched)
 {
@@ -564,15 +578,7 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
     char *in = tmp, *res = tmp + (size_t)P * (size_t)L * esz; /* x_q, res_r at q * L, r * L */
 #define PART(base, q) ((base) + (size_t)(q) * (size_t)L * esz)
     pld_status_t st = xfer1(c, flat, me, lo + b0, len, PART(in, me), 0);
-    if (st != PLD_OK)
-        return st;
-    if (batched)
-        pld_win_batch_begin(c->it->win);
-    for (int q = 0; q < P && st == PLD_OK; q++)
-        if (q != me)
-            st = xfer1(c, flat, q, lo + b0, len, PART(in, q), 0);
-    if (batched)
-        st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, in, (size_t)L * esz, 0, batched);
     /* in blocks that stay in cache: the P results of a block read the same
      * P inputs */
     for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK) {
@@ -586,15 +592,7 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
         }
     }
     st = st != PLD_OK ? st : xfer1(c, flat, me, lo + b0, len, PART(res, me), 1);
-    if (st != PLD_OK)
-        return st;
-    if (batched)
-        pld_win_batch_begin(c->it->win);
-    for (int r = 0; r < P && st == PLD_OK; r++)
-        if (r != me)
-            st = xfer1(c, flat, r, lo + b0, len, PART(res, r), 1);
-    if (batched)
-        st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, res, (size_t)L * esz, 1, batched);
 #undef PART
     return st;
 }
