@@ -541,19 +541,7 @@ static int64_t spread_tmp(const coll_t *c, int64_t n)
     return 2 * (int64_t)c->P * cdiv(n, c->P);
 }
 
-/* One merged step across hosts, spread over the ranks (spread_ok): the
- * range [lo, lo+n) is cut into P parts, and rank j reads part j of every
- * rank (own value, then the peers, one batch), folds it in every rank's
- * order (own value first, then the others ascending, as read_fold does) and
- * stores rank r's result into part j of rank r's copy (puts, one batch).
- * Part j of any copy is read by rank j alone, before rank j stores into it,
- * so no barrier is needed inside the step; the caller passes the step's
- * barrier, after which every copy holds the whole result (a put is visible
- * before the notify that follows it). Every element is folded in the same
- * order as by read_fold, so the bits are the same (any rank may compute
- * them), and each rank moves 2 (P - 1) / P of the range instead of P - 1
- * times it (docs/transport.md). tmp holds spread_tmp(n) elements. */
-#define SPREAD_BLOCK 4096 /* elements */
+#define SPREAD_BLOCK 4096 /* elements per block of spread_fold's folds */
 
 /* Elements [lo, lo+n) of flat with every peer q (dir 0: get, 1: put), the
  * buffer of q at base + q * stride; batched: as one batch. */
@@ -569,6 +557,18 @@ static pld_status_t xfer_peers(coll_t *c, const pld_tensor_t *flat, int64_t lo, 
     return batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
 }
 
+/* One merged step across hosts, spread over the ranks (spread_ok): the
+ * range [lo, lo+n) is cut into P parts, and rank j reads part j of every
+ * rank (own value, then the peers, one batch), folds it in every rank's
+ * order (own value first, then the others ascending, as read_fold does) and
+ * stores rank r's result into part j of rank r's copy (puts, one batch).
+ * Part j of any copy is read by rank j alone, before rank j stores into it,
+ * so no barrier is needed inside the step; the caller passes the step's
+ * barrier, after which every copy holds the whole result (a put is visible
+ * before the notify that follows it). Every element is folded in the same
+ * order as by read_fold, so the bits are the same (any rank may compute
+ * them), and each rank moves 2 (P - 1) / P of the range instead of P - 1
+ * times it (docs/transport.md). tmp holds spread_tmp(n) elements. */
 static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, pld_binop_k_t op,
                                 char *tmp, int batched)
 {
