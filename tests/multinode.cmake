@@ -105,5 +105,5 @@ foreach(_line IN LISTS _pld_mn_tests)
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/multinode_runs")
   set_tests_properties(${_name} PROPERTIES LABELS multinode TIMEOUT ${_timeout} RESOURCE_LOCK pld_mpx
                                            SKIP_RETURN_CODE 77
-                                           ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+                                           ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_odls_base_sigkill_timeout=0")
 endforeach()

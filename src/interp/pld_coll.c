@@ -634,6 +634,14 @@ static void step_bufs_done(coll_t *c, void *acc, int kept)
         pld_mem_free(acc);
 }
 
+/* A staging buffer of n elements, kept across calls like step_bufs' (a fresh
+ * MiB-sized one costs page faults on every call). Released by step_bufs_done. */
+static void *stage_buf(coll_t *c, pld_dtype_t dt, int64_t n, int *kept)
+{
+    char *tmp;
+    return step_bufs(c, dt, n, 0, &tmp, kept);
+}
+
 /* Reads element `i` (rank-1 [NR] or rank-2 [NR, 1] tensor) of this rank's copy. */
 static int64_t read_count(const pld_tensor_t *t, int64_t i)
 {
@@ -1138,6 +1146,7 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
     pld_value_t sv = pld_v_none();
     int64_t root;
     void *buf = NULL;
+    int kept = 0;
     c->name = "broadcast";
     if ((st = pld_op_iarg(c->it, c->f, c->e, 2, 0, &root)) != PLD_OK)
         return st;
@@ -1157,7 +1166,7 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
         int64_t off[PLD_MAX_RANK] = {0};
         TRY(barrier(c, 0, 1));
         if (c->me != root) {
-            if (!(buf = alloc_elems(t->dt, N))) {
+            if (!(buf = stage_buf(c, t->dt, N, &kept))) {
                 st = oom(c);
                 goto done;
             }
@@ -1196,7 +1205,7 @@ static pld_status_t exec_broadcast(coll_t *c, const pld_tensor_t *t)
         TRY(clear(c, 0, (int32_t)ntiles));
     }
 done:
-    pld_mem_free(buf);
+    step_bufs_done(c, buf, kept);
     pld_value_release(&sv);
     return st;
 }
@@ -1291,6 +1300,7 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     pld_status_t st;
     pld_value_t iv, sv = pld_v_none();
     void *buf = NULL;
+    int kept = 0;
     c->name = a2a ? "all_to_all" : "allgather";
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
         return PLD_OK;
@@ -1332,7 +1342,7 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
      * destination); the barrier's notifies follow them, as one by one */
     const int batched = merged_step(c, 1, 1) > 1 && pld_dist_can_batch(c->it);
     const int nbuf = batched && a2a ? c->P : 1;
-    if (!(buf = alloc_elems(t->dt, SIZE * nbuf))) {
+    if (!(buf = stage_buf(c, t->dt, SIZE * nbuf, &kept))) {
         st = oom(c);
         goto done;
     }
@@ -1355,7 +1365,7 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     TRY(barrier(c, 0, 1));
     TRY(clear(c, 0, 1));
 done:
-    pld_mem_free(buf);
+    step_bufs_done(c, buf, kept);
     pld_value_release(&iv);
     pld_value_release(&sv);
     return st;
@@ -1376,6 +1386,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     pld_status_t st;
     pld_value_t iv = pld_v_none(), sv = pld_v_none(), scv = pld_v_none(), rcv = pld_v_none();
     void *buf = NULL;
+    int kept = 0;
     int64_t L, B = 1, MR;
     c->name = "all_to_all_v";
     if ((st = pld_op_iarg(it, c->f, e, 5, 1, &L)) != PLD_OK)
@@ -1487,7 +1498,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
      * buffer per destination), and the recv_counts notifies follow them:
      * nobody reads either before the barrier after them (merged_step) */
     const int batched = merged_step(c, 1, 1) > 1 && pld_dist_can_batch(it);
-    if (!(buf = alloc_elems(t->dt, MR * SIZE * (batched ? c->P : 1)))) {
+    if (!(buf = stage_buf(c, t->dt, MR * SIZE * (batched ? c->P : 1), &kept))) {
         st = oom(c);
         goto done;
     }
@@ -1553,7 +1564,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             TRY(clear(c, b, 2));
     }
 done:
-    pld_mem_free(buf);
+    step_bufs_done(c, buf, kept);
     pld_value_release(&iv);
     pld_value_release(&sv);
     pld_value_release(&scv);

@@ -22,8 +22,9 @@
  *   - the message is applied into the window cell itself; every reader
  *     (a wait, defer_wait's check, a get of the cell, the hang report) reads
  *     the cell. The owner applies messages whenever it enters the layer:
- *     every poll of a wait loop, every read of a cell, every put, get, add
- *     and notify, every drain and barrier;
+ *     every poll of a wait loop, every read of a cell, every drain and
+ *     barrier, and a put, get, add or notify when its last serve is 20 µs
+ *     old (pld_win_ops.c: an idle MPI entry yields the core);
  *   - before a rank passes a phase between dispatches, says it finished, or
  *     enters a domain barrier, every message it sent has been applied
  *     (pld_win_msg_drain: a flush request to each member it sent to since
@@ -76,19 +77,24 @@ static void apply(pld_win_dom_t *d, const pld_win_msg_t *m, int src)
     sys->counters.msgs_applied++;
     sys->status->msgs_applied++;
 }
-/* Completes finished sends; returns a free slot, or -1. */
+/* Completes finished sends; returns a free slot, or -1. One MPI_Testsome
+ * over the queue, not an MPI_Test per send: every test is a pass of the
+ * progress engine (a poll of the sockets and, idle, a sched_yield that can
+ * hand the core to another rank for a time slice). */
 static int free_slot(pld_win_sys_t *sys)
 {
-    int slot = -1;
-    for (int i = 0; i < PLD_WIN_SENDQ; i++) {
-        if (sys->sreq[i] != MPI_REQUEST_NULL) {
-            int done = 0;
-            PLD_MPI_NOTE(MPI_Test(&sys->sreq[i], &done, MPI_STATUS_IGNORE));
-        }
-        if (sys->sreq[i] == MPI_REQUEST_NULL && slot < 0)
-            slot = i;
+    if (sys->nsend > 0) {
+        int done = 0, idx[PLD_WIN_SENDQ];
+        PLD_MPI_NOTE(MPI_Testsome(PLD_WIN_SENDQ, sys->sreq, &done, idx, MPI_STATUSES_IGNORE));
+        if (done > 0)
+            sys->nsend -= done;
     }
-    return slot;
+    if (sys->nsend >= PLD_WIN_SENDQ)
+        return -1;
+    for (int i = 0; i < PLD_WIN_SENDQ; i++)
+        if (sys->sreq[i] == MPI_REQUEST_NULL)
+            return i;
+    return -1;
 }
 
 /* Sends {disp, v, kind} to domain rank peer on d's signal communicator. */
@@ -108,6 +114,7 @@ static pld_status_t send_msg(pld_win_dom_t *d, int peer, size_t disp, int32_t v,
     m->v = v;
     m->kind = kind;
     PLD_MPI_CHECK(MPI_Isend(m, (int)sizeof *m, MPI_BYTE, peer, MSG_TAG, d->sig, &sys->sreq[slot]));
+    sys->nsend++;
     return PLD_OK;
 }
 
@@ -152,6 +159,7 @@ void pld_win_msg_serve_all(pld_win_sys_t *sys)
             pld_win_msg_serve(d);
     (void)free_slot(sys);
     sys->entered = 1;
+    sys->served_ns = pld_win_ns();
 }
 
 pld_status_t pld_win_msg_drain(pld_win_sys_t *sys, char *err, size_t errn)
@@ -225,9 +233,9 @@ void pld_win_msg_close(pld_win_dom_t *d)
     }
     /* our sends on this domain (acks included) must complete before the
      * communicator goes */
-    for (int i = 0; i < PLD_WIN_SENDQ; i++)
-        if (sys->sreq[i] != MPI_REQUEST_NULL)
-            PLD_MPI_NOTE(MPI_Wait(&sys->sreq[i], MPI_STATUS_IGNORE));
+    if (sys->nsend > 0)
+        PLD_MPI_NOTE(MPI_Waitall(PLD_WIN_SENDQ, sys->sreq, MPI_STATUSES_IGNORE));
+    sys->nsend = 0;
     if (d->sig != MPI_COMM_NULL)
         PLD_MPI_NOTE(MPI_Comm_free(&d->sig));
 }

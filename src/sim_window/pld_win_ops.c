@@ -110,14 +110,23 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
     return PLD_OK;
 }
 
-/* hybrid: every put/get/add/notify first applies the signals that have
- * arrived (a peer may be waiting for the answer to its flush request). It
- * does not wait for this rank's own signals in flight: a notify is posted,
- * and only what comes before it is ordered before it (pld_win_msg.c). */
+/* hybrid: a put/get/add/notify also applies the signals that have arrived
+ * (a peer may be waiting for the answer to its flush request), unless this
+ * rank served them less than SERVE_GAP_NS ago. Every serve is an MPI entry,
+ * and an idle one yields the core (mpi_yield_when_idle): on an
+ * oversubscribed node that can cost another rank's time slice, which
+ * dominated a collective's steps when every op served. Waits, reads of a
+ * cell, drains and barriers always serve; this serve is only progress for
+ * the peers, never a condition of this rank's own ordering. It does not wait
+ * for this rank's own signals in flight: a notify is posted, and only what
+ * comes before it is ordered before it (pld_win_msg.c). */
+#define SERVE_GAP_NS 20000u
+
 static void serve(pld_win_dom_t *d)
 {
-    if (d->sys->nhybrid > 0)
-        pld_win_msg_serve_all(d->sys);
+    pld_win_sys_t *sys = d->sys;
+    if (sys->nhybrid > 0 && (int64_t)(pld_win_ns() - sys->served_ns) >= (int64_t)SERVE_GAP_NS)
+        pld_win_msg_serve_all(sys);
 }
 
 /* Completes a put/get to peer, or leaves it to pld_win_batch_end. */
@@ -452,5 +461,15 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
     else
         PLD_MPI_NOTE(MPI_Win_sync(d->win));
     sys->entered = d->tr == PLD_WIN_RMA || d->tr == PLD_WIN_HYBRID;
+    return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
+}
+
+int32_t pld_win_peek_cell(pld_win_dom_t *d, size_t disp)
+{
+    if (d->tr != PLD_WIN_HYBRID || disp % 4 != 0 || disp > d->extent - 4)
+        return pld_win_read_cell(d, disp);
+    /* every update of a hybrid cell is a C11 release RMW (a member on this
+     * node, or this rank applying a message in a serve): the acquire load
+     * sees the data released before it, as read_cell's does */
     return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
 }

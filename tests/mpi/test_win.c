@@ -184,6 +184,7 @@ static void test_win_chunked_and_counters(void)
     g_sys->chunk_bytes = 1000;
     pld_win_counters_t c0, c1;
     pld_win_counters(g_sys, &c0);
+    g_sys->served_ns = 0; /* hybrid: the put serves (its last serve is "old") */
     CHECK_OK(pld_win_put(d, next, 0, src, N, E, sizeof E));
     pld_win_counters(g_sys, &c1);
     CHECK(c1.puts == c0.puts + 1);
@@ -734,6 +735,7 @@ static void test_win_errors(void)
 static void test_win_poll(void)
 {
     pld_win_dom_t *d = world_dom(64);
+    g_sys->served_ns = 0; /* hybrid: the notify serves (its last serve is "old") */
     CHECK_OK(pld_win_notify(d, g_rank, 0, 1, 0, E, sizeof E)); /* restarts the spin count */
     pld_win_counters_t c0, c1;
     pld_win_counters(g_sys, &c0);
@@ -780,6 +782,51 @@ static void test_win_poll(void)
     }
     pld_win_counters(g_sys, &c1);
     CHECK(c1.yields == c0.yields);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* Entries into MPI that find nothing to do yield the core (mpi_yield_when_idle):
+ * on hybrid a put/get/notify serves the arrived signals only when the last
+ * serve is SERVE_GAP_NS old, and pld_win_peek_cell never enters MPI. */
+static void test_win_serve_gap(void)
+{
+    pld_win_dom_t *d = world_dom(64);
+    const int hybrid = pld_win_dom_transport(d) == PLD_WIN_HYBRID, local = pld_win_dom_transport(d) == PLD_WIN_LOCAL;
+    pld_win_counters_t c0, c1;
+    int32_t x = 0;
+    /* served "in the future": within the gap, whatever the machine's load */
+    g_sys->served_ns = pld_win_ns() + 10000000000ull;
+    pld_win_counters(g_sys, &c0);
+    CHECK_OK(pld_win_notify(d, g_rank, 0, 5, 1, E, sizeof E)); /* own cell: no message */
+    CHECK_OK(pld_win_get(d, g_rank, 0, &x, 4, E, sizeof E));
+    pld_win_counters(g_sys, &c1);
+    CHECK(x == 5);
+    if (hybrid || local)
+        CHECK(c1.mpi_calls == c0.mpi_calls);
+    /* a serve long ago: the next op serves (hybrid: MPI_Test of the receive) */
+    g_sys->served_ns = 0;
+    pld_win_counters(g_sys, &c0);
+    CHECK_OK(pld_win_notify(d, g_rank, 0, 1, 0, E, sizeof E));
+    pld_win_counters(g_sys, &c1);
+    if (hybrid)
+        CHECK(c1.mpi_calls > c0.mpi_calls);
+    /* peek: the value read_cell gives, without an MPI entry on hybrid */
+    pld_win_counters(g_sys, &c0);
+    CHECK(pld_win_peek_cell(d, 0) == 6);
+    pld_win_counters(g_sys, &c1);
+    if (hybrid || local)
+        CHECK(c1.mpi_calls == c0.mpi_calls);
+    CHECK(pld_win_read_cell(d, 0) == 6);
+    pld_win_counters(g_sys, &c0);
+    if (hybrid)
+        CHECK(c0.mpi_calls > c1.mpi_calls);
+    /* a signal by message from the previous rank: peek sees it once served */
+    barrier();
+    const int next = (g_rank + 1) % g_size;
+    CHECK_OK(pld_win_notify(d, next, 4, 7, 1, E, sizeof E));
+    CHECK(wait_cell(d, 4, 7, 1) == 7);
+    CHECK(pld_win_peek_cell(d, 4) == 7);
     barrier();
     pld_win_dom_destroy(d);
 }
@@ -907,6 +954,7 @@ int main(int argc, char **argv)
         {"test_win_status_board", test_win_status_board},
         {"test_win_errors", test_win_errors},
         {"test_win_poll", test_win_poll},
+        {"test_win_serve_gap", test_win_serve_gap},
         {"test_win_abort_all", test_win_abort_all},
         {"test_win_sticky_error", test_win_sticky_error},
         {"test_win_left_for_fini", test_win_left_for_fini},
