@@ -90,11 +90,13 @@ endforeach()
 # PLD_TEST_SPLIT_HOSTS=2 (pldrun_testing): ranks 0, 2 on "host" 0 and 1, 3 on
 # "host" 1, so every domain mixes members reached through shared memory with
 # members reached through MPI RMA and signal messages, as across real hosts
-# (docs/transport.md). One test per P (about 60 s each in Release); the
-# sanitizer tree runs the window layer's own hybrid tests (win_hybrid_split_*)
-# only, for suite time.
+# (docs/transport.md). P = 3 and 4 (about 30 s each in Release): at P = 2 the
+# split puts one rank on each host, a domain with no shared-memory member,
+# which the multinode tests' 1 + 1 runs cover with every collective program
+# and the negative cases (tests/multinode.cmake). The sanitizer tree runs the
+# window layer's own hybrid tests (win_hybrid_split_*) only, for suite time.
 if(TARGET pldrun_testing AND NOT PLD_SANITIZE)
-  foreach(_p 2 3 4)
+  foreach(_p 3 4)
     add_test(NAME coll_hybrid_split_p${_p}
              COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py"
                      --pldrun $<TARGET_FILE:pldrun_testing> --mpiexec "${MPIEXEC_EXECUTABLE}"

@@ -541,7 +541,11 @@ static int64_t spread_tmp(const coll_t *c, int64_t n)
     return 2 * (int64_t)c->P * cdiv(n, c->P);
 }
 
+#ifndef PLD_TESTING
 #define SPREAD_BLOCK 4096 /* elements per block of spread_fold's folds */
+#else
+#define SPREAD_BLOCK 768 /* pldrun_testing: the tests' parts of a few thousand elements take several blocks */
+#endif
 
 /* Elements [lo, lo+n) of flat with every peer q (dir 0: get, 1: put), the
  * buffer of q at base + q * stride; batched: as one batch. */

@@ -9,7 +9,6 @@
 
 #include <mpi.h>
 #include <stdarg.h>
-#include <time.h>
 
 /* Window layout on every member (offsets from the aligned base):
  *   [0, bytes)                  user window (the slots of the domain)
@@ -31,14 +30,6 @@ typedef struct pld_win_msg {
 enum { PLD_WIN_MSG_ADD = 0, PLD_WIN_MSG_SET = 1, PLD_WIN_MSG_FLUSH = 2, PLD_WIN_MSG_FLUSHED = 3 };
 /* Messages in flight from one rank (sends not yet completed locally). */
 #define PLD_WIN_SENDQ 64
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-static inline uint64_t pld_win_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 struct pld_win_dom {
     pld_win_sys_t *sys;
@@ -87,7 +78,7 @@ struct pld_win_sys {
     MPI_Request sreq[PLD_WIN_SENDQ]; /* sends in flight and their buffers */
     pld_win_msg_t sbuf[PLD_WIN_SENDQ];
     int nsend;                       /* how many sreq are not MPI_REQUEST_NULL */
-    uint64_t served_ns;              /* pld_win_ns() at the last pld_win_msg_serve_all */
+    int64_t served_ns;               /* pld_trace_now() at the last pld_win_msg_serve_all */
     int batch;              /* pld_win_batch_begin depth */
     int split_hosts;        /* pld_win_test_split_hosts: k > 0 puts world rank r on host r % k */
     pld_win_counters_t counters;

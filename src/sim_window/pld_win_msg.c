@@ -36,6 +36,8 @@
  */
 #include "pld_win_int.h"
 
+#include "pld_trace.h"
+
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -159,7 +161,7 @@ void pld_win_msg_serve_all(pld_win_sys_t *sys)
             pld_win_msg_serve(d);
     (void)free_slot(sys);
     sys->entered = 1;
-    sys->served_ns = pld_win_ns();
+    sys->served_ns = pld_trace_now();
 }
 
 pld_status_t pld_win_msg_drain(pld_win_sys_t *sys, char *err, size_t errn)

@@ -5,6 +5,7 @@
 #include "pld_win_int.h"
 
 #include "pld_mem.h"
+#include "pld_trace.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -120,12 +121,12 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
  * the peers, never a condition of this rank's own ordering. It does not wait
  * for this rank's own signals in flight: a notify is posted, and only what
  * comes before it is ordered before it (pld_win_msg.c). */
-#define SERVE_GAP_NS 20000u
+#define SERVE_GAP_NS 20000
 
 static void serve(pld_win_dom_t *d)
 {
     pld_win_sys_t *sys = d->sys;
-    if (sys->nhybrid > 0 && (int64_t)(pld_win_ns() - sys->served_ns) >= (int64_t)SERVE_GAP_NS)
+    if (sys->nhybrid > 0 && pld_trace_now() - sys->served_ns >= SERVE_GAP_NS)
         pld_win_msg_serve_all(sys);
 }
 

@@ -9,6 +9,8 @@
  * exactly one rank. Wait loops have a 20 s deadline and abort the job. */
 #include "pld_win_int.h"
 
+#include "pld_trace.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +186,7 @@ static void test_win_chunked_and_counters(void)
     g_sys->chunk_bytes = 1000;
     pld_win_counters_t c0, c1;
     pld_win_counters(g_sys, &c0);
-    g_sys->served_ns = 0; /* hybrid: the put serves (its last serve is "old") */
+    g_sys->served_ns = INT64_MIN / 2; /* hybrid: the put serves (its last serve is "old") */
     CHECK_OK(pld_win_put(d, next, 0, src, N, E, sizeof E));
     pld_win_counters(g_sys, &c1);
     CHECK(c1.puts == c0.puts + 1);
@@ -735,7 +737,7 @@ static void test_win_errors(void)
 static void test_win_poll(void)
 {
     pld_win_dom_t *d = world_dom(64);
-    g_sys->served_ns = 0; /* hybrid: the notify serves (its last serve is "old") */
+    g_sys->served_ns = INT64_MIN / 2; /* hybrid: the notify serves (its last serve is "old") */
     CHECK_OK(pld_win_notify(d, g_rank, 0, 1, 0, E, sizeof E)); /* restarts the spin count */
     pld_win_counters_t c0, c1;
     pld_win_counters(g_sys, &c0);
@@ -796,7 +798,7 @@ static void test_win_serve_gap(void)
     pld_win_counters_t c0, c1;
     int32_t x = 0;
     /* served "in the future": within the gap, whatever the machine's load */
-    g_sys->served_ns = pld_win_ns() + 10000000000ull;
+    g_sys->served_ns = pld_trace_now() + 10000000000ll;
     pld_win_counters(g_sys, &c0);
     CHECK_OK(pld_win_notify(d, g_rank, 0, 5, 1, E, sizeof E)); /* own cell: no message */
     CHECK_OK(pld_win_get(d, g_rank, 0, &x, 4, E, sizeof E));
@@ -805,7 +807,7 @@ static void test_win_serve_gap(void)
     if (hybrid || local)
         CHECK(c1.mpi_calls == c0.mpi_calls);
     /* a serve long ago: the next op serves (hybrid: MPI_Test of the receive) */
-    g_sys->served_ns = 0;
+    g_sys->served_ns = INT64_MIN / 2;
     pld_win_counters(g_sys, &c0);
     CHECK_OK(pld_win_notify(d, g_rank, 0, 1, 0, E, sizeof E));
     pld_win_counters(g_sys, &c1);
