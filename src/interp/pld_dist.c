@@ -1227,9 +1227,8 @@ static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, cons
 static int poll_cell(pld_interp_t *it, const watch_t *w, int32_t *found)
 {
     (void)it;
-    /* met already: no MPI entry (an idle one yields the core) */
-    *found = pld_win_peek_cell(w->d->win, w->disp);
-    if (pld_dist_cond_holds(w->cmp, *found, w->expected))
+    /* hybrid, met already: no MPI entry (an idle one yields the core) */
+    if (pld_win_peek_cell(w->d->win, w->disp, found) && pld_dist_cond_holds(w->cmp, *found, w->expected))
         return 1;
     *found = pld_win_read_cell(w->d->win, w->disp);
     return pld_dist_cond_holds(w->cmp, *found, w->expected);

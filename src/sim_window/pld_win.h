@@ -204,12 +204,13 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
  * every write released before the notify that set it). disp must be a
  * 4-aligned offset below the extent (the caller checks); otherwise returns 0. */
 int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp);
-/* The cell as it is now, without entering MPI (hybrid, local: an acquire
- * load; the signals already applied are in it, those in flight are not);
- * pld_win_read_cell on the other transports. A wait whose condition the
- * value meets can stop there: a later read would only see later updates.
- * One that does not must call pld_win_read_cell (which serves). */
-int32_t pld_win_peek_cell(pld_win_dom_t *d, size_t disp);
+/* hybrid: *v = the cell as it is now, without entering MPI (an acquire
+ * load; the signals already applied are in it, those in flight are not),
+ * and returns 1. A wait whose condition *v meets can stop there: a later read
+ * would only see later updates; one that does not must call
+ * pld_win_read_cell (which serves). Other transports: returns 0 and leaves
+ * *v alone (read_cell is no dearer there). */
+int pld_win_peek_cell(pld_win_dom_t *d, size_t disp, int32_t *v);
 
 /* ---- progress ----
  * One poll step for a wait loop: makes sure the loop enters MPI progress once

@@ -465,12 +465,13 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
     return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
 }
 
-int32_t pld_win_peek_cell(pld_win_dom_t *d, size_t disp)
+int pld_win_peek_cell(pld_win_dom_t *d, size_t disp, int32_t *v)
 {
     if (d->tr != PLD_WIN_HYBRID || disp % 4 != 0 || disp > d->extent - 4)
-        return pld_win_read_cell(d, disp);
+        return 0;
     /* every update of a hybrid cell is a C11 release RMW (a member on this
      * node, or this rank applying a message in a serve): the acquire load
      * sees the data released before it, as read_cell's does */
-    return atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
+    *v = atomic_load_explicit((_Atomic int32_t *)(void *)(d->base + disp), memory_order_acquire);
+    return 1;
 }
