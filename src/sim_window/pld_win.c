@@ -53,11 +53,17 @@ pld_status_t pld_win_mpi_fail(pld_win_sys_t *sys, const char *call, int rc, char
         n = 64;
     pld_status_t st = pld_win_fail(sys, PLD_E_MPI, err, errn, "%.*s failed on rank %d: %s", (int)n, call,
                                    sys ? sys->rank : -1, text);
-    if (sys && sys->sticky == PLD_OK) {
-        sys->sticky = PLD_E_MPI;
-        snprintf(sys->sticky_msg, sizeof sys->sticky_msg, "%s", sys->last_err);
-    }
+    if (sys)
+        pld_win_stick(sys, PLD_E_MPI);
     return st;
+}
+
+void pld_win_stick(pld_win_sys_t *sys, pld_status_t st)
+{
+    if (sys->sticky != PLD_OK)
+        return;
+    sys->sticky = st;
+    snprintf(sys->sticky_msg, sizeof sys->sticky_msg, "%s", sys->last_err);
 }
 
 pld_status_t pld_win_sys_error(const pld_win_sys_t *sys, char *err, size_t errn)

@@ -103,6 +103,9 @@ pld_status_t pld_win_mpi_fail(pld_win_sys_t *sys, const char *call, int rc, char
 /* Formats a message into err (and sys->last_err) and returns st. */
 pld_status_t pld_win_fail(pld_win_sys_t *sys, pld_status_t st, char *err, size_t errn, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Makes st, with sys->last_err as its message, the sticky error unless one
+ * is set already (a failure where no status can be returned). */
+void pld_win_stick(pld_win_sys_t *sys, pld_status_t st);
 
 /* Every MPI call of the layer is checked (tests/check_mpi_calls.py):
  *   PLD_MPI_CHECK(call)  in a function that returns a status: a failure
@@ -170,9 +173,8 @@ static inline int pld_win_host_of(const pld_win_sys_t *sys, int r)
 pld_status_t pld_win_msg_open(pld_win_dom_t *d, char *err, size_t errn);
 void pld_win_msg_close(pld_win_dom_t *d);
 pld_status_t pld_win_msg_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int set, char *err, size_t errn);
-/* Applies the messages that have arrived for d (and acks them); completes
- * finished sends. Enters MPI progress. */
-void pld_win_msg_serve(pld_win_dom_t *d);
+/* Applies the signal messages that have arrived for every hybrid domain
+ * (answering flush requests), completes finished sends. Enters MPI progress. */
 void pld_win_msg_serve_all(pld_win_sys_t *sys);
 /* Waits until every signal message of this rank was applied by its target,
  * serving incoming ones meanwhile (a round trip to each member it sent to

@@ -66,8 +66,7 @@ static void apply(pld_win_dom_t *d, const pld_win_msg_t *m, int src)
         if (sys->sticky == PLD_OK) {
             pld_win_fail(sys, PLD_E_RUNTIME, NULL, 0, "signal message from domain rank %d for offset %lld: out of range",
                          src, (long long)m->disp);
-            sys->sticky = PLD_E_RUNTIME;
-            snprintf(sys->sticky_msg, sizeof sys->sticky_msg, "%s", sys->last_err);
+            pld_win_stick(sys, PLD_E_RUNTIME);
         }
         return;
     }
@@ -132,7 +131,8 @@ pld_status_t pld_win_msg_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t
     return st;
 }
 
-void pld_win_msg_serve(pld_win_dom_t *d)
+/* Applies the messages that have arrived for d. */
+static void serve(pld_win_dom_t *d)
 {
     pld_win_sys_t *sys = d->sys;
     for (;;) {
@@ -158,7 +158,7 @@ void pld_win_msg_serve_all(pld_win_sys_t *sys)
 {
     for (pld_win_dom_t *d = sys->doms; d; d = d->next)
         if (d->tr == PLD_WIN_HYBRID)
-            pld_win_msg_serve(d);
+            serve(d);
     (void)free_slot(sys);
     sys->entered = 1;
     sys->served_ns = pld_trace_now();
