@@ -444,9 +444,15 @@ pld_status_t pld_win_notify(pld_win_dom_t *d, int peer, size_t disp, int32_t v, 
     return flush(d, peer, err, errn);
 }
 
+/* A cell offset read_cell and peek_cell accept: 4-aligned, below the extent. */
+static int cell_ok(const pld_win_dom_t *d, size_t disp)
+{
+    return disp % 4 == 0 && disp <= d->extent - 4;
+}
+
 int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
 {
-    if (disp % 4 != 0 || disp > d->extent - 4)
+    if (!cell_ok(d, disp))
         return 0;
     if (d->tr == PLD_WIN_LOCAL) {
         int32_t c;
@@ -467,7 +473,7 @@ int32_t pld_win_read_cell(pld_win_dom_t *d, size_t disp)
 
 int pld_win_peek_cell(pld_win_dom_t *d, size_t disp, int32_t *v)
 {
-    if (d->tr != PLD_WIN_HYBRID || disp % 4 != 0 || disp > d->extent - 4)
+    if (d->tr != PLD_WIN_HYBRID || !cell_ok(d, disp))
         return 0;
     /* every update of a hybrid cell is a C11 release RMW (a member on this
      * node, or this rank applying a message in a serve): the acquire load
