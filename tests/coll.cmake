@@ -105,4 +105,23 @@ if(TARGET pldrun_testing AND NOT PLD_SANITIZE)
     set_tests_properties(coll_hybrid_split_p${_p} PROPERTIES LABELS "mpi;hybrid" TIMEOUT 600 PROCESSORS ${_p}
                                                               ENVIRONMENT "${_pld_coll_env}")
   endforeach()
+  # coll_hybrid_block_p4: the mesh allreduce cases at P = 4 with
+  # PLD_TEST_SPLIT_HOSTS=2b: ranks 0, 1 on "host" 0 and 2, 3 on "host" 1, as
+  # mpirun fills 2 hosts of 2 slots. There the merged steps go HUB with rep
+  # and twin (docs/transport.md): the ranks of host 1 fold for everyone,
+  # rank 0 copies its result to rank 1, the blocks where rank 1's differs
+  # (the *_specials cases' NaN payloads) follow after the barrier; the
+  # outputs are compared bit for bit with shm's. (Split 2 gives HUB without
+  # twin at P = 3 and SPREAD at P = 4.)
+  set(_pld_block_cases incore_allreduce host_allreduce incore_allreduce_specials host_allreduce_specials
+      corpus_incore_allreduce_mesh corpus_host_allreduce_mesh corpus_host_allreduce_multicore
+      corpus_host_allreduce_synth corpus_incore_allreduce_mesh_keep3 neg_shape_p4)
+  list(TRANSFORM _pld_block_cases PREPEND "--case=")
+  add_test(NAME coll_hybrid_block_p4
+           COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py"
+                   --pldrun $<TARGET_FILE:pldrun_testing> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${_pld_coll_flag}" --ranks 4 --transport hybrid --split-hosts 2b
+                   ${_pld_block_cases} --workdir "${CMAKE_CURRENT_BINARY_DIR}/coll_runs_block")
+  set_tests_properties(coll_hybrid_block_p4 PROPERTIES LABELS "mpi;hybrid" TIMEOUT 300 PROCESSORS 4
+                                                         ENVIRONMENT "${_pld_coll_env}")
 endif()

@@ -58,11 +58,16 @@ pld_add_win_test(win_auto_p2 auto 2)
 pld_add_win_test(win_auto_p4 auto 4)
 pld_add_win_test(win_local_p1 local 1)
 pld_add_win_test(win_rma_pt2pt_p3 rma 3 "OMPI_MCA_osc=pt2pt")
-# hybrid on one node: PLD_TEST_SPLIT_HOSTS=2 puts rank r on host r % 2, so
-# a domain has members on this host (shared memory) and on the other
-# (MPI RMA, signal messages): at P = 3, rank 0's ring neighbours are one of
-# each (a signal message racing the RMA put before it: test_win_ordering)
+# hybrid on one node: PLD_TEST_SPLIT_HOSTS=2 puts rank r on host r % 2 (at
+# P = 3, 2b: on host r / 2, the hosts filled in order), so a domain has
+# members on this host (shared memory) and on the other (MPI RMA, signal
+# messages): at P = 3, rank 0's ring neighbours are one of each (a signal
+# message racing the RMA put before it: test_win_ordering)
 foreach(_p 2 3 4)
   pld_add_win_test(win_hybrid_split_p${_p} hybrid ${_p})
-  set_property(TEST win_hybrid_split_p${_p} APPEND PROPERTY ENVIRONMENT "PLD_TEST_SPLIT_HOSTS=2")
+  set(_split 2)
+  if(_p EQUAL 3)
+    set(_split 2b)
+  endif()
+  set_property(TEST win_hybrid_split_p${_p} APPEND PROPERTY ENVIRONMENT "PLD_TEST_SPLIT_HOSTS=${_split}")
 endforeach()

@@ -527,52 +527,252 @@ static pld_status_t read_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, i
     return st;
 }
 
-/* Whether a merged step of n elements goes spread (spread_fold): at least
- * 3 ranks (with 2, each rank moves the same bytes either way) and parts of
- * at least P elements. */
+/* ------------------------------------------------------------ merged steps */
+
+/* How the merged steps of one call move their ranges (step_plan;
+ * docs/transport.md, "Merged collective steps"):
+ *   STEP_PLAIN   every rank reads every peer's range and folds its own
+ *                result (read_fold), then the barrier, then it stores;
+ *   STEP_SPREAD  rank j folds part j for every rank and stores each result
+ *                into that rank's copy (spread_fold), then the barrier;
+ *   STEP_HUB     the members of one host fold the whole range for every
+ *                rank (a part each) and store the results (hub_fold).
+ * Each folds every element of rank r's result in r's documented order, so
+ * all three give the same bits; they differ in the bytes that cross
+ * between hosts. */
+enum { STEP_PLAIN, STEP_SPREAD, STEP_HUB };
+
+typedef struct step_plan {
+    int kind;
+    int nw;                           /* HUB: the members on the hub host, ascending */
+    int workers[PLD_WIN_MAX_RANKS];
+    int widx;                         /* HUB: this rank's index in workers, or -1 */
+    /* HUB: ranks 0 and 1 both off the hub host: their results agree except
+     * where x0 and x1 are NaNs with different payloads (the first fold is
+     * x0 (+) x1 against x1 (+) x0), so the workers send it to rep (0) alone,
+     * rep copies it to twin (1) within its host, and the blocks where twin's
+     * differ follow after the barrier. -1: none. */
+    int rep, twin;
+} step_plan_t;
+
+/* Bit q of a mask of domain ranks. */
+#define RBIT(q) ((uint64_t)1 << (q))
+
+static uint64_t all_peers(const coll_t *c)
+{
+    uint64_t m = c->P >= 64 ? ~(uint64_t)0 : RBIT(c->P) - 1;
+    return m & ~RBIT(c->me);
+}
+
+/* Whether a merged step of n elements may go spread or hub: at least 3
+ * ranks (with 2, each rank moves the same bytes either way) and parts of at
+ * least P elements. */
 static int spread_ok(const coll_t *c, int64_t n)
 {
     return c->P >= 3 && n >= (int64_t)c->P * c->P;
 }
 
-/* The elements of tmp a spread step of n elements needs. */
-static int64_t spread_tmp(const coll_t *c, int64_t n)
+/* The plan of a call's merged steps: the one that moves the fewest bytes
+ * between hosts, in units of n / P for a step of n elements:
+ *   PLAIN  2 a b (every rank reads the range of every rank elsewhere);
+ *   SPREAD 4 a b (rank j reads and stores part j of every rank elsewhere);
+ *   HUB on host X: P (2 o - t): it reads the o ranges of the other host and
+ *          sends back o results, one fewer (t = 1) when ranks 0 and 1 are
+ *          both there (rep and twin);
+ * with a and b ranks on two hosts. SPREAD wins ties (and covers one host and
+ * three or more). At P = 4, 2 + 2 with 0, 1 together: PLAIN 8, SPREAD 16,
+ * HUB 12 (units of N / 4): 12 MiB per 1 Mi FP32 call against 16. */
+static void step_plan(const coll_t *c, step_plan_t *pl)
 {
-    return 2 * (int64_t)c->P * cdiv(n, c->P);
+    memset(pl, 0, sizeof *pl);
+    pl->kind = c->P >= 3 ? STEP_SPREAD : STEP_PLAIN;
+    pl->widx = pl->rep = pl->twin = -1;
+    if (c->P < 3)
+        return;
+    int host[PLD_WIN_MAX_RANKS], h[2] = {pld_win_dom_host(c->d->win, 0), -1}, cnt[2] = {0, 0};
+    for (int q = 0; q < c->P; q++) {
+        host[q] = pld_win_dom_host(c->d->win, q);
+        if (host[q] != h[0] && h[1] < 0)
+            h[1] = host[q];
+        if (host[q] != h[0] && host[q] != h[1])
+            return; /* three hosts or more */
+        cnt[host[q] == h[0] ? 0 : 1]++;
+    }
+    if (cnt[1] == 0)
+        return;
+    int64_t best = 4 * (int64_t)cnt[0] * cnt[1];
+    int hub = -1;
+    for (int x = 0; x < 2; x++) {
+        const int o = cnt[1 - x], t = host[0] != h[x] && host[1] != h[x];
+        const int64_t cost = (int64_t)c->P * (2 * o - t);
+        if (cost < best) {
+            best = cost;
+            hub = x;
+        }
+    }
+    if (hub < 0)
+        return;
+    pl->kind = STEP_HUB;
+    for (int q = 0; q < c->P; q++)
+        if (host[q] == h[hub]) {
+            if (q == c->me)
+                pl->widx = pl->nw;
+            pl->workers[pl->nw++] = q;
+        }
+    if (host[0] != h[hub] && host[1] != h[hub]) {
+        pl->rep = 0;
+        pl->twin = 1;
+    }
+}
+
+/* The elements of tmp a step of n elements needs beside acc (na elements):
+ * the batched reads of PLAIN, the inputs and results of a part. */
+static int64_t step_tmp(const coll_t *c, const step_plan_t *pl, int64_t n, int batched)
+{
+    const int64_t plain = n * (batched ? c->P - 1 : 1);
+    const int64_t part = pl->kind == STEP_HUB ? cdiv(n, pl->nw) : cdiv(n, c->P);
+    const int64_t split = pl->kind == STEP_PLAIN ? 0 : 2 * (int64_t)c->P * part;
+    return plain > split ? plain : split;
 }
 
 #ifndef PLD_TESTING
-#define SPREAD_BLOCK 4096 /* elements per block of spread_fold's folds */
+#define SPREAD_BLOCK 4096 /* elements per block of the spread and hub folds */
 #else
 #define SPREAD_BLOCK 768 /* pldrun_testing: the tests' parts of a few thousand elements take several blocks */
 #endif
 
-/* Elements [lo, lo+n) of flat with every peer q (dir 0: get, 1: put), the
- * buffer of q at base + q * stride; batched: as one batch. */
+/* The barrier of one merged step. InCore (host 0): slot 0, credit n, wait
+ * for g. HOST (host 1): lane b < lanes credits its tiles in rounds [j0, j1)
+ * (tiles b + j * lanes < ntiles) and waits for 1 + its tiles before j1. */
+typedef struct step_bar {
+    int host;
+    int64_t lanes, j0, j1, ntiles;
+    int32_t n, g;
+} step_bar_t;
+
+/* Lane b's credit (0: none) and the credit it waits for (0: none). */
+static void bar_lane(const step_bar_t *sb, int64_t b, int32_t *n, int32_t *g)
+{
+    if (!sb->host) {
+        *n = sb->n;
+        *g = sb->g;
+        return;
+    }
+    const int64_t upto = b < sb->ntiles ? cdiv(sb->ntiles - b, sb->lanes) : 0;
+    const int64_t before = sb->j0 < upto ? sb->j0 : upto, last = sb->j1 < upto ? sb->j1 : upto;
+    *n = (int32_t)(last - before);
+    *g = last > sb->j0 ? (int32_t)(last + 1) : 0;
+}
+
+/* tracing: lane b's steps go on block b's track (the builtin kernel runs
+ * one block per lane on a card; here they take turns) */
+static void bar_track(coll_t *c, const step_bar_t *sb, int64_t b)
+{
+    if (c->it->trace && sb->lanes > 1) {
+        c->f->block_idx = b;
+        c->f->block_num = sb->lanes;
+    }
+}
+
+/* The step's credits of this rank into the cells of the peers in `to`. */
+static pld_status_t step_arrive(coll_t *c, const step_bar_t *sb, uint64_t to)
+{
+    for (int64_t b = 0; b < sb->lanes; b++) {
+        int32_t n, g;
+        bar_lane(sb, b, &n, &g);
+        if (n <= 0)
+            continue;
+        bar_track(c, sb, b);
+        for (int q = 0; q < c->P; q++) {
+            if (q == c->me || !(to & RBIT(q)))
+                continue;
+            pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, b), n, 0);
+            if (st != PLD_OK)
+                return st;
+        }
+    }
+    return PLD_OK;
+}
+
+/* Waits for the step's credits of the peers in `from`. */
+static pld_status_t step_await(coll_t *c, const step_bar_t *sb, uint64_t from)
+{
+    for (int64_t b = 0; b < sb->lanes; b++) {
+        int32_t n, g;
+        bar_lane(sb, b, &n, &g);
+        if (g <= 0)
+            continue;
+        bar_track(c, sb, b);
+        for (int q = 0; q < c->P; q++) {
+            if (q == c->me || !(from & RBIT(q)))
+                continue;
+            coll_wait_t w = {c, q, b, g};
+            pld_status_t st = pld_dist_wait_fn(c->it, c->f, c->e, c->d, cell_disp(c, q, b), PLD_CMP_GE, g,
+                                               describe_coll_wait, &w);
+            if (st != PLD_OK)
+                return st;
+        }
+    }
+    return PLD_OK;
+}
+
+/* The step's whole barrier: credit every peer, then wait for every peer. */
+static pld_status_t step_barrier(coll_t *c, const step_bar_t *sb)
+{
+    pld_ev_t ev;
+    if (c->it->trace && !sb->host) {
+        char name[80];
+        snprintf(name, sizeof name, "%d merged barriers (slot 0, credit %d)", (int)sb->n, (int)sb->g);
+        phase_begin(c, &ev, name);
+    }
+    pld_status_t st = step_arrive(c, sb, all_peers(c));
+    st = st != PLD_OK ? st : step_await(c, sb, all_peers(c));
+    return c->it->trace && !sb->host ? phase_end(c, &ev, st) : st;
+}
+
+/* Elements [lo, lo+n) of flat with every peer q in `to` (dir 0: get, 1:
+ * put), the buffer of q at base + q * stride; batched: as one batch. */
 static pld_status_t xfer_peers(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, char *base, size_t stride,
-                               int dir, int batched)
+                               int dir, uint64_t to, int batched)
 {
     pld_status_t st = PLD_OK;
     if (batched)
         pld_win_batch_begin(c->it->win);
     for (int q = 0; q < c->P && st == PLD_OK; q++)
-        if (q != c->me)
+        if (q != c->me && (to & RBIT(q)))
             st = xfer1(c, flat, q, lo, n, base + (size_t)q * stride, dir);
     return batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
 }
 
-/* One merged step across hosts, spread over the ranks (spread_ok): the
- * range [lo, lo+n) is cut into P parts, and rank j reads part j of every
- * rank (own value, then the peers, one batch), folds it in every rank's
- * order (own value first, then the others ascending, as read_fold does) and
- * stores rank r's result into part j of rank r's copy (puts, one batch).
- * Part j of any copy is read by rank j alone, before rank j stores into it,
- * so no barrier is needed inside the step; the caller passes the step's
- * barrier, after which every copy holds the whole result (a put is visible
- * before the notify that follows it). Every element is folded in the same
- * order as by read_fold, so the bits are the same (any rank may compute
- * them), and each rank moves 2 (P - 1) / P of the range instead of P - 1
- * times it (docs/transport.md). tmp holds spread_tmp(n) elements. */
+/* Operands [from, to) of rank r's documented order (operand 0 is x_r, then
+ * the others ascending) into m elements of res: operand 0 is copied, the
+ * others folded in. The inputs x_q are at in + q * L elements, offset o
+ * bytes. */
+static pld_status_t fold_order(coll_t *c, pld_binop_k_t op, pld_dtype_t dt, char *res, const char *in, size_t L,
+                               size_t o, int64_t m, int r, int from, int to)
+{
+    const size_t esz = (size_t)pld_dtype_bytes(dt);
+    pld_status_t st = PLD_OK;
+    for (int i = from; i < to && st == PLD_OK; i++) {
+        const int q = i == 0 ? r : i - 1 < r ? i - 1 : i;
+        char *x = (char *)in + (size_t)q * L * esz + o;
+        if (i == 0)
+            memcpy(res, x, (size_t)m * esz);
+        else
+            st = fold(c, op, res, x, dt, m);
+    }
+    return st;
+}
+
+/* A SPREAD step (step_plan): the range [lo, lo+n) is cut into P parts, and
+ * rank j reads part j of every rank (own value, then the peers, one batch),
+ * folds it in every rank's order (fold_order) and stores rank r's result
+ * into part j of rank r's copy (puts, one batch). Part j of any copy is
+ * read by rank j alone, before rank j stores into it, so no barrier is
+ * needed inside the step; the caller's barrier follows, after which every
+ * copy holds the whole result (a put is visible before the notify that
+ * follows it). Each rank moves 2 (P - 1) / P of the range instead of P - 1
+ * times it (docs/transport.md). tmp holds step_tmp(n) elements. */
 static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, pld_binop_k_t op,
                                 char *tmp, int batched)
 {
@@ -582,23 +782,174 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
     char *in = tmp, *res = tmp + (size_t)P * (size_t)L * esz; /* x_q, res_r at q * L, r * L */
 #define PART(base, q) ((base) + (size_t)(q) * (size_t)L * esz)
     pld_status_t st = xfer1(c, flat, me, lo + b0, len, PART(in, me), 0);
-    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, in, (size_t)L * esz, 0, batched);
+    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, in, (size_t)L * esz, 0, all_peers(c), batched);
     /* in blocks that stay in cache: the P results of a block read the same
      * P inputs */
     for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK) {
         const int64_t m = len - k < SPREAD_BLOCK ? len - k : SPREAD_BLOCK;
-        const size_t o = (size_t)k * esz;
-        for (int r = 0; r < P && st == PLD_OK; r++) {
-            memcpy(PART(res, r) + o, PART(in, r) + o, (size_t)m * esz);
-            for (int q = 0; q < P && st == PLD_OK; q++)
-                if (q != r)
-                    st = fold(c, op, PART(res, r) + o, PART(in, q) + o, flat->dt, m);
-        }
+        for (int r = 0; r < P && st == PLD_OK; r++)
+            st = fold_order(c, op, flat->dt, PART(res, r) + (size_t)k * esz, in, (size_t)L, (size_t)k * esz, m, r, 0,
+                            P);
     }
     st = st != PLD_OK ? st : xfer1(c, flat, me, lo + b0, len, PART(res, me), 1);
-    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, res, (size_t)L * esz, 1, batched);
+    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, res, (size_t)L * esz, 1, all_peers(c), batched);
 #undef PART
     return st;
+}
+
+#define HUB_PIECES 4 /* pieces of a worker's part in a HUB step (hub_fold) */
+
+/* Elements [base+a, base+b) with this rank (local) and every peer q in `to`
+ * (dir 0: get, 1: put), the buffer of q at buf + q * stride, element a at
+ * its start (no batch of its own). */
+static pld_status_t part_io(coll_t *c, const pld_tensor_t *flat, int64_t base, int64_t a, int64_t b, char *buf,
+                            size_t stride, int dir, uint64_t to)
+{
+    const size_t o = (size_t)a * (size_t)pld_dtype_bytes(flat->dt);
+    pld_status_t st = PLD_OK;
+    for (int q = 0; q < c->P && st == PLD_OK && a < b; q++)
+        if (q == c->me || (to & RBIT(q)))
+            st = xfer1(c, flat, q, base + a, b - a, buf + (size_t)q * stride + o, dir);
+    return st;
+}
+
+/* rep's copy of [lo, lo+n) of its own copy into twin's (HUB; twin shares
+ * rep's host): one memmove out of the window when batches are allowed (no
+ * --poison, --check-races or seeded schedule: they observe the local read
+ * too), else a local read into tmp and a put. */
+static pld_status_t hub_copy(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, int twin, char *tmp,
+                             int batched)
+{
+    if (batched) {
+        pld_view_t v;
+        pld_tensor_kview(flat, &v);
+        return xfer1(c, flat, twin, lo, n, (char *)v.data + (size_t)lo * (size_t)pld_dtype_bytes(flat->dt), 1);
+    }
+    pld_status_t st = xfer1(c, flat, c->me, lo, n, tmp, 0);
+    return st != PLD_OK ? st : xfer1(c, flat, twin, lo, n, tmp, 1);
+}
+
+/* A HUB step with its barrier (step_plan). Worker w (a member on the hub
+ * host) takes part w of the range: it reads the part of every rank (own,
+ * peers in one batch), folds every rank's result in that rank's order and
+ * stores each into that rank's copy (one batch); then it arrives and waits.
+ * Each part of a copy is read by its worker alone before that worker stores
+ * into it, so, as in SPREAD, no barrier is needed inside the step.
+ *
+ * With rep and twin (ranks 0 and 1 off the hub host), the workers store
+ * rep's result into rep's copy alone. rep waits for the workers' credits
+ * (their stores are visible then), copies the range into twin's copy (same
+ * host) and only then arrives: no rank passes the barrier before twin holds
+ * the result, and every worker has read x_twin before it arrived. Where
+ * twin's result differs from rep's (a block whose first fold differs: NaNs
+ * in x0 and x1 with different payloads), the worker holds back its credit
+ * to twin, waits for the barrier (after rep's copy), stores those blocks
+ * into twin's copy and then credits twin. The credits every cell receives
+ * are those of the plain step, only their timing differs. tmp holds
+ * step_tmp(n) elements. */
+static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t *sb, const pld_tensor_t *flat,
+                             int64_t lo, int64_t n, pld_binop_k_t op, char *tmp, int batched)
+{
+    const int P = c->P, me = c->me, rep = pl->rep, twin = pl->twin;
+    const uint64_t peers = all_peers(c);
+    pld_status_t st = PLD_OK;
+    if (pl->widx < 0) {
+        if (me == rep) {
+            uint64_t workers = 0;
+            for (int i = 0; i < pl->nw; i++)
+                workers |= RBIT(pl->workers[i]);
+            st = step_await(c, sb, workers);
+            st = st != PLD_OK ? st : hub_copy(c, flat, lo, n, twin, tmp, batched);
+        }
+        st = st != PLD_OK ? st : step_arrive(c, sb, peers);
+        return st != PLD_OK ? st : step_await(c, sb, peers);
+    }
+    const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
+    const int64_t L = cdiv(n, pl->nw), b0 = pl->widx * n / pl->nw, len = (pl->widx + 1) * n / pl->nw - b0;
+    char *in = tmp, *res = tmp + (size_t)P * (size_t)L * esz; /* x_q, res_r at q * L, r * L */
+    unsigned char *exc = NULL;                                /* twin: the blocks that differ */
+    int64_t nexc = 0;
+#define PART(base, q) ((base) + (size_t)(q) * (size_t)L * esz)
+    if (twin >= 0 && !(exc = pld_mem_calloc((size_t)cdiv(len, SPREAD_BLOCK) + 1, 1)))
+        return oom(c);
+    /* HUB_PIECES pieces (multiples of SPREAD_BLOCK): the reads of piece
+     * i + 1 and the stores of piece i go out as one batch, so that the
+     * transfers from and to the other host overlap */
+    const uint64_t to = twin >= 0 ? peers & ~RBIT(twin) : peers; /* twin's stores aside */
+    int64_t cut[HUB_PIECES + 1];
+    for (int i = 0; i <= HUB_PIECES; i++)
+        cut[i] = i == HUB_PIECES ? len : len * i / HUB_PIECES / SPREAD_BLOCK * SPREAD_BLOCK;
+    for (int i = -1; i < HUB_PIECES && st == PLD_OK; i++) {
+        for (int64_t k = i < 0 ? 0 : cut[i]; i >= 0 && k < cut[i + 1] && st == PLD_OK; k += SPREAD_BLOCK) {
+            const int64_t m = cut[i + 1] - k < SPREAD_BLOCK ? cut[i + 1] - k : SPREAD_BLOCK;
+            const size_t o = (size_t)k * esz;
+            for (int r = 0; r < P && st == PLD_OK; r++) {
+                if (r == twin)
+                    continue;
+                if (r != rep) {
+                    st = fold_order(c, op, flat->dt, PART(res, r) + o, in, (size_t)L, o, m, r, 0, P);
+                    continue;
+                }
+                /* x_rep (+) x_twin and x_twin (+) x_rep: the rest of their
+                 * orders is the same, so twin's differs only if these do */
+                st = fold_order(c, op, flat->dt, PART(res, rep) + o, in, (size_t)L, o, m, rep, 0, 2);
+                st = st != PLD_OK ? st
+                                  : fold_order(c, op, flat->dt, PART(res, twin) + o, in, (size_t)L, o, m, twin, 0, 2);
+                if (st == PLD_OK && memcmp(PART(res, rep) + o, PART(res, twin) + o, (size_t)m * esz) != 0) {
+                    exc[k / SPREAD_BLOCK] = 1;
+                    nexc++;
+                    st = fold_order(c, op, flat->dt, PART(res, twin) + o, in, (size_t)L, o, m, twin, 2, P);
+                }
+                st = st != PLD_OK ? st
+                                  : fold_order(c, op, flat->dt, PART(res, rep) + o, in, (size_t)L, o, m, rep, 2, P);
+            }
+        }
+        if (st != PLD_OK)
+            break;
+        if (batched)
+            pld_win_batch_begin(c->it->win);
+        if (i + 1 < HUB_PIECES)
+            st = part_io(c, flat, lo + b0, cut[i + 1], cut[i + 2], in, (size_t)L * esz, 0, peers);
+        if (i >= 0 && st == PLD_OK)
+            st = part_io(c, flat, lo + b0, cut[i], cut[i + 1], res, (size_t)L * esz, 1, to);
+        if (batched)
+            st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    }
+    /* the credits (twin's held back when some of its blocks differ), the
+     * wait; then twin's blocks and credit */
+    st = st != PLD_OK ? st : step_arrive(c, sb, nexc ? to : peers);
+    st = st != PLD_OK ? st : step_await(c, sb, peers);
+    if (nexc && st == PLD_OK) {
+        if (batched)
+            pld_win_batch_begin(c->it->win);
+        for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK)
+            if (exc[k / SPREAD_BLOCK])
+                st = xfer1(c, flat, twin, lo + b0 + k, len - k < SPREAD_BLOCK ? len - k : SPREAD_BLOCK,
+                           PART(res, twin) + (size_t)k * esz, 1);
+        st = batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
+        st = st != PLD_OK ? st : step_arrive(c, sb, RBIT(twin));
+    }
+#undef PART
+    pld_mem_free(exc);
+    return st;
+}
+
+/* One merged step of [lo, lo+n) with its barrier sb, by plan pl; after it
+ * every copy holds the result. acc and tmp come from step_bufs (tmp:
+ * step_tmp(n) elements). */
+static pld_status_t merged_fold_step(coll_t *c, const step_plan_t *pl, const step_bar_t *sb, const pld_tensor_t *flat,
+                                     int64_t lo, int64_t n, pld_binop_k_t op, char *acc, char *tmp, int batched)
+{
+    pld_status_t st;
+    if (pl->kind == STEP_HUB && spread_ok(c, n))
+        return hub_fold(c, pl, sb, flat, lo, n, op, tmp, batched);
+    if (pl->kind != STEP_PLAIN && spread_ok(c, n)) {
+        st = spread_fold(c, flat, lo, n, op, tmp, batched);
+        return st != PLD_OK ? st : step_barrier(c, sb);
+    }
+    st = read_fold(c, flat, lo, n, op, acc, tmp, batched);
+    st = st != PLD_OK ? st : step_barrier(c, sb);
+    return st != PLD_OK ? st : xfer1(c, flat, c->me, lo, n, acc, 1);
 }
 
 static void *alloc_elems(pld_dtype_t dt, int64_t n)
@@ -694,9 +1045,11 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
     const int64_t G = box ? 1 : merged_step(c, C, esz), W = G * C;
     const int batched = G > 1 && pld_dist_can_batch(c->it);
     int kept = 0;
+    step_plan_t plan;
     if (G > 1) {
-        const int64_t w = N < W ? N : W, nt = w * (batched ? c->P - 1 : 1);
-        acc = step_bufs(c, t->dt, w, nt > spread_tmp(c, w) ? nt : spread_tmp(c, w), &tmp, &kept);
+        const int64_t w = N < W ? N : W;
+        step_plan(c, &plan);
+        acc = step_bufs(c, t->dt, w, step_tmp(c, &plan, w, batched), &tmp, &kept);
     } else {
         acc = alloc_elems(t->dt, N < W ? N : W);
         tmp = alloc_elems(t->dt, N < W ? N : W);
@@ -718,10 +1071,10 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
                 if (p >= 0)
                     TRY(fold(c, binop_of(op), acc, tmp, t->dt, n));
             }
-        } else if (G > 1 && spread_ok(c, n)) {
-            /* the step's reads and stores, then its barrier */
-            TRY(spread_fold(c, &flat, lo, n, binop_of(op), tmp, batched));
-            TRY(barrier_n(c, 0, (int32_t)(k - k0 + 1), (int32_t)(k + 2)));
+        } else if (G > 1) {
+            /* the step's reads, folds, barrier and stores (merged_fold_step) */
+            const step_bar_t sb = {.lanes = 1, .n = (int32_t)(k - k0 + 1), .g = (int32_t)(k + 2)};
+            TRY(merged_fold_step(c, &plan, &sb, &flat, lo, n, binop_of(op), acc, tmp, batched));
             continue;
         } else {
             TRY(read_fold(c, &flat, lo, n, binop_of(op), acc, tmp, batched));
@@ -845,9 +1198,11 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     const int64_t R = B > 0 ? (merged_step(c, B * HOST_TILE, esz)) : 1;
     const int batched = R > 1 && pld_dist_can_batch(c->it);
     int kept = 0;
+    step_plan_t plan;
     if (R > 1) {
-        const int64_t w = R * B * HOST_TILE < N ? R * B * HOST_TILE : N, nt = w * (batched ? c->P - 1 : 1);
-        acc = step_bufs(c, t->dt, w, nt > spread_tmp(c, w) ? nt : spread_tmp(c, w), &tmp, &kept);
+        const int64_t w = R * B * HOST_TILE < N ? R * B * HOST_TILE : N;
+        step_plan(c, &plan);
+        acc = step_bufs(c, t->dt, w, step_tmp(c, &plan, w, batched), &tmp, &kept);
     } else {
         acc = alloc_elems(t->dt, B * HOST_TILE);
         tmp = alloc_elems(t->dt, HOST_TILE);
@@ -866,36 +1221,13 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     }
     for (int64_t j0 = 0; R > 1 && j0 < maxT; j0 += R) {
         /* rounds j0 .. j1-1 at once: tiles [j0*B, j1*B) are one contiguous
-         * range; fold it whole, then every lane passes its barriers of these
-         * rounds at once (credit + its tiles in them, wait for 1 + its tiles
-         * so far), then store (merged_step) */
+         * range; one merged step (merged_fold_step), in which every lane
+         * passes its barriers of these rounds at once (credit + its tiles
+         * in them, wait for 1 + its tiles so far) */
         const int64_t j1 = j0 + R < maxT ? j0 + R : maxT;
         const int64_t lo = j0 * B * HOST_TILE, hi = j1 * B * HOST_TILE < N ? j1 * B * HOST_TILE : N;
-        const int spread = spread_ok(c, hi - lo); /* spread_fold stores too */
-        if (spread) {
-            TRY(spread_fold(c, &flat, lo, hi - lo, binop_of(op), tmp, batched));
-        } else {
-            TRY(read_fold(c, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
-        }
-        for (int64_t b = 0; b < B; b++) {
-            /* lane b's tiles b + j*B with j < j1, and those with j < j0 */
-            const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;
-            const int64_t before = j0 < upto ? j0 : upto, now = (j1 < upto ? j1 : upto) - before;
-            if (now <= 0)
-                continue;
-            LANE(b);
-            TRY(arrive_n(c, b, (int32_t)now));
-        }
-        for (int64_t b = 0; b < B; b++) {
-            const int64_t upto = b < ntiles ? cdiv(ntiles - b, B) : 0;
-            const int64_t last = j1 < upto ? j1 : upto;
-            if (last <= j0)
-                continue;
-            LANE(b);
-            TRY(await_all(c, b, (int32_t)(last + 1)));
-        }
-        if (!spread)
-            TRY(xfer1(c, &flat, c->me, lo, hi - lo, acc, 1));
+        const step_bar_t sb = {.host = 1, .lanes = B, .j0 = j0, .j1 = j1, .ntiles = ntiles};
+        TRY(merged_fold_step(c, &plan, &sb, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
     }
     for (int64_t j = 0; R == 1 && j < maxT; j++) {
         for (int64_t b = 0; b < B; b++) {

@@ -344,9 +344,10 @@ static pld_win_transport_t resolve(const pld_win_sys_t *sys, const int *members,
     return PLD_WIN_SHM;
 }
 
-void pld_win_test_split_hosts(pld_win_sys_t *sys, int k)
+void pld_win_test_split_hosts(pld_win_sys_t *sys, int k, int blocked)
 {
     sys->split_hosts = k > 0 ? k : 0;
+    sys->split_blocked = k > 0 && blocked;
 }
 
 /* The window creation lock (a word on world rank 0, taken with
@@ -632,6 +633,13 @@ size_t pld_win_dom_bytes(const pld_win_dom_t *d) { return d->bytes; }
 size_t pld_win_dom_extent(const pld_win_dom_t *d) { return d->extent; }
 void *pld_win_dom_base(const pld_win_dom_t *d) { return d->base; }
 pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d) { return d->tr; }
+
+int pld_win_dom_host(const pld_win_dom_t *d, int domain_rank)
+{
+    if (!d->sys->mpi || domain_rank < 0 || domain_rank >= d->size)
+        return 0;
+    return pld_win_host_of(d->sys, d->members[domain_rank]);
+}
 
 void pld_win_dom_clear(pld_win_dom_t *d)
 {

@@ -75,12 +75,13 @@ pld_status_t pld_win_sys_error(const pld_win_sys_t *sys, char *err, size_t errn)
  * name or after < 0 turns it off. Not collective. */
 void pld_win_test_fail_mpi(pld_win_sys_t *sys, const char *name, long after);
 /* Testing hook: from now on the transports treat world rank r as running on
- * host r % k (k >= 1), whatever node it is on, so that one node exercises
- * the paths between hosts (hybrid's messages and RMA; auto's choice). The
- * memory of the members of one real node is still shared. Call it before
- * creating any domain. Not collective, but every rank must make the same
- * call. k <= 0 restores the real nodes. */
-void pld_win_test_split_hosts(pld_win_sys_t *sys, int k);
+ * host r % k (k >= 1; blocked: host r / ceil(world size / k), as mpirun
+ * fills hosts), whatever node it is on, so that one node exercises the paths
+ * between hosts (hybrid's messages and RMA; auto's choice). The memory of the
+ * members of one real node is still shared. Call it before creating any
+ * domain. Not collective, but every rank must make the same call. k <= 0
+ * restores the real nodes. */
+void pld_win_test_split_hosts(pld_win_sys_t *sys, int k, int blocked);
 int pld_win_world_rank(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD rank (0 for local) */
 int pld_win_world_size(const pld_win_sys_t *sys);  /* MPI_COMM_WORLD size (1 for local) */
 /* 1 when every world rank runs on this node (MPI_COMM_TYPE_SHARED). */
@@ -122,6 +123,10 @@ size_t pld_win_dom_extent(const pld_win_dom_t *d);     /* bytes + PLD_WIN_SLACK:
  * by read_cell (release/acquire, semantics §1.6). */
 void *pld_win_dom_base(const pld_win_dom_t *d);
 pld_win_transport_t pld_win_dom_transport(const pld_win_dom_t *d); /* RMA, SHM, HYBRID or LOCAL (never AUTO) */
+/* The host of member `domain_rank` as the transports see it (its node, or
+ * the test split's host): equal for two members iff they share a host, the
+ * same value on every member; 0 for local and out of range. */
+int pld_win_dom_host(const pld_win_dom_t *d, int domain_rank);
 /* Zeroes this rank's window memory (bytes and slack; not the layer's control
  * words) and publishes it. Not collective: callers agree on when (nobody may
  * access this rank's window meanwhile). */

@@ -81,6 +81,7 @@ struct pld_win_sys {
     int64_t served_ns;               /* pld_trace_now() at the last pld_win_msg_serve_all */
     int batch;              /* pld_win_batch_begin depth */
     int split_hosts;        /* pld_win_test_split_hosts: k > 0 puts world rank r on host r % k */
+    int split_blocked;      /* ... or on host r / ceil(size / k) */
     pld_win_counters_t counters;
     uint64_t spin;          /* polls since this rank last put/got/added/notified (a new wait) */
     int entered;            /* an rma op or read_cell entered MPI progress since the last poll */
@@ -154,11 +155,15 @@ static inline pld_status_t pld_win_sticky(pld_win_sys_t *sys, char *err, size_t 
 }
 
 
-/* The host of world rank r as the transports see it: its node, or r % k
- * under pld_win_test_split_hosts(k). */
+/* The host of world rank r as the transports see it: its node, or the
+ * test split's host (pld_win_test_split_hosts). */
 static inline int pld_win_host_of(const pld_win_sys_t *sys, int r)
 {
-    return sys->split_hosts > 0 ? r % sys->split_hosts : sys->node_of[r];
+    if (sys->split_hosts <= 0)
+        return sys->node_of[r];
+    if (!sys->split_blocked)
+        return r % sys->split_hosts;
+    return r / ((sys->size + sys->split_hosts - 1) / sys->split_hosts);
 }
 
 /* ---- hybrid transport: signals by message (pld_win_msg.c) ----

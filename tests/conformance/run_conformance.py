@@ -89,8 +89,10 @@ def entries():
         if os.path.isfile(path):
             out.append(Entry(len(out), 'tier0', 'golden', case, path, directive_ranks(path)))
     for case, (path, _, _) in C.CASES.items():
-        if not os.path.isfile(path) or case.endswith('_lowered'):
-            continue  # a `_lowered` case runs the printed lowered text: a coll_* test, not a program of its own
+        if not os.path.isfile(path) or case.endswith('_lowered') or case in C.SPECIALS:
+            # a `_lowered` case runs the printed lowered text, a SPECIALS case
+            # a coll_* program again with other inputs: coll_* tests
+            continue
         rel = os.path.relpath(path, REPO)
         group = 'coll' if rel.startswith('tests') else 'tutorial' if rel.startswith('programs/tutorial') else 'corpus'
         out.append(Entry(len(out), group, 'coll', case, path, C.case_ranks(case)))

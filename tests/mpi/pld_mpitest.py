@@ -96,9 +96,13 @@ CONFORMANCE_RANKS = (2, 3, 4)
 MAGIC = b'\x93NUMPY'
 
 
-def write_npy(path, dtype, shape, values):
-    """Writes a flat list of values as a C-order .npy (version 1.0)."""
+def write_npy(path, dtype, shape, values, bits=False):
+    """Writes a flat list of values as a C-order .npy (version 1.0); bits:
+    the values are the raw bit patterns of FP16 / FP32 elements (NaN
+    payloads survive)."""
     descr, code, _ = DTYPES[dtype]
+    if bits:
+        code = {'FP16': 'H', 'FP32': 'I'}[dtype]
     if len(values) != numel(shape):
         raise ValueError('%s: %d values for shape %r' % (path, len(values), shape))
     dims = '%d,' % shape[0] if len(shape) == 1 else ', '.join('%d' % d for d in shape)

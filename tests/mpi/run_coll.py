@@ -62,6 +62,7 @@ usage:
 --list prints one line per CTest test: "CASE P TRANSPORT". Prints one line per
 run and "N passed, M failed"; exit status 0 when nothing failed.
 """
+import argparse
 import math
 import os
 import re
@@ -162,6 +163,36 @@ def wide(seed, dtype, count):
     return out
 
 
+def specials(seed, dtype, shape):
+    """Bit patterns of wide() values with IEEE specials in them (cases of
+    SPECIALS): where i % 4000 < 3 in each rank's row, ranks 0 and 1 hold
+    quiet NaNs with different payloads (and signs), so that x0 (+) x1 and
+    x1 (+) x0 give different bits and ranks 0 and 1 different results
+    there; where i % 3000 == 11, +0 and -0 in turn (the order of Max and
+    Min over zeros); where i % 5000 == 7, a NaN in rank 2's row alone."""
+    n = T.numel(shape)
+    row = n // shape[0]
+    code, ucode = ('e', 'H') if dtype == 'FP16' else ('f', 'I')
+    bits = [struct.unpack('<' + ucode, struct.pack('<' + code, v))[0] for v in wide(seed, dtype, n)]
+    qnan, sign = (0x7e00, 0x8000) if dtype == 'FP16' else (0x7fc00000, 0x80000000)
+    for r in range(shape[0]):
+        for i in range(row):
+            k = r * row + i
+            if i % 4000 < 3 and r < 2:
+                bits[k] = qnan | (0x15 + 7 * (i % 4000) + 0x40 * r) | (sign if r == 1 else 0)
+            elif i % 3000 == 11:
+                bits[k] = 0 if (r + i) % 2 == 0 else sign
+            elif i % 5000 == 7 and r == 2:
+                bits[k] = qnan | 0x33
+    return bits
+
+
+def bits_value(dtype, b):
+    """The Python float of an FP16 / FP32 bit pattern (NaN payloads are not kept)."""
+    code, ucode = ('e', 'H') if dtype == 'FP16' else ('f', 'I')
+    return struct.unpack('<' + code, struct.pack('<' + ucode, b))[0]
+
+
 Tensor = T.Tensor  # shared with the other runners (pld_mpitest.py)
 
 
@@ -217,10 +248,25 @@ def rounder(dtype):
     return f16 if dtype == 'FP16' else f32 if dtype == 'FP32' else (lambda v: v)
 
 
+def ieee_max(a, b):
+    """pldrun's Max (and IEEE 754-2019 maximum): a NaN operand wins (a's
+    first), +0 is above -0."""
+    if a != a or a > b:
+        return a
+    return a if a == b and math.copysign(1.0, a) > 0 else b
+
+
+def ieee_min(a, b):
+    """pldrun's Min: a NaN operand wins (a's first), -0 is below +0."""
+    if a != a or a < b:
+        return a
+    return a if a == b and math.copysign(1.0, a) < 0 else b
+
+
 OPS = {
     'sum': lambda a, b: a + b,
-    'max': lambda a, b: a if a >= b else b,
-    'min': lambda a, b: a if a <= b else b,
+    'max': ieee_max,
+    'min': ieee_min,
     'prod': lambda a, b: a * b,
 }
 
@@ -693,6 +739,19 @@ WIDE = {
     'host_misc': ('chunks',),
 }
 
+# Cases whose inputs carry IEEE specials (specials(): NaN payloads that make
+# ranks 0 and 1 differ, signed zeros) besides wide values. NaN payloads are
+# not part of the goldens (a NaN matches any NaN), so each run is also
+# compared bit for bit with the same inputs over another transport
+# (REFERENCE_TR; the per-chunk steps of shm against the merged, spread and
+# hub steps of rma and hybrid, docs/transport.md), and the reference must
+# show ranks 0 and 1 differing (else the inputs prove nothing here).
+SPECIALS = {  # case -> (its inputs with specials, the output whose ranks 0 and 1 must differ)
+    'incore_allreduce_specials': (('xs', 'hs'), 'sums'),
+    'host_allreduce_specials': (('xs', 'hs', 'ps', 'ms'), 'o1'),
+}
+REFERENCE_TR = {'shm': 'rma', 'rma': 'shm', 'hybrid': 'shm'}
+
 # case -> (path, golden, expected warning substring or None)
 CASES = {
     # new test programs: every collective on every rail
@@ -701,6 +760,8 @@ CASES = {
     'incore_misc': (os.path.join(TPROG, 'coll_incore_misc.pld'), g_coll_incore_misc, None),
     'incore_a2av': (os.path.join(TPROG, 'coll_incore_a2av.pld'), g_coll_incore_a2av, WARN_COUNTS),
     'host_allreduce': (os.path.join(TPROG, 'coll_host_allreduce.pld'), g_coll_host_allreduce, None),
+    'incore_allreduce_specials': (os.path.join(TPROG, 'coll_incore_allreduce.pld'), g_coll_incore_allreduce, None),
+    'host_allreduce_specials': (os.path.join(TPROG, 'coll_host_allreduce.pld'), g_coll_host_allreduce, None),
     'host_ring': (os.path.join(TPROG, 'coll_host_ring.pld'), g_coll_host_ring, None),
     'host_misc': (os.path.join(TPROG, 'coll_host_misc.pld'), g_coll_host_misc, None),
     'host_a2av': (os.path.join(TPROG, 'coll_host_a2av.pld'), g_coll_host_a2av, WARN_COUNTS),
@@ -810,6 +871,14 @@ NEG = {
                   [HANG, r'\[rank 0/\d\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait on '
                          r'sig\[1, 0\] >= 3'],
                   [r'\[rank 1/\d\] .*: error: '], 20),
+    # at P = 4 across 2 + 2 hosts (ranks 0, 1 together) the mesh allreduce
+    # takes HUB steps (docs/transport.md): rank 0 waits for the ranks of the
+    # other host first, and every rank waits for rank 0's credit, so all
+    # four are reported; on one host, rank 0 alone, on sig[1, 0]
+    'neg_shape_p4': (os.path.join(TPROG, 'coll_neg_shape.pld'), (4,), 70,
+                     [HANG, r'\[rank 0/4\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait on '
+                            r'sig\[\d, 0\] >= 3'],
+                     [], 20),
     'neg_divergent_wait': (os.path.join(TPROG, 'coll_neg_divergent_wait.pld'), (2, 3), 70,
                            [HANG, r'\[rank 1/\d\] .*coll_neg_divergent_wait\.pld:\d+:\d+: error: wait on '
                                   r'sig\[0, 0\] \(Ge 1\)'],
@@ -944,6 +1013,13 @@ def lowered_copy(prog, args, wd):
     return out, r.stdout
 
 
+def split_hosts_arg(v):
+    """--split-hosts: K (round robin) or Kb (blocked), K >= 1."""
+    if not re.fullmatch(r'[1-9][0-9]*b?', v):
+        raise argparse.ArgumentTypeError('expected K or Kb with K >= 1, got %r' % v)
+    return v
+
+
 def mpirun_launch(args):
     """The launch run_case and run_neg use unless told otherwise: `MPIEXEC
     -n P PLDRUN PROGRAM CLI...` on this host (args.mpiexec, args.numproc_flag,
@@ -972,7 +1048,14 @@ def run_case(case, P, tr, args, env, extra=(), launch=None):
     params = host_params(text, P)
     ins, outs, cli = {}, {}, []
     for name, direction, dt, shape in params:
-        if direction == 'in' and name in WIDE.get(case[:-len('_lowered')] if case.endswith('_lowered') else case, ()):
+        if direction == 'in' and name in SPECIALS.get(case, ((),))[0]:
+            seed = sum(ord(c) for c in case + name) * 10 + P
+            bits = specials(seed, dt, shape)
+            ins[name] = Tensor(dt, shape, [bits_value(dt, b) for b in bits])
+            f = os.path.join(wd, 'in_%s.npy' % name)
+            T.write_npy(f, dt, shape, bits, bits=True)
+            cli += ['--in', '%s=%s' % (name, f)]
+        elif direction == 'in' and name in WIDE.get(case[:-len('_lowered')] if case.endswith('_lowered') else case, ()):
             seed = sum(ord(c) for c in case + name) * 10 + P
             ins[name] = Tensor(dt, shape, wide(seed, dt, T.numel(shape)))
             f = os.path.join(wd, 'in_%s.npy' % name)
@@ -1006,7 +1089,55 @@ def run_case(case, P, tr, args, env, extra=(), launch=None):
                 problems.append('cannot read output %s: %s' % (name, e))
                 continue
             problems += compare(name, got, want[name])
+    if rc == 0 and case in SPECIALS:
+        problems += same_bits(case, P, tr, args, env, prog, cli, sorted(want), wd)
     return problems, prog, cli, err, rc
+
+
+def same_bits(case, P, tr, args, env, prog, cli, names, wd):
+    """SPECIALS: the outputs of the run over tr, bit for bit against a run
+    with the same inputs over REFERENCE_TR[tr] on this host; and the first
+    output's rows of ranks 0 and 1 differ somewhere in the reference."""
+    ref_tr = REFERENCE_TR[tr]
+    rcli, k = [], 0
+    while k < len(cli):
+        a = cli[k]
+        if a == '--window-transport':
+            rcli += [a, ref_tr]
+            k += 2
+            continue
+        if a == '--out':
+            name = cli[k + 1].split('=', 1)[0]
+            rcli += [a, '%s=%s' % (name, os.path.join(wd, 'ref_%s.npy' % name))]
+            k += 2
+            continue
+        rcli.append(a)
+        k += 1
+    renv = dict(env)
+    renv.pop('PLD_TEST_SPLIT_HOSTS', None)
+    rc, _, err = mpirun_launch(args)(P, prog, rcli, renv, wd, 100)
+    if rc != 0:
+        return ['the reference run over %s failed (exit status %d): %s' % (ref_tr, rc, err.strip()[-300:])]
+    problems = []
+    for name in names:
+        with open(os.path.join(wd, 'out_%s.npy' % name), 'rb') as f:
+            got = f.read()
+        with open(os.path.join(wd, 'ref_%s.npy' % name), 'rb') as f:
+            ref = f.read()
+        if got != ref:
+            at = next(i for i in range(min(len(got), len(ref))) if got[i] != ref[i]) if len(got) == len(ref) else 0
+            problems.append('%s: not bit-identical to the run over %s (first differing byte %d of %d)' %
+                            (name, ref_tr, at, len(got)))
+    differ = SPECIALS[case][1]
+    first = T.read_npy(os.path.join(wd, 'ref_%s.npy' % differ))
+    with open(os.path.join(wd, 'ref_%s.npy' % differ), 'rb') as f:
+        raw = f.read()
+    row = len(first[2]) // first[1][0] * T.DTYPES[first[0]][2]
+    data = raw[len(raw) - len(first[2]) * T.DTYPES[first[0]][2]:]
+    if P >= 2 and data[:row] == data[row:2 * row]:
+        problems.append('%s: the reference gives ranks 0 and 1 the same bits: the inputs do not exercise the '
+                        'NaN payload order' % differ)
+    return problems
 
 
 def run_neg(case, P, tr, args, env, extra=(), launch=None, limit=None):
@@ -1103,14 +1234,17 @@ def case_ranks(case):
 def all_tests(outside_conformance=False):
     """(case, P, transport) of every test; with outside_conformance, without
     the positive runs that tests/conformance/run_conformance.py makes (P in
-    T.CONFORMANCE_RANKS; the `_lowered` cases are not in the table)."""
+    T.CONFORMANCE_RANKS; the `_lowered` cases and SPECIALS, a check of the
+    transports' schedules rather than of a backend, are not in its table)."""
     tests = []
     for case, (path, _, _) in CASES.items():
         if not os.path.isfile(path):
             continue
         for P in case_ranks(case):
+            if case in SPECIALS and P < 2:
+                continue  # nothing to reduce
             lowered = case.endswith('_lowered')
-            if outside_conformance and P in T.CONFORMANCE_RANKS and not lowered:
+            if outside_conformance and P in T.CONFORMANCE_RANKS and not lowered and case not in SPECIALS:
                 continue
             for tr in (('shm',) if lowered else TRANSPORTS):
                 tests.append((case, P, tr))
@@ -1127,9 +1261,10 @@ def main():
     ap.add_argument('--ranks', type=int, action='append', help='P (repeatable); default: the case\'s ranks')
     ap.add_argument('--transport', action='append', choices=TRANSPORTS + ('hybrid',),
                     help='default: rma and shm (hybrid: only with --split-hosts or across hosts)')
-    ap.add_argument('--split-hosts', type=int, default=0, metavar='K',
+    ap.add_argument('--split-hosts', type=split_hosts_arg, default=None, metavar='K[b]',
                     help='run pldrun_testing with PLD_TEST_SPLIT_HOSTS=K: the window layer treats rank r as running '
-                         'on host r %% K, so one node exercises the transport between hosts')
+                         'on host r %% K (Kb: on host r / ceil(P / K), the hosts filled in order as mpirun fills '
+                         'them), so one node exercises the transport between hosts')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print "CASE P TRANSPORT" per test and exit')
     ap.add_argument('--backend', default=None,

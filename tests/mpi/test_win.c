@@ -129,6 +129,17 @@ static void test_win_layout(void)
         zero &= b[i] == 0;
     CHECK(zero);
     CHECK(pld_win_world_rank(g_sys) == g_rank && pld_win_world_size(g_sys) == g_size);
+    /* hosts: PLD_TEST_SPLIT_HOSTS=K puts rank r on host r % K, Kb on host
+     * r / ceil(size / K); without it, on one node, every rank shares it */
+    const char *split = getenv("PLD_TEST_SPLIT_HOSTS");
+    const int k = split && *split ? atoi(split) : 0, blocked = k > 0 && strchr(split, 'b') != NULL;
+    for (int p = 0; p < g_size && (k > 0 || pld_win_single_node(g_sys)); p++)
+        for (int q = 0; q < g_size; q++) {
+            const int same = k <= 0 ? 1 : blocked ? p / ((g_size + k - 1) / k) == q / ((g_size + k - 1) / k)
+                                                  : p % k == q % k;
+            CHECK((pld_win_dom_host(d, p) == pld_win_dom_host(d, q)) == same);
+        }
+    CHECK(pld_win_dom_host(d, -1) == 0 && pld_win_dom_host(d, g_size) == 0);
     pld_win_dom_destroy(d);
 }
 
@@ -940,11 +951,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "[rank %d] pld_win_sys_init: %s\n", g_rank, E);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    /* PLD_TEST_SPLIT_HOSTS=K: rank r counts as running on host r % K, so one
-     * node exercises the paths between hosts (hybrid: RMA and messages) */
+    /* PLD_TEST_SPLIT_HOSTS=K: rank r counts as running on host r % K (Kb:
+     * hosts filled in order), so one node exercises the paths between hosts
+     * (hybrid: RMA and messages) */
     const char *split = getenv("PLD_TEST_SPLIT_HOSTS");
     if (split && *split)
-        pld_win_test_split_hosts(g_sys, atoi(split));
+        pld_win_test_split_hosts(g_sys, atoi(split), strchr(split, 'b') != NULL);
     g_size = pld_win_world_size(g_sys);
     static const test_t tests[] = {
         {"test_win_layout", test_win_layout},

@@ -952,14 +952,15 @@ static void testing_hooks(void)
 }
 
 /* PLD_TEST_SPLIT_HOSTS=K: the window layer treats world rank r as running on
- * host r % K (pld_win_test_split_hosts), so that one node exercises the
- * transport between hosts (hybrid's messages and RMA). Every rank must have
- * the same value. */
+ * host r % K (pld_win_test_split_hosts); Kb: on host r / ceil(P / K), the
+ * hosts filled in order as mpirun fills them. So one node exercises the
+ * transport between hosts (hybrid's messages and RMA) and the collectives'
+ * schedules for either placement. Every rank must have the same value. */
 static void testing_win_hooks(pld_win_sys_t *win)
 {
     const char *k = getenv("PLD_TEST_SPLIT_HOSTS");
     if (k && *k)
-        pld_win_test_split_hosts(win, atoi(k));
+        pld_win_test_split_hosts(win, atoi(k), strchr(k, 'b') != NULL);
 }
 #else
 static void testing_hooks(void) {}
