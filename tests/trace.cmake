@@ -2,7 +2,7 @@
 # label `trace`; the cases are described there). Included from tests/CMakeLists.txt.
 find_program(PLD_PYTHON3_TRACE NAMES python3)
 if(PLD_PYTHON3_TRACE AND MPIEXEC_EXECUTABLE)
-  foreach(_case collective clock blocks hang error logs errors)
+  foreach(_case collective clock blocks plans hang error logs errors)
     add_test(NAME trace_${_case}
              COMMAND "${PLD_PYTHON3_TRACE}" "${CMAKE_CURRENT_SOURCE_DIR}/trace/run_trace.py"
                      --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"

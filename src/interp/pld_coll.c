@@ -573,15 +573,17 @@ static int spread_ok(const coll_t *c, int64_t n)
 }
 
 /* The plan of a call's merged steps: the one that moves the fewest bytes
- * between hosts, in units of n / P for a step of n elements:
- *   PLAIN  2 a b (every rank reads the range of every rank elsewhere);
+ * between hosts, in units of n / P for a step of n elements, with a and b
+ * ranks on two hosts:
+ *   PLAIN  2 a b P (every rank reads the whole range of every rank elsewhere:
+ *          never the least at P >= 3, so only P = 2 uses it);
  *   SPREAD 4 a b (rank j reads and stores part j of every rank elsewhere);
  *   HUB on host X: P (2 o - t): it reads the o ranges of the other host and
  *          sends back o results, one fewer (t = 1) when ranks 0 and 1 are
- *          both there (rep and twin);
- * with a and b ranks on two hosts. SPREAD wins ties (and covers one host and
- * three or more). At P = 4, 2 + 2 with 0, 1 together: PLAIN 8, SPREAD 16,
- * HUB 12 (units of N / 4): 12 MiB per 1 Mi FP32 call against 16. */
+ *          both there (rep and twin).
+ * SPREAD wins ties (and covers one host and three or more). At P = 4, 2 + 2
+ * with 0, 1 together: SPREAD 16, HUB 12: 12 MiB per 1 Mi FP32 call against
+ * 16 (docs/transport.md, "Hub steps"). */
 static void step_plan(const coll_t *c, step_plan_t *pl)
 {
     memset(pl, 0, sizeof *pl);
@@ -674,19 +676,23 @@ static void bar_track(coll_t *c, const step_bar_t *sb, int64_t b)
     }
 }
 
-/* The step's credits of this rank into the cells of the peers in `to`. */
-static pld_status_t step_arrive(coll_t *c, const step_bar_t *sb, uint64_t to)
+/* The step's credits of this rank into the cells of the peers in `peers`
+ * (wait 0), or the wait for theirs (wait 1). */
+static pld_status_t step_sync(coll_t *c, const step_bar_t *sb, uint64_t peers, int wait)
 {
     for (int64_t b = 0; b < sb->lanes; b++) {
         int32_t n, g;
         bar_lane(sb, b, &n, &g);
-        if (n <= 0)
+        if ((wait ? g : n) <= 0)
             continue;
         bar_track(c, sb, b);
         for (int q = 0; q < c->P; q++) {
-            if (q == c->me || !(to & RBIT(q)))
+            if (q == c->me || !(peers & RBIT(q)))
                 continue;
-            pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, b), n, 0);
+            coll_wait_t w = {c, q, b, g};
+            pld_status_t st = wait ? pld_dist_wait_fn(c->it, c->f, c->e, c->d, cell_disp(c, q, b), PLD_CMP_GE, g,
+                                                      describe_coll_wait, &w)
+                                   : pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, b), n, 0);
             if (st != PLD_OK)
                 return st;
         }
@@ -694,26 +700,14 @@ static pld_status_t step_arrive(coll_t *c, const step_bar_t *sb, uint64_t to)
     return PLD_OK;
 }
 
-/* Waits for the step's credits of the peers in `from`. */
+static pld_status_t step_arrive(coll_t *c, const step_bar_t *sb, uint64_t to)
+{
+    return step_sync(c, sb, to, 0);
+}
+
 static pld_status_t step_await(coll_t *c, const step_bar_t *sb, uint64_t from)
 {
-    for (int64_t b = 0; b < sb->lanes; b++) {
-        int32_t n, g;
-        bar_lane(sb, b, &n, &g);
-        if (g <= 0)
-            continue;
-        bar_track(c, sb, b);
-        for (int q = 0; q < c->P; q++) {
-            if (q == c->me || !(from & RBIT(q)))
-                continue;
-            coll_wait_t w = {c, q, b, g};
-            pld_status_t st = pld_dist_wait_fn(c->it, c->f, c->e, c->d, cell_disp(c, q, b), PLD_CMP_GE, g,
-                                               describe_coll_wait, &w);
-            if (st != PLD_OK)
-                return st;
-        }
-    }
-    return PLD_OK;
+    return step_sync(c, sb, from, 1);
 }
 
 /* The step's whole barrier: credit every peer, then wait for every peer. */
@@ -941,8 +935,20 @@ static pld_status_t merged_fold_step(coll_t *c, const step_plan_t *pl, const ste
                                      int64_t lo, int64_t n, pld_binop_k_t op, char *acc, char *tmp, int batched)
 {
     pld_status_t st;
-    if (pl->kind == STEP_HUB && spread_ok(c, n))
-        return hub_fold(c, pl, sb, flat, lo, n, op, tmp, batched);
+    if (pl->kind == STEP_HUB && spread_ok(c, n)) {
+        pld_ev_t ev;
+        char name[160]; /* the event keeps the pointer until phase_end */
+        if (c->it->trace) { /* "hub step: ranks 2, 3 fold, rank 0 copies to rank 1" */
+            size_t k = (size_t)snprintf(name, sizeof name, "hub step: rank%s", pl->nw > 1 ? "s" : "");
+            for (int i = 0; i < pl->nw && k < sizeof name; i++)
+                k += (size_t)snprintf(name + k, sizeof name - k, "%s %d", i ? "," : "", pl->workers[i]);
+            if (k < sizeof name)
+                snprintf(name + k, sizeof name - k, " fold%s", pl->twin >= 0 ? ", rank 0 copies to rank 1" : "");
+            phase_begin(c, &ev, name);
+        }
+        st = hub_fold(c, pl, sb, flat, lo, n, op, tmp, batched);
+        return c->it->trace ? phase_end(c, &ev, st) : st;
+    }
     if (pl->kind != STEP_PLAIN && spread_ok(c, n)) {
         st = spread_fold(c, flat, lo, n, op, tmp, batched);
         return st != PLD_OK ? st : step_barrier(c, sb);

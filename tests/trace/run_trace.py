@@ -20,6 +20,12 @@ Cases:
   blocks      programs/host/allreduce_multicore.pld at P = 4: the HOST builtin
               on 4 cores puts core b's steps on track "block b" (1 + b) of
               every rank, inside the collective's time span
+  plans       tests/mpi/programs/coll_incore_allreduce.pld over hybrid with
+              split hosts (pldrun_testing): the merged steps' plan shows as
+              a phase on every rank: "hub step: ranks 2, 3 fold, rank 0
+              copies to rank 1" at 2 + 2 with ranks 0, 1 together, "hub step:
+              ranks 0, 2 fold" at P = 3 round robin, spread steps (merged
+              barriers) at 2 + 2 round robin
   hang        tests/mpi/programs/coll_neg_mismatch.pld at P = 4 (ranks 1-3
               stuck in the allreduce, rank 0 passed its barrier: a deadlock) and coll_neg_divergent_wait.pld at P = 4 (one
               rank stuck, the watchdog): exit 70 and still a trace, where the
@@ -246,6 +252,35 @@ class Runner:
                 for c in ('notify', 'wait', 'get', 'phase'):
                     need(any(e['cat'] == c for e in mine), 'rank %d block %d: no %s event' % (p, b, c))
                 need(all(inside(e, coll[0]) for e in mine), 'rank %d block %d: events outside the collective' % (p, b))
+
+    def plans(self):
+        """The merged steps' plan across (split) hosts, from pldrun_testing with
+        PLD_TEST_SPLIT_HOSTS over hybrid (docs/transport.md, "Hub steps"):
+        HUB with rep and twin at 2 + 2 with ranks 0, 1 together, HUB without
+        them at P = 3 round robin, SPREAD at 2 + 2 round robin."""
+        tool = self.a.pldrun_testing
+        need(tool and os.path.exists(tool), 'pldrun_testing not given (--pldrun-testing)')
+        prog = os.path.join(ROOT, 'tests', 'mpi', 'programs', 'coll_incore_allreduce.pld')
+        for split, P, want in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 0 copies to rank 1'),
+                               ('2', 3, 'hub step: ranks 0, 2 fold'), ('2', 4, None)):
+            trace = self.path('plans_%s_%d.json' % (split, P))
+            env = dict(self.env, PLD_TEST_SPLIT_HOSTS=split)
+            rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, P, tool, prog,
+                                      ['--in', 'xs=random:101', '--in', 'hs=random:102', '--in', 'ys=random:103',
+                                       '--window-transport', 'hybrid', '--trace', trace], env, self.a.workdir,
+                                      timeout=60)
+            need(rc == 0, 'split %s P=%d: exit %d\n%s%s' % (split, P, rc, so, se))
+            by_pid, _ = validate(trace, P)
+            for p, evs in by_pid.items():
+                names = [e['name'] for e in evs if e['cat'] == 'phase']
+                hub = [n for n in names if n.startswith('hub step')]
+                if want:
+                    need(hub and all(n == want for n in hub), 'split %s P=%d rank %d: hub steps %r, expected %r' %
+                         (split, P, p, sorted(set(hub)), want))
+                else:
+                    need(not hub and any('merged barriers' in n for n in names),
+                         'split %s P=%d rank %d: expected spread steps (merged barriers, no hub step): %r' %
+                         (split, P, p, sorted(set(names))))
 
     def hang(self):
         P = 4
