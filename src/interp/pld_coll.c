@@ -714,8 +714,8 @@ static pld_status_t step_await(coll_t *c, const step_bar_t *sb, uint64_t from)
 static pld_status_t step_barrier(coll_t *c, const step_bar_t *sb)
 {
     pld_ev_t ev;
+    char name[80]; /* the event keeps the pointer until phase_end */
     if (c->it->trace && !sb->host) {
-        char name[80];
         snprintf(name, sizeof name, "%d merged barriers (slot 0, credit %d)", (int)sb->n, (int)sb->g);
         phase_begin(c, &ev, name);
     }
