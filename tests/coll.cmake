@@ -73,7 +73,7 @@ foreach(_line IN LISTS _pld_coll_tests)
     endif()
   endif()
   # the sanitizer tree runs the *_specials cases (each run twice: the
-  # reference transport too) at P = 4 only, for suite time
+  # reference transport too) at P = 4 only, for suite time (3 and 4 here)
   if(PLD_SANITIZE AND _case MATCHES "_specials$" AND NOT _p EQUAL 4)
     continue()
   endif()
@@ -116,16 +116,18 @@ if(TARGET pldrun_testing AND NOT PLD_SANITIZE)
   # and twin (docs/transport.md): the ranks of host 1 fold for everyone,
   # rank 0 copies its result to rank 1, the blocks where rank 1's differs
   # (the *_specials cases' NaN payloads) follow after the barrier; the
-  # outputs are compared bit for bit with shm's. (Split 2 gives HUB without
-  # twin at P = 3 and SPREAD at P = 4.)
-  set(_pld_block_cases incore_allreduce host_allreduce incore_allreduce_specials host_allreduce_specials
-      corpus_incore_allreduce_mesh corpus_host_allreduce_mesh corpus_host_allreduce_multicore
+  # outputs are compared bit for bit with shm's. The same over rma (a user's
+  # choice across hosts: the plan is the same, rank 0's copy an MPI put).
+  # (Split 2 gives HUB without twin at P = 3 and SPREAD at P = 4.)
+  # (the *_specials cases run the programs of incore_allreduce and
+  # host_allreduce, with their goldens)
+  set(_pld_block_cases incore_allreduce_specials host_allreduce_specials corpus_host_allreduce_multicore
       corpus_host_allreduce_synth corpus_incore_allreduce_mesh_keep3 neg_shape_p4)
   list(TRANSFORM _pld_block_cases PREPEND "--case=")
   add_test(NAME coll_hybrid_block_p4
            COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py"
                    --pldrun $<TARGET_FILE:pldrun_testing> --mpiexec "${MPIEXEC_EXECUTABLE}"
-                   "--numproc-flag=${_pld_coll_flag}" --ranks 4 --transport hybrid --split-hosts 2b
+                   "--numproc-flag=${_pld_coll_flag}" --ranks 4 --transport hybrid --transport rma --split-hosts 2b
                    ${_pld_block_cases} --workdir "${CMAKE_CURRENT_BINARY_DIR}/coll_runs_block")
   set_tests_properties(coll_hybrid_block_p4 PROPERTIES LABELS "mpi;hybrid" TIMEOUT 300 PROCESSORS 4
                                                          ENVIRONMENT "${_pld_coll_env}")

@@ -643,8 +643,8 @@ static int64_t step_tmp(const coll_t *c, const step_plan_t *pl, int64_t n, int b
 #define SPREAD_BLOCK 768 /* pldrun_testing: the tests' parts of a few thousand elements take several blocks */
 #endif
 
-/* The barrier of one merged step. InCore (host 0): slot 0, credit n, wait
- * for g. HOST (host 1): lane b < lanes credits its tiles in rounds [j0, j1)
+/* The barrier of one merged step. InCore (.host = 0): slot 0, credit n,
+ * wait for g. HOST (.host = 1): lane b < lanes credits its tiles in rounds [j0, j1)
  * (tiles b + j * lanes < ntiles) and waits for 1 + its tiles before j1. */
 typedef struct step_bar {
     int host;
