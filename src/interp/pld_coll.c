@@ -167,18 +167,32 @@ static size_t cell_disp(const coll_t *c, int64_t r, int64_t k)
     return pld_dist_disp(c->d, c->sig, idx);
 }
 
-/* Credit +n into every peer's cell for this rank (slot k): n barriers'
- * arrivals at once (merged steps). */
-static pld_status_t arrive_n(coll_t *c, int64_t k, int32_t n)
+/* Bit q of a mask of domain ranks. */
+#define RBIT(q) ((uint64_t)1 << (q))
+
+static uint64_t all_peers(const coll_t *c)
+{
+    uint64_t m = c->P >= 64 ? ~(uint64_t)0 : RBIT(c->P) - 1;
+    return m & ~RBIT(c->me);
+}
+
+/* Credit +n into the cell for this rank (slot k) of every peer in `to`: n
+ * barriers' arrivals at once (merged steps). */
+static pld_status_t arrive_to(coll_t *c, int64_t k, int32_t n, uint64_t to)
 {
     for (int q = 0; q < c->P; q++) {
-        if (q == c->me)
+        if (q == c->me || !(to & RBIT(q)))
             continue;
         pld_status_t st = pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, k), n, 0);
         if (st != PLD_OK)
             return st;
     }
     return PLD_OK;
+}
+
+static pld_status_t arrive_n(coll_t *c, int64_t k, int32_t n)
+{
+    return arrive_to(c, k, n, all_peers(c));
 }
 
 /* Credit +1 into every peer's cell for this rank (slot k). */
@@ -208,11 +222,11 @@ static void describe_coll_wait(const void *ctx, char *what, size_t n)
                  (long long)(c->ring ? w->k : w->q), (long long)(c->ring ? w->q : w->k), (int)w->g, fn);
 }
 
-/* Waits until this rank's cell of every peer (slot k) is >= g. */
-static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
+/* Waits until this rank's cell of every peer in `from` (slot k) is >= g. */
+static pld_status_t await_from(coll_t *c, int64_t k, int32_t g, uint64_t from)
 {
     for (int q = 0; q < c->P; q++) {
-        if (q == c->me)
+        if (q == c->me || !(from & RBIT(q)))
             continue;
         coll_wait_t w = {c, q, k, g};
         pld_status_t st = pld_dist_wait_fn(c->it, c->f, c->e, c->d, cell_disp(c, q, k), PLD_CMP_GE, g,
@@ -221,6 +235,21 @@ static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
             return st;
     }
     return PLD_OK;
+}
+
+static pld_status_t await_all(coll_t *c, int64_t k, int32_t g)
+{
+    return await_from(c, k, g, all_peers(c));
+}
+
+/* tracing: lane b of `lanes` goes on block b's track (the HOST builtin
+ * kernel runs one block per lane on a card; here they take turns) */
+static void lane_track(coll_t *c, int64_t b, int64_t lanes)
+{
+    if (c->it->trace && lanes > 1) {
+        c->f->block_idx = b;
+        c->f->block_num = lanes;
+    }
 }
 
 /* A PHASE event of c (tracing): begins at once, ended by phase_end. */
@@ -555,15 +584,6 @@ typedef struct step_plan {
     int rep, twin;
 } step_plan_t;
 
-/* Bit q of a mask of domain ranks. */
-#define RBIT(q) ((uint64_t)1 << (q))
-
-static uint64_t all_peers(const coll_t *c)
-{
-    uint64_t m = c->P >= 64 ? ~(uint64_t)0 : RBIT(c->P) - 1;
-    return m & ~RBIT(c->me);
-}
-
 /* Whether a merged step of n elements may go spread or hub: at least 3
  * ranks (with 2, each rank moves the same bytes either way) and parts of at
  * least P elements. */
@@ -666,15 +686,6 @@ static void bar_lane(const step_bar_t *sb, int64_t b, int32_t *n, int32_t *g)
     *g = last > sb->j0 ? (int32_t)(last + 1) : 0;
 }
 
-/* tracing: lane b's steps go on block b's track (the builtin kernel runs
- * one block per lane on a card; here they take turns) */
-static void bar_track(coll_t *c, const step_bar_t *sb, int64_t b)
-{
-    if (c->it->trace && sb->lanes > 1) {
-        c->f->block_idx = b;
-        c->f->block_num = sb->lanes;
-    }
-}
 
 /* The step's credits of this rank into the cells of the peers in `peers`
  * (wait 0), or the wait for theirs (wait 1). */
@@ -685,17 +696,10 @@ static pld_status_t step_sync(coll_t *c, const step_bar_t *sb, uint64_t peers, i
         bar_lane(sb, b, &n, &g);
         if ((wait ? g : n) <= 0)
             continue;
-        bar_track(c, sb, b);
-        for (int q = 0; q < c->P; q++) {
-            if (q == c->me || !(peers & RBIT(q)))
-                continue;
-            coll_wait_t w = {c, q, b, g};
-            pld_status_t st = wait ? pld_dist_wait_fn(c->it, c->f, c->e, c->d, cell_disp(c, q, b), PLD_CMP_GE, g,
-                                                      describe_coll_wait, &w)
-                                   : pld_dist_notify(c->it, c->f, c->e, c->d, q, cell_disp(c, c->me, b), n, 0);
-            if (st != PLD_OK)
-                return st;
-        }
+        lane_track(c, b, sb->lanes);
+        pld_status_t st = wait ? await_from(c, b, g, peers) : arrive_to(c, b, n, peers);
+        if (st != PLD_OK)
+            return st;
     }
     return PLD_OK;
 }
@@ -724,20 +728,6 @@ static pld_status_t step_barrier(coll_t *c, const step_bar_t *sb)
     return c->it->trace && !sb->host ? phase_end(c, &ev, st) : st;
 }
 
-/* Elements [lo, lo+n) of flat with every peer q in `to` (dir 0: get, 1:
- * put), the buffer of q at base + q * stride; batched: as one batch. */
-static pld_status_t xfer_peers(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, char *base, size_t stride,
-                               int dir, uint64_t to, int batched)
-{
-    pld_status_t st = PLD_OK;
-    if (batched)
-        pld_win_batch_begin(c->it->win);
-    for (int q = 0; q < c->P && st == PLD_OK; q++)
-        if (q != c->me && (to & RBIT(q)))
-            st = xfer1(c, flat, q, lo, n, base + (size_t)q * stride, dir);
-    return batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
-}
-
 /* Operands [from, to) of rank r's documented order (operand 0 is x_r, then
  * the others ascending) into m elements of res: operand 0 is copied, the
  * others folded in. The inputs x_q are at in + q * L elements, offset o
@@ -758,6 +748,31 @@ static pld_status_t fold_order(coll_t *c, pld_binop_k_t op, pld_dtype_t dt, char
     return st;
 }
 
+/* Elements [base+a, base+b) with this rank (local) and every peer q in `to`
+ * (dir 0: get, 1: put), the buffer of q at buf + q * stride, element a at
+ * its start (no batch of its own). */
+static pld_status_t part_io(coll_t *c, const pld_tensor_t *flat, int64_t base, int64_t a, int64_t b, char *buf,
+                            size_t stride, int dir, uint64_t to)
+{
+    const size_t o = (size_t)a * (size_t)pld_dtype_bytes(flat->dt);
+    pld_status_t st = PLD_OK;
+    for (int q = 0; q < c->P && st == PLD_OK && a < b; q++)
+        if (q == c->me || (to & RBIT(q)))
+            st = xfer1(c, flat, q, base + a, b - a, buf + (size_t)q * stride + o, dir);
+    return st;
+}
+
+/* Elements [lo, lo+n) with this rank and every peer (part_io), in one
+ * batch when batched. */
+static pld_status_t xfer_part(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, char *buf, size_t stride,
+                              int dir, int batched)
+{
+    if (batched)
+        pld_win_batch_begin(c->it->win);
+    pld_status_t st = part_io(c, flat, lo, 0, n, buf, stride, dir, all_peers(c));
+    return batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
+}
+
 /* A SPREAD step (step_plan): the range [lo, lo+n) is cut into P parts, and
  * rank j reads part j of every rank (own value, then the peers, one batch),
  * folds it in every rank's order (fold_order) and stores rank r's result
@@ -775,8 +790,7 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
     const int64_t L = cdiv(n, P), b0 = me * n / P, len = (me + 1) * n / P - b0;
     char *in = tmp, *res = tmp + (size_t)P * (size_t)L * esz; /* x_q, res_r at q * L, r * L */
 #define PART(base, q) ((base) + (size_t)(q) * (size_t)L * esz)
-    pld_status_t st = xfer1(c, flat, me, lo + b0, len, PART(in, me), 0);
-    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, in, (size_t)L * esz, 0, all_peers(c), batched);
+    pld_status_t st = xfer_part(c, flat, lo + b0, len, in, (size_t)L * esz, 0, batched);
     /* in blocks that stay in cache: the P results of a block read the same
      * P inputs */
     for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK) {
@@ -785,27 +799,12 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
             st = fold_order(c, op, flat->dt, PART(res, r) + (size_t)k * esz, in, (size_t)L, (size_t)k * esz, m, r, 0,
                             P);
     }
-    st = st != PLD_OK ? st : xfer1(c, flat, me, lo + b0, len, PART(res, me), 1);
-    st = st != PLD_OK ? st : xfer_peers(c, flat, lo + b0, len, res, (size_t)L * esz, 1, all_peers(c), batched);
+    st = st != PLD_OK ? st : xfer_part(c, flat, lo + b0, len, res, (size_t)L * esz, 1, batched);
 #undef PART
     return st;
 }
 
 #define HUB_PIECES 4 /* pieces of a worker's part in a HUB step (hub_fold) */
-
-/* Elements [base+a, base+b) with this rank (local) and every peer q in `to`
- * (dir 0: get, 1: put), the buffer of q at buf + q * stride, element a at
- * its start (no batch of its own). */
-static pld_status_t part_io(coll_t *c, const pld_tensor_t *flat, int64_t base, int64_t a, int64_t b, char *buf,
-                            size_t stride, int dir, uint64_t to)
-{
-    const size_t o = (size_t)a * (size_t)pld_dtype_bytes(flat->dt);
-    pld_status_t st = PLD_OK;
-    for (int q = 0; q < c->P && st == PLD_OK && a < b; q++)
-        if (q == c->me || (to & RBIT(q)))
-            st = xfer1(c, flat, q, base + a, b - a, buf + (size_t)q * stride + o, dir);
-    return st;
-}
 
 /* rep's copy of [lo, lo+n) of its own copy into twin's (HUB; twin shares
  * rep's host): one memmove out of the window when batches are allowed (no
@@ -1189,7 +1188,7 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
     /* tracing: core b's steps go on block b's track (the builtin kernel runs
      * core_num blocks on a card; here they take turns) */
     const int64_t saved_idx = c->f->block_idx, saved_num = c->f->block_num;
-#define LANE(b) ((void)(c->it->trace && B > 1 ? (c->f->block_idx = (b), c->f->block_num = B) : 0))
+#define LANE(b) lane_track(c, (b), B)
     if (c->P > BUILTIN_MAX_RANKS || N <= 0) {
         warn_once(c, W_GUARD, "%s (HOST builtin) does nothing: the builtin kernel returns early when %s (%d here)",
                   cname(c), N <= 0 ? "the target has no elements" : "more than 16 ranks take part",
