@@ -467,6 +467,43 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     return PLD_OK;
 }
 
+/* The source of a push: rows [row, row+nrows) of the rank-2 tensor `in` in
+ * this rank's memory, for a put of them into target t. In place when they
+ * are one contiguous run outside t's buffer (nothing writes the input while
+ * a collective pushes it, so MPI may read it until the batch ends), checked
+ * and recorded as local_io does (--poison, --check-races); else copied into
+ * `stage`. */
+static pld_status_t push_src(coll_t *c, const pld_tensor_t *in, const pld_tensor_t *t, int64_t row, int64_t nrows,
+                             char *stage, const void **src)
+{
+    int64_t off[2] = {row, 0}, ext[2] = {nrows, in->shape[1]};
+    *src = stage;
+    if (in->buf == t->buf || in->rank != 2 || in->strides[1] != 1 || (nrows > 1 && in->strides[0] != in->shape[1]) ||
+        row < 0 || nrows <= 0 || nrows > in->shape[0] - row || in->shape[1] <= 0)
+        return local_io(c, in, off, ext, stage, 0);
+    if (c->it->poison)
+        pld_poison_check_local(c->it, c->e, in, off, ext);
+    if (c->it->race)
+        pld_race_local(c->it, c->f, c->e, in, off, ext, PLD_HB_READ);
+    *src = pld_tensor_at(in, off);
+    return PLD_OK;
+}
+
+/* The order in which a rank pushes to the members: batched, the members on
+ * other hosts first (their transfers are on the wire while this rank copies
+ * to its own host's), each group from me + 1 round; else 0 .. P - 1. */
+static void push_order(const coll_t *c, int batched, int *order)
+{
+    int n = 0;
+    for (int far = 1; far >= 0; far--)
+        for (int i = 0; i < c->P; i++) {
+            int q = batched ? (c->me + 1 + i) % c->P : i;
+            int is_far = pld_win_dom_host(c->d->win, q) != pld_win_dom_host(c->d->win, c->me);
+            if (!batched ? far : is_far == far)
+                order[n++] = q;
+        }
+}
+
 /* Moves the box [off, off+ext) of window tensor t on domain rank `peer` to
  * (dir 0, a get) or from (dir 1, a put) a packed buffer. */
 static pld_status_t xfer(coll_t *c, const pld_tensor_t *t, int peer, const int64_t *off, const int64_t *ext, void *buf,
@@ -1690,14 +1727,16 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     if (batched)
         pld_win_batch_begin(c->it->win);
     /* push: local row (allgather: row 0; all_to_all: row dest) -> dest's target[me, :] */
-    for (int dest = 0; dest < c->P && st == PLD_OK; dest++) {
+    int order[PLD_WIN_MAX_RANKS];
+    push_order(c, batched, order);
+    const void *src = NULL;
+    for (int i = 0; i < c->P && st == PLD_OK; i++) {
+        int dest = order[i];
         char *b = (char *)buf + (nbuf > 1 ? (size_t)dest * (size_t)SIZE * (size_t)pld_dtype_bytes(t->dt) : 0);
-        if (dest == 0 || a2a) {
-            int64_t off[2] = {a2a ? dest : 0, 0}, ext[2] = {1, SIZE};
-            st = local_io(c, in, off, ext, b, 0);
-        }
+        if (i == 0 || a2a)
+            st = push_src(c, in, t, a2a ? dest : 0, 1, b, &src);
         if (st == PLD_OK)
-            st = xfer_rows(c, t, dest, c->me, 1, b, 1);
+            st = xfer_rows(c, t, dest, c->me, 1, (void *)src, 1);
     }
     if (batched)
         st = pld_dist_batch_end(c->it, c->f, c->e, st);
@@ -1852,11 +1891,14 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     }
     if (batched)
         pld_win_batch_begin(it->win);
+    int order[PLD_WIN_MAX_RANKS];
+    push_order(c, batched, order);
     for (int pass = batched ? 0 : 1; pass < 2; pass++) {
         /* pass 0 (batched): the rows; pass 1: the count, then (not batched) the rows */
         if (pass == 1 && batched && (st = pld_dist_batch_end(it, c->f, e, PLD_OK)) != PLD_OK)
             goto done;
-        for (int dest = 0; dest < c->P; dest++) {
+        for (int di = 0; di < c->P; di++) {
+            int dest = order[di];
             int64_t cnt = read_count(sc, dest), rows = cnt < 0 ? 0 : cnt > MR ? MR : cnt;
             if (cnt != rows && pass == 1)
                 warn_once(c, W_COUNTS,
@@ -1867,10 +1909,10 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             if (pass == 1)
                 TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
             if (rows > 0 && pass == (batched ? 0 : 1)) {
-                int64_t off[2] = {dest * MR, 0}, ext[2] = {rows, SIZE};
                 char *b = (char *)buf + (batched ? (size_t)dest * (size_t)(MR * SIZE) * (size_t)pld_dtype_bytes(t->dt) : 0);
-                if ((st = local_io(c, in, off, ext, b, 0)) == PLD_OK)
-                    st = xfer_rows(c, t, dest, c->me * MR, rows, b, 1);
+                const void *src;
+                if ((st = push_src(c, in, t, dest * MR, rows, b, &src)) == PLD_OK)
+                    st = xfer_rows(c, t, dest, c->me * MR, rows, (void *)src, 1);
                 if (st != PLD_OK) {
                     if (batched)
                         (void)pld_dist_batch_end(it, c->f, e, st);

@@ -78,7 +78,9 @@ struct pld_win_sys {
     MPI_Request sreq[PLD_WIN_SENDQ]; /* sends in flight and their buffers */
     pld_win_msg_t sbuf[PLD_WIN_SENDQ];
     int nsend;                       /* how many sreq are not MPI_REQUEST_NULL */
-    int64_t served_ns;               /* pld_trace_now() at the last pld_win_msg_serve_all */
+    int64_t served_ns;               /* the serve gap's clock (pld_win_ops.c): the last serve, or
+                                        the end of a batch's flush that stood in for one */
+    int64_t applied_ns;              /* pld_trace_now() at the last pld_win_msg_serve_all */
     int batch;              /* pld_win_batch_begin depth */
     int split_hosts;        /* pld_win_test_split_hosts: k > 0 puts world rank r on host r % k */
     int split_blocked;      /* ... or on host r / ceil(size / k) */

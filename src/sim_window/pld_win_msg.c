@@ -161,7 +161,7 @@ void pld_win_msg_serve_all(pld_win_sys_t *sys)
             serve(d);
     (void)free_slot(sys);
     sys->entered = 1;
-    sys->served_ns = pld_trace_now();
+    sys->served_ns = sys->applied_ns = pld_trace_now();
 }
 
 pld_status_t pld_win_msg_drain(pld_win_sys_t *sys, char *err, size_t errn)

@@ -843,6 +843,31 @@ static void test_win_serve_gap(void)
     v = -1;
     CHECK(pld_win_peek_cell(d, 4, &v) == hybrid);
     CHECK(v == (hybrid ? 7 : -1));
+    /* a batch's flush restarts the gap's clock while the last real serve is
+     * recent, and leaves it when that is stale (a loop of batched ops must
+     * still serve); the op in the batch does not serve (clock "in the future") */
+    int far = -1;
+    for (int q = 0; q < g_size; q++)
+        if (pld_win_dom_host(d, q) != pld_win_dom_host(d, g_rank))
+            far = q;
+    if (hybrid && far >= 0) {
+        const int64_t future = pld_trace_now() + 10000000000ll;
+        for (int stale = 0; stale < 2; stale++) {
+            const int32_t one = 1;
+            g_sys->served_ns = future;
+            g_sys->applied_ns = stale ? INT64_MIN / 2 : pld_trace_now();
+            const int64_t t0 = pld_trace_now();
+            pld_win_batch_begin(g_sys);
+            CHECK_OK(pld_win_put(d, far, 16, &one, 4, E, sizeof E));
+            CHECK_OK(pld_win_batch_end(g_sys, E, sizeof E));
+            const int64_t t1 = pld_trace_now();
+            if (stale)
+                CHECK(g_sys->served_ns == future);
+            else
+                CHECK(g_sys->served_ns >= t0 && g_sys->served_ns <= t1);
+        }
+        g_sys->served_ns = INT64_MIN / 2;
+    }
     barrier();
     pld_win_dom_destroy(d);
 }

@@ -25,7 +25,9 @@ Cases:
               a phase on every rank: "hub step: ranks 2, 3 fold, rank 0
               copies to rank 1" at 2 + 2 with ranks 0, 1 together, "hub step:
               ranks 0, 2 fold" at P = 3 round robin, spread steps (merged
-              barriers) at 2 + 2 round robin
+              barriers) at 2 + 2 round robin; tests/mpi/programs/
+              coll_incore_a2av.pld at 2 + 2: the batched pushes go to the
+              other host's members first
   hang        tests/mpi/programs/coll_neg_mismatch.pld at P = 4 (ranks 1-3
               stuck in the allreduce, rank 0 passed its barrier: a deadlock) and coll_neg_divergent_wait.pld at P = 4 (one
               rank stuck, the watchdog): exit 70 and still a trace, where the
@@ -281,6 +283,30 @@ class Runner:
                     need(not hub and any('merged barriers' in n for n in names),
                          'split %s P=%d rank %d: expected spread steps (merged barriers, no hub step): %r' %
                          (split, P, p, sorted(set(names))))
+        # the batched pushes of all_to_all_v: the members on the other host
+        # first, each group from me + 1 round (coll_incore_a2av's counts skip
+        # some destinations: the puts must be a subsequence of that order)
+        prog = os.path.join(ROOT, 'tests', 'mpi', 'programs', 'coll_incore_a2av.pld')
+        trace = self.path('plans_a2av.json')
+        rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, 4, tool, prog,
+                                  ['--in', 'xs=random:401', '--window-transport', 'hybrid', '--trace', trace],
+                                  dict(self.env, PLD_TEST_SPLIT_HOSTS='2b'), self.a.workdir, timeout=60)
+        need(rc == 0, 'all_to_all_v split 2b P=4: exit %d\n%s%s' % (rc, so, se))
+        by_pid, _ = validate(trace, 4)
+        nfar_first = 0
+        for p, evs in by_pid.items():
+            rot = [(p + 1 + i) % 4 for i in range(4)]
+            order = [q for q in rot if q // 2 != p // 2] + [q for q in rot if q // 2 == p // 2 and q != p]
+            colls = [e for e in evs if e['cat'] == 'collective' and 'all_to_all_v' in e['name']]
+            need(colls, 'rank %d: no all_to_all_v in the trace' % p)
+            for c in colls:
+                peers = [e['args']['peer'] for e in sorted(evs, key=lambda e: e['ts'])
+                         if e['cat'] == 'put' and inside(e, c)]
+                it = iter(order)
+                need(peers and all(q in it for q in peers),
+                     'rank %d: all_to_all_v pushes to %r, expected a subsequence of %r' % (p, peers, order))
+                nfar_first += peers[0] // 2 != p // 2 and peers[-1] // 2 == p // 2
+        need(nfar_first > 0, 'no all_to_all_v pushed to both hosts')
 
     def hang(self):
         P = 4
