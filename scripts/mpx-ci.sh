@@ -39,7 +39,8 @@
 # inside the namespaces above (ip netns pids), deletes the namespaces and
 # /etc/netns/PFX*, and the scratch directory. Leftovers of a run that was
 # SIGKILLed (namespaces, processes in them, its scratch directory) are removed
-# at the next start with the same prefix. Runs with the same prefix are
+# at the next start with the same prefix; a probe namespace (PFX-chk*) left by
+# a killed probe, by the next probe once it is a minute old. Runs with the same prefix are
 # serialised with flock; concurrent runs need different MPX_PFX.
 #
 # environment:
@@ -129,11 +130,30 @@ probe() {
         say "network/UTS/mount namespaces with veth and bridge are unavailable here: $out"
         return 1
     fi
-    # named namespaces (bind mounts under /run/netns), as the run creates them
-    local chk=$PFX-chk$$
+    # named namespaces (bind mounts under /run/netns), as the run creates them.
+    # The probe's name carries its creation time; a probe lives for
+    # milliseconds, so one older than a minute was left by a killed probe
+    # (SIGKILL between add and del) and is removed here. Its PID alone is not
+    # a unique name: a later run, in another PID namespace or after PID
+    # reuse, gets the same PID and `ip netns add` then fails with "File
+    # exists" on a machine that can run the emulation.
+    local chk t ns born
+    t=$(date +%s)
+    for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^${PFX}-chk[0-9]+(-[0-9]+){0,2}\$" || true); do
+        born=${ns#"$PFX"-chk*-}
+        born=${born%%-*}
+        # names without a time (earlier versions of this script) are stale too
+        if [[ $ns =~ ^${PFX}-chk[0-9]+$ ]] || [ $((t - born)) -gt 60 ]; then
+            ip netns del "$ns" 2>/dev/null || true
+        fi
+    done
+    chk=$PFX-chk$$-$t
     if ! out=$(ip netns add "$chk" 2>&1); then
-        say "'ip netns add' fails here: $out"
-        return 1
+        chk=$chk-$RANDOM             # a concurrent probe with our PID and second
+        if ! out=$(ip netns add "$chk" 2>&1); then
+            say "'ip netns add' fails here: $out"
+            return 1
+        fi
     fi
     ip netns del "$chk" 2>/dev/null || say "could not delete the probe namespace $chk"
     return 0

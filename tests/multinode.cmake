@@ -31,6 +31,9 @@
 #                                     "windows over hybrid" (run_multinode.py's
 #                                     WINDOWS_OVER; shm beside it for a domain
 #                                     within one host)
+#   multinode_mpx_probe               scripts/mpx-ci.sh's probe removes the
+#                                     namespaces of killed probes and avoids a
+#                                     taken name (tests/mpi/test_mpx_probe.sh)
 #   multinode_coll_neg_{mismatch,divergent_wait}_auto
 #                                     (Release tree only) P = 2, 3: the hang is
 #                                     reported (exit 70, the blocked wait named)
@@ -54,8 +57,8 @@
 # mpx-ci.sh waits at most 30 s for a concurrent run's lock and limits the job
 # to 60 s; pldrun's hang watchdog is 20 s for the tutorial cases, 30 s for
 # run_coll.py's positive and 5 s for its negative ones). Run them alone with
-# `ctest -L multinode` (66 tests in the Release tree, 5.5-6.5 minutes on the
-# shared 2-core machine; 25 tests, about 20 s, in the sanitizer tree).
+# `ctest -L multinode` (67 tests in the Release tree, 5.5-6.5 minutes on the
+# shared 2-core machine; 26 tests, about 20 s, in the sanitizer tree).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")
@@ -107,3 +110,14 @@ foreach(_line IN LISTS _pld_mn_tests)
                                            SKIP_RETURN_CODE 77
                                            ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_odls_base_sigkill_timeout=0")
 endforeach()
+
+# The emulation's own probe (scripts/mpx-ci.sh --check and before every run):
+# a probe namespace left by a killed run must neither block later runs nor
+# survive them (tests/mpi/test_mpx_probe.sh, its own prefix mpxtp).
+find_program(PLD_BASH_MN NAMES bash)
+if(PLD_BASH_MN)
+  add_test(NAME multinode_mpx_probe
+           COMMAND "${PLD_BASH_MN}" "${_pld_mn_dir}/test_mpx_probe.sh" "${_pld_mn_script}")
+  set_tests_properties(multinode_mpx_probe PROPERTIES LABELS multinode TIMEOUT 60
+                                                    RESOURCE_LOCK pld_mpx SKIP_RETURN_CODE 77)
+endif()
