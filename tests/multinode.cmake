@@ -27,7 +27,10 @@
 #                                     and of tests/mpi/programs (coll_*,
 #                                     deferred_*), through run_coll.run_case
 #                                     (same inputs, bit-exact goldens and
-#                                     checks as on one host), auto must say
+#                                     checks as on one host; the
+#                                     *_allreduce_specials cases also bit for
+#                                     bit against a run over shm on this
+#                                     host), auto must say
 #                                     "windows over hybrid" (run_multinode.py's
 #                                     WINDOWS_OVER; shm beside it for a domain
 #                                     within one host)
@@ -57,7 +60,7 @@
 # mpx-ci.sh waits at most 30 s for a concurrent run's lock and limits the job
 # to 60 s; pldrun's hang watchdog is 20 s for the tutorial cases, 30 s for
 # run_coll.py's positive and 5 s for its negative ones). Run them alone with
-# `ctest -L multinode` (67 tests in the Release tree, 5.5-6.5 minutes on the
+# `ctest -L multinode` (69 tests in the Release tree, 5.5-6.5 minutes on the
 # shared 2-core machine; 26 tests, about 20 s, in the sanitizer tree).
 
 find_program(PLD_PYTHON3_MN NAMES python3)

@@ -750,7 +750,7 @@ SPECIALS = {  # case -> (its inputs with specials, the output whose ranks 0 and 
     'incore_allreduce_specials': (('xs', 'hs'), 'sums'),
     'host_allreduce_specials': (('xs', 'hs', 'ps', 'ms'), 'o1'),
 }
-REFERENCE_TR = {'shm': 'rma', 'rma': 'shm', 'hybrid': 'shm'}
+REFERENCE_TR = {'shm': 'rma', 'rma': 'shm', 'hybrid': 'shm', 'auto': 'shm'}  # auto: across hosts (run_multinode.py)
 
 # case -> (path, golden, expected warning substring or None)
 CASES = {
@@ -1031,10 +1031,12 @@ def mpirun_launch(args):
     return launch
 
 
-def run_case(case, P, tr, args, env, extra=(), launch=None):
+def run_case(case, P, tr, args, env, extra=(), launch=None, ref_launch=None):
     """Runs positive case `case` at P over transport tr (extra: more pldrun
     arguments, e.g. --backend NAME; launch: how to start the ranks, default
-    mpirun_launch(args)); returns (problems, program, cli, stderr, rc)."""
+    mpirun_launch(args); ref_launch: how to start a SPECIALS case's reference
+    run, default mpirun_launch(args)); returns (problems, program, cli,
+    stderr, rc)."""
     path, golden, warn = CASES[case]
     wd = os.path.join(args.workdir, '%s.p%d.%s' % (case, P, tr))
     shutil.rmtree(wd, ignore_errors=True)
@@ -1090,14 +1092,16 @@ def run_case(case, P, tr, args, env, extra=(), launch=None):
                 continue
             problems += compare(name, got, want[name])
     if rc == 0 and case in SPECIALS:
-        problems += same_bits(case, P, tr, args, env, prog, cli, sorted(want), wd)
+        problems += same_bits(case, P, tr, args, env, prog, cli, sorted(want), wd,
+                              ref_launch or mpirun_launch(args))
     return problems, prog, cli, err, rc
 
 
-def same_bits(case, P, tr, args, env, prog, cli, names, wd):
+def same_bits(case, P, tr, args, env, prog, cli, names, wd, launch):
     """SPECIALS: the outputs of the run over tr, bit for bit against a run
-    with the same inputs over REFERENCE_TR[tr] on this host; and the first
-    output's rows of ranks 0 and 1 differ somewhere in the reference."""
+    with the same inputs over REFERENCE_TR[tr] on this host (started by
+    launch); and the first output's rows of ranks 0 and 1 differ somewhere in
+    the reference."""
     ref_tr = REFERENCE_TR[tr]
     rcli, k = [], 0
     while k < len(cli):
@@ -1121,7 +1125,7 @@ def same_bits(case, P, tr, args, env, prog, cli, names, wd):
         k += 1
     renv = dict(env)
     renv.pop('PLD_TEST_SPLIT_HOSTS', None)
-    rc, _, err = mpirun_launch(args)(P, prog, rcli, renv, wd, 100)
+    rc, _, err = launch(P, prog, rcli, renv, wd, 100)
     if rc != 0:
         return ['the reference run over %s failed (exit status %d): %s' % (ref_tr, rc, err.strip()[-300:])]
     problems = []

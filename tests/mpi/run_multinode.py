@@ -108,8 +108,12 @@ WINDOWS_OVER = 'hybrid'
 # The collective cases (kind `coll`): run_coll.py's cases of these programs,
 # at the P of COLL_RANKS that the case runs at (run_coll.case_ranks). The
 # `_lowered` variants are left out: run_coll.py runs them over shm only.
+# The _specials cases (IEEE specials in the inputs: NaN payloads that make
+# ranks 0 and 1 differ) also compare every output bit for bit with a run of
+# the same inputs over shm on this one host (run_coll.same_bits, LocalLaunch).
 COLL_PROGRAMS = ('chip_a2av', 'host_a2av', 'host_allreduce', 'host_misc', 'host_ring',
-                 'incore_a2av', 'incore_allreduce', 'incore_misc', 'incore_ring')
+                 'incore_a2av', 'incore_allreduce', 'incore_misc', 'incore_ring',
+                 'incore_allreduce_specials', 'host_allreduce_specials')
 COLL_PREFIXES = ('corpus_', 'deferred_')
 COLL_RANKS = (2, 3, 4)          # 1 + 1, 2 + 1 and 2 + 2 ranks on the 2 hosts
 COLL_TRANSPORTS = ('auto',)
@@ -450,6 +454,22 @@ class MpxLaunch:
         return rc, out, pld_err
 
 
+class LocalLaunch:
+    """run_coll.mpirun_launch on this host, outside the emulation: the
+    reference run of a _specials case over shm. Its environment is
+    scripts/mpi_env.sh's (the one-host settings; the emulated runs get
+    theirs from mpx-ci.sh) plus the caller's PLD_* and ASAN_OPTIONS."""
+
+    def __init__(self, args):
+        self.args = args
+
+    def __call__(self, nranks, prog, cli, env, cwd, timeout=100):
+        lenv = T.mpi_env(REPO)
+        lenv.update({k: v for k, v in env.items() if k.startswith('PLD_') or k == 'ASAN_OPTIONS'})
+        return T.run_pldrun(self.args.mpiexec or 'mpirun', '-n', nranks, self.args.pldrun, prog, cli, lenv, cwd,
+                            timeout=timeout)
+
+
 def job_map(out):
     """{rank: host} from mpirun's --display-map output."""
     ranks, node = {}, None
@@ -563,7 +583,8 @@ def run_collective(case, nranks, tr, args, env):
         problems, _, _, _, _ = run_coll.run_neg(case, nranks, tr, args, env, launch=launch,
                                                 limit=NEG_LIMIT.get(case))
         return problems, launch
-    problems, _, _, err, rc = run_coll.run_case(case, nranks, tr, args, env, launch=launch)
+    problems, _, _, err, rc = run_coll.run_case(case, nranks, tr, args, env, launch=launch,
+                                                ref_launch=LocalLaunch(args))
     warn = run_coll.CASES[case][2]
     stray = stray_diagnostics(err, warn)
     if stray:
