@@ -494,12 +494,17 @@ static pld_status_t push_src(coll_t *c, const pld_tensor_t *in, const pld_tensor
  * to its own host's), each group from me + 1 round; else 0 .. P - 1. */
 static void push_order(const coll_t *c, int batched, int *order)
 {
+    if (!batched) {
+        for (int q = 0; q < c->P; q++)
+            order[q] = q;
+        return;
+    }
+    const int mine = pld_win_dom_host(c->d->win, c->me);
     int n = 0;
     for (int far = 1; far >= 0; far--)
         for (int i = 0; i < c->P; i++) {
-            int q = batched ? (c->me + 1 + i) % c->P : i;
-            int is_far = pld_win_dom_host(c->d->win, q) != pld_win_dom_host(c->d->win, c->me);
-            if (!batched ? far : is_far == far)
+            const int q = (c->me + 1 + i) % c->P;
+            if ((pld_win_dom_host(c->d->win, q) != mine) == far)
                 order[n++] = q;
         }
 }
