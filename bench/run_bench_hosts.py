@@ -4,6 +4,7 @@
 namespaces, scripts/mpx-ci.sh).
 
     bench/run_bench_hosts.py [--pldrun build/pldrun] [--runs 5] [--only NAME ...]
+                             [--bind none|spread]
 
 Every metric is a time per operation on 2 emulated hosts (scripts/mpx-ci.sh:
 TCP over veth, its own Open MPI environment for both sides: --bind-to none,
@@ -31,6 +32,15 @@ result of the same program, computed once over shm; the others by pldrun's
 printed sums). --runs times each; prints, per metric, the median and
 [min..max] over the runs, the spread (max/min), and the ratio of the medians
 pldrun/MPI with its target (issue 17).
+
+--bind spread starts every rank of both sides through
+bench/hosts/bind_spread.sh, which binds it to one core so that every core
+holds one rank of each emulated host. The emulated hosts share the
+machine's 2 cores, and unbound the kernel picks per job whether each core
+holds one host (then pldrun's allreduces take 10-11 ms per call) or one rank
+of each (7-8.4 ms); MPI's symmetric allreduce takes the same either way
+(docs/benchmarks-hosts.md, "Sixth session"). The default, none, is
+platform.md's setting; spread takes the lottery out of the measurement.
 """
 import argparse
 import os
@@ -69,9 +79,12 @@ def npy_i64(path, v):
         f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode() + struct.pack('<q', v))
 
 
+BIND = []  # what every rank of both sides is started through (--bind)
+
+
 def mpx(P, slots, argv, env, timeout=600):
     """Runs `mpirun -np P argv` on 2 emulated hosts with `slots` ranks each."""
-    cmd = ['bash', MPX, '-n', '2', '-s', str(slots), '-t', str(timeout - 30), '--', '-np', str(P)] + argv
+    cmd = ['bash', MPX, '-n', '2', '-s', str(slots), '-t', str(timeout - 30), '--', '-np', str(P)] + BIND + argv
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
                        timeout=timeout, universal_newlines=True)
     if r.returncode != 0:
@@ -147,7 +160,12 @@ def main():
     ap.add_argument('--pldrun', default=os.path.join(REPO, 'build', 'pldrun'))
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--only', action='append', choices=sorted(METRICS))
+    ap.add_argument('--bind', choices=('none', 'spread'), default='none',
+                    help='spread: every core holds one rank of each emulated host, on both sides '
+                         '(bench/hosts/bind_spread.sh); default none (platform.md)')
     args = ap.parse_args()
+    if args.bind == 'spread':
+        BIND.append(os.path.join(HERE, 'hosts', 'bind_spread.sh'))
     args.pldrun = os.path.abspath(args.pldrun)
     names = args.only or list(METRICS)
     env = dict(os.environ)
@@ -180,8 +198,8 @@ def main():
                 res[name]['mpi'].append(mpi_us)
                 print('run %d %-17s pldrun %10.1f us   mpi %10.1f us' % (run, name, pld_us, mpi_us))
                 sys.stdout.flush()
-        print('\npldrun %s, windows over %s; %d runs; us per op: median [min..max] spread(max/min)'
-              % (args.pldrun, '/'.join(sorted(transports)), args.runs))
+        print('\npldrun %s, windows over %s; %d runs, --bind %s; us per op: median [min..max] spread(max/min)'
+              % (args.pldrun, '/'.join(sorted(transports)), args.runs, args.bind))
         print('%-17s %30s %30s %8s %7s' % ('metric', 'pldrun', 'MPI', 'ratio', 'target'))
         for name in names:
             row = []
