@@ -40,8 +40,9 @@
 # /etc/netns/PFX*, and the scratch directory. Leftovers of a run that was
 # SIGKILLed (namespaces, processes in them, its scratch directory) are removed
 # at the next start with the same prefix; a probe namespace (PFX-chk*) left by
-# a killed probe, by the next probe once it is a minute old. Runs with the same prefix are
-# serialised with flock; concurrent runs need different MPX_PFX.
+# a killed probe, by the next probe once it is a minute old. Runs with the
+# same prefix are serialised with flock; concurrent runs need different
+# MPX_PFX.
 #
 # environment:
 #   MPX_PFX        name prefix (default mpx; [a-z][a-z0-9]*, at most 8 chars)
