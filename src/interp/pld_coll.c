@@ -434,6 +434,16 @@ static void flat_desc(const pld_tensor_t *t, pld_tensor_t *out, int64_t n)
     out->valid[0] = n;
 }
 
+/* A read of the box [off, off+ext) of a tensor in this rank's memory, as the
+ * checking modes see it: --poison checks it, --check-races records it. */
+static void local_read_seen(coll_t *c, const pld_tensor_t *t, const int64_t *off, const int64_t *ext)
+{
+    if (c->it->poison)
+        pld_poison_check_local(c->it, c->e, t, off, ext);
+    if (c->it->race)
+        pld_race_local(c->it, c->f, c->e, t, off, ext, PLD_HB_READ);
+}
+
 /* Copies the box [off, off+ext) of a tensor in this rank's memory to (dir 0)
  * or from (dir 1) a packed buffer. */
 static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *buf,
@@ -456,23 +466,23 @@ static pld_status_t local_io(coll_t *c, const pld_tensor_t *t, const int64_t *of
     memcpy(tv.shape, ext, (size_t)t->rank * sizeof *ext);
     pld_view_packed(&pv, buf, t->dt, t->rank, ext);
     char err[256];
-    if (c->it->poison && !dir)
-        pld_poison_check_local(c->it, c->e, t, off, ext);
+    if (!dir)
+        local_read_seen(c, t, off, ext);
     if (pld_k_copy(dir ? &tv : &pv, dir ? &pv : &tv, err, sizeof err) != PLD_OK)
         return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
     if (c->it->poison && dir)
         pld_tensor_shadow_mark(t, off, ext);
-    if (c->it->race)
-        pld_race_local(c->it, c->f, c->e, t, off, ext, dir ? PLD_HB_WRITE : PLD_HB_READ);
+    if (c->it->race && dir)
+        pld_race_local(c->it, c->f, c->e, t, off, ext, PLD_HB_WRITE);
     return PLD_OK;
 }
 
 /* The source of a push: rows [row, row+nrows) of the rank-2 tensor `in` in
  * this rank's memory, for a put of them into target t. In place when they
  * are one contiguous run outside t's buffer (nothing writes the input while
- * a collective pushes it, so MPI may read it until the batch ends), checked
- * and recorded as local_io does (--poison, --check-races); else copied into
- * `stage`. */
+ * a collective pushes it, so MPI may read it until the batch ends), seen by
+ * the checking modes as local_io's read is (local_read_seen); else copied
+ * into `stage`. */
 static pld_status_t push_src(coll_t *c, const pld_tensor_t *in, const pld_tensor_t *t, int64_t row, int64_t nrows,
                              char *stage, const void **src)
 {
@@ -481,10 +491,7 @@ static pld_status_t push_src(coll_t *c, const pld_tensor_t *in, const pld_tensor
     if (in->buf == t->buf || in->rank != 2 || in->strides[1] != 1 || (nrows > 1 && in->strides[0] != in->shape[1]) ||
         row < 0 || nrows <= 0 || nrows > in->shape[0] - row || in->shape[1] <= 0)
         return local_io(c, in, off, ext, stage, 0);
-    if (c->it->poison)
-        pld_poison_check_local(c->it, c->e, in, off, ext);
-    if (c->it->race)
-        pld_race_local(c->it, c->f, c->e, in, off, ext, PLD_HB_READ);
+    local_read_seen(c, in, off, ext);
     *src = pld_tensor_at(in, off);
     return PLD_OK;
 }
