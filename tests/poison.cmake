@@ -4,7 +4,8 @@
 #   poison_<case>_p<P>      tests/poison/run_poison.py: a program that reads never-written
 #                           window bytes or tile elements (a get of a peer's unwritten rows,
 #                           a local load of a window tail, a partially assembled tile, the
-#                           capacity tail of all_to_all_v, a read before the write across
+#                           capacity tail of all_to_all_v, rows all_to_all_v pushes from
+#                           its never-staged input (shm and rma), a read before the write across
 #                           fresh / reset / kept dispatches, a real finding of the corpus)
 #                           and its fixed twin: exact warnings (rank, line:col, window or
 #                           tile, byte range), outputs bit-exact (the NaN pattern where

@@ -89,6 +89,8 @@ FIRST_MSG = ("pl.tile.load reads 128 never-written bytes of window 'keep_buf' on
              "read as NaN under --poison")
 A2AV_MSG = ("pl.tile.load reads 64 never-written bytes of window 'data_buf' on rank %d (bytes %d..%d of 256): they "
             "read as NaN under --poison")
+PUSH_MSG = ("builtin.tensor.all_to_all_v reads %d never-written bytes of window 'stage_buf' on rank %d (bytes "
+            "128..%d of 256): they read as NaN under --poison")
 BF16_MSG = ("pl.tile.load reads 128 never-written bytes of window 'win_buf' on rank %d (bytes %d..%d of 256): they "
             "read as NaN under --poison")
 
@@ -97,20 +99,25 @@ LOAD_BUG = 'pl.load(keep, [0, 0], [ROWS, COLS])  # BUG: rows 2..3 were never wri
 TILE_BUG = 'acc = pl.tile.assemble(acc, top, [0, 0])  # BUG: the bottom half is never assembled'
 A2AV_LOOP = 'for k in pl.range(pl.cast(c, pl.INDEX)):'
 A2AV_LOAD = 'pl.load(data, [s * MAX_RECV + k, 0], [1, COLS])'
+A2AV_STAGE = 'blk = pl.load(x, [0, 0], [ROWS, COLS])'
+A2AV_CALL = 'pld.tensor.all_to_all_v(stage, data, sig, counts, recv)'
 
 
 def tile_born(path):
     return T.locate(path, 'pl.tile.create(')
 
 
-def a2av_outs(P, nan_tail):
+def a2av_outs(P, nan_tail, staged=None):
     """outs[r] row s*2 + k = xs[s] row r*2 + k for k < c(s, r) = (s + r) % 3, else NaN (reading the whole
-    capacity block) or 0 (the fixed program copies only the received rows)."""
+    capacity block) or 0 (the fixed program copies only the received rows). staged: how many rows of
+    its stage every rank wrote (None: all); the rows sent from beyond them arrive as NaN."""
     MR, rows = 2, 2 * P
 
     def w(r, i, j):
         s, k = divmod(i, MR)
         if k < (s + r) % 3:
+            if staged is not None and r * MR + k >= staged:
+                return NAN32
             return F32((s * rows + r * MR + k) * COLS + j)
         return NAN32 if nan_tail else 0
     return rows_of(P, rows, COLS, w)
@@ -181,6 +188,20 @@ CASES = {
         rewrite=[('P = 4\n', 'P = 2\n')],
         warn=lambda r, P, path: [],
         outs=lambda P: {'outs': (4, a2av_outs(P, False))}),
+    # all_to_all_v pushes rows its sender never staged (only the first MAX_RECV rows are): the
+    # collective's read of its input is checked, also when it puts the rows from the input in place
+    # (pld_coll.c push_src). c(s, 1) = 1 + s rows go to rank 1 from stage rows 2.. (never written)
+    'a2av_stage_partial': dict(
+        prog=os.path.join(REPO, 'programs', 'host', 'all_to_all_v.pld'), ranks=[2], inputs=['xs=arange'],
+        rewrite=[('P = 4\n', 'P = 2\n'), (A2AV_STAGE, 'blk = pl.load(x, [0, 0], [MAX_RECV, COLS])')],
+        warn=lambda r, P, path: [(A2AV_CALL, PUSH_MSG % ((64, r, 191) if r == 0 else (128, r, 255)))],
+        outs=lambda P: {'outs': (4, a2av_outs(P, False, staged=2))}),
+    'a2av_stage_partial_rma': dict(
+        prog=os.path.join(REPO, 'programs', 'host', 'all_to_all_v.pld'), ranks=[2], inputs=['xs=arange'],
+        extra=['--window-transport', 'rma'],
+        rewrite=[('P = 4\n', 'P = 2\n'), (A2AV_STAGE, 'blk = pl.load(x, [0, 0], [MAX_RECV, COLS])')],
+        warn=lambda r, P, path: [(A2AV_CALL, PUSH_MSG % ((64, r, 191) if r == 0 else (128, r, 255)))],
+        outs=lambda P: {'outs': (4, a2av_outs(P, False, staged=2))}),
     # a real finding in the corpus: read_rows copies every row of the window, but only row (q - 1) % P
     # was pushed (the others are read as zero: fresh windows are zero-filled, §1.5)
     'corpus_remote_store_raw_bf16': dict(
