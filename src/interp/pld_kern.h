@@ -83,6 +83,11 @@ pld_status_t pld_k_binary(pld_binop_k_t op, const pld_view_t *out, const pld_vie
  * converted to the element dtype first. */
 pld_status_t pld_k_binary_scalar(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, double s_f,
                                  int64_t s_i, char *err, size_t errn);
+/* The instruction set of the FP32 element-wise loops on this CPU: "avx2" or
+ * "baseline" (docs/ops-numerics.md, "Vector kernels"). force_base (tests):
+ * use the baseline loops even where AVX2 is available. */
+const char *pld_kern_simd(void);
+void pld_kern_simd_force_base(int on);
 pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
 /* Reduction over the last axis (flags & PLD_K_RED_ROW: [..., C] -> out
  * [..., 1]) or the second-to-last axis ([..., R, C] -> out [..., 1, C]), each

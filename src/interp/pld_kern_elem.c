@@ -10,9 +10,9 @@
 
 #define BIN_FLOAT(SZ, CT, LD, ST)                                                                               \
     switch (op) {                                                                                               \
-    case PLD_K_ADD: RUN3(SZ, CT, LD, ST, x + y); break;                                                         \
+    case PLD_K_ADD: RUN3(SZ, CT, LD, ST, COMM_NAN(x, y, +)); break;                                             \
     case PLD_K_SUB: RUN3(SZ, CT, LD, ST, x - y); break;                                                         \
-    case PLD_K_MUL: RUN3(SZ, CT, LD, ST, x * y); break;                                                         \
+    case PLD_K_MUL: RUN3(SZ, CT, LD, ST, COMM_NAN(x, y, *)); break;                                             \
     case PLD_K_DIV: RUN3(SZ, CT, LD, ST, x / y); break;                                                         \
     case PLD_K_MAX: RUN3(SZ, CT, LD, ST, FMAX_IEEE(x, y)); break;                                               \
     case PLD_K_MIN: RUN3(SZ, CT, LD, ST, FMIN_IEEE(x, y)); break;                                               \
@@ -72,39 +72,67 @@ static inline int aligned(const void *p, size_t a)
     } while (0)
 #define F32_OPS(O, AX, BY)                                                                                      \
     switch (op) {                                                                                               \
-    case PLD_K_ADD: F32_LOOP(O, AX, BY, x + y, F32_UNROLL); break;                                              \
+    case PLD_K_ADD: F32_LOOP(O, AX, BY, COMM_NAN(x, y, +), F32_UNROLL); break;                                  \
     case PLD_K_SUB: F32_LOOP(O, AX, BY, x - y, F32_UNROLL); break;                                              \
-    case PLD_K_MUL: F32_LOOP(O, AX, BY, x * y, F32_UNROLL); break;                                              \
+    case PLD_K_MUL: F32_LOOP(O, AX, BY, COMM_NAN(x, y, *), F32_UNROLL); break;                                  \
     case PLD_K_DIV: F32_LOOP(O, AX, BY, x / y, F32_UNROLL); break;                                              \
     case PLD_K_MAX: F32_LOOP(O, AX, BY, FMAX_IEEE(x, y), ); break;                                              \
     case PLD_K_MIN: F32_LOOP(O, AX, BY, FMIN_IEEE(x, y), ); break;                                              \
     }
 
-static void f32_oab(pld_binop_k_t op, float *restrict o, const float *restrict a, const float *restrict b,
-                    int64_t n)
+/* The loops are built once per instruction set (pld_kern_f32.inc): for the
+ * baseline of the target (SSE2 on x86-64) and, on x86-64, for AVX2 (8 floats
+ * per instruction instead of 4). f32_pick chooses per call from the CPU, the
+ * same for every caller, so every path of a run on one machine computes with
+ * the same machine code: the collectives rely on that for bit-identical NaN
+ * payloads (docs/ops-numerics.md, "Vector kernels"; test_kern compares the
+ * two sets bit for bit). "avx2" does not enable FMA: nothing contracts
+ * a * b + c. */
+typedef struct f32_fns {
+    void (*oab)(pld_binop_k_t, float *restrict, const float *restrict, const float *restrict, int64_t);
+    void (*oob)(pld_binop_k_t, float *restrict, const float *restrict, int64_t);
+    void (*oao)(pld_binop_k_t, float *restrict, const float *restrict, int64_t);
+    void (*ooo)(pld_binop_k_t, float *restrict, int64_t);
+    void (*oas)(pld_binop_k_t, float *restrict, const float *restrict, float, int64_t);
+    void (*oos)(pld_binop_k_t, float *restrict, float, int64_t);
+} f32_fns_t;
+
+#define F32_SFX base
+#define F32_ATTR
+#include "pld_kern_f32.inc"
+#undef F32_SFX
+#undef F32_ATTR
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(PLD_KERN_NO_AVX2)
+#define KERN_AVX2 1
+#define F32_SFX avx2
+#define F32_ATTR __attribute__((target("avx2")))
+#include "pld_kern_f32.inc"
+#undef F32_SFX
+#undef F32_ATTR
+#else
+#define KERN_AVX2 0
+#endif
+
+static int simd_base_only; /* pld_kern_simd_force_base (tests) */
+
+static const f32_fns_t *f32_pick(void)
 {
-    F32_OPS(o, a[k], b[k])
+#if KERN_AVX2
+    if (!simd_base_only && __builtin_cpu_supports("avx2"))
+        return &f32_fns_avx2;
+#endif
+    return &f32_fns_base;
 }
-static void f32_oob(pld_binop_k_t op, float *restrict o, const float *restrict b, int64_t n)
+
+const char *pld_kern_simd(void)
 {
-    F32_OPS(o, o[k], b[k])
+    return f32_pick() == &f32_fns_base ? "baseline" : "avx2";
 }
-static void f32_oao(pld_binop_k_t op, float *restrict o, const float *restrict a, int64_t n)
+
+void pld_kern_simd_force_base(int on)
 {
-    F32_OPS(o, a[k], o[k])
-}
-static void f32_ooo(pld_binop_k_t op, float *restrict o, int64_t n)
-{
-    F32_OPS(o, o[k], o[k])
-}
-/* b is one scalar s */
-static void f32_oas(pld_binop_k_t op, float *restrict o, const float *restrict a, float s, int64_t n)
-{
-    F32_OPS(o, a[k], s)
-}
-static void f32_oos(pld_binop_k_t op, float *restrict o, float s, int64_t n)
-{
-    F32_OPS(o, o[k], s)
+    simd_base_only = on != 0;
 }
 
 /* The FP32 array fast paths; 0 when the iterator does not fit them. */
@@ -116,20 +144,21 @@ static int bin_f32_arrays(pld_binop_k_t op, const kit_t *it)
     float *o = (float *)(void *)it->base[0];
     const float *a = (const float *)(const void *)it->base[1];
     const float *b = (const float *)(const void *)it->base[2];
+    const f32_fns_t *f = f32_pick();
     if (it->s[2] == 0) {
         const float s = *b;
         if (o == a)
-            f32_oos(op, o, s, it->n);
+            f->oos(op, o, s, it->n);
         else
-            f32_oas(op, o, a, s, it->n);
+            f->oas(op, o, a, s, it->n);
     } else if (o == a && o == b) {
-        f32_ooo(op, o, it->n);
+        f->ooo(op, o, it->n);
     } else if (o == a) {
-        f32_oob(op, o, b, it->n);
+        f->oob(op, o, b, it->n);
     } else if (o == b) {
-        f32_oao(op, o, a, it->n);
+        f->oao(op, o, a, it->n);
     } else {
-        f32_oab(op, o, a, b, it->n);
+        f->oab(op, o, a, b, it->n);
     }
     return 1;
 }

@@ -134,6 +134,21 @@ KINLINE void st_bf16(char *p, float v)
     memcpy(p, &h, 2);
 }
 
+/* The NaN of a commutative op, made explicit. Where both operands of x + y
+ * or x * y are NaNs, x86 returns the first one (quieted), and a compiler may
+ * hand either operand to the instruction first: the payload then depends on
+ * the code generated. It did: a loop's vector body and its last element
+ * disagreed, and so did its AVX2 and baseline builds (test_kern,
+ * test_kern_binary_fp32_simd_sets). COMM_NAN(x, y, OP) is x OP x where x is
+ * a NaN (both operands the same NaN: x quieted, whatever their order), else
+ * x OP y (one NaN operand gives that one quieted; none, the machine's default
+ * NaN). The select comes before the op, which stays unconditional: GCC does
+ * not vectorise a conditional FP op under -ftrapping-math. Max and Min need
+ * nothing: they select an operand. The collectives fold through these loops
+ * on several paths and compare results bit for bit (docs/ops-numerics.md,
+ * "NaN payloads"). */
+#define COMM_NAN(x, y, OP) ((x)OP((x) != (x) ? (x) : (y)))
+
 /* IEEE 754-2019 maximum / minimum: NaN propagates, -0 < +0. */
 #define FMAX_IEEE(x, y) (((x) > (y) || (x) != (x)) ? (x) : ((x) == (y) && !signbit(x)) ? (x) : (y))
 #define FMIN_IEEE(x, y) (((x) < (y) || (x) != (x)) ? (x) : ((x) == (y) && signbit(x)) ? (x) : (y))

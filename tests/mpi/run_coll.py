@@ -165,10 +165,14 @@ def wide(seed, dtype, count):
 
 def specials(seed, dtype, shape):
     """Bit patterns of wide() values with IEEE specials in them (cases of
-    SPECIALS): where i % 4000 < 3 in each rank's row, ranks 0 and 1 hold
-    quiet NaNs with different payloads (and signs), so that x0 (+) x1 and
-    x1 (+) x0 give different bits and ranks 0 and 1 different results
-    there; where i % 3000 == 11, +0 and -0 in turn (the order of Max and
+    SPECIALS): where i % 4000 < 19 or i is odd, in each rank's row, ranks 0
+    and 1 hold quiet NaNs with different payloads (and signs), so that
+    x0 (+) x1 and x1 (+) x0 give different bits and ranks 0 and 1 different
+    results there. Densely: every position in a vector block and at the end
+    of every part a path folds sees such a pair (the kernels once gave the
+    second operand's payload in a loop's body and the first one's in its
+    last element, so that paths cutting the range differently disagreed:
+    COMM_NAN, src/interp/pld_kern_int.h); where i % 3000 == 11, +0 and -0 in turn (the order of Max and
     Min over zeros); where i % 5000 == 7, a NaN in rank 2's row alone."""
     n = T.numel(shape)
     row = n // shape[0]
@@ -178,7 +182,7 @@ def specials(seed, dtype, shape):
     for r in range(shape[0]):
         for i in range(row):
             k = r * row + i
-            if i % 4000 < 3 and r < 2:
+            if (i % 4000 < 19 or i % 2 == 1) and r < 2:
                 bits[k] = qnan | (0x15 + 7 * (i % 4000) + 0x40 * r) | (sign if r == 1 else 0)
             elif i % 3000 == 11:
                 bits[k] = 0 if (r + i) % 2 == 0 else sign

@@ -814,6 +814,107 @@ static void test_kern_binary_nan_inf(void)
     CU_ASSERT_TRUE(isnan(dout[0]) && isnan(dout[1]));
 }
 
+/* The FP32 loops exist once per instruction set (pld_kern_f32.inc): the
+ * AVX2 set and the baseline must give the same bits for every op, aliasing
+ * form and length, NaN payloads included (quiet and signalling NaNs of either
+ * sign in both operands), so that a run computes the same wherever each rank
+ * runs. Where the CPU has no AVX2 both runs take the baseline. */
+static void test_kern_binary_fp32_simd_sets(void)
+{
+    enum { N = 1003, K = 16 };
+    static const uint32_t pool[K] = {0x7fc00001u, 0xffc12345u, 0x7f800001u, 0xff812345u, 0x7fc00000u,
+                                     0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x00000001u,
+                                     0x80000003u, 0x7f7fffffu, 0x3f800000u, 0xc0200000u, 0x3eaaaaabu,
+                                     0xcb3c614eu};
+    static float a[N], b[N], o1[N], o2[N], w1[N], w2[N];
+    static const int64_t lens[] = {0, 1, 7, 15, 16, 17, 31, 33, 64, 255, 256, 257, N};
+    uint32_t x = 12345u;
+    for (int i = 0; i < N; i++) {
+        uint32_t ua, ub;
+        if (i < K * K) {
+            ua = pool[i % K];
+            ub = pool[i / K];
+        } else {
+            x = x * 1664525u + 1013904223u;
+            ua = (x >> 3) % 3 == 0 ? pool[x % K] : x;
+            x = x * 1664525u + 1013904223u;
+            ub = (x >> 3) % 3 == 0 ? pool[x % K] : x;
+        }
+        memcpy(&a[i], &ua, 4);
+        memcpy(&b[i], &ub, 4);
+    }
+    char err[ERRN];
+    int bad = 0, runs = 0;
+    for (int op = PLD_K_ADD; op <= PLD_K_MIN; op++)
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+            for (int form = 0; form < 6; form++)
+                for (int set = 0; set < 2; set++) {
+                    const int64_t n = lens[li];
+                    float *o = set ? o2 : o1, *w = set ? w2 : w1;
+                    pld_kern_simd_force_base(set == 0);
+                    CU_ASSERT_STRING_EQUAL(set == 0 ? pld_kern_simd() : "", set == 0 ? "baseline" : "");
+                    memcpy(o, a, sizeof a);
+                    memcpy(w, b, sizeof b);
+                    pld_view_t vo = v1(o, PLD_DT_FP32, n), va = v1(a, PLD_DT_FP32, n), vb = v1(b, PLD_DT_FP32, n),
+                               vw = v1(w, PLD_DT_FP32, n);
+                    pld_status_t st;
+                    switch (form) {
+                    case 0: st = pld_k_binary((pld_binop_k_t)op, &vo, &va, &vb, err, sizeof err); break; /* o = a op b */
+                    case 1: st = pld_k_binary((pld_binop_k_t)op, &vo, &vo, &vb, err, sizeof err); break; /* o op= b */
+                    case 2: st = pld_k_binary((pld_binop_k_t)op, &vw, &va, &vw, err, sizeof err); break; /* w = a op w */
+                    case 3: st = pld_k_binary((pld_binop_k_t)op, &vo, &vo, &vo, err, sizeof err); break; /* o op= o */
+                    case 4: /* o = a op s, s a NaN with a payload */
+                        st = pld_k_binary_scalar((pld_binop_k_t)op, &vo, &va, (double)b[1], 0, err, sizeof err);
+                        break;
+                    default: /* o op= s */
+                        st = pld_k_binary_scalar((pld_binop_k_t)op, &vo, &vo, (double)b[K + 3], 0, err, sizeof err);
+                        break;
+                    }
+                    CU_ASSERT_EQUAL(st, PLD_OK);
+                    if (set == 1) {
+                        runs++;
+                        bad += memcmp(o1, o2, sizeof o1) != 0 || memcmp(w1, w2, sizeof w1) != 0;
+                    }
+                }
+    pld_kern_simd_force_base(0);
+    CU_ASSERT_EQUAL(runs, 6 * 13 * 6);
+    CU_ASSERT_EQUAL(bad, 0);
+    /* the rule (COMM_NAN, pld_kern_int.h): Add and Mul give a NaN a quieted, else a NaN b quieted, in
+     * the vector body and the scalar tail alike (n = 1003: 62 blocks of 16, then 11), on both sets */
+    for (int set = 0; set < 2; set++)
+        for (int op = PLD_K_ADD; op <= PLD_K_MUL; op += PLD_K_MUL - PLD_K_ADD) {
+            pld_kern_simd_force_base(set == 0);
+            pld_view_t vo = v1(o1, PLD_DT_FP32, N), va = v1(a, PLD_DT_FP32, N), vb = v1(b, PLD_DT_FP32, N);
+            CU_ASSERT_EQUAL(pld_k_binary((pld_binop_k_t)op, &vo, &va, &vb, err, sizeof err), PLD_OK);
+            int wrong = 0, pairs = 0;
+            for (int i = 0; i < N; i++) {
+                pairs += isnan(a[i]) && isnan(b[i]) && f2u(a[i]) != f2u(b[i]);
+                if (isnan(a[i]))
+                    wrong += f2u(o1[i]) != (f2u(a[i]) | 0x00400000u);
+                else if (isnan(b[i]))
+                    wrong += f2u(o1[i]) != (f2u(b[i]) | 0x00400000u);
+            }
+            CU_ASSERT_TRUE(pairs > 20);
+            CU_ASSERT_EQUAL(wrong, 0);
+        }
+    pld_kern_simd_force_base(0);
+    /* the generic loops (FP16 here: the op in FP32) keep the same rule */
+    enum { H = 37 };
+    uint16_t ha[H], hb[H], ho[H];
+    for (int i = 0; i < H; i++) {
+        ha[i] = (uint16_t)(i % 2 ? 0x7e01 + i : 0x3c00); /* quiet NaNs with payloads, or 1.0 */
+        hb[i] = (uint16_t)(i % 3 ? 0xfe40 + i : 0x4000); /* negative quiet NaNs, or 2.0 */
+    }
+    pld_view_t hvo = v1(ho, PLD_DT_FP16, H), hva = v1(ha, PLD_DT_FP16, H), hvb = v1(hb, PLD_DT_FP16, H);
+    for (int op = PLD_K_ADD; op <= PLD_K_MUL; op += PLD_K_MUL - PLD_K_ADD) {
+        CU_ASSERT_EQUAL(pld_k_binary((pld_binop_k_t)op, &hvo, &hva, &hvb, err, sizeof err), PLD_OK);
+        int wrong = 0;
+        for (int i = 0; i < H; i++)
+            wrong += ho[i] != (i % 2 ? ha[i] : i % 3 ? hb[i] : ho[i]);
+        CU_ASSERT_EQUAL(wrong, 0);
+    }
+}
+
 /* Wrapping arithmetic in the element width, truncating division, signed vs
  * unsigned comparisons. */
 static void test_kern_int_wrap(void)
@@ -2089,6 +2190,7 @@ static CU_TestInfo kern_tests[] = {
     {"test_kern_binary_fp16_bf16_rounding", test_kern_binary_fp16_bf16_rounding},
     {"test_kern_binary_fp16_bf16_random", test_kern_binary_fp16_bf16_random},
     {"test_kern_binary_nan_inf", test_kern_binary_nan_inf},
+    {"test_kern_binary_fp32_simd_sets", test_kern_binary_fp32_simd_sets},
     {"test_kern_int_wrap", test_kern_int_wrap},
     {"test_kern_int_div_by_zero", test_kern_int_div_by_zero},
     {"test_kern_binary_scalar", test_kern_binary_scalar},
