@@ -137,7 +137,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
             usage(stdout);
             return EX_OK;
         } else if (strcmp(a, "--version") == 0) {
-            printf("pldrun %s\n", PLD_VERSION);
+            printf("pldrun %s (FP32 kernels: %s)\n", PLD_VERSION, pld_kern_simd());
             return EX_OK;
         } else if (strcmp(a, "--check") == 0) {
             o->check = 1;
