@@ -5,6 +5,7 @@
  *   pld_kern.c         views, element access, the generic IEEE rounding core,
  *                      errors and the N-D iterator
  *   pld_kern_elem.c    element-wise kernels: binary, scalar, unary, copy, fill
+ *   pld_kern_f32.inc   its FP32 array loops, included once per instruction set
  *   pld_kern_reduce.c  reductions (row / column) and matmul
  *   pld_kern_cast.c    dtype conversion with rounding modes
  *   pld_kern_ext.c     issue 11 element-wise ops: fmod/rem, bitwise, shifts, compares
