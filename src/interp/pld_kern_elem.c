@@ -100,16 +100,12 @@ typedef struct f32_fns {
 #define F32_SFX base
 #define F32_ATTR
 #include "pld_kern_f32.inc"
-#undef F32_SFX
-#undef F32_ATTR
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(PLD_KERN_NO_AVX2)
 #define KERN_AVX2 1
 #define F32_SFX avx2
 #define F32_ATTR __attribute__((target("avx2")))
 #include "pld_kern_f32.inc"
-#undef F32_SFX
-#undef F32_ATTR
 #else
 #define KERN_AVX2 0
 #endif
