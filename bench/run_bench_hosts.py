@@ -4,7 +4,7 @@
 namespaces, scripts/mpx-ci.sh).
 
     bench/run_bench_hosts.py [--pldrun build/pldrun] [--runs 5] [--only NAME ...]
-                             [--bind none|spread]
+                             [--bind none|spread|host]
 
 Every metric is a time per operation on 2 emulated hosts (scripts/mpx-ci.sh:
 TCP over veth, its own Open MPI environment for both sides: --bind-to none,
@@ -33,14 +33,15 @@ printed sums). --runs times each; prints, per metric, the median and
 [min..max] over the runs, the spread (max/min), and the ratio of the medians
 pldrun/MPI with its target (issue 17).
 
---bind spread starts every rank of both sides through
-bench/hosts/bind_spread.sh, which binds it to one core so that every core
-holds one rank of each emulated host. The emulated hosts share the
-machine's 2 cores, and unbound the kernel picks per job whether each core
-holds one host (then pldrun's allreduces take 10-11 ms per call) or one rank
-of each (7-8.4 ms); MPI's symmetric allreduce takes the same either way
-(docs/benchmarks-hosts.md, "Sixth session"). The default, none, is
-platform.md's setting; spread takes the lottery out of the measurement.
+--bind spread and --bind host start every rank of both sides through
+bench/hosts/bind.sh, which binds it to one core: spread so that every core
+holds one rank of each emulated host, host so that each emulated host has
+a core of its own. The emulated hosts share the machine's 2 cores, and
+unbound the kernel picks per job between these two placements (pldrun's
+allreduces are slower in the second: docs/benchmarks-hosts.md, "Sixth
+session"); MPI's symmetric allreduce takes the same either way. The
+default, none, is platform.md's setting; spread and host take the lottery
+out of the measurement and show each placement alone.
 """
 import argparse
 import os
@@ -160,12 +161,13 @@ def main():
     ap.add_argument('--pldrun', default=os.path.join(REPO, 'build', 'pldrun'))
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--only', action='append', choices=sorted(METRICS))
-    ap.add_argument('--bind', choices=('none', 'spread'), default='none',
-                    help='spread: every core holds one rank of each emulated host, on both sides '
-                         '(bench/hosts/bind_spread.sh); default none (platform.md)')
+    ap.add_argument('--bind', choices=('none', 'spread', 'host'), default='none',
+                    help='spread: every core holds one rank of each emulated host; host: every '
+                         'emulated host a core of its own; on both sides (bench/hosts/bind.sh); '
+                         'default none (platform.md)')
     args = ap.parse_args()
-    if args.bind == 'spread':
-        BIND.append(os.path.join(HERE, 'hosts', 'bind_spread.sh'))
+    if args.bind != 'none':
+        BIND.extend([os.path.join(HERE, 'hosts', 'bind.sh'), args.bind])
     args.pldrun = os.path.abspath(args.pldrun)
     names = args.only or list(METRICS)
     env = dict(os.environ)

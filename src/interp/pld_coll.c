@@ -777,24 +777,25 @@ static pld_status_t step_barrier(coll_t *c, const step_bar_t *sb)
     return c->it->trace && !sb->host ? phase_end(c, &ev, st) : st;
 }
 
-/* Operands [from, to) of rank r's documented order (operand 0 is x_r, then
- * the others ascending) into m elements of res: operand 0 is copied, the
- * others folded in. The inputs x_q are at in + q * L elements, offset o
- * bytes. */
-static pld_status_t fold_order(coll_t *c, pld_binop_k_t op, pld_dtype_t dt, char *res, const char *in, size_t L,
-                               size_t o, int64_t m, int r, int from, int to)
+/* Rank r's result in its documented order (x_r first, then the others
+ * ascending), for every rank r in `want`, over m elements: the inputs x_q
+ * are at in + q * L elements, offset o bytes, rank r's result goes to
+ * res + r * L elements, offset o. One pass over the inputs where the kernel
+ * has one (pld_k_fold_orders). */
+static pld_status_t fold_orders(coll_t *c, pld_binop_k_t op, pld_dtype_t dt, char *res, const char *in, size_t L,
+                                size_t o, int64_t m, uint64_t want)
 {
     const size_t esz = (size_t)pld_dtype_bytes(dt);
-    pld_status_t st = PLD_OK;
-    for (int i = from; i < to && st == PLD_OK; i++) {
-        const int q = i == 0 ? r : i - 1 < r ? i - 1 : i;
-        char *x = (char *)in + (size_t)q * L * esz + o;
-        if (i == 0)
-            memcpy(res, x, (size_t)m * esz);
-        else
-            st = fold(c, op, res, x, dt, m);
+    const void *x[PLD_WIN_MAX_RANKS];
+    void *out[PLD_WIN_MAX_RANKS];
+    for (int q = 0; q < c->P; q++) {
+        x[q] = in + (size_t)q * L * esz + o;
+        out[q] = want & RBIT(q) ? res + (size_t)q * L * esz + o : NULL;
     }
-    return st;
+    char err[256];
+    if (pld_k_fold_orders(op, dt, c->P, x, out, m, err, sizeof err) != PLD_OK)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+    return PLD_OK;
 }
 
 /* Elements [base+a, base+b) with this rank (local) and every peer q in `to`
@@ -844,9 +845,7 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
      * P inputs */
     for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK) {
         const int64_t m = len - k < SPREAD_BLOCK ? len - k : SPREAD_BLOCK;
-        for (int r = 0; r < P && st == PLD_OK; r++)
-            st = fold_order(c, op, flat->dt, PART(res, r) + (size_t)k * esz, in, (size_t)L, (size_t)k * esz, m, r, 0,
-                            P);
+        st = fold_orders(c, op, flat->dt, res, in, (size_t)L, (size_t)k * esz, m, all_peers(c) | RBIT(me));
     }
     st = st != PLD_OK ? st : xfer_part(c, flat, lo + b0, len, res, (size_t)L * esz, 1, batched);
 #undef PART
@@ -925,25 +924,12 @@ static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t 
         for (int64_t k = i < 0 ? 0 : cut[i]; i >= 0 && k < cut[i + 1] && st == PLD_OK; k += SPREAD_BLOCK) {
             const int64_t m = cut[i + 1] - k < SPREAD_BLOCK ? cut[i + 1] - k : SPREAD_BLOCK;
             const size_t o = (size_t)k * esz;
-            for (int r = 0; r < P && st == PLD_OK; r++) {
-                if (r == twin)
-                    continue;
-                if (r != rep) {
-                    st = fold_order(c, op, flat->dt, PART(res, r) + o, in, (size_t)L, o, m, r, 0, P);
-                    continue;
-                }
-                /* x_rep (+) x_twin and x_twin (+) x_rep: the rest of their
-                 * orders is the same, so twin's differs only if these do */
-                st = fold_order(c, op, flat->dt, PART(res, rep) + o, in, (size_t)L, o, m, rep, 0, 2);
-                st = st != PLD_OK ? st
-                                  : fold_order(c, op, flat->dt, PART(res, twin) + o, in, (size_t)L, o, m, twin, 0, 2);
-                if (st == PLD_OK && memcmp(PART(res, rep) + o, PART(res, twin) + o, (size_t)m * esz) != 0) {
-                    exc[k / SPREAD_BLOCK] = 1;
-                    nexc++;
-                    st = fold_order(c, op, flat->dt, PART(res, twin) + o, in, (size_t)L, o, m, twin, 2, P);
-                }
-                st = st != PLD_OK ? st
-                                  : fold_order(c, op, flat->dt, PART(res, rep) + o, in, (size_t)L, o, m, rep, 2, P);
+            /* every rank's result, twin's too: it goes out only where it
+             * differs from rep's (NaN pairs in x_rep and x_twin) */
+            st = fold_orders(c, op, flat->dt, res, in, (size_t)L, o, m, peers | RBIT(me));
+            if (st == PLD_OK && twin >= 0 && memcmp(PART(res, rep) + o, PART(res, twin) + o, (size_t)m * esz) != 0) {
+                exc[k / SPREAD_BLOCK] = 1;
+                nexc++;
             }
         }
         if (st != PLD_OK)

@@ -83,6 +83,16 @@ pld_status_t pld_k_binary(pld_binop_k_t op, const pld_view_t *out, const pld_vie
  * converted to the element dtype first. */
 pld_status_t pld_k_binary_scalar(pld_binop_k_t op, const pld_view_t *out, const pld_view_t *a, double s_f,
                                  int64_t s_i, char *err, size_t errn);
+/* Every operand order of a fold at once, over nx packed arrays of n
+ * elements of dtype dt: out[r] = x[r] op x[0] op x[1] ... op x[nx-1] (x[r]
+ * first, then the others ascending, x[r] skipped; left to right), for every
+ * r < nx with out[r] != NULL: the documented fold orders of the collectives
+ * (pld_semantics.md §2.14). Each output has the bits of the pld_k_binary
+ * calls of the same fold (FP32 with 2 to 4 operands runs in one pass over
+ * the inputs, everything else as those calls). The outputs must not
+ * overlap the inputs or each other. */
+pld_status_t pld_k_fold_orders(pld_binop_k_t op, pld_dtype_t dt, int nx, const void *const *x, void *const *out,
+                               int64_t n, char *err, size_t errn);
 /* The instruction set of the FP32 element-wise loops on this CPU: "avx2" or
  * "baseline" (docs/ops-numerics.md, "Vector kernels"). force_base (tests):
  * use the baseline loops even where AVX2 is available. */

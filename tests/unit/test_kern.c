@@ -916,6 +916,100 @@ static void test_kern_binary_fp32_simd_sets(void)
     }
 }
 
+/* pld_k_fold_orders: every wanted order has the bits of the pld_k_binary
+ * folds one at a time (x_r, then the others ascending), on both FP32 sets,
+ * for every op, 1 to 6 operands (the one-pass loops take 2 to 4), lengths
+ * across the strips of 1,024 and the blocks of 16, some orders not wanted
+ * (left untouched); NaN payload pairs everywhere; FP16, INT32 and a
+ * misaligned FP32 operand through the fallback; the errors. */
+static void fold_ref(pld_binop_k_t op, pld_dtype_t dt, int nx, void *const *x, void *o, int r, int64_t n)
+{
+    char err[ERRN];
+    memcpy(o, x[r], (size_t)n * (size_t)pld_dtype_bytes(dt));
+    pld_view_t vo = v1(o, dt, n);
+    for (int q = 0; q < nx; q++)
+        if (q != r) {
+            pld_view_t vq = v1(x[q], dt, n);
+            CU_ASSERT_EQUAL_FATAL(pld_k_binary(op, &vo, &vo, &vq, err, sizeof err), PLD_OK);
+        }
+}
+
+static void test_kern_fold_orders(void)
+{
+    enum { N = 2100, X = 6, K = 8 };
+    static const uint32_t pool[K] = {0x7fc00001u, 0xffc12345u, 0x7f800001u, 0x7fc00000u,
+                                     0x80000000u, 0x00000000u, 0x7f800000u, 0x3f800000u};
+    static float in[X][N], got[X][N], want[N];
+    uint32_t s = 777u;
+    for (int q = 0; q < X; q++)
+        for (int i = 0; i < N; i++) {
+            s = s * 1664525u + 1013904223u;
+            const uint32_t u = (s >> 5) % 3 == 0 ? pool[(s >> 9) % K] : (s & 0x807fffffu) | 0x3e000000u;
+            memcpy(&in[q][i], &u, 4);
+        }
+    static const int64_t lens[] = {1, 15, 17, 1003, 1024, 1025, N};
+    char err[ERRN];
+    int runs = 0, bad = 0, touched = 0;
+    for (int set = 0; set < 2; set++) {
+        pld_kern_simd_force_base(set == 0);
+        for (int op = PLD_K_ADD; op <= PLD_K_MIN; op++)
+            for (int nx = 1; nx <= X; nx++)
+                for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                    for (int mask = 0; mask < 3; mask++) { /* every order; all but order 1; order nx-1 alone */
+                        const int64_t n = lens[li];
+                        void *x[X], *o[X];
+                        for (int q = 0; q < nx; q++) {
+                            x[q] = in[q];
+                            o[q] = mask == 0 || (mask == 1 && q != 1) || (mask == 2 && q == nx - 1) ? got[q] : NULL;
+                            memset(got[q], 0x5a, sizeof got[q]);
+                        }
+                        CU_ASSERT_EQUAL(pld_k_fold_orders((pld_binop_k_t)op, PLD_DT_FP32, nx, (const void *const *)x,
+                                                          o, n, err, sizeof err),
+                                        PLD_OK);
+                        for (int r = 0; r < nx; r++) {
+                            if (!o[r]) {
+                                for (int i = 0; i < N; i++)
+                                    touched += f2u(got[r][i]) != 0x5a5a5a5au;
+                                continue;
+                            }
+                            fold_ref((pld_binop_k_t)op, PLD_DT_FP32, nx, x, want, r, n);
+                            bad += memcmp(want, got[r], (size_t)n * 4) != 0 || (n < N && f2u(got[r][n]) != 0x5a5a5a5au);
+                            runs++;
+                        }
+                    }
+    }
+    pld_kern_simd_force_base(0);
+    CU_ASSERT_EQUAL(runs, 2 * 6 * 7 * (21 + 16 + 6));
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(touched, 0);
+    /* the fallback: FP16 and INT32 (the same bytes as FP32 data), a misaligned FP32 operand */
+    static const pld_dtype_t dts[] = {PLD_DT_FP16, PLD_DT_INT32, PLD_DT_FP32};
+    static char mis[N * 4 + 4];
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+        for (int op = PLD_K_ADD; op <= PLD_K_MIN; op++) {
+            const int64_t n = 333;
+            void *x[3] = {in[0], in[1], in[2]}, *o[3] = {got[0], got[1], got[2]};
+            if (d == 2) {
+                memcpy(mis + 2, in[1], (size_t)n * 4);
+                x[1] = mis + 2;
+            }
+            if (dts[d] == PLD_DT_INT32 && op == PLD_K_DIV)
+                continue; /* a zero divisor is an error, tested elsewhere */
+            CU_ASSERT_EQUAL(pld_k_fold_orders((pld_binop_k_t)op, dts[d], 3, (const void *const *)x, o, n, err, sizeof err),
+                            PLD_OK);
+            for (int r = 0; r < 3; r++) {
+                fold_ref((pld_binop_k_t)op, dts[d], 3, x, want, r, n);
+                CU_ASSERT_EQUAL(memcmp(want, got[r], (size_t)n * (size_t)pld_dtype_bytes(dts[d])), 0);
+            }
+        }
+    void *x[2] = {in[0], in[1]}, *o[2] = {got[0], got[1]};
+    CU_ASSERT_EQUAL(pld_k_fold_orders((pld_binop_k_t)99, PLD_DT_FP32, 2, (const void *const *)x, o, 8, err, sizeof err),
+                    PLD_E_RUNTIME);
+    CU_ASSERT_EQUAL(pld_k_fold_orders(PLD_K_ADD, PLD_DT_INT4, 2, (const void *const *)x, o, 8, err, sizeof err),
+                    PLD_E_RUNTIME);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "INT4"));
+}
+
 /* Wrapping arithmetic in the element width, truncating division, signed vs
  * unsigned comparisons. */
 static void test_kern_int_wrap(void)
@@ -2192,6 +2286,7 @@ static CU_TestInfo kern_tests[] = {
     {"test_kern_binary_fp16_bf16_random", test_kern_binary_fp16_bf16_random},
     {"test_kern_binary_nan_inf", test_kern_binary_nan_inf},
     {"test_kern_binary_fp32_simd_sets", test_kern_binary_fp32_simd_sets},
+    {"test_kern_fold_orders", test_kern_fold_orders},
     {"test_kern_int_wrap", test_kern_int_wrap},
     {"test_kern_int_div_by_zero", test_kern_int_div_by_zero},
     {"test_kern_binary_scalar", test_kern_binary_scalar},
