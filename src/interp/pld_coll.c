@@ -777,20 +777,20 @@ static pld_status_t step_barrier(coll_t *c, const step_bar_t *sb)
     return c->it->trace && !sb->host ? phase_end(c, &ev, st) : st;
 }
 
-/* Rank r's result in its documented order (x_r first, then the others
- * ascending), for every rank r in `want`, over m elements: the inputs x_q
- * are at in + q * L elements, offset o bytes, rank r's result goes to
- * res + r * L elements, offset o. One pass over the inputs where the kernel
- * has one (pld_k_fold_orders). */
+/* Every rank r's result in its documented order (x_r first, then the
+ * others ascending), over m elements: the inputs x_q are at in + q * L
+ * elements, offset o bytes, rank r's result goes to res + r * L elements,
+ * offset o. One pass over the inputs where the kernel has one
+ * (pld_k_fold_orders). */
 static pld_status_t fold_orders(coll_t *c, pld_binop_k_t op, pld_dtype_t dt, char *res, const char *in, size_t L,
-                                size_t o, int64_t m, uint64_t want)
+                                size_t o, int64_t m)
 {
     const size_t esz = (size_t)pld_dtype_bytes(dt);
     const void *x[PLD_WIN_MAX_RANKS];
     void *out[PLD_WIN_MAX_RANKS];
     for (int q = 0; q < c->P; q++) {
         x[q] = in + (size_t)q * L * esz + o;
-        out[q] = want & RBIT(q) ? res + (size_t)q * L * esz + o : NULL;
+        out[q] = res + (size_t)q * L * esz + o;
     }
     char err[256];
     if (pld_k_fold_orders(op, dt, c->P, x, out, m, err, sizeof err) != PLD_OK)
@@ -845,7 +845,7 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
      * P inputs */
     for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK) {
         const int64_t m = len - k < SPREAD_BLOCK ? len - k : SPREAD_BLOCK;
-        st = fold_orders(c, op, flat->dt, res, in, (size_t)L, (size_t)k * esz, m, all_peers(c) | RBIT(me));
+        st = fold_orders(c, op, flat->dt, res, in, (size_t)L, (size_t)k * esz, m);
     }
     st = st != PLD_OK ? st : xfer_part(c, flat, lo + b0, len, res, (size_t)L * esz, 1, batched);
 #undef PART
@@ -926,7 +926,7 @@ static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t 
             const size_t o = (size_t)k * esz;
             /* every rank's result, twin's too: it goes out only where it
              * differs from rep's (NaN pairs in x_rep and x_twin) */
-            st = fold_orders(c, op, flat->dt, res, in, (size_t)L, o, m, peers | RBIT(me));
+            st = fold_orders(c, op, flat->dt, res, in, (size_t)L, o, m);
             if (st == PLD_OK && twin >= 0 && memcmp(PART(res, rep) + o, PART(res, twin) + o, (size_t)m * esz) != 0) {
                 exc[k / SPREAD_BLOCK] = 1;
                 nexc++;
