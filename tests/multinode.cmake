@@ -37,7 +37,7 @@
 #   multinode_mpx_probe               scripts/mpx-ci.sh's probe removes the
 #                                     namespaces of killed probes and avoids a
 #                                     taken name (tests/mpi/test_mpx_probe.sh)
-#   multinode_coll_neg_{mismatch,divergent_wait}_auto
+#   multinode_coll_neg_{mismatch,divergent_wait,a2av_skip}_auto
 #                                     (Release tree only) P = 2, 3: the hang is
 #                                     reported (exit 70, the blocked wait named)
 #                                     within run_coll.py's NEG limit

@@ -1756,6 +1756,138 @@ static int64_t a2av_blocks(int64_t p, int64_t l)
     return l < p ? l : (l / p) * p;
 }
 
+/* all_to_all_v's rows between hosts (hybrid, batched): two-sided messages
+ * instead of puts (docs/transport.md, "all_to_all_v by messages"). Every
+ * rank posts a receive of MAX_RECV rows from each member on another host
+ * into its own target rows before it sends, and sends each of them its rows
+ * (a message even for none). Once every transfer is complete, the receiver
+ * sets recv_counts[src] itself to the rows that arrived: the cell changes
+ * after its data is in place, as after a put and its notify, and through the
+ * owner's atomic, the mechanism of every signal from another host. */
+typedef struct a2av_far {
+    const coll_t *c;
+    uint64_t far; /* the members on other hosts */
+} a2av_far_t;
+
+/* "all_to_all_v: wait for the rows to and from ranks 2, 3 (messages across
+ * hosts) in f" */
+static void describe_a2av_far(const void *ctx, char *what, size_t n)
+{
+    const a2av_far_t *w = ctx;
+    const coll_t *c = w->c;
+    int nf = 0;
+    for (int q = 0; q < c->P; q++)
+        nf += (w->far & RBIT(q)) != 0;
+    size_t k = (size_t)snprintf(what, n, "%s: wait for the rows to and from rank%s", c->name, nf > 1 ? "s" : "");
+    for (int q = 0, i = 0; q < c->P && k < n; q++)
+        if (w->far & RBIT(q))
+            k += (size_t)snprintf(what + k, n - k, "%s %d", i++ ? "," : "", q);
+    if (k < n)
+        snprintf(what + k, n - k, " (messages across hosts) in %s", c->f->fn ? c->f->fn->name : "?");
+}
+
+/* Whether the rows from q land in a bounce buffer first (a2av_post): when
+ * t is not packed; pldrun_testing also takes that path for every odd q, so
+ * that the hybrid tests (packed targets) cover both. */
+static int a2av_bounced(const pld_tensor_t *t, int q)
+{
+#ifdef PLD_TESTING
+    if (q % 2)
+        return 1;
+#else
+    (void)q;
+#endif
+    return !is_packed(t);
+}
+
+/* Posts the receives of the rows of every member in `far`: rows
+ * [q * MR, (q + 1) * MR) of t in this rank's memory, or slot j (the j-th
+ * member of far) of *bounce (a2av_bounced). */
+static pld_status_t a2av_post(coll_t *c, const pld_tensor_t *t, uint64_t far, int64_t MR, pld_win_xset_t **xs,
+                              char **bounce)
+{
+    const size_t cap = (size_t)MR * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    char err[256];
+    int nf = 0;
+    for (int q = 0; q < c->P; q++)
+        nf += (far & RBIT(q)) != 0;
+    if (pld_win_xset_open(c->d->win, 2 * nf, cap * (size_t)nf, xs, err, sizeof err) != PLD_OK)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+    int nb = 0;
+    for (int q = 0; q < c->P; q++)
+        nb += (far & RBIT(q)) && a2av_bounced(t, q);
+    if (nb > 0 && !(*bounce = pld_mem_alloc(cap * (size_t)nf)))
+        return oom(c);
+    for (int q = 0, j = 0; q < c->P; q++) {
+        if (!(far & RBIT(q)))
+            continue;
+        int64_t idx[2] = {q * MR, 0};
+        void *dst = a2av_bounced(t, q) ? *bounce + cap * (size_t)j : pld_tensor_at(t, idx);
+        j++;
+        if (pld_win_xset_recv(*xs, q, dst, cap, err, sizeof err) != PLD_OK)
+            return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+    }
+    return PLD_OK;
+}
+
+/* Sends rows [dest * MR, dest * MR + rows) of `in` to dest (a2av_post's
+ * receive there), staged through `stage` when they are not one run. */
+static pld_status_t a2av_send(coll_t *c, const pld_tensor_t *in, const pld_tensor_t *t, pld_win_xset_t *xs, int dest,
+                              int64_t MR, int64_t rows, char *stage)
+{
+    pld_interp_t *it = c->it;
+    const void *src = NULL;
+    char err[256];
+    pld_ev_t ev; /* a put event: rows written into dest's window */
+    if (it->trace)
+        pld_tr_init(c->f, c->e->span, &ev, PLD_EV_PUT, pld_op_name(c->e));
+    pld_status_t st = rows > 0 ? push_src(c, in, t, dest * MR, rows, stage, &src) : PLD_OK;
+    const size_t bytes = (size_t)rows * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    if (st == PLD_OK && pld_win_xset_send(xs, dest, src, bytes, err, sizeof err) != PLD_OK)
+        st = pld_rt_error(it, c->f, c->e->span, "%s: %s", cname(c), err);
+    if (st != PLD_OK)
+        return st;
+    it->stats.bytes_moved += (uint64_t)bytes;
+    if (it->trace) {
+        int64_t idx[2] = {c->me * MR, 0};
+        ev.peer = dest;
+        ev.peer_world = pld_win_dom_world_rank(c->d->win, dest);
+        ev.dom = (int32_t)(c->d - it->doms);
+        ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
+        ev.offset = (int64_t)pld_dist_disp(c->d, t, idx);
+        ev.bytes = (int64_t)bytes;
+        pld_trace_end(it->trace, &ev);
+    }
+    return PLD_OK;
+}
+
+/* Waits for every transfer of xs, then for each member q in far: its rows
+ * into t (from bounce), recv_counts[q] = the rows that arrived. */
+static pld_status_t a2av_land(coll_t *c, const pld_tensor_t *t, const pld_tensor_t *rc, uint64_t far, int64_t MR,
+                              pld_win_xset_t *xs, char *bounce)
+{
+    const a2av_far_t w = {c, far};
+    pld_status_t st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, xs, describe_a2av_far, &w);
+    const size_t row = (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    for (int q = 0, j = 0; q < c->P && st == PLD_OK; q++) {
+        if (!(far & RBIT(q)))
+            continue;
+        const int64_t got = pld_win_xset_got(xs, j);
+        if (got < 0 || (size_t)got % row != 0)
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                "%s: rank %d sent %lld bytes, not whole rows of %zu bytes (a mismatched call)",
+                                cname(c), q, (long long)got, row);
+        const int64_t rows = (int64_t)((size_t)got / row);
+        int64_t off[2] = {q * MR, 0}, ext[2] = {rows, t->shape[1]}, cell[2] = {q, 0};
+        if (a2av_bounced(t, q) && rows > 0)
+            st = local_io(c, t, off, ext, bounce + (size_t)MR * row * (size_t)j, 1);
+        if (st == PLD_OK)
+            st = pld_dist_notify(c->it, c->f, c->e, c->d, c->me, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1);
+        j++;
+    }
+    return st;
+}
+
 static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
 {
     pld_interp_t *it = c->it;
@@ -1764,6 +1896,8 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     pld_status_t st;
     pld_value_t iv = pld_v_none(), sv = pld_v_none(), scv = pld_v_none(), rcv = pld_v_none();
     void *buf = NULL;
+    pld_win_xset_t *xs = NULL; /* the rows to and from other hosts (a2av_post) */
+    char *bounce = NULL;
     int kept = 0;
     int64_t L, B = 1, MR;
     c->name = "all_to_all_v";
@@ -1880,6 +2014,14 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         st = oom(c);
         goto done;
     }
+    uint64_t far = 0; /* the members whose rows go by message (a2av_post) */
+    if (batched && pld_win_dom_transport(c->d->win) == PLD_WIN_HYBRID &&
+        (uint64_t)MR * (uint64_t)SIZE * (uint64_t)pld_dtype_bytes(t->dt) <= (uint64_t)INT32_MAX)
+        for (int q = 0; q < c->P; q++)
+            if (pld_win_xset_two_sided(c->d->win, q))
+                far |= RBIT(q);
+    if (far)
+        TRY(a2av_post(c, t, far, MR, &xs, &bounce));
     /* start barrier (HOST / CHIP): no put before every rank entered the call */
     if (!incore) {
         for (int64_t b = 0; b < B; b++)
@@ -1904,10 +2046,15 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
                           "are clamped to [0, MAX_RECV]; further ones are not reported)",
                           cname(c), dest, (long long)cnt, (long long)MR, (long long)rows);
             int64_t cell[2] = {c->me, 0};
-            if (pass == 1)
+            char *b = (char *)buf + (batched ? (size_t)dest * (size_t)(MR * SIZE) * (size_t)pld_dtype_bytes(t->dt) : 0);
+            if (pass == 1 && !(far & RBIT(dest)))
                 TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
-            if (rows > 0 && pass == (batched ? 0 : 1)) {
-                char *b = (char *)buf + (batched ? (size_t)dest * (size_t)(MR * SIZE) * (size_t)pld_dtype_bytes(t->dt) : 0);
+            if ((far & RBIT(dest)) && pass == 0) {
+                if ((st = a2av_send(c, in, t, xs, dest, MR, rows, b)) != PLD_OK) {
+                    (void)pld_dist_batch_end(it, c->f, e, st);
+                    goto done;
+                }
+            } else if (rows > 0 && pass == (batched ? 0 : 1)) {
                 const void *src;
                 if ((st = push_src(c, in, t, dest * MR, rows, b, &src)) == PLD_OK)
                     st = xfer_rows(c, t, dest, c->me * MR, rows, (void *)src, 1);
@@ -1919,6 +2066,8 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             }
         }
     }
+    if (xs)
+        TRY(a2av_land(c, t, rc, far, MR, xs, bounce));
     if (incore) {
         TRY(barrier(c, 0, 1));
         TRY(clear(c, 0, 1));
@@ -1945,6 +2094,8 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             TRY(clear(c, b, 2));
     }
 done:
+    pld_win_xset_close(xs);
+    pld_mem_free(bounce);
     step_bufs_done(c, buf, kept);
     pld_value_release(&iv);
     pld_value_release(&sv);

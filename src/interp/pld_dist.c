@@ -1085,6 +1085,7 @@ typedef struct watch {
     size_t disp;
     int cmp;
     int32_t expected;
+    pld_win_xset_t *x; /* poll_xset */
 } watch_t;
 
 /* Blocks until w is satisfied, under the hang watchdog: yields to the other
@@ -1242,7 +1243,26 @@ static void describe_str(const void *ctx, char *buf, size_t n)
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx)
 {
-    watch_t w = {poll_cell, d, disp, cmp, expected};
+    watch_t w = {poll_cell, d, disp, cmp, expected, NULL};
+    return watch(it, f, e->span, e, &w, describe, ctx);
+}
+
+/* found = the transfers of w->x complete. An error of the set is the window
+ * layer's sticky error, which the wait loop's next pld_win_poll reports. */
+static int poll_xset(pld_interp_t *it, const watch_t *w, int32_t *found)
+{
+    (void)it;
+    int done = 0;
+    char err[256];
+    const int r = pld_win_xset_test(w->x, &done, err, sizeof err);
+    *found = done;
+    return r == 1;
+}
+
+pld_status_t pld_dist_xset_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, pld_win_xset_t *x,
+                                pld_describe_fn describe, const void *ctx)
+{
+    watch_t w = {poll_xset, d, 0, PLD_CMP_GE, pld_win_xset_size(x), x};
     return watch(it, f, e->span, e, &w, describe, ctx);
 }
 
@@ -1293,7 +1313,7 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
         char what[96];
         snprintf(what, sizeof what, "%s dispatch %d: ranks that got there", step == 0 ? "end of" : "windows cleared after",
                  done);
-        watch_t w = {poll_phase, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win)};
+        watch_t w = {poll_phase, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win), NULL};
         pld_status_t st = watch(it, f, sp, NULL, &w, describe_str, what);
         if (st != PLD_OK)
             return st;

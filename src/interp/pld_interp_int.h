@@ -397,6 +397,11 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
 typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx);
+/* Waits until every transfer of x (two-sided, pld_win_xset_*) is complete, as
+ * a wait on a cell does: under the hang watchdog, the report saying
+ * describe's text, how many transfers completed and how many there are. */
+pld_status_t pld_dist_xset_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, pld_win_xset_t *x,
+                                pld_describe_fn describe, const void *ctx);
 
 /* ---- pld_poison.c (base layer): --poison (never-written window bytes and created tiles read as
  * NaN / a pattern, and reported) ----

@@ -240,7 +240,8 @@ pld_status_t pld_win_sys_init(pld_win_transport_t tr, pld_win_sys_t **out, char 
         st = status_board_create(sys, err, errn);
     if (st != PLD_OK) {
         sys_release_mpi(sys);
-        pld_mem_free(sys->node_of);
+        pld_mem_free(sys->xcache);
+    pld_mem_free(sys->node_of);
         pld_mem_free(sys);
         return st;
     }
@@ -259,6 +260,7 @@ pld_status_t pld_win_sys_fini_checked(pld_win_sys_t *sys, char *err, size_t errn
         sys_release_mpi(sys);
     }
     pld_status_t st = pld_win_sys_error(sys, err, errn);
+    pld_mem_free(sys->xcache);
     pld_mem_free(sys->node_of);
     pld_mem_free(sys);
     return st;

@@ -186,6 +186,53 @@ pld_status_t pld_win_get(pld_win_dom_t *d, int peer, size_t disp, void *dst, siz
 void pld_win_batch_begin(pld_win_sys_t *sys);
 pld_status_t pld_win_batch_end(pld_win_sys_t *sys, char *err, size_t errn);
 
+/* ---- two-sided transfers (hybrid: members on other hosts) ----
+ * A set of sends and receives between this rank and members on other hosts
+ * of a hybrid domain, carried as two-sided messages on the domain's signal
+ * communicator (a tag of their own). The receiver posts each receive into
+ * its own memory before the data arrives, so the bytes land there without
+ * the target-side round trips of an osc pt2pt put and its flush (for an
+ * exchange whose receivers know their sources: all_to_all_v,
+ * docs/transport.md). Messages of one sender to one receiver match in the
+ * order they were sent. The status record counts a send as a message sent
+ * when it is posted and as one applied when it completes here (the deadlock
+ * detector's "nothing in flight"): a large send completes only once its
+ * receive took it, so a transfer under way is never taken for a deadlock; a
+ * small one completes at once, and one whose receiver never posts a receive
+ * (a mismatched exchange) no longer counts, so that hang is a deadlock; a
+ * large one stays in flight, and the hang watchdog's timeout reports it. Not
+ * collective; every member of the exchange must open a set.
+ * pld_win_xset_two_sided: 1 when the data between this rank and domain rank
+ * peer can go this way (a hybrid domain, peer on another host); both ends
+ * compute the same answer. */
+typedef struct pld_win_xset pld_win_xset_t;
+int pld_win_xset_two_sided(const pld_win_dom_t *d, int peer);
+/* A set of at most n transfers on d, whose sends take at most send_bytes in
+ * all. PLD_E_NOMEM, PLD_E_USAGE (not hybrid). */
+pld_status_t pld_win_xset_open(pld_win_dom_t *d, int n, size_t send_bytes, pld_win_xset_t **out, char *err,
+                               size_t errn);
+/* Posts a receive of at most cap bytes (< 2 GiB) from peer into dst (this rank's memory,
+ * normally its window; nothing may touch it until the receive completes). */
+pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, char *err, size_t errn);
+/* Sends bytes bytes (< 2 GiB, 0 allowed) of src to peer; src is copied into
+ * the set's buffer first (the caller may reuse it at once). */
+pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, char *err, size_t errn);
+/* One step of a wait for the set: tests the transfers (one MPI entry; a
+ * wait loop calls pld_win_poll between the steps, which serves the signal
+ * messages). Returns 1 when every one is
+ * complete, 0 when not yet (*done: how many are), -1 on an error: a message
+ * larger than its receive (a mismatched exchange), an MPI failure; the text
+ * is in err. */
+int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn);
+/* How many transfers x holds. */
+int pld_win_xset_size(const pld_win_xset_t *x);
+/* The bytes receive i (in post order among the receives) got; -1 before it completed. */
+int64_t pld_win_xset_got(const pld_win_xset_t *x, int i);
+/* Frees x. Receives still pending are cancelled. Sends still pending (a
+ * failed run) keep the set's buffer until the process ends: MPI may read it
+ * in its teardown. */
+void pld_win_xset_close(pld_win_xset_t *x);
+
 /* Element-wise atomic add of count elements of dtype dt into the peer's
  * window (INT8/16/32/64, UINT8/16/32/64, INDEX, FP32, FP64 through
  * MPI_Accumulate(MPI_SUM) + flush; FP16 and BF16 through a lock word per
@@ -244,6 +291,7 @@ typedef struct pld_win_counters {
     uint64_t polls, yields;              /* pld_win_poll calls, sched_yield calls */
     uint64_t lock_spins;                 /* failed FP16/BF16 and window-creation lock attempts */
     uint64_t msgs, msgs_applied;         /* hybrid: signal messages sent, and applied here */
+    uint64_t xsends, xrecvs;             /* hybrid: two-sided transfers sent, and received here */
 } pld_win_counters_t;
 void pld_win_counters(const pld_win_sys_t *sys, pld_win_counters_t *out); /* copies this rank's counters */
 /* Text of the last error the layer reported on this rank ("" if none), for
@@ -265,9 +313,11 @@ typedef struct pld_win_status {
     int32_t expected, found;
     int32_t dom_rank;       /* domain rank of the waiter */
     char what[96];          /* e.g. "wait on sig[1, 0] in stuck_step" */
-    int64_t msgs_sent;      /* hybrid: signal messages this rank sent (kept by the layer) */
-    int64_t msgs_applied;   /* hybrid: signal messages applied to this rank's cells (kept by the layer);
-                               sums over all ranks equal when no signal is in flight */
+    int64_t msgs_sent;      /* hybrid: signal messages and two-sided transfers this rank sent (kept by
+                               the layer) */
+    int64_t msgs_applied;   /* hybrid: signal messages applied to this rank's cells, and transfers
+                               of this rank completed (kept by the layer); sums over all ranks
+                               equal when nothing is in flight */
 } pld_win_status_t;
 
 /* Publishes this rank's record (local write + MPI_Win_sync, visible to

@@ -81,6 +81,10 @@ struct pld_win_sys {
     int64_t served_ns;               /* the serve gap's clock (pld_win_ops.c): the last serve, or
                                         the end of a batch's flush that stood in for one */
     int64_t applied_ns;              /* pld_trace_now() at the last pld_win_msg_serve_all */
+    char *xcache;                    /* the send buffer of two-sided transfer sets, kept between
+                                        them (pld_win_msg.c) */
+    size_t xcache_bytes;
+    int xcache_busy;                 /* a set holds it */
     int batch;              /* pld_win_batch_begin depth */
     int split_hosts;        /* pld_win_test_split_hosts: k > 0 puts world rank r on host r % k */
     int split_blocked;      /* ... or on host r / ceil(size / k) */

@@ -36,14 +36,18 @@
  */
 #include "pld_win_int.h"
 
+#include "pld_mem.h"
 #include "pld_trace.h"
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MSG_TAG 0x5347
+#define XFER_TAG 0x5348 /* two-sided transfers (pld_win_xset_*) */
 
 static pld_status_t send_msg(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int kind, char *err, size_t errn);
 
@@ -240,4 +244,254 @@ void pld_win_msg_close(pld_win_dom_t *d)
     sys->nsend = 0;
     if (d->sig != MPI_COMM_NULL)
         PLD_MPI_NOTE(MPI_Comm_free(&d->sig));
+}
+
+/* ---- two-sided transfers ------------------------------------------------------
+ * A set's requests are its receives (in post order) then its sends. The sends
+ * are copied into one buffer of the set (send_bytes at open), taken from the
+ * system's cache (one buffer, kept between sets: a fresh allocation of a few
+ * hundred KiB per call costs page faults and an unmap, 4 ms per all_to_all_v
+ * call on the emulated hosts against 0.7 with the cache) or allocated when
+ * another set holds it. A set closed with a send still pending (a failed
+ * run: the receiver never posted its receive) leaves it to MPI, and its
+ * buffer goes on the orphans list, which the process keeps until it ends:
+ * MPI may read it in any later call, its teardown included. */
+typedef struct xorphan {
+    struct xorphan *next;
+    void *data;
+} xorphan_t;
+static xorphan_t *xorphans; /* reachable to the end: not a leak */
+
+struct pld_win_xset {
+    pld_win_dom_t *d;
+    int cap, n, nrecv, ndone; /* requests: room, posted, receives among them, complete */
+    MPI_Request *req;         /* cap */
+    int64_t *got;             /* cap: bytes received, -1 until complete */
+    int *peer;                /* cap */
+    size_t *want;             /* cap: a receive's capacity */
+    int *idx;                 /* cap: MPI_Testsome's indices */
+    MPI_Status *st;           /* cap: and statuses */
+    char *buf;                /* the sends' copies */
+    size_t bytes, used;       /* buf's size, and how much the sends took */
+    int cached;               /* buf is the system's cache */
+};
+
+int pld_win_xset_two_sided(const pld_win_dom_t *d, int peer)
+{
+    return d->tr == PLD_WIN_HYBRID && peer >= 0 && peer < d->size && peer != d->rank &&
+           pld_win_dom_host(d, peer) != pld_win_dom_host(d, d->rank);
+}
+
+/* The set's send buffer: the system's cache when free (grown to `bytes`),
+ * else a buffer of its own. */
+static int xset_buf(pld_win_xset_t *x, size_t bytes)
+{
+    pld_win_sys_t *sys = x->d->sys;
+    x->bytes = bytes;
+    if (!sys->xcache_busy) {
+        if (sys->xcache_bytes < bytes) {
+            pld_mem_free(sys->xcache);
+            sys->xcache_bytes = 0;
+            if (!(sys->xcache = pld_mem_alloc(bytes)))
+                return 0;
+            sys->xcache_bytes = bytes;
+        }
+        sys->xcache_busy = 1;
+        x->cached = 1;
+        x->buf = sys->xcache;
+        return 1;
+    }
+    return (x->buf = pld_mem_alloc(bytes > 0 ? bytes : 1)) != NULL;
+}
+
+pld_status_t pld_win_xset_open(pld_win_dom_t *d, int n, size_t send_bytes, pld_win_xset_t **out, char *err,
+                               size_t errn)
+{
+    pld_win_sys_t *sys = d->sys;
+    *out = NULL;
+    if (d->tr != PLD_WIN_HYBRID || n < 0)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "two-sided transfers need a hybrid domain");
+    pld_win_xset_t *x = pld_mem_calloc(1, sizeof *x);
+    const size_t k = (size_t)(n > 0 ? n : 1);
+    if (x) {
+        x->d = d;
+        x->req = pld_mem_alloc(k * sizeof *x->req);
+        x->got = pld_mem_alloc(k * sizeof *x->got);
+        x->peer = pld_mem_alloc(k * sizeof *x->peer);
+        x->want = pld_mem_alloc(k * sizeof *x->want);
+        x->idx = pld_mem_alloc(k * sizeof *x->idx);
+        x->st = pld_mem_alloc(k * sizeof *x->st);
+    }
+    if (!x || !x->req || !x->got || !x->peer || !x->want || !x->idx || !x->st || !xset_buf(x, send_bytes)) {
+        pld_win_xset_close(x);
+        return pld_win_fail(sys, PLD_E_NOMEM, err, errn, "out of memory for a set of %d transfers (%zu bytes to send)",
+                            n, send_bytes);
+    }
+    x->cap = n;
+    *out = x;
+    return PLD_OK;
+}
+
+/* Room for one more request, and bytes within one MPI count. */
+static pld_status_t xset_room(pld_win_xset_t *x, int peer, size_t bytes, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = x->d->sys;
+    if (x->n >= x->cap)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "a set of %d transfers is full", x->cap);
+    if (!pld_win_xset_two_sided(x->d, peer))
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "domain rank %d is not on another host", peer);
+    if (bytes > (size_t)INT32_MAX)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "a two-sided transfer of %zu bytes (at most 2 GiB - 1)",
+                            bytes);
+    return PLD_OK;
+}
+
+pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = x->d->sys;
+    pld_status_t st = xset_room(x, peer, cap, err, errn);
+    if (st != PLD_OK)
+        return st;
+    if (x->n > x->nrecv)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "a set's receives are posted before its sends");
+    const int i = x->n;
+    PLD_MPI_CHECK(MPI_Irecv(dst, (int)cap, MPI_BYTE, peer, XFER_TAG, x->d->sig, &x->req[i]));
+    x->got[i] = -1;
+    x->peer[i] = peer;
+    x->want[i] = cap;
+    x->n++;
+    x->nrecv++;
+    return PLD_OK;
+}
+
+pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = x->d->sys;
+    pld_status_t st = xset_room(x, peer, bytes, err, errn);
+    if (st != PLD_OK)
+        return st;
+    if (bytes > x->bytes - x->used)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "the set's sends exceed the %zu bytes it was opened with",
+                            x->bytes);
+    const int i = x->n;
+    char *copy = x->buf + x->used;
+    if (bytes > 0)
+        memcpy(copy, src, bytes);
+    PLD_MPI_CHECK(MPI_Isend(copy, (int)bytes, MPI_BYTE, peer, XFER_TAG, x->d->sig, &x->req[i]));
+    x->used += bytes;
+    x->got[i] = (int64_t)bytes;
+    x->peer[i] = peer;
+    x->want[i] = bytes;
+    x->n++;
+    sys->counters.xsends++;
+    sys->status->msgs_sent++;
+    return PLD_OK;
+}
+
+int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = x->d->sys;
+    *done = x->ndone;
+    if (sys->sticky != PLD_OK)
+        return pld_win_sticky(sys, err, errn), -1;
+    if (x->ndone == x->n)
+        return 1;
+    /* one MPI entry for the whole set: each idle one may yield the core */
+    int out = 0;
+    int rc = MPI_Testsome(x->n, x->req, &out, x->idx, x->st);
+    sys->counters.mpi_calls++;
+    if (rc == MPI_ERR_IN_STATUS) {
+        for (int k = 0; k < out; k++) {
+            int cls = x->st[k].MPI_ERROR;
+            if (cls == MPI_SUCCESS || cls == MPI_ERR_PENDING)
+                continue;
+            if (MPI_Error_class(x->st[k].MPI_ERROR, &cls) != MPI_SUCCESS)
+                cls = x->st[k].MPI_ERROR;
+            const int i = x->idx[k];
+            if (cls == MPI_ERR_TRUNCATE && i < x->nrecv) {
+                /* sticky: a wait loop's next pld_win_poll reports it */
+                pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
+                             "domain rank %d sent more than the %zu bytes this rank's receive holds (a mismatched "
+                             "exchange)",
+                             x->peer[i], x->want[i]);
+                pld_win_stick(sys, PLD_E_RUNTIME);
+                return -1;
+            }
+            rc = x->st[k].MPI_ERROR;
+            break;
+        }
+    }
+    if (rc != MPI_SUCCESS) {
+        pld_win_mpi_fail(sys, "MPI_Testsome(transfers)", rc, err, errn);
+        return -1;
+    }
+    for (int k = 0; k < out && out != MPI_UNDEFINED; k++) {
+        const int i = x->idx[k];
+        x->ndone++;
+        if (i >= x->nrecv) {
+            sys->status->msgs_applied++; /* the deadlock detector's count: see pld_win.h */
+            continue;
+        }
+        int count = 0;
+        PLD_MPI_NOTE(MPI_Get_count(&x->st[k], MPI_BYTE, &count));
+        x->got[i] = count;
+        sys->counters.xrecvs++;
+    }
+    *done = x->ndone;
+    return x->ndone == x->n;
+}
+
+int pld_win_xset_size(const pld_win_xset_t *x)
+{
+    return x->n;
+}
+
+int64_t pld_win_xset_got(const pld_win_xset_t *x, int i)
+{
+    return i >= 0 && i < x->nrecv ? x->got[i] : -1;
+}
+
+void pld_win_xset_close(pld_win_xset_t *x)
+{
+    if (!x)
+        return;
+    pld_win_sys_t *sys = x->d ? x->d->sys : NULL;
+    int orphan = 0;
+    for (int i = 0; sys && i < x->n; i++) {
+        if (x->req[i] == MPI_REQUEST_NULL)
+            continue;
+        if (i < x->nrecv) {
+            PLD_MPI_NOTE(MPI_Cancel(&x->req[i]));
+            PLD_MPI_NOTE(MPI_Wait(&x->req[i], MPI_STATUS_IGNORE));
+        } else {
+            PLD_MPI_NOTE(MPI_Request_free(&x->req[i]));
+            orphan = 1;
+        }
+    }
+    if (orphan) {
+        /* not pld_mem: its fault injection must not lose the buffer; with no
+         * room to record it the buffer stays allocated, unreferenced */
+        xorphan_t *o = malloc(sizeof *o);
+        if (o) {
+            o->data = x->buf;
+            o->next = xorphans;
+            xorphans = o;
+        }
+        if (x->cached) { /* the cache goes with it */
+            sys->xcache = NULL;
+            sys->xcache_bytes = 0;
+            sys->xcache_busy = 0;
+        }
+    } else if (x->cached) {
+        sys->xcache_busy = 0;
+    } else {
+        pld_mem_free(x->buf);
+    }
+    pld_mem_free(x->req);
+    pld_mem_free(x->got);
+    pld_mem_free(x->peer);
+    pld_mem_free(x->want);
+    pld_mem_free(x->idx);
+    pld_mem_free(x->st);
+    pld_mem_free(x);
 }

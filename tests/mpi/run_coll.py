@@ -892,6 +892,12 @@ NEG = {
                          [HANG, r'\[rank 0/2\] .*coll_neg_chip_missing\.pld:\d+:\d+: error: all_to_all_v: wait on '
                                 r'sig\[1, 0\] >= 1'],
                          [r'\[rank 1/2\] .*: error: '], 20),
+    # across hosts the others wait for rank 0's rows (pld_win_xset) or for
+    # its credit; on one host for its credit
+    'neg_a2av_skip': (os.path.join(TPROG, 'coll_neg_a2av_skip.pld'), (2, 4), 70,
+                      [HANG, r'\[rank 1/\d\] .*coll_neg_a2av_skip\.pld:\d+:\d+: error: all_to_all_v: wait '
+                             r'(for the rows to and from ranks? 0|on sig\[0, 0\] >= 1)'],
+                      [r'\[rank 0/\d\] .*: error: '], 20),
     'neg_root': (os.path.join(TPROG, 'coll_neg_root.pld'), (4,), 70,
                  [r'\[rank 0/4\] .*coll_neg_root\.pld:\d+:\d+: error: pld\.tensor\.broadcast: root 3 is outside the '
                   r'comm domain \[0, 2\)', r'\[rank 1/4\] .*root 3 is outside'],

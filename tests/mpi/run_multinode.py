@@ -36,8 +36,10 @@ Three kinds of cases:
             default. run_coll.run_case itself runs them, with the launch
             replaced by mpx-ci.sh: same inputs, same bit-exact goldens, same
             signal-zero and diagnostic checks as on one host.
-  neg       run_coll.py's neg_mismatch and neg_divergent_wait (ranks calling
-            different collectives, a rank-divergent wait) through
+  neg       run_coll.py's neg_mismatch, neg_divergent_wait and neg_a2av_skip
+            (ranks calling different collectives, a rank-divergent wait, a
+            rank skipping an all_to_all_v whose rows cross hosts as
+            messages) through
             run_coll.run_neg: the hang must be stopped and reported (exit 70,
             the blocked wait named) within NEG's time limit, across hosts too.
 
@@ -122,7 +124,7 @@ COLL_TRANSPORTS = ('auto',)
 # limit for a case that needs one across hosts (with the reason). None does:
 # across hosts the runs took 3.6-5.3 s (mpx-ci.sh setup and teardown and
 # mpirun ending the failed job included) against NEG's 20 s.
-NEG_CASES = ('neg_mismatch', 'neg_divergent_wait')
+NEG_CASES = ('neg_mismatch', 'neg_divergent_wait', 'neg_a2av_skip')
 NEG_LIMIT = {}
 
 

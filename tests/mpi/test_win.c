@@ -953,6 +953,154 @@ static void test_win_sticky_error(void)
     }
 }
 
+/* Two-sided transfers (pld_win_xset_*): on hybrid, every rank receives from
+ * each member on another host into its window and sends to each a payload
+ * whose length depends on the pair (0 bytes for one pair of every four);
+ * the data, the lengths, the counters and the status record's message sums
+ * are checked. Elsewhere, and towards a member on this host, the set is
+ * refused. */
+static size_t xlen(int from, int to) { return (size_t)((from * 5 + to * 3) % 4) * 7001; }
+
+static void test_win_xset(void)
+{
+    enum { SLOT = 4 * 7001 };
+    pld_win_dom_t *d = world_dom((size_t)SLOT * (size_t)g_size);
+    unsigned char *base = pld_win_dom_base(d);
+    pld_win_xset_t *x = NULL;
+    if (pld_win_dom_transport(d) != PLD_WIN_HYBRID) {
+        for (int q = 0; q < g_size; q++)
+            CHECK(!pld_win_xset_two_sided(d, q));
+        CHECK_ERR(pld_win_xset_open(d, 2, 0, &x, E, sizeof E), PLD_E_USAGE, "hybrid domain");
+        CHECK(x == NULL);
+        barrier();
+        pld_win_dom_destroy(d);
+        return;
+    }
+    int nfar = 0, near = -1;
+    for (int q = 0; q < g_size; q++) {
+        const int far = pld_win_xset_two_sided(d, q);
+        CHECK(far == (q != g_rank && pld_win_dom_peer_addr(d, q) == NULL));
+        nfar += far;
+        if (!far && q != g_rank)
+            near = q;
+    }
+    pld_win_counters_t c0, c1;
+    pld_win_counters(g_sys, &c0);
+    pld_win_status_t s0, s1;
+    CHECK_OK(pld_win_status_get(g_sys, g_rank, &s0));
+    CHECK_OK(pld_win_xset_open(d, 2 * nfar, (size_t)SLOT * (size_t)nfar, &x, E, sizeof E));
+    if (!x) {
+        pld_win_dom_destroy(d);
+        return;
+    }
+    memset(base, 0xee, (size_t)SLOT * (size_t)g_size);
+    for (int q = 0; q < g_size; q++)
+        if (pld_win_xset_two_sided(d, q))
+            CHECK_OK(pld_win_xset_recv(x, q, base + (size_t)q * SLOT, SLOT, E, sizeof E));
+    if (near >= 0)
+        CHECK_ERR(pld_win_xset_recv(x, near, base, SLOT, E, sizeof E), PLD_E_USAGE, "not on another host");
+    unsigned char *buf = malloc(SLOT);
+    for (int q = 0; q < g_size; q++) {
+        if (!pld_win_xset_two_sided(d, q))
+            continue;
+        for (size_t i = 0; i < xlen(g_rank, q); i++)
+            buf[i] = pat(g_rank, q, i);
+        CHECK_OK(pld_win_xset_send(x, q, buf, xlen(g_rank, q), E, sizeof E));
+        memset(buf, 0, SLOT); /* the set holds its own copy */
+    }
+    if (nfar > 0) {
+        CHECK_ERR(pld_win_xset_send(x, g_rank == 0 ? 1 : 0, buf, 1, E, sizeof E), PLD_E_USAGE, "is full");
+        CHECK_ERR(pld_win_xset_recv(x, g_rank == 0 ? 1 : 0, base, 1, E, sizeof E), PLD_E_USAGE, "is full");
+    }
+    CHECK(pld_win_xset_size(x) == 2 * nfar);
+    if (nfar > 0) {
+        /* a second set while x holds the system's buffer: one of its own,
+         * and no send beyond the bytes it was opened with */
+        pld_win_xset_t *x2 = NULL;
+        int far = 0;
+        while (!pld_win_xset_two_sided(d, far))
+            far++;
+        CHECK_OK(pld_win_xset_open(d, 2, 1, &x2, E, sizeof E));
+        if (x2) {
+            CHECK_ERR(pld_win_xset_send(x2, far, buf, 2, E, sizeof E), PLD_E_USAGE, "exceed the 1 bytes");
+            CHECK(pld_win_xset_size(x2) == 0);
+            pld_win_xset_close(x2);
+        }
+    }
+    int done = -1, r;
+    double deadline = MPI_Wtime() + 20.0;
+    while ((r = pld_win_xset_test(x, &done, E, sizeof E)) == 0 && MPI_Wtime() < deadline)
+        ;
+    CHECK(r == 1 && done == 2 * nfar);
+    size_t bad = 0;
+    for (int q = 0, j = 0; q < g_size; q++) {
+        if (!pld_win_xset_two_sided(d, q))
+            continue;
+        CHECK(pld_win_xset_got(x, j) == (int64_t)xlen(q, g_rank));
+        j++;
+        for (size_t i = 0; i < SLOT; i++)
+            bad += base[(size_t)q * SLOT + i] != (i < xlen(q, g_rank) ? pat(q, g_rank, i) : 0xee);
+    }
+    CHECK(bad == 0);
+    CHECK(pld_win_xset_got(x, nfar) == -1); /* not a receive */
+    pld_win_counters(g_sys, &c1);
+    CHECK(c1.xsends == c0.xsends + (uint64_t)nfar && c1.xrecvs == c0.xrecvs + (uint64_t)nfar);
+    CHECK_OK(pld_win_status_get(g_sys, g_rank, &s1));
+    CHECK(s1.msgs_sent - s0.msgs_sent == nfar && s1.msgs_applied - s0.msgs_applied == nfar); /* sends */
+    pld_win_xset_close(x);
+    free(buf);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
+/* A message larger than its receive (a mismatched exchange) is an error of
+ * the receiving rank, which then sticks; a set closed with its receive
+ * pending cancels it. On a system of its own: the sticky error ends it. */
+static void test_win_xset_mismatch(void)
+{
+    pld_win_sys_t *s = NULL;
+    CHECK_OK(pld_win_sys_init(g_tr, &s, E, sizeof E));
+    if (!s)
+        return;
+    const char *split = getenv("PLD_TEST_SPLIT_HOSTS");
+    if (split && *split)
+        pld_win_test_split_hosts(s, atoi(split), strchr(split, 'b') != NULL);
+    int members[PLD_WIN_MAX_RANKS];
+    for (int i = 0; i < g_size; i++)
+        members[i] = i;
+    pld_win_dom_t *d = NULL;
+    CHECK_OK(pld_win_dom_create(s, members, g_size, 4096, &d, E, sizeof E));
+    const int peer = g_rank ^ 1;
+    if (d && pld_win_dom_transport(d) == PLD_WIN_HYBRID && peer < g_size && pld_win_xset_two_sided(d, peer)) {
+        unsigned char *base = pld_win_dom_base(d), buf[64] = {0};
+        pld_win_xset_t *x = NULL;
+        CHECK_OK(pld_win_xset_open(d, 3, 64, &x, E, sizeof E));
+        /* the lower rank's receive holds 16 bytes, the higher's 64: the higher
+         * one sends 17 */
+        CHECK_OK(pld_win_xset_recv(x, peer, base, g_rank < peer ? 16 : 64, E, sizeof E));
+        CHECK_OK(pld_win_xset_send(x, peer, buf, g_rank < peer ? 8 : 17, E, sizeof E));
+        int done = 0, r;
+        double deadline = MPI_Wtime() + 20.0;
+        while ((r = pld_win_xset_test(x, &done, E, sizeof E)) == 0 && MPI_Wtime() < deadline)
+            ;
+        if (g_rank < peer) {
+            CHECK(r == -1 && strstr(E, "sent more than the 16 bytes"));
+            CHECK(pld_win_sys_error(s, E, sizeof E) == PLD_E_RUNTIME && strstr(E, "a mismatched exchange"));
+        } else {
+            CHECK(r == 1 && pld_win_xset_got(x, 0) == 8);
+        }
+        pld_win_xset_close(x);
+        /* a receive nobody sends to: cancelled by close */
+        CHECK_OK(pld_win_xset_open(d, 1, 0, &x, E, sizeof E));
+        CHECK_OK(pld_win_xset_recv(x, peer, base, 64, E, sizeof E));
+        pld_win_xset_close(x);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (d)
+        pld_win_dom_destroy(d);
+    (void)pld_win_sys_fini_checked(s, E, sizeof E);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -990,6 +1138,8 @@ int main(int argc, char **argv)
         {"test_win_add_exact", test_win_add_exact},
         {"test_win_notify_mixed", test_win_notify_mixed},
         {"test_win_ordering", test_win_ordering},
+        {"test_win_xset", test_win_xset},
+        {"test_win_xset_mismatch", test_win_xset_mismatch},
         {"test_win_subset_domains", test_win_subset_domains},
         {"test_win_disjoint_domains", test_win_disjoint_domains},
         {"test_win_comm_ctx", test_win_comm_ctx},
