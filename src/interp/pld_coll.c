@@ -1668,6 +1668,172 @@ done:
     return st;
 }
 
+/* ------------------------------------------------------------ rows by message */
+
+/* The row exchanges whose receivers know their sources (allgather,
+ * all_to_all, all_to_all_v) move their rows between hosts as two-sided
+ * messages instead of puts, on a hybrid domain when the step may batch
+ * (docs/transport.md, "Row exchanges by messages"). Every rank posts a
+ * receive of MR rows from each member on another host, straight into its own
+ * target rows [q * MR, (q + 1) * MR), before it sends, and sends each of
+ * them its rows (a message even for none: the receive waits for one). It
+ * waits for every transfer before the protocol's barrier; all_to_all_v's
+ * receiver then sets recv_counts[q] itself to the rows that arrived (the cell
+ * changes after its data is in place, as after a put and its notify, and
+ * through the owner's atomic, the mechanism of every signal from another
+ * host). */
+typedef struct far_rows {
+    uint64_t far;       /* the members whose rows go by message; 0: none */
+    int64_t MR;         /* rows per source in the target */
+    pld_win_xset_t *xs; /* the transfers (far_post) */
+    char *bounce;       /* where bounced rows land first (far_bounced) */
+} far_rows_t;
+
+/* The members on other hosts when rows of MR x t's columns may go by message
+ * (a hybrid domain, a batched step, within one MPI count), else none. */
+static uint64_t far_members(const coll_t *c, int batched, const pld_tensor_t *t, int64_t MR)
+{
+    uint64_t far = 0;
+    if (!batched || pld_win_dom_transport(c->d->win) != PLD_WIN_HYBRID ||
+        (uint64_t)MR * (uint64_t)t->shape[1] * (uint64_t)pld_dtype_bytes(t->dt) > (uint64_t)INT32_MAX)
+        return 0;
+    for (int q = 0; q < c->P; q++)
+        if (pld_win_xset_two_sided(c->d->win, q))
+            far |= RBIT(q);
+    return far;
+}
+
+typedef struct far_wait {
+    const coll_t *c;
+    uint64_t far;
+} far_wait_t;
+
+/* "all_to_all_v: wait for the rows to and from ranks 2, 3 (messages across
+ * hosts) in f" */
+static void describe_far_wait(const void *ctx, char *what, size_t n)
+{
+    const far_wait_t *w = ctx;
+    const coll_t *c = w->c;
+    int nf = 0;
+    for (int q = 0; q < c->P; q++)
+        nf += (w->far & RBIT(q)) != 0;
+    size_t k = (size_t)snprintf(what, n, "%s: wait for the rows to and from rank%s", c->name, nf > 1 ? "s" : "");
+    for (int q = 0, i = 0; q < c->P && k < n; q++)
+        if (w->far & RBIT(q))
+            k += (size_t)snprintf(what + k, n - k, "%s %d", i++ ? "," : "", q);
+    if (k < n)
+        snprintf(what + k, n - k, " (messages across hosts) in %s", c->f->fn ? c->f->fn->name : "?");
+}
+
+/* Whether the rows from q land in a bounce buffer first: when t is not
+ * packed; pldrun_testing also takes that path for every odd q, so that the
+ * hybrid tests (packed targets) cover both. */
+static int far_bounced(const pld_tensor_t *t, int q)
+{
+#ifdef PLD_TESTING
+    if (q % 2)
+        return 1;
+#else
+    (void)q;
+#endif
+    return !is_packed(t);
+}
+
+/* Posts the receives of the rows of every member in fr->far: rows
+ * [q * MR, (q + 1) * MR) of t in this rank's memory, or slot j (the j-th
+ * member of far) of fr->bounce (far_bounced). */
+static pld_status_t far_post(coll_t *c, const pld_tensor_t *t, far_rows_t *fr)
+{
+    const size_t cap = (size_t)fr->MR * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    char err[256];
+    int nf = 0, nb = 0;
+    for (int q = 0; q < c->P; q++)
+        if (fr->far & RBIT(q)) {
+            nf++;
+            nb += far_bounced(t, q);
+        }
+    if (pld_win_xset_open(c->d->win, 2 * nf, cap * (size_t)nf, &fr->xs, err, sizeof err) != PLD_OK)
+        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+    if (nb > 0 && !(fr->bounce = pld_mem_alloc(cap * (size_t)nf)))
+        return oom(c);
+    for (int q = 0, j = 0; q < c->P; q++) {
+        if (!(fr->far & RBIT(q)))
+            continue;
+        int64_t idx[2] = {q * fr->MR, 0};
+        void *dst = far_bounced(t, q) ? fr->bounce + cap * (size_t)j : pld_tensor_at(t, idx);
+        j++;
+        if (pld_win_xset_recv(fr->xs, q, dst, cap, err, sizeof err) != PLD_OK)
+            return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+    }
+    return PLD_OK;
+}
+
+/* Sends rows [row, row + rows) of `in` to dest, for its target rows from
+ * me * MR (far_post's receive there), staged through `stage` when they are
+ * not one run. A put event in the trace: rows written into dest's window. */
+static pld_status_t far_send(coll_t *c, const pld_tensor_t *in, const pld_tensor_t *t, const far_rows_t *fr, int dest,
+                             int64_t row, int64_t rows, char *stage)
+{
+    pld_interp_t *it = c->it;
+    const void *src = NULL;
+    char err[256];
+    pld_ev_t ev;
+    if (it->trace)
+        pld_tr_init(c->f, c->e->span, &ev, PLD_EV_PUT, pld_op_name(c->e));
+    pld_status_t st = rows > 0 ? push_src(c, in, t, row, rows, stage, &src) : PLD_OK;
+    const size_t bytes = (size_t)rows * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    if (st == PLD_OK && pld_win_xset_send(fr->xs, dest, src, bytes, err, sizeof err) != PLD_OK)
+        st = pld_rt_error(it, c->f, c->e->span, "%s: %s", cname(c), err);
+    if (st != PLD_OK)
+        return st;
+    it->stats.bytes_moved += (uint64_t)bytes;
+    if (it->trace) {
+        int64_t idx[2] = {c->me * fr->MR, 0};
+        ev.peer = dest;
+        ev.peer_world = pld_win_dom_world_rank(c->d->win, dest);
+        ev.dom = (int32_t)(c->d - it->doms);
+        ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
+        ev.offset = (int64_t)pld_dist_disp(c->d, t, idx);
+        ev.bytes = (int64_t)bytes;
+        pld_trace_end(it->trace, &ev);
+    }
+    return PLD_OK;
+}
+
+/* Waits for every transfer of fr, then for each member q in fr->far: its
+ * rows into t (from the bounce buffer); with recv_counts rc,
+ * rc[q] = the rows that arrived, else exactly MR rows must have. */
+static pld_status_t far_land(coll_t *c, const pld_tensor_t *t, const pld_tensor_t *rc, const far_rows_t *fr)
+{
+    const far_wait_t w = {c, fr->far};
+    pld_status_t st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, fr->xs, describe_far_wait, &w);
+    const size_t row = (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    for (int q = 0, j = 0; q < c->P && st == PLD_OK; q++) {
+        if (!(fr->far & RBIT(q)))
+            continue;
+        const int64_t got = pld_win_xset_got(fr->xs, j);
+        if (got < 0 || (size_t)got % row != 0 || (!rc && (size_t)got != (size_t)fr->MR * row))
+            return pld_rt_error(c->it, c->f, c->e->span,
+                                rc ? "%s: rank %d sent %lld bytes, not whole rows of %zu bytes (a mismatched call)"
+                                   : "%s: rank %d sent %lld bytes, not its row of %zu bytes (a mismatched call)",
+                                cname(c), q, (long long)got, row);
+        const int64_t rows = (int64_t)((size_t)got / row);
+        int64_t off[2] = {q * fr->MR, 0}, ext[2] = {rows, t->shape[1]}, cell[2] = {q, 0};
+        if (far_bounced(t, q) && rows > 0)
+            st = local_io(c, t, off, ext, fr->bounce + (size_t)fr->MR * row * (size_t)j, 1);
+        if (st == PLD_OK && rc)
+            st = pld_dist_notify(c->it, c->f, c->e, c->d, c->me, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1);
+        j++;
+    }
+    return st;
+}
+
+static void far_done(far_rows_t *fr)
+{
+    pld_win_xset_close(fr->xs);
+    pld_mem_free(fr->bounce);
+}
+
 /* ------------------------------------------------------------ allgather / all_to_all */
 
 static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
@@ -1676,6 +1842,7 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
     pld_status_t st;
     pld_value_t iv, sv = pld_v_none();
     void *buf = NULL;
+    far_rows_t fr = {0, 1, NULL, NULL}; /* the rows to and from other hosts */
     int kept = 0;
     c->name = a2a ? "all_to_all" : "allgather";
     if (c->f->ctx == PLD_CTX_HOST && builtin_guard(c) == PLD_OK)
@@ -1722,16 +1889,23 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
         st = oom(c);
         goto done;
     }
+    /* the members on other hosts: rows by message */
+    if ((fr.far = far_members(c, batched, t, 1)) != 0)
+        TRY(far_post(c, t, &fr));
     if (batched)
         pld_win_batch_begin(c->it->win);
     /* push: local row (allgather: row 0; all_to_all: row dest) -> dest's target[me, :] */
     int order[PLD_WIN_MAX_RANKS];
     push_order(c, batched, order);
     const void *src = NULL;
-    for (int i = 0; i < c->P && st == PLD_OK; i++) {
+    for (int i = 0, staged = 0; i < c->P && st == PLD_OK; i++) {
         int dest = order[i];
         char *b = (char *)buf + (nbuf > 1 ? (size_t)dest * (size_t)SIZE * (size_t)pld_dtype_bytes(t->dt) : 0);
-        if (i == 0 || a2a)
+        if (fr.far & RBIT(dest)) {
+            st = far_send(c, in, t, &fr, dest, a2a ? dest : 0, 1, b);
+            continue;
+        }
+        if (!staged++ || a2a)
             st = push_src(c, in, t, a2a ? dest : 0, 1, b, &src);
         if (st == PLD_OK)
             st = xfer_rows(c, t, dest, c->me, 1, (void *)src, 1);
@@ -1740,9 +1914,12 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
         st = pld_dist_batch_end(c->it, c->f, c->e, st);
     if (st != PLD_OK)
         goto done;
+    if (fr.far)
+        TRY(far_land(c, t, NULL, &fr));
     TRY(barrier(c, 0, 1));
     TRY(clear(c, 0, 1));
 done:
+    far_done(&fr);
     step_bufs_done(c, buf, kept);
     pld_value_release(&iv);
     pld_value_release(&sv);
@@ -1756,138 +1933,6 @@ static int64_t a2av_blocks(int64_t p, int64_t l)
     return l < p ? l : (l / p) * p;
 }
 
-/* all_to_all_v's rows between hosts (hybrid, batched): two-sided messages
- * instead of puts (docs/transport.md, "all_to_all_v by messages"). Every
- * rank posts a receive of MAX_RECV rows from each member on another host
- * into its own target rows before it sends, and sends each of them its rows
- * (a message even for none). Once every transfer is complete, the receiver
- * sets recv_counts[src] itself to the rows that arrived: the cell changes
- * after its data is in place, as after a put and its notify, and through the
- * owner's atomic, the mechanism of every signal from another host. */
-typedef struct a2av_far {
-    const coll_t *c;
-    uint64_t far; /* the members on other hosts */
-} a2av_far_t;
-
-/* "all_to_all_v: wait for the rows to and from ranks 2, 3 (messages across
- * hosts) in f" */
-static void describe_a2av_far(const void *ctx, char *what, size_t n)
-{
-    const a2av_far_t *w = ctx;
-    const coll_t *c = w->c;
-    int nf = 0;
-    for (int q = 0; q < c->P; q++)
-        nf += (w->far & RBIT(q)) != 0;
-    size_t k = (size_t)snprintf(what, n, "%s: wait for the rows to and from rank%s", c->name, nf > 1 ? "s" : "");
-    for (int q = 0, i = 0; q < c->P && k < n; q++)
-        if (w->far & RBIT(q))
-            k += (size_t)snprintf(what + k, n - k, "%s %d", i++ ? "," : "", q);
-    if (k < n)
-        snprintf(what + k, n - k, " (messages across hosts) in %s", c->f->fn ? c->f->fn->name : "?");
-}
-
-/* Whether the rows from q land in a bounce buffer first (a2av_post): when
- * t is not packed; pldrun_testing also takes that path for every odd q, so
- * that the hybrid tests (packed targets) cover both. */
-static int a2av_bounced(const pld_tensor_t *t, int q)
-{
-#ifdef PLD_TESTING
-    if (q % 2)
-        return 1;
-#else
-    (void)q;
-#endif
-    return !is_packed(t);
-}
-
-/* Posts the receives of the rows of every member in `far`: rows
- * [q * MR, (q + 1) * MR) of t in this rank's memory, or slot j (the j-th
- * member of far) of *bounce (a2av_bounced). */
-static pld_status_t a2av_post(coll_t *c, const pld_tensor_t *t, uint64_t far, int64_t MR, pld_win_xset_t **xs,
-                              char **bounce)
-{
-    const size_t cap = (size_t)MR * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
-    char err[256];
-    int nf = 0;
-    for (int q = 0; q < c->P; q++)
-        nf += (far & RBIT(q)) != 0;
-    if (pld_win_xset_open(c->d->win, 2 * nf, cap * (size_t)nf, xs, err, sizeof err) != PLD_OK)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
-    int nb = 0;
-    for (int q = 0; q < c->P; q++)
-        nb += (far & RBIT(q)) && a2av_bounced(t, q);
-    if (nb > 0 && !(*bounce = pld_mem_alloc(cap * (size_t)nf)))
-        return oom(c);
-    for (int q = 0, j = 0; q < c->P; q++) {
-        if (!(far & RBIT(q)))
-            continue;
-        int64_t idx[2] = {q * MR, 0};
-        void *dst = a2av_bounced(t, q) ? *bounce + cap * (size_t)j : pld_tensor_at(t, idx);
-        j++;
-        if (pld_win_xset_recv(*xs, q, dst, cap, err, sizeof err) != PLD_OK)
-            return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
-    }
-    return PLD_OK;
-}
-
-/* Sends rows [dest * MR, dest * MR + rows) of `in` to dest (a2av_post's
- * receive there), staged through `stage` when they are not one run. */
-static pld_status_t a2av_send(coll_t *c, const pld_tensor_t *in, const pld_tensor_t *t, pld_win_xset_t *xs, int dest,
-                              int64_t MR, int64_t rows, char *stage)
-{
-    pld_interp_t *it = c->it;
-    const void *src = NULL;
-    char err[256];
-    pld_ev_t ev; /* a put event: rows written into dest's window */
-    if (it->trace)
-        pld_tr_init(c->f, c->e->span, &ev, PLD_EV_PUT, pld_op_name(c->e));
-    pld_status_t st = rows > 0 ? push_src(c, in, t, dest * MR, rows, stage, &src) : PLD_OK;
-    const size_t bytes = (size_t)rows * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
-    if (st == PLD_OK && pld_win_xset_send(xs, dest, src, bytes, err, sizeof err) != PLD_OK)
-        st = pld_rt_error(it, c->f, c->e->span, "%s: %s", cname(c), err);
-    if (st != PLD_OK)
-        return st;
-    it->stats.bytes_moved += (uint64_t)bytes;
-    if (it->trace) {
-        int64_t idx[2] = {c->me * MR, 0};
-        ev.peer = dest;
-        ev.peer_world = pld_win_dom_world_rank(c->d->win, dest);
-        ev.dom = (int32_t)(c->d - it->doms);
-        ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
-        ev.offset = (int64_t)pld_dist_disp(c->d, t, idx);
-        ev.bytes = (int64_t)bytes;
-        pld_trace_end(it->trace, &ev);
-    }
-    return PLD_OK;
-}
-
-/* Waits for every transfer of xs, then for each member q in far: its rows
- * into t (from bounce), recv_counts[q] = the rows that arrived. */
-static pld_status_t a2av_land(coll_t *c, const pld_tensor_t *t, const pld_tensor_t *rc, uint64_t far, int64_t MR,
-                              pld_win_xset_t *xs, char *bounce)
-{
-    const a2av_far_t w = {c, far};
-    pld_status_t st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, xs, describe_a2av_far, &w);
-    const size_t row = (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
-    for (int q = 0, j = 0; q < c->P && st == PLD_OK; q++) {
-        if (!(far & RBIT(q)))
-            continue;
-        const int64_t got = pld_win_xset_got(xs, j);
-        if (got < 0 || (size_t)got % row != 0)
-            return pld_rt_error(c->it, c->f, c->e->span,
-                                "%s: rank %d sent %lld bytes, not whole rows of %zu bytes (a mismatched call)",
-                                cname(c), q, (long long)got, row);
-        const int64_t rows = (int64_t)((size_t)got / row);
-        int64_t off[2] = {q * MR, 0}, ext[2] = {rows, t->shape[1]}, cell[2] = {q, 0};
-        if (a2av_bounced(t, q) && rows > 0)
-            st = local_io(c, t, off, ext, bounce + (size_t)MR * row * (size_t)j, 1);
-        if (st == PLD_OK)
-            st = pld_dist_notify(c->it, c->f, c->e, c->d, c->me, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1);
-        j++;
-    }
-    return st;
-}
-
 static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
 {
     pld_interp_t *it = c->it;
@@ -1896,8 +1941,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     pld_status_t st;
     pld_value_t iv = pld_v_none(), sv = pld_v_none(), scv = pld_v_none(), rcv = pld_v_none();
     void *buf = NULL;
-    pld_win_xset_t *xs = NULL; /* the rows to and from other hosts (a2av_post) */
-    char *bounce = NULL;
+    far_rows_t fr = {0, 0, NULL, NULL}; /* the rows to and from other hosts */
     int kept = 0;
     int64_t L, B = 1, MR;
     c->name = "all_to_all_v";
@@ -2014,14 +2058,10 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
         st = oom(c);
         goto done;
     }
-    uint64_t far = 0; /* the members whose rows go by message (a2av_post) */
-    if (batched && pld_win_dom_transport(c->d->win) == PLD_WIN_HYBRID &&
-        (uint64_t)MR * (uint64_t)SIZE * (uint64_t)pld_dtype_bytes(t->dt) <= (uint64_t)INT32_MAX)
-        for (int q = 0; q < c->P; q++)
-            if (pld_win_xset_two_sided(c->d->win, q))
-                far |= RBIT(q);
-    if (far)
-        TRY(a2av_post(c, t, far, MR, &xs, &bounce));
+    fr.far = far_members(c, batched, t, MR);
+    fr.MR = MR;
+    if (fr.far)
+        TRY(far_post(c, t, &fr));
     /* start barrier (HOST / CHIP): no put before every rank entered the call */
     if (!incore) {
         for (int64_t b = 0; b < B; b++)
@@ -2047,10 +2087,10 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
                           cname(c), dest, (long long)cnt, (long long)MR, (long long)rows);
             int64_t cell[2] = {c->me, 0};
             char *b = (char *)buf + (batched ? (size_t)dest * (size_t)(MR * SIZE) * (size_t)pld_dtype_bytes(t->dt) : 0);
-            if (pass == 1 && !(far & RBIT(dest)))
+            if (pass == 1 && !(fr.far & RBIT(dest)))
                 TRY(pld_dist_notify(it, c->f, e, c->d, dest, pld_dist_disp(c->d, rc, cell), (int32_t)rows, 1));
-            if ((far & RBIT(dest)) && pass == 0) {
-                if ((st = a2av_send(c, in, t, xs, dest, MR, rows, b)) != PLD_OK) {
+            if ((fr.far & RBIT(dest)) && pass == 0) {
+                if ((st = far_send(c, in, t, &fr, dest, dest * MR, rows, b)) != PLD_OK) {
                     (void)pld_dist_batch_end(it, c->f, e, st);
                     goto done;
                 }
@@ -2066,8 +2106,8 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             }
         }
     }
-    if (xs)
-        TRY(a2av_land(c, t, rc, far, MR, xs, bounce));
+    if (fr.far)
+        TRY(far_land(c, t, rc, &fr));
     if (incore) {
         TRY(barrier(c, 0, 1));
         TRY(clear(c, 0, 1));
@@ -2094,8 +2134,7 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
             TRY(clear(c, b, 2));
     }
 done:
-    pld_win_xset_close(xs);
-    pld_mem_free(bounce);
+    far_done(&fr);
     step_bufs_done(c, buf, kept);
     pld_value_release(&iv);
     pld_value_release(&sv);

@@ -192,7 +192,7 @@ pld_status_t pld_win_batch_end(pld_win_sys_t *sys, char *err, size_t errn);
  * communicator (a tag of their own). The receiver posts each receive into
  * its own memory before the data arrives, so the bytes land there without
  * the target-side round trips of an osc pt2pt put and its flush (for an
- * exchange whose receivers know their sources: all_to_all_v,
+ * exchange whose receivers know their sources: allgather, all_to_all, all_to_all_v;
  * docs/transport.md). Messages of one sender to one receiver match in the
  * order they were sent. The status record counts a send as a message sent
  * when it is posted and as one applied when it completes here (the deadlock
