@@ -292,7 +292,7 @@ static int xset_buf(pld_win_xset_t *x, size_t bytes)
         if (sys->xcache_bytes < bytes) {
             pld_mem_free(sys->xcache);
             sys->xcache_bytes = 0;
-            if (!(sys->xcache = pld_mem_alloc(bytes)))
+            if (!(sys->xcache = pld_mem_alloc(bytes))) /* NULL: nothing left to free */
                 return 0;
             sys->xcache_bytes = bytes;
         }
