@@ -176,6 +176,20 @@ static uint64_t all_peers(const coll_t *c)
     return m & ~RBIT(c->me);
 }
 
+/* lead, then "rank 2" or "ranks 2, 3" (the ranks of mask, ascending), into
+ * buf (n bytes); returns the length (n or more when cut short). */
+static size_t rank_list(char *buf, size_t n, const char *lead, uint64_t mask, int P)
+{
+    int cnt = 0;
+    for (int q = 0; q < P; q++)
+        cnt += (mask & RBIT(q)) != 0;
+    size_t k = (size_t)snprintf(buf, n, "%srank%s", lead, cnt > 1 ? "s" : "");
+    for (int q = 0, i = 0; q < P && k < n; q++)
+        if (mask & RBIT(q))
+            k += (size_t)snprintf(buf + k, n - k, "%s %d", i++ ? "," : "", q);
+    return k;
+}
+
 /* Credit +n into the cell for this rank (slot k) of every peer in `to`: n
  * barriers' arrivals at once (merged steps). */
 static pld_status_t arrive_to(coll_t *c, int64_t k, int32_t n, uint64_t to)
@@ -973,9 +987,10 @@ static pld_status_t merged_fold_step(coll_t *c, const step_plan_t *pl, const ste
         pld_ev_t ev;
         char name[160]; /* the event keeps the pointer until phase_end */
         if (c->it->trace) { /* "hub step: ranks 2, 3 fold, rank 0 copies to rank 1" */
-            size_t k = (size_t)snprintf(name, sizeof name, "hub step: rank%s", pl->nw > 1 ? "s" : "");
-            for (int i = 0; i < pl->nw && k < sizeof name; i++)
-                k += (size_t)snprintf(name + k, sizeof name - k, "%s %d", i ? "," : "", pl->workers[i]);
+            uint64_t workers = 0;
+            for (int i = 0; i < pl->nw; i++)
+                workers |= RBIT(pl->workers[i]);
+            const size_t k = rank_list(name, sizeof name, "hub step: ", workers, c->P);
             if (k < sizeof name)
                 snprintf(name + k, sizeof name - k, " fold%s", pl->twin >= 0 ? ", rank 0 copies to rank 1" : "");
             phase_begin(c, &ev, name);
@@ -1714,13 +1729,9 @@ static void describe_far_wait(const void *ctx, char *what, size_t n)
 {
     const far_wait_t *w = ctx;
     const coll_t *c = w->c;
-    int nf = 0;
-    for (int q = 0; q < c->P; q++)
-        nf += (w->far & RBIT(q)) != 0;
-    size_t k = (size_t)snprintf(what, n, "%s: wait for the rows to and from rank%s", c->name, nf > 1 ? "s" : "");
-    for (int q = 0, i = 0; q < c->P && k < n; q++)
-        if (w->far & RBIT(q))
-            k += (size_t)snprintf(what + k, n - k, "%s %d", i++ ? "," : "", q);
+    char lead[80];
+    snprintf(lead, sizeof lead, "%s: wait for the rows to and from ", c->name);
+    const size_t k = rank_list(what, n, lead, w->far, c->P);
     if (k < n)
         snprintf(what + k, n - k, " (messages across hosts) in %s", c->f->fn ? c->f->fn->name : "?");
 }

@@ -266,9 +266,9 @@ struct pld_win_xset {
     pld_win_dom_t *d;
     int cap, n, nrecv, ndone; /* requests: room, posted, receives among them, complete */
     MPI_Request *req;         /* cap */
-    int64_t *got;             /* cap: bytes received, -1 until complete */
-    int *peer;                /* cap */
-    size_t *want;             /* cap: a receive's capacity */
+    int64_t *got;             /* cap, receives only: bytes received, -1 until complete */
+    int *peer;                /* cap, receives only: the sender */
+    size_t *want;             /* cap, receives only: the capacity */
     int *idx;                 /* cap: MPI_Testsome's indices */
     MPI_Status *st;           /* cap: and statuses */
     char *buf;                /* the sends' copies */
@@ -289,10 +289,10 @@ static int xset_buf(pld_win_xset_t *x, size_t bytes)
     pld_win_sys_t *sys = x->d->sys;
     x->bytes = bytes;
     if (!sys->xcache_busy) {
-        if (sys->xcache_bytes < bytes) {
+        if (sys->xcache_bytes < bytes || !sys->xcache) {
             pld_mem_free(sys->xcache);
             sys->xcache_bytes = 0;
-            if (!(sys->xcache = pld_mem_alloc(bytes))) /* NULL: nothing left to free */
+            if (!(sys->xcache = pld_mem_alloc(bytes > 0 ? bytes : 1))) /* NULL: nothing left to free */
                 return 0;
             sys->xcache_bytes = bytes;
         }
@@ -379,9 +379,6 @@ pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, siz
         memcpy(copy, src, bytes);
     PLD_MPI_CHECK(MPI_Isend(copy, (int)bytes, MPI_BYTE, peer, XFER_TAG, x->d->sig, &x->req[i]));
     x->used += bytes;
-    x->got[i] = (int64_t)bytes;
-    x->peer[i] = peer;
-    x->want[i] = bytes;
     x->n++;
     sys->counters.xsends++;
     sys->status->msgs_sent++;
