@@ -190,6 +190,26 @@ static size_t rank_list(char *buf, size_t n, const char *lead, uint64_t mask, in
     return k;
 }
 
+/* "all_to_all_v: wait for the rows to and from ranks 2, 3 (messages across
+ * hosts) in f": a wait for two-sided transfers (pld_win_xset), of `what`
+ * ("rows", "parts") with the members in `far`. */
+typedef struct far_wait {
+    const coll_t *c;
+    uint64_t far;
+    const char *what;
+} far_wait_t;
+
+static void describe_far_wait(const void *ctx, char *what, size_t n)
+{
+    const far_wait_t *w = ctx;
+    const coll_t *c = w->c;
+    char lead[80];
+    snprintf(lead, sizeof lead, "%s: wait for the %s to and from ", c->name, w->what);
+    const size_t k = rank_list(what, n, lead, w->far, c->P);
+    if (k < n)
+        snprintf(what + k, n - k, " (messages across hosts) in %s", c->f->fn ? c->f->fn->name : "?");
+}
+
 /* Credit +n into the cell for this rank (slot k) of every peer in `to`: n
  * barriers' arrivals at once (merged steps). */
 static pld_status_t arrive_to(coll_t *c, int64_t k, int32_t n, uint64_t to)
@@ -866,99 +886,322 @@ static pld_status_t spread_fold(coll_t *c, const pld_tensor_t *flat, int64_t lo,
     return st;
 }
 
-#define HUB_PIECES 4 /* pieces of a worker's part in a HUB step (hub_fold) */
+#define HUB_PIECES 4 /* pieces of a worker's part in a HUB step by window reads and stores (hub_take_rma) */
 
-/* rep's copy of [lo, lo+n) of its own copy into twin's (HUB; twin shares
- * rep's host): one memmove out of the window when batches are allowed (no
- * --poison, --check-races or seeded schedule: they observe the local read
- * too), else a local read into tmp and a put. */
-static pld_status_t hub_copy(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, int twin, char *tmp,
+/* Worker w's part of a HUB step of n elements: [*b0, *b0 + *len). Every rank
+ * computes the same. */
+static void hub_part(const step_plan_t *pl, int w, int64_t n, int64_t *b0, int64_t *len)
+{
+    *b0 = w * n / pl->nw;
+    *len = (w + 1) * n / pl->nw - *b0;
+}
+
+static uint64_t hub_workers(const step_plan_t *pl)
+{
+    uint64_t w = 0;
+    for (int i = 0; i < pl->nw; i++)
+        w |= RBIT(pl->workers[i]);
+    return w;
+}
+
+/* Whether the transfers of a HUB step between the hosts go as two-sided
+ * messages (pld_win_xset; docs/transport.md, "Hub steps by messages"): on a
+ * hybrid domain (every member off the hub host is then on another host than
+ * every worker), when the step may batch (not under --poison, --check-races
+ * or a seeded schedule, which observe every read and store), and with a
+ * part within one MPI count. Every rank computes the same answer. */
+static int hub_by_msgs(const coll_t *c, const step_plan_t *pl, int64_t n, size_t esz, int batched)
+{
+    return batched && pld_win_dom_transport(c->d->win) == PLD_WIN_HYBRID &&
+           (uint64_t)cdiv(n, pl->nw) * esz <= (uint64_t)INT32_MAX;
+}
+
+/* A transfer by message in the trace: a PUT (rows or results written into
+ * peer's window) or a GET (a part of peer's window read), at element idx of
+ * t in peer's window; ev was started by pld_tr_init. */
+static void trace_msg(coll_t *c, pld_ev_t *ev, const pld_tensor_t *t, int peer, const int64_t *idx, size_t bytes)
+{
+    pld_interp_t *it = c->it;
+    ev->peer = peer;
+    ev->peer_world = pld_win_dom_world_rank(c->d->win, peer);
+    ev->dom = (int32_t)(c->d - it->doms);
+    ev->obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
+    ev->offset = (int64_t)pld_dist_disp(c->d, t, idx);
+    ev->bytes = (int64_t)bytes;
+    pld_trace_end(it->trace, ev);
+}
+
+/* The located error of a message of the wrong size: a peer in another call
+ * (another size, another collective). */
+static pld_status_t msg_mismatch(coll_t *c, int q, int64_t got, size_t want)
+{
+    return pld_rt_error(c->it, c->f, c->e->span, "%s: rank %d sent %lld bytes, not the %zu bytes of its part (a mismatched call)",
+                        cname(c), q, (long long)got, want);
+}
+
+static pld_status_t xset_fail(coll_t *c, const char *err)
+{
+    return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+}
+
+/* A member off the hub host in a HUB step by messages: it sends part w of its
+ * copy of [lo, lo+n) to worker w, from the copy itself, and once those sends
+ * are complete (nothing may write a buffer under a send before), receives
+ * its result's part w from worker w into the copy (but twin: hub_fold).
+ * It returns when every transfer is complete. */
+static pld_status_t hub_give(coll_t *c, const step_plan_t *pl, const pld_tensor_t *flat, int64_t lo, int64_t n)
+{
+    const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
+    const int results = c->me != pl->twin;
+    pld_view_t v;
+    pld_tensor_kview(flat, &v);
+    char *data = (char *)v.data + (size_t)lo * esz, err[256];
+    const far_wait_t fw = {c, hub_workers(pl), "parts"};
+    pld_win_xset_t *xs = NULL, *xr = NULL;
+    pld_status_t st = PLD_OK;
+    if (pld_win_xset_open(c->d->win, pl->nw, 0, &xs, err, sizeof err) != PLD_OK ||
+        (results && pld_win_xset_open(c->d->win, pl->nw, 0, &xr, err, sizeof err) != PLD_OK))
+        st = xset_fail(c, err);
+    for (int w = 0; w < pl->nw && st == PLD_OK; w++) {
+        int64_t b0, len;
+        hub_part(pl, w, n, &b0, &len);
+        if (pld_win_xset_send(xs, pl->workers[w], data + (size_t)b0 * esz, (size_t)len * esz, (size_t)len * esz,
+                              PLD_XSET_SIZED | PLD_XSET_INPLACE, err, sizeof err) != PLD_OK)
+            st = xset_fail(c, err);
+        c->it->stats.bytes_moved += (uint64_t)len * esz;
+    }
+    if (st == PLD_OK)
+        st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, xs, describe_far_wait, &fw);
+    for (int w = 0; w < pl->nw && st == PLD_OK && results; w++) {
+        int64_t b0, len;
+        hub_part(pl, w, n, &b0, &len);
+        if (pld_win_xset_recv(xr, pl->workers[w], data + (size_t)b0 * esz, (size_t)len * esz, PLD_XSET_SIZED, err,
+                              sizeof err) != PLD_OK)
+            st = xset_fail(c, err);
+    }
+    if (st == PLD_OK && results)
+        st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, xr, describe_far_wait, &fw);
+    for (int w = 0; w < pl->nw && st == PLD_OK && results; w++) {
+        int64_t b0, len;
+        hub_part(pl, w, n, &b0, &len);
+        if (pld_win_xset_got(xr, w) != len * (int64_t)esz)
+            st = msg_mismatch(c, pl->workers[w], pld_win_xset_got(xr, w), (size_t)len * esz);
+    }
+    pld_win_xset_close(xs);
+    pld_win_xset_close(xr);
+    return st;
+}
+
+/* Pieces [k0, k1) of a worker's part: every rank's result, twin's too (it
+ * goes out only where it differs from rep's: NaN pairs in x_rep and x_twin;
+ * exc marks those blocks). */
+static pld_status_t hub_piece(coll_t *c, const step_plan_t *pl, pld_binop_k_t op, pld_dtype_t dt, char *res,
+                              const char *in, int64_t L, int64_t k0, int64_t k1, unsigned char *exc, int64_t *nexc)
+{
+    const size_t esz = (size_t)pld_dtype_bytes(dt);
+    pld_status_t st = PLD_OK;
+    for (int64_t k = k0; k < k1 && st == PLD_OK; k += SPREAD_BLOCK) {
+        const int64_t m = k1 - k < SPREAD_BLOCK ? k1 - k : SPREAD_BLOCK;
+        const size_t o = (size_t)k * esz;
+        st = fold_orders(c, op, dt, res, in, (size_t)L, o, m);
+        if (st == PLD_OK && pl->twin >= 0 &&
+            memcmp(res + (size_t)pl->rep * (size_t)L * esz + o, res + (size_t)pl->twin * (size_t)L * esz + o,
+                   (size_t)m * esz) != 0) {
+            exc[k / SPREAD_BLOCK] = 1;
+            (*nexc)++;
+        }
+    }
+    return st;
+}
+
+/* A worker's transfers and folds by window reads and stores: the reads of
+ * piece i + 1 and the stores of piece i go out as one batch, so that the
+ * transfers from and to the other host overlap. */
+static pld_status_t hub_take_rma(coll_t *c, const step_plan_t *pl, const pld_tensor_t *flat, int64_t base,
+                                 const int64_t *cut, int64_t L, pld_binop_k_t op, char *in, char *res,
+                                 unsigned char *exc, int64_t *nexc, int batched)
+{
+    const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
+    const uint64_t peers = all_peers(c), to = pl->twin >= 0 ? peers & ~RBIT(pl->twin) : peers; /* twin's aside */
+    pld_status_t st = PLD_OK;
+    for (int i = -1; i < HUB_PIECES && st == PLD_OK; i++) {
+        if (i >= 0)
+            st = hub_piece(c, pl, op, flat->dt, res, in, L, cut[i], cut[i + 1], exc, nexc);
+        if (st != PLD_OK)
+            break;
+        if (batched)
+            pld_win_batch_begin(c->it->win);
+        if (i + 1 < HUB_PIECES)
+            st = part_io(c, flat, base, cut[i + 1], cut[i + 2], in, (size_t)L * esz, 0, peers);
+        if (i >= 0 && st == PLD_OK)
+            st = part_io(c, flat, base, cut[i], cut[i + 1], res, (size_t)L * esz, 1, to);
+        if (batched)
+            st = pld_dist_batch_end(c->it, c->f, c->e, st);
+    }
+    return st;
+}
+
+/* A worker's transfers and folds by messages (hub_by_msgs): it posts the
+ * receives of its part of every member off the hub host into its inputs,
+ * reads the part of the members on its host (window reads), waits for the
+ * messages, folds into the send set's buffer, sends the results to the
+ * members off the hub host from there (twin's aside) and stores those of its
+ * host (window stores). One piece: nothing moves the messages while it
+ * folds. Twin's result goes to twin_res when some of its blocks differ
+ * (hub_fold sends them after the barrier). It returns when every transfer is
+ * complete. */
+static pld_status_t hub_take_msgs(coll_t *c, const step_plan_t *pl, const pld_tensor_t *flat, int64_t base,
+                                  int64_t len, int64_t L, pld_binop_k_t op, char *in, char *twin_res,
+                                  unsigned char *exc, int64_t *nexc)
+{
+    pld_interp_t *it = c->it;
+    const size_t esz = (size_t)pld_dtype_bytes(flat->dt), stride = (size_t)L * esz, bytes = (size_t)len * esz;
+    const uint64_t own = hub_workers(pl), far = all_peers(c) & ~own;
+    int nf = 0;
+    for (int q = 0; q < c->P; q++)
+        nf += (far & RBIT(q)) != 0;
+    const far_wait_t fw = {c, far, "parts"};
+    int64_t idx[1] = {base};
+    char err[256];
+    pld_win_xset_t *xr = NULL, *xs = NULL;
+    pld_ev_t ev;
+    pld_status_t st = PLD_OK;
+    char *res = NULL; /* res_r at r * L: in the set's buffer, which outlives a failed send */
+    if (pld_win_xset_open(c->d->win, nf, 0, &xr, err, sizeof err) != PLD_OK ||
+        pld_win_xset_open(c->d->win, nf, (size_t)c->P * stride, &xs, err, sizeof err) != PLD_OK)
+        st = xset_fail(c, err);
+    else
+        res = pld_win_xset_buf(xs);
+    for (int q = 0; q < c->P && st == PLD_OK; q++)
+        if ((far & RBIT(q)) &&
+            pld_win_xset_recv(xr, q, in + (size_t)q * stride, bytes, PLD_XSET_SIZED, err, sizeof err) != PLD_OK)
+            st = xset_fail(c, err);
+    if (it->trace)
+        pld_tr_init(c->f, c->e->span, &ev, PLD_EV_GET, pld_op_name(c->e));
+    if (st == PLD_OK) {
+        pld_win_batch_begin(it->win);
+        st = pld_dist_batch_end(it, c->f, c->e, part_io(c, flat, base, 0, len, in, stride, 0, own));
+    }
+    if (st == PLD_OK)
+        st = pld_dist_xset_wait(it, c->f, c->e, c->d, xr, describe_far_wait, &fw);
+    for (int q = 0, j = 0; q < c->P && st == PLD_OK; q++) {
+        if (!(far & RBIT(q)))
+            continue;
+        if (pld_win_xset_got(xr, j++) != (int64_t)bytes)
+            st = msg_mismatch(c, q, pld_win_xset_got(xr, j - 1), bytes);
+        else if (it->trace) { /* one event per source, over the wait */
+            pld_ev_t e1 = ev;
+            trace_msg(c, &e1, flat, q, idx, bytes);
+        }
+    }
+    st = st != PLD_OK ? st : hub_piece(c, pl, op, flat->dt, res, in, L, 0, len, exc, nexc);
+    if (st == PLD_OK && *nexc)
+        memcpy(twin_res, res + (size_t)pl->twin * stride, bytes);
+    for (int q = 0; q < c->P && st == PLD_OK; q++) {
+        if (!(far & RBIT(q)) || q == pl->twin)
+            continue;
+        if (it->trace)
+            pld_tr_init(c->f, c->e->span, &ev, PLD_EV_PUT, pld_op_name(c->e));
+        if (pld_win_xset_send(xs, q, res + (size_t)q * stride, bytes, bytes, PLD_XSET_SIZED | PLD_XSET_INPLACE, err,
+                              sizeof err) != PLD_OK)
+            st = xset_fail(c, err);
+        it->stats.bytes_moved += (uint64_t)bytes;
+        if (it->trace && st == PLD_OK)
+            trace_msg(c, &ev, flat, q, idx, bytes);
+    }
+    if (st == PLD_OK) {
+        pld_win_batch_begin(it->win);
+        st = pld_dist_batch_end(it, c->f, c->e, part_io(c, flat, base, 0, len, res, stride, 1, own));
+    }
+    if (st == PLD_OK)
+        st = pld_dist_xset_wait(it, c->f, c->e, c->d, xs, describe_far_wait, &fw);
+    pld_win_xset_close(xr);
+    pld_win_xset_close(xs);
+    return st;
+}
+
+/* The copy of [lo, lo+n) of rep's copy into twin's (HUB; twin shares rep's
+ * host), made by rep (from == me) or by twin (to == me): a memmove between
+ * the two windows (the members of one host share them), else, when batches
+ * are not allowed (--poison, --check-races or a seeded schedule observe
+ * every read and store), a read into tmp and a store. */
+static pld_status_t hub_copy(coll_t *c, const pld_tensor_t *flat, int64_t lo, int64_t n, int from, int to, char *tmp,
                              int batched)
 {
     if (batched) {
         pld_view_t v;
         pld_tensor_kview(flat, &v);
-        return xfer1(c, flat, twin, lo, n, (char *)v.data + (size_t)lo * (size_t)pld_dtype_bytes(flat->dt), 1);
+        char *mine = (char *)v.data + (size_t)lo * (size_t)pld_dtype_bytes(flat->dt);
+        return xfer1(c, flat, from == c->me ? to : from, lo, n, mine, from == c->me);
     }
-    pld_status_t st = xfer1(c, flat, c->me, lo, n, tmp, 0);
-    return st != PLD_OK ? st : xfer1(c, flat, twin, lo, n, tmp, 1);
+    pld_status_t st = xfer1(c, flat, from, lo, n, tmp, 0);
+    return st != PLD_OK ? st : xfer1(c, flat, to, lo, n, tmp, 1);
 }
 
 /* A HUB step with its barrier (step_plan). Worker w (a member on the hub
- * host) takes part w of the range: it reads the part of every rank (own,
- * peers in one batch), folds every rank's result in that rank's order and
- * stores each into that rank's copy (one batch); then it arrives and waits.
- * Each part of a copy is read by its worker alone before that worker stores
- * into it, so, as in SPREAD, no barrier is needed inside the step.
+ * host) takes part w of the range: it reads the part of every rank, folds
+ * every rank's result in that rank's order and stores each into that rank's
+ * copy; then it arrives and waits. Each part of a copy is read by its worker
+ * alone before that worker stores into it, so, as in SPREAD, no barrier is
+ * needed inside the step. The transfers are window reads and stores
+ * (hub_take_rma), or messages with the members off the hub host
+ * (hub_by_msgs: hub_give, hub_take_msgs).
  *
  * With rep and twin (ranks 0 and 1 off the hub host), the workers store
- * rep's result into rep's copy alone. rep waits for the workers' credits
- * (their stores are visible then), copies the range into twin's copy (same
- * host) and only then arrives: no rank passes the barrier before twin holds
- * the result, and every worker has read x_twin before it arrived. Where
- * twin's result differs from rep's (a block whose first fold differs: NaNs
- * in x0 and x1 with different payloads), the worker holds back its credit
- * to twin, waits for the barrier (after rep's copy), stores those blocks
- * into twin's copy and then credits twin. The credits every cell receives
- * are those of the plain step, only their timing differs. tmp holds
+ * rep's result into rep's copy alone, and the range reaches twin's copy
+ * (same host) by a copy before twin's credit goes out: no rank passes the
+ * barrier before twin holds the result. With window stores rep makes it:
+ * it waits for the workers' credits (their stores are visible then, and
+ * every worker has read x_twin), copies, and only then arrives. With
+ * messages twin makes it: once its own sends are complete (nothing may
+ * write a buffer under a send before) it waits for rep's credit (rep
+ * arrives once its results are in), copies, and arrives. Where twin's
+ * result differs from rep's (a block whose first fold differs: NaNs in x0
+ * and x1 with different payloads), the worker holds back its credit to
+ * twin, waits for the barrier (after the copy), stores those blocks into
+ * twin's copy and then credits twin. The credits every cell receives are
+ * those of the plain step, only their timing differs. tmp holds
  * step_tmp(n) elements. */
 static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t *sb, const pld_tensor_t *flat,
                              int64_t lo, int64_t n, pld_binop_k_t op, char *tmp, int batched)
 {
     const int P = c->P, me = c->me, rep = pl->rep, twin = pl->twin;
     const uint64_t peers = all_peers(c);
+    const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
+    const int msgs = hub_by_msgs(c, pl, n, esz, batched);
     pld_status_t st = PLD_OK;
     if (pl->widx < 0) {
-        if (me == rep) {
-            uint64_t workers = 0;
-            for (int i = 0; i < pl->nw; i++)
-                workers |= RBIT(pl->workers[i]);
-            st = step_await(c, sb, workers);
-            st = st != PLD_OK ? st : hub_copy(c, flat, lo, n, twin, tmp, batched);
+        if (msgs) {
+            /* twin copies rep's result for itself, once its sends are
+             * complete and rep's credit says rep holds the result */
+            st = hub_give(c, pl, flat, lo, n);
+            if (me == twin && st == PLD_OK) {
+                st = step_await(c, sb, RBIT(rep));
+                st = st != PLD_OK ? st : hub_copy(c, flat, lo, n, rep, me, tmp, batched);
+            }
+        } else if (me == rep) {
+            st = step_await(c, sb, hub_workers(pl));
+            st = st != PLD_OK ? st : hub_copy(c, flat, lo, n, me, twin, tmp, batched);
         }
         st = st != PLD_OK ? st : step_arrive(c, sb, peers);
         return st != PLD_OK ? st : step_await(c, sb, peers);
     }
-    const size_t esz = (size_t)pld_dtype_bytes(flat->dt);
-    const int64_t L = cdiv(n, pl->nw), b0 = pl->widx * n / pl->nw, len = (pl->widx + 1) * n / pl->nw - b0;
+    int64_t b0, len, cut[HUB_PIECES + 1];
+    hub_part(pl, pl->widx, n, &b0, &len);
+    for (int i = 0; i <= HUB_PIECES; i++) /* hub_take_rma's pieces: multiples of SPREAD_BLOCK but the last */
+        cut[i] = i == HUB_PIECES ? len : len * i / HUB_PIECES / SPREAD_BLOCK * SPREAD_BLOCK;
+    const int64_t L = cdiv(n, pl->nw);
     char *in = tmp, *res = tmp + (size_t)P * (size_t)L * esz; /* x_q, res_r at q * L, r * L */
     unsigned char *exc = NULL;                                /* twin: the blocks that differ */
     int64_t nexc = 0;
-#define PART(base, q) ((base) + (size_t)(q) * (size_t)L * esz)
     if (twin >= 0 && !(exc = pld_mem_calloc((size_t)cdiv(len, SPREAD_BLOCK) + 1, 1)))
         return oom(c);
-    /* HUB_PIECES pieces (multiples of SPREAD_BLOCK): the reads of piece
-     * i + 1 and the stores of piece i go out as one batch, so that the
-     * transfers from and to the other host overlap */
-    const uint64_t to = twin >= 0 ? peers & ~RBIT(twin) : peers; /* twin's stores aside */
-    int64_t cut[HUB_PIECES + 1];
-    for (int i = 0; i <= HUB_PIECES; i++)
-        cut[i] = i == HUB_PIECES ? len : len * i / HUB_PIECES / SPREAD_BLOCK * SPREAD_BLOCK;
-    for (int i = -1; i < HUB_PIECES && st == PLD_OK; i++) {
-        for (int64_t k = i < 0 ? 0 : cut[i]; i >= 0 && k < cut[i + 1] && st == PLD_OK; k += SPREAD_BLOCK) {
-            const int64_t m = cut[i + 1] - k < SPREAD_BLOCK ? cut[i + 1] - k : SPREAD_BLOCK;
-            const size_t o = (size_t)k * esz;
-            /* every rank's result, twin's too: it goes out only where it
-             * differs from rep's (NaN pairs in x_rep and x_twin) */
-            st = fold_orders(c, op, flat->dt, res, in, (size_t)L, o, m);
-            if (st == PLD_OK && twin >= 0 && memcmp(PART(res, rep) + o, PART(res, twin) + o, (size_t)m * esz) != 0) {
-                exc[k / SPREAD_BLOCK] = 1;
-                nexc++;
-            }
-        }
-        if (st != PLD_OK)
-            break;
-        if (batched)
-            pld_win_batch_begin(c->it->win);
-        if (i + 1 < HUB_PIECES)
-            st = part_io(c, flat, lo + b0, cut[i + 1], cut[i + 2], in, (size_t)L * esz, 0, peers);
-        if (i >= 0 && st == PLD_OK)
-            st = part_io(c, flat, lo + b0, cut[i], cut[i + 1], res, (size_t)L * esz, 1, to);
-        if (batched)
-            st = pld_dist_batch_end(c->it, c->f, c->e, st);
-    }
+    st = msgs ? hub_take_msgs(c, pl, flat, lo + b0, len, L, op, in, twin >= 0 ? res + (size_t)twin * (size_t)L * esz : NULL,
+                              exc, &nexc)
+              : hub_take_rma(c, pl, flat, lo + b0, cut, L, op, in, res, exc, &nexc, batched);
     /* the credits (twin's held back when some of its blocks differ), the
      * wait; then twin's blocks and credit */
+    const uint64_t to = twin >= 0 ? peers & ~RBIT(twin) : peers;
     st = st != PLD_OK ? st : step_arrive(c, sb, nexc ? to : peers);
     st = st != PLD_OK ? st : step_await(c, sb, peers);
     if (nexc && st == PLD_OK) {
@@ -967,11 +1210,10 @@ static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t 
         for (int64_t k = 0; k < len && st == PLD_OK; k += SPREAD_BLOCK)
             if (exc[k / SPREAD_BLOCK])
                 st = xfer1(c, flat, twin, lo + b0 + k, len - k < SPREAD_BLOCK ? len - k : SPREAD_BLOCK,
-                           PART(res, twin) + (size_t)k * esz, 1);
+                           res + ((size_t)twin * (size_t)L + (size_t)k) * esz, 1);
         st = batched ? pld_dist_batch_end(c->it, c->f, c->e, st) : st;
         st = st != PLD_OK ? st : step_arrive(c, sb, RBIT(twin));
     }
-#undef PART
     pld_mem_free(exc);
     return st;
 }
@@ -986,13 +1228,12 @@ static pld_status_t merged_fold_step(coll_t *c, const step_plan_t *pl, const ste
     if (pl->kind == STEP_HUB && spread_ok(c, n)) {
         pld_ev_t ev;
         char name[160]; /* the event keeps the pointer until phase_end */
-        if (c->it->trace) { /* "hub step: ranks 2, 3 fold, rank 0 copies to rank 1" */
-            uint64_t workers = 0;
-            for (int i = 0; i < pl->nw; i++)
-                workers |= RBIT(pl->workers[i]);
-            const size_t k = rank_list(name, sizeof name, "hub step: ", workers, c->P);
+        if (c->it->trace) { /* "hub step: ranks 2, 3 fold, rank 0 copies to rank 1 (messages across hosts)" */
+            const size_t k = rank_list(name, sizeof name, "hub step: ", hub_workers(pl), c->P);
             if (k < sizeof name)
-                snprintf(name + k, sizeof name - k, " fold%s", pl->twin >= 0 ? ", rank 0 copies to rank 1" : "");
+                snprintf(name + k, sizeof name - k, " fold%s%s", pl->twin >= 0 ? ", rank 0 copies to rank 1" : "",
+                         hub_by_msgs(c, pl, n, (size_t)pld_dtype_bytes(flat->dt), batched) ? " (messages across hosts)"
+                                                                                            : "");
             phase_begin(c, &ev, name);
         }
         st = hub_fold(c, pl, sb, flat, lo, n, op, tmp, batched);
@@ -1718,24 +1959,6 @@ static uint64_t far_members(const coll_t *c, int batched, const pld_tensor_t *t,
     return far;
 }
 
-typedef struct far_wait {
-    const coll_t *c;
-    uint64_t far;
-} far_wait_t;
-
-/* "all_to_all_v: wait for the rows to and from ranks 2, 3 (messages across
- * hosts) in f" */
-static void describe_far_wait(const void *ctx, char *what, size_t n)
-{
-    const far_wait_t *w = ctx;
-    const coll_t *c = w->c;
-    char lead[80];
-    snprintf(lead, sizeof lead, "%s: wait for the rows to and from ", c->name);
-    const size_t k = rank_list(what, n, lead, w->far, c->P);
-    if (k < n)
-        snprintf(what + k, n - k, " (messages across hosts) in %s", c->f->fn ? c->f->fn->name : "?");
-}
-
 /* Whether the rows from q land in a bounce buffer first: when t is not
  * packed; pldrun_testing also takes that path for every odd q, so that the
  * hybrid tests (packed targets) cover both. */
@@ -1773,7 +1996,7 @@ static pld_status_t far_post(coll_t *c, const pld_tensor_t *t, far_rows_t *fr)
         int64_t idx[2] = {q * fr->MR, 0};
         void *dst = far_bounced(t, q) ? fr->bounce + cap * (size_t)j : pld_tensor_at(t, idx);
         j++;
-        if (pld_win_xset_recv(fr->xs, q, dst, cap, err, sizeof err) != PLD_OK)
+        if (pld_win_xset_recv(fr->xs, q, dst, cap, PLD_XSET_SIZED, err, sizeof err) != PLD_OK)
             return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
     }
     return PLD_OK;
@@ -1793,20 +2016,15 @@ static pld_status_t far_send(coll_t *c, const pld_tensor_t *in, const pld_tensor
         pld_tr_init(c->f, c->e->span, &ev, PLD_EV_PUT, pld_op_name(c->e));
     pld_status_t st = rows > 0 ? push_src(c, in, t, row, rows, stage, &src) : PLD_OK;
     const size_t bytes = (size_t)rows * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
-    if (st == PLD_OK && pld_win_xset_send(fr->xs, dest, src, bytes, err, sizeof err) != PLD_OK)
+    const size_t cap = (size_t)fr->MR * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt); /* far_post's */
+    if (st == PLD_OK && pld_win_xset_send(fr->xs, dest, src, bytes, cap, PLD_XSET_SIZED, err, sizeof err) != PLD_OK)
         st = pld_rt_error(it, c->f, c->e->span, "%s: %s", cname(c), err);
     if (st != PLD_OK)
         return st;
     it->stats.bytes_moved += (uint64_t)bytes;
     if (it->trace) {
         int64_t idx[2] = {c->me * fr->MR, 0};
-        ev.peer = dest;
-        ev.peer_world = pld_win_dom_world_rank(c->d->win, dest);
-        ev.dom = (int32_t)(c->d - it->doms);
-        ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
-        ev.offset = (int64_t)pld_dist_disp(c->d, t, idx);
-        ev.bytes = (int64_t)bytes;
-        pld_trace_end(it->trace, &ev);
+        trace_msg(c, &ev, t, dest, idx, bytes);
     }
     return PLD_OK;
 }
@@ -1816,7 +2034,7 @@ static pld_status_t far_send(coll_t *c, const pld_tensor_t *in, const pld_tensor
  * rc[q] = the rows that arrived, else exactly MR rows must have. */
 static pld_status_t far_land(coll_t *c, const pld_tensor_t *t, const pld_tensor_t *rc, const far_rows_t *fr)
 {
-    const far_wait_t w = {c, fr->far};
+    const far_wait_t w = {c, fr->far, "rows"};
     pld_status_t st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, fr->xs, describe_far_wait, &w);
     const size_t row = (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
     for (int q = 0, j = 0; q < c->P && st == PLD_OK; q++) {

@@ -189,34 +189,57 @@ pld_status_t pld_win_batch_end(pld_win_sys_t *sys, char *err, size_t errn);
 /* ---- two-sided transfers (hybrid: members on other hosts) ----
  * A set of sends and receives between this rank and members on other hosts
  * of a hybrid domain, carried as two-sided messages on the domain's signal
- * communicator (a tag of their own). The receiver posts each receive into
- * its own memory before the data arrives, so the bytes land there without
- * the target-side round trips of an osc pt2pt put and its flush (for an
- * exchange whose receivers know their sources: allgather, all_to_all, all_to_all_v;
- * docs/transport.md). Messages of one sender to one receiver match in the
- * order they were sent. The status record counts a send as a message sent
- * when it is posted and as one applied when it completes here (the deadlock
- * detector's "nothing in flight"): a large send completes only once its
- * receive took it, so a transfer under way is never taken for a deadlock; a
- * small one completes at once, and one whose receiver never posts a receive
- * (a mismatched exchange) no longer counts, so that hang is a deadlock; a
- * large one stays in flight, and the hang watchdog's timeout reports it. Not
- * collective; every member of the exchange must open a set.
+ * communicator (tags of their own), so that the bytes land in the
+ * receiver's memory without the target-side round trips of an osc pt2pt put
+ * and its flush (for an exchange whose receivers know their sources: the
+ * row exchanges and the HUB steps of the allreduces; docs/transport.md).
+ * Messages of one sender to one receiver match in the order they were sent.
+ * A receive whose capacity the sender knows (PLD_XSET_SIZED on both ends)
+ * is posted at once and takes only a message sent for that capacity (the
+ * capacity is in the tag), which is never larger: a message sent for
+ * another capacity is never received, and the exchange hangs and is
+ * reported. Any other receive is matched when its message arrives, by a
+ * probe that reads the size first: a message larger than the receive is the
+ * receiver's error (a receive posted before could not refuse it: Open MPI
+ * 4's single-copy path between the processes of one node writes the whole
+ * message, past the receive). The status record counts a send as a message
+ * sent when it is posted and as one applied when it completes here (the
+ * deadlock detector's "nothing in flight"): a large send completes only once
+ * its receive took it, so a transfer under way is never taken for a
+ * deadlock; a small one completes at once, and one whose receiver never
+ * takes it (a mismatched exchange) no longer counts, so that hang is a
+ * deadlock; a large one stays in flight, and the hang watchdog's timeout
+ * reports it. Not collective; every member of the exchange must open a set.
  * pld_win_xset_two_sided: 1 when the data between this rank and domain rank
  * peer can go this way (a hybrid domain, peer on another host); both ends
  * compute the same answer. */
 typedef struct pld_win_xset pld_win_xset_t;
 int pld_win_xset_two_sided(const pld_win_dom_t *d, int peer);
-/* A set of at most n transfers on d, whose sends take at most send_bytes in
- * all. PLD_E_NOMEM, PLD_E_USAGE (not hybrid). */
+/* A set of at most n transfers on d, whose copied sends take at most
+ * send_bytes in all. PLD_E_NOMEM, PLD_E_USAGE (not hybrid). */
 pld_status_t pld_win_xset_open(pld_win_dom_t *d, int n, size_t send_bytes, pld_win_xset_t **out, char *err,
                                size_t errn);
-/* Posts a receive of at most cap bytes (< 2 GiB) from peer into dst (this rank's memory,
- * normally its window; nothing may touch it until the receive completes). */
-pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, char *err, size_t errn);
-/* Sends bytes bytes (< 2 GiB, 0 allowed) of src to peer; src is copied into
- * the set's buffer first (the caller may reuse it at once). */
-pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, char *err, size_t errn);
+enum {
+    PLD_XSET_SIZED = 1,  /* recv and send: the sender knows the receive's capacity */
+    PLD_XSET_INPLACE = 2 /* send: src is not copied (see pld_win_xset_send) */
+};
+/* Posts a receive of at most cap bytes (< 2 GiB) from peer into dst (this
+ * rank's memory, normally its window; nothing may touch it until the
+ * receive completes). Receives come before the set's sends. */
+pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, int flags, char *err,
+                               size_t errn);
+/* Sends bytes bytes (< 2 GiB, 0 allowed) of src to peer; with
+ * PLD_XSET_SIZED, to a receive of cap bytes (>= bytes; else cap is not
+ * used). src is copied into the set's buffer first (the caller may reuse it
+ * at once), or with PLD_XSET_INPLACE sent from where it is: then src must be
+ * in the set's buffer (pld_win_xset_buf; a close with the send pending keeps
+ * it from reuse) or in memory that stays until the window system ends (a
+ * window), and nothing may write it until the send is complete
+ * (pld_win_xset_done). */
+pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, size_t cap, int flags,
+                               char *err, size_t errn);
+/* The set's buffer, send_bytes long (open), for data sent in place. */
+void *pld_win_xset_buf(const pld_win_xset_t *x);
 /* One step of a wait for the set: tests the transfers (one MPI entry; a
  * wait loop calls pld_win_poll between the steps, which serves the signal
  * messages). Returns 1 when every one is
@@ -226,6 +249,8 @@ pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, siz
 int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn);
 /* How many transfers x holds. */
 int pld_win_xset_size(const pld_win_xset_t *x);
+/* 1 when transfer i (in post order, receives first) completed. */
+int pld_win_xset_done(const pld_win_xset_t *x, int i);
 /* The bytes receive i (in post order among the receives) got; -1 before it completed. */
 int64_t pld_win_xset_got(const pld_win_xset_t *x, int i);
 /* Frees x. Receives still pending are cancelled. Sends still pending (a

@@ -47,7 +47,8 @@
 #include <string.h>
 
 #define MSG_TAG 0x5347
-#define XFER_TAG 0x5348 /* two-sided transfers (pld_win_xset_*) */
+#define XFER_TAG 0x5348    /* two-sided transfers (pld_win_xset_*) matched by their probe */
+#define XFER_SIZED 0x10000 /* and XFER_SIZED + the receive's bytes: PLD_XSET_SIZED */
 
 static pld_status_t send_msg(pld_win_dom_t *d, int peer, size_t disp, int32_t v, int kind, char *err, size_t errn);
 
@@ -247,28 +248,37 @@ void pld_win_msg_close(pld_win_dom_t *d)
 }
 
 /* ---- two-sided transfers ------------------------------------------------------
- * A set's requests are its receives (in post order) then its sends. The sends
- * are copied into one buffer of the set (send_bytes at open), taken from the
- * system's cache (one buffer, kept between sets: a fresh allocation of a few
- * hundred KiB per call costs page faults and an unmap, 4 ms per all_to_all_v
- * call on the emulated hosts against 0.7 with the cache) or allocated when
- * another set holds it. A set closed with a send still pending (a failed
- * run: the receiver never posted its receive) leaves it to MPI, and its
- * buffer goes on the orphans list, which the process keeps until it ends:
- * MPI may read it in any later call, its teardown included. */
+ * A set's requests are its receives (in post order) then its sends. A
+ * receive whose capacity the sender knows is posted at once with the tag
+ * XFER_SIZED + its capacity; any other is matched by a probe when its
+ * message arrives
+ * (xset_match). The sends are copied into one buffer of the set (send_bytes
+ * at open) unless sent in place, taken from the system's cache (one buffer,
+ * kept between sets: a fresh allocation of a few hundred KiB per call costs
+ * page faults and an unmap, 4 ms per all_to_all_v call on the emulated hosts
+ * against 0.7 with the cache) or allocated when another set holds it. A set
+ * closed with a send still pending (a failed run: the receiver never took
+ * its message) leaves it to MPI, and its buffer goes on the orphans list,
+ * which the process keeps until it ends: MPI may read it in any later call,
+ * its teardown included. */
 typedef struct xorphan {
     struct xorphan *next;
     void *data;
 } xorphan_t;
 static xorphan_t *xorphans; /* reachable to the end: not a leak */
 
+enum { XS_POSTED, XS_MATCHED, XS_DONE }; /* a transfer's state (a send starts MATCHED) */
+
 struct pld_win_xset {
     pld_win_dom_t *d;
     int cap, n, nrecv, ndone; /* requests: room, posted, receives among them, complete */
-    MPI_Request *req;         /* cap */
+    int nmatched;             /* receives matched to their message */
+    MPI_Request *req;         /* cap; a receive's once it is matched */
+    unsigned char *state;     /* cap: XS_* */
     int64_t *got;             /* cap, receives only: bytes received, -1 until complete */
     int *peer;                /* cap, receives only: the sender */
     size_t *want;             /* cap, receives only: the capacity */
+    void **dst;               /* cap, receives only: where the message goes */
     int *idx;                 /* cap: MPI_Testsome's indices */
     MPI_Status *st;           /* cap: and statuses */
     char *buf;                /* the sends' copies */
@@ -319,10 +329,13 @@ pld_status_t pld_win_xset_open(pld_win_dom_t *d, int n, size_t send_bytes, pld_w
         x->got = pld_mem_alloc(k * sizeof *x->got);
         x->peer = pld_mem_alloc(k * sizeof *x->peer);
         x->want = pld_mem_alloc(k * sizeof *x->want);
+        x->dst = pld_mem_alloc(k * sizeof *x->dst);
+        x->state = pld_mem_alloc(k * sizeof *x->state);
         x->idx = pld_mem_alloc(k * sizeof *x->idx);
         x->st = pld_mem_alloc(k * sizeof *x->st);
     }
-    if (!x || !x->req || !x->got || !x->peer || !x->want || !x->idx || !x->st || !xset_buf(x, send_bytes)) {
+    if (!x || !x->req || !x->got || !x->peer || !x->want || !x->dst || !x->state || !x->idx || !x->st ||
+        !xset_buf(x, send_bytes)) {
         pld_win_xset_close(x);
         return pld_win_fail(sys, PLD_E_NOMEM, err, errn, "out of memory for a set of %d transfers (%zu bytes to send)",
                             n, send_bytes);
@@ -346,7 +359,21 @@ static pld_status_t xset_room(pld_win_xset_t *x, int peer, size_t bytes, char *e
     return PLD_OK;
 }
 
-pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, char *err, size_t errn)
+/* The tag of a message to a receive of cap bytes (PLD_XSET_SIZED), or
+ * XFER_TAG when cap is beyond the tags (then the receive is matched by its
+ * probe). */
+static int xset_tag(size_t cap)
+{
+    static int ub = 0;
+    if (!ub) {
+        int *v = NULL, flag = 0;
+        ub = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag ? *v : 32767;
+    }
+    return ub > XFER_SIZED && cap <= (size_t)(ub - XFER_SIZED) ? XFER_SIZED + (int)cap : XFER_TAG; /* MPI: ub >= 32767 */
+}
+
+pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, int flags, char *err,
+                               size_t errn)
 {
     pld_win_sys_t *sys = x->d->sys;
     pld_status_t st = xset_room(x, peer, cap, err, errn);
@@ -354,35 +381,101 @@ pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t ca
         return st;
     if (x->n > x->nrecv)
         return pld_win_fail(sys, PLD_E_USAGE, err, errn, "a set's receives are posted before its sends");
-    const int i = x->n;
-    PLD_MPI_CHECK(MPI_Irecv(dst, (int)cap, MPI_BYTE, peer, XFER_TAG, x->d->sig, &x->req[i]));
+    const int i = x->n, tag = flags & PLD_XSET_SIZED ? xset_tag(cap) : XFER_TAG;
+    x->req[i] = MPI_REQUEST_NULL;
+    x->state[i] = XS_POSTED;
+    x->dst[i] = dst;
     x->got[i] = -1;
     x->peer[i] = peer;
     x->want[i] = cap;
+    if (tag != XFER_TAG) {
+        /* only a message sent for cap bytes has this tag: posted now */
+        PLD_MPI_CHECK(MPI_Irecv(dst, (int)cap, MPI_BYTE, peer, tag, x->d->sig, &x->req[i]));
+        x->state[i] = XS_MATCHED;
+        x->nmatched++;
+    } /* else matched when its message arrives (xset_match) */
     x->n++;
     x->nrecv++;
     return PLD_OK;
 }
 
-pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, char *err, size_t errn)
+pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, size_t cap, int flags,
+                               char *err, size_t errn)
 {
     pld_win_sys_t *sys = x->d->sys;
     pld_status_t st = xset_room(x, peer, bytes, err, errn);
     if (st != PLD_OK)
         return st;
-    if (bytes > x->bytes - x->used)
+    if ((flags & PLD_XSET_SIZED) && bytes > cap)
+        return pld_win_fail(sys, PLD_E_USAGE, err, errn, "a send of %zu bytes to a receive of %zu", bytes, cap);
+    const int copy = !(flags & PLD_XSET_INPLACE);
+    if (copy && bytes > x->bytes - x->used)
         return pld_win_fail(sys, PLD_E_USAGE, err, errn, "the set's sends exceed the %zu bytes it was opened with",
                             x->bytes);
     const int i = x->n;
-    char *copy = x->buf + x->used;
-    if (bytes > 0)
-        memcpy(copy, src, bytes);
-    PLD_MPI_CHECK(MPI_Isend(copy, (int)bytes, MPI_BYTE, peer, XFER_TAG, x->d->sig, &x->req[i]));
-    x->used += bytes;
+    if (copy) {
+        char *buf = x->buf + x->used;
+        if (bytes > 0)
+            memcpy(buf, src, bytes);
+        src = buf;
+        x->used += bytes;
+    }
+    PLD_MPI_CHECK(MPI_Isend(src, (int)bytes, MPI_BYTE, peer, flags & PLD_XSET_SIZED ? xset_tag(cap) : XFER_TAG,
+                            x->d->sig, &x->req[i]));
+    x->state[i] = XS_MATCHED;
     x->n++;
     sys->counters.xsends++;
     sys->status->msgs_sent++;
     return PLD_OK;
+}
+
+void *pld_win_xset_buf(const pld_win_xset_t *x)
+{
+    return x->buf;
+}
+
+/* Matches every receive whose message arrived: the first unmatched one of
+ * each sender (messages of one sender match in the order they were sent), by
+ * a matched probe that reads the message's size before anything is received.
+ * A message larger than its receive stays where it is, and is the receiver's
+ * sticky error. Returns 0, or -1 with err. */
+static int xset_match(pld_win_xset_t *x, char *err, size_t errn)
+{
+    pld_win_sys_t *sys = x->d->sys;
+    uint64_t seen[(PLD_WIN_MAX_RANKS + 63) / 64] = {0}; /* senders with an earlier unmatched receive */
+    for (int i = 0; i < x->nrecv && x->nmatched < x->nrecv; i++) {
+        const int q = x->peer[i];
+        if (x->state[i] != XS_POSTED || (seen[q / 64] >> (q % 64) & 1))
+            continue;
+        seen[q / 64] |= (uint64_t)1 << (q % 64);
+        int flag = 0, count = 0;
+        MPI_Message msg;
+        MPI_Status stat;
+        int rc = PLD_MPI_RC(MPI_Improbe(q, XFER_TAG, x->d->sig, &flag, &msg, &stat));
+        sys->counters.mpi_calls++;
+        if (rc == MPI_SUCCESS && flag)
+            rc = MPI_Get_count(&stat, MPI_BYTE, &count);
+        if (rc != MPI_SUCCESS)
+            return pld_win_mpi_fail(sys, "MPI_Improbe(transfers)", rc, err, errn), -1;
+        if (!flag)
+            continue;
+        if (count < 0 || (size_t)count > x->want[i]) {
+            /* sticky: a wait loop's next pld_win_poll reports it */
+            pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
+                         "domain rank %d sent %d bytes, more than the %zu bytes this rank's receive holds (a "
+                         "mismatched exchange)",
+                         q, count, x->want[i]);
+            pld_win_stick(sys, PLD_E_RUNTIME);
+            return -1;
+        }
+        rc = PLD_MPI_RC(MPI_Imrecv(x->dst[i], count, MPI_BYTE, &msg, &x->req[i]));
+        sys->counters.mpi_calls++;
+        if (rc != MPI_SUCCESS)
+            return pld_win_mpi_fail(sys, "MPI_Imrecv(transfers)", rc, err, errn), -1;
+        x->state[i] = XS_MATCHED;
+        x->nmatched++;
+    }
+    return 0;
 }
 
 int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
@@ -393,30 +486,18 @@ int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
         return pld_win_sticky(sys, err, errn), -1;
     if (x->ndone == x->n)
         return 1;
-    /* one MPI entry for the whole set: each idle one may yield the core */
+    if (xset_match(x, err, errn) != 0)
+        return -1;
+    /* one MPI entry for the requests under way: each idle one may yield the core */
     int out = 0;
     int rc = MPI_Testsome(x->n, x->req, &out, x->idx, x->st);
     sys->counters.mpi_calls++;
     if (rc == MPI_ERR_IN_STATUS) {
-        for (int k = 0; k < out; k++) {
-            int cls = x->st[k].MPI_ERROR;
-            if (cls == MPI_SUCCESS || cls == MPI_ERR_PENDING)
-                continue;
-            if (MPI_Error_class(x->st[k].MPI_ERROR, &cls) != MPI_SUCCESS)
-                cls = x->st[k].MPI_ERROR;
-            const int i = x->idx[k];
-            if (cls == MPI_ERR_TRUNCATE && i < x->nrecv) {
-                /* sticky: a wait loop's next pld_win_poll reports it */
-                pld_win_fail(sys, PLD_E_RUNTIME, err, errn,
-                             "domain rank %d sent more than the %zu bytes this rank's receive holds (a mismatched "
-                             "exchange)",
-                             x->peer[i], x->want[i]);
-                pld_win_stick(sys, PLD_E_RUNTIME);
-                return -1;
+        for (int k = 0; k < out; k++)
+            if (x->st[k].MPI_ERROR != MPI_SUCCESS && x->st[k].MPI_ERROR != MPI_ERR_PENDING) {
+                rc = x->st[k].MPI_ERROR;
+                break;
             }
-            rc = x->st[k].MPI_ERROR;
-            break;
-        }
     }
     if (rc != MPI_SUCCESS) {
         pld_win_mpi_fail(sys, "MPI_Testsome(transfers)", rc, err, errn);
@@ -425,6 +506,7 @@ int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
     for (int k = 0; k < out && out != MPI_UNDEFINED; k++) {
         const int i = x->idx[k];
         x->ndone++;
+        x->state[i] = XS_DONE;
         if (i >= x->nrecv) {
             sys->status->msgs_applied++; /* the deadlock detector's count: see pld_win.h */
             continue;
@@ -441,6 +523,11 @@ int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
 int pld_win_xset_size(const pld_win_xset_t *x)
 {
     return x->n;
+}
+
+int pld_win_xset_done(const pld_win_xset_t *x, int i)
+{
+    return i >= 0 && i < x->n && x->state[i] == XS_DONE;
 }
 
 int64_t pld_win_xset_got(const pld_win_xset_t *x, int i)
@@ -488,6 +575,8 @@ void pld_win_xset_close(pld_win_xset_t *x)
     pld_mem_free(x->got);
     pld_mem_free(x->peer);
     pld_mem_free(x->want);
+    pld_mem_free(x->dst);
+    pld_mem_free(x->state);
     pld_mem_free(x->idx);
     pld_mem_free(x->st);
     pld_mem_free(x);

@@ -996,21 +996,21 @@ static void test_win_xset(void)
     memset(base, 0xee, (size_t)SLOT * (size_t)g_size);
     for (int q = 0; q < g_size; q++)
         if (pld_win_xset_two_sided(d, q))
-            CHECK_OK(pld_win_xset_recv(x, q, base + (size_t)q * SLOT, SLOT, E, sizeof E));
+            CHECK_OK(pld_win_xset_recv(x, q, base + (size_t)q * SLOT, SLOT, 0, E, sizeof E));
     if (near >= 0)
-        CHECK_ERR(pld_win_xset_recv(x, near, base, SLOT, E, sizeof E), PLD_E_USAGE, "not on another host");
+        CHECK_ERR(pld_win_xset_recv(x, near, base, SLOT, 0, E, sizeof E), PLD_E_USAGE, "not on another host");
     unsigned char *buf = malloc(SLOT);
     for (int q = 0; q < g_size; q++) {
         if (!pld_win_xset_two_sided(d, q))
             continue;
         for (size_t i = 0; i < xlen(g_rank, q); i++)
             buf[i] = pat(g_rank, q, i);
-        CHECK_OK(pld_win_xset_send(x, q, buf, xlen(g_rank, q), E, sizeof E));
+        CHECK_OK(pld_win_xset_send(x, q, buf, xlen(g_rank, q), 0, 0, E, sizeof E));
         memset(buf, 0, SLOT); /* the set holds its own copy */
     }
     if (nfar > 0) {
-        CHECK_ERR(pld_win_xset_send(x, g_rank == 0 ? 1 : 0, buf, 1, E, sizeof E), PLD_E_USAGE, "is full");
-        CHECK_ERR(pld_win_xset_recv(x, g_rank == 0 ? 1 : 0, base, 1, E, sizeof E), PLD_E_USAGE, "is full");
+        CHECK_ERR(pld_win_xset_send(x, g_rank == 0 ? 1 : 0, buf, 1, 0, 0, E, sizeof E), PLD_E_USAGE, "is full");
+        CHECK_ERR(pld_win_xset_recv(x, g_rank == 0 ? 1 : 0, base, 1, 0, E, sizeof E), PLD_E_USAGE, "is full");
     }
     CHECK(pld_win_xset_size(x) == 2 * nfar);
     if (nfar > 0) {
@@ -1022,7 +1022,7 @@ static void test_win_xset(void)
             far++;
         CHECK_OK(pld_win_xset_open(d, 2, 1, &x2, E, sizeof E));
         if (x2) {
-            CHECK_ERR(pld_win_xset_send(x2, far, buf, 2, E, sizeof E), PLD_E_USAGE, "exceed the 1 bytes");
+            CHECK_ERR(pld_win_xset_send(x2, far, buf, 2, 0, 0, E, sizeof E), PLD_E_USAGE, "exceed the 1 bytes");
             CHECK(pld_win_xset_size(x2) == 0);
             pld_win_xset_close(x2);
         }
@@ -1053,9 +1053,63 @@ static void test_win_xset(void)
     pld_win_dom_destroy(d);
 }
 
+/* Receives whose capacity the sender knows (PLD_XSET_SIZED): posted at once,
+ * they take a message sent for that capacity, of any size up to it, and a
+ * message sent for another capacity not at all (the exchange hangs; close
+ * cancels the receive). Between g_rank and g_rank ^ 1 when they are on two
+ * hosts. */
+static void test_win_xset_sized(void)
+{
+    enum { N = 5000 };
+    pld_win_dom_t *d = world_dom(2 * N);
+    const int peer = g_rank ^ 1;
+    if (pld_win_dom_transport(d) == PLD_WIN_HYBRID && peer < g_size && pld_win_xset_two_sided(d, peer)) {
+        unsigned char *base = pld_win_dom_base(d), buf[N + 1];
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = pat(g_rank, peer, i);
+        memset(base, 0xee, 2 * N);
+        pld_win_xset_t *x = NULL;
+        CHECK_OK(pld_win_xset_open(d, 4, 2 * N, &x, E, sizeof E));
+        CHECK_OK(pld_win_xset_recv(x, peer, base, N, PLD_XSET_SIZED, E, sizeof E));
+        CHECK_OK(pld_win_xset_recv(x, peer, base + N, N, PLD_XSET_SIZED, E, sizeof E));
+        CHECK_ERR(pld_win_xset_send(x, peer, buf, N + 1, N, PLD_XSET_SIZED, E, sizeof E), PLD_E_USAGE,
+                  "a send of 5001 bytes to a receive of 5000");
+        CHECK_OK(pld_win_xset_send(x, peer, buf, N, N, PLD_XSET_SIZED, E, sizeof E));
+        CHECK_OK(pld_win_xset_send(x, peer, buf, 40, N, PLD_XSET_SIZED, E, sizeof E)); /* less than the receive */
+        int done = 0, r;
+        double deadline = MPI_Wtime() + 20.0;
+        while ((r = pld_win_xset_test(x, &done, E, sizeof E)) == 0 && MPI_Wtime() < deadline)
+            ;
+        CHECK(r == 1 && pld_win_xset_got(x, 0) == N && pld_win_xset_got(x, 1) == 40);
+        size_t bad = 0;
+        for (size_t i = 0; i < 2 * N; i++)
+            bad += base[i] != (i < N ? pat(peer, g_rank, i) : i < N + 40 ? pat(peer, g_rank, i - N) : 0xee);
+        CHECK(bad == 0);
+        pld_win_xset_close(x);
+        /* sent for a capacity of 65 bytes to a receive of 64: not taken (in
+         * place from the window) */
+        CHECK_OK(pld_win_xset_open(d, 2, 0, &x, E, sizeof E));
+        CHECK_OK(pld_win_xset_recv(x, peer, base + N, 64, PLD_XSET_SIZED, E, sizeof E));
+        CHECK_OK(pld_win_xset_send(x, peer, base, 65, 65, PLD_XSET_SIZED | PLD_XSET_INPLACE, E, sizeof E));
+        deadline = MPI_Wtime() + 0.5;
+        while ((r = pld_win_xset_test(x, &done, E, sizeof E)) == 0 && MPI_Wtime() < deadline)
+            ;
+        CHECK(r == 0 && !pld_win_xset_done(x, 0) && pld_win_xset_got(x, 0) == -1);
+        CHECK(pld_win_xset_done(x, 1)); /* 65 bytes go at once (eager) */
+        pld_win_xset_close(x);
+        CHECK(base[N] == pat(peer, g_rank, 0)); /* unchanged since the first set */
+    }
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
 /* A message larger than its receive (a mismatched exchange) is an error of
- * the receiving rank, which then sticks; a set closed with its receive
- * pending cancels it. On a system of its own: the sticky error ends it. */
+ * the receiving rank, which then sticks, and nothing is written past the
+ * receive: the message is 256 KiB, which Open MPI 4 moves by its
+ * single-copy path between processes of one node, and a receive posted
+ * before its message arrived took all of it (the bytes after the receive
+ * are checked). A set closed with its receive pending cancels it. On a
+ * system of its own: the sticky error ends it. */
 static void test_win_xset_mismatch(void)
 {
     pld_win_sys_t *s = NULL;
@@ -1072,27 +1126,39 @@ static void test_win_xset_mismatch(void)
     CHECK_OK(pld_win_dom_create(s, members, g_size, 4096, &d, E, sizeof E));
     const int peer = g_rank ^ 1;
     if (d && pld_win_dom_transport(d) == PLD_WIN_HYBRID && peer < g_size && pld_win_xset_two_sided(d, peer)) {
-        unsigned char *base = pld_win_dom_base(d), buf[64] = {0};
+        enum { BIG = 256 * 1024 };
+        unsigned char *base = pld_win_dom_base(d), *buf = calloc(BIG, 1);
         pld_win_xset_t *x = NULL;
-        CHECK_OK(pld_win_xset_open(d, 3, 64, &x, E, sizeof E));
+        CHECK(buf != NULL);
+        CHECK_OK(pld_win_xset_open(d, 3, BIG, &x, E, sizeof E));
+        memset(base, 0xa5, 4096);
         /* the lower rank's receive holds 16 bytes, the higher's 64: the higher
-         * one sends 17 */
-        CHECK_OK(pld_win_xset_recv(x, peer, base, g_rank < peer ? 16 : 64, E, sizeof E));
-        CHECK_OK(pld_win_xset_send(x, peer, buf, g_rank < peer ? 8 : 17, E, sizeof E));
+         * one sends BIG */
+        CHECK_OK(pld_win_xset_recv(x, peer, base, g_rank < peer ? 16 : 64, 0, E, sizeof E));
+        CHECK_OK(pld_win_xset_send(x, peer, buf, g_rank < peer ? 8 : BIG, 0, 0, E, sizeof E));
+        /* the higher rank's BIG send is never received: it waits for its
+         * receive alone (pld_win_xset_done) */
         int done = 0, r;
         double deadline = MPI_Wtime() + 20.0;
-        while ((r = pld_win_xset_test(x, &done, E, sizeof E)) == 0 && MPI_Wtime() < deadline)
+        while ((r = pld_win_xset_test(x, &done, E, sizeof E)) == 0 && !(g_rank > peer && pld_win_xset_done(x, 0)) &&
+               MPI_Wtime() < deadline)
             ;
         if (g_rank < peer) {
-            CHECK(r == -1 && strstr(E, "sent more than the 16 bytes"));
+            CHECK(r == -1 && strstr(E, "sent 262144 bytes, more than the 16 bytes"));
             CHECK(pld_win_sys_error(s, E, sizeof E) == PLD_E_RUNTIME && strstr(E, "a mismatched exchange"));
+            size_t past = 0;
+            for (size_t i = 0; i < 4096; i++)
+                past += base[i] != 0xa5;
+            CHECK(past == 0); /* not received at all */
         } else {
-            CHECK(r == 1 && pld_win_xset_got(x, 0) == 8);
+            CHECK(r == 0 && done == 1 && pld_win_xset_done(x, 0) && !pld_win_xset_done(x, 1));
+            CHECK(pld_win_xset_got(x, 0) == 8);
         }
-        pld_win_xset_close(x);
+        pld_win_xset_close(x); /* the higher rank's send is left to MPI */
+        free(buf);
         /* a receive nobody sends to: cancelled by close */
         CHECK_OK(pld_win_xset_open(d, 1, 0, &x, E, sizeof E));
-        CHECK_OK(pld_win_xset_recv(x, peer, base, 64, E, sizeof E));
+        CHECK_OK(pld_win_xset_recv(x, peer, base, 64, 0, E, sizeof E));
         pld_win_xset_close(x);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -1139,6 +1205,7 @@ int main(int argc, char **argv)
         {"test_win_notify_mixed", test_win_notify_mixed},
         {"test_win_ordering", test_win_ordering},
         {"test_win_xset", test_win_xset},
+        {"test_win_xset_sized", test_win_xset_sized},
         {"test_win_xset_mismatch", test_win_xset_mismatch},
         {"test_win_subset_domains", test_win_subset_domains},
         {"test_win_disjoint_domains", test_win_disjoint_domains},

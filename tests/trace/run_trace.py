@@ -263,8 +263,12 @@ class Runner:
         tool = self.a.pldrun_testing
         need(tool and os.path.exists(tool), 'pldrun_testing not given (--pldrun-testing)')
         prog = os.path.join(ROOT, 'tests', 'mpi', 'programs', 'coll_incore_allreduce.pld')
-        for split, P, want in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 0 copies to rank 1'),
-                               ('2', 3, 'hub step: ranks 0, 2 fold'), ('2', 4, None)):
+        # over hybrid the hub steps move their parts by message (docs/transport.md,
+        # "Hub steps by messages"): every worker records a get from each member
+        # off the hub host
+        across = ' (messages across hosts)'
+        for split, P, want, workers in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 0 copies to rank 1' + across, (2, 3)),
+                                        ('2', 3, 'hub step: ranks 0, 2 fold' + across, (0, 2)), ('2', 4, None, ())):
             trace = self.path('plans_%s_%d.json' % (split, P))
             env = dict(self.env, PLD_TEST_SPLIT_HOSTS=split)
             rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, P, tool, prog,
@@ -279,6 +283,12 @@ class Runner:
                 if want:
                     need(hub and all(n == want for n in hub), 'split %s P=%d rank %d: hub steps %r, expected %r' %
                          (split, P, p, sorted(set(hub)), want))
+                    steps = [e for e in evs if e['cat'] == 'phase' and e['name'] == want]
+                    gets = set(e['args']['peer'] for e in evs if e['cat'] == 'get' and any(inside(e, h) for h in steps))
+                    far = set(q for q in range(P) if q not in workers)
+                    if p in workers:
+                        need(gets >= far, 'split %s P=%d worker %d: gets from %r within its hub steps, expected %r' %
+                             (split, P, p, sorted(gets), sorted(far)))
                 else:
                     need(not hub and any('merged barriers' in n for n in names),
                          'split %s P=%d rank %d: expected spread steps (merged barriers, no hub step): %r' %
