@@ -1228,12 +1228,14 @@ static pld_status_t merged_fold_step(coll_t *c, const step_plan_t *pl, const ste
     if (pl->kind == STEP_HUB && spread_ok(c, n)) {
         pld_ev_t ev;
         char name[160]; /* the event keeps the pointer until phase_end */
-        if (c->it->trace) { /* "hub step: ranks 2, 3 fold, rank 0 copies to rank 1 (messages across hosts)" */
+        if (c->it->trace) { /* "hub step: ranks 2, 3 fold, rank 0 copies to rank 1"; by messages "hub
+                               step: ranks 2, 3 fold, rank 1 copies from rank 0 (messages across hosts)" */
+            const int msgs = hub_by_msgs(c, pl, n, (size_t)pld_dtype_bytes(flat->dt), batched);
             const size_t k = rank_list(name, sizeof name, "hub step: ", hub_workers(pl), c->P);
             if (k < sizeof name)
-                snprintf(name + k, sizeof name - k, " fold%s%s", pl->twin >= 0 ? ", rank 0 copies to rank 1" : "",
-                         hub_by_msgs(c, pl, n, (size_t)pld_dtype_bytes(flat->dt), batched) ? " (messages across hosts)"
-                                                                                            : "");
+                snprintf(name + k, sizeof name - k, " fold%s%s",
+                         pl->twin < 0 ? "" : msgs ? ", rank 1 copies from rank 0" : ", rank 0 copies to rank 1",
+                         msgs ? " (messages across hosts)" : "");
             phase_begin(c, &ev, name);
         }
         st = hub_fold(c, pl, sb, flat, lo, n, op, tmp, batched);

@@ -22,9 +22,11 @@ Cases:
               every rank, inside the collective's time span
   plans       tests/mpi/programs/coll_incore_allreduce.pld over hybrid with
               split hosts (pldrun_testing): the merged steps' plan shows as
-              a phase on every rank: "hub step: ranks 2, 3 fold, rank 0
-              copies to rank 1" at 2 + 2 with ranks 0, 1 together, "hub step:
-              ranks 0, 2 fold" at P = 3 round robin, spread steps (merged
+              a phase on every rank: "hub step: ranks 2, 3 fold, rank 1
+              copies from rank 0 (messages across hosts)" at 2 + 2 with ranks
+              0, 1 together, "hub step: ranks 0, 2 fold (messages across
+              hosts)" at P = 3 round robin, with every worker's gets from
+              the members off the hub host; spread steps (merged
               barriers) at 2 + 2 round robin; tests/mpi/programs/
               coll_incore_a2av.pld at 2 + 2: the batched pushes go to the
               other host's members first
@@ -267,7 +269,7 @@ class Runner:
         # "Hub steps by messages"): every worker records a get from each member
         # off the hub host
         across = ' (messages across hosts)'
-        for split, P, want, workers in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 0 copies to rank 1' + across, (2, 3)),
+        for split, P, want, workers in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 1 copies from rank 0' + across, (2, 3)),
                                         ('2', 3, 'hub step: ranks 0, 2 fold' + across, (0, 2)), ('2', 4, None, ())):
             trace = self.path('plans_%s_%d.json' % (split, P))
             env = dict(self.env, PLD_TEST_SPLIT_HOSTS=split)
