@@ -451,7 +451,7 @@ static int xset_match(pld_win_xset_t *x, char *err, size_t errn)
         int flag = 0, count = 0;
         MPI_Message msg;
         MPI_Status stat;
-        int rc = PLD_MPI_RC(MPI_Improbe(q, XFER_TAG, x->d->sig, &flag, &msg, &stat));
+        int rc = MPI_Improbe(q, XFER_TAG, x->d->sig, &flag, &msg, &stat);
         sys->counters.mpi_calls++;
         if (rc == MPI_SUCCESS && flag)
             rc = MPI_Get_count(&stat, MPI_BYTE, &count);
@@ -468,7 +468,7 @@ static int xset_match(pld_win_xset_t *x, char *err, size_t errn)
             pld_win_stick(sys, PLD_E_RUNTIME);
             return -1;
         }
-        rc = PLD_MPI_RC(MPI_Imrecv(x->dst[i], count, MPI_BYTE, &msg, &x->req[i]));
+        rc = MPI_Imrecv(x->dst[i], count, MPI_BYTE, &msg, &x->req[i]);
         sys->counters.mpi_calls++;
         if (rc != MPI_SUCCESS)
             return pld_win_mpi_fail(sys, "MPI_Imrecv(transfers)", rc, err, errn), -1;
