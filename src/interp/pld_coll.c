@@ -904,6 +904,17 @@ static uint64_t hub_workers(const step_plan_t *pl)
     return w;
 }
 
+/* Whether this collective may move data as two-sided messages
+ * (pld_win_xset): on a hybrid domain, and when no other block of this rank
+ * can run while it waits. Messages match by sender and size alone, so two
+ * collectives of two blocks under way at once (a pl.spmd launch whose blocks
+ * each call one) could take each other's messages; their windows and
+ * signals keep them apart, so they take the window path. */
+static int msgs_ok(const coll_t *c)
+{
+    return pld_win_dom_transport(c->d->win) == PLD_WIN_HYBRID && !pld_npu_concurrent(c->it->sched);
+}
+
 /* Whether the transfers of a HUB step between the hosts go as two-sided
  * messages (pld_win_xset; docs/transport.md, "Hub steps by messages"): on a
  * hybrid domain (every member off the hub host is then on another host than
@@ -912,8 +923,7 @@ static uint64_t hub_workers(const step_plan_t *pl)
  * part within one MPI count. Every rank computes the same answer. */
 static int hub_by_msgs(const coll_t *c, const step_plan_t *pl, int64_t n, size_t esz, int batched)
 {
-    return batched && pld_win_dom_transport(c->d->win) == PLD_WIN_HYBRID &&
-           (uint64_t)cdiv(n, pl->nw) * esz <= (uint64_t)INT32_MAX;
+    return batched && msgs_ok(c) && (uint64_t)cdiv(n, pl->nw) * esz <= (uint64_t)INT32_MAX;
 }
 
 /* A transfer by message in the trace: a PUT (rows or results written into
@@ -1948,11 +1958,11 @@ typedef struct far_rows {
 } far_rows_t;
 
 /* The members on other hosts when rows of MR x t's columns may go by message
- * (a hybrid domain, a batched step, within one MPI count), else none. */
+ * (msgs_ok, a batched step, within one MPI count), else none. */
 static uint64_t far_members(const coll_t *c, int batched, const pld_tensor_t *t, int64_t MR)
 {
     uint64_t far = 0;
-    if (!batched || pld_win_dom_transport(c->d->win) != PLD_WIN_HYBRID ||
+    if (!batched || !msgs_ok(c) ||
         (uint64_t)MR * (uint64_t)t->shape[1] * (uint64_t)pld_dtype_bytes(t->dt) > (uint64_t)INT32_MAX)
         return 0;
     for (int q = 0; q < c->P; q++)

@@ -286,6 +286,14 @@ int pld_npu_can_yield(const pld_npu_sched_t *s)
     return s->active != NULL;
 }
 
+int pld_npu_concurrent(const pld_npu_sched_t *s)
+{
+    for (const grid_t *g = s->active; g; g = g->parent)
+        if (g->n > 1)
+            return 1;
+    return 0;
+}
+
 void pld_npu_yield(pld_npu_sched_t *s)
 {
     if (!s->active)

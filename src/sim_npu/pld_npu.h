@@ -80,6 +80,10 @@ pld_status_t pld_npu_run_blocks(pld_npu_sched_t *s, int n, size_t stack_bytes, p
 
 /* 1 when the caller runs inside a grid of s (there may be other blocks to yield to). */
 int pld_npu_can_yield(const pld_npu_sched_t *s);
+/* 1 when other blocks may run between the caller's statements: it runs in a
+ * grid of more than one block, or in a grid nested in one. The same on every
+ * rank that runs the same launch. */
+int pld_npu_concurrent(const pld_npu_sched_t *s);
 /* Lets the other blocks of the running grid of s run; returns when this block
  * is scheduled again. A no-op outside a grid. */
 void pld_npu_yield(pld_npu_sched_t *s);

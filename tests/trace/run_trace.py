@@ -295,6 +295,27 @@ class Runner:
                     need(not hub and any('merged barriers' in n for n in names),
                          'split %s P=%d rank %d: expected spread steps (merged barriers, no hub step): %r' %
                          (split, P, p, sorted(set(names))))
+        # two blocks of one rank (spmd_submit core_num=2), each in an allreduce
+        # of its own: they stay on the window path (no messages: those match
+        # by sender and size alone), and give what shm gives on one host
+        prog = os.path.join(ROOT, 'tests', 'mpi', 'programs', 'coll_spmd_allreduce.pld')
+        outs = {}
+        for tr, split in (('hybrid', '2b'), ('shm', '')):
+            trace = self.path('plans_spmd_%s.json' % tr)
+            outs[tr] = self.path('plans_spmd_%s.npy' % tr)
+            env = dict(self.env, PLD_TEST_SPLIT_HOSTS=split) if split else self.env
+            rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, 4, tool, prog,
+                                      ['--in', 'xs=random:601', '--out', 'outs=' + outs[tr], '--window-transport', tr,
+                                       '--trace', trace], env, self.a.workdir, timeout=60)
+            need(rc == 0, 'spmd allreduce over %s: exit %d\n%s%s' % (tr, rc, so, se))
+            if tr == 'hybrid':
+                by_pid, _ = validate(trace, 4)
+                hub = set(e['name'] for evs in by_pid.values() for e in evs
+                          if e['cat'] == 'phase' and e['name'].startswith('hub step'))
+                need(hub == {'hub step: ranks 2, 3 fold, rank 0 copies to rank 1'},
+                     'spmd allreduce: hub steps %r, expected the window path\'s alone' % sorted(hub))
+        with open(outs['hybrid'], 'rb') as f, open(outs['shm'], 'rb') as g:
+            need(f.read() == g.read(), 'spmd allreduce: the outputs over hybrid differ from those over shm')
         # the batched pushes of all_to_all_v: the members on the other host
         # first, each group from me + 1 round (coll_incore_a2av's counts skip
         # some destinations: the puts must be a subsequence of that order)
