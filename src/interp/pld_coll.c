@@ -945,8 +945,9 @@ static void trace_msg(coll_t *c, pld_ev_t *ev, const pld_tensor_t *t, int peer, 
  * (another size, another collective). */
 static pld_status_t msg_mismatch(coll_t *c, int q, int64_t got, size_t want)
 {
-    return pld_rt_error(c->it, c->f, c->e->span, "%s: rank %d sent %lld bytes, not the %zu bytes of its part (a mismatched call)",
-                        cname(c), q, (long long)got, want);
+    return pld_rt_error(c->it, c->f, c->e->span,
+                        "%s: rank %d sent %lld bytes, not the %zu bytes of its part (a mismatched call)", cname(c), q,
+                        (long long)got, want);
 }
 
 static pld_status_t xset_fail(coll_t *c, const char *err)
@@ -1206,8 +1207,8 @@ static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t 
     int64_t nexc = 0;
     if (twin >= 0 && !(exc = pld_mem_calloc((size_t)cdiv(len, SPREAD_BLOCK) + 1, 1)))
         return oom(c);
-    st = msgs ? hub_take_msgs(c, pl, flat, lo + b0, len, L, op, in, twin >= 0 ? res + (size_t)twin * (size_t)L * esz : NULL,
-                              exc, &nexc)
+    char *twin_res = twin >= 0 ? res + (size_t)twin * (size_t)L * esz : NULL;
+    st = msgs ? hub_take_msgs(c, pl, flat, lo + b0, len, L, op, in, twin_res, exc, &nexc)
               : hub_take_rma(c, pl, flat, lo + b0, cut, L, op, in, res, exc, &nexc, batched);
     /* the credits (twin's held back when some of its blocks differ), the
      * wait; then twin's blocks and credit */

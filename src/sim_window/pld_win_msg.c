@@ -369,7 +369,8 @@ static int xset_tag(size_t cap)
         int *v = NULL, flag = 0;
         ub = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag ? *v : 32767;
     }
-    return ub > XFER_SIZED && cap <= (size_t)(ub - XFER_SIZED) ? XFER_SIZED + (int)cap : XFER_TAG; /* MPI: ub >= 32767 */
+    /* MPI promises ub >= 32767 only */
+    return ub > XFER_SIZED && cap <= (size_t)(ub - XFER_SIZED) ? XFER_SIZED + (int)cap : XFER_TAG;
 }
 
 pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t cap, int flags, char *err,

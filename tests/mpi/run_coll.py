@@ -1173,8 +1173,9 @@ def same_bits(case, P, tr, args, env, prog, cli, names, wd, launch):
 NEG_ACROSS = {
     'neg_shape': ([HANG, r'\[rank 0/3\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait for the parts '
                          r'to and from rank 1 \(messages across hosts\)'], []),
-    'neg_shape_p4': ([r'timeout expired', r'\[rank 0/4\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait '
-                                          r'for the parts to and from ranks 2, 3 \(messages across hosts\)'], []),
+    'neg_shape_p4': ([r'timeout expired',
+                      r'\[rank 0/4\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): wait for the parts '
+                      r'to and from ranks 2, 3 \(messages across hosts\)'], []),
 }
 
 

@@ -269,8 +269,10 @@ class Runner:
         # "Hub steps by messages"): every worker records a get from each member
         # off the hub host
         across = ' (messages across hosts)'
-        for split, P, want, workers in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 1 copies from rank 0' + across, (2, 3)),
-                                        ('2', 3, 'hub step: ranks 0, 2 fold' + across, (0, 2)), ('2', 4, None, ())):
+        for split, P, want, workers in (('2b', 4, 'hub step: ranks 2, 3 fold, rank 1 copies from rank 0' + across,
+                                         (2, 3)),
+                                        ('2', 3, 'hub step: ranks 0, 2 fold' + across, (0, 2)),
+                                        ('2', 4, None, ())):
             trace = self.path('plans_%s_%d.json' % (split, P))
             env = dict(self.env, PLD_TEST_SPLIT_HOSTS=split)
             rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, P, tool, prog,
