@@ -968,36 +968,32 @@ static pld_status_t hub_give(coll_t *c, const step_plan_t *pl, const pld_tensor_
     pld_tensor_kview(flat, &v);
     char *data = (char *)v.data + (size_t)lo * esz, err[256];
     const far_wait_t fw = {c, hub_workers(pl), "parts"};
+    int64_t b0[PLD_WIN_MAX_RANKS], len[PLD_WIN_MAX_RANKS]; /* worker w's part */
+    for (int w = 0; w < pl->nw; w++)
+        hub_part(pl, w, n, &b0[w], &len[w]);
     pld_win_xset_t *xs = NULL, *xr = NULL;
     pld_status_t st = PLD_OK;
     if (pld_win_xset_open(c->d->win, pl->nw, 0, &xs, err, sizeof err) != PLD_OK ||
         (results && pld_win_xset_open(c->d->win, pl->nw, 0, &xr, err, sizeof err) != PLD_OK))
         st = xset_fail(c, err);
     for (int w = 0; w < pl->nw && st == PLD_OK; w++) {
-        int64_t b0, len;
-        hub_part(pl, w, n, &b0, &len);
-        if (pld_win_xset_send(xs, pl->workers[w], data + (size_t)b0 * esz, (size_t)len * esz, (size_t)len * esz,
+        const size_t bytes = (size_t)len[w] * esz;
+        if (pld_win_xset_send(xs, pl->workers[w], data + (size_t)b0[w] * esz, bytes, bytes,
                               PLD_XSET_SIZED | PLD_XSET_INPLACE, err, sizeof err) != PLD_OK)
             st = xset_fail(c, err);
-        c->it->stats.bytes_moved += (uint64_t)len * esz;
+        c->it->stats.bytes_moved += (uint64_t)bytes;
     }
     if (st == PLD_OK)
         st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, xs, describe_far_wait, &fw);
-    for (int w = 0; w < pl->nw && st == PLD_OK && results; w++) {
-        int64_t b0, len;
-        hub_part(pl, w, n, &b0, &len);
-        if (pld_win_xset_recv(xr, pl->workers[w], data + (size_t)b0 * esz, (size_t)len * esz, PLD_XSET_SIZED, err,
-                              sizeof err) != PLD_OK)
+    for (int w = 0; w < pl->nw && st == PLD_OK && results; w++)
+        if (pld_win_xset_recv(xr, pl->workers[w], data + (size_t)b0[w] * esz, (size_t)len[w] * esz, PLD_XSET_SIZED,
+                              err, sizeof err) != PLD_OK)
             st = xset_fail(c, err);
-    }
     if (st == PLD_OK && results)
         st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, xr, describe_far_wait, &fw);
-    for (int w = 0; w < pl->nw && st == PLD_OK && results; w++) {
-        int64_t b0, len;
-        hub_part(pl, w, n, &b0, &len);
-        if (pld_win_xset_got(xr, w) != len * (int64_t)esz)
-            st = msg_mismatch(c, pl->workers[w], pld_win_xset_got(xr, w), (size_t)len * esz);
-    }
+    for (int w = 0; w < pl->nw && st == PLD_OK && results; w++)
+        if (pld_win_xset_got(xr, w) != len[w] * (int64_t)esz)
+            st = msg_mismatch(c, pl->workers[w], pld_win_xset_got(xr, w), (size_t)len[w] * esz);
     pld_win_xset_close(xs);
     pld_win_xset_close(xr);
     return st;
@@ -1958,13 +1954,18 @@ typedef struct far_rows {
     char *bounce;       /* where bounced rows land first (far_bounced) */
 } far_rows_t;
 
+/* The bytes of `rows` rows of the rank-2 tensor t. */
+static size_t row_bytes(const pld_tensor_t *t, int64_t rows)
+{
+    return (size_t)rows * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+}
+
 /* The members on other hosts when rows of MR x t's columns may go by message
  * (msgs_ok, a batched step, within one MPI count), else none. */
 static uint64_t far_members(const coll_t *c, int batched, const pld_tensor_t *t, int64_t MR)
 {
     uint64_t far = 0;
-    if (!batched || !msgs_ok(c) ||
-        (uint64_t)MR * (uint64_t)t->shape[1] * (uint64_t)pld_dtype_bytes(t->dt) > (uint64_t)INT32_MAX)
+    if (!batched || !msgs_ok(c) || row_bytes(t, MR) > (size_t)INT32_MAX)
         return 0;
     for (int q = 0; q < c->P; q++)
         if (pld_win_xset_two_sided(c->d->win, q))
@@ -1991,7 +1992,7 @@ static int far_bounced(const pld_tensor_t *t, int q)
  * member of far) of fr->bounce (far_bounced). */
 static pld_status_t far_post(coll_t *c, const pld_tensor_t *t, far_rows_t *fr)
 {
-    const size_t cap = (size_t)fr->MR * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    const size_t cap = row_bytes(t, fr->MR);
     char err[256];
     int nf = 0, nb = 0;
     for (int q = 0; q < c->P; q++)
@@ -2000,7 +2001,7 @@ static pld_status_t far_post(coll_t *c, const pld_tensor_t *t, far_rows_t *fr)
             nb += far_bounced(t, q);
         }
     if (pld_win_xset_open(c->d->win, 2 * nf, cap * (size_t)nf, &fr->xs, err, sizeof err) != PLD_OK)
-        return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+        return xset_fail(c, err);
     if (nb > 0 && !(fr->bounce = pld_mem_alloc(cap * (size_t)nf)))
         return oom(c);
     for (int q = 0, j = 0; q < c->P; q++) {
@@ -2010,7 +2011,7 @@ static pld_status_t far_post(coll_t *c, const pld_tensor_t *t, far_rows_t *fr)
         void *dst = far_bounced(t, q) ? fr->bounce + cap * (size_t)j : pld_tensor_at(t, idx);
         j++;
         if (pld_win_xset_recv(fr->xs, q, dst, cap, PLD_XSET_SIZED, err, sizeof err) != PLD_OK)
-            return pld_rt_error(c->it, c->f, c->e->span, "%s: %s", cname(c), err);
+            return xset_fail(c, err);
     }
     return PLD_OK;
 }
@@ -2028,10 +2029,10 @@ static pld_status_t far_send(coll_t *c, const pld_tensor_t *in, const pld_tensor
     if (it->trace)
         pld_tr_init(c->f, c->e->span, &ev, PLD_EV_PUT, pld_op_name(c->e));
     pld_status_t st = rows > 0 ? push_src(c, in, t, row, rows, stage, &src) : PLD_OK;
-    const size_t bytes = (size_t)rows * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
-    const size_t cap = (size_t)fr->MR * (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt); /* far_post's */
-    if (st == PLD_OK && pld_win_xset_send(fr->xs, dest, src, bytes, cap, PLD_XSET_SIZED, err, sizeof err) != PLD_OK)
-        st = pld_rt_error(it, c->f, c->e->span, "%s: %s", cname(c), err);
+    const size_t bytes = row_bytes(t, rows);
+    if (st == PLD_OK &&
+        pld_win_xset_send(fr->xs, dest, src, bytes, row_bytes(t, fr->MR), PLD_XSET_SIZED, err, sizeof err) != PLD_OK)
+        st = xset_fail(c, err);
     if (st != PLD_OK)
         return st;
     it->stats.bytes_moved += (uint64_t)bytes;
@@ -2049,7 +2050,7 @@ static pld_status_t far_land(coll_t *c, const pld_tensor_t *t, const pld_tensor_
 {
     const far_wait_t w = {c, fr->far, "rows"};
     pld_status_t st = pld_dist_xset_wait(c->it, c->f, c->e, c->d, fr->xs, describe_far_wait, &w);
-    const size_t row = (size_t)t->shape[1] * (size_t)pld_dtype_bytes(t->dt);
+    const size_t row = row_bytes(t, 1);
     for (int q = 0, j = 0; q < c->P && st == PLD_OK; q++) {
         if (!(fr->far & RBIT(q)))
             continue;

@@ -234,8 +234,7 @@ pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t ca
  * at once), or with PLD_XSET_INPLACE sent from where it is: then src must be
  * in the set's buffer (pld_win_xset_buf; a close with the send pending keeps
  * it from reuse) or in memory that stays until the window system ends (a
- * window), and nothing may write it until the send is complete
- * (pld_win_xset_done). */
+ * window), and nothing may write it until the send is complete. */
 pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, size_t bytes, size_t cap, int flags,
                                char *err, size_t errn);
 /* The set's buffer, send_bytes long (open), for data sent in place. */
@@ -249,8 +248,6 @@ void *pld_win_xset_buf(const pld_win_xset_t *x);
 int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn);
 /* How many transfers x holds. */
 int pld_win_xset_size(const pld_win_xset_t *x);
-/* 1 when transfer i (in post order, receives first) completed. */
-int pld_win_xset_done(const pld_win_xset_t *x, int i);
 /* The bytes receive i (in post order among the receives) got; -1 before it completed. */
 int64_t pld_win_xset_got(const pld_win_xset_t *x, int i);
 /* Frees x. Receives still pending are cancelled. Sends still pending (a

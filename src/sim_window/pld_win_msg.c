@@ -267,14 +267,12 @@ typedef struct xorphan {
 } xorphan_t;
 static xorphan_t *xorphans; /* reachable to the end: not a leak */
 
-enum { XS_POSTED, XS_MATCHED, XS_DONE }; /* a transfer's state (a send starts MATCHED) */
-
 struct pld_win_xset {
     pld_win_dom_t *d;
     int cap, n, nrecv, ndone; /* requests: room, posted, receives among them, complete */
     int nmatched;             /* receives matched to their message */
     MPI_Request *req;         /* cap; a receive's once it is matched */
-    unsigned char *state;     /* cap: XS_* */
+    unsigned char *matched;   /* cap, receives only: matched to its message (posted, or by xset_match) */
     int64_t *got;             /* cap, receives only: bytes received, -1 until complete */
     int *peer;                /* cap, receives only: the sender */
     size_t *want;             /* cap, receives only: the capacity */
@@ -330,11 +328,11 @@ pld_status_t pld_win_xset_open(pld_win_dom_t *d, int n, size_t send_bytes, pld_w
         x->peer = pld_mem_alloc(k * sizeof *x->peer);
         x->want = pld_mem_alloc(k * sizeof *x->want);
         x->dst = pld_mem_alloc(k * sizeof *x->dst);
-        x->state = pld_mem_alloc(k * sizeof *x->state);
+        x->matched = pld_mem_alloc(k * sizeof *x->matched);
         x->idx = pld_mem_alloc(k * sizeof *x->idx);
         x->st = pld_mem_alloc(k * sizeof *x->st);
     }
-    if (!x || !x->req || !x->got || !x->peer || !x->want || !x->dst || !x->state || !x->idx || !x->st ||
+    if (!x || !x->req || !x->got || !x->peer || !x->want || !x->dst || !x->matched || !x->idx || !x->st ||
         !xset_buf(x, send_bytes)) {
         pld_win_xset_close(x);
         return pld_win_fail(sys, PLD_E_NOMEM, err, errn, "out of memory for a set of %d transfers (%zu bytes to send)",
@@ -384,7 +382,7 @@ pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t ca
         return pld_win_fail(sys, PLD_E_USAGE, err, errn, "a set's receives are posted before its sends");
     const int i = x->n, tag = flags & PLD_XSET_SIZED ? xset_tag(cap) : XFER_TAG;
     x->req[i] = MPI_REQUEST_NULL;
-    x->state[i] = XS_POSTED;
+    x->matched[i] = 0;
     x->dst[i] = dst;
     x->got[i] = -1;
     x->peer[i] = peer;
@@ -392,7 +390,7 @@ pld_status_t pld_win_xset_recv(pld_win_xset_t *x, int peer, void *dst, size_t ca
     if (tag != XFER_TAG) {
         /* only a message sent for cap bytes has this tag: posted now */
         PLD_MPI_CHECK(MPI_Irecv(dst, (int)cap, MPI_BYTE, peer, tag, x->d->sig, &x->req[i]));
-        x->state[i] = XS_MATCHED;
+        x->matched[i] = 1;
         x->nmatched++;
     } /* else matched when its message arrives (xset_match) */
     x->n++;
@@ -423,7 +421,6 @@ pld_status_t pld_win_xset_send(pld_win_xset_t *x, int peer, const void *src, siz
     }
     PLD_MPI_CHECK(MPI_Isend(src, (int)bytes, MPI_BYTE, peer, flags & PLD_XSET_SIZED ? xset_tag(cap) : XFER_TAG,
                             x->d->sig, &x->req[i]));
-    x->state[i] = XS_MATCHED;
     x->n++;
     sys->counters.xsends++;
     sys->status->msgs_sent++;
@@ -446,7 +443,7 @@ static int xset_match(pld_win_xset_t *x, char *err, size_t errn)
     uint64_t seen[(PLD_WIN_MAX_RANKS + 63) / 64] = {0}; /* senders with an earlier unmatched receive */
     for (int i = 0; i < x->nrecv && x->nmatched < x->nrecv; i++) {
         const int q = x->peer[i];
-        if (x->state[i] != XS_POSTED || (seen[q / 64] >> (q % 64) & 1))
+        if (x->matched[i] || (seen[q / 64] >> (q % 64) & 1))
             continue;
         seen[q / 64] |= (uint64_t)1 << (q % 64);
         int flag = 0, count = 0;
@@ -473,7 +470,7 @@ static int xset_match(pld_win_xset_t *x, char *err, size_t errn)
         sys->counters.mpi_calls++;
         if (rc != MPI_SUCCESS)
             return pld_win_mpi_fail(sys, "MPI_Imrecv(transfers)", rc, err, errn), -1;
-        x->state[i] = XS_MATCHED;
+        x->matched[i] = 1;
         x->nmatched++;
     }
     return 0;
@@ -507,7 +504,6 @@ int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
     for (int k = 0; k < out && out != MPI_UNDEFINED; k++) {
         const int i = x->idx[k];
         x->ndone++;
-        x->state[i] = XS_DONE;
         if (i >= x->nrecv) {
             sys->status->msgs_applied++; /* the deadlock detector's count: see pld_win.h */
             continue;
@@ -524,11 +520,6 @@ int pld_win_xset_test(pld_win_xset_t *x, int *done, char *err, size_t errn)
 int pld_win_xset_size(const pld_win_xset_t *x)
 {
     return x->n;
-}
-
-int pld_win_xset_done(const pld_win_xset_t *x, int i)
-{
-    return i >= 0 && i < x->n && x->state[i] == XS_DONE;
 }
 
 int64_t pld_win_xset_got(const pld_win_xset_t *x, int i)
@@ -577,7 +568,7 @@ void pld_win_xset_close(pld_win_xset_t *x)
     pld_mem_free(x->peer);
     pld_mem_free(x->want);
     pld_mem_free(x->dst);
-    pld_mem_free(x->state);
+    pld_mem_free(x->matched);
     pld_mem_free(x->idx);
     pld_mem_free(x->st);
     pld_mem_free(x);
