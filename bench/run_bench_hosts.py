@@ -4,7 +4,7 @@
 namespaces, scripts/mpx-ci.sh).
 
     bench/run_bench_hosts.py [--pldrun build/pldrun] [--runs 5] [--only NAME ...]
-                             [--bind none|spread|host]
+                             [--bind none|spread|host] [--one-host]
 
 Every metric is a time per operation on 2 emulated hosts (scripts/mpx-ci.sh:
 TCP over veth, its own Open MPI environment for both sides: --bind-to none,
@@ -44,6 +44,11 @@ allreduces are slower in the second: docs/benchmarks-hosts.md, "Sixth
 session"); MPI's symmetric allreduce takes the same either way. The
 default, none, is platform.md's setting; spread and host take the lottery
 out of the measurement and show each placement alone.
+
+--one-host runs the same metrics with every rank on this host instead
+(plain mpirun in scripts/mpi_env.sh's environment, platform.md section 2;
+pldrun's auto transport is then shm): the single-host numbers the issue asks
+to keep, measured the same way. No root needed.
 """
 import argparse
 import os
@@ -83,12 +88,17 @@ def npy_i64(path, v):
 
 
 BIND = []  # what every rank of both sides is started through (--bind)
+ONE_HOST = []  # [True] with --one-host: mpx() starts the ranks on this host
 N1_JOBS = 3  # t(n1) is the median of this many jobs (one slow start-up would skew every run's figure)
 
 
 def mpx(P, slots, argv, env, timeout=600):
-    """Runs `mpirun -np P argv` on 2 emulated hosts with `slots` ranks each."""
+    """Runs `mpirun -np P argv` on 2 emulated hosts with `slots` ranks each
+    (--one-host: on this host, in scripts/mpi_env.sh's environment)."""
     cmd = ['bash', MPX, '-n', '2', '-s', str(slots), '-t', str(timeout - 30), '--', '-np', str(P)] + BIND + argv
+    if ONE_HOST:
+        cmd = ['bash', '-c', '. "$0"; exec "$@"', os.path.join(REPO, 'scripts', 'mpi_env.sh'),
+               'mpirun', '-np', str(P)] + argv
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
                        timeout=timeout, universal_newlines=True)
     if r.returncode != 0:
@@ -168,7 +178,13 @@ def main():
                     help='spread: every core holds one rank of each emulated host; host: every '
                          'emulated host a core of its own; on both sides (bench/hosts/bind.sh); '
                          'default none (platform.md)')
+    ap.add_argument('--one-host', action='store_true',
+                    help='every rank on this host (plain mpirun, platform.md section 2), not on 2 emulated hosts')
     args = ap.parse_args()
+    if args.one_host and args.bind != 'none':
+        ap.error('--bind places ranks on emulated hosts; it does not combine with --one-host')
+    if args.one_host:
+        ONE_HOST.append(True)
     if args.bind != 'none':
         BIND.extend([os.path.join(HERE, 'hosts', 'bind.sh'), args.bind])
     args.pldrun = os.path.abspath(args.pldrun)
@@ -206,8 +222,9 @@ def main():
                 res[name]['mpi'].append(mpi_us)
                 print('run %d %-17s pldrun %10.1f us   mpi %10.1f us' % (run, name, pld_us, mpi_us))
                 sys.stdout.flush()
-        print('\npldrun %s, windows over %s; %d runs, --bind %s; us per op: median [min..max] spread(max/min)'
-              % (args.pldrun, '/'.join(sorted(transports)), args.runs, args.bind))
+        print('\npldrun %s, windows over %s; %d runs, %s; us per op: median [min..max] spread(max/min)'
+              % (args.pldrun, '/'.join(sorted(transports)), args.runs,
+                 'one host' if args.one_host else '2 emulated hosts, --bind ' + args.bind))
         print('%-17s %30s %30s %8s %7s' % ('metric', 'pldrun', 'MPI', 'ratio', 'target'))
         for name in names:
             row = []

@@ -29,8 +29,8 @@
 #define HOST_TILE 256            /* elements per builtin tile */
 #define MESH_CHUNK_BYTES 16384   /* InCore composite chunk */
 #define BUILTIN_MAX_RANKS 16     /* builtins silently do nothing above this */
-/* Across hosts the mesh allreduces merge consecutive chunks (tiles) into one
- * step of at most this many bytes per peer (merged_step; docs/transport.md). */
+/* The mesh allreduces merge consecutive chunks (tiles) into one step of at
+ * most this many bytes per peer (merged_step; docs/transport.md). */
 #define MERGE_BYTES ((int64_t)8 << 20)
 
 static int target_index(int op)
@@ -326,24 +326,34 @@ static pld_status_t barrier(coll_t *c, int64_t k, int32_t g)
 }
 
 /* How many consecutive chunks (tiles) of `unit` elements of dtype size esz
- * one step of a mesh allreduce covers: 1 where every peer's window is mapped
- * here (shm: a per-chunk barrier costs a few atomics), as many as fit in
- * MERGE_BYTES across hosts (hybrid, rma: each barrier and each transfer costs
- * a network round trip). A merged step reads its whole range from every
- * peer, then passes its barriers at once (one notify of +n per peer, one
- * wait for the last credit), then stores: every rank still reads every chunk
- * before any rank stores it, and every element is folded in the same order,
- * so the results are bit-identical, and the signal cells see the same total
- * credit (a mismatched call still hangs at the same final count). Only the
- * intermediate cell values a per-chunk protocol passes through are skipped;
- * no correct program can observe them (docs/transport.md). */
+ * one step of a mesh allreduce covers: as many as fit in MERGE_BYTES, on
+ * every transport (across hosts each barrier and each transfer costs a
+ * network round trip; on one host a per-chunk barrier costs a few atomics,
+ * but a scheduler round when ranks share cores, and a merged step reads and
+ * stores each range once: docs/transport.md, "Merged collective steps");
+ * 1 under --collective-steps chunk. A merged step reads its whole range from
+ * every peer, then passes its barriers at once (one notify of +n per peer,
+ * one wait for the last credit), then stores: every rank still reads every
+ * chunk before any rank stores it, and every element is folded in the same
+ * order, so the results are bit-identical, and the signal cells see the same
+ * total credit (a mismatched call still hangs at the same final count). Only
+ * the intermediate cell values a per-chunk protocol passes through are
+ * skipped; no correct program can observe them. */
 static int64_t merged_step(const coll_t *c, int64_t unit, int esz)
 {
-    pld_win_transport_t tr = pld_win_dom_transport(c->d->win);
-    if (tr != PLD_WIN_HYBRID && tr != PLD_WIN_RMA)
+    if (c->it->opts.chunk_steps)
         return 1;
     int64_t n = MERGE_BYTES / (unit * esz);
     return n > 1 ? n : 1;
+}
+
+/* Whether a row exchange sends its puts as one batch (one flush for all):
+ * over RMA windows (rma, and hybrid towards another host), where each flush
+ * costs a round trip; nobody reads the rows before the barrier after them. */
+static int rows_batched(const coll_t *c)
+{
+    const pld_win_transport_t tr = pld_win_dom_transport(c->d->win);
+    return (tr == PLD_WIN_HYBRID || tr == PLD_WIN_RMA) && pld_dist_can_batch(c->it);
 }
 
 /* Epilogue: subtract the n credits received from every peer (self-notify). */
@@ -730,11 +740,14 @@ static void step_plan(const coll_t *c, step_plan_t *pl)
     }
 }
 
-/* The elements of tmp a step of n elements needs beside acc (na elements):
- * the batched reads of PLAIN, the inputs and results of a part. */
+/* The elements of tmp the steps of at most n elements need beside acc: the
+ * batched reads of a plain step, the inputs and results of a part. SPREAD
+ * and HUB read plainly only a step too small to spread (fewer than P * P
+ * elements: spread_ok). */
 static int64_t step_tmp(const coll_t *c, const step_plan_t *pl, int64_t n, int batched)
 {
-    const int64_t plain = n * (batched ? c->P - 1 : 1);
+    const int64_t pn = pl->kind == STEP_PLAIN || n < (int64_t)c->P * c->P ? n : (int64_t)c->P * c->P - 1;
+    const int64_t plain = pn * (batched ? c->P - 1 : 1);
     const int64_t part = pl->kind == STEP_HUB ? cdiv(n, pl->nw) : cdiv(n, c->P);
     const int64_t split = pl->kind == STEP_PLAIN ? 0 : 2 * (int64_t)c->P * part;
     return plain > split ? plain : split;
@@ -1346,7 +1359,7 @@ static pld_status_t incore_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int6
                                 (long long)(N * esz));
         nch = 1;
     }
-    /* G chunks per step (merged_step: 1 on one host) */
+    /* G chunks per step (merged_step: 1 under --collective-steps chunk) */
     const int64_t G = box ? 1 : merged_step(c, C, esz), W = G * C;
     const int batched = G > 1 && pld_dist_can_batch(c->it);
     int kept = 0;
@@ -1499,7 +1512,7 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
         return pld_rt_error(c->it, c->f, c->e->span, "%s: the target must be a packed window view", cname(c));
     flat_desc(t, &flat, N);
     int64_t ntiles = cdiv(N, HOST_TILE), maxT = B > 0 ? cdiv(ntiles, B) : 0;
-    /* rounds of B tiles per step (merged_step: 1 on one host) */
+    /* rounds of B tiles per step (merged_step: 1 under --collective-steps chunk) */
     const int64_t R = B > 0 ? (merged_step(c, B * HOST_TILE, esz)) : 1;
     const int batched = R > 1 && pld_dist_can_batch(c->it);
     int kept = 0;
@@ -1532,6 +1545,10 @@ static pld_status_t host_allreduce_mesh(coll_t *c, const pld_tensor_t *t, int64_
         const int64_t j1 = j0 + R < maxT ? j0 + R : maxT;
         const int64_t lo = j0 * B * HOST_TILE, hi = j1 * B * HOST_TILE < N ? j1 * B * HOST_TILE : N;
         const step_bar_t sb = {.host = 1, .lanes = B, .j0 = j0, .j1 = j1, .ntiles = ntiles};
+        if (c->it->trace) { /* the step's data moves cover every block's tiles: the collective's own track */
+            c->f->block_idx = saved_idx;
+            c->f->block_num = saved_num;
+        }
         TRY(merged_fold_step(c, &plan, &sb, &flat, lo, hi - lo, binop_of(op), acc, tmp, batched));
     }
     for (int64_t j = 0; R == 1 && j < maxT; j++) {
@@ -2126,7 +2143,7 @@ static pld_status_t exec_gather(coll_t *c, const pld_tensor_t *t)
         goto done;
     /* across hosts the puts go out as one batch (all_to_all: a buffer per
      * destination); the barrier's notifies follow them, as one by one */
-    const int batched = merged_step(c, 1, 1) > 1 && pld_dist_can_batch(c->it);
+    const int batched = rows_batched(c);
     const int nbuf = batched && a2a ? c->P : 1;
     if (!(buf = stage_buf(c, t->dt, SIZE * nbuf, &kept))) {
         st = oom(c);
@@ -2295,8 +2312,8 @@ static pld_status_t exec_a2av(coll_t *c, const pld_tensor_t *t)
     int64_t SIZE = t->shape[1];
     /* across hosts the puts to every destination go out as one batch (a
      * buffer per destination), and the recv_counts notifies follow them:
-     * nobody reads either before the barrier after them (merged_step) */
-    const int batched = merged_step(c, 1, 1) > 1 && pld_dist_can_batch(it);
+     * nobody reads either before the barrier after them (rows_batched) */
+    const int batched = rows_batched(c);
     if (!(buf = stage_buf(c, t->dt, MR * SIZE * (batched ? c->P : 1), &kept))) {
         st = oom(c);
         goto done;

@@ -747,15 +747,16 @@ WIDE = {
 # Cases whose inputs carry IEEE specials (specials(): NaN payloads that make
 # ranks 0 and 1 differ, signed zeros) besides wide values. NaN payloads are
 # not part of the goldens (a NaN matches any NaN), so each run is also
-# compared bit for bit with the same inputs over another transport
-# (REFERENCE_TR; the per-chunk steps of shm against the merged, spread and
-# hub steps of rma and hybrid, docs/transport.md), and the reference must
-# show ranks 0 and 1 differing (else the inputs prove nothing here).
+# compared bit for bit with the same inputs over REFERENCE (the per-chunk
+# steps of the semantics document, over shm, against the merged, spread and
+# hub steps every transport takes by default, docs/transport.md), and the
+# reference must show ranks 0 and 1 differing (else the inputs prove nothing
+# here).
 SPECIALS = {  # case -> (its inputs with specials, the output whose ranks 0 and 1 must differ)
     'incore_allreduce_specials': (('xs', 'hs'), 'sums'),
     'host_allreduce_specials': (('xs', 'hs', 'ps', 'ms'), 'o1'),
 }
-REFERENCE_TR = {'shm': 'rma', 'rma': 'shm', 'hybrid': 'shm', 'auto': 'shm'}  # auto: across hosts (run_multinode.py)
+REFERENCE = ('shm', ['--collective-steps', 'chunk'], 'shm with a barrier per chunk')
 
 # case -> (path, golden, expected warning substring or None)
 CASES = {
@@ -1112,11 +1113,11 @@ def run_case(case, P, tr, args, env, extra=(), launch=None, ref_launch=None):
 
 def same_bits(case, P, tr, args, env, prog, cli, names, wd, launch):
     """SPECIALS: the outputs of the run over tr, bit for bit against a run
-    with the same inputs over REFERENCE_TR[tr] on this host (started by
-    launch); and the first output's rows of ranks 0 and 1 differ somewhere in
-    the reference."""
-    ref_tr = REFERENCE_TR[tr]
-    rcli, k = [], 0
+    with the same inputs as REFERENCE says, on this host (started by launch);
+    and the first output's rows of ranks 0 and 1 differ somewhere in the
+    reference."""
+    ref_tr, ref_args, ref_name = REFERENCE
+    rcli, k = list(ref_args), 0
     while k < len(cli):
         a = cli[k]
         if a == '--window-transport':
@@ -1140,7 +1141,7 @@ def same_bits(case, P, tr, args, env, prog, cli, names, wd, launch):
     renv.pop('PLD_TEST_SPLIT_HOSTS', None)
     rc, _, err = launch(P, prog, rcli, renv, wd, 100)
     if rc != 0:
-        return ['the reference run over %s failed (exit status %d): %s' % (ref_tr, rc, err.strip()[-300:])]
+        return ['the reference run over %s failed (exit status %d): %s' % (ref_name, rc, err.strip()[-300:])]
     problems = []
     for name in names:
         with open(os.path.join(wd, 'out_%s.npy' % name), 'rb') as f:
@@ -1150,7 +1151,7 @@ def same_bits(case, P, tr, args, env, prog, cli, names, wd, launch):
         if got != ref:
             at = next(i for i in range(min(len(got), len(ref))) if got[i] != ref[i]) if len(got) == len(ref) else 0
             problems.append('%s: not bit-identical to the run over %s (first differing byte %d of %d)' %
-                            (name, ref_tr, at, len(got)))
+                            (name, ref_name, at, len(got)))
     differ = SPECIALS[case][1]
     first = T.read_npy(os.path.join(wd, 'ref_%s.npy' % differ))
     with open(os.path.join(wd, 'ref_%s.npy' % differ), 'rb') as f:

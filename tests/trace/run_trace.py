@@ -11,7 +11,7 @@ Cases:
   collective  programs/incore/allreduce_mesh.pld at P = 4: the results still
               match the Python golden; on every rank the window is created
               before the run, and run > dispatch > task > collective (x2) >
-              phases (entry barrier, barrier, epilogue) > notify/wait, gets
+              phases (entry barrier, merged barriers, epilogue) > notify/wait, gets
               inside the collective with peer, bytes and window; one clock:
               no rank leaves the entry barrier before the last rank entered it
   clock       the same with pldrun_testing, rank 2's clock 3 s ahead
@@ -19,7 +19,10 @@ Cases:
               rank on rank 0's clock (the entry-barrier check fails without it)
   blocks      programs/host/allreduce_multicore.pld at P = 4: the HOST builtin
               on 4 cores puts core b's steps on track "block b" (1 + b) of
-              every rank, inside the collective's time span
+              every rank, inside the collective's time span: its barriers,
+              and with --collective-steps chunk its reads too; the merged
+              steps' reads (every block's tiles at once) go on the
+              collective's own track
   plans       tests/mpi/programs/coll_incore_allreduce.pld over hybrid with
               split hosts (pldrun_testing): the merged steps' plan shows as
               a phase on every rank: "hub step: ranks 2, 3 fold, rank 1
@@ -29,7 +32,10 @@ Cases:
               the members off the hub host; spread steps (merged
               barriers) at 2 + 2 round robin; tests/mpi/programs/
               coll_incore_a2av.pld at 2 + 2: the batched pushes go to the
-              other host's members first
+              other host's members first; the same program over shm: merged
+              barriers by default, none with --collective-steps chunk (but
+              its per-chunk barriers), the same output bits; a bad
+              --collective-steps value is exit 64
   hang        tests/mpi/programs/coll_neg_mismatch.pld at P = 4 (ranks 1-3
               stuck in the allreduce, rank 0 passed its barrier: a deadlock) and coll_neg_divergent_wait.pld at P = 4 (one
               rank stuck, the watchdog): exit 70 and still a trace, where the
@@ -220,7 +226,8 @@ class Runner:
                 if e['cat'] == 'get':
                     chain(evs, e, ['collective', 'task', 'dispatch', 'run'])
                     a = e['args']
-                    need(a.get('peer') in range(P) and a['peer'] != p and a.get('bytes') == S * 4 and
+                    # spread steps at P = 4 (docs/transport.md): a part of the range per get
+                    need(a.get('peer') in range(P) and a['peer'] != p and a.get('bytes') == S * 4 // P and
                          a.get('window') in ('total_buf', 'peak_buf') and a.get('offset', -1) >= 0,
                          'rank %d: get args %r' % (p, a))
                 if e['cat'] == 'notify':
@@ -241,21 +248,31 @@ class Runner:
 
     def blocks(self):
         P = 4
-        trace = self.path('blocks.json')
-        rc, so, se = self.run(P, os.path.join(ROOT, 'programs', 'host', 'allreduce_multicore.pld'),
-                              ['--in', 'xs=arange', '--trace', trace])
-        need(rc == 0, 'exit %d\n%s%s' % (rc, so, se))
-        by_pid, threads = validate(trace, P)
-        for p, evs in by_pid.items():
-            coll = [e for e in evs if e['cat'] == 'collective']
-            need(len(coll) == 1 and coll[0]['tid'] == 0 and 'HOST builtin' in coll[0]['name'],
-                 'rank %d: collectives %r' % (p, [(e['name'], e['tid']) for e in coll]))
-            for b in range(4):
-                need(threads.get((p, 1 + b)) == 'block %d' % b, 'rank %d: no track for block %d' % (p, b))
-                mine = [e for e in evs if e['tid'] == 1 + b]
-                for c in ('notify', 'wait', 'get', 'phase'):
-                    need(any(e['cat'] == c for e in mine), 'rank %d block %d: no %s event' % (p, b, c))
-                need(all(inside(e, coll[0]) for e in mine), 'rank %d block %d: events outside the collective' % (p, b))
+        for mode in ('merged', 'chunk'):
+            trace = self.path('blocks_%s.json' % mode)
+            rc, so, se = self.run(P, os.path.join(ROOT, 'programs', 'host', 'allreduce_multicore.pld'),
+                                  ['--in', 'xs=arange', '--collective-steps', mode, '--trace', trace])
+            need(rc == 0, 'exit %d\n%s%s' % (rc, so, se))
+            by_pid, threads = validate(trace, P)
+            for p, evs in by_pid.items():
+                coll = [e for e in evs if e['cat'] == 'collective']
+                need(len(coll) == 1 and coll[0]['tid'] == 0 and 'HOST builtin' in coll[0]['name'],
+                     'rank %d: collectives %r' % (p, [(e['name'], e['tid']) for e in coll]))
+                for b in range(4):
+                    need(threads.get((p, 1 + b)) == 'block %d' % b, 'rank %d: no track for block %d' % (p, b))
+                    mine = [e for e in evs if e['tid'] == 1 + b]
+                    # a merged step reads every block's tiles at once, on the
+                    # collective's track; per chunk each block reads its own
+                    for c in ('notify', 'wait', 'phase') + (('get',) if mode == 'chunk' else ()):
+                        need(any(e['cat'] == c for e in mine), '%s: rank %d block %d: no %s event' % (mode, p, b, c))
+                    need(all(inside(e, coll[0]) for e in mine),
+                         '%s: rank %d block %d: events outside the collective' % (mode, p, b))
+                    if mode == 'merged':
+                        need(not any(e['cat'] == 'get' for e in mine), 'merged: rank %d block %d: a get' % (p, b))
+                if mode == 'merged':
+                    gets = [e for e in evs if e['cat'] == 'get' and e['tid'] == 0]
+                    need(gets and all(inside(e, coll[0]) for e in gets),
+                         'merged: rank %d: no get on the collective\'s track within it' % p)
 
     def plans(self):
         """The merged steps' plan across (split) hosts, from pldrun_testing with
@@ -297,6 +314,34 @@ class Runner:
                     need(not hub and any('merged barriers' in n for n in names),
                          'split %s P=%d rank %d: expected spread steps (merged barriers, no hub step): %r' %
                          (split, P, p, sorted(set(names))))
+        # one host: merged steps by default (spread at P = 4: merged barriers),
+        # a barrier per chunk with --collective-steps chunk, the same bits
+        outs = {}
+        for mode in ('merged', 'chunk'):
+            trace = self.path('plans_shm_%s.json' % mode)
+            outs[mode] = self.path('plans_shm_%s.npy' % mode)
+            rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, 4, tool, prog,
+                                      ['--in', 'xs=random:101', '--in', 'hs=random:102', '--in', 'ys=random:103',
+                                       '--out', 'sums=' + outs[mode], '--window-transport', 'shm',
+                                       '--collective-steps', mode, '--trace', trace], self.env, self.a.workdir,
+                                      timeout=60)
+            need(rc == 0, 'shm, --collective-steps %s: exit %d\n%s%s' % (mode, rc, so, se))
+            by_pid, _ = validate(trace, 4)
+            for p, evs in by_pid.items():
+                merged = [e for e in evs if e['cat'] == 'phase' and 'merged barriers' in e['name']]
+                barriers = [e for e in evs if e['cat'] == 'phase' and e['name'].startswith('barrier')]
+                if mode == 'merged':
+                    need(merged, 'shm rank %d: no merged barriers by default' % p)
+                else:
+                    need(not merged and len(barriers) > 4,
+                         'shm rank %d, --collective-steps chunk: %d merged barriers, %d barriers' %
+                         (p, len(merged), len(barriers)))
+        with open(outs['merged'], 'rb') as f, open(outs['chunk'], 'rb') as g:
+            need(f.read() == g.read(), 'shm: the merged steps\' outputs differ from the per-chunk ones')
+        rc, so, se = T.run_pldrun(self.a.mpiexec, self.a.numproc_flag, 1, tool, prog, ['--collective-steps', 'tile'],
+                                  self.env, self.a.workdir, timeout=60)
+        need(rc == 64 and '--collective-steps must be merged or chunk' in se,
+             '--collective-steps tile: exit %d\n%s' % (rc, se))
         # two blocks of one rank (spmd_submit core_num=2), each in an allreduce
         # of its own: they stay on the window path (no messages: those match
         # by sender and size alone), and give what shm gives on one host

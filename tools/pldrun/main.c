@@ -56,6 +56,7 @@ typedef struct opts {
     const char *log_dir; /* --log-dir DIR */
     int poison;
     int check_races;     /* --check-races */
+    int chunk_steps;     /* --collective-steps chunk */
     int schedule;        /* 1 --schedule-seed N, 2 --schedule random (rank 0 draws the seed) */
     uint64_t seed;
 } opts_t;
@@ -85,6 +86,10 @@ static void usage(FILE *f)
           "  --window-transport auto|shm|hybrid|rma\n"
           "                      how ranks reach each other's windows (default auto: shm on one node,\n"
           "                      hybrid across nodes: shm within a node, RMA and messages between nodes)\n"
+          "  --collective-steps merged|chunk\n"
+          "                      merged (default): the mesh allreduces pass the barriers of up to\n"
+          "                      8 MiB of chunks at once; chunk: a barrier per chunk, as the semantics\n"
+          "                      document lists them (slower; the same results)\n"
           "  --dispatches N      run the entry N times, like a worker serving N calls (default 1);\n"
           "                      --out files hold the last dispatch's results\n"
           "  --persistent-windows\n"
@@ -200,6 +205,13 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return EX_USAGE;
             }
             o->reset = strcmp(val, "yes") == 0;
+            i++;
+        } else if (strcmp(a, "--collective-steps") == 0) {
+            if (!val || (strcmp(val, "merged") != 0 && strcmp(val, "chunk") != 0)) {
+                fprintf(stderr, "pldrun: --collective-steps must be merged or chunk\n");
+                return EX_USAGE;
+            }
+            o->chunk_steps = strcmp(val, "chunk") == 0;
             i++;
         } else if (strcmp(a, "--window-transport") == 0) {
             pld_win_transport_t tr;
@@ -803,6 +815,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         io.dispatches = o->dispatches;
         io.persistent_windows = o->persistent;
         io.reset_windows = o->reset;
+        io.chunk_steps = o->chunk_steps;
         io.poison = o->poison;
         io.check_races = o->check_races;
         io.schedule = o->schedule != 0;
