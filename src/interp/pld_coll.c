@@ -32,6 +32,11 @@
 /* The mesh allreduces merge consecutive chunks (tiles) into one step of at
  * most this many bytes per peer (merged_step; docs/transport.md). */
 #define MERGE_BYTES ((int64_t)8 << 20)
+#ifndef PLD_TESTING
+#define RING_STEP_BYTES ((int64_t)128 << 10) /* the InCore ring's steps: within the cache (ring_step) */
+#else
+#define RING_STEP_BYTES ((int64_t)32 << 10) /* pldrun_testing: 2 sub-chunks, so the tests' segments take several steps */
+#endif
 
 static int target_index(int op)
 {
@@ -345,6 +350,17 @@ static int64_t merged_step(const coll_t *c, int64_t unit, int esz)
         return 1;
     int64_t n = MERGE_BYTES / (unit * esz);
     return n > 1 ? n : 1;
+}
+
+/* The InCore ring's sub-chunks of `unit` elements per step: merged_step's,
+ * but at most RING_STEP_BYTES. A ring step streams one segment (the left
+ * neighbour's, this rank's, the fold, the store), and a bigger one spills the
+ * cache: per 1 Mi FP32 call at P = 4 on one host, 14 ms at 1 MiB steps, 2-3
+ * ms at 64-128 KiB, 8.5 ms per chunk (docs/transport.md, "The InCore ring"). */
+static int64_t ring_step(const coll_t *c, int64_t unit, int esz)
+{
+    const int64_t g = merged_step(c, unit, esz), cap = RING_STEP_BYTES / (unit * esz);
+    return g < cap ? g : cap > 1 ? cap : 1;
 }
 
 /* Whether a row exchange sends its puts as one batch (one flush for all):
@@ -1450,8 +1466,16 @@ static pld_status_t incore_allreduce_ring(coll_t *c, const pld_tensor_t *t, int6
     if (fp16)
         maxseg = maxseg + 15 < SIZE ? maxseg + 15 : SIZE;
     int64_t nsub = cdiv(maxseg, C);
-    acc = alloc_elems(t->dt, C);
-    tmp = alloc_elems(t->dt, C);
+    /* G sub-chunks per step (ring_step): the step's first barrier (2 j0 + 1),
+     * its reads, the rest of its barriers at once (credit 2 G - 1, wait for
+     * 2 j1), its stores. Within a row every rank stores segment s of its own
+     * copy while its right neighbour reads segment s + 1 of it, so no read
+     * meets a store of the same row; a row's reads still follow every store
+     * of the row before (its first barrier), and its stores every read of
+     * its own sub-chunks: the per-chunk order, coarser (G = 1: it). */
+    const int64_t G = ring_step(c, C, esz), W = G * C < maxseg ? G * C : maxseg;
+    acc = alloc_elems(t->dt, W);
+    tmp = alloc_elems(t->dt, W);
     if (!acc || !tmp) {
         st = oom(c);
         goto done;
@@ -1460,10 +1484,11 @@ static pld_status_t incore_allreduce_ring(coll_t *c, const pld_tensor_t *t, int6
         for (int64_t k = 0; k + 1 < P; k++) {
             int64_t row = phase == 0 ? k : P - 1 + k;
             int64_t s = phase == 0 ? imod(me - k - 2, P) : imod(me - k - 1, P);
-            for (int64_t j = 0; j < nsub; j++) {
-                int64_t lo = b[s] + j * C, hi = lo + C < b[s + 1] ? lo + C : b[s + 1];
+            for (int64_t j0 = 0; j0 < nsub; j0 += G) {
+                const int64_t j1 = j0 + G < nsub ? j0 + G : nsub;
+                int64_t lo = b[s] + j0 * C, hi = b[s] + j1 * C < b[s + 1] ? b[s] + j1 * C : b[s + 1];
                 int active = lo < hi;
-                TRY(barrier(c, row, (int32_t)(2 * j + 1)));
+                TRY(barrier(c, row, (int32_t)(2 * j0 + 1)));
                 if (active) {
                     TRY(xfer1(c, &flat, left, lo, hi - lo, tmp, 0));
                     if (phase == 0) {
@@ -1471,7 +1496,7 @@ static pld_status_t incore_allreduce_ring(coll_t *c, const pld_tensor_t *t, int6
                         TRY(fold(c, binop_of(op), acc, tmp, t->dt, hi - lo));
                     }
                 }
-                TRY(barrier(c, row, (int32_t)(2 * j + 2)));
+                TRY(barrier_n(c, row, (int32_t)(2 * (j1 - j0) - 1), (int32_t)(2 * j1)));
                 if (active)
                     TRY(xfer1(c, &flat, me, lo, hi - lo, phase == 0 ? acc : tmp, 1));
             }

@@ -72,9 +72,9 @@ typedef struct pld_interp_opts {
     int check_races;        /* --check-races: report unordered conflicting window accesses
                                (docs/races.md); needs the sim backend and windows every member maps
                                (the shm or local transport) */
-    int chunk_steps;        /* --collective-steps chunk: the mesh allreduces pass a barrier per chunk
-                               (tile) as the semantics document lists them; 0 = merged steps of up
-                               to 8 MiB, the same results (docs/transport.md) */
+    int chunk_steps;        /* --collective-steps chunk: the mesh and InCore ring allreduces pass a
+                               barrier per chunk (tile) as the semantics document lists them; 0 =
+                               merged steps, the same results (docs/transport.md) */
     int schedule;           /* --schedule-seed / --schedule random: a seeded schedule (docs/races.md) */
     uint64_t schedule_seed; /* its seed: every rank draws from a PRNG seeded with seed ^ rank */
 } pld_interp_opts_t;
