@@ -127,6 +127,16 @@ static int parse_int(const char *s, int *out)
     return 1;
 }
 
+/* Which of two words option a's value is (0: first, 1: second); anything
+ * else is a usage message and -1. */
+static int choice(const char *a, const char *val, const char *first, const char *second)
+{
+    if (val && (strcmp(val, first) == 0 || strcmp(val, second) == 0))
+        return strcmp(val, second) == 0;
+    fprintf(stderr, "pldrun: %s must be %s or %s\n", a, first, second);
+    return -1;
+}
+
 /* Returns -1 to continue, or an exit code. */
 static int parse_args(int argc, char **argv, opts_t *o)
 {
@@ -200,19 +210,15 @@ static int parse_args(int argc, char **argv, opts_t *o)
                 return EX_USAGE;
             }
             i++;
-        } else if (strcmp(a, "--reset-persistent-windows") == 0) {
-            if (!val || (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)) {
-                fprintf(stderr, "pldrun: --reset-persistent-windows must be yes or no\n");
+        } else if (strcmp(a, "--reset-persistent-windows") == 0 || strcmp(a, "--collective-steps") == 0) {
+            const int reset = strcmp(a, "--reset-persistent-windows") == 0;
+            const int v = choice(a, val, reset ? "yes" : "merged", reset ? "no" : "chunk");
+            if (v < 0)
                 return EX_USAGE;
-            }
-            o->reset = strcmp(val, "yes") == 0;
-            i++;
-        } else if (strcmp(a, "--collective-steps") == 0) {
-            if (!val || (strcmp(val, "merged") != 0 && strcmp(val, "chunk") != 0)) {
-                fprintf(stderr, "pldrun: --collective-steps must be merged or chunk\n");
-                return EX_USAGE;
-            }
-            o->chunk_steps = strcmp(val, "chunk") == 0;
+            if (reset)
+                o->reset = !v;
+            else
+                o->chunk_steps = v;
             i++;
         } else if (strcmp(a, "--window-transport") == 0) {
             pld_win_transport_t tr;
