@@ -94,13 +94,20 @@ ONE_HOST_SCALE = 8  # --one-host: n2 - n1 and the MPI loops this many times long
 N1_JOBS = 3  # t(n1) is the median of this many jobs (one slow start-up would skew every run's figure)
 
 
+def here(P, argv):
+    """The command that runs `mpirun -np P argv` on this host, in
+    scripts/mpi_env.sh's environment (platform.md section 2)."""
+    return ['bash', '-c', '. "$0"; exec "$@"', os.path.join(REPO, 'scripts', 'mpi_env.sh'),
+            'mpirun', '-np', str(P)] + argv
+
+
 def mpx(P, slots, argv, env, timeout=600):
     """Runs `mpirun -np P argv` on 2 emulated hosts with `slots` ranks each
-    (--one-host: on this host, in scripts/mpi_env.sh's environment)."""
-    cmd = ['bash', MPX, '-n', '2', '-s', str(slots), '-t', str(timeout - 30), '--', '-np', str(P)] + BIND + argv
+    (--one-host: on this host)."""
     if ONE_HOST:
-        cmd = ['bash', '-c', '. "$0"; exec "$@"', os.path.join(REPO, 'scripts', 'mpi_env.sh'),
-               'mpirun', '-np', str(P)] + argv
+        cmd = here(P, argv)
+    else:
+        cmd = ['bash', MPX, '-n', '2', '-s', str(slots), '-t', str(timeout - 30), '--', '-np', str(P)] + BIND + argv
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
                        timeout=timeout, universal_newlines=True)
     if r.returncode != 0:
@@ -136,13 +143,13 @@ def one_host_golden(args, wd, name):
     npy = os.path.join(wd, 'n1.npy')
     npy_i64(npy, 1)
     out_file = os.path.join(wd, '%s.golden.npy' % name)
-    argv = ['mpirun', '--oversubscribe', '-n', str(P), args.pldrun, os.path.join(REPO, prog),
+    argv = ['--oversubscribe', args.pldrun, os.path.join(REPO, prog),
             '--window-transport', 'shm', '--in', 'n=' + npy, '--out', 'outs=' + out_file]
     for i in ins:
         argv += ['--in', i]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
-    r = subprocess.run(['bash', '-c', '. "$0"; exec "$@"', os.path.join(REPO, 'scripts', 'mpi_env.sh')] + argv,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, universal_newlines=True, timeout=300)
+    r = subprocess.run(here(P, argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                       universal_newlines=True, timeout=300)
     if r.returncode != 0:
         raise RuntimeError('one-host reference run failed: %s' % r.stderr[-2000:])
     return out_file
@@ -187,10 +194,11 @@ def main():
         ap.error('--bind places ranks on emulated hosts; it does not combine with --one-host')
     if args.one_host:
         ONE_HOST.append(True)
-        for name, m in METRICS.items():  # one host is faster: 8 times the operations, 0.3-2 s of work again
-            kind, a = m[6]
-            METRICS[name] = m[:4] + (m[3] + (m[4] - m[3]) * ONE_HOST_SCALE,) + m[5:6] + \
-                ((kind, [a[0], str(int(a[1]) * ONE_HOST_SCALE)] if kind == 'hosts' else a),) + m[7:]
+        for name, (prog, P, slots, n1, n2, ins, (kind, a), target) in METRICS.items():
+            # one host is faster: 8 times the operations, 0.3-2 s of work again
+            if kind == 'hosts':
+                a = [a[0], str(int(a[1]) * ONE_HOST_SCALE)]
+            METRICS[name] = (prog, P, slots, n1, n1 + (n2 - n1) * ONE_HOST_SCALE, ins, (kind, a), target)
     if args.bind != 'none':
         BIND.extend([os.path.join(HERE, 'hosts', 'bind.sh'), args.bind])
     args.pldrun = os.path.abspath(args.pldrun)

@@ -1106,13 +1106,13 @@ def run_case(case, P, tr, args, env, extra=(), launch=None, ref_launch=None):
                 continue
             problems += compare(name, got, want[name])
     if rc == 0 and case in SPECIALS:
-        problems += same_bits(case, P, tr, args, env, prog, cli, sorted(want), wd,
+        problems += same_bits(case, P, args, env, prog, cli, sorted(want), wd,
                               ref_launch or mpirun_launch(args))
     return problems, prog, cli, err, rc
 
 
-def same_bits(case, P, tr, args, env, prog, cli, names, wd, launch):
-    """SPECIALS: the outputs of the run over tr, bit for bit against a run
+def same_bits(case, P, args, env, prog, cli, names, wd, launch):
+    """SPECIALS: the outputs of the run (cli), bit for bit against a run
     with the same inputs as REFERENCE says, on this host (started by launch);
     and the first output's rows of ranks 0 and 1 differ somewhere in the
     reference."""
