@@ -37,18 +37,14 @@ set(_pld_coll_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
 set(_pld_coll_flag "${PLD_MPI_NP_FLAG}")
 set(_pld_coll_env ${PLD_MPI_TEST_ENV})
 
-# The test list comes from the runner itself: lines "CASE P TRANSPORT".
-execute_process(
-  COMMAND "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py" --pldrun pldrun --list --outside-conformance
-  OUTPUT_VARIABLE _pld_coll_tests
-  RESULT_VARIABLE _pld_coll_rc
-  OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT _pld_coll_rc EQUAL 0)
-  message(WARNING "pldrun tests: tests/mpi/run_coll.py --list failed; no collective tests")
-  set(_pld_coll_tests "")
-endif()
-string(REPLACE "\n" ";" _pld_coll_tests "${_pld_coll_tests}")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_coll_dir}/run_coll.py")
+# The test list comes from the runner itself: lines "CASE P TRANSPORT". A failing
+# --list (a missing program, a broken runner) stops the configuration
+# (tests/runner_list.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_coll_tests tests/mpi/run_coll.py
+                "${PLD_PYTHON3_COLL}" "${_pld_coll_dir}/run_coll.py" --pldrun pldrun --list --outside-conformance)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_coll_dir}/run_coll.py"
+                                                               "${_pld_coll_dir}/pld_mpitest.py")
 
 # The sanitizer tree runs each negative case (a hang the watchdog stops, a
 # located runtime error) over one transport, rma and shm taking turns down

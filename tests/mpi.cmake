@@ -34,18 +34,15 @@ set(_pld_mpi_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" ${PLD_MPI_TEST_ENV})
 set(_pld_mpi_env_sigterm "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" ${PLD_MPI_TEST_ENV_SIGTERM})
 
 # The test list comes from the runner itself (one source of truth): lines "CASE P".
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -E env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}"
-          "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py" --pldrun pldrun --list --outside-conformance
-  OUTPUT_VARIABLE _pld_golden_cases
-  RESULT_VARIABLE _pld_golden_rc
-  OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT _pld_golden_rc EQUAL 0)
-  message(WARNING "pldrun tests: tests/mpi/run_golden.py --list failed; no golden MPI tests")
-  set(_pld_golden_cases "")
-endif()
-string(REPLACE "\n" ";" _pld_golden_cases "${_pld_golden_cases}")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/run_golden.py")
+# A failing --list (a missing program, a broken runner) stops the configuration
+# (tests/runner_list.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_golden_cases tests/mpi/run_golden.py
+                ${CMAKE_COMMAND} -E env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}"
+                "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_golden.py" --pldrun pldrun --list --outside-conformance)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/run_golden.py"
+                                                               "${_pld_mpi_dir}/run_negative.py"
+                                                               "${_pld_mpi_dir}/pld_mpitest.py")
 
 foreach(_line IN LISTS _pld_golden_cases)
   string(REPLACE " " ";" _f "${_line}")
@@ -61,8 +58,17 @@ foreach(_line IN LISTS _pld_golden_cases)
                                            ENVIRONMENT "${_pld_mpi_env}")
 endforeach()
 
-foreach(_case bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend
-              out_unwritable warning_once stack_block)
+# run_negative.py's cases, in two groups (the second: one rank fails, is killed
+# or crashes; longer timeouts); every case of the runner must be in one of them
+set(_pld_neg_cases bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend
+                   out_unwritable warning_once stack_block)
+set(_pld_neg_rank_cases rank1_missing_input rank1_missing_program rank1_bad_program rank1_oom killed_running
+                        killed_waiting crash_report state_usr1)
+pld_runner_list(_pld_neg_listed tests/mpi/run_negative.py
+                "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py" --pldrun pldrun --list)
+pld_runner_cases_registered(tests/mpi/run_negative.py "${_pld_neg_listed}" "${_pld_neg_cases};${_pld_neg_rank_cases}")
+
+foreach(_case IN LISTS _pld_neg_cases)
   set(_name mpi_negative_${_case})
   add_test(NAME ${_name}
            COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"
@@ -86,8 +92,7 @@ else()
 endif()
 
 # One rank fails, is killed or crashes: the others neither hang nor stay silent.
-foreach(_case rank1_missing_input rank1_missing_program rank1_bad_program rank1_oom killed_running killed_waiting
-              crash_report state_usr1)
+foreach(_case IN LISTS _pld_neg_rank_cases)
   set(_name mpi_negative_${_case})
   add_test(NAME ${_name}
            COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py"

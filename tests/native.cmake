@@ -6,7 +6,13 @@
 if(NOT PLD_PYTHON3_CONF OR NOT MPIEXEC_EXECUTABLE)
   return()
 endif()
-foreach(_what numerics errors cache)
+# the runner's parts (run_native.py --list) and run_coll.py's negative cases: a
+# failing --list stops the configuration (tests/runner_list.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_native_parts tests/native/run_native.py
+                "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/native/run_native.py" --list)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/native/run_native.py")
+foreach(_what IN LISTS _pld_native_parts)
   add_test(NAME native_${_what}
            COMMAND "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/native/run_native.py"
                    --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}" ${_what})
@@ -18,22 +24,23 @@ endforeach()
 # out-of-bounds accesses, bad peers, a wait nobody answers) on --backend native:
 # the same exit status and located messages as on sim, on rma and shm. Release
 # tree only (CI time; the sanitizer tree runs the cases on sim).
-execute_process(COMMAND "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py" --pldrun x --list
-                OUTPUT_VARIABLE _pld_native_neg_list RESULT_VARIABLE _pld_native_neg_rc)
-set(_pld_native_neg_cases "")
-if(_pld_native_neg_rc EQUAL 0)
-  string(REGEX MATCHALL "(^|\n)neg_[a-z0-9_]+" _pld_native_neg_found "${_pld_native_neg_list}")
-  set(_pld_native_neg_names "")
-  foreach(_c IN LISTS _pld_native_neg_found)
-    string(STRIP "${_c}" _c)
-    list(APPEND _pld_native_neg_names ${_c})
-  endforeach()
-  list(REMOVE_DUPLICATES _pld_native_neg_names)
-  foreach(_c IN LISTS _pld_native_neg_names)
-    list(APPEND _pld_native_neg_cases --case ${_c})
-  endforeach()
+pld_runner_list(_pld_native_neg_list tests/mpi/run_coll.py
+                "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py" --pldrun x --list)
+set(_pld_native_neg_names "")
+foreach(_line IN LISTS _pld_native_neg_list)
+  if(_line MATCHES "^(neg_[a-z0-9_]+) ")
+    list(APPEND _pld_native_neg_names ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES _pld_native_neg_names)
+if(NOT _pld_native_neg_names)
+  message(FATAL_ERROR "pldrun tests: tests/mpi/run_coll.py --list has no negative case (neg_*) for native_negative")
 endif()
-if(_pld_native_neg_cases AND NOT PLD_SANITIZE)
+set(_pld_native_neg_cases "")
+foreach(_c IN LISTS _pld_native_neg_names)
+  list(APPEND _pld_native_neg_cases --case ${_c})
+endforeach()
+if(NOT PLD_SANITIZE)
   add_test(NAME native_negative
            COMMAND "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_coll.py"
                    --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}" "--numproc-flag=${PLD_MPI_NP_FLAG}"

@@ -8,6 +8,8 @@
 #                        P = 1..3, results against goldens computed in Python, the
 #                        plugin's call log, every loader refusal (exit 69) and the
 #                        plugin's failures (open, load, launch) as located errors
+#                        (the cases come from `run_plugin.py --list`; a failing --list
+#                        stops the configuration: tests/runner_list.cmake)
 
 add_library(pld_test_plugin MODULE "${CMAKE_CURRENT_SOURCE_DIR}/plugin/pld_test_plugin.c")
 target_include_directories(pld_test_plugin PRIVATE "${PROJECT_SOURCE_DIR}/src/hw_backend")
@@ -19,7 +21,11 @@ if(NOT PLD_PYTHON3_PLUGIN OR NOT MPIEXEC_EXECUTABLE)
   message(STATUS "pldrun tests: python3 or mpiexec not found; the plugin tests are not registered")
   return()
 endif()
-foreach(_case kernels hello device window errors)
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_plugin_cases tests/plugin/run_plugin.py
+                "${PLD_PYTHON3_PLUGIN}" "${CMAKE_CURRENT_SOURCE_DIR}/plugin/run_plugin.py" --list)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/plugin/run_plugin.py")
+foreach(_case IN LISTS _pld_plugin_cases)
   add_test(NAME plugin_${_case}
            COMMAND "${PLD_PYTHON3_PLUGIN}" "${CMAKE_CURRENT_SOURCE_DIR}/plugin/run_plugin.py"
                    --pldrun $<TARGET_FILE:pldrun> --plugin $<TARGET_FILE:pld_test_plugin>

@@ -14,7 +14,8 @@
 #   poison_programs_p2      tests/mpi/run_coll.py --poison: corpus programs at P = 2 (shm)
 #                           under --poison keep their golden results and print no warning
 #                           (signals, atomic-add targets and epoch cells stay zero)
-#   poison_backend_refused  --poison with --backend native: exit 64 and the reason
+#   poison_backend_refused  --poison with --backend native: exit 64 and the reason (tests/expect_run.py
+#                           checks both)
 #
 # The whole suite takes about 15 s.
 
@@ -27,16 +28,10 @@ endif()
 set(_pld_poison_dir "${CMAKE_CURRENT_SOURCE_DIR}/poison")
 set(_pld_poison_env ${PLD_MPI_TEST_ENV})
 
-execute_process(
-  COMMAND "${PLD_PYTHON3_POISON}" "${_pld_poison_dir}/run_poison.py" --pldrun pldrun --list
-  OUTPUT_VARIABLE _pld_poison_tests
-  RESULT_VARIABLE _pld_poison_rc
-  OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT _pld_poison_rc EQUAL 0)
-  message(WARNING "pldrun tests: tests/poison/run_poison.py --list failed; no --poison tests")
-  set(_pld_poison_tests "")
-endif()
-string(REPLACE "\n" ";" _pld_poison_tests "${_pld_poison_tests}")
+# the list comes from the runner; a failing --list stops the configuration (tests/runner_list.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_poison_tests tests/poison/run_poison.py
+                "${PLD_PYTHON3_POISON}" "${_pld_poison_dir}/run_poison.py" --pldrun pldrun --list)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_poison_dir}/run_poison.py")
 
 foreach(_line IN LISTS _pld_poison_tests)
@@ -75,9 +70,10 @@ add_test(NAME poison_programs_p2
 set_tests_properties(poison_programs_p2 PROPERTIES LABELS "poison;mpi" TIMEOUT 120 PROCESSORS 2
                                                    ENVIRONMENT "${_pld_poison_env}")
 
+# exit status and message (tests/expect_run.py; never a PASS_REGULAR_EXPRESSION alone)
 add_test(NAME poison_backend_refused
-         COMMAND sh -c "\"$0\" --poison --backend native \"$1\" --in xs=arange 2>&1; echo \"exit=$?\""
-                 $<TARGET_FILE:pldrun> "${_pld_poison_dir}/load_tail.pld")
+         COMMAND "${PLD_PYTHON3_POISON}" "${CMAKE_CURRENT_SOURCE_DIR}/expect_run.py" --exit 64
+                 "--match=^pldrun: --poison needs --backend sim: with backend 'native'"
+                 -- $<TARGET_FILE:pldrun> --poison --backend native "${_pld_poison_dir}/load_tail.pld" --in xs=arange)
 set_tests_properties(poison_backend_refused PROPERTIES LABELS poison TIMEOUT 30
-                     ENVIRONMENT "${_pld_poison_env}"
-                     PASS_REGULAR_EXPRESSION "--poison needs --backend sim: with backend 'native'[^\n]*\nexit=64")
+                     ENVIRONMENT "${_pld_poison_env}")

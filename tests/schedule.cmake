@@ -27,16 +27,10 @@ endif()
 set(_pld_sched_dir "${CMAKE_CURRENT_SOURCE_DIR}/schedule")
 set(_pld_sched_env ${PLD_MPI_TEST_ENV})
 
-execute_process(
-  COMMAND "${PLD_PYTHON3_SCHEDULE}" "${_pld_sched_dir}/run_schedule.py" --pldrun pldrun --list
-  OUTPUT_VARIABLE _pld_sched_tests
-  RESULT_VARIABLE _pld_sched_rc
-  OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT _pld_sched_rc EQUAL 0)
-  message(WARNING "pldrun tests: tests/schedule/run_schedule.py --list failed; no --schedule-seed tests")
-  set(_pld_sched_tests "")
-endif()
-string(REPLACE "\n" ";" _pld_sched_tests "${_pld_sched_tests}")
+# the list comes from the runner; a failing --list stops the configuration (tests/runner_list.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_sched_tests tests/schedule/run_schedule.py
+                "${PLD_PYTHON3_SCHEDULE}" "${_pld_sched_dir}/run_schedule.py" --pldrun pldrun --list)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_sched_dir}/run_schedule.py")
 
 foreach(_line IN LISTS _pld_sched_tests)

@@ -8,7 +8,9 @@ Results are compared with goldens computed here in pure Python (float64,
 within 1e-4: the matmuls sum in FP32); the failure cases must stop pldrun
 with a located runtime error (exit 70) whose message names what went wrong.
 
-usage: run_cluster.py --pldrun PATH [--workdir DIR]
+usage: run_cluster.py --pldrun PATH [--workdir DIR] [--max-failures N]
+
+It stops after --max-failures failed checks (default 3, 0: no limit).
 """
 import argparse
 import os
@@ -18,6 +20,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
+import pld_mpitest as T  # noqa: E402  (FailFast, --max-failures)
 
 
 def wr_npy(path, shape, vals, fmt='f', descr='<f4'):
@@ -42,11 +46,12 @@ def matmul(a, b, m, k, n):
 
 
 class Runner:
-    def __init__(self, pldrun, workdir):
+    def __init__(self, pldrun, workdir, max_failures=T.MAX_FAILURES):
         self.pldrun = pldrun
         self.work = workdir
         self.failures = 0
         self.count = 0
+        self.ff = T.FailFast(max_failures)
 
     def run(self, prog, args):
         return subprocess.run([self.pldrun, prog] + args, cwd=self.work, capture_output=True, text=True, timeout=60)
@@ -56,6 +61,7 @@ class Runner:
         if not ok:
             self.failures += 1
             print('FAIL %s %s' % (name, detail))
+            self.ff.fail(raise_at_limit=True)
         else:
             print('ok   %s' % name)
 
@@ -387,12 +393,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--pldrun', required=True)
     ap.add_argument('--workdir', default='cluster_work')
+    T.add_max_failures(ap)
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
-    r = Runner(os.path.abspath(a.pldrun), os.path.abspath(a.workdir))
-    results(r)
-    results2(r)
-    failures(r)
+    r = Runner(os.path.abspath(a.pldrun), os.path.abspath(a.workdir), a.max_failures)
+    groups = [results, results2, failures]
+    for i, g in enumerate(groups):
+        try:
+            g(r)
+        except T.StopRun:
+            r.ff.stop(None, 'the rest of %s() and %d more groups of checks not run' % (g.__name__, len(groups) - i - 1))
+            return 1
     print('%d of %d checks passed' % (r.count - r.failures, r.count))
     return 1 if r.failures else 0
 

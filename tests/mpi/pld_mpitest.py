@@ -8,12 +8,16 @@
 * the MPI launch environment of shared/docs/platform.md section 2 (taken from
   scripts/mpi_env.sh when the repository has one) and a launcher for
   `mpirun -n P pldrun ...`.
+* no silent holes: require_programs (a case whose program is missing is an
+  error), FailFast and add_max_failures (a runner stops after --max-failures
+  failed cases, default 3, with "stopped after N failures: M cases not run").
 """
 import argparse
 import ast
 import os
 import struct
 import subprocess
+import sys
 
 # ---------------------------------------------------------------- dtypes
 
@@ -233,6 +237,88 @@ def print_failure(title, problems, command, err):
     print('    command: ' + command)
     if err.strip():
         print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:40]))
+
+
+# ---------------------------------------------------------------- no silent holes
+
+def require_programs(runner, programs):
+    """A missing program is an error, never a case skipped in silence: programs
+    is an iterable of (case, path). When any path is not a file, prints one
+    line per such case to stderr ("RUNNER: case CASE: program PATH does not
+    exist") and exits with status 2 -- at `--list` time (configure fails:
+    tests/runner_list.cmake) and at run time alike."""
+    missing = [(case, path) for case, path in programs if not os.path.isfile(path)]
+    for case, path in missing:
+        print('%s: case %s: program %s does not exist' % (runner, case, path), file=sys.stderr)
+    if missing:
+        sys.exit(2)
+
+
+# ---------------------------------------------------------------- fail fast
+
+MAX_FAILURES = 3  # the default of --max-failures
+
+
+def add_max_failures(ap):
+    """Adds --max-failures N to an argument parser: stop after N failed cases
+    (default MAX_FAILURES; 0: no limit)."""
+    ap.add_argument('--max-failures', type=int, default=MAX_FAILURES, metavar='N',
+                    help='stop after N failed cases (default %(default)s; 0: run every case)')
+    return ap
+
+
+class StopRun(Exception):
+    """Raised by FailFast.fail(..., raise_at_limit=True) when the limit is reached."""
+
+
+class FailFast:
+    """The failure limit of a runner that runs many cases in one CTest test
+    (--max-failures): a tree that fails everywhere stops after a few failures
+    instead of running every case into its timeout.
+
+        ff = FailFast(args.max_failures)
+        for case in ff.each(cases):       # stops once ff.failed reaches the limit
+            ...
+            if problems:
+                ff.fail()
+
+    When it stops, each() prints "stopped after N failures: M cases not run"
+    (what: the words after M) and sets ff.stopped; the runner exits 1 as it
+    does on any failure. fail() with raise_at_limit=True raises StopRun at the
+    limit instead (for runners whose failures are counted deep inside a case);
+    the runner catches it and calls stop(M). limit 0: no limit."""
+
+    def __init__(self, limit=MAX_FAILURES, what='cases not run'):
+        self.limit, self.what = limit, what
+        self.failed = 0
+        self.stopped = False
+
+    def exhausted(self):
+        return self.limit > 0 and self.failed >= self.limit
+
+    def fail(self, n=1, raise_at_limit=False):
+        self.failed += n
+        if raise_at_limit and self.exhausted():
+            raise StopRun()
+
+    def stop(self, not_run, what=None):
+        """Prints the stop line (M = not_run; None: a runner that cannot count what is left says so in what)
+        and marks the run stopped."""
+        self.stopped = True
+        if not_run is None:
+            print('stopped after %d failures: %s' % (self.failed, what or self.what))
+        else:
+            print('stopped after %d failures: %d %s' % (self.failed, not_run, what or self.what))
+        sys.stdout.flush()
+
+    def each(self, items, what=None):
+        """Yields the items in order until the limit is reached."""
+        items = list(items)
+        for i, item in enumerate(items):
+            if self.exhausted():
+                self.stop(len(items) - i, what)
+                return
+            yield item
 
 
 def locate(path, marker, nth=1):

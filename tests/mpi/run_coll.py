@@ -57,10 +57,13 @@ golden results under every schedule (tests/schedule.cmake).
 usage:
   run_coll.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
               [--case NAME] [--ranks P] [--transport rma|shm] [--workdir DIR]
-              [--poison] [--schedule-seed N [--rotate-seeds]] [--list]
+              [--poison] [--schedule-seed N [--rotate-seeds]] [--max-failures N] [--list]
 
---list prints one line per CTest test: "CASE P TRANSPORT". Prints one line per
-run and "N passed, M failed"; exit status 0 when nothing failed.
+--list prints one line per CTest test: "CASE P TRANSPORT"; it fails (exit 2,
+and so does the configuration) when a case's program file is missing, as a
+run of that case does. Prints one line per run and "N passed, M failed"; exit
+status 0 when nothing failed. After --max-failures failed runs (default 3, 0:
+no limit) the runner stops: "stopped after N failures: M cases not run".
 """
 import argparse
 import math
@@ -1271,15 +1274,19 @@ def case_ranks(case):
     return sorted(set(ranks) | set(REWRITE_RANKS.get(case, ())))
 
 
+def programs(cases=None):
+    """(case, program path) of every positive and negative case (of cases, when given)."""
+    return [(c, (CASES[c] if c in CASES else NEG[c])[0]) for c in list(CASES) + list(NEG)
+            if cases is None or c in cases]
+
+
 def all_tests(outside_conformance=False):
     """(case, P, transport) of every test; with outside_conformance, without
     the positive runs that tests/conformance/run_conformance.py makes (P in
     T.CONFORMANCE_RANKS; the `_lowered` cases and SPECIALS, a check of the
     transports' schedules rather than of a backend, are not in its table)."""
     tests = []
-    for case, (path, _, _) in CASES.items():
-        if not os.path.isfile(path):
-            continue
+    for case in CASES:
         for P in case_ranks(case):
             if case in SPECIALS and P < 3:
                 continue  # the merged steps' plans (spread, hub) need 3 ranks or more
@@ -1323,9 +1330,10 @@ def main():
     ap.add_argument('--check-races', action='store_true',
                     help='run the positive cases with pldrun --check-races (a race report fails the case, as any '
                          'unexpected warning does; the golden results must not change)')
+    T.add_max_failures(ap)
     args = ap.parse_args()
-    tests = all_tests()
-    if args.list:
+    if args.list:  # every program must exist: a missing one fails the configuration (tests/coll.cmake)
+        T.require_programs('run_coll.py', programs())
         tests = all_tests(args.outside_conformance)
         print('\n'.join('%s %d %s' % t for t in tests))
         return 0
@@ -1333,6 +1341,8 @@ def main():
         if c not in CASES and c not in NEG:
             print('run_coll.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
+    T.require_programs('run_coll.py', programs(args.case))
+    tests = all_tests()
     sel = [t for t in tests if (not args.case or t[0] in args.case) and (not args.ranks or t[1] in args.ranks) and
            (not args.transport or t[2] in args.transport)]
     args.pldrun = os.path.abspath(args.pldrun)
@@ -1347,6 +1357,7 @@ def main():
                 if tr == 'shm' and not c.endswith('_lowered') and (not args.case or c in args.case) and
                 (not args.ranks or P in args.ranks)]
     passed = failed = skipped = 0
+    ff = T.FailFast(args.max_failures)
     t0 = time.time()
     extra = ['--backend', args.backend] if args.backend else []
     if args.poison:
@@ -1365,7 +1376,7 @@ def main():
         runs = [(case, P, tr, seeds[i % len(seeds)]) for i, (case, P, tr) in enumerate(sel)]
     else:
         runs = [(case, P, tr, seed) for case, P, tr in sel for seed in seeds]
-    for case, P, tr, seed in runs:
+    for case, P, tr, seed in ff.each(runs):
         t1 = time.time()
         fn = run_neg if case in NEG else run_case
         more = list(extra) + (['--schedule-seed', str(seed)] if seed is not None else [])
@@ -1379,6 +1390,7 @@ def main():
             print('skip: %s P=%d %s: not compiled%s' % (case, P, tr, why[:200]))
         elif problems:
             failed += 1
+            ff.fail()
             T.print_failure('%s P=%d %s (%.2f s)' % (case, P, tr, dt), problems,
                             '%s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog, ' '.join(cli)),
                             err)

@@ -21,12 +21,15 @@ directive (1 2 3 4; the shared examples, which have none, at 1 2 4):
 
 usage:
   run_golden.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
-                [--case NAME] [--ranks P] [--workdir DIR] [--list]
+                [--case NAME] [--ranks P] [--workdir DIR] [--max-failures N] [--list]
 
---list prints one line per CTest test: "CASE P".
+--list prints one line per CTest test: "CASE P"; a case whose program file is
+missing fails it (exit 2) as it fails a run.
 
 Without --case / --ranks every case and P runs. Prints one line per run and a
-closing line "N passed, M failed". Exit status 0 when nothing failed.
+closing line "N passed, M failed". Exit status 0 when nothing failed. After
+--max-failures failed runs (default 3, 0: no limit) it stops: "stopped after N
+failures: M cases not run".
 """
 import os
 import shutil
@@ -326,38 +329,41 @@ def main():
     ap.add_argument('--list', action='store_true', help='print the case names and exit')
     ap.add_argument('--outside-conformance', action='store_true',
                     help='with --list: leave out the P the conformance runner covers (2, 3, 4)')
+    T.add_max_failures(ap)
     args = ap.parse_args()
-    if args.list:  # "CASE P" per test, for cases whose program file exists
+    if args.list:  # "CASE P" per test; a missing program fails the listing (and the configuration)
+        T.require_programs('run_golden.py', [(c, CASES[c][1]) for c in CASES])
         skip = T.CONFORMANCE_RANKS if args.outside_conformance else ()
-        print('\n'.join('%s %d' % (c, P) for c in CASES if os.path.isfile(CASES[c][1]) for P in case_ranks(c)
-                         if P not in skip))
+        print('\n'.join('%s %d' % (c, P) for c in CASES for P in case_ranks(c) if P not in skip))
         return 0
     cases = args.case or list(CASES)
     for c in cases:
         if c not in CASES:
             print('run_golden.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
+    T.require_programs('run_golden.py', [(c, CASES[c][1]) for c in cases])
     args.pldrun = os.path.abspath(args.pldrun)
     if not args.workdir:
         args.workdir = os.path.join(os.getcwd(), 'mpi_golden')
     args.workdir = os.path.abspath(args.workdir)
     env = T.mpi_env(REPO)
     passed = failed = 0
+    ff = T.FailFast(args.max_failures)
     t0 = time.time()
-    for case in cases:
-        for P in args.ranks or case_ranks(case):
-            t1 = time.time()
-            problems, _, _ = run_case(case, P, args, env)
-            dt = time.time() - t1
-            if problems:
-                failed += 1
-                print('FAIL: %s P=%d (%.2f s)' % (case, P, dt))
-                for p in problems:
-                    print('    ' + p)
-            else:
-                passed += 1
-                print('ok:   %s P=%d (%.2f s)' % (case, P, dt))
-            sys.stdout.flush()
+    for case, P in ff.each((c, P) for c in cases for P in args.ranks or case_ranks(c)):
+        t1 = time.time()
+        problems, _, _ = run_case(case, P, args, env)
+        dt = time.time() - t1
+        if problems:
+            failed += 1
+            ff.fail()
+            print('FAIL: %s P=%d (%.2f s)' % (case, P, dt))
+            for p in problems:
+                print('    ' + p)
+        else:
+            passed += 1
+            print('ok:   %s P=%d (%.2f s)' % (case, P, dt))
+        sys.stdout.flush()
     print('total time %.1f s' % (time.time() - t0))
     print('%d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 and passed > 0 else 1

@@ -49,9 +49,10 @@ silent; each case must end well inside its time limit):
 
 usage:
   run_negative.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
-                  [--case NAME] [--workdir DIR] [--list]
+                  [--case NAME] [--workdir DIR] [--max-failures N] [--list]
 
-Prints one line per case and a closing line "N passed, M failed".
+Prints one line per case and a closing line "N passed, M failed"; stops after
+--max-failures failed cases (default 3, 0: no limit).
 """
 import argparse
 import os
@@ -484,6 +485,14 @@ CASES = {
     'stack_block': case_stack_block,
 }
 
+# the program each case runs (a missing one is an error at --list time too)
+PROGRAM_OF = dict([(c, HELLO) for c in ('bad_shape', 'out_unwritable', 'unknown_backend', 'bad_dtype', 'missing_input',
+                                        'unknown_param', 'unreadable_file', 'rank1_missing_input',
+                                        'rank1_missing_program', 'rank1_bad_program', 'rank1_oom')] +
+                  [('rank1_oob', OOB), ('device5', DEV), ('warning_once', WARN), ('stack_block', STACK)] +
+                  [(c, LONG) for c in ('killed_running', 'killed_waiting', 'crash_report', 'state_usr1')])
+assert set(PROGRAM_OF) == set(CASES)
+
 
 class Ctx:
     def __init__(self, args, env, wd):
@@ -502,9 +511,12 @@ def main():
     ap.add_argument('--numproc-flag', default='-n')
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
     ap.add_argument('--workdir', default=None)
-    ap.add_argument('--list', action='store_true')
+    ap.add_argument('--list', action='store_true', help='print the case names and exit (tests/mpi.cmake checks '
+                                                        'that it registers exactly these)')
+    T.add_max_failures(ap)
     args = ap.parse_args()
     if args.list:
+        T.require_programs('run_negative.py', sorted(PROGRAM_OF.items()))
         print('\n'.join(CASES))
         return 0
     cases = args.case or list(CASES)
@@ -512,14 +524,16 @@ def main():
         if c not in CASES:
             print('run_negative.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
+    T.require_programs('run_negative.py', [(c, PROGRAM_OF[c]) for c in cases])
     args.pldrun = os.path.abspath(args.pldrun)
     if args.pldrun_testing:
         args.pldrun_testing = os.path.abspath(args.pldrun_testing)
     workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'mpi_negative'))
     env = T.mpi_env(REPO)
     passed = failed = 0
+    ff = T.FailFast(args.max_failures)
     t0 = time.time()
-    for c in cases:
+    for c in ff.each(cases):
         wd = os.path.join(workdir, c)
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
@@ -528,6 +542,7 @@ def main():
         dt = time.time() - t1
         if problems:
             failed += 1
+            ff.fail()
             print('FAIL: %s (%.2f s)' % (c, dt))
             for p in problems:
                 print('    ' + p)

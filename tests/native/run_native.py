@@ -17,6 +17,8 @@
             the same output.
 
 usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,cache}
+       run_native.py --list     the parts, one per line (tests/native.cmake registers one test
+                                per part); fails (exit 2) when a program of tests/native/ is missing
 """
 import argparse
 import glob
@@ -28,6 +30,13 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
+import pld_mpitest as T  # noqa: E402  (require_programs)
+
+PARTS = ('numerics', 'errors', 'cache')
+# the files the parts run (tests/native/)
+FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
+                                                   'ub_overflow.pld'), 'cache': ('numerics_small.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -132,10 +141,18 @@ def cache(args, work, env):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--pldrun')
     ap.add_argument('--mpiexec', default='mpirun')
-    ap.add_argument('what', choices=['numerics', 'errors', 'cache'])
+    ap.add_argument('--list', action='store_true', help='print the parts and exit')
+    ap.add_argument('what', nargs='?', choices=PARTS)
     args = ap.parse_args()
+    T.require_programs('run_native.py', [(p, os.path.join(HERE, f)) for p in (PARTS if args.list else [args.what])
+                                         if p for f in FILES[p]])
+    if args.list:
+        print('\n'.join(PARTS))
+        return 0
+    if not args.pldrun or not args.what:
+        ap.error('--pldrun and a part (%s) are needed' % ', '.join(PARTS))
     work = tempfile.mkdtemp(prefix='pld_native_')
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
@@ -143,7 +160,8 @@ def main():
         {'numerics': numerics, 'errors': errors, 'cache': cache}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

@@ -22,7 +22,7 @@ pure Python, from the rules of docs/ops-numerics.md (restated below):
   * part_* combine where both sources are valid and copy src0 elsewhere;
   * tiles store their valid region (the rest of an Out stays 0).
 
-usage: run_elem.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_elem.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import argparse
 import math
@@ -33,6 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_ops as R  # noqa: E402  (numbers, .npy, Rng)
+T = R.T  # pld_mpitest (FailFast, --max-failures)
 
 f32, RNDF = R.f32, dict(R.RND)
 FLOAT = ('FP32', 'FP16', 'BF16')
@@ -521,6 +522,7 @@ def main():
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--filter', default=None)
     ap.add_argument('--sample', type=int, default=1, help='run a subset: every op once and every N-th case')
+    T.add_max_failures(ap)
     args = ap.parse_args()
     work = args.workdir or os.path.join(os.getcwd(), 'ops_elem_work')
     shutil.rmtree(work, ignore_errors=True)
@@ -530,12 +532,19 @@ def main():
         cases = [c for c in cases if args.filter in c.name]
     inputs = [None] * len(cases)
     rc = 0
-    for lo in range(0, len(cases), CHUNK):
-        rc |= run_chunk(args.pldrun, work, cases, lo, min(lo + CHUNK, len(cases)), inputs)
+    ff = T.FailFast(args.max_failures, 'programs not run')
+    for lo in ff.each(range(0, len(cases), CHUNK)):
+        if run_chunk(args.pldrun, work, cases, lo, min(lo + CHUNK, len(cases)), inputs):
+            rc = 1
+            ff.fail()
+    if ff.stopped:
+        return 1
     passed = failed = 0
-    for i, c in enumerate(cases):
+    ff = T.FailFast(args.max_failures, 'cases not checked')
+    for i, c in ff.each(enumerate(cases)):
         if inputs[i] is None or not os.path.exists(os.path.join(work, 'o%d.npy' % i)):
             failed += 1
+            ff.fail()
             print('FAIL %-44s k%d: no output' % (c.name, i))
             continue
         shape, got = R.read_npy(os.path.join(work, 'o%d.npy' % i), c.odt)
@@ -543,6 +552,7 @@ def main():
         bad = [k for k in range(len(want)) if bits(c.odt, got[k]) != bits(c.odt, want[k])]
         if tuple(shape) != tuple(out_shape(c)) or bad:
             failed += 1
+            ff.fail()
             k = bad[0] if bad else 0
             print('FAIL %-44s k%d: %d of %d elements differ; first [%d]: got %r, want %r' %
                   (c.name, i, len(bad), len(want), k, got[k], want[k]))

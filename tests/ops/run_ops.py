@@ -22,10 +22,14 @@ pl.X, a dtype, a tile geometry with a full or partial valid shape) this script
      the elements outside the result's valid region must stay 0 (Out tensors
      start zeroed and a store writes the valid region only).
 
-usage: run_ops.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--sample N]
+usage: run_ops.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--sample N] [--max-failures N]
 (--sample N: every op once and every N-th case, see sample(); the ASan tree
 runs that subset.)
-Prints one line per failing case and a closing "N passed, M failed".
+Prints one line per failing case and a closing "N passed, M failed"; a failing
+program stops the run, and --max-failures N failed comparisons (default 3, 0:
+no limit) stop the checking ("stopped after N failures: M cases not checked").
+The other ops runners (run_elem.py, run_ops_mem.py and those built on it) do
+the same; their error-case loops count towards the same limit.
 """
 import argparse
 import ast
@@ -35,6 +39,9 @@ import shutil
 import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'mpi'))
+import pld_mpitest as T  # noqa: E402  (FailFast, --max-failures)
 
 # ---------------------------------------------------------------- numbers
 
@@ -600,6 +607,7 @@ def main():
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--filter', default=None)
     ap.add_argument('--sample', type=int, default=1, help='run a subset: every op once and every N-th case')
+    T.add_max_failures(ap)
     args = ap.parse_args()
     work = args.workdir or os.path.join(os.getcwd(), 'ops_reduce_work')
     shutil.rmtree(work, ignore_errors=True)
@@ -614,7 +622,8 @@ def main():
         if rc:
             return rc
     passed = failed = 0
-    for i, c in enumerate(cases):
+    ff = T.FailFast(args.max_failures, 'cases not checked')
+    for i, c in ff.each(enumerate(cases)):
         xs, vs, os_, odt = case_io(c)
         shape, got = read_npy(os.path.join(work, 'o%d.npy' % i), odt)
         want = expected(c, *inputs[i])
@@ -623,6 +632,7 @@ def main():
                if not (bits(odt, got[k]) == bits(odt, want[k]) or (tol and ulps(odt, got[k], want[k]) <= tol))]
         if tuple(shape) != tuple(os_) or bad:
             failed += 1
+            ff.fail()
             k = bad[0] if bad else 0
             print('FAIL %-44s k%d: %d of %d elements differ; first [%d]: got %r, want %r' %
                   (c.name, i, len(bad), len(want), k, got[k], want[k]))

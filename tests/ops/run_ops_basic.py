@@ -21,7 +21,7 @@ The programs, runner and bit-exact comparison are run_ops_mem.py's (imported);
 only the cases differ. Goldens are computed here in pure Python. Out tensors
 start zeroed, so elements a store does not write read 0.
 
-usage: run_ops_basic.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops_basic.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import os
 import subprocess
@@ -378,7 +378,7 @@ def runtime_errors(pldrun, work):
     """Each bad program: exit 70, the file:line of the op, the message fragment."""
     bad = 0
     run_ops.write_npy(os.path.join(work, 'bx.npy'), 'FP32', (8, 16), [0.0] * 128)
-    for name, (body, val, frag) in BAD.items():
+    for name, (body, val, frag) in m.each(BAD.items()):
         prog = os.path.join(work, 'bad_%s.pld' % name)
         with open(prog, 'w') as f:
             f.write(BAD_PROG % body)

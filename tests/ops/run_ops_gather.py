@@ -20,7 +20,7 @@ The programs, runner and bit-exact comparison are run_ops_mem.py's (imported);
 only the cases differ. Goldens are computed here in pure Python from the
 semantics of docs/ops-numerics.md. Out tensors start zeroed.
 
-usage: run_ops_gather.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops_gather.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import os
 import struct
@@ -420,7 +420,7 @@ BAD = {
 def runtime_errors(pldrun, work):
     """Each bad program: exit 70, the file:line of the op, the message fragment."""
     bad = 0
-    for name, (body, val, frag) in BAD.items():
+    for name, (body, val, frag) in m.each(BAD.items()):
         prog = os.path.join(work, 'bad_%s.pld' % name)
         with open(prog, 'w') as f:
             f.write(PROG % body)

@@ -15,7 +15,7 @@ with a located runtime error (exit 70).
 The programs, runner and bit-exact comparison are run_ops_mem.py's (imported);
 only the cases differ. Semantics: docs/ops-numerics.md.
 
-usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops_layout.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import itertools
 import os
@@ -496,7 +496,7 @@ def out_of_range(pldrun, work):
               'tensor_scatter': 's = pl.tensor.slice(x, [2, 16], [0, 0])\n        r = pl.tensor.scatter(x, -1, ix, s)\n'
                                 '        o = pl.assemble(o, s, [0, 0])'}
     lims = {'tile': 128, 'tensor': 16, 'tile_scatter': 128, 'tensor_scatter': 16}
-    for name, body in bodies.items():
+    for name, body in m.each(bodies.items()):
         prog = os.path.join(work, 'oor_%s.pld' % name)
         with open(prog, 'w') as f:
             f.write(OOR % body)

@@ -12,7 +12,7 @@ generator, expected outputs computed here in pure Python from the semantics of
 docs/ops-numerics.md, compared bit for bit. Out tensors start zeroed, so the
 elements a store does not write must read 0.
 
-usage: run_ops_mem.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops_mem.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import argparse
 import os
@@ -22,6 +22,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_ops import PL, RND, FLOAT, Rng, bits, f32, gen, read_npy, sample, shp, write_npy  # noqa: E402
+from run_ops import T  # noqa: E402  (pld_mpitest: FailFast, --max-failures)
+
+# the failure limit of the run (--max-failures): shared by main()'s comparisons and the error cases of the
+# runners built on this one (expect_error, each())
+FF = T.FailFast(T.MAX_FAILURES)
+
+
+def each(items):
+    """The items of an error-case loop, until the run's failure limit is reached."""
+    return FF.each(items, 'error cases not run')
 
 INF = float('inf')
 PAD = {  # spelling -> mode
@@ -202,7 +212,9 @@ def main():
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--filter', default=None)
     ap.add_argument('--sample', type=int, default=1, help='run a subset: every op once and every N-th case')
+    T.add_max_failures(ap)
     args = ap.parse_args()
+    FF.limit = args.max_failures
     work = args.workdir or os.path.join(os.getcwd(), 'ops_mem_work')
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -233,13 +245,14 @@ def main():
             print('pldrun failed (exit %d) on %s' % (p.returncode, prog))
             return 1
     passed = failed = 0
-    for i, c in enumerate(cases):
+    for i, c in FF.each(enumerate(cases), 'cases not checked'):
         odt, os_ = c.out
         shape, got = read_npy(os.path.join(work, 'o%d.npy' % i), odt)
         want = [RND[odt](w) if odt in FLOAT else w for w in c.want(inputs[i])]
         bad = [k for k in range(len(want)) if bits(odt, got[k]) != bits(odt, want[k])]
         if tuple(shape) != tuple(os_) or bad:
             failed += 1
+            FF.fail()
             k = bad[0] if bad else 0
             print('FAIL %-48s k%d: %d of %d elements differ; first [%d]: got %r, want %r' %
                   (c.name, i, len(bad), len(want), k, got[k], want[k]))
@@ -259,6 +272,7 @@ def expect_error(pldrun, prog, ios, frags, label):
     err = p.stderr.decode(errors='replace')
     if p.returncode != 70 or any(fr not in err for fr in frags):
         print('FAIL %s: exit %d, stderr %r' % (label, p.returncode, err))
+        FF.fail()
         return 1
     print('ok   %s: %s' % (label, err.strip().splitlines()[0]))
     return 0
@@ -269,6 +283,8 @@ def main_with(gen_fn, build_fn, extra):
     global gen, build_cases
     gen, build_cases = gen_fn, build_fn
     rc = main()
+    if FF.stopped:
+        return 1
     args = sys.argv
     pldrun = args[args.index('--pldrun') + 1]
     work = args[args.index('--workdir') + 1] if '--workdir' in args else os.path.join(os.getcwd(), 'ops_mem_work')

@@ -13,7 +13,7 @@ c + (i * ceil(vc / 256) + j) * floor(C / 4) + l, whose word w goes to column
 
 The programs, runner and bit-exact comparison are run_ops_mem.py's (imported).
 
-usage: run_ops_misc.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops_misc.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import os
 import subprocess

@@ -20,7 +20,7 @@ FP32), which agrees wherever its sums are exact, as in its test data.
 
 The programs, runner and comparison are run_ops_mem.py's (imported).
 
-usage: run_ops_mx.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR]
+usage: run_ops_mx.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
 import math
 import os

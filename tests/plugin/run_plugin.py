@@ -37,6 +37,7 @@ KERNELS = os.path.join(HERE, 'plugin_kernels.pld')
 WINDOW = os.path.join(HERE, 'plugin_window.pld')
 HELLO = os.path.join(ROOT, 'programs', 'tutorial', 'hello_rank.pld')
 ROWS, COLS = 4, 16
+CASES = ('kernels', 'hello', 'device', 'window', 'errors')  # `--list`: one CTest test each (tests/plugin.cmake)
 
 failures = []
 
@@ -218,15 +219,22 @@ def case_errors(R):
 
 
 def main():
+    put_get = os.path.join(ROOT, 'programs', 'tutorial', 'put_get.pld')
+    programs = [('plugin', p) for p in (KERNELS, WINDOW, HELLO, put_get)]
+    if '--list' in sys.argv[1:]:
+        T.require_programs('run_plugin.py', programs)
+        print('\n'.join(CASES))
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument('--pldrun', required=True)
     ap.add_argument('--plugin', required=True)
     ap.add_argument('--mpiexec', required=True)
     ap.add_argument('--numproc-flag', default='-n')
-    ap.add_argument('--case', required=True,
-                    choices=['kernels', 'hello', 'device', 'window', 'errors'])
+    ap.add_argument('--case', required=True, choices=CASES)
     ap.add_argument('--workdir', required=True)
+    ap.add_argument('--list', action='store_true', help='print the cases and exit')
     a = ap.parse_args()
+    T.require_programs('run_plugin.py', programs)
     R = Runner(a)
     globals()['case_' + a.case](R)
     if failures:

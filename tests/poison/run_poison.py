@@ -19,10 +19,12 @@ and the golden outputs. The goldens never come from pldrun's own output.
 
 usage:
   run_poison.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
-                [--case NAME] [--ranks P] [--direct] [--workdir DIR] [--list]
+                [--case NAME] [--ranks P] [--direct] [--workdir DIR] [--max-failures N] [--list]
 
---list prints one line per CTest test: "CASE P". --direct runs the P = 1
-cases as plain `pldrun` (no mpirun: the fast tests).
+--list prints one line per CTest test: "CASE P"; it fails (exit 2), as a run
+does, when a case's program is missing or lacks the text a rewrite replaces.
+--direct runs the P = 1 cases as plain `pldrun` (no mpirun: the fast tests).
+The runner stops after --max-failures failed runs (default 3, 0: no limit).
 """
 import os
 import re
@@ -217,9 +219,30 @@ def case_tests():
     return [(c, P) for c in CASES for P in CASES[c]['ranks']]
 
 
+def source_of(case):
+    """The program file a case starts from."""
+    prog = CASES[case]['prog']
+    return prog if os.path.isabs(prog) else os.path.join(HERE, prog)
+
+
+def check_sources(cases):
+    """Every case's program exists and holds the text each of its rewrites replaces; else exit 2 (at --list
+    time too, so that configure fails: no case vanishes or fails later for a reason that is not pldrun's)."""
+    T.require_programs('run_poison.py', [(c, source_of(c)) for c in cases])
+    bad = []
+    for c in cases:
+        with open(source_of(c)) as f:
+            text = f.read()
+        bad += ['run_poison.py: case %s: %r not found in %s' % (c, old, source_of(c))
+                for old, _ in CASES[c].get('rewrite', []) if old not in text]
+    if bad:
+        print('\n'.join(bad), file=sys.stderr)
+        sys.exit(2)
+
+
 def program_for(case, wd):
     spec = CASES[case]
-    path = spec['prog'] if os.path.isabs(spec['prog']) else os.path.join(HERE, spec['prog'])
+    path = source_of(case)
     with open(path) as f:
         text = f.read()
     for old, new in spec.get('rewrite', []):
@@ -304,25 +327,30 @@ def main():
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print "CASE P" per test and exit')
     ap.add_argument('--direct', action='store_true', help='run the P = 1 cases without mpirun')
+    T.add_max_failures(ap)
     args = ap.parse_args()
     if args.list:
+        check_sources(list(CASES))
         print('\n'.join('%s %d' % t for t in case_tests()))
         return 0
     for c in args.case or []:
         if c not in CASES:
             print('run_poison.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
+    check_sources(args.case or list(CASES))
     sel = [t for t in case_tests() if (not args.case or t[0] in args.case) and (not args.ranks or t[1] in args.ranks)]
     args.pldrun = os.path.abspath(args.pldrun)
     args.workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'poison_runs'))
     env = T.mpi_env(REPO)
     passed = failed = 0
-    for case, P in sel:
+    ff = T.FailFast(args.max_failures)
+    for case, P in ff.each(sel):
         t1 = time.time()
         problems, prog, cli, err = run_case(case, P, args, env)
         dt = time.time() - t1
         if problems:
             failed += 1
+            ff.fail()
             T.print_failure('%s P=%d (%.2f s)' % (case, P, dt), problems,
                             '%s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun, prog, ' '.join(cli)),
                             err)

@@ -18,7 +18,11 @@ when pldrun exits 0 with no data-race report and says "0 data races reported".
 
 usage:
   run_races.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
-               [--case racy/NAME | clean/NAME] [--repeat N] [--workdir DIR] [--list]
+               [--case racy/NAME | clean/NAME] [--repeat N] [--workdir DIR] [--max-failures N] [--list]
+
+A missing corpus directory or a program without its twin is an error (exit 2),
+for --list too. The runner stops after --max-failures failed runs (default 3,
+0: no limit): "stopped after N failures: M cases not run".
 """
 import os
 import re
@@ -35,11 +39,27 @@ NOTE = re.compile(r'^(?:\[rank \d+/\d+\] )?(\S+?):(\d+):\d+: note: the other acc
 
 
 def cases():
-    out = []
+    """racy/NAME and clean/NAME of every program of the corpus. A missing or
+    empty directory, or a program without its twin, is an error (exit 2, at
+    --list time too, so that configure fails): no case vanishes in silence."""
+    out, names, problems = [], {}, []
     for kind in ('racy', 'clean'):
         d = os.path.join(HERE, kind)
-        if os.path.isdir(d):
-            out += ['%s/%s' % (kind, f[:-4]) for f in sorted(os.listdir(d)) if f.endswith('.pld')]
+        if not os.path.isdir(d):
+            problems.append('the corpus directory %s does not exist' % d)
+            continue
+        names[kind] = set(f[:-4] for f in os.listdir(d) if f.endswith('.pld'))
+        if not names[kind]:
+            problems.append('the corpus directory %s holds no program' % d)
+        out += ['%s/%s' % (kind, n) for n in sorted(names[kind])]
+    if len(names) == 2:
+        for kind, other in (('racy', 'clean'), ('clean', 'racy')):
+            for n in sorted(names[kind] - names[other]):
+                problems.append('%s/%s.pld has no twin %s/%s.pld' % (kind, n, other, n))
+    for p in problems:
+        print('run_races.py: ' + p, file=sys.stderr)
+    if problems:
+        sys.exit(2)
     return out
 
 
@@ -122,6 +142,7 @@ def main():
     ap.add_argument('--repeat', type=int, default=1, help='run each case N times (every run must pass)')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true', help='print one case per line and exit')
+    T.add_max_failures(ap)
     args = ap.parse_args()
     all_cases = cases()
     if args.list:
@@ -136,18 +157,19 @@ def main():
     args.workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'race_runs'))
     env = T.mpi_env(REPO)
     passed = failed = 0
+    ff = T.FailFast(args.max_failures)
     t0 = time.time()
-    for case in sel:
-        for k in range(args.repeat):
-            t1 = time.time()
-            problems, cmd, err = run_case(case, args, env)
-            if problems:
-                failed += 1
-                T.print_failure('%s (run %d, %.2f s)' % (case, k + 1, time.time() - t1), problems, cmd, err)
-            else:
-                passed += 1
-                print('ok:   %s (run %d, %.2f s)' % (case, k + 1, time.time() - t1))
-            sys.stdout.flush()
+    for case, k in ff.each((c, k) for c in sel for k in range(args.repeat)):
+        t1 = time.time()
+        problems, cmd, err = run_case(case, args, env)
+        if problems:
+            failed += 1
+            ff.fail()
+            T.print_failure('%s (run %d, %.2f s)' % (case, k + 1, time.time() - t1), problems, cmd, err)
+        else:
+            passed += 1
+            print('ok:   %s (run %d, %.2f s)' % (case, k + 1, time.time() - t1))
+        sys.stdout.flush()
     print('total time %.1f s' % (time.time() - t0))
     print('%d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 and passed > 0 else 1

@@ -40,9 +40,12 @@ output.
 
 usage:
   run_schedule.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
-                  [--case NAME] [--workdir DIR] [--list]
+                  [--case NAME] [--workdir DIR] [--max-failures N] [--list]
 
---list prints one line per CTest test: "CASE P".
+--list prints one line per CTest test: "CASE P"; a case whose program
+(tests/schedule/CASE.pld) is missing fails it (exit 2), as it fails a run.
+After --max-failures failed checks (default 3, 0: no limit) the runner stops:
+"stopped after N failures: M cases (and the rest of CASE) not run".
 """
 import os
 import re
@@ -76,6 +79,7 @@ class Runner:
         self.env = T.mpi_env(REPO)
         self.problems = []
         self.n = 0
+        self.ff = T.FailFast(args.max_failures)
 
     def run(self, prog, P, extra, tag, timeout=60):
         """Runs prog at P ranks (P = 1: plain pldrun) with --in xs=arange and
@@ -97,11 +101,13 @@ class Runner:
         return rc, so, se, out
 
     def fail(self, msg, err=''):
+        """Records a failed check; at the --max-failures-th raises T.StopRun (main stops the run)."""
         self.problems.append(msg)
         print('FAIL: ' + msg)
         print('    command: ' + self.last)
         if err.strip():
             print('    stderr:\n' + '\n'.join('      ' + l for l in err.strip().splitlines()[:30]))
+        self.ff.fail(raise_at_limit=True)
 
 
 def arange_rank(r):
@@ -268,25 +274,34 @@ def main():
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--list', action='store_true')
+    T.add_max_failures(ap)
     args = ap.parse_args()
     if args.list:
+        T.require_programs('run_schedule.py', [(c, os.path.join(HERE, c + '.pld')) for c in CASES])
         print('\n'.join('%s %d' % (c, p) for c, p in CASES.items()))
         return 0
     for c in args.case or []:
         if c not in CASES:
             print('run_schedule.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
+    T.require_programs('run_schedule.py', [(c, os.path.join(HERE, c + '.pld')) for c in args.case or CASES])
     args.pldrun = os.path.abspath(args.pldrun)
     args.workdir = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'schedule_runs'))
     R = Runner(args)
-    for c in args.case or list(CASES):
+    sel = args.case or list(CASES)
+    for i, c in enumerate(sel):
         wd = os.path.join(args.workdir, c)
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
         R.args.workdir = wd
         before = len(R.problems)
         t0 = time.time()
-        globals()['case_' + c](R)
+        try:
+            globals()['case_' + c](R)
+        except T.StopRun:
+            print('%s: FAILED (%.1f s)' % (c, time.time() - t0))
+            R.ff.stop(len(sel) - i - 1, 'cases (and the rest of %s) not run' % c)
+            return 1
         R.args.workdir = os.path.dirname(wd)
         print('%s: %s (%.1f s)' % (c, 'ok' if len(R.problems) == before else 'FAILED', time.time() - t0))
     return 0 if not R.problems else 1

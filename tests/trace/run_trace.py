@@ -67,6 +67,15 @@ import pld_mpitest as T  # noqa: E402
 
 EPS = 0.002  # microseconds: the JSON keeps 3 decimals
 
+# the cases (Runner methods), in the order tests/trace.cmake registers them (`--list`)
+CASES = ('collective', 'clock', 'blocks', 'plans', 'hang', 'error', 'logs', 'errors')
+# the programs they run (a missing one fails --list and the run)
+PROGRAMS = [os.path.join(ROOT, 'programs', p) for p in ('incore/allreduce_mesh.pld', 'host/allreduce_multicore.pld',
+                                                         'tutorial/put_get.pld', 'tutorial/hello_rank.pld')] + \
+    [os.path.join(ROOT, 'tests', 'mpi', 'programs', p) for p in (
+        'coll_incore_allreduce.pld', 'coll_spmd_allreduce.pld', 'coll_incore_a2av.pld', 'coll_neg_mismatch.pld',
+        'coll_neg_divergent_wait.pld', 'oob_on_rank1.pld')]
+
 
 class Fail(Exception):
     pass
@@ -480,11 +489,17 @@ class Runner:
 
 
 def main():
+    if '--list' in sys.argv[1:]:  # the cases, one per line (tests/trace.cmake registers one test per case)
+        T.require_programs('run_trace.py', [('trace', p) for p in PROGRAMS])
+        print('\n'.join(CASES))
+        return 0
     ap = T.mpi_arg_parser(__doc__)
-    ap.add_argument('--case', required=True)
+    ap.add_argument('--case', required=True, choices=CASES)
     ap.add_argument('--workdir', required=True)
     ap.add_argument('--pldrun-testing', default='')
+    ap.add_argument('--list', action='store_true', help='print the cases and exit')
     a = ap.parse_args()
+    T.require_programs('run_trace.py', [('trace', p) for p in PROGRAMS])
     r = Runner(a)
     try:
         getattr(r, a.case)()
