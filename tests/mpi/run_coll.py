@@ -1094,10 +1094,13 @@ def run_case(case, P, tr, args, env, extra=(), launch=None, ref_launch=None):
     problems = []
     if rc != 0:
         problems.append('exit status %d, expected 0' % rc)
-    if ': error:' in err:
-        problems.append('errors on stderr')
-    if warn is None and 'warning' in err:
-        problems.append('unexpected warnings on stderr')
+    # Open MPI's launcher notices are not pldrun's (T.unexpected_lines); a problem names the first line
+    stray = T.unexpected_lines(err, r': error:')
+    if stray:
+        problems.append('errors on stderr, first: %s' % stray[0].strip())
+    stray = T.unexpected_lines(err, r'warning') if warn is None else []
+    if stray:
+        problems.append('unexpected warnings on stderr, first: %s' % stray[0].strip())
     if warn is not None and (': warning: ' not in err or warn not in err):
         problems.append('the expected warning (%r) is missing' % warn)
     if rc == 0:

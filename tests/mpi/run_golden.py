@@ -301,8 +301,10 @@ def run_case(case, P, args, env, extra=()):
     problems = []
     if rc != 0:
         problems.append('exit status %d, expected 0' % rc)
-    if 'error' in err or 'warning' in err:
-        problems.append('diagnostics on stderr')
+    # Open MPI's launcher notices are not pldrun's (T.unexpected_lines); the problem names the first line
+    stray = T.unexpected_lines(err, r'error|warning')
+    if stray:
+        problems.append('diagnostics on stderr, first: %s' % stray[0].strip())
     if rc == 0:
         for name in sorted(want):
             try:

@@ -45,7 +45,10 @@ Three kinds of cases:
 
 Checks of every positive run: pldrun exits 0, nothing on stderr matches
 "error" or "warning" (case-insensitive; only a case's expected warning, e.g.
-the clamped send counts of the a2av programs), the outputs equal the goldens
+the clamped send counts of the a2av programs, and Open MPI's own launcher
+notices, pld_mpitest.launcher_notice, such as the rsh launcher's "plm:rsh:
+Warning: setpgid(...) failed in parent" on a loaded machine; a failure names
+the first offending line), the outputs equal the goldens
 exactly, and pldrun's summary line says "windows over X" where X is the
 transport given, or for `auto` WINDOWS_OVER (option --windows-over): auto
 resolves to hybrid as soon as a domain spans hosts (shm for a domain within
@@ -54,7 +57,8 @@ hosts (had auto chosen it, MPI_Win_allocate_shared would fail).
 
 Skips (exit 77, the CTest SKIP_RETURN_CODE, with the reason): not root, no
 `ip netns`, no veth/bridge/namespaces (mpx-ci.sh --check), or already inside
-mpx-ci.sh.
+mpx-ci.sh. In CI (environment CI=true) each of these is a failure instead
+(exit 1, "FAIL: ... (CI=true: ...)"): CI must run the multinode tests.
 
 usage:
   run_multinode.py --pldrun PATH [--mpx scripts/mpx-ci.sh] [--mpiexec mpirun]
@@ -68,7 +72,7 @@ and replaces auto for the coll and neg cases (shm left out there: it cannot
 span hosts), e.g. `--transport auto --transport NEW`. --list prints one line
 per CTest test: "KIND CASE TRANSPORT RUNS" (RUNS: the mpx-ci.sh runs the test
 makes). Prints one line per run and "N passed, M failed"; exit status 0 when
-nothing failed, 77 when the emulation cannot run here. Every run leaves its
+nothing failed, 77 when the emulation cannot run here (1 in CI). Every run leaves its
 command's stdout and stderr in WORKDIR/<case>.../{stdout,stderr}.txt.
 """
 import argparse
@@ -370,14 +374,29 @@ assert not set(PROGS) & (set(run_coll.CASES) | set(run_coll.NEG))
 
 # ---------------------------------------------------------------- running
 
+def in_ci():
+    """CI=true (also 1 or yes; GitHub Actions and GitLab CI set it, .ci/run
+    sets it when unset): a multinode test that cannot run there fails."""
+    return os.environ.get('CI', '').strip().lower() in ('true', '1', 'yes')
+
+
 def skip(why):
+    """Exits 77 (CTest: skipped) with the reason; in CI (in_ci) exits 1 with
+    the reason instead: there a skipped multinode test would leave the
+    cross-host path untested behind a green run."""
+    if in_ci():
+        print('FAIL: multinode tests need the emulated cluster of scripts/mpx-ci.sh: %s '
+              '(CI=true: a multinode test that cannot create its hosts fails instead of skipping)' % why)
+        sys.stdout.flush()
+        sys.exit(1)
     print('SKIP: multinode tests need the emulated cluster of scripts/mpx-ci.sh: %s' % why)
     sys.stdout.flush()
     sys.exit(SKIP)
 
 
 def preflight(mpx, env):
-    """Exits 77 (skip) with the reason when the emulation cannot run here."""
+    """Exits 77 (skip; in CI exit 1) with the reason when the emulation
+    cannot run here."""
     if env.get('MPX_CI_ACTIVE'):
         skip('already inside mpx-ci.sh (MPX_CI_ACTIVE is set): the emulation does not nest')
     if not hasattr(os, 'geteuid') or os.geteuid() != 0:
@@ -520,15 +539,13 @@ def check_windows_over(out, want):
 
 
 def stray_diagnostics(err, allowed=None):
-    """Lines of pldrun's stderr that mention an error or a warning, besides
-    the expected warning (a substring of its line)."""
-    bad = []
-    for line in err.splitlines():
-        if re.search(r'error', line, re.IGNORECASE):
-            bad.append(line)
-        elif re.search(r'warning', line, re.IGNORECASE) and not (allowed and allowed in line):
-            bad.append(line)
-    return bad
+    """Lines of pldrun's stderr that mention an error or a warning (any case),
+    besides the expected warning (a substring of its line) and Open MPI's own
+    launcher notices (pld_mpitest.launcher_notice: e.g. the rsh launcher's
+    "plm:rsh: Warning: setpgid(...) failed in parent", which a loaded machine
+    produces). An expected warning never excuses an error line."""
+    bad = set(T.unexpected_lines(err, r'(?i)error')) | set(T.unexpected_lines(err, r'(?i)warning', allowed))
+    return [line for line in err.splitlines() if line in bad]
 
 
 def expected_over(tr, args):
@@ -563,8 +580,10 @@ def run_tutorial(case, tr, args, env):
     else:
         if rc != 0:
             problems.append('exit status %d, expected 0' % rc)
-        if stray_diagnostics(err):
-            problems.append('diagnostics on stderr')
+        stray = stray_diagnostics(err)
+        if stray:
+            problems.append('diagnostics on stderr (%d line%s), first: %s'
+                            % (len(stray), '' if len(stray) == 1 else 's', stray[0].strip()))
         if rc == 0:
             problems += check_windows_over(out, expected_over(tr, args))
             for name in sorted(want):
