@@ -37,6 +37,15 @@
 #   multinode_mpx_probe               scripts/mpx-ci.sh's probe removes the
 #                                     namespaces of killed probes and avoids a
 #                                     taken name (tests/mpi/test_mpx_probe.sh)
+#   runner_stderr_filter              (no MPI, no namespaces) the stderr check of
+#                                     the runners' positive runs
+#                                     (pld_mpitest.unexpected_lines): Open MPI's
+#                                     launcher notices, e.g. the rsh launcher's
+#                                     "plm:rsh: Warning: setpgid(...) failed in
+#                                     parent", pass; pldrun's error and warning
+#                                     lines, also dressed as such a notice, are
+#                                     reported by their text
+#                                     (tests/mpi/test_launcher_lines.py)
 #   multinode_coll_neg_{mismatch,divergent_wait,a2av_skip}_auto
 #                                     (Release tree only) P = 2, 3: the hang is
 #                                     reported (exit 70, the blocked wait named)
@@ -44,10 +53,15 @@
 #
 # The emulation (network namespaces on a private bridge, own UTS and mount
 # namespace per host; shared/docs/multinode.md, docs/multinode-ci.md) needs
-# root: as another user, or without `ip netns` / veth / bridge support, every
-# test exits 77 and CTest reports it as skipped, with the reason in its
-# output. mpx-ci.sh sets the cross-host Open MPI environment itself (btl tcp,
-# osc ^ucx so that pt2pt is available, ...), overriding scripts/mpi_env.sh.
+# root and iproute2 (scripts/install_deps.sh installs it): as another user, or
+# without `ip netns` / veth / bridge support, every test exits 77 and CTest
+# reports it as skipped, with the reason in its output. In CI (environment
+# CI=true; .ci/run sets it when unset) the same tests fail instead (exit 1,
+# "FAIL: ... (CI=true: ...)"), multinode_mpx_probe too: a green CI run means
+# the cross-host path ran. mpx-ci.sh sets the cross-host Open MPI environment
+# itself (btl tcp, osc ^ucx so that pt2pt is available, shared-memory backing
+# files on each host's private /dev/shm, ...), overriding scripts/mpi_env.sh
+# and scripts/mpi_rundir.sh.
 #
 # The collective tests are registered only when PLD_SANITIZE is OFF: the
 # sanitizer tree keeps the tutorial tests, so that the suite time of the two
@@ -60,11 +74,18 @@
 # mpx-ci.sh waits at most 30 s for a concurrent run's lock and limits the job
 # to 60 s; pldrun's hang watchdog is 20 s for the tutorial cases, 30 s for
 # run_coll.py's positive and 5 s for its negative ones). Run them alone with
-# `ctest -L multinode` (69 tests in the Release tree, 5.5-6.5 minutes on the
-# shared 2-core machine; 26 tests, about 20 s, in the sanitizer tree).
+# `ctest -L multinode` (71 tests in the Release tree, 5.5-6.5 minutes on the
+# shared 2-core machine; 27 tests, about 20 s, in the sanitizer tree).
 
 find_program(PLD_PYTHON3_MN NAMES python3)
 set(_pld_mn_script "${PROJECT_SOURCE_DIR}/scripts/mpx-ci.sh")
+
+# The runners' stderr check, without MPI: registered wherever python3 is.
+if(PLD_PYTHON3_MN)
+  add_test(NAME runner_stderr_filter
+           COMMAND "${PLD_PYTHON3_MN}" "${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_launcher_lines.py")
+  set_tests_properties(runner_stderr_filter PROPERTIES LABELS multinode TIMEOUT 60)
+endif()
 if(NOT PLD_PYTHON3_MN OR NOT MPIEXEC_EXECUTABLE OR NOT EXISTS "${_pld_mn_script}")
   message(STATUS "pldrun tests: python3, mpiexec or scripts/mpx-ci.sh not found; "
                  "the multinode tests are not registered")
@@ -74,16 +95,10 @@ endif()
 set(_pld_mn_dir "${CMAKE_CURRENT_SOURCE_DIR}/mpi")
 
 # The test list comes from the runner itself: lines "KIND CASE TRANSPORT RUNS".
-execute_process(
-  COMMAND "${PLD_PYTHON3_MN}" "${_pld_mn_dir}/run_multinode.py" --pldrun pldrun --list
-  OUTPUT_VARIABLE _pld_mn_tests
-  RESULT_VARIABLE _pld_mn_rc
-  OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT _pld_mn_rc EQUAL 0)
-  message(WARNING "pldrun tests: tests/mpi/run_multinode.py --list failed; no multinode tests")
-  set(_pld_mn_tests "")
-endif()
-string(REPLACE "\n" ";" _pld_mn_tests "${_pld_mn_tests}")
+# A failing --list stops the configuration (tests/runner_list.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/runner_list.cmake)
+pld_runner_list(_pld_mn_tests tests/mpi/run_multinode.py
+                "${PLD_PYTHON3_MN}" "${_pld_mn_dir}/run_multinode.py" --pldrun pldrun --list)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mn_dir}/run_multinode.py"
                                                                "${_pld_mn_dir}/run_coll.py")
 
