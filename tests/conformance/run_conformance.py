@@ -348,7 +348,7 @@ def execute(args, cells, todo, env):
         t0 = time.time()
         problems, rc, err = run_one(e, b, P, tr or 'rma', args, env)
         dt = time.time() - t0
-        if 'cannot be compiled' in err:
+        if problems and 'cannot be compiled' in err:
             # a kernel the backend's compiler refuses fails the cell: the table
             # holds every program on every backend, not the ones it compiles
             problems = ['%s refused to compile a kernel (exit %d): %s' % (b.name, rc, compile_reason(err))] + \
@@ -692,7 +692,7 @@ def run_table(args):
     status = 0
     for b in args.backend_objs:
         probe(b, args, env)
-        print('probe: %s: %s' % (b.name, b.reason))
+        print('probe: %s: %s%s' % (b.name, '' if b.available or b.probe_error else 'unavailable: ', b.reason))
         if b.probe_error:
             print('FAIL: %s: %s' % (b.name, b.probe_error))
         if b.available:
@@ -710,10 +710,10 @@ def run_table(args):
     for b in args.backend_objs:
         ran = [c for (case, bn, P), c in cells.items() if bn == b.name and c.runs]
         if b.available and not ran:
-            print('FAIL: no cell ran for backend %s (%s): %s' % (
+            print('FAIL: no cell ran for backend %s (%s): nothing of groups %s%s runs at P = %s in this plan' % (
                 b.name, 'the reference backend never skips' if b.reference else 'the probe found it available',
-                'no program of groups %s runs at P = %s in this plan' % (','.join(args.groups),
-                                                                         ','.join(map(str, args.ranks)))))
+                ','.join(args.groups), ', cases ' + ','.join(args.case) if args.case else '',
+                ','.join(map(str, args.ranks))))
             status = 1
     return result_of(args, cells, rows, time.time() - t0), status
 
