@@ -7,11 +7,16 @@
 #   libffi-dev                  hw_backend kernel calls
 #   libcunit1-dev               unit tests
 #   cmake pkg-config            build
+#   gcc make                    build; the `native` backend compiles kernels with
+#                               `cc` (cmake only recommends them)
 #   clang                       the libFuzzer harness (tests/fuzz/run.sh)
 #   python3                     MPI golden tests and the .npy cross-check
+#   iproute2                    `ip netns`: the emulated hosts of the multinode
+#                               tests (scripts/mpx-ci.sh); without it they skip,
+#                               and fail in CI (CI=true)
 set -euo pipefail
 
-packages=(openmpi-bin libopenmpi-dev libffi-dev libcunit1-dev cmake pkg-config clang python3)
+packages=(openmpi-bin libopenmpi-dev libffi-dev libcunit1-dev cmake pkg-config gcc make clang python3 iproute2)
 missing=()
 for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

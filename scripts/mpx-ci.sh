@@ -305,6 +305,12 @@ export OMPI_MCA_osc=^ucx                         # brings back osc pt2pt (Debian
 export OMPI_MCA_hwloc_base_binding_policy=none   # every "host" sees the same cores
 export OMPI_MCA_mpi_yield_when_idle=1            # fewer cores than ranks + daemons
 export OMPI_MCA_orte_tmpdir_base="$WORK/tmp"     # session dirs go with the scratch dir
+# Shared-memory backing files on each host's private /dev/shm (gone with its
+# mount namespace). An outer run's per-run directory (scripts/mpi_rundir.sh)
+# does not exist inside the hosts: vader could not create its segments there.
+export OMPI_MCA_btl_vader_backing_directory=/dev/shm
+export OMPI_MCA_osc_sm_backing_directory=/dev/shm
+export OMPI_MCA_osc_rdma_backing_directory=/dev/shm
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export MPX_CI_ACTIVE=1 MPX_HOSTS="${hosts[*]}" MPX_HOSTFILE="$WORK/hostfile"
 

@@ -12,13 +12,23 @@
 #   - a young probe of someone else: --check must leave it;
 #   - names the probe itself will choose (our PID, this second and the next):
 #     --check must still pass, by another name.
-# Exit 77 (skipped) when the emulation is not possible here at all.
+# Exit 77 (skipped) when the emulation is not possible here at all, with
+# mpx-ci.sh's reason; in CI (environment CI=true, also 1 or yes) exit 1
+# instead: there the emulation must work (tests/multinode.cmake).
 set -u
 MPX=${1:?usage: test_mpx_probe.sh path/to/mpx-ci.sh}
 export MPX_PFX=mpxtp
 P=$MPX_PFX-chk
 if [ "$(id -u)" != 0 ] || ! bash "$MPX" --check 2>/dev/null; then
-    echo "skipped: the emulation is not possible here"; bash "$MPX" --check; exit 77
+    why=$(bash "$MPX" --check 2>&1)
+    case "$(echo "${CI:-}" | tr '[:upper:]' '[:lower:]')" in
+        true|1|yes)
+            echo "FAIL: the emulation is not possible here: ${why:-uid $(id -u), not root}" \
+                 "(CI=true: multinode_mpx_probe fails instead of skipping)"
+            exit 1 ;;
+    esac
+    echo "skipped: the emulation is not possible here: ${why:-uid $(id -u), not root}"
+    exit 77
 fi
 fails=0
 ours() { ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^$P" | sort; }
