@@ -139,7 +139,8 @@ def main():
             print('%s %d' % (k, counts[k]))
         return 0
     old_config, want = read_table(table) if os.path.exists(table) else (None, {})
-    update = 'python3 %s --build %s --update' % (os.path.relpath(os.path.abspath(__file__)), a.build)
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    update = 'cd %s && python3 tests/check_inventory.py --build %s --update' % (src, build)
     if a.update:
         if old_config is not None and old_config != config and not a.new_config:
             print('check_inventory.py: %s was made for\n    %s\nand this tree is\n    %s\nnot updated: make the '

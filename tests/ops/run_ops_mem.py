@@ -243,6 +243,7 @@ def main():
         if p.returncode != 0:
             sys.stdout.write(p.stdout.decode(errors='replace') + p.stderr.decode(errors='replace'))
             print('pldrun failed (exit %d) on %s' % (p.returncode, prog))
+            FF.fail()
             return 1
     passed = failed = 0
     for i, c in FF.each(enumerate(cases), 'cases not checked'):
