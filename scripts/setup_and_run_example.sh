@@ -22,7 +22,9 @@ cmake --build build -j "$(nproc)" --target pldrun
 
 # shellcheck source=scripts/mpi_env.sh
 . scripts/mpi_env.sh
-rm -f /dev/shm/vader_segment.* 2>/dev/null || true
+# this run's own Open MPI shared-memory directory, removed at exit
+# shellcheck source=scripts/mpi_rundir.sh
+. scripts/mpi_rundir.sh
 
 echo "+ mpirun -n 4 build/pldrun --check --ranks 4 programs/host/allreduce_ring.pld"
 mpirun -n 4 build/pldrun --check --ranks 4 programs/host/allreduce_ring.pld

@@ -3,8 +3,10 @@
 #
 # usage: tests/lower_roundtrip.sh PLDRUN DIR...
 #
-# For every DIR/**/*.pld (sorted) that calls a pld.tensor.* collective and
-# passes `PLDRUN --check`: `PLDRUN --print-lowered FILE` must exit 0, its text
+# For every DIR/**/*.pld (sorted) that calls a pld.tensor.* collective: it must
+# pass `PLDRUN --check` (unless it is a negative program with an
+# `# expect-error:` directive, which must exit 65 and is passed over; any other
+# failure, a crash included, fails the test); `PLDRUN --print-lowered FILE` must exit 0, its text
 # must pass `PLDRUN --check` with an empty stderr, and `--print-lowered` of that
 # text must reproduce it byte for byte (nothing is left to lower: a fixed
 # point). At least one HOST builtin dispatch and one CHIP builtin kernel must
@@ -35,7 +37,15 @@ fail() {
 for dir in "$@"; do
     while IFS= read -r file; do
         grep -Eq 'pld\.tensor\.(allreduce|barrier|broadcast|reduce_scatter|allgather|all_to_all)' "$file" || continue
-        "$pldrun" --check "$file" >/dev/null 2>&1 || continue # negative programs: not this test's business
+        "$pldrun" --check "$file" >/dev/null 2>"$tmp/err"
+        rc=$?
+        if [ "$rc" -eq 65 ] && grep -q '^# expect-error' "$file"; then
+            continue # a negative program (its `# expect-error:`): not this test's business
+        elif [ "$rc" -ne 0 ]; then
+            # a program that should check but does not (or a crash): never skipped
+            fail "$file" "--check exited $rc (only a program with \`# expect-error:\` may fail it)"
+            continue
+        fi
         if ! "$pldrun" --print-lowered "$file" >"$tmp/low.pld" 2>"$tmp/err"; then
             fail "$file" "--print-lowered failed"
             continue

@@ -336,7 +336,7 @@ def coll_cases():
     """run_coll.py's positive cases that run across hosts (kind `coll`)."""
     out = []
     for case, (path, _, _) in run_coll.CASES.items():
-        if case.endswith('_lowered') or not os.path.isfile(path):
+        if case.endswith('_lowered'):
             continue
         if case in COLL_PROGRAMS or case.startswith(COLL_PREFIXES):
             out.append(case)
@@ -361,7 +361,10 @@ def kind_of(case):
 
 def tests():
     """(kind, case, transport) of every CTest test."""
-    out = [('tutorial', c, t) for c in PROGS for t in TRANSPORTS if os.path.isfile(os.path.join(TUTORIAL, c + '.pld'))]
+    # a missing program is an error (exit 2: configure fails), never a test left out
+    T.require_programs('run_multinode.py', [(c, os.path.join(TUTORIAL, c + '.pld')) for c in PROGS] +
+                       [(c, run_coll.CASES[c][0]) for c in run_coll.CASES if not c.endswith('_lowered')])
+    out = [('tutorial', c, t) for c in PROGS for t in TRANSPORTS]
     out += [('tutorial', c, t) for c, t in NEGATIVE]
     out += [('coll', c, t) for c in coll_cases() for t in COLL_TRANSPORTS if coll_ranks(c)]
     out += [('neg', c, t) for c in NEG_CASES for t in COLL_TRANSPORTS if coll_ranks(c)]
