@@ -109,3 +109,17 @@ foreach(_case IN LISTS _pld_neg_rank_cases)
   endif()
   set_tests_properties(${_name} PROPERTIES LABELS mpi TIMEOUT 200 PROCESSORS 2 ENVIRONMENT "${_env}")
 endforeach()
+
+# mpi_batch: tests/mpi/test_batch.py - `pldrun --batch LIST` (many programs in
+# one MPI job, tools/pldrun/main.c) against separate runs of the same entries at
+# P = 2: each entry's status line, .npy outputs (byte-identical), stderr and
+# stdout; failing entries (exit 70, 64, 74) between passing ones, both window
+# transports; a malformed LIST (64, LIST:LINE); a singleton batch. In the ASan
+# tree the batch's one leak check (after its last entry) is on.
+add_test(NAME mpi_batch
+         COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/test_batch.py"
+                 --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                 "--numproc-flag=${_pld_mpi_flag}" --ranks 2
+                 --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_batch")
+set_tests_properties(mpi_batch PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2 ENVIRONMENT "${_pld_mpi_env}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/test_batch.py")

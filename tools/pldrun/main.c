@@ -110,6 +110,9 @@ static void usage(FILE *f)
           "                      ops, puts become visible late (within the memory model); the same N\n"
           "                      replays the same decisions\n"
           "  --schedule random   the same with a seed drawn now and printed\n"
+          "  --batch LIST        run each line of LIST (CWD, stdout file, stderr file, then the options and\n"
+          "                      program, TAB-separated) in one MPI job, with fresh windows and interpreter\n"
+          "                      each; LIST.status gets \"INDEX EXIT\" per finished line (no other options)\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -137,8 +140,20 @@ static int choice(const char *a, const char *val, const char *first, const char 
     return -1;
 }
 
-/* Returns -1 to continue, or an exit code. */
-static int parse_args(int argc, char **argv, opts_t *o)
+/* The options a --batch entry may not take: those that do not run a program
+ * (--check, --print, --help, --version) and --batch itself. */
+static int batch_refused(int in_batch, const char *a)
+{
+    if (in_batch) {
+        fprintf(stderr, "pldrun: %s is not available in a --batch entry\n", a);
+        return 1;
+    }
+    return 0;
+}
+
+/* Returns -1 to continue, or an exit code. in_batch: the arguments of a
+ * --batch entry (batch_refused). */
+static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
 {
     memset(o, 0, sizeof *o);
     o->platform = pld_npu_profile_default();
@@ -149,12 +164,21 @@ static int parse_args(int argc, char **argv, opts_t *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0 ||
+            strcmp(a, "--check") == 0 || strcmp(a, "--print") == 0 || strcmp(a, "--print-lowered") == 0 ||
+            strcmp(a, "--batch") == 0) {
+            if (batch_refused(in_batch, a))
+                return EX_USAGE;
+        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return EX_OK;
         } else if (strcmp(a, "--version") == 0) {
             printf("pldrun %s (FP32 kernels: %s)\n", PLD_VERSION, pld_kern_simd());
             return EX_OK;
+        } else if (strcmp(a, "--batch") == 0) {
+            fprintf(stderr, "pldrun: --batch LIST takes no other options (pldrun --batch LIST)\n");
+            return EX_USAGE;
         } else if (strcmp(a, "--check") == 0) {
             o->check = 1;
         } else if (strcmp(a, "--print") == 0) {
@@ -987,14 +1011,357 @@ static void testing_hooks(void) {}
 static void testing_win_hooks(pld_win_sys_t *win) { (void)win; }
 #endif
 
+/* One run of o's program on MPI_COMM_WORLD, after MPI_Init: the window
+ * system, the recorders and their clocks, the --schedule random seed, the
+ * run, the teardown. Every piece of state it makes is made here and freed
+ * here, so a --batch entry starts as fresh as a process. Returns this rank's
+ * exit code; *worst receives the worst over the ranks (every rank takes part
+ * in the one MPI_Allreduce and gets the same value). leak_check: check for
+ * leaks before that step (a single run; a batch checks once, at its end).
+ * The errors that leave ranks inside a collective (the window layer's init,
+ * the clock exchange, a rank that did not stop) end the job. */
+static int run_job(opts_t *o, int rank, int size, int leak_check, int *worst)
+{
+    report_phase("setting up the windows");
+    pld_win_sys_t *win = NULL;
+    char err[512];
+    if (pld_win_sys_init(o->transport, &win, err, sizeof err) != PLD_OK) {
+        /* collective and partly done: the others may be waiting inside it */
+        fprintf(stderr, "[rank %d/%d] pldrun: window layer: %s; ending the job\n", rank, size, err);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
+        *worst = EX_UNAVAILABLE;
+        return EX_UNAVAILABLE;
+    }
+    testing_win_hooks(win);
+    /* --trace, -v, --log-dir: every rank's recorder, then one clock */
+    observe_t *obs = NULL;
+    int bad = observe_open(o->trace, o->verbose, o->log_dir, o->path, rank, size, &obs, err, sizeof err) != 0,
+        anybad = bad;
+    if (bad)
+        fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
+    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        anybad = 1;
+    if (!anybad && observe_sync_clocks(obs) != 0) {
+        /* the others may be inside the exchange */
+        fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not compare their clocks for --trace; ending the job\n",
+                rank, size);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+    }
+    if (o->schedule == 2) {
+        /* --schedule random: rank 0 draws the seed, every rank uses it */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t seed = ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid()) % 1000000000u;
+        if (MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            anybad = 1;
+        o->seed = seed;
+        if (rank == 0)
+            fprintf(stderr, "pldrun: schedule seed %llu (replay with --schedule-seed %llu)\n",
+                    (unsigned long long)seed, (unsigned long long)seed);
+    }
+    int rc = anybad ? EX_IOERR : run(o, win, obs, rank, size); /* a rank that cannot log or trace: nobody runs */
+    observe_close(obs);
+    report_phase("finishing");
+    if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
+        /* an MPI failure during the run (recorded, not yet reported) or in teardown */
+        fprintf(stderr, "[rank %d/%d] pldrun: window layer: %s\n", rank, size, err);
+        if (rc == EX_OK)
+            rc = EX_SOFTWARE;
+    }
+    if (leak_check) {
+        pld_mem_fail_after(-1); /* what MPI needs to finish is not under test */
+        PLD_LEAK_CHECK();
+    }
+    /* every rank leaves with the worst exit code */
+    *worst = rc;
+    if (MPI_Allreduce(&rc, worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while the ranks agreed on the exit status\n", rank, size);
+        *worst = rc ? rc : EX_SOFTWARE;
+    }
+    if (o->schedule && *worst != EX_OK && rank == 0)
+        fprintf(stderr, "pldrun: this run used schedule seed %llu: replay it with --schedule-seed %llu\n",
+                (unsigned long long)o->seed, (unsigned long long)o->seed);
+    return rc;
+}
+
+/* ---- --batch LIST: many runs in one MPI job ----
+ *
+ * LIST: one entry a line; empty lines and lines that start with '#' are
+ * skipped. An entry is TAB-separated: CWD, STDOUT_FILE, STDERR_FILE, then the
+ * arguments of one pldrun command line (options and program, in any order).
+ * Every rank reads LIST. For each entry in turn every rank enters CWD, sends
+ * its fd 1 and fd 2 to the two files (opened for appending, never truncated:
+ * the caller creates them; all ranks append, as mpirun merges their lines),
+ * parses the arguments and runs them as run_job does for one process, with
+ * fresh windows, recorders and interpreter; then the fds and the directory
+ * are restored and rank 0 appends "INDEX EXIT\n" (INDEX from 0) to
+ * LIST.status, which it truncated before the first entry: a caller whose job
+ * died can tell which entries finished, and reruns the others alone. The
+ * batch exits with the worst entry's status; what ends a single run's job
+ * (MPI_Abort) ends the batch. The leak check runs once, after the last
+ * entry. */
+
+typedef struct batch_entry {
+    int line;    /* in LIST, from 1 */
+    int nfield;  /* CWD, STDOUT_FILE, STDERR_FILE, args... (at least 4) */
+    char **field;
+} batch_entry_t;
+
+typedef struct batch_list {
+    char *text; /* LIST's bytes, NUL-terminated; the fields point into it */
+    char **fields;
+    batch_entry_t *entries;
+    int n;
+} batch_list_t;
+
+static void batch_list_fini(batch_list_t *l)
+{
+    pld_mem_free(l->text);
+    pld_mem_free(l->fields);
+    pld_mem_free(l->entries);
+    memset(l, 0, sizeof *l);
+}
+
+/* Reads and splits LIST; messages (with LIST:LINE) go to msg. Returns an exit
+ * code: 64 for a list that cannot be read or a malformed line, 70 out of
+ * memory. */
+static int batch_list_read(const char *path, batch_list_t *l, pld_buf_t *msg)
+{
+    memset(l, 0, sizeof *l);
+    size_t len = 0;
+    errno = 0;
+    l->text = read_file(path, &len);
+    if (!l->text) {
+        pld_buf_printf(msg, "pldrun: --batch: cannot read '%s': %s\n", path, errno ? strerror(errno) : "out of memory");
+        return errno ? EX_USAGE : EX_SOFTWARE;
+    }
+    l->text[len] = '\0'; /* read_file leaves room: it stops at a short read */
+    /* count: entries and fields */
+    size_t nent = 0, nfld = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(l->text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (l->text + i)) : len - i;
+        if (n > 0 && l->text[i] != '#') {
+            nent++;
+            nfld += 1;
+            for (size_t k = 0; k < n; k++)
+                nfld += l->text[i + k] == '\t';
+        }
+        i += n + 1;
+    }
+    l->fields = pld_mem_alloc((nfld + 1) * sizeof *l->fields);
+    l->entries = pld_mem_alloc((nent + 1) * sizeof *l->entries);
+    if (!l->fields || !l->entries) {
+        pld_buf_printf(msg, "pldrun: --batch: out of memory reading '%s'\n", path);
+        return EX_SOFTWARE;
+    }
+    int rc = EX_OK, line = 0;
+    size_t f = 0;
+    for (size_t i = 0; i < len;) {
+        char *s = l->text + i;
+        char *nl = memchr(s, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - s) : len - i;
+        line++;
+        i += n + 1;
+        if (n == 0 || s[0] == '#')
+            continue;
+        const int has_nul = memchr(s, '\0', n) != NULL;
+        s[n] = '\0';
+        batch_entry_t *e = &l->entries[l->n++];
+        e->line = line;
+        e->field = &l->fields[f];
+        e->nfield = 0;
+        for (char *p = s;;) {
+            char *tab = strchr(p, '\t');
+            if (tab)
+                *tab = '\0';
+            l->fields[f++] = p;
+            e->nfield++;
+            if (!tab)
+                break;
+            p = tab + 1;
+        }
+        const char *why = NULL;
+        if (has_nul)
+            why = "a NUL byte";
+        else if (e->nfield < 4)
+            why = "fewer than 4 fields";
+        for (int k = 0; !why && k < e->nfield; k++)
+            if (!e->field[k][0])
+                why = "an empty field";
+        if (why) {
+            pld_buf_printf(msg, "pldrun: %s:%d: malformed --batch entry (%s): expected CWD<TAB>STDOUT_FILE<TAB>"
+                                "STDERR_FILE<TAB>ARG...\n",
+                           path, line, why);
+            rc = EX_USAGE;
+        }
+    }
+    return rc;
+}
+
+/* fd 1 and fd 2 to the entry's files (opened for appending); 0, or -1 with
+ * a message in err and nothing changed. */
+static int batch_redirect(const batch_entry_t *e, char *err, size_t errn)
+{
+    int fd[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+        fd[k] = open(e->field[1 + k], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd[k] < 0) {
+            snprintf(err, errn, "cannot open '%s' for appending: %s", e->field[1 + k], strerror(errno));
+            if (k)
+                close(fd[0]);
+            return -1;
+        }
+    }
+    fflush(stdout);
+    fflush(stderr);
+    int ok = dup2(fd[0], STDOUT_FILENO) >= 0 && dup2(fd[1], STDERR_FILENO) >= 0;
+    close(fd[0]);
+    close(fd[1]);
+    if (!ok)
+        snprintf(err, errn, "cannot redirect the output: %s", strerror(errno));
+    return ok ? 0 : -1;
+}
+
+/* The whole --batch job (after MPI_Init and the handlers). Returns the
+ * process's exit code. */
+static int batch(const char *list, int rank, int size)
+{
+    report_phase("reading the --batch list");
+    pld_buf_t msg;
+    pld_buf_init(&msg);
+    batch_list_t l;
+    int rc = batch_list_read(list, &l, &msg);
+    /* the originals of fd 1 and 2, the start directory, LIST.status (rank 0) */
+    int saved_out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3), saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    int start_dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), status = -1;
+    if (rc == EX_OK && (saved_out < 0 || saved_err < 0 || start_dir < 0)) {
+        pld_buf_printf(&msg, "pldrun: --batch: cannot keep the standard output, error or directory: %s\n",
+                       strerror(errno));
+        rc = EX_IOERR;
+    }
+    char spath[4096];
+    if (rc == EX_OK && rank == 0) {
+        if (snprintf(spath, sizeof spath, "%s.status", list) >= (int)sizeof spath)
+            errno = ENAMETOOLONG;
+        else
+            status = open(spath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (status < 0) {
+            pld_buf_printf(&msg, "pldrun: --batch: cannot write '%s.status': %s\n", list, strerror(errno));
+            rc = EX_IOERR;
+        }
+    }
+    rc = agree(rc, &msg, rank, size, "waiting for every rank to read the --batch list");
+    int batch_rc = rc;
+    for (int i = 0; rc == EX_OK && i < l.n; i++) {
+        const batch_entry_t *e = &l.entries[i];
+        report_phase("starting a --batch entry");
+        char err[4096 + 256] = "";
+        int setup = EX_OK, redirected = 0;
+        fflush(stdout);
+        fflush(stderr);
+        if (chdir(e->field[0]) != 0) {
+            snprintf(err, sizeof err, "cannot enter the directory '%s': %s", e->field[0], strerror(errno));
+            setup = EX_IOERR;
+        } else if (batch_redirect(e, err, sizeof err) != 0) {
+            setup = EX_IOERR;
+        } else {
+            redirected = 1;
+        }
+        if (setup != EX_OK) /* on the batch's own stderr */
+            fprintf(stderr, "[rank %d/%d] pldrun: %s:%d: %s\n", rank, size, list, e->line, err);
+        /* the entry's arguments, as on a command line: argv[0] is never read */
+        opts_t o;
+        char *argv[MAX_BINDINGS * 4 + 64];
+        const int argc = e->nfield - 2;
+        if (setup == EX_OK && argc > (int)(sizeof argv / sizeof argv[0])) {
+            fprintf(stderr, "pldrun: too many arguments (limit %d)\n", (int)(sizeof argv / sizeof argv[0]) - 1);
+            setup = EX_USAGE;
+        }
+        if (setup == EX_OK) {
+            static char argv0[] = "pldrun";
+            argv[0] = argv0;
+            for (int k = 1; k < argc; k++)
+                argv[k] = e->field[2 + k];
+            int prc = parse_args(argc, argv, &o, 1);
+            if (prc >= 0)
+                setup = prc;
+        }
+        /* a directory or file missing on one host: nobody runs the entry */
+        int anysetup = setup;
+        if (MPI_Allreduce(&setup, &anysetup, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+            fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not agree (MPI failed); ending the job\n", rank, size);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
+        }
+        int erc = anysetup;
+        if (anysetup != EX_OK) {
+            if (setup == EX_OK)
+                fprintf(stderr, "[rank %d/%d] pldrun: another rank could not start this --batch entry (see its "
+                                "message)\n",
+                        rank, size);
+        } else {
+            run_job(&o, rank, size, 0, &erc);
+        }
+        report_phase("between --batch entries");
+        fflush(stdout);
+        fflush(stderr);
+        if (redirected && (dup2(saved_out, STDOUT_FILENO) < 0 || dup2(saved_err, STDERR_FILENO) < 0)) {
+            dprintf(saved_err, "[rank %d/%d] pldrun: %s:%d: cannot restore the output: %s; ending the job\n", rank,
+                    size, list, e->line, strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, EX_IOERR);
+        }
+        if (fchdir(start_dir) != 0) {
+            fprintf(stderr, "[rank %d/%d] pldrun: %s:%d: cannot return to the start directory: %s; ending the job\n",
+                    rank, size, list, e->line, strerror(errno));
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, EX_IOERR);
+        }
+        if (status >= 0) {
+            char st[64];
+            int n = snprintf(st, sizeof st, "%d %d\n", i, erc);
+            if (write(status, st, (size_t)n) != n) /* one write: whole lines only */
+                fprintf(stderr, "pldrun: --batch: cannot write '%s': %s\n", spath, strerror(errno));
+        }
+        if (erc > batch_rc)
+            batch_rc = erc;
+    }
+    if (status >= 0)
+        close(status);
+    if (saved_out >= 0)
+        close(saved_out);
+    if (saved_err >= 0)
+        close(saved_err);
+    if (start_dir >= 0)
+        close(start_dir);
+    batch_list_fini(&l);
+    pld_buf_fini(&msg);
+    report_phase("finishing");
+    return batch_rc;
+}
+
 int main(int argc, char **argv)
 {
     opts_t o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
-    if (o.check || o.print)
-        return check_only(&o);
+    const char *batch_list = NULL;
+    int rc;
+    if (argc >= 2 && strcmp(argv[1], "--batch") == 0) {
+        /* pldrun --batch LIST: nothing else on the command line */
+        if (argc != 3 || !argv[2][0]) {
+            fprintf(stderr, argc < 3 || !argv[2][0] ? "pldrun: --batch needs a LIST file\n"
+                                                    : "pldrun: --batch LIST takes no other options (pldrun --batch LIST)\n");
+            return EX_USAGE;
+        }
+        batch_list = argv[2];
+    } else {
+        rc = parse_args(argc, argv, &o, 0);
+        if (rc >= 0)
+            return rc;
+        if (o.check || o.print)
+            return check_only(&o);
+    }
     /* Open MPI loads and unloads plugins in MPI_Init; what those lose has no
      * stack to suppress by, so this thread's allocations in there are not leaks */
     PLD_LEAK_IGNORE_BEGIN();
@@ -1014,63 +1381,15 @@ int main(int argc, char **argv)
     }
     report_install(rank, size);
     testing_hooks();
-    report_phase("setting up the windows");
-    pld_win_sys_t *win = NULL;
-    char err[512];
-    if (pld_win_sys_init(o.transport, &win, err, sizeof err) != PLD_OK) {
-        /* collective and partly done: the others may be waiting inside it */
-        fprintf(stderr, "[rank %d/%d] pldrun: window layer: %s; ending the job\n", rank, size, err);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, EX_UNAVAILABLE);
-        return EX_UNAVAILABLE;
+    int worst;
+    if (batch_list) {
+        /* every entry agreed on its status: the batch's is the same on every rank */
+        rc = worst = batch(batch_list, rank, size);
+        pld_mem_fail_after(-1);
+        PLD_LEAK_CHECK(); /* once, after every entry: a leak in any entry fails the batch */
+    } else {
+        rc = run_job(&o, rank, size, 1, &worst);
     }
-    testing_win_hooks(win);
-    /* --trace, -v, --log-dir: every rank's recorder, then one clock */
-    observe_t *obs = NULL;
-    int bad = observe_open(o.trace, o.verbose, o.log_dir, o.path, rank, size, &obs, err, sizeof err) != 0, anybad = bad;
-    if (bad)
-        fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
-    if (MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
-        anybad = 1;
-    if (!anybad && observe_sync_clocks(obs) != 0) {
-        /* the others may be inside the exchange */
-        fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not compare their clocks for --trace; ending the job\n",
-                rank, size);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
-    }
-    if (o.schedule == 2) {
-        /* --schedule random: rank 0 draws the seed, every rank uses it */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t seed = ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid()) % 1000000000u;
-        if (MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-            anybad = 1;
-        o.seed = seed;
-        if (rank == 0)
-            fprintf(stderr, "pldrun: schedule seed %llu (replay with --schedule-seed %llu)\n",
-                    (unsigned long long)seed, (unsigned long long)seed);
-    }
-    rc = anybad ? EX_IOERR : run(&o, win, obs, rank, size); /* a rank that cannot log or trace: nobody runs */
-    observe_close(obs);
-    report_phase("finishing");
-    if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
-        /* an MPI failure during the run (recorded, not yet reported) or in teardown */
-        fprintf(stderr, "[rank %d/%d] pldrun: window layer: %s\n", rank, size, err);
-        if (rc == EX_OK)
-            rc = EX_SOFTWARE;
-    }
-    pld_mem_fail_after(-1); /* what MPI needs to finish is not under test */
-    PLD_LEAK_CHECK();
-    /* every rank leaves with the worst exit code */
-    int worst = rc;
-    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
-        fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while the ranks agreed on the exit status\n", rank, size);
-        worst = rc ? rc : EX_SOFTWARE;
-    }
-    if (o.schedule && worst != EX_OK && rank == 0)
-        fprintf(stderr, "pldrun: this run used schedule seed %llu: replay it with --schedule-seed %llu\n",
-                (unsigned long long)o.seed, (unsigned long long)o.seed);
     if (MPI_Finalize() != MPI_SUCCESS) {
         fprintf(stderr, "[rank %d/%d] pldrun: MPI_Finalize failed\n", rank, size);
         if (!worst)
