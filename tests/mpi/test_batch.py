@@ -10,7 +10,8 @@ This runner checks, at P = --ranks (default 2):
              generators of their `# inputs:` directive and an --out for every
              Out parameter of the HOST orchestrator) over the shm, rma and hybrid
              transports, in which a runtime error (tests/mpi/programs/
-             oob_on_rank1.pld, exit 70), a usage error found before the run
+             oob_on_rank1.pld, exit 70), a hang the watchdog stops (coll_neg_
+             divergent_wait.pld, 70), a usage error found before the run
              (an unknown option, 64), one found in the run (an unknown --in
              parameter, 64), an entry whose CWD does not exist (74, its message
              on the batch's own stderr) and a --check entry (64, "not available
@@ -150,6 +151,7 @@ def entries(P):
         Entry('mesh_rma', os.path.join(TUT, 'allreduce_mesh_handrolled.pld'), ['--window-transport', 'rma']),
         Entry('oob_runtime_error', os.path.join(NEG, 'oob_on_rank1.pld'), ['--window-transport', 'rma']),
         Entry('put_get_rma', put_get, ['--window-transport', 'rma'], prog_last=True),
+        Entry('hang_detected', os.path.join(NEG, 'coll_neg_divergent_wait.pld'), ['--window-transport', 'shm']),
         Entry('usage_unknown_option', hello, ['--no-such-option'], kind='direct', relative=True),
         Entry('collectives_shm', os.path.join(TUT, 'collectives_handrolled.pld'), ['--window-transport', 'shm'],
               relative=True),
@@ -354,7 +356,7 @@ def main():
                                                                          'allreduce_mesh_handrolled.pld',
                                                                          'collectives_handrolled.pld',
                                                                          'window_buffer.pld'))]
-                       + [('oob_on_rank1', os.path.join(NEG, 'oob_on_rank1.pld'))])
+                       + [(c, os.path.join(NEG, c + '.pld')) for c in ('oob_on_rank1', 'coll_neg_divergent_wait')])
     args.pldrun = os.path.abspath(args.pldrun)
     wd = os.path.abspath(args.workdir or os.path.join(os.getcwd(), 'mpi_batch'))
     shutil.rmtree(wd, ignore_errors=True)

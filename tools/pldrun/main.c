@@ -1313,6 +1313,8 @@ static int batch(const char *list, int rank, int size)
                     size, list, e->line, strerror(errno));
             MPI_Abort(MPI_COMM_WORLD, EX_IOERR);
         }
+        clearerr(stdout); /* an entry's write error is its own */
+        clearerr(stderr);
         if (fchdir(start_dir) != 0) {
             fprintf(stderr, "[rank %d/%d] pldrun: %s:%d: cannot return to the start directory: %s; ending the job\n",
                     rank, size, list, e->line, strerror(errno));
