@@ -110,9 +110,7 @@ static void usage(FILE *f)
           "                      ops, puts become visible late (within the memory model); the same N\n"
           "                      replays the same decisions\n"
           "  --schedule random   the same with a seed drawn now and printed\n"
-          "  --batch LIST        run each line of LIST (CWD, stdout file, stderr file, then the options and\n"
-          "                      program, TAB-separated) in one MPI job, with fresh windows and interpreter\n"
-          "                      each; LIST.status gets \"INDEX EXIT\" per finished line (no other options)\n"
+          "  --batch LIST        run each line of LIST (CWD<TAB>OUT<TAB>ERR<TAB>ARGS) as its own run, in one MPI job\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
@@ -140,19 +138,9 @@ static int choice(const char *a, const char *val, const char *first, const char 
     return -1;
 }
 
-/* The options a --batch entry may not take: those that do not run a program
- * (--check, --print, --help, --version) and --batch itself. */
-static int batch_refused(int in_batch, const char *a)
-{
-    if (in_batch) {
-        fprintf(stderr, "pldrun: %s is not available in a --batch entry\n", a);
-        return 1;
-    }
-    return 0;
-}
-
 /* Returns -1 to continue, or an exit code. in_batch: the arguments of a
- * --batch entry (batch_refused). */
+ * --batch entry, which may not take the options that run no program
+ * (--check, --print, --help, --version) nor --batch. */
 static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
 {
     memset(o, 0, sizeof *o);
@@ -164,11 +152,11 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0 ||
-            strcmp(a, "--check") == 0 || strcmp(a, "--print") == 0 || strcmp(a, "--print-lowered") == 0 ||
-            strcmp(a, "--batch") == 0) {
-            if (batch_refused(in_batch, a))
-                return EX_USAGE;
+        if (in_batch && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0 ||
+                         strcmp(a, "--check") == 0 || strcmp(a, "--print") == 0 ||
+                         strcmp(a, "--print-lowered") == 0 || strcmp(a, "--batch") == 0)) {
+            fprintf(stderr, "pldrun: %s is not available in a --batch entry\n", a);
+            return EX_USAGE;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
@@ -1202,7 +1190,7 @@ static int batch_list_read(const char *path, batch_list_t *l, pld_buf_t *msg)
 }
 
 /* fd 1 and fd 2 to the entry's files (opened for appending); 0, or -1 with
- * a message in err and nothing changed. */
+ * a message in err. */
 static int batch_redirect(const batch_entry_t *e, char *err, size_t errn)
 {
     int fd[2] = {-1, -1};
@@ -1259,7 +1247,7 @@ static int batch(const char *list, int rank, int size)
         const batch_entry_t *e = &l.entries[i];
         report_phase("starting a --batch entry");
         char err[4096 + 256] = "";
-        int setup = EX_OK, redirected = 0;
+        int setup = EX_OK;
         fflush(stdout);
         fflush(stderr);
         if (chdir(e->field[0]) != 0) {
@@ -1267,8 +1255,6 @@ static int batch(const char *list, int rank, int size)
             setup = EX_IOERR;
         } else if (batch_redirect(e, err, sizeof err) != 0) {
             setup = EX_IOERR;
-        } else {
-            redirected = 1;
         }
         if (setup != EX_OK) /* on the batch's own stderr */
             fprintf(stderr, "[rank %d/%d] pldrun: %s:%d: %s\n", rank, size, list, e->line, err);
@@ -1308,7 +1294,7 @@ static int batch(const char *list, int rank, int size)
         report_phase("between --batch entries");
         fflush(stdout);
         fflush(stderr);
-        if (redirected && (dup2(saved_out, STDOUT_FILENO) < 0 || dup2(saved_err, STDERR_FILENO) < 0)) {
+        if (dup2(saved_out, STDOUT_FILENO) < 0 || dup2(saved_err, STDERR_FILENO) < 0) {
             dprintf(saved_err, "[rank %d/%d] pldrun: %s:%d: cannot restore the output: %s; ending the job\n", rank,
                     size, list, e->line, strerror(errno));
             MPI_Abort(MPI_COMM_WORLD, EX_IOERR);
