@@ -65,6 +65,7 @@ static void usage(FILE *f)
 {
     fputs("usage: pldrun [options] PROGRAM.pld\n"
           "       mpirun -n N pldrun [options] PROGRAM.pld\n"
+          "       mpirun -n N pldrun --batch LIST\n"
           "\n"
           "options:\n"
           "  --check             parse and check the program only (no MPI needed)\n"
@@ -1278,7 +1279,8 @@ static int batch(const char *list, int rank, int size)
         /* a directory or file missing on one host: nobody runs the entry */
         int anysetup = setup;
         if (MPI_Allreduce(&setup, &anysetup, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
-            fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not agree (MPI failed); ending the job\n", rank, size);
+            fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not agree (MPI failed); ending the job\n", rank,
+                    size);
             fflush(stderr);
             MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
         }
@@ -1338,8 +1340,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "--batch") == 0) {
         /* pldrun --batch LIST: nothing else on the command line */
         if (argc != 3 || !argv[2][0]) {
-            fprintf(stderr, argc < 3 || !argv[2][0] ? "pldrun: --batch needs a LIST file\n"
-                                                    : "pldrun: --batch LIST takes no other options (pldrun --batch LIST)\n");
+            fputs(argc < 3 || !argv[2][0] ? "pldrun: --batch needs a LIST file\n"
+                                          : "pldrun: --batch LIST takes no other options (pldrun --batch LIST)\n",
+                  stderr);
             return EX_USAGE;
         }
         batch_list = argv[2];
