@@ -14,8 +14,10 @@
 #                                           cell (groups coll, corpus, tutorial; tier0
 #                                           has no transport): with the above, both
 #                                           transports in every cell
-#     conformance_<backend>_<group>_p<P>    the other backends: P = 2, 4, one transport
-#                                           per cell over the sweep 2,4
+#     conformance_<backend>_<group>_p<P>    the other backends: every program once
+#                                           (--one-cell-per-program over the sweep 2,4)
+#     conformance_<backend>_<group>_p<P>_matrix  label `long`: P = 2 and 4, one
+#                                           transport per cell over 2,4
 #   sanitizer tree (PLD_SANITIZE ON)
 #     conformance_sim_<group>_p<P>          every program once (--one-cell-per-program:
 #                                           its P rotating over the sweep 2,3,4, its
@@ -93,9 +95,11 @@ set(_pld_conf_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" "XDG_CACHE_HOME=${C
 # Why these plans:
 # - Release: sim (the reference) covers the sweep P = 2, 3, 4; one transport per cell
 #   in the default tier (each program meets both over its P), the other transport in
-#   the long tier. The other backends run P = 2 and 4 with one transport per cell (a
-#   backend's kernels are the same code at any P; their windows and signals are the
-#   same runtime code as sim's).
+#   the long tier. The other backends (native) run as in the sanitizer tree: every
+#   program once in the default tier (its P rotating over 2 and 4, its transport
+#   alternating), the P = 2 and 4 matrix with one transport per cell in the long tier
+#   (a backend's kernels are the same code at any P; their windows and signals are
+#   the same runtime code as sim's, which sim's sweep covers).
 # - sanitizer tree: every pldrun start costs 2-4 s, so the default tier runs every
 #   program once (one code path each) with the leak check; the long tier is the matrix
 #   of before (P = 2 with the leak check, P = 4 without: LeakSanitizer symbolizes the
@@ -107,7 +111,7 @@ function(_pld_conf_specs sanitize bname out)
   foreach(_g tier0 coll corpus tutorial)
     set(_n conformance_${bname}_${_g}_p)
     set(_o "--backends=${bname} --groups=${_g}")
-    if(sanitize)
+    if(sanitize OR NOT bname STREQUAL "sim")
       set(_sweep 2 4)
       if(bname STREQUAL "sim")
         set(_sweep 2 3 4)
@@ -118,16 +122,12 @@ function(_pld_conf_specs sanitize bname out)
       endforeach()
       list(APPEND _specs "${_n}2_matrix|long|2|leak|${_o} --ranks=2 --sweep=2,4 --alternate-transports"
                          "${_n}4_matrix|long|4|noleak|${_o} --ranks=4 --sweep=2,4 --alternate-transports")
-    elseif(bname STREQUAL "sim")
+    else()  # sim in the Release tree
       foreach(_p 2 3 4)
         list(APPEND _specs "${_n}${_p}|default|${_p}|leak|${_o} --ranks=${_p} --sweep=2,3,4 --alternate-transports")
         if(NOT _g STREQUAL "tier0")  # tier0's programs take no transport: nothing to complement
           list(APPEND _specs "${_n}${_p}_other|long|${_p}|leak|${_o} --ranks=${_p} --sweep=2,3,4 --other-transports")
         endif()
-      endforeach()
-    else()
-      foreach(_p 2 4)
-        list(APPEND _specs "${_n}${_p}|default|${_p}|leak|${_o} --ranks=${_p} --sweep=2,4 --alternate-transports")
       endforeach()
     endif()
   endforeach()

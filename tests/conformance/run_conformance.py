@@ -72,6 +72,12 @@ A cell is
             backend unavailable (the reason is pldrun's message);
   not run   the runner stopped first (--max-failures).
 
+--batch (the default; --no-batch: off) runs the runs of a P as pldrun batches
+(tests/mpi/pld_batch.py: one `mpirun -n P pldrun --batch LIST` job for all
+of them, each run with a fresh interpreter and fresh windows); a run that
+does not pass in its batch is started again alone, and that run's result is
+the one judged, so a failure is always named by a run of its own.
+
 --max-failures N (default 3, 0: no limit): after N failed runs no further run
 starts; the output says "stopped after N failures: M runs not run".
 
@@ -114,6 +120,7 @@ sys.path.insert(0, os.path.join(REPO, 'tests', 'mpi'))
 import pld_mpitest as T  # noqa: E402
 import run_coll as C  # noqa: E402
 import run_golden as G  # noqa: E402
+import pld_batch as B  # noqa: E402
 
 GROUPS = ('tier0', 'coll', 'corpus', 'tutorial')
 EX_UNAVAILABLE = 69
@@ -256,14 +263,15 @@ class Cell:
         self.runs = []  # (transport or '', problems)
 
 
-def run_one(entry, backend, P, tr, args, env):
-    """One run; returns (problems, rc, stderr)."""
+def run_one(entry, backend, P, tr, args, env, launch=None):
+    """One run (launch: how to start it, default mpirun alone); returns
+    (problems, rc, stderr)."""
     wa = argparse.Namespace(mpiexec=args.mpiexec, numproc_flag=args.numproc_flag, pldrun=args.pldrun,
                             workdir=os.path.join(args.workdir, backend.name))
     extra = ['--backend', backend.arg]
     if entry.source == 'golden':
-        return G.run_case(entry.case, P, wa, env, extra)
-    problems, prog, cli, err, rc = C.run_case(entry.case, P, tr, wa, env, extra)
+        return G.run_case(entry.case, P, wa, env, extra, launch=launch)
+    problems, prog, cli, err, rc = C.run_case(entry.case, P, tr, wa, env, extra, launch=launch, ref_launch=launch)
     if problems:
         problems = problems + ['command: %s %s %d %s %s %s' % (args.mpiexec, args.numproc_flag, P, args.pldrun,
                                                                prog, ' '.join(cli))]
@@ -338,7 +346,27 @@ def execute(args, cells, todo, env):
     def stopped():
         return args.max_failures > 0 and state['failed'] >= args.max_failures
 
+    # --batch: every run at once, their launches gathered into pldrun
+    # batches (tests/mpi/pld_batch.py); a run that does not pass in its batch
+    # is started again alone, one at a time
+    batcher = None
+    if args.batch and len(todo) > 1:
+        def log(line):
+            with lock:
+                print(line)
+                sys.stdout.flush()
+        with lock:
+            batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(todo), log=log,
+                                stop=lambda: stopped(), alone_at_once=max(1, args.jobs))
+
     def job(item):
+        try:
+            run_job(item)
+        finally:
+            if batcher:
+                batcher.done()
+
+    def run_job(item):
         e, b, P, tr = item
         cell = cells[(e.case, b.name, P)]
         with lock:
@@ -346,7 +374,12 @@ def execute(args, cells, todo, env):
                 state['notrun'] += 1
                 return
         t0 = time.time()
-        problems, rc, err = run_one(e, b, P, tr or 'rma', args, env)
+        try:
+            problems, rc, err = run_one(e, b, P, tr or 'rma', args, env, launch=batcher.launch if batcher else None)
+        except T.StopRun:
+            with lock:
+                state['notrun'] += 1
+            return
         dt = time.time() - t0
         if problems and 'cannot be compiled' in err:
             # a kernel the backend's compiler refuses fails the cell: the table
@@ -371,8 +404,12 @@ def execute(args, cells, todo, env):
                 print('ok:   %s (%.2f s)' % (what, dt))
             sys.stdout.flush()
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+    workers = len(todo) if batcher else max(1, args.jobs)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         list(pool.map(job, todo))
+    if batcher:
+        st = batcher.stats()
+        print('batches: %d jobs ran %d runs; %d runs started alone' % (st['jobs'], st['batched'], st['alone']))
     planned = {}
     for e, b, P, tr in todo:
         planned[(e.case, b.name, P)] = planned.get((e.case, b.name, P), 0) + 1
@@ -653,6 +690,10 @@ def parse_args(argv=None):
     ap.add_argument('--merge', nargs='+', metavar='JSON', help='run nothing: print (and --table-md) the table of '
                     'these --results-json files')
     ap.add_argument('-j', '--jobs', type=int, default=1, help='runs at a time (default 1)')
+    ap.add_argument('--batch', dest='batch', action='store_true', default=True,
+                    help='run the runs of one P as pldrun batches (one MPI job, pldrun --batch; a run that does '
+                    'not pass in its batch is started again alone): the default')
+    ap.add_argument('--no-batch', dest='batch', action='store_false', help='start every run alone')
     args = ap.parse_args(argv)
     try:
         args.ranks = [int(x) for x in args.ranks.split(',') if x]

@@ -272,9 +272,11 @@ def compare(name, got, want, limit=5):
     return problems
 
 
-def run_case(case, P, args, env, extra=()):
-    """Runs one case at P (extra: more pldrun arguments, e.g. --backend NAME);
-    returns (problems, rc, stderr)."""
+def run_case(case, P, args, env, extra=(), launch=None):
+    """Runs one case at P (extra: more pldrun arguments, e.g. --backend NAME;
+    launch: how to start the ranks, launch(P, program, cli, env, cwd, timeout)
+    -> (rc, stdout, stderr), default mpirun on this host); returns (problems,
+    rc, stderr)."""
     key, path = CASES[case]
     make_inputs, golden = PROGS[key]
     wd = os.path.join(args.workdir, '%s.p%d' % (case, P))
@@ -297,7 +299,10 @@ def run_case(case, P, args, env, extra=()):
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
     cli += list(extra)
-    rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd)
+    if launch is None:
+        rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd)
+    else:
+        rc, out, err = launch(P, path, cli, env, wd, 50)
     problems = []
     if rc != 0:
         problems.append('exit status %d, expected 0' % rc)
