@@ -86,8 +86,7 @@ foreach(_line IN LISTS _pld_coll_tests)
   endif()
 endforeach()
 
-# coll_hybrid_split_p<P> (P = 3 with the label `long`: scripts/test.sh --full):
-# every case above (negative ones included, lowered
+# coll_hybrid_split_p<P>: every case above (negative ones included, lowered
 # ones not) at P over the hybrid transport on one node, with
 # PLD_TEST_SPLIT_HOSTS=2 (pldrun_testing): ranks 0, 2 on "host" 0 and 1, 3 on
 # "host" 1, so every domain mixes members reached through shared memory with
@@ -104,12 +103,7 @@ if(TARGET pldrun_testing AND NOT PLD_SANITIZE)
                      --pldrun $<TARGET_FILE:pldrun_testing> --mpiexec "${MPIEXEC_EXECUTABLE}"
                      "--numproc-flag=${_pld_coll_flag}" --ranks ${_p} --transport hybrid --split-hosts 2
                      --workdir "${CMAKE_CURRENT_BINARY_DIR}/coll_runs_hybrid")
-    # P = 3 is in the long tier (scripts/test.sh --full): P = 4 runs the same cases
-    set(_labels "mpi;hybrid")
-    if(_p EQUAL 3)
-      list(APPEND _labels long)
-    endif()
-    set_tests_properties(coll_hybrid_split_p${_p} PROPERTIES LABELS "${_labels}" TIMEOUT 600 PROCESSORS ${_p}
+    set_tests_properties(coll_hybrid_split_p${_p} PROPERTIES LABELS "mpi;hybrid" TIMEOUT 600 PROCESSORS ${_p}
                                                               ENVIRONMENT "${_pld_coll_env}")
   endforeach()
   # coll_hybrid_block_p4: the mesh allreduce cases at P = 4 with

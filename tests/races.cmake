@@ -8,9 +8,8 @@
 #   races_programs_p2       tests/mpi/run_coll.py --check-races: every positive collective case
 #                           (programs/ and tests/mpi/programs) at P = 2 over shm: golden results,
 #                           no report, no other warning
-#   races_programs_p4       the same at P = 4 for the programs of programs/ (label `long`:
-#                           scripts/test.sh --full; the sanitizer tree runs races_programs_p2
-#                           over programs/ only, and no P = 4 run)
+#   races_programs_p4       the same at P = 4 for the programs of programs/ (the sanitizer tree
+#                           runs races_programs_p2 over programs/ only, and no P = 4 run)
 #   races_finding_collectives_keep3
 #                           a real finding: programs/tutorial/collectives_handrolled.pld run with
 #                           persistent windows that are not reset (--dispatches 3) waits on
@@ -100,12 +99,7 @@ foreach(_p IN LISTS _pld_races_runs)
                    --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
                    "--numproc-flag=${PLD_MPI_NP_FLAG}" --check-races --ranks ${_p} --transport shm ${_cases}
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/programs_p${_p}")
-  # P = 4 is in the long tier (scripts/test.sh --full): P = 2 runs the same programs
-  set(_labels "races;mpi")
-  if(_p EQUAL 4)
-    list(APPEND _labels long)
-  endif()
-  set_tests_properties(races_programs_p${_p} PROPERTIES LABELS "${_labels}" TIMEOUT 600 PROCESSORS 2
+  set_tests_properties(races_programs_p${_p} PROPERTIES LABELS "races;mpi" TIMEOUT 600 PROCESSORS 2
                                                       ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 endforeach()
 

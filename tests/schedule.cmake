@@ -13,8 +13,7 @@
 #                              only spins on plain reads (stale_put)
 #   schedule_programs_p2/_p4   tests/mpi/run_coll.py --schedule-seed ... --rotate-seeds: the corpus
 #                              of programs/ keeps its golden results under seeded schedules (each
-#                              program once, seeds 1..3 at P = 2 and 4..6 at P = 4, shm;
-#                              _p4 has the label `long`: scripts/test.sh --full)
+#                              program once, seeds 1..3 at P = 2 and 4..6 at P = 4, shm)
 #
 # The whole suite takes about 90 s (block_order 10 s, flag_put 20 s, spmd_ring 3 s, put_then_error 3 s, stale_put 3 s,
 # programs 15 s at P = 2 and 30 s at P = 4); about 60 s with ctest -j2.
@@ -84,11 +83,6 @@ foreach(_p IN LISTS _pld_sched_ranks)
                    --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
                    "--numproc-flag=${PLD_MPI_NP_FLAG}" ${_seeds} --rotate-seeds --ranks ${_p} --transport shm
                    ${_pld_sched_args} --workdir "${CMAKE_CURRENT_BINARY_DIR}/schedule_runs/programs_p${_p}")
-  # P = 4 is in the long tier (scripts/test.sh --full): P = 2 runs the same programs
-  set(_labels "schedule;mpi")
-  if(_p EQUAL 4)
-    list(APPEND _labels long)
-  endif()
-  set_tests_properties(schedule_programs_p${_p} PROPERTIES LABELS "${_labels}" TIMEOUT 240 PROCESSORS ${_p}
+  set_tests_properties(schedule_programs_p${_p} PROPERTIES LABELS "schedule;mpi" TIMEOUT 240 PROCESSORS ${_p}
                                                         ENVIRONMENT "${_pld_sched_env}")
 endforeach()

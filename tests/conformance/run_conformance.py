@@ -357,7 +357,8 @@ def execute(args, cells, todo, env):
                 sys.stdout.flush()
         with lock:
             batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(todo), log=log,
-                                stop=lambda: stopped(), alone_at_once=max(1, args.jobs))
+                                stop=lambda: stopped(), alone_at_once=max(1, args.jobs),
+                                max_alone_failures=args.max_failures)
 
     def job(item):
         try:

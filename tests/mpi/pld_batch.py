@@ -23,10 +23,13 @@ The caller's checks (goldens, stderr) then judge the result as before.
 
 Batcher(...).launch is the launch to hand to run_case; each worker calls
 done() when it will launch no more (in a finally). Runs started alone go one
-at a time (alone_at_once), and none starts once stop() says so (the runner's
---max-failures): launch then raises pld_mpitest.StopRun. stats() says how
+at a time (alone_at_once), and none starts once stop() says so or
+max_alone_failures of them exited non-zero (the runner's --max-failures: a
+tree that fails everywhere stops early): launch then raises
+pld_mpitest.StopRun. stats() says how
 many runs went through batches and how many were started alone.
 """
+import concurrent.futures
 import os
 import threading
 import time
@@ -46,7 +49,8 @@ class _Request:
 class Batcher:
     """Launches concurrent runs as pldrun batches; see the module text."""
 
-    def __init__(self, mpiexec, numproc_flag, pldrun, workdir, workers, log=None, stop=None, alone_at_once=1):
+    def __init__(self, mpiexec, numproc_flag, pldrun, workdir, workers, log=None, stop=None, alone_at_once=1,
+                 max_alone_failures=0):
         self.mpiexec, self.numproc_flag, self.pldrun = mpiexec, numproc_flag, pldrun
         self.workdir = workdir
         self.active = workers  # workers that may still launch
@@ -58,6 +62,8 @@ class Batcher:
         self.log = log or (lambda line: None)
         self.stop = stop or (lambda: False)
         self.alone_sem = threading.Semaphore(max(1, alone_at_once))
+        self.max_alone_failures = max_alone_failures
+        self.alone_failed = 0
 
     # ------------------------------------------------------------ workers
 
@@ -73,12 +79,15 @@ class Batcher:
         if req.result is not None:
             return req.result
         with self.alone_sem:
-            if self.stop():
+            if self.stop() or 0 < self.max_alone_failures <= self.alone_failed:
                 raise T.StopRun('not started alone: the runner stopped')
             with self.cv:
                 self.alone += 1
-            return T.run_pldrun(self.mpiexec, self.numproc_flag, P, self.pldrun, prog, cli, env, cwd,
-                                timeout=timeout)
+            res = T.run_pldrun(self.mpiexec, self.numproc_flag, P, self.pldrun, prog, cli, env, cwd, timeout=timeout)
+            if res[0] != 0:
+                with self.cv:
+                    self.alone_failed += 1
+            return res
 
     def done(self):
         """This worker launches no more."""
@@ -167,3 +176,31 @@ class Batcher:
         elif ok < len(reqs):
             why = '; %d run(s) did not pass in it and start alone' % (len(reqs) - ok)
         self.log('batch: %d runs at P=%d in one job, %.2f s%s' % (len(reqs), P, time.time() - t0, why))
+
+
+STOPPED = object()  # run_all's result of a run that the failure limit kept from starting alone
+
+
+def run_all(items, call, batcher):
+    """Runs call(item, launch) for every item at once, in threads, their
+    launches gathered by batcher (whose `workers` must be len(items)); returns
+    the results in the order of items (STOPPED where call raised StopRun).
+    An exception in a call is raised here, after every thread ended."""
+    results = [None] * len(items)
+    errors = []
+
+    def job(k):
+        try:
+            results[k] = call(items[k], batcher.launch)
+        except T.StopRun:
+            results[k] = STOPPED
+        except BaseException as e:  # re-raised below, once every worker has ended
+            errors.append(e)
+        finally:
+            batcher.done()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(items))) as pool:
+        list(pool.map(job, range(len(items))))
+    if errors:
+        raise errors[0]
+    return results

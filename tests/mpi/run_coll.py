@@ -76,6 +76,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pld_batch as B  # noqa: E402
 import pld_mpitest as T  # noqa: E402
 from pld_mpitest import f16, f32  # noqa: E402
 
@@ -1333,6 +1334,10 @@ def main():
     ap.add_argument('--check-races', action='store_true',
                     help='run the positive cases with pldrun --check-races (a race report fails the case, as any '
                          'unexpected warning does; the golden results must not change)')
+    ap.add_argument('--batch', dest='batch', action='store_true', default=True,
+                    help='run the positive runs as pldrun batches (one MPI job per P, pldrun --batch; a run that does '
+                         'not pass in its batch is started again alone and judged by that run): the default')
+    ap.add_argument('--no-batch', dest='batch', action='store_false', help='start every run alone')
     T.add_max_failures(ap)
     args = ap.parse_args()
     if args.list:  # every program must exist: a missing one fails the configuration (tests/coll.cmake)
@@ -1386,12 +1391,41 @@ def main():
               '--check-races and --schedule-seed leave out the negative and *_specials cases)' % ', '.join(idle),
               file=sys.stderr)
         return 2
-    for case, P, tr, seed in ff.each(runs):
+    # the positive runs as pldrun batches (tests/mpi/pld_batch.py), made
+    # before the others and reported in their order; the negative ones (exit
+    # codes, hang reports, signals) each start alone
+    done = {}
+    positive = [r for r in runs if r[0] not in NEG]
+    if args.batch and len(positive) > 1:
+        def log(line):
+            print(line)
+            sys.stdout.flush()
+        batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(positive), log=log,
+                            max_alone_failures=args.max_failures)
+
+        def call(run, launch):
+            case, P, tr, seed = run
+            more = list(extra) + (['--schedule-seed', str(seed)] if seed is not None else [])
+            t1 = time.time()
+            res = run_case(case, P, tr, args, env, more, launch=launch, ref_launch=launch)
+            return res, time.time() - t1
+
+        for run, res in zip(positive, B.run_all(positive, call, batcher)):
+            done[run] = res
+        st = batcher.stats()
+        print('batches: %d jobs ran %d runs; %d runs started alone' % (st['jobs'], st['batched'], st['alone']))
+    for run in ff.each(runs):
+        case, P, tr, seed = run
+        if done.get(run) is B.STOPPED:
+            continue
         t1 = time.time()
-        fn = run_neg if case in NEG else run_case
-        more = list(extra) + (['--schedule-seed', str(seed)] if seed is not None else [])
-        problems, prog, cli, err, _ = fn(case, P, tr, args, env, more)
-        dt = time.time() - t1
+        if run in done:
+            (problems, prog, cli, err, _), dt = done[run]
+        else:
+            fn = run_neg if case in NEG else run_case
+            more = list(extra) + (['--schedule-seed', str(seed)] if seed is not None else [])
+            problems, prog, cli, err, _ = fn(case, P, tr, args, env, more)
+            dt = time.time() - t1
         if seed is not None:
             tr = '%s seed %d' % (tr, seed)
         if problems and args.backend and 'cannot be compiled' in err:
