@@ -59,6 +59,13 @@ usage:
               [--case NAME] [--ranks P] [--transport rma|shm] [--workdir DIR]
               [--poison] [--schedule-seed N [--rotate-seeds]] [--max-failures N] [--list]
 
+The positive runs of one invocation go as pldrun batches (--batch, the
+default; --no-batch: off): tests/mpi/pld_batch.py starts them as one
+`mpirun -n P pldrun --batch LIST` job per P and environment, each run with a
+fresh interpreter and fresh windows; a run that does not pass in its batch is
+started again alone, and that run's result is the one judged. The negative
+cases (exit codes, hang reports) always start alone.
+
 --list prints one line per CTest test: "CASE P TRANSPORT"; it fails (exit 2,
 and so does the configuration) when a case's program file is missing, as a
 run of that case does. Prints one line per run and "N passed, M failed"; exit
