@@ -76,7 +76,9 @@ A cell is
 (tests/mpi/pld_batch.py: one `mpirun -n P pldrun --batch LIST` job for all
 of them, each run with a fresh interpreter and fresh windows); a run that
 does not pass in its batch is started again alone, and that run's result is
-the one judged, so a failure is always named by a run of its own.
+the one judged, so a failure is always named by a run of its own. Only the
+built-in CPU backends (sim, native) run in batches; a plugin's runs start
+alone.
 
 --max-failures N (default 3, 0: no limit): after N failed runs no further run
 starts; the output says "stopped after N failures: M runs not run".
@@ -123,6 +125,7 @@ import run_golden as G  # noqa: E402
 import pld_batch as B  # noqa: E402
 
 GROUPS = ('tier0', 'coll', 'corpus', 'tutorial')
+BATCHED = ('sim', 'native')  # the backends whose runs go as pldrun batches (--batch)
 EX_UNAVAILABLE = 69
 PROBE_PROGRAM = os.path.join(REPO, 'programs', 'tutorial', 'hello_rank.pld')
 PROBE_ARGS = ['--in', 'xs=arange']
@@ -348,9 +351,12 @@ def execute(args, cells, todo, env):
 
     # --batch: every run at once, their launches gathered into pldrun
     # batches (tests/mpi/pld_batch.py); a run that does not pass in its batch
-    # is started again alone, one at a time
+    # is started again alone, one at a time. Only the built-in CPU backends
+    # (BATCHED): a plugin (ascend's CANN runtime among them) would be opened
+    # and closed once per entry in one process, which a vendor runtime need
+    # not survive
     batcher = None
-    if args.batch and len(todo) > 1:
+    if args.batch and len(todo) > 1 and all(b.name in BATCHED for b in args.backend_objs):
         def log(line):
             with lock:
                 print(line)
