@@ -67,7 +67,9 @@ endif()
 
 # ascend: only where CANN's runtime library is (src/hw_backend/pld_ascend.c's
 # load_runtime: $PLD_ASCEND_LIBDIR, else $ASCEND_HOME_PATH/lib64); elsewhere its
-# cells could only skip, so they are not registered at all
+# cells could only skip, so they are not registered at all (PLD_TEST_CANN_FOUND:
+# what tests/inventory.cmake records of the configuration)
+set(PLD_TEST_CANN_FOUND OFF)
 if("ascend" IN_LIST _pld_conf_backends)
   set(_pld_cann_dir "")
   if(NOT "$ENV{PLD_ASCEND_LIBDIR}" STREQUAL "")
@@ -77,6 +79,7 @@ if("ascend" IN_LIST _pld_conf_backends)
   endif()
   if(_pld_cann_dir AND (EXISTS "${_pld_cann_dir}/libacl_rt.so" OR EXISTS "${_pld_cann_dir}/libascendcl.so"))
     message(STATUS "pldrun tests: CANN runtime found in ${_pld_cann_dir}; the ascend conformance tests are registered")
+    set(PLD_TEST_CANN_FOUND ON)
   else()
     list(REMOVE_ITEM _pld_conf_backends ascend)
     message(STATUS "pldrun tests: no CANN runtime (libacl_rt.so or libascendcl.so in $PLD_ASCEND_LIBDIR or "

@@ -11,7 +11,8 @@
 # What is registered depends on the configuration, which is written below into
 # <build>/tests/inventory_config.txt: the tree kind (PLD_SANITIZE), whether configure
 # ran as root (the multinode tests), PLD_CONFORMANCE_BACKENDS and whether CANN was
-# found (ASCEND_HOME_PATH or PLD_ASCEND_LIBDIR set). A table records the one it was
+# found (tests/conformance.cmake's PLD_TEST_CANN_FOUND: the runtime library that
+# registers the ascend conformance cells). A table records the one it was
 # made for (CI's: root, the default backends, no CANN); in a tree configured
 # otherwise the check refuses (fails, saying why) instead of comparing counts that
 # cannot agree. One table per tree kind rather than one per configuration: the other
@@ -41,7 +42,7 @@ if(_pld_inv_uid STREQUAL "0")
 else()
   set(_pld_inv_root no)
 endif()
-if(NOT "$ENV{ASCEND_HOME_PATH}" STREQUAL "" OR NOT "$ENV{PLD_ASCEND_LIBDIR}" STREQUAL "")
+if(PLD_TEST_CANN_FOUND)  # tests/conformance.cmake: CANN's runtime library found, ascend cells registered
   set(_pld_inv_cann yes)
 else()
   set(_pld_inv_cann no)
