@@ -19,7 +19,11 @@ always named by a run of its own:
   - an entry the job never finished (the job aborted or timed out);
   - every entry of a job whose own exit status or stderr (outside the
     entries: MPI_Init, the leak check at the end) was not clean.
-The caller's checks (goldens, stderr) then judge the result as before.
+The caller's checks (goldens, stderr) then judge the result as before. A run
+that failed in its batch (or finished in an unclean job) and passes alone is
+a failure all the same (exit 1, the batch's stderr and why): a run must not
+depend on the runs before it in one process, and a leak that only the batch
+shows is a leak.
 
 Batcher(...).launch is the launch to hand to run_case; each worker calls
 done() when it will launch no more (in a finally). Runs started alone go one
@@ -44,6 +48,7 @@ class _Request:
         self.P, self.prog, self.cli, self.env, self.cwd, self.timeout = P, prog, list(cli), env, cwd, timeout
         self.result = None  # (rc, stdout, stderr) from the batch, or None: run alone
         self.done = False
+        self.failed_in_batch = None  # (why, stderr) when the batch held this run and it failed there
 
 
 class Batcher:
@@ -84,6 +89,14 @@ class Batcher:
             with self.cv:
                 self.alone += 1
             res = T.run_pldrun(self.mpiexec, self.numproc_flag, P, self.pldrun, prog, cli, env, cwd, timeout=timeout)
+            if res[0] == 0 and req.failed_in_batch:
+                # it failed in its batch and passes alone: the batch is wrong
+                # (a run that depends on the runs before it in one process, a
+                # leak only the batch shows), never a pass
+                why, err = req.failed_in_batch
+                res = (1, res[1], '%s\npld_batch: this run %s and passed alone: a run must not depend on the runs '
+                       'before it in a --batch job (tools/pldrun/main.c); the batch\'s stderr is above'
+                       % (err.rstrip(), why))
             if res[0] != 0:
                 with self.cv:
                     self.alone_failed += 1
@@ -161,6 +174,12 @@ class Batcher:
         clean = (rc == max(list(finished.values()) + [0]) and not stray)
         ok = 0
         for k, r in enumerate(reqs):
+            if k in finished and finished[k] != 0:
+                with open(files[k][1], errors='replace') as fe:
+                    r.failed_in_batch = ('exited %d in its batch (%s)' % (finished[k], lst), fe.read())
+            elif not clean and k in finished:
+                r.failed_in_batch = ('ran in a batch job that was not clean (%s: exit %d, stderr %s)'
+                                     % (lst, rc, stray[0].strip() if stray else 'clean'), err)
             if not clean or finished.get(k) != 0:
                 r.result = None
                 continue
