@@ -361,19 +361,10 @@ def execute(args, cells, todo, env):
             with lock:
                 print(line)
                 sys.stdout.flush()
-        with lock:
-            batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(todo), log=log,
-                                stop=lambda: stopped(), alone_at_once=max(1, args.jobs),
-                                max_alone_failures=args.max_failures)
+        batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(todo), log=log,
+                            stop=stopped, alone_at_once=max(1, args.jobs), max_alone_failures=args.max_failures)
 
-    def job(item):
-        try:
-            run_job(item)
-        finally:
-            if batcher:
-                batcher.done()
-
-    def run_job(item):
+    def job(item, launch=None):
         e, b, P, tr = item
         cell = cells[(e.case, b.name, P)]
         with lock:
@@ -382,7 +373,7 @@ def execute(args, cells, todo, env):
                 return
         t0 = time.time()
         try:
-            problems, rc, err = run_one(e, b, P, tr or 'rma', args, env, launch=batcher.launch if batcher else None)
+            problems, rc, err = run_one(e, b, P, tr or 'rma', args, env, launch=launch)
         except T.StopRun:
             with lock:
                 state['notrun'] += 1
@@ -411,12 +402,12 @@ def execute(args, cells, todo, env):
                 print('ok:   %s (%.2f s)' % (what, dt))
             sys.stdout.flush()
 
-    workers = len(todo) if batcher else max(1, args.jobs)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        list(pool.map(job, todo))
     if batcher:
-        st = batcher.stats()
-        print('batches: %d jobs ran %d runs; %d runs started alone' % (st['jobs'], st['batched'], st['alone']))
+        B.run_all(todo, job, batcher)
+        print(batcher.summary())
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            list(pool.map(job, todo))
     planned = {}
     for e, b, P, tr in todo:
         planned[(e.case, b.name, P)] = planned.get((e.case, b.name, P), 0) + 1
@@ -689,7 +680,7 @@ def parse_args(argv=None):
     ap.set_defaults(mode='both')
     ap.add_argument('--case', action='append', help='only this case (repeatable)')
     ap.add_argument('--workdir', default=None)
-    ap.add_argument('--max-failures', type=int, default=3, help='stop after N failed runs (default 3, 0: no limit)')
+    T.add_max_failures(ap)
     ap.add_argument('--list-plan', action='store_true', help='print the runs (case backend P transport), run nothing')
     ap.add_argument('--check-plan', metavar='FILE', help='check the plans of the tests listed in FILE, run nothing')
     ap.add_argument('--table-md', default=None, help='also write the table as Markdown to this file')

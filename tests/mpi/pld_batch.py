@@ -25,22 +25,28 @@ a failure all the same (exit 1, the batch's stderr and why): a run must not
 depend on the runs before it in one process, and a leak that only the batch
 shows is a leak.
 
-Batcher(...).launch is the launch to hand to run_case; each worker calls
-done() when it will launch no more (in a finally). Runs started alone go one
-at a time (alone_at_once), and none starts once stop() says so or
-max_alone_failures of them exited non-zero (the runner's --max-failures: a
-tree that fails everywhere stops early): launch then raises
-pld_mpitest.StopRun. stats() says how
-many runs went through batches and how many were started alone.
+Batcher(...).launch is the launch to hand to run_case; run_all(items, call,
+batcher) runs one call per item in threads, each of which calls done() when
+it will launch no more. Runs started alone go one at a time
+(alone_at_once), and none starts once stop() says so or max_alone_failures
+of them exited non-zero (the runner's --max-failures: a tree that fails
+everywhere stops early): launch then raises pld_mpitest.StopRun. summary()
+says how many runs went through batches and how many were started alone.
 """
 import concurrent.futures
 import os
+import sys
 import threading
 import time
 
 import pld_mpitest as T
 
 BATCH_TIMEOUT_PER_RUN = 40  # seconds a batch may take per entry (pldrun's watchdog is 30 s)
+
+
+def _print(line):
+    print(line)
+    sys.stdout.flush()
 
 
 class _Request:
@@ -64,7 +70,7 @@ class Batcher:
         self.jobs = 0
         self.batched = 0
         self.alone = 0
-        self.log = log or (lambda line: None)
+        self.log = log or _print
         self.stop = stop or (lambda: False)
         self.alone_sem = threading.Semaphore(max(1, alone_at_once))
         self.max_alone_failures = max_alone_failures
@@ -108,8 +114,9 @@ class Batcher:
             self.active -= 1
             self._maybe_flush()
 
-    def stats(self):
-        return {'jobs': self.jobs, 'batched': self.batched, 'alone': self.alone}
+    def summary(self):
+        """The closing line the runners print."""
+        return 'batches: %d jobs ran %d runs; %d runs started alone' % (self.jobs, self.batched, self.alone)
 
     # ------------------------------------------------------------ batches
 

@@ -232,6 +232,18 @@ def run_pldrun(mpiexec, numproc_flag, nranks, pldrun, program, args, env, cwd, t
     return p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
 
 
+def mpirun_launch(args):
+    """The launch the runners' run_case use unless told otherwise: `MPIEXEC
+    -n P PLDRUN PROGRAM CLI...` on this host (args.mpiexec, args.numproc_flag,
+    args.pldrun). A launch is called as launch(P, program, cli, env, cwd,
+    timeout) and returns (rc, stdout, stderr); tests/mpi/run_multinode.py
+    passes one that runs the same command across emulated hosts,
+    tests/mpi/pld_batch.py one that gathers runs into pldrun batches."""
+    def launch(P, prog, cli, env, cwd, timeout):
+        return run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, cwd, timeout=timeout)
+    return launch
+
+
 def print_failure(title, problems, command, err):
     """Prints a failed run: `FAIL: title`, its problems, the command and the
     first 40 lines of its stderr."""

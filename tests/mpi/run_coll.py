@@ -73,6 +73,7 @@ status 0 when nothing failed. After --max-failures failed runs (default 3, 0:
 no limit) the runner stops: "stopped after N failures: M cases not run".
 """
 import argparse
+import itertools
 import math
 import os
 import re
@@ -1045,15 +1046,7 @@ def split_hosts_arg(v):
     return v
 
 
-def mpirun_launch(args):
-    """The launch run_case and run_neg use unless told otherwise: `MPIEXEC
-    -n P PLDRUN PROGRAM CLI...` on this host (args.mpiexec, args.numproc_flag,
-    args.pldrun). A launch is called as launch(P, program, cli, env, cwd,
-    timeout) and returns (rc, stdout, stderr); tests/mpi/run_multinode.py
-    passes one that runs the same command across emulated hosts."""
-    def launch(P, prog, cli, env, cwd, timeout):
-        return T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, prog, cli, env, cwd, timeout=timeout)
-    return launch
+mpirun_launch = T.mpirun_launch  # the default launch of run_case and run_neg
 
 
 def run_case(case, P, tr, args, env, extra=(), launch=None, ref_launch=None):
@@ -1404,10 +1397,7 @@ def main():
     done = {}
     positive = [r for r in runs if r[0] not in NEG]
     if args.batch and len(positive) > 1:
-        def log(line):
-            print(line)
-            sys.stdout.flush()
-        batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(positive), log=log,
+        batcher = B.Batcher(args.mpiexec, args.numproc_flag, args.pldrun, args.workdir, len(positive),
                             max_alone_failures=args.max_failures)
 
         def call(run, launch):
@@ -1419,12 +1409,14 @@ def main():
 
         for run, res in zip(positive, B.run_all(positive, call, batcher)):
             done[run] = res
-        st = batcher.stats()
-        print('batches: %d jobs ran %d runs; %d runs started alone' % (st['jobs'], st['batched'], st['alone']))
-    for run in ff.each(runs):
+        print(batcher.summary())
+    # the batched runs are reported whole (they have run); the failure limit
+    # stops the runs still to start (runs started alone from a batch that
+    # StopRun kept from starting are counted as not run)
+    stopped_alone = sum(1 for r in done.values() if r is B.STOPPED)
+    ran = [r for r in runs if r in done and done[r] is not B.STOPPED]
+    for run in itertools.chain(ran, ff.each([r for r in runs if r not in done])):
         case, P, tr, seed = run
-        if done.get(run) is B.STOPPED:
-            continue
         t1 = time.time()
         if run in done:
             (problems, prog, cli, err, _), dt = done[run]
@@ -1448,6 +1440,8 @@ def main():
             passed += 1
             print('ok:   %s P=%d %s (%.2f s)' % (case, P, tr, dt))
         sys.stdout.flush()
+    if stopped_alone:
+        print('stopped after %d failures: %d cases not run' % (ff.failed, stopped_alone))
     print('total time %.1f s' % (time.time() - t0))
     print('%d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 and passed > 0 else 1

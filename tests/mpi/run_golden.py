@@ -299,10 +299,7 @@ def run_case(case, P, args, env, extra=(), launch=None):
     for name in sorted(want):
         cli += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
     cli += list(extra)
-    if launch is None:
-        rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, P, args.pldrun, path, cli, env, wd)
-    else:
-        rc, out, err = launch(P, path, cli, env, wd, 50)
+    rc, out, err = (launch or T.mpirun_launch(args))(P, path, cli, env, wd, 50)
     problems = []
     if rc != 0:
         problems.append('exit status %d, expected 0' % rc)
