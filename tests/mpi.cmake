@@ -63,7 +63,7 @@ endforeach()
 set(_pld_neg_cases bad_shape bad_dtype missing_input unknown_param unreadable_file rank1_oob device5 unknown_backend
                    out_unwritable warning_once stack_block)
 set(_pld_neg_rank_cases rank1_missing_input rank1_missing_program rank1_bad_program rank1_oom killed_running
-                        killed_waiting crash_report state_usr1)
+                        killed_waiting crash_report state_usr1 stuck_peer)
 pld_runner_list(_pld_neg_listed tests/mpi/run_negative.py
                 "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_negative.py" --pldrun pldrun --list)
 pld_runner_cases_registered(tests/mpi/run_negative.py "${_pld_neg_listed}" "${_pld_neg_cases};${_pld_neg_rank_cases}")

@@ -599,6 +599,8 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     st = pld_dist_finish(it, st);
     if (it->race)
         pld_race_summary(it);
+    if (it->must_abort) /* a rank did not stop: it takes part in no collective (the tool ends the job) */
+        return st != PLD_OK ? st : PLD_E_PEER;
     if (st == PLD_OK && it->hw) {
         char err[256] = "";
         st = pld_hw_sync(it->hw, err, sizeof err);

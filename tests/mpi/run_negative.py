@@ -22,6 +22,8 @@ cases (all at P = 2):
                    70, every rank reports "stack exhausted: ... on block 0's
                    stack" in the body of count (not SIGSEGV, not the call
                    depth limit)
+                   (device5 and stack_block also check that the ranks'
+                   diagnostics come whole, in rank order: rank 0 prints them)
   warning_once     tests/mpi/programs/warn_dynamic_name.pld: a static warning
                    (NR bound to the dynamic dim "world_size") on a run that
                    succeeds: exit 0, the warning printed exactly once, by rank 0
@@ -46,6 +48,10 @@ silent; each case must end well inside its time limit):
                         running step at FILE:L:C", exit non-zero
   state_usr1            SIGUSR1 to mpirun: each rank says its state ("state:") and
                         the run goes on (then SIGTERM ends it)
+  stuck_peer            tests/mpi/programs/stuck_peer.pld: rank 0 fails while
+                        rank 1 loops without ever waiting: rank 0's located
+                        error, "a rank did not stop ...; killing the job", rank 1
+                        says where it runs, exit 70 in well under 30 s
 
 usage:
   run_negative.py --pldrun PATH [--mpiexec mpirun] [--numproc-flag -n]
@@ -72,6 +78,7 @@ REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 HELLO = os.path.join(REPO, 'programs', 'tutorial', 'hello_rank.pld')
 OOB = os.path.join(HERE, 'programs', 'oob_on_rank1.pld')
 LONG = os.path.join(HERE, 'programs', 'long_run.pld')
+STUCK = os.path.join(HERE, 'programs', 'stuck_peer.pld')
 DEV = os.path.join(HERE, 'programs', 'device_out_of_range.pld')
 WARN = os.path.join(HERE, 'programs', 'warn_dynamic_name.pld')
 STACK = os.path.join(HERE, 'programs', 'stack_deep_block.pld')
@@ -89,6 +96,23 @@ def check(problems, cond, what):
 
 def error_lines(err):
     return [l for l in err.splitlines() if ': error: ' in l]
+
+
+def rank_blocks_in_order(err):
+    """The ranks' runtime diagnostics reach stderr whole and in rank order
+    (rank 0 prints them all): the '[rank r/n]' lines form one block per rank,
+    ranks ascending, and no line has a second prefix glued into it."""
+    order = []
+    for l in err.splitlines():
+        m = re.match(r'\[rank (\d+)/\d+\] ', l)
+        if not m:
+            continue
+        if '[rank ' in l[m.end():]:
+            return False
+        r = int(m.group(1))
+        if not order or order[-1] != r:
+            order.append(r)
+    return order == sorted(set(order))
 
 
 def case_bad_shape(ctx):
@@ -169,6 +193,7 @@ def case_device5(ctx):
         check(pr, bool(lines), 'no stderr line starts with %r' % want)
         check(pr, any('device=5' in l and '[0, %d)' % P in l for l in lines),
               'rank %d: the error does not name device=5 and [0, %d)' % (r, P))
+    check(pr, rank_blocks_in_order(err), "the ranks' diagnostics are not whole blocks in rank order")
     return pr, err
 
 
@@ -190,6 +215,7 @@ def case_stack_block(ctx):
         check(pr, any("KiB left on block 0's stack" in l and 'at call depth ' in l for l in lines),
               "rank %d: the error does not say how much is left on block 0's stack at which call depth" % r)
     check(pr, 'call depth limit' not in err, 'the call depth limit fired instead of the stack check')
+    check(pr, rank_blocks_in_order(err), "the ranks' diagnostics are not whole blocks in rank order")
     return pr, err
 
 
@@ -452,6 +478,24 @@ def case_crash_report(ctx):
                      (P, LONG, loop[0], loop[1]))
 
 
+def case_stuck_peer(ctx):
+    bad_line, bad_col = T.locate(STUCK, 'pl.load(x, [me + 1')
+    loop_line, loop_col = T.locate(STUCK, 'u = pl.load(x')
+    t0 = time.time()
+    rc, out, err = ctx.run(STUCK, ['--in', 'xs=random:1'])
+    took = time.time() - t0
+    pr = []
+    check(pr, rc == 70, 'exit status %d, expected 70' % rc)
+    check(pr, took < 30, 'the job took %.0f s to end: a rank waited for the stuck one' % took)
+    want = '[rank 0/%d] %s:%d:%d: error: pl.tile.load reads past the end of dimension 0' % (P, STUCK, bad_line, bad_col)
+    check(pr, any(l.startswith(want) for l in err.splitlines()), 'no stderr line starts with %r' % want)
+    check(pr, 'pldrun: a rank did not stop after the run was aborted; killing the job' in err,
+          'pldrun does not say that a rank did not stop')
+    where = '[rank 1/%d] terminated while running step at %s:%d:%d' % (P, STUCK, loop_line, loop_col)
+    check(pr, where in err, 'rank 1 does not say where it was (%r)' % where)
+    return pr, err
+
+
 def case_state_usr1(ctx):
     job, ok, loop, wait = long_run_job(ctx)
     pr = []
@@ -482,6 +526,7 @@ CASES = {
     'killed_waiting': case_killed_waiting,
     'crash_report': case_crash_report,
     'state_usr1': case_state_usr1,
+    'stuck_peer': case_stuck_peer,
     'stack_block': case_stack_block,
 }
 
@@ -490,6 +535,7 @@ PROGRAM_OF = dict([(c, HELLO) for c in ('bad_shape', 'out_unwritable', 'unknown_
                                         'unknown_param', 'unreadable_file', 'rank1_missing_input',
                                         'rank1_missing_program', 'rank1_bad_program', 'rank1_oom')] +
                   [('rank1_oob', OOB), ('device5', DEV), ('warning_once', WARN), ('stack_block', STACK)] +
+                  [('stuck_peer', STUCK)] +
                   [(c, LONG) for c in ('killed_running', 'killed_waiting', 'crash_report', 'state_usr1')])
 assert set(PROGRAM_OF) == set(CASES)
 

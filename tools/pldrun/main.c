@@ -652,20 +652,65 @@ static int is_generator(const char *v)
     return strcmp(v, "arange") == 0 || strcmp(v, "zeros") == 0 || strcmp(v, "ones") == 0 || strncmp(v, "random:", 7) == 0;
 }
 
-/* Prints the run's diagnostics with the rank prefix, in one write: those
- * after `checked` (the last static diagnostic, NULL = none), because static
- * diagnostics were printed once, by rank 0, in front_end. */
-static void print_rank_diags(const pld_program_t *p, const pld_diag_t *checked, int rank, int size)
+/* Rank 0 prints every rank's text (b, may be empty) in rank order. The
+ * ranks' stderr reaches the terminal through mpirun, which forwards each
+ * rank's pipe in chunks of its own size: two ranks writing at once can glue
+ * one rank's line onto the middle of another's. Collective; when MPI fails,
+ * each rank prints its own text (interleaved beats lost). */
+static void print_ordered(const pld_buf_t *b, int rank, int size)
+{
+    enum { PIECE = 65536 }; /* sent and received in pieces: no allocation on rank 0 per rank */
+    unsigned long long len = b->len, *lens = NULL;
+    int ok = rank != 0 || (lens = calloc((size_t)size, sizeof *lens)) != NULL;
+    if (MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS || !ok ||
+        MPI_Gather(&len, 1, MPI_UNSIGNED_LONG_LONG, lens, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(lens); /* rank 0 out of memory, or MPI failed: everyone prints their own */
+        if (b->len)
+            fwrite(b->p, 1, b->len, stderr);
+        fflush(stderr);
+        return;
+    }
+    if (rank != 0) {
+        for (size_t done = 0; done < b->len; done += PIECE) {
+            size_t n = b->len - done < PIECE ? b->len - done : PIECE;
+            if (MPI_Send(b->p + done, (int)n, MPI_CHAR, 0, 7, MPI_COMM_WORLD) != MPI_SUCCESS) {
+                fwrite(b->p + done, 1, b->len - done, stderr); /* what rank 0 did not get */
+                break;
+            }
+        }
+        fflush(stderr);
+        return;
+    }
+    if (b->len)
+        fwrite(b->p, 1, b->len, stderr);
+    static char piece[PIECE];
+    for (int r = 1; r < size; r++)
+        for (unsigned long long done = 0; done < lens[r];) {
+            int n = (int)(lens[r] - done < PIECE ? lens[r] - done : PIECE);
+            if (MPI_Recv(piece, n, MPI_CHAR, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                fprintf(stderr, "pldrun: MPI failed while collecting rank %d's diagnostics\n", r);
+                break;
+            }
+            fwrite(piece, 1, (size_t)n, stderr);
+            done += (unsigned long long)n;
+        }
+    fflush(stderr);
+    free(lens);
+}
+
+/* Renders the run's diagnostics with the rank prefix into out: those after
+ * `checked` (the last static diagnostic, NULL = none), because static
+ * diagnostics were printed once, by rank 0, in front_end. Out of memory: the
+ * bare messages go straight to stderr. */
+static void render_rank_diags(const pld_program_t *p, const pld_diag_t *checked, int rank, int size, pld_buf_t *b)
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "[rank %d/%d] ", rank, size);
-    pld_buf_t b;
-    pld_buf_init(&b);
     for (const pld_diag_t *d = checked ? checked->next : p->diags.head; d; d = d->next)
-        pld_diag_render_one(&p->diags, d, prefix, &b);
+        pld_diag_render_one(&p->diags, d, prefix, b);
     if (p->diags.oom)
-        pld_buf_printf(&b, "%serror: out of memory while recording diagnostics\n", prefix);
-    if (b.oom) {
+        pld_buf_printf(b, "%serror: out of memory while recording diagnostics\n", prefix);
+    if (b->oom) {
         /* no memory to render: the bare messages, straight to stderr */
         for (const pld_diag_t *d = checked ? checked->next : p->diags.head; d; d = d->next)
             fprintf(stderr, "%s%s:%d:%d: %s: %s\n", prefix, p->diags.file ? p->diags.file : "", (int)d->span.line,
@@ -673,11 +718,9 @@ static void print_rank_diags(const pld_program_t *p, const pld_diag_t *checked, 
                     d->msg ? d->msg : "");
         fprintf(stderr, "%serror: out of memory while %s diagnostics\n", prefix,
                 p->diags.oom ? "recording" : "rendering");
-    } else if (b.len) {
-        fwrite(b.p, 1, b.len, stderr);
+        fflush(stderr);
+        pld_buf_reset(b);
     }
-    fflush(stderr);
-    pld_buf_fini(&b);
 }
 
 static void summarize(const char *name, pld_dtype_t dt, int rank, const int64_t *shape, const void *data)
@@ -864,14 +907,27 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         pld_status_t st = pld_interp_run(it);
         report_where(NULL);
         report_phase("after the run");
-        print_rank_diags(p, checked, rank, size);
+        /* a rank that did not stop (hang 2) takes no part in a collective:
+         * then each rank prints its own, and the job is ended below */
+        int stuck = pld_interp_hang(it) == 2;
+        pld_buf_t diags;
+        pld_buf_init(&diags);
+        render_rank_diags(p, checked, rank, size, &diags);
         if (st != PLD_OK && st != PLD_E_PEER && !p->diags.oom && (checked ? !checked->next : !p->diags.head))
-            fprintf(stderr, "[rank %d/%d] pldrun: the run failed: %s\n", rank, size, pld_status_name(st));
+            pld_buf_printf(&diags, "[rank %d/%d] pldrun: the run failed: %s\n", rank, size, pld_status_name(st));
+        if (stuck || size == 1) {
+            if (diags.len)
+                fwrite(diags.p, 1, diags.len, stderr);
+            fflush(stderr);
+        } else {
+            print_ordered(&diags, rank, size);
+        }
+        pld_buf_fini(&diags);
         rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
         /* the timeline, also of a run that hung or failed; a rank that did
          * not stop (hang 2) is waited for a short while only */
         int trace_rc = EX_OK;
-        if (observe_write_trace(obs, pld_interp_hang(it) == 2 ? 2.0 : 30.0, err, sizeof err) != 0) {
+        if (observe_write_trace(obs, stuck ? 2.0 : 30.0, err, sizeof err) != 0) {
             fprintf(stderr, "[rank %d/%d] pldrun: %s\n", rank, size, err);
             trace_rc = EX_IOERR;
         }
@@ -882,8 +938,9 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
                             stats.preemptions, stats.races},
                  tot[7] = {0, 0, 0, 0, 0, 0, 0};
         unsigned transports = 0;
-        if (MPI_Reduce(mine, tot, 7, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-            MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        if (!stuck && (MPI_Reduce(mine, tot, 7, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+                       MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD) !=
+                           MPI_SUCCESS)) {
             fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while gathering the run's statistics\n", rank, size);
             if (rc == EX_OK)
                 rc = EX_SOFTWARE;
@@ -911,7 +968,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         if (o->check_races && st == PLD_OK && rank == 0)
             fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[6],
                     tot[6] == 1 ? "" : "s");
-        if (pld_interp_hang(it) == 2) {
+        if (stuck) {
             /* a rank neither finished nor stopped: nothing else will end the job */
             fflush(stdout);
             fflush(stderr);
