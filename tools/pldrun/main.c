@@ -408,33 +408,36 @@ static int check_only(const opts_t *o)
     return rc;
 }
 
-/* Writes msg to stderr in one write, each line prefixed with "[rank r/P] "
- * (no prefix when prefix is 0). */
-static void print_msg(const pld_buf_t *msg, int prefix, int rank, int size)
+static void print_ordered(const pld_buf_t *b, int rank, int size);
+
+/* Prints msg, each line with the rank prefix when `prefix`; `ordered`: the
+ * collective print_ordered (every rank calls it), else straight to stderr. */
+static void print_msg(const pld_buf_t *msg, int prefix, int ordered, int rank, int size)
 {
-    if (!msg->len)
-        return;
-    if (!prefix) {
-        fwrite(msg->p, 1, msg->len, stderr);
-        fflush(stderr);
-        return;
-    }
-    char pre[64];
-    snprintf(pre, sizeof pre, "[rank %d/%d] ", rank, size);
     pld_buf_t b;
     pld_buf_init(&b);
-    for (const char *l = msg->p; l < msg->p + msg->len;) {
-        const char *nl = memchr(l, '\n', (size_t)(msg->p + msg->len - l));
-        size_t n = nl ? (size_t)(nl - l) + 1 : (size_t)(msg->p + msg->len - l);
-        pld_buf_printf(&b, "%s%.*s%s", pre, (int)n, l, nl ? "" : "\n");
-        l += n;
+    if (prefix) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "[rank %d/%d] ", rank, size);
+        for (const char *l = msg->p; l < msg->p + msg->len;) {
+            const char *nl = memchr(l, '\n', (size_t)(msg->p + msg->len - l));
+            size_t n = nl ? (size_t)(nl - l) + 1 : (size_t)(msg->p + msg->len - l);
+            pld_buf_printf(&b, "%s%.*s%s", pre, (int)n, l, nl ? "" : "\n");
+            l += n;
+        }
+    } else if (msg->len) {
+        pld_buf_putn(&b, msg->p, msg->len);
     }
-    /* out of memory in b: the message without prefixes beats none */
-    if (b.len)
-        fwrite(b.p, 1, b.len, stderr);
-    else
-        fwrite(msg->p, 1, msg->len, stderr);
-    fflush(stderr);
+    if (b.oom || !ordered) {
+        /* out of memory in b: the message without prefixes beats none */
+        const pld_buf_t *out = b.oom ? msg : &b;
+        if (out->len)
+            fwrite(out->p, 1, out->len, stderr);
+        fflush(stderr);
+        pld_buf_reset(&b);
+    }
+    if (ordered)
+        print_ordered(&b, rank, size);
     pld_buf_fini(&b);
 }
 
@@ -485,7 +488,7 @@ static int agree(int rc, pld_buf_t *msg, int rank, int size, const char *waiting
     /* max of rc, of h and of ~h: every hash equal iff max(h) == ~max(~h) */
     uint64_t mine[3] = {(uint64_t)rc, h, ~h}, all[3];
     if (MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
-        print_msg(msg, 1, rank, size);
+        print_msg(msg, 1, 0, rank, size);
         fprintf(stderr, "[rank %d/%d] pldrun: the ranks could not agree (MPI failed); ending the job\n", rank, size);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, rc != EX_OK ? rc : EX_SOFTWARE);
@@ -493,8 +496,12 @@ static int agree(int rc, pld_buf_t *msg, int rank, int size, const char *waiting
         return rc != EX_OK ? rc : EX_SOFTWARE;
     }
     int same = all[1] == ~all[2];
-    if (same ? rank == 0 : 1)
-        print_msg(msg, !same && size > 1, rank, size);
+    if (same) {
+        if (rank == 0)
+            print_msg(msg, 0, 0, rank, size);
+    } else {
+        print_msg(msg, size > 1, size > 1, rank, size); /* in rank order, through rank 0 */
+    }
     pld_buf_reset(msg);
     return (int)all[0];
 }
