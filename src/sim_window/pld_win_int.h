@@ -10,6 +10,10 @@
 #include <mpi.h>
 #include <stdarg.h>
 
+/* A batch's end restarts the serve gap's clock only while the last real
+ * serve is at most this old (pld_win_ops.c, batch_served). */
+#define PLD_WIN_SERVE_STALE_NS 2000000
+
 /* Window layout on every member (offsets from the aligned base):
  *   [0, bytes)                  user window (the slots of the domain)
  *   [bytes, bytes + SLACK)      slack: reachable, never part of a view

@@ -127,14 +127,14 @@ static pld_status_t flush(pld_win_dom_t *d, int peer, char *err, size_t errn)
  * would make right after it found nothing to do in the traces and cost an
  * idle entry's yield (20-45 µs per all_to_all_v call). So the end of a flush
  * restarts the gap's clock, but only while a real serve is at most
- * SERVE_STALE_NS old: a rank that loops on batched ops (the runs of a strided
- * get of a remote flag) still serves at least that often. */
-#define SERVE_STALE_NS 2000000
+ * PLD_WIN_SERVE_STALE_NS old (pld_win_int.h): a rank that loops on batched
+ * ops (the runs of a strided get of a remote flag) still serves at least
+ * that often. */
 
 static void batch_served(pld_win_sys_t *sys)
 {
     const int64_t now = pld_trace_now();
-    if (now - sys->applied_ns < SERVE_STALE_NS)
+    if (now - sys->applied_ns < PLD_WIN_SERVE_STALE_NS)
         sys->served_ns = now;
 }
 
