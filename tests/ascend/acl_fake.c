@@ -114,7 +114,7 @@ static void read_config(void)
     }
 }
 
- void ja_raw(call_t *c, const char *key, const char *fmt, ...)
+void ja_raw(call_t *c, const char *key, const char *fmt, ...)
 {
     if (!cfg.log || c->n + 64 >= sizeof c->args)
         return;
@@ -210,7 +210,7 @@ aclError call_end(call_t *c, aclError rc)
 }
 
 /* Records error text (the caller holds mu) and returns code. */
- aclError fail(call_t *c, aclError code, const char *fmt, ...)
+aclError fail(call_t *c, aclError code, const char *fmt, ...)
 {
     int o = snprintf(c->err, sizeof c->err, "fake ACL: %s: ", call_names[c->id]);
     va_list ap;
