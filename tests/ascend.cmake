@@ -1,7 +1,7 @@
 # tests/ascend.cmake - the fake ACL runtime the `ascend` plugin is tested on
 # (tests/ascend/, label `ascend`). Included at the end of tests/CMakeLists.txt.
 #
-#   acl_rt               tests/ascend/acl_fake.c: the fake runtime, built as
+#   acl_rt               tests/ascend/acl_fake*.c: the fake runtime, built as
 #                        tests/ascend/cann/lib64/libacl_rt.so, so a run with
 #                        ASCEND_HOME_PATH=<build>/tests/ascend/cann finds it
 #   ascend_kernel_<k>    tests/ascend/kernels/<k>.c: a "kernel binary" for the
@@ -17,7 +17,8 @@ find_package(Threads REQUIRED)
 set(PLD_ASCEND_CANN_DIR "${CMAKE_BINARY_DIR}/tests/ascend/cann")
 set(PLD_ASCEND_KERNEL_DIR "${CMAKE_BINARY_DIR}/tests/ascend/kernels")
 
-add_library(acl_rt SHARED "${CMAKE_CURRENT_SOURCE_DIR}/ascend/acl_fake.c")
+add_library(acl_rt SHARED "${CMAKE_CURRENT_SOURCE_DIR}/ascend/acl_fake.c" "${CMAKE_CURRENT_SOURCE_DIR}/ascend/acl_fake_mem.c"
+                          "${CMAKE_CURRENT_SOURCE_DIR}/ascend/acl_fake_kernel.c")
 set_target_properties(acl_rt PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${PLD_ASCEND_CANN_DIR}/lib64"
                                         C_VISIBILITY_PRESET hidden)
 target_link_libraries(acl_rt PRIVATE Threads::Threads ${CMAKE_DL_LIBS})

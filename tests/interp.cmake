@@ -1,4 +1,5 @@
-# tests/interp.cmake - the interpreter suite (tests/unit/test_interp.c).
+# tests/interp.cmake - the interpreter suite (tests/unit/test_interp*.c: one
+# executable, split by subject; helpers in test_interp_util.c).
 # Included at the end of tests/CMakeLists.txt (it reuses pld_add_suite and
 # pld_check_testing).
 #
@@ -33,6 +34,8 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
   target_link_libraries(pld_interp_testing PUBLIC pld_check_testing MPI::MPI_C m ${FFI_LINK_LIBRARIES} ${CMAKE_DL_LIBS})
 
   pld_add_suite(interp)
+  target_sources(test_interp PRIVATE unit/test_interp_util.c unit/test_interp_ops.c unit/test_interp_errors.c
+                                     unit/test_interp_hw.c)
   target_link_libraries(test_interp PRIVATE pld_interp_testing)
   set_property(TEST interp APPEND PROPERTY LABELS interp)
 

@@ -1,7 +1,9 @@
-# tests/kern.cmake - the numeric-kernel suite (tests/unit/test_kern.c), included
+# tests/kern.cmake - the numeric-kernel suite (tests/unit/test_kern*.c: one
+# executable, split by subject; helpers in test_kern_util.c), included
 # at the end of tests/CMakeLists.txt. It compiles the sources of pld_kern
 # itself (PLD_KERN_SOURCES) and links only pld_base_testing and libm.
-add_executable(test_kern unit/test_kern.c ${PLD_KERN_SOURCES})
+add_executable(test_kern unit/test_kern.c unit/test_kern_util.c unit/test_kern_binary.c unit/test_kern_reduce.c
+                         unit/test_kern_cast.c ${PLD_KERN_SOURCES})
 target_include_directories(test_kern PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/unit"
                            "${PROJECT_SOURCE_DIR}/src/interp" "${PROJECT_SOURCE_DIR}/src/parser"
                            ${CUNIT_INCLUDE_DIRS}) # src/parser: pld_test.h

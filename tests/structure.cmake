@@ -34,3 +34,12 @@ if(PLD_PYTHON3_STRUCT)
            COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_mpi_calls.py" "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties(mpi_calls_checked_tool PROPERTIES TIMEOUT 60 LABELS "unit;check")
 endif()
+
+#   file_sizes        no C source or header, Python or CMake file in src/,
+#                     tools/ or tests/ is over 1,500 lines
+#                     (tests/check_file_sizes.py; issue 38): split by subject
+if(PLD_PYTHON3_STRUCT)
+  add_test(NAME file_sizes
+           COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_file_sizes.py" --root "${PROJECT_SOURCE_DIR}")
+  set_tests_properties(file_sizes PROPERTIES TIMEOUT 60 LABELS check)
+endif()
