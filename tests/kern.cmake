@@ -3,7 +3,7 @@
 # itself (PLD_KERN_SOURCES) and links only pld_base_testing and libm.
 add_executable(test_kern unit/test_kern.c ${PLD_KERN_SOURCES})
 target_include_directories(test_kern PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/unit"
-                           "${PROJECT_SOURCE_DIR}/src/interp" "${PROJECT_SOURCE_DIR}/src/parser"
+                           "${PROJECT_SOURCE_DIR}/src/sim_npu" "${PROJECT_SOURCE_DIR}/src/parser"
                            ${CUNIT_INCLUDE_DIRS}) # src/parser: pld_test.h
 target_compile_definitions(test_kern PRIVATE PLD_TESTING=1)
 target_link_libraries(test_kern PRIVATE pld_base_testing ${CUNIT_LINK_LIBRARIES} m)
