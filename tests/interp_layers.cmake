@@ -10,7 +10,7 @@
 #   ops       pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_coll pld_xcore
 #   tasks     pld_task
 #   dist      pld_dist
-#   base      pld_rt pld_value pld_poison pld_race pld_sched, pld_kern*, pld_npy*
+#   base      pld_rt pld_value pld_poison pld_race pld_sched
 #
 # A file may reference (nm -u) symbols defined in its own layer or below,
 # never one defined above it: a lower layer calls back up only through the
@@ -45,9 +45,6 @@ foreach(obj IN LISTS objects)
     endif()
     math(EXPR i "${i} + 1")
   endforeach()
-  if(idx EQUAL -1 AND stem MATCHES "^pld_(kern|npy)")
-    set(idx 5) # numeric kernels and .npy I/O: values layer (libraries of their own later)
-  endif()
   if(idx EQUAL -1)
     message(FATAL_ERROR "${name} is in no layer: add it to tests/interp_layers.cmake and to the layer list at the "
                         "top of src/interp/pld_interp_int.h")

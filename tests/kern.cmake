@@ -5,7 +5,7 @@
 add_executable(test_kern unit/test_kern.c unit/test_kern_util.c unit/test_kern_binary.c unit/test_kern_reduce.c
                          unit/test_kern_cast.c ${PLD_KERN_SOURCES})
 target_include_directories(test_kern PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/unit"
-                           "${PROJECT_SOURCE_DIR}/src/interp" "${PROJECT_SOURCE_DIR}/src/parser"
+                           "${PROJECT_SOURCE_DIR}/src/sim_npu" "${PROJECT_SOURCE_DIR}/src/parser"
                            ${CUNIT_INCLUDE_DIRS}) # src/parser: pld_test.h
 target_compile_definitions(test_kern PRIVATE PLD_TESTING=1)
 target_link_libraries(test_kern PRIVATE pld_base_testing ${CUNIT_LINK_LIBRARIES} m)

@@ -2,12 +2,12 @@
 # pure-Python cross-check (tests/data/npy_check.py). Included at the end of
 # tests/CMakeLists.txt.
 #
-# pld_npy_testing compiles src/interp/pld_npy.c against pld_check_testing
+# pld_npy_testing compiles src/base/pld_npy.c against pld_check_testing
 # (hence pld_base_testing and its pld_mem_fail_after hook) instead of linking
 # pld_npy, which would bring the non-testing pld_base into the executable.
 
-add_library(pld_npy_testing STATIC "${PROJECT_SOURCE_DIR}/src/interp/pld_npy.c")
-target_include_directories(pld_npy_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/interp")
+add_library(pld_npy_testing STATIC "${PROJECT_SOURCE_DIR}/src/base/pld_npy.c")
+target_include_directories(pld_npy_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/base")
 target_link_libraries(pld_npy_testing PUBLIC pld_check_testing m)
 
 pld_add_suite(npy)

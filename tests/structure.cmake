@@ -43,3 +43,16 @@ if(PLD_PYTHON3_STRUCT)
            COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_file_sizes.py" --root "${PROJECT_SOURCE_DIR}")
   set_tests_properties(file_sizes PROPERTIES TIMEOUT 60 LABELS check)
 endif()
+
+#   rooms             the rooms of src/ (src/README.md) depend only downwards:
+#                     tests/check_rooms.py checks every #include "..." of
+#                     src/ against the room table, and every symbol the
+#                     project's static libraries leave undefined against the
+#                     room that defines it (nothing in sim_npu/ or sim_window/
+#                     uses the interpreter or the parser; no MPI in sim_npu/)
+if(PLD_PYTHON3_STRUCT)
+  add_test(NAME rooms
+           COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_rooms.py"
+                   --src "${PROJECT_SOURCE_DIR}/src" --nm "${CMAKE_NM}" ${_pld_static_libs})
+  set_tests_properties(rooms PROPERTIES TIMEOUT 60 LABELS "unit;check")
+endif()

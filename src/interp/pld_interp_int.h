@@ -29,7 +29,7 @@
  *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
- *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
+ *             pld_value.c    values (numeric kernels: src/sim_npu/pld_kern*.c; .npy I/O: src/base)
  *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
  *             pld_sched.c    --schedule-seed: seeded block order, preemption points, delayed puts
  *

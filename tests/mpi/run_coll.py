@@ -184,7 +184,7 @@ def specials(seed, dtype, shape):
     of every part a path folds sees such a pair (the kernels once gave the
     second operand's payload in a loop's body and the first one's in its
     last element, so that paths cutting the range differently disagreed:
-    COMM_NAN, src/interp/pld_kern_int.h); where i % 3000 == 11, +0 and -0
+    COMM_NAN, src/sim_npu/pld_kern_int.h); where i % 3000 == 11, +0 and -0
     in turn (the order of Max and Min over zeros); where i % 5000 == 7, a
     NaN in rank 2's row alone."""
     n = T.numel(shape)

@@ -103,7 +103,7 @@ out:
  * infinity, subnormals.
  *
  * Regression test: pld_k_cast's contiguous fast path (RUN2 in
- * src/interp/pld_kern.c) once stepped source and destination with the same
+ * src/sim_npu/pld_kern.c) once stepped source and destination with the same
  * element size, so FP16 -> FP32 read past the end of the FP16 tile
  * (heap-buffer-overflow under ASan) and FP32 -> FP16 read the wrong elements. */
 static const char *SRC_CAST =

@@ -1,4 +1,4 @@
-/* test_kern.c - CUnit suite for the numeric kernels (src/interp/pld_kern.c).
+/* test_kern.c - CUnit suite for the numeric kernels (src/sim_npu/pld_kern.c).
  *
  * Expected values never come from the code under test:
  *  - hand-computed constants and IEEE 754 bit patterns (FP16 0x3C00 = 1.0,

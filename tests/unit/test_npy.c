@@ -1,4 +1,4 @@
-/* test_npy.c - CUnit suite for src/interp/pld_npy.c (.npy I/O and the input
+/* test_npy.c - CUnit suite for src/base/pld_npy.c (.npy I/O and the input
  * generators).
  *
  * Byte images that the reader must accept are written out literally here,
