@@ -1,4 +1,8 @@
-/* pld_cgen.c - C code generation for one kernel function (pld_cgen.h).
+/* pld_cgen.c - C code generation for one kernel function (pld_cgen.h): the
+ * driver. The op table, the emitter core, the scan that gives every local its
+ * C kind, runtime calls, one compiled unit and the entry points; statements,
+ * scalars, memory and layout, compute and distributed ops are in the files
+ * pld_cgen_int.h lists.
  *
  * Values in generated code: an integer scalar is an int64_t holding the value
  * wrapped to its dtype, a float scalar a double rounded to its dtype (as the
@@ -50,7 +54,7 @@ const char *pld_cgen_class_name(pld_cgen_class_t c)
     }
 }
 
-/* ---------------------------------------------------- emitter core */
+/* ---------------------------------------------------------------- emitter core */
 
 int pld_cg_fail(cg_t *g, pld_span_t sp, const char *fmt, ...)
 {
@@ -235,7 +239,6 @@ static int scan_block(cg_t *g, const pld_block_t *b)
     return 0;
 }
 
-/* ---------------------------------------------------------------- scalars */
 /* ---------------------------------------------------------------- runtime exec */
 
 /* hands every local that expression e reads to the runtime */

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-/* ---------------------------------------------------- element-wise */
+/* ---------------------------------------------------------------- element-wise */
 
 static int same_static_shape(const pld_type_t *a, const pld_type_t *b)
 {
@@ -188,7 +188,7 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
     return 0;
 }
 
-/* ------------------------------------------------------ reductions */
+/* ---------------------------------------------------------------- reductions */
 
 int pld_cg_reduce_code(int op, int *row)
 {
@@ -223,7 +223,7 @@ int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
-/* ---------------------------------------------------------- matmul */
+/* ---------------------------------------------------------------- matmul */
 
 /* pl.tile.matmul / matmul_acc into dst (room: its storage); FP32 operands of
  * static shape as an inline loop, the kernel library otherwise */
@@ -266,7 +266,7 @@ int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
     return 0;
 }
 
-/* ------------------------------------------------------------ cast */
+/* ---------------------------------------------------------------- cast */
 
 /* pl.tile.cast into dst (the kernel library: rounding modes) */
 int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)

@@ -22,7 +22,7 @@
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
  *
- * Every function returns 0 (or a temp number >= 0) on success and -1 once
+ * The int functions return 0 (or a temp number >= 0) on success and -1 once
  * g->failed is set (pld_cg_fail). */
 #ifndef PLD_CGEN_INT_H
 #define PLD_CGEN_INT_H

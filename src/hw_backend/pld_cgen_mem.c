@@ -75,7 +75,6 @@ int pld_cg_elem_write(cg_t *g, const pld_expr_t *e)
 }
 
 /* ---------------------------------------------------------------- tiles */
-/* ---------------------------------------------------------------- tiles */
 
 /* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
 void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at)
