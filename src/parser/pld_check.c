@@ -2,8 +2,9 @@
  * constants and imports, type annotations (parameters, returns), function
  * headers (decorators, levels), calls of the program's own functions
  * (self.f(...), pl.submit) and pld_check_program. Statements and function
- * bodies are in pld_check_stmt.c, expressions in pld_check_expr.c, the pld.*
- * rules in pld_check_pld.c (see pld_check_int.h). */
+ * bodies are in pld_check_stmt.c, expressions in pld_check_expr.c (their
+ * types: pld_check_infer.c), the pld.* rules in pld_check_pld.c and the
+ * collectives' in pld_check_coll.c (see pld_check_int.h). */
 #include "pld_check_int.h"
 #include "pld_parse.h"
 #include "pld_mem.h"

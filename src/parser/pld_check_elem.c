@@ -1,7 +1,7 @@
 /* pld_check_elem.c - the checker's rules for the element-wise ops of issue 11:
  * PyPTO's dtype, shape and attribute constraints (the facts and their PyPTO
  * sources: docs/ops-numerics.md) and the result types. Called first by
- * infer_op (pld_check_expr.c) for every bound op call. */
+ * pld_ck_infer_op (pld_check_infer.c) for every bound op call. */
 #include "pld_check_int.h"
 
 #include <stdint.h>

@@ -4,8 +4,11 @@
  *                     function headers, calls of the program's own functions,
  *                     the driver (pld_check_program)
  *   pld_check_stmt.c  name slots, statements, function bodies
- *   pld_check_expr.c  expressions, op binding and type inference
- *   pld_check_pld.c   the pld.* and collective rules
+ *   pld_check_expr.c  expressions, constants, op binding
+ *   pld_check_infer.c type inference of the bound op calls
+ *   pld_check_pld.c   the pld.* rules (windows, remote load / store, put /
+ *                     get, notify / wait), HOST window provenance
+ *   pld_check_coll.c  the collectives' rules (per rail)
  *   pld_check_live.c  statement numbers and slot liveness (the interpreter's
  *                     on-chip memory check) */
 #ifndef PLD_CHECK_INT_H
@@ -217,11 +220,21 @@ const pld_type_t *pld_ck_elem_call(pld_ck_t *ck, ck_call_t *c);
 /* The type of a same-dtype, broadcasting binary element-wise op (add, sub, ...,
  * fmod, and_, ...): reports dtype and shape mismatches. */
 const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c);
-/* Helpers of pld_check_expr.c for it: a shaped type (arena-allocated); the
- * dtype an expression names (PLD_DT_NONE if none). */
+/* Helpers of pld_check_expr.c for it and for pld_check_infer.c: a shaped type
+ * (arena-allocated); the dtype an expression names (PLD_DT_NONE if none); the
+ * dotted name of e with the module aliases normalised to "pl" / "pld", in buf
+ * (NULL when e is not a dotted name). */
 const pld_type_t *pld_ck_shaped(pld_ck_t *ck, pld_type_kind_t k, pld_dtype_t dt, const pld_dim_t *dims, int rank,
                                 const pld_dim_t *valid, pld_mem_t mem);
 pld_dtype_t pld_ck_dtype_arg(pld_ck_t *ck, const pld_expr_t *e);
+const char *pld_ck_dotted(pld_ck_t *ck, const pld_expr_t *e, char *buf, size_t n);
+
+/* ---- type inference (pld_check_infer.c) ---- */
+/* The result type of the bound op call c (pld_check_expr.c binds it): shapes,
+ * dtypes and memory spaces, with the rules of the op families (the files
+ * above and below) applied on the way; reports what is wrong. Never NULL
+ * (&pld_type_unknown when not inferable). */
+const pld_type_t *pld_ck_infer_op(pld_ck_t *ck, ck_call_t *c);
 
 /* ---- calls of the program's own functions (pld_check.c) ---- */
 /* self.f(args..., [device=r], [attrs={...}]): callee lookup, level rules of the
@@ -245,6 +258,89 @@ int pld_ck_subset_dispatch(const pld_block_t *b, const char **world_vars, int nw
  * docs/pld_semantics.md §2/§3 that is static, the rank count P being
  * ck->opts.ranks when > 0) and returns its result type. */
 const pld_type_t *pld_ck_pld_call(pld_ck_t *ck, ck_call_t *c);
+
+/* ---- shared by the pld.* rules (pld_check_pld.c) and the collectives' rules
+ * (pld_check_coll.c) ---- */
+#define PLD_CK_I32_MAX INT64_C(2147483647)
+
+/* One pld.* call being checked. */
+typedef struct ck_pc {
+    pld_ck_t *ck;
+    ck_call_t *c;
+    const char *op;    /* canonical op name, e.g. "pld.tensor.allreduce" */
+    int nerr;          /* errors reported for this call */
+    int builtin;       /* a builtin.tensor.* dispatch of the lowered program (pld_lower.c) */
+} ck_pc_t;
+
+/* A role-named operand of a collective. */
+typedef struct ck_operand {
+    int idx;
+    const char *role;
+} ck_operand_t;
+
+/* The type and the expression of argument i of the call (NULL when absent). */
+static inline const pld_type_t *ck_ty(const ck_pc_t *x, int i)
+{
+    return x->c->types[i];
+}
+
+static inline const pld_expr_t *ck_arg(const ck_pc_t *x, int i)
+{
+    return x->c->args[i];
+}
+
+static inline int ck_known(const pld_type_t *t)
+{
+    return t && t->kind != PLD_TY_UNKNOWN;
+}
+
+/* Static value of dimension i of t; 1 when constant. */
+static inline int ck_dimc(const pld_type_t *t, int i, int64_t *v)
+{
+    if (!t || i < 0 || i >= t->rank || !t->shape || t->shape[i].kind != PLD_DIM_CONST)
+        return 0;
+    *v = t->shape[i].v;
+    return 1;
+}
+
+static inline int ck_aiv_cores(const pld_ck_t *ck)
+{
+    return pld_npu_profile_or_default(ck->opts.platform)->aiv_cores;
+}
+
+/* An error at the call, its message the op's name, a space and the format. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void pld_ck_perr(ck_pc_t *x, const char *fmt, ...);
+/* The text of dim d (in b, which it resets). */
+const char *pld_ck_dim_text(const pld_dim_t *d, pld_buf_t *b);
+/* 1 when both dims are structurally equal, 0 when provably or structurally
+ * different (two constants, or two different named dims), -1 unknown. */
+int pld_ck_dim_same(const pld_dim_t *a, const pld_dim_t *b);
+/* 1 when two argument expressions are written identically. */
+int pld_ck_same_expr(const pld_expr_t *a, const pld_expr_t *b);
+/* The member of enum `enum_name` ("ReduceOp", "NotifyOp", "WaitCmp",
+ * "AtomicType") with value v, "?" when none. */
+const char *pld_ck_enum_value_name(const char *enum_name, int64_t v);
+/* Operand kinds: each returns 1 when operand i has the wanted kind, 0 when it
+ * is absent or its type is unknown (skip dependent checks), -1 when an error
+ * was reported. A DistributedTensor; a Tensor or DistributedTensor; a signal
+ * window (a DistributedTensor of INT32). */
+int pld_ck_want_dt(ck_pc_t *x, int i, const char *role);
+int pld_ck_want_tensorlike(ck_pc_t *x, int i, const char *role);
+int pld_ck_want_signal(ck_pc_t *x, int i, const char *role);
+/* Enum argument i; returns 1 and *v when known. Reports values outside
+ * [0, n). `required` reports a missing argument. */
+int pld_ck_enum_arg(ck_pc_t *x, int i, const char *enum_name, int n, const char *allowed, int required, int64_t *v);
+/* A compile-time int argument (core_num, chunk sizes, root): 1 and *v when
+ * constant, 0 when absent, -1 when not a compile-time int (not reported). */
+int pld_ck_int_arg(ck_pc_t *x, int i, int64_t *v);
+
+/* ---- collectives (pld_check_coll.c) ---- */
+/* The rules of collective `id` (pld.tensor.* or, x->builtin, the lowered
+ * builtin.tensor.* form) on its rail; returns the result type. */
+const pld_type_t *pld_ck_coll_call(ck_pc_t *x, pld_op_id_t id);
 /* ---- pld_check_mem.c: fillpad family, set_validshape, matmul_acc/matmul_bias ---- */
 /* The result type of c when it is one of these ops; NULL otherwise. */
 const pld_type_t *pld_ck_mem_call(pld_ck_t *ck, ck_call_t *c);

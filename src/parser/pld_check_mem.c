@@ -12,7 +12,7 @@
  * (tile_ops/memory.cpp DeduceTileAllocType: a PtrType). pld_ck_mem_call() hands every
  * other op to pld_ck_mx_call (pld_check_mx.c: the MX matmul) and then to
  * pld_ck_layout_call (pld_check_layout.c), which returns NULL
- * for the rest; infer_op (pld_check_expr.c) then types them. */
+ * for the rest; pld_ck_infer_op (pld_check_infer.c) then types them. */
 #include "pld_check.h"
 #include "pld_check_int.h"
 

@@ -8,8 +8,6 @@
 #include <string.h>
 
 
-static pld_expr_t *parse_expr_bor(pld_parser_t *ps);
-
 /* Rejects Python constructs the DSL does not have, reporting at the current token. */
 static int reject_unsupported_expr(pld_parser_t *ps)
 {
@@ -401,172 +399,117 @@ static pld_expr_t *parse_factor(pld_parser_t *ps)
     return parse_power(ps);
 }
 
-/* Binary levels, loosest last: term, arith, shift, band, bxor, bor. */
-static pld_expr_t *parse_term(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_factor(ps);
-    while (a) {
-        pld_binop_t op;
-        if (at(ps, PLD_T_STAR))
-            op = PLD_OP_MUL;
-        else if (at(ps, PLD_T_SLASH))
-            op = PLD_OP_DIV;
-        else if (at(ps, PLD_T_DSLASH))
-            op = PLD_OP_FLOORDIV;
-        else if (at(ps, PLD_T_PERCENT))
-            op = PLD_OP_MOD;
-        else if (at(ps, PLD_T_AT)) {
-            pld_parse_error_here(ps, "the '@' operator is not supported; use pl.matmul%s", "");
-            return NULL;
-        } else
-            break;
-        advance(ps);
-        pld_expr_t *b = parse_factor(ps);
-        a = b ? mk_bin(ps, op, a, b) : NULL;
-    }
-    return a;
-}
+/* The binary operators by precedence, loosest first (docs/ir_text_grammar.md §2):
+ *
+ *   or_test    ::= xor_test { 'or' xor_test }
+ *   xor_test   ::= and_test { 'xor' and_test }    (printer-only pseudo operator)
+ *   and_test   ::= not_test { 'and' not_test }
+ *   not_test   ::= 'not' not_test | comparison
+ *   comparison ::= bor [ comp_op bor ]            (chains and 'in' / 'is' are rejected, as PyPTO does)
+ *   bor        ::= bxor { '|' bxor }
+ *   bxor       ::= band { '^' band }
+ *   band       ::= shift { '&' shift }
+ *   shift      ::= arith { ('<<' | '>>') arith }
+ *   arith      ::= term { ('+' | '-') term }
+ *   term       ::= factor { ('*' | '/' | '//' | '%') factor }   ('@' is rejected)
+ *
+ * One table and one function (parse_binary, precedence climbing) parse all of
+ * them: every level but comparison is left-associative, so a chain is a loop
+ * and a right operand is parsed one level tighter; 'not' is a prefix at its
+ * level. */
+enum {
+    PREC_OR = 1, PREC_XOR, PREC_AND, PREC_NOT, PREC_CMP, PREC_BOR, PREC_BXOR, PREC_BAND, PREC_SHIFT, PREC_ARITH,
+    PREC_TERM
+};
 
-static pld_expr_t *parse_arith(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_term(ps);
-    while (a && (at(ps, PLD_T_PLUS) || at(ps, PLD_T_MINUS))) {
-        pld_binop_t op = at(ps, PLD_T_PLUS) ? PLD_OP_ADD : PLD_OP_SUB;
-        advance(ps);
-        pld_expr_t *b = parse_term(ps);
-        a = b ? mk_bin(ps, op, a, b) : NULL;
-    }
-    return a;
-}
-
-static pld_expr_t *parse_shift(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_arith(ps);
-    while (a && (at(ps, PLD_T_LSHIFT) || at(ps, PLD_T_RSHIFT))) {
-        pld_binop_t op = at(ps, PLD_T_LSHIFT) ? PLD_OP_LSHIFT : PLD_OP_RSHIFT;
-        advance(ps);
-        pld_expr_t *b = parse_arith(ps);
-        a = b ? mk_bin(ps, op, a, b) : NULL;
-    }
-    return a;
-}
-
-static pld_expr_t *parse_band(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_shift(ps);
-    while (a && at(ps, PLD_T_AMP)) {
-        advance(ps);
-        pld_expr_t *b = parse_shift(ps);
-        a = b ? mk_bin(ps, PLD_OP_BITAND, a, b) : NULL;
-    }
-    return a;
-}
-
-static pld_expr_t *parse_bxor(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_band(ps);
-    while (a && at(ps, PLD_T_CARET)) {
-        advance(ps);
-        pld_expr_t *b = parse_band(ps);
-        a = b ? mk_bin(ps, PLD_OP_BITXOR, a, b) : NULL;
-    }
-    return a;
-}
-
-static pld_expr_t *parse_expr_bor(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_bxor(ps);
-    while (a && at(ps, PLD_T_PIPE)) {
-        advance(ps);
-        pld_expr_t *b = parse_bxor(ps);
-        a = b ? mk_bin(ps, PLD_OP_BITOR, a, b) : NULL;
-    }
-    return a;
-}
-
-static int comp_op(pld_parser_t *ps, pld_binop_t *op)
-{
-    switch (ps->tok.kind) {
-    case PLD_T_EQEQ: *op = PLD_OP_EQ; return 1;
-    case PLD_T_NE: *op = PLD_OP_NE; return 1;
-    case PLD_T_LT: *op = PLD_OP_LT; return 1;
-    case PLD_T_LE: *op = PLD_OP_LE; return 1;
-    case PLD_T_GT: *op = PLD_OP_GT; return 1;
-    case PLD_T_GE: *op = PLD_OP_GE; return 1;
-    default: return 0;
-    }
-}
-
-/* comparison ::= bor [ comp_op bor ]   (chains are rejected, as PyPTO does) */
-static pld_expr_t *parse_comparison(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_expr_bor(ps);
+typedef struct binop {
+    pld_tok_kind_t tok;
+    const char *name;   /* the spelling of a NAME token used as an operator (xor), else NULL */
+    int prec;           /* PREC_* */
     pld_binop_t op;
-    if (!a)
-        return NULL;
-    if (at(ps, PLD_T_IN) || at(ps, PLD_T_IS) || (at(ps, PLD_T_NOT) && peek2(ps)->kind == PLD_T_IN)) {
-        pld_parse_error_here(ps, "'in' / 'is' comparisons are not supported%s", "");
-        return NULL;
-    }
-    if (!comp_op(ps, &op))
-        return a;
-    advance(ps);
-    pld_expr_t *b = parse_expr_bor(ps);
-    if (!b)
-        return NULL;
-    pld_binop_t op2;
-    if (comp_op(ps, &op2)) {
-        pld_parse_error_here(ps, "chained comparisons are not supported; combine two comparisons with 'and'%s", "");
-        return NULL;
-    }
-    return mk_bin(ps, op, a, b);
+    const char *reject; /* an operator the DSL does not have: the error, else NULL */
+} binop_t;
+
+static const binop_t binops[] = {
+    {PLD_T_OR, NULL, PREC_OR, PLD_OP_OR, NULL},
+    {PLD_T_NAME, "xor", PREC_XOR, PLD_OP_XOR, NULL},
+    {PLD_T_AND, NULL, PREC_AND, PLD_OP_AND, NULL},
+    {PLD_T_EQEQ, NULL, PREC_CMP, PLD_OP_EQ, NULL},
+    {PLD_T_NE, NULL, PREC_CMP, PLD_OP_NE, NULL},
+    {PLD_T_LT, NULL, PREC_CMP, PLD_OP_LT, NULL},
+    {PLD_T_LE, NULL, PREC_CMP, PLD_OP_LE, NULL},
+    {PLD_T_GT, NULL, PREC_CMP, PLD_OP_GT, NULL},
+    {PLD_T_GE, NULL, PREC_CMP, PLD_OP_GE, NULL},
+    {PLD_T_PIPE, NULL, PREC_BOR, PLD_OP_BITOR, NULL},
+    {PLD_T_CARET, NULL, PREC_BXOR, PLD_OP_BITXOR, NULL},
+    {PLD_T_AMP, NULL, PREC_BAND, PLD_OP_BITAND, NULL},
+    {PLD_T_LSHIFT, NULL, PREC_SHIFT, PLD_OP_LSHIFT, NULL},
+    {PLD_T_RSHIFT, NULL, PREC_SHIFT, PLD_OP_RSHIFT, NULL},
+    {PLD_T_PLUS, NULL, PREC_ARITH, PLD_OP_ADD, NULL},
+    {PLD_T_MINUS, NULL, PREC_ARITH, PLD_OP_SUB, NULL},
+    {PLD_T_STAR, NULL, PREC_TERM, PLD_OP_MUL, NULL},
+    {PLD_T_SLASH, NULL, PREC_TERM, PLD_OP_DIV, NULL},
+    {PLD_T_DSLASH, NULL, PREC_TERM, PLD_OP_FLOORDIV, NULL},
+    {PLD_T_PERCENT, NULL, PREC_TERM, PLD_OP_MOD, NULL},
+    {PLD_T_AT, NULL, PREC_TERM, PLD_OP_MUL, "the '@' operator is not supported; use pl.matmul"},
+};
+
+/* the binary operator at the current token, NULL when there is none */
+static const binop_t *binop_at(pld_parser_t *ps)
+{
+    for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
+        if (at(ps, binops[i].tok) && (!binops[i].name || strcmp(ps->tok.text, binops[i].name) == 0))
+            return &binops[i];
+    return NULL;
 }
 
-/* not_test ::= 'not' not_test | comparison */
-static pld_expr_t *parse_not(pld_parser_t *ps)
+/* The levels from `min` (PREC_*) to term: an operand ('not' not_test where a
+ * not_test may start, else factor), then every operator at least as tight as
+ * `min`, each with its right operand one level tighter. */
+static pld_expr_t *parse_binary(pld_parser_t *ps, int min)
 {
-    if (at(ps, PLD_T_NOT)) {
+    pld_expr_t *a;
+    int bor = 1; /* a is a bor (no operator looser than '|' applied): a comparison's left operand */
+    if (min <= PREC_NOT && at(ps, PLD_T_NOT)) {
         pld_span_t start = ps->tok.span;
         advance(ps);
         if (!pld_parse_enter(ps))
             return NULL;
-        pld_expr_t *a = parse_not(ps);
+        pld_expr_t *x = parse_binary(ps, PREC_NOT);
         leave(ps);
-        return a ? mk_un(ps, PLD_UOP_NOT, start, a) : NULL;
+        a = x ? mk_un(ps, PLD_UOP_NOT, start, x) : NULL;
+        bor = 0;
+    } else {
+        a = parse_factor(ps);
     }
-    return parse_comparison(ps);
-}
-
-static pld_expr_t *parse_and(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_not(ps);
-    while (a && at(ps, PLD_T_AND)) {
+    while (a) {
+        if (bor && min <= PREC_CMP &&
+            (at(ps, PLD_T_IN) || at(ps, PLD_T_IS) || (at(ps, PLD_T_NOT) && peek2(ps)->kind == PLD_T_IN))) {
+            pld_parse_error_here(ps, "'in' / 'is' comparisons are not supported%s", "");
+            return NULL;
+        }
+        const binop_t *o = binop_at(ps);
+        if (!o || o->prec < min)
+            break;
+        if (o->reject) {
+            pld_parse_error_here(ps, "%s", o->reject);
+            return NULL;
+        }
         advance(ps);
-        pld_expr_t *b = parse_not(ps);
-        a = b ? mk_bin(ps, PLD_OP_AND, a, b) : NULL;
-    }
-    return a;
-}
-
-/* xor_test ::= and_test { 'xor' and_test }  (printer-only pseudo operator) */
-static pld_expr_t *parse_xor(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_and(ps);
-    while (a && at(ps, PLD_T_NAME) && strcmp(ps->tok.text, "xor") == 0) {
-        advance(ps);
-        pld_expr_t *b = parse_and(ps);
-        a = b ? mk_bin(ps, PLD_OP_XOR, a, b) : NULL;
-    }
-    return a;
-}
-
-static pld_expr_t *parse_or(pld_parser_t *ps)
-{
-    pld_expr_t *a = parse_xor(ps);
-    while (a && at(ps, PLD_T_OR)) {
-        advance(ps);
-        pld_expr_t *b = parse_xor(ps);
-        a = b ? mk_bin(ps, PLD_OP_OR, a, b) : NULL;
+        pld_expr_t *b = parse_binary(ps, o->prec + 1);
+        if (!b)
+            return NULL;
+        if (o->prec <= PREC_CMP)
+            bor = 0;
+        if (o->prec == PREC_CMP) {
+            const binop_t *o2 = binop_at(ps);
+            if (o2 && o2->prec == PREC_CMP) {
+                pld_parse_error_here(ps, "chained comparisons are not supported; combine two comparisons with "
+                                         "'and'%s", "");
+                return NULL;
+            }
+        }
+        a = mk_bin(ps, o->op, a, b);
     }
     return a;
 }
@@ -579,11 +522,11 @@ pld_expr_t *pld_parse_expr_test(pld_parser_t *ps)
         return NULL;
     if (!pld_parse_enter(ps))
         return NULL;
-    pld_expr_t *e = parse_or(ps);
+    pld_expr_t *e = parse_binary(ps, PREC_OR);
     if (e && at(ps, PLD_T_IF) && ps->allow_cond) {
         pld_span_t if_span = ps->tok.span;
         advance(ps);
-        pld_expr_t *c = parse_or(ps);
+        pld_expr_t *c = parse_binary(ps, PREC_OR);
         pld_expr_t *b = c && pld_parse_expect(ps, PLD_T_ELSE, "'else' in the conditional expression")
                             ? pld_parse_expr_test(ps) : NULL;
         pld_expr_t *x = b ? pld_parse_mk(ps, PLD_EX_COND, pld_span_join(e->span, b->span)) : NULL;

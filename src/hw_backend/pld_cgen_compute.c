@@ -1,0 +1,279 @@
+/* pld_cgen_compute.c - the compute ops in generated code (pld_cgen_int.h):
+ * element-wise binary, tile-scalar and unary ops (inline loops for FP32, FP16,
+ * BF16 and INT32 in the kernel library's order and rounding, the library
+ * through the runtime otherwise), row / column reductions, matmul (an inline
+ * FP32 loop) and cast. Broadcasting operands are refused. */
+#include "pld_cgen_int.h"
+#include "pld_crt.h"
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- element-wise */
+
+static int same_static_shape(const pld_type_t *a, const pld_type_t *b)
+{
+    if (!a || !b || a->rank != b->rank)
+        return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (a->shape[i].kind != PLD_DIM_CONST || b->shape[i].kind != PLD_DIM_CONST || a->shape[i].v != b->shape[i].v)
+            return 0;
+    return 1;
+}
+
+/* element-wise binary op codes (PC_*) and their C forms for FP32 / INT32 */
+int pld_cg_ew_binary(int op, int *scalar)
+{
+    *scalar = 0;
+    switch (op) {
+    case PLD_OPID_TILE_ADDS: *scalar = 1; /* fall through */
+    case PLD_OPID_TILE_ADD: return PC_ADD;
+    case PLD_OPID_TILE_SUBS: *scalar = 1; /* fall through */
+    case PLD_OPID_TILE_SUB: return PC_SUB;
+    case PLD_OPID_TILE_MULS: *scalar = 1; /* fall through */
+    case PLD_OPID_TILE_MUL: return PC_MUL;
+    case PLD_OPID_TILE_DIVS: *scalar = 1; /* fall through */
+    case PLD_OPID_TILE_DIV: return PC_DIV;
+    case PLD_OPID_TILE_MAXIMUMS: *scalar = 1; /* fall through */
+    case PLD_OPID_TILE_MAXIMUM: return PC_MAX;
+    case PLD_OPID_TILE_MINIMUMS: *scalar = 1; /* fall through */
+    case PLD_OPID_TILE_MINIMUM: return PC_MIN;
+    default: return -1;
+    }
+}
+
+int pld_cg_ew_unary(int op)
+{
+    switch (op) {
+    case PLD_OPID_TILE_EXP: return PC_EXP;
+    case PLD_OPID_TILE_LOG: return PC_LOG;
+    case PLD_OPID_TILE_SQRT: return PC_SQRT;
+    case PLD_OPID_TILE_RSQRT: return PC_RSQRT;
+    case PLD_OPID_TILE_ABS: return PC_ABS;
+    case PLD_OPID_TILE_NEG: return PC_NEG;
+    case PLD_OPID_TILE_RECIP: return PC_RECIP;
+    case PLD_OPID_TILE_RELU: return PC_RELU;
+    default: return -1;
+    }
+}
+
+static const char *f32_binary(int code)
+{
+    switch (code) {
+    case PC_ADD: return "x + y";
+    case PC_SUB: return "x - y";
+    case PC_MUL: return "x * y";
+    case PC_DIV: return "x / y";
+    case PC_MAX: return "pc_fmaxf(x, y)";
+    case PC_MIN: return "pc_fminf(x, y)";
+    default: return NULL;
+    }
+}
+
+static const char *i32_binary(int code)
+{
+    switch (code) {
+    case PC_ADD: return "(int32_t)((uint32_t)x + (uint32_t)y)";
+    case PC_SUB: return "(int32_t)((uint32_t)x - (uint32_t)y)";
+    case PC_MUL: return "(int32_t)((uint32_t)x * (uint32_t)y)";
+    case PC_MAX: return "(x > y ? x : y)";
+    case PC_MIN: return "(x < y ? x : y)";
+    default: return NULL;
+    }
+}
+
+static const char *f32_unary(int code)
+{
+    switch (code) {
+    case PC_EXP: return "(float)exp((double)x)";
+    case PC_SQRT: return "sqrtf(x)";
+    case PC_ABS: return "fabsf(x)";
+    case PC_NEG: return "-x";
+    case PC_RECIP: return "1.0f / x";
+    case PC_RELU: return "((x > 0 || x != x) ? x : 0.0f)";
+    default: return NULL;
+    }
+}
+
+/* How an element-wise loop holds a dtype: storage type, compute type, the
+ * load and store conversions (FP16 / BF16 computed in float and rounded on
+ * every store, as the kernel library does). NULL st: no inline loop. */
+typedef struct ew_ty {
+    const char *st, *ct, *ld, *sto; /* ld / sto: printf formats of one %s */
+    int fl;
+} ew_ty_t;
+
+static ew_ty_t ew_ty(pld_dtype_t dt)
+{
+    switch (dt) {
+    case PLD_DT_FP32: return (ew_ty_t){"float", "float", "%s", "%s", 1};
+    case PLD_DT_FP16: return (ew_ty_t){"uint16_t", "float", "pld_f16_to_f32(%s)", "pld_f32_to_f16(%s)", 1};
+    case PLD_DT_BF16: return (ew_ty_t){"uint16_t", "float", "pld_bf16_to_f32(%s)", "pld_f32_to_bf16(%s)", 1};
+    case PLD_DT_INT32: return (ew_ty_t){"int32_t", "int32_t", "%s", "%s", 0};
+    default: return (ew_ty_t){NULL, NULL, NULL, NULL, 0};
+    }
+}
+
+/* emits `for (i < n) { ct x = ld(A[i]) [, y = ld(B[i])]; O[i] = sto(body); }` */
+static void ew_loop(cg_t *g, const ew_ty_t *t, int64_t n, const char *a, const char *b, const char *dst, const char *body)
+{
+    char la[64], lb[64], so[256];
+    snprintf(la, sizeof la, t->ld, "A[i]");
+    snprintf(lb, sizeof lb, t->ld, "B[i]");
+    snprintf(so, sizeof so, t->sto, body);
+    pld_cg_emit(g, "{ const %s *A = (const %s *)%s.data; %s *O = (%s *)%s.data;", t->st, t->st, a, t->st, t->st, dst);
+    if (b)
+        pld_cg_emit(g, "  const %s *B = (const %s *)%s.data;", t->st, t->st, b);
+    pld_cg_emit(g, "  for (int64_t i = 0; i < %lld; i++) { %s x = %s%s%s; O[i] = %s; } }", (long long)n, t->ct, la,
+                b ? ", y = " : "", b ? lb : "", so);
+}
+
+int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
+{
+    int scalar, code = pld_cg_ew_binary(e->op, &scalar), ucode = pld_cg_ew_unary(e->op);
+    char av[32], bv[32];
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av))
+        return -1;
+    const pld_type_t *ta = pld_op_bound(e, 0)->type;
+    pld_dtype_t dt = ta->dtype;
+    const ew_ty_t ty = ew_ty(dt);
+    const int s = pld_cg_site(g, e);
+    int64_t n = pld_type_static_numel(ta);
+    if (ucode >= 0) {
+        pld_cg_copy_desc(g, dst, av);
+        const char *body = ty.st && ty.fl ? f32_unary(ucode) : NULL;
+        if (body)
+            ew_loop(g, &ty, n, av, NULL, dst, body);
+        else
+            pld_cg_emit(g, "if (rt->unary(bk, %d, %d, &%s, &%s)) return 1;", s, ucode, dst, av);
+        return 0;
+    }
+    const char *bf = !ty.st ? NULL : ty.fl ? f32_binary(code) : i32_binary(code);
+    if (scalar) {
+        int fl;
+        pld_dtype_t sd;
+        int v = pld_cg_scalar(g, pld_op_bound(e, 1), &fl, &sd);
+        if (v < 0)
+            return -1;
+        pld_cg_copy_desc(g, dst, av);
+        if (bf) {
+            /* the scalar in the element dtype first (pld_elem_set_f / _i), as the library does */
+            if (dt == PLD_DT_FP32)
+                pld_cg_emit(g, "{ const float y = (float)%st%d;", fl ? "" : "(double)", v);
+            else if (ty.fl) {
+                char ly[64];
+                snprintf(ly, sizeof ly, ty.ld, "yb");
+                pld_cg_emit(g, "{ uint16_t yb; rt->set_f(&yb, %d, 0, (double)t%d); const float y = %s;", (int)dt, v, ly);
+            } else
+                pld_cg_emit(g, "{ const int32_t y = (int32_t)(uint32_t)(uint64_t)%st%d;", fl ? "(int64_t)" : "", v);
+            g->ind++;
+            ew_loop(g, &ty, n, av, NULL, dst, bf);
+            g->ind--;
+            pld_cg_emit(g, "}");
+        } else {
+            pld_cg_emit(g, "if (rt->binary_s(bk, %d, %d, &%s, &%s, (double)t%d, %st%d)) return 1;", s, code, dst, av, v,
+                        fl ? "(int64_t)" : "", v);
+        }
+        return 0;
+    }
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 1), e, bv))
+        return -1;
+    if (!same_static_shape(ta, pld_op_bound(e, 1)->type) || pld_op_bound(e, 1)->type->dtype != dt)
+        return pld_cg_fail(g, e->span, "%s: operands of different shapes or dtypes (broadcasting) are not compiled by the "
+                                       "native backend yet", opname(e));
+    pld_cg_copy_desc(g, dst, av);
+    if (bf)
+        ew_loop(g, &ty, n, av, bv, dst, bf);
+    else
+        pld_cg_emit(g, "if (rt->binary(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, code, dst, av, bv);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+int pld_cg_reduce_code(int op, int *row)
+{
+    *row = 1;
+    switch (op) {
+    case PLD_OPID_TILE_ROW_SUM: return PC_RSUM;
+    case PLD_OPID_TILE_ROW_MAX: return PC_RMAX;
+    case PLD_OPID_TILE_ROW_MIN: return PC_RMIN;
+    case PLD_OPID_TILE_ROW_PROD: return PC_RPROD;
+    }
+    *row = 0;
+    switch (op) {
+    case PLD_OPID_TILE_COL_SUM: return PC_RSUM;
+    case PLD_OPID_TILE_COL_MAX: return PC_RMAX;
+    case PLD_OPID_TILE_COL_MIN: return PC_RMIN;
+    case PLD_OPID_TILE_COL_PROD: return PC_RPROD;
+    }
+    return -1;
+}
+
+/* a row / column reduction (pld_cg_reduce_code) into dst */
+int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int row, rc = pld_cg_reduce_code(e->op, &row);
+    char av[32];
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
+        return -1;
+    if (e->op == PLD_OPID_TILE_COL_SUM && pld_op_bound(e, 1))
+        return pld_cg_fail(g, e->span, "pl.tile.col_sum with a tmp_tile (the tree order) is not compiled by the native "
+                                       "backend yet");
+    pld_cg_emit(g, "if (rt->reduce(bk, %d, %d, %d, &%s, &%s)) return 1;", s, rc, row, dst, av);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- matmul */
+
+/* pl.tile.matmul / matmul_acc into dst (room: its storage); FP32 operands of
+ * static shape as an inline loop, the kernel library otherwise */
+int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
+{
+    const int acc = e->op == PLD_OPID_TILE_MATMUL_ACC;
+    if (acc && pld_op_bound(e, 3))
+        return pld_cg_fail(g, e->span, "pl.tile.matmul_acc with init_cond is not compiled by the native backend yet");
+    char av[32], bv[32];
+    if (pld_cg_tile_operand(g, pld_op_bound(e, acc), e, av) || pld_cg_tile_operand(g, pld_op_bound(e, acc + 1), e, bv))
+        return -1;
+    if (acc) {
+        if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
+            return -1;
+    } else if (pld_cg_set_desc(g, dst, e->type, e)) {
+        return -1;
+    }
+    const pld_type_t *ta = pld_op_bound(e, acc)->type, *tb = pld_op_bound(e, acc + 1)->type;
+    if (ta && tb && e->type && ta->dtype == PLD_DT_FP32 && tb->dtype == PLD_DT_FP32 &&
+        e->type->dtype == PLD_DT_FP32 && ta->rank == 2 && tb->rank == 2 && e->type->rank == 2 &&
+        tile_bytes(ta) >= 0 && tile_bytes(tb) >= 0 && ta->shape[1].v == tb->shape[0].v &&
+        e->type->shape[0].v == ta->shape[0].v && e->type->shape[1].v == tb->shape[1].v) {
+        /* FP32: the library's order (per element, k ascending, in float), vectorised over j */
+        const long long M = ta->shape[0].v, K = ta->shape[1].v, N = tb->shape[1].v;
+        if (!acc)
+            pld_cg_emit(g, "%s.valid[0] = %s.valid[0]; %s.valid[1] = %s.valid[1];", dst, av, dst, bv);
+        pld_cg_emit(g, "{ const float *A = (const float *)%s.data, *B = (const float *)%s.data; float *O = (float *)%s.data;",
+                    av, bv, dst);
+        pld_cg_emit(g, "  for (int64_t i = 0; i < %lld; i++) {", M);
+        pld_cg_emit(g, "    float *o = O + i * %lld;", N);
+        if (!acc)
+            pld_cg_emit(g, "    for (int64_t j = 0; j < %lld; j++) o[j] = 0.0f;", N);
+        pld_cg_emit(g, "    for (int64_t k = 0; k < %lld; k++) {", K);
+        pld_cg_emit(g, "      const float x = A[i * %lld + k]; const float *b = B + k * %lld;", K, N);
+        pld_cg_emit(g, "      for (int64_t j = 0; j < %lld; j++) o[j] += x * b[j];", N);
+        pld_cg_emit(g, "    } } }");
+        return 0;
+    }
+    pld_cg_emit(g, "if (rt->matmul(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, acc, dst, av, bv);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- cast */
+
+/* pl.tile.cast into dst (the kernel library: rounding modes) */
+int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    char av[32];
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
+        return -1;
+    pld_cg_emit(g, "if (rt->cast(bk, %d, 0, &%s, &%s)) return 1;", s, dst, av);
+    return 0;
+}

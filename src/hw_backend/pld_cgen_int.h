@@ -1,0 +1,204 @@
+/* pld_cgen_int.h - internals shared by the code generator's files. Not a
+ * public header (pld_cgen.h is).
+ *
+ *   pld_cgen.c          the driver: the op table, the emitter core (errors,
+ *                       output, sites), the scan that gives every local its
+ *                       C kind, runtime calls (rt->exec), one compiled unit
+ *                       (a kernel, a pl.at scope, a pl.spmd grid) and the
+ *                       entry points
+ *   pld_cgen_stmt.c     statements and control flow: assignments, moves
+ *                       between locals, pl.yield_, for / while / if, return
+ *   pld_cgen_scalar.c   scalar expressions: literals, names, module
+ *                       constants, operators, pl.const / cast / min / max,
+ *                       index lists
+ *   pld_cgen_mem.c      memory and layout: the tile and tensor value of an
+ *                       expression (dispatch), tile descriptors and storage,
+ *                       element read / write, load, store, create / full,
+ *                       move
+ *   pld_cgen_compute.c  the compute ops: element-wise (inline loops for
+ *                       FP32 / FP16 / BF16 / INT32, the kernel library
+ *                       otherwise), row / column reductions, matmul, cast
+ *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
+ *                       result, pld.tile.remote_load / remote_store read and
+ *                       written directly in a peer's mapped window
+ *
+ * The int functions return 0 (or a temp number >= 0) on success and -1 once
+ * g->failed is set (pld_cg_fail). */
+#ifndef PLD_CGEN_INT_H
+#define PLD_CGEN_INT_H
+
+#include "pld_cgen.h"
+#include "pld_buf.h"
+#include "pld_check.h"
+#include "pld_dtype.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- state */
+
+enum { SK_NONE = 0, SK_INT, SK_FLT, SK_TENSOR, SK_TILE, SK_CTX };
+
+typedef struct cslot {
+    int kind;          /* SK_* */
+    pld_dtype_t dt;    /* scalars, tiles */
+    size_t bytes;      /* tiles: storage */
+    pld_mem_t mem;     /* tiles: the memory space of the first tile it holds */
+    unsigned mems;     /* tiles: bit m: a tile of memory space m is bound to it (the capacity check) */
+} cslot_t;
+
+typedef struct cg {
+    const pld_program_t *p;
+    const pld_func_t *fn;
+    cslot_t *slots;
+    pld_buf_t out;     /* the function body */
+    int ind;
+    int ntmp;
+    const pld_expr_t **sites;
+    int nsites, capsites;
+    pld_buf_t tmpdecl; /* storage of temporary tiles (declared at the top) */
+    int failed;
+    char *err;
+    size_t errn;
+    /* loops with carried values (innermost last): the carried names */
+    const pld_expr_t *carried[32];
+    int depth;
+    int32_t cur_seq;   /* pld_stmt_t.seq of the statement being generated */
+    const pld_expr_t *target; /* the name being assigned (where the interpreter reports a tile check) */
+    int defer_targets; /* the final yield of the innermost loop sets the carried names only (gen_for) */
+} cg_t;
+
+/* ---------------------------------------------------------------- small helpers */
+
+/* a fresh temp number (C local tN) */
+static inline int tmp(cg_t *g)
+{
+    return g->ntmp++;
+}
+
+static inline int is_float_dt(pld_dtype_t d)
+{
+    return pld_dtype_is_float(d);
+}
+
+/* bytes of a tile type with constant dims, -1 otherwise */
+static inline int64_t tile_bytes(const pld_type_t *t)
+{
+    if (!t || t->kind != PLD_TY_TILE || t->rank < 1 || t->rank > 5)
+        return -1;
+    int64_t n = pld_type_static_numel(t);
+    if (n < 0)
+        return -1;
+    return n * pld_dtype_storage_bytes(t->dtype);
+}
+
+static inline int esize(pld_dtype_t dt)
+{
+    return pld_dtype_storage_bytes(dt);
+}
+
+static inline const pld_expr_t *pld_op_bound(const pld_expr_t *e, int i)
+{
+    return e->bound ? e->bound[i] : NULL;
+}
+
+static inline int is_yield(const pld_expr_t *v)
+{
+    return v && v->kind == PLD_EX_CALL && v->op == PLD_OPID_PL_YIELD_;
+}
+
+static inline const char *opname(const pld_expr_t *e)
+{
+    return e->op >= 0 ? pld_op_info((pld_op_id_t)e->op)->name : "call";
+}
+
+/* ---------------------------------------------------------------- pld_cgen.c */
+
+/* Records the first error ("file:line:col: message" into g->err); returns -1. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+int pld_cg_fail(cg_t *g, pld_span_t sp, const char *fmt, ...);
+/* One line of the function body at the current indentation. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void pld_cg_emit(cg_t *g, const char *fmt, ...);
+/* The site number of expression e (pld_cgen_t.sites: errors and rt->exec). */
+int pld_cg_site(cg_t *g, const pld_expr_t *e);
+/* Hands every local that expression e reads to the runtime (done: per slot,
+ * already handed). */
+void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done);
+/* Runs expression e in the runtime; the result as kind `want` (SK_NONE:
+ * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
+int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want);
+/* The static type statement s gives local `slot` where it defines it, NULL when it does not. */
+const pld_type_t *pld_cg_def_type_stmt(const pld_stmt_t *s, int slot);
+
+/* ---------------------------------------------------------------- pld_cgen_stmt.c */
+
+/* The statements of block b; carried: the names the enclosing loop carries
+ * (the final pl.yield_ sets them). */
+int pld_cg_block(cg_t *g, const pld_block_t *b, const pld_expr_t *carried);
+
+/* ---------------------------------------------------------------- pld_cgen_scalar.c */
+
+/* A scalar expression's value in a fresh C local; *fl: 1 for a double. */
+int pld_cg_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
+/* one (possibly list) index/offset argument as a C array; *n entries; -1 absent */
+int pld_cg_ilist(cg_t *g, const pld_expr_t *e, int *n);
+
+/* ---------------------------------------------------------------- pld_cgen_mem.c */
+
+/* tensor.read / tile.read (write = 0), tensor.write / tile.write (1):
+ * bounds-checked element access. */
+int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dtype_t *dt);
+/* tensor.write / tile.write: the element store (0, or -1) */
+int pld_cg_elem_write(cg_t *g, const pld_expr_t *e);
+/* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
+void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at);
+/* a tile operand: a local tile (its C name in nm), or a nested tile
+ * expression evaluated into a temporary first */
+int pld_cg_tile_operand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm);
+/* sets the descriptor `d` (a C lvalue) to the static type t (shape = valid) */
+int pld_cg_set_desc(cg_t *g, const char *d, const pld_type_t *t, const pld_expr_t *e);
+/* copies the descriptor fields of tile `src` into `dst` (not the data pointer) */
+void pld_cg_copy_desc(cg_t *g, const char *dst, const char *src);
+/* copies a whole tile (descriptor and physical data) */
+void pld_cg_copy_tile(cg_t *g, const char *dst, const char *src, pld_dtype_t dt);
+/* storage for a temporary tile of `bytes` (allocated once per block at entry) */
+int pld_cg_temp_tile(cg_t *g, size_t bytes);
+/* writes the tile value of expression e into descriptor `dst` (its storage:
+ * `room` bytes). Operands may be dst itself only for element-wise ops. */
+int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
+/* the tensor value of e into descriptor `dst` */
+int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst);
+
+/* ---------------------------------------------------------------- pld_cgen_compute.c */
+
+/* element-wise binary op codes (PC_*; *scalar: the tile-scalar form), -1 when op is none */
+int pld_cg_ew_binary(int op, int *scalar);
+/* element-wise unary op codes (PC_*), -1 when op is none */
+int pld_cg_ew_unary(int op);
+/* an element-wise op (pld_cg_ew_binary / pld_cg_ew_unary) into dst */
+int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst);
+/* a reduction's code (PC_R*; *row: 1 for a row reduction), -1 when op is none */
+int pld_cg_reduce_code(int op, int *row);
+/* The ops below take s, the site of e. */
+/* a row / column reduction into dst */
+int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* pl.tile.matmul / matmul_acc into dst (room: its storage) */
+int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
+/* pl.tile.cast into dst */
+int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+
+/* ---------------------------------------------------------------- pld_cgen_dist.c */
+
+/* a tile op the runtime runs: its result copied into dst (need bytes) */
+int pld_cg_tile_exec(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need);
+/* pld.tile.remote_load into dst (need bytes) */
+int pld_cg_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need);
+/* pld.tile.remote_store (a statement) */
+int pld_cg_remote_store(cg_t *g, const pld_expr_t *e);
+
+#endif

@@ -1,0 +1,305 @@
+/* pld_cgen_mem.c - memory and layout in generated code (pld_cgen_int.h): the
+ * tile and tensor value of an expression (the dispatch to pld_cgen_compute.c and
+ * pld_cgen_dist.c), tile descriptors and storage, element read / write,
+ * pl.tile.load / store, create / full, move. */
+#include "pld_cgen_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- elements */
+
+/* tensor.read / tile.read (write = 0), tensor.write / tile.write (1):
+ * bounds-checked element access. */
+int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dtype_t *dt)
+{
+    const pld_expr_t *obj = pld_op_bound(e, 0);
+    if (!obj || obj->kind != PLD_EX_NAME || obj->slot < 0)
+        return pld_cg_fail(g, e->span, "%s of an expression: the native backend needs a named tensor or tile",
+                           pld_op_info((pld_op_id_t)e->op)->name);
+    const cslot_t *s = &g->slots[obj->slot];
+    int tile = s->kind == SK_TILE;
+    if (!tile && s->kind != SK_TENSOR)
+        return pld_cg_fail(g, e->span, "'%s' is not a tensor or a tile here", obj->u.name);
+    int n;
+    int idx = pld_cg_ilist(g, pld_op_bound(e, 1), &n);
+    if (idx < 0)
+        return -1;
+    int v = -1, vf = 0;
+    pld_dtype_t vd;
+    if (write && (v = pld_cg_scalar(g, pld_op_bound(e, 2), &vf, &vd)) < 0)
+        return -1;
+    int st = pld_cg_site(g, e), off = tmp(g);
+    char strd[32] = "NULL";
+    if (!tile)
+        snprintf(strd, sizeof strd, "s%d.stride", obj->slot);
+    pld_cg_emit(g, "int64_t t%d = 0;", off);
+    pld_cg_emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return "
+                   "rt->fail(bk, %d, m); }", pld_op_info((pld_op_id_t)e->op)->name, obj->slot, strd, obj->slot, idx, n, off, st);
+    pld_dtype_t edt = obj->type && obj->type->dtype != PLD_DT_NONE ? obj->type->dtype : PLD_DT_NONE;
+    if (edt == PLD_DT_NONE)
+        return pld_cg_fail(g, e->span, "'%s' has no static dtype", obj->u.name);
+    *fl = is_float_dt(edt);
+    *dt = edt;
+    if (write) {
+        if (edt == PLD_DT_FP32)
+            pld_cg_emit(g, "((float *)s%d.data)[t%d] = (float)%st%d;", obj->slot, off, vf ? "" : "(double)", v);
+        else if (edt == PLD_DT_INT32)
+            pld_cg_emit(g, "((int32_t *)s%d.data)[t%d] = (int32_t)%st%d;", obj->slot, off, vf ? "(int64_t)" : "", v);
+        else if (is_float_dt(edt))
+            pld_cg_emit(g, "rt->set_f(s%d.data, %d, t%d, (double)t%d);", obj->slot, (int)edt, off, v);
+        else
+            pld_cg_emit(g, "rt->set_i(s%d.data, %d, t%d, (int64_t)t%d);", obj->slot, (int)edt, off, v);
+        return 0;
+    }
+    int r = tmp(g);
+    if (edt == PLD_DT_FP32)
+        pld_cg_emit(g, "double t%d = ((const float *)s%d.data)[t%d];", r, obj->slot, off);
+    else if (edt == PLD_DT_INT32)
+        pld_cg_emit(g, "int64_t t%d = ((const int32_t *)s%d.data)[t%d];", r, obj->slot, off);
+    else if (edt == PLD_DT_INT64 || edt == PLD_DT_INDEX)
+        pld_cg_emit(g, "int64_t t%d = ((const int64_t *)s%d.data)[t%d];", r, obj->slot, off);
+    else if (is_float_dt(edt))
+        pld_cg_emit(g, "double t%d = rt->get_f(s%d.data, %d, t%d);", r, obj->slot, (int)edt, off);
+    else
+        pld_cg_emit(g, "int64_t t%d = rt->get_i(s%d.data, %d, t%d);", r, obj->slot, (int)edt, off);
+    return r;
+}
+
+/* tensor.write / tile.write: the element store (0, or -1) */
+int pld_cg_elem_write(cg_t *g, const pld_expr_t *e)
+{
+    int fl;
+    pld_dtype_t d;
+    return pld_cg_elem_access(g, e, 1, &fl, &d) < 0 ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- tiles */
+
+/* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
+void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at)
+{
+    g->slots[slot].mems |= 1u << (mem == PLD_MEM_NONE ? PLD_MEM_VEC : mem);
+    pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;", pld_cg_site(g, at),
+                slot, (int)g->cur_seq, (int)mem, slot, slot, esize(g->slots[slot].dt));
+}
+
+/* a tile operand: a local tile (its C name in nm), or a nested tile
+ * expression evaluated into a temporary first */
+int pld_cg_tile_operand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
+{
+    if (!a)
+        return pld_cg_fail(g, e->span, "%s: a tile operand is missing", pld_op_info((pld_op_id_t)e->op)->name);
+    if (a->kind == PLD_EX_NAME && a->slot >= 0 && g->slots[a->slot].kind == SK_TILE) {
+        snprintf(nm, 32, "s%d", a->slot);
+        return 0;
+    }
+    int64_t need = tile_bytes(a->type);
+    if (a->kind != PLD_EX_CALL || need < 0)
+        return pld_cg_fail(g, a->span, "%s: the native backend needs a tile operand of static shape here",
+                           pld_op_info((pld_op_id_t)e->op)->name);
+    int t = pld_cg_temp_tile(g, (size_t)need);
+    snprintf(nm, 32, "t%d", t);
+    return pld_cg_tile_into(g, a, nm, (size_t)need);
+}
+
+/* sets the descriptor `d` (a C lvalue) to the static type t (shape = valid) */
+int pld_cg_set_desc(cg_t *g, const char *d, const pld_type_t *t, const pld_expr_t *e)
+{
+    if (!t || t->kind != PLD_TY_TILE || tile_bytes(t) < 0)
+        return pld_cg_fail(g, e->span, "%s: the result tile needs a static shape for the native backend",
+                           e->op >= 0 ? pld_op_info((pld_op_id_t)e->op)->name : "expression");
+    pld_cg_emit(g, "%s.dt = %d; %s.rank = %d;", d, (int)t->dtype, d, t->rank);
+    for (int i = 0; i < t->rank; i++)
+        pld_cg_emit(g, "%s.shape[%d] = %s.valid[%d] = %lld;", d, i, d, i, (long long)t->shape[i].v);
+    return 0;
+}
+
+/* a boolean keyword that must be a literal: 0/1, -1 when not a literal */
+static int lit_bool(const pld_expr_t *e, int dflt)
+{
+    if (!e || e->kind == PLD_EX_NONE)
+        return dflt;
+    if (e->kind == PLD_EX_BOOL)
+        return e->u.bval;
+    if (e->kind == PLD_EX_INT)
+        return e->u.ival != 0;
+    return -1;
+}
+
+/* copies the descriptor fields of tile `src` into `dst` (not the data pointer) */
+void pld_cg_copy_desc(cg_t *g, const char *dst, const char *src)
+{
+    pld_cg_emit(g, "%s.dt = %s.dt; %s.rank = %s.rank;", dst, src, dst, src);
+    pld_cg_emit(g, "memcpy(%s.shape, %s.shape, sizeof %s.shape); memcpy(%s.valid, %s.valid, sizeof %s.valid);", dst, src, dst,
+                dst, src, dst);
+}
+
+/* copies a whole tile (descriptor and physical data) */
+void pld_cg_copy_tile(cg_t *g, const char *dst, const char *src, pld_dtype_t dt)
+{
+    pld_cg_emit(g, "if (%s.data != %s.data) memcpy(%s.data, %s.data, (size_t)pc_numel(%s.shape, %s.rank) * %d);", dst, src, dst,
+                src, src, src, esize(dt));
+    pld_cg_copy_desc(g, dst, src);
+}
+
+/* storage for a temporary tile of `bytes` (allocated once per block at entry) */
+int pld_cg_temp_tile(cg_t *g, size_t bytes)
+{
+    int t = tmp(g);
+    pld_buf_printf(&g->tmpdecl, "    pc_tile t%d; memset(&t%d, 0, sizeof t%d);\n", t, t, t);
+    pld_buf_printf(&g->tmpdecl, "    if (!(t%d.data = rt->alloc(bk, -1, %zu))) return 1;\n", t, bytes ? bytes : 1);
+    return t;
+}
+
+/* writes the tile value of expression e into descriptor `dst` (its storage:
+ * `room` bytes). Operands may be dst itself only for element-wise ops. */
+int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
+{
+    if (g->failed)
+        return -1;
+    if (e->kind == PLD_EX_NAME) {
+        if (e->slot < 0 || g->slots[e->slot].kind != SK_TILE)
+            return pld_cg_fail(g, e->span, "'%s' is not a tile here", e->u.name);
+        char src[32];
+        snprintf(src, sizeof src, "s%d", e->slot);
+        pld_cg_copy_tile(g, dst, src, e->type ? e->type->dtype : PLD_DT_FP32);
+        return 0;
+    }
+    if (e->kind != PLD_EX_CALL || e->op < 0)
+        return pld_cg_fail(g, e->span, "this tile expression is not compiled by the native backend");
+    int64_t need = tile_bytes(e->type);
+    if (need >= 0 && (size_t)need > room)
+        return pld_cg_fail(g, e->span, "internal: tile storage too small");
+    const int s = pld_cg_site(g, e);
+    int scalar, row;
+    if (pld_cg_ew_binary(e->op, &scalar) >= 0 || pld_cg_ew_unary(e->op) >= 0)
+        return pld_cg_ew(g, e, dst);
+    if (pld_cg_reduce_code(e->op, &row) >= 0)
+        return pld_cg_reduce(g, e, dst, s);
+    switch (e->op) {
+    case PLD_OPID_TILE_LOAD: {
+        const pld_expr_t *src = pld_op_bound(e, 0);
+        if (!src || src->kind != PLD_EX_NAME || src->slot < 0 || g->slots[src->slot].kind != SK_TENSOR)
+            return pld_cg_fail(g, e->span, "pl.tile.load: the native backend needs a named tensor operand");
+        const pld_type_t *st = src->type;
+        if (st && (st->layout == PLD_LAYOUT_MX_A || st->layout == PLD_LAYOUT_MX_B))
+            return pld_cg_fail(g, e->span, "pl.tile.load of an MX-layout tensor is not compiled by the native backend yet");
+        int clamp = lit_bool(pld_op_bound(e, 5), 0);
+        if (clamp < 0)
+            return pld_cg_fail(g, e->span, "pl.tile.load: clamp must be a literal for the native backend");
+        int no, nv;
+        int off = pld_cg_ilist(g, pld_op_bound(e, 1), &no);
+        if (off < 0)
+            return -1;
+        int val = pld_cg_ilist(g, pld_op_bound(e, 3), &nv);
+        if (g->failed || pld_cg_set_desc(g, dst, e->type, e))
+            return -1;
+        if (val >= 0) {
+            pld_cg_emit(g, "if (%d != %s.rank) return rt->fail(bk, %d, \"pl.tile.load: valid_shape has %d entries, shape has "
+                           "%d\");", nv, dst, s, nv, e->type->rank);
+        }
+        char vb[32];
+        snprintf(vb, sizeof vb, "t%d", val);
+        pld_cg_emit(g, "if (rt->load(bk, %d, &%s, &s%d, t%d, %d, %s, %d)) return 1;", s, dst, src->slot, off, no,
+                    val >= 0 ? vb : "NULL", clamp);
+        return 0;
+    }
+    case PLD_OPID_TILE_CREATE:
+    case PLD_OPID_TILE_FULL: {
+        if (pld_cg_set_desc(g, dst, e->type, e))
+            return -1;
+        pld_cg_emit(g, "memset(%s.data, 0, %lld);", dst, (long long)need);
+        if (e->op == PLD_OPID_TILE_FULL && pld_op_bound(e, 2)) {
+            int fl;
+            pld_dtype_t d;
+            int v = pld_cg_scalar(g, pld_op_bound(e, 2), &fl, &d);
+            if (v < 0)
+                return -1;
+            pld_cg_emit(g, "if (rt->fill(bk, %d, &%s, (double)t%d, %st%d)) return 1;", s, dst, v, fl ? "(int64_t)" : "", v);
+        }
+        return 0;
+    }
+    case PLD_OPID_TILE_MOVE:
+        return pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room);
+    case PLD_OPID_TILE_MATMUL:
+    case PLD_OPID_TILE_MATMUL_ACC:
+        return pld_cg_matmul(g, e, dst, room, s);
+    case PLD_OPID_TILE_CAST:
+        return pld_cg_cast(g, e, dst, s);
+    case PLD_OPID_TILE_WRITE: /* writes the element into the named tile, then the result is that tile */
+        return pld_cg_elem_write(g, e) ? -1 : pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room);
+    case PLD_OPID_PLD_REMOTE_LOAD:
+        return pld_cg_remote_load(g, e, dst, need);
+    default:
+        break;
+    }
+    const char *note;
+    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME)
+        return pld_cg_tile_exec(g, e, dst, need);
+    return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+/* the tensor value of e into descriptor `dst` */
+int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
+{
+    if (e->kind == PLD_EX_NAME) {
+        if (e->slot < 0 || g->slots[e->slot].kind != SK_TENSOR)
+            return pld_cg_fail(g, e->span, "'%s' is not a tensor here", e->u.name);
+        pld_cg_emit(g, "%s = s%d;", dst, e->slot);
+        return 0;
+    }
+    if (e->kind == PLD_EX_SUBSCRIPT) { /* tensor[a:b, ...]: a view the runtime makes */
+        int o = pld_cg_exec(g, e, SK_TENSOR);
+        if (o < 0)
+            return -1;
+        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"a subscript gave no tensor\");", o, pld_cg_site(g, e));
+        pld_cg_emit(g, "%s = t%d.t;", dst, o);
+        return 0;
+    }
+    if (e->kind != PLD_EX_CALL || e->op < 0)
+        return pld_cg_fail(g, e->span, "this tensor expression is not compiled by the native backend");
+    const int s = pld_cg_site(g, e);
+    switch (e->op) {
+    case PLD_OPID_TILE_STORE: {
+        char av[32];
+        if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av))
+            return -1;
+        const pld_expr_t *out = pld_op_bound(e, 2), *at = pld_op_bound(e, 4);
+        if (!out || out->kind != PLD_EX_NAME || out->slot < 0 || g->slots[out->slot].kind != SK_TENSOR)
+            return pld_cg_fail(g, e->span, "pl.tile.store: the native backend needs a named output tensor");
+        if (at && !(at->kind == PLD_EX_INT && at->u.ival == 0))
+            return pld_cg_fail(g, e->span, "pl.tile.store with atomic= is not compiled by the native backend yet");
+        int no, nl;
+        int off = pld_cg_ilist(g, pld_op_bound(e, 1), &no);
+        if (off < 0)
+            return -1;
+        int lim = pld_cg_ilist(g, pld_op_bound(e, 3), &nl);
+        if (g->failed)
+            return -1;
+        char lb[32];
+        snprintf(lb, sizeof lb, "t%d", lim);
+        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &s%d, %s, 0)) return 1;", s, av, off, no, out->slot,
+                    lim >= 0 ? lb : "NULL");
+        pld_cg_emit(g, "%s = s%d;", dst, out->slot);
+        return 0;
+    }
+    case PLD_OPID_TENSOR_WRITE:
+        return pld_cg_elem_write(g, e) ? -1 : pld_cg_tensor_into(g, pld_op_bound(e, 0), dst);
+    default:
+        break;
+    }
+    const char *note;
+    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME) {
+        int o = pld_cg_exec(g, e, SK_TENSOR);
+        if (o < 0)
+            return -1;
+        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"%s: the runtime returned no tensor\");", o, s,
+                    opname(e));
+        pld_cg_emit(g, "%s = t%d.t;", dst, o);
+        return 0;
+    }
+    return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
+}
