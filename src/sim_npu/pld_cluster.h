@@ -98,7 +98,9 @@ void pld_cluster_destroy(pld_cluster_t *c);
  * (borrowed, for the deadlock report). Returns its index (the block it runs
  * as), or -1 when the cluster already has PLD_CLUSTER_CORES cores. */
 int pld_cluster_add_core(pld_cluster_t *c, int aic, const char *kernel, int lane);
+/* The cores added so far (the blocks of the group's launch). */
 int pld_cluster_ncores(const pld_cluster_t *c);
+/* The AIV lanes (1 or 2), as created. */
 int pld_cluster_nlanes(const pld_cluster_t *c);
 /* The AIV lane of core b (0 for the AIC). */
 int pld_cluster_core_lane(const pld_cluster_t *c, int b);
@@ -141,6 +143,9 @@ pld_status_t pld_cluster_free_slot(pld_cluster_t *c, int lane, pld_cluster_dir_t
  * for the AIC, and with ffts_mode 2 it is a reduction: the AIC's wait needs
  * one set from every lane. A wait waits for its sets and consumes them. */
 void pld_cluster_event_set(pld_cluster_t *c, int on_aic, int ev, int mode, const pld_cluster_site_t *at);
+/* The wait's count is the one needed when it starts (every lane's when the
+ * last set on the AIV side had mode 2); once satisfied it consumes the count
+ * needed then. */
 pld_status_t pld_cluster_event_wait(pld_cluster_t *c, int core, int lane, int on_aic, int ev,
                                     const pld_cluster_site_t *at, char *err, size_t errn);
 
