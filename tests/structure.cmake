@@ -34,3 +34,12 @@ if(PLD_PYTHON3_STRUCT)
            COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_mpi_calls.py" "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties(mpi_calls_checked_tool PROPERTIES TIMEOUT 60 LABELS "unit;check")
 endif()
+
+#   sim_npu_includes  nothing in src/sim_npu (the simulated device) includes an
+#                     interpreter, parser, window or MPI header
+#                     (tests/check_includes.cmake)
+add_test(NAME sim_npu_includes
+         COMMAND ${CMAKE_COMMAND} "-DDIR=${PROJECT_SOURCE_DIR}/src/sim_npu"
+                 "-DFORBIDDEN=pld_interp|pld_value|pld_ast|pld_check|pld_parse|pld_lex|pld_print|pld_win|mpi"
+                 -P "${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake")
+set_tests_properties(sim_npu_includes PROPERTIES TIMEOUT 60 LABELS "unit;check")
