@@ -259,21 +259,21 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
 }
 
 /* On-chip memory of a memory space: its name and this platform's capacity
- * (0 = not checked: global memory, or a space the platform lacks). */
+ * (0 = not checked: global memory, or a space the platform lacks). The
+ * spaces and their capacities: pld_npu_profile.h, in PLD_MEM_VEC's order. */
+_Static_assert(PLD_MEM_RIGHTSCALE - PLD_MEM_VEC + 1 == PLD_NPU_SPACES && PLD_MEM_ACC - PLD_MEM_VEC == PLD_NPU_SPACE_ACC,
+               "pld_npu_space_t follows pld_mem_t from Vec");
 static long mem_capacity(const pld_npu_profile_t *pf, pld_mem_t m, const char **name)
 {
-    switch (m) {
-    case PLD_MEM_NONE:
-    case PLD_MEM_VEC: *name = "Vec (UB)"; return pf->ub_bytes;
-    case PLD_MEM_MAT: *name = "Mat (L1)"; return pf->mat_bytes;
-    case PLD_MEM_LEFT: *name = "Left (L0A)"; return pf->left_bytes;
-    case PLD_MEM_RIGHT: *name = "Right (L0B)"; return pf->right_bytes;
-    case PLD_MEM_ACC: *name = "Acc (L0C)"; return pf->acc_bytes;
-    case PLD_MEM_BIAS: *name = "Bias"; return pf->bias_bytes;
-    case PLD_MEM_LEFTSCALE: *name = "LeftScale"; return pf->scale_bytes;
-    case PLD_MEM_RIGHTSCALE: *name = "RightScale"; return pf->scale_bytes;
-    default: *name = "global memory"; return 0;
+    if (m == PLD_MEM_NONE)
+        m = PLD_MEM_VEC;
+    if (m < PLD_MEM_VEC || m > PLD_MEM_RIGHTSCALE) {
+        *name = "global memory";
+        return 0;
     }
+    const pld_npu_space_t s = (pld_npu_space_t)(m - PLD_MEM_VEC);
+    *name = pld_npu_space_name(s);
+    return pld_npu_space_bytes(pf, s);
 }
 
 static int64_t tile_bytes(const pld_tile_t *t)

@@ -1,7 +1,8 @@
 /* pld_group.c - a FunctionType.Group body: its consecutive calls of AIC and
  * AIV kernels start together as the cores of one cluster (one block for the
  * AIC kernel, one per AIV lane) and join before the next other statement.
- * The pipe, events and barriers between the cores: pld_xcore.c; the model:
+ * The cluster (its cores, the pipe, events and barriers between them):
+ * src/sim_npu/pld_cluster.h; the ops: pld_xcore.c; the model:
  * docs/cluster.md. */
 #include "pld_interp_int.h"
 
@@ -47,7 +48,8 @@ static int dual_lanes(const pld_func_t *k)
 typedef struct run {
     pld_interp_t *it;
     frame_t *f;
-    pld_xgroup_t *g;
+    pld_cluster_t *g;
+    const pld_stmt_t *stmt[PLD_CLUSTER_CORES]; /* core b's member statement */
 } run_t;
 
 /* Core b of the group: its member statement in a copy of the group's frame
@@ -56,8 +58,8 @@ static pld_status_t core_block(void *arg, int b, int n)
 {
     (void)n;
     run_t *r = arg;
-    int lane;
-    const pld_stmt_t *s = pld_xgroup_core(r->g, b, &lane);
+    const int lane = pld_cluster_core_lane(r->g, b);
+    const pld_stmt_t *s = r->stmt[b];
     frame_t bf = *r->f;
     bf.xg = r->g;
     bf.xcore = b;
@@ -77,7 +79,7 @@ static pld_status_t core_block(void *arg, int b, int n)
         flow = pld_walk_block(r->it, &bf, &one);
     }
     pld_value_release(&bf.ret);
-    pld_xgroup_done(r->g, b);
+    pld_cluster_core_done(r->g, b);
     return flow == FLOW_ERROR ? PLD_E_RUNTIME : PLD_OK;
 }
 
@@ -90,25 +92,28 @@ static int run_members(pld_interp_t *it, frame_t *f, const pld_block_t *body, in
         if (k->ftype == PLD_FT_AIV && dual_lanes(k))
             nlanes = 2;
     }
-    pld_xgroup_t *g = pld_xgroup_new(it, f, nlanes);
-    if (!g) {
+    pld_cluster_t *g;
+    if (pld_cluster_create(it->sched, f->fn ? f->fn->name : NULL, nlanes, &g) != PLD_OK) {
         pld_rt_error(it, f, body->stmts[from]->span, "out of memory");
         return FLOW_ERROR;
     }
     int flow = FLOW_NORMAL;
+    run_t r = {it, f, g, {NULL}};
     for (int i = from; i < to && flow == FLOW_NORMAL; i++) {
         const pld_func_t *k = member_of(it, body->stmts[i]);
-        for (int l = 0; l < (k->ftype == PLD_FT_AIV ? nlanes : 1); l++)
-            if (pld_xgroup_add(g, k, body->stmts[i], l) != 0) {
+        for (int l = 0; l < (k->ftype == PLD_FT_AIV ? nlanes : 1); l++) {
+            int b = pld_cluster_add_core(g, k->ftype == PLD_FT_AIC, k->name, l);
+            if (b < 0) {
                 pld_rt_error(it, f, body->stmts[i]->span, "a group launches at most %d cores at once",
-                             pld_xgroup_ncores(g));
+                             pld_cluster_ncores(g));
                 flow = FLOW_ERROR;
                 break;
             }
+            r.stmt[b] = body->stmts[i];
+        }
     }
     if (flow == FLOW_NORMAL) {
-        run_t r = {it, f, g};
-        pld_status_t st = pld_npu_run_blocks(it->sched, pld_xgroup_ncores(g), it->opts.block_stack_bytes, core_block, &r);
+        pld_status_t st = pld_npu_run_blocks(it->sched, pld_cluster_ncores(g), it->opts.block_stack_bytes, core_block, &r);
         if (it->race)
             pld_race_join(it, f);
         if (st != PLD_OK && !it->failed)
@@ -116,7 +121,7 @@ static int run_members(pld_interp_t *it, frame_t *f, const pld_block_t *body, in
                          pld_status_name(st));
         flow = st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
     }
-    pld_xgroup_free(g);
+    pld_cluster_destroy(g);
     return flow;
 }
 

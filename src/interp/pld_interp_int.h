@@ -22,7 +22,8 @@
  *                                 paged_gather
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
  *             pld_coll.c          collectives on every rail
- *             pld_xcore.c         between the cores of a cluster: cross-core pipe, events, syncall
+ *             pld_xcore.c         between the cores of a cluster: binds the pipe, event and syncall ops
+ *                                 to the simulated cluster (pld_cluster.h), split_aiv crossings
  *      |
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
@@ -32,6 +33,11 @@
  *             pld_value.c    values (numeric kernels: src/sim_npu/pld_kern*.c; .npy I/O: src/base)
  *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
  *             pld_sched.c    --schedule-seed: seeded block order, preemption points, delayed puts
+ *
+ * Below every layer, libraries of their own: the simulated device
+ * (src/sim_npu: pld_npu.h the block scheduler, pld_cluster.h the cores of a
+ * cluster with their pipe, events and barriers, pld_npu_profile.h), which
+ * include no interpreter or parser header.
  *
  * Upward calls go through one table the walker hands down, it->walk
  * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
@@ -43,6 +49,7 @@
 #include "pld_check.h"
 #include "pld_interp.h"
 #include "pld_ast.h"
+#include "pld_cluster.h"
 #include "pld_npu.h"
 #include "pld_hb.h"
 #include "pld_trace.h"
@@ -65,8 +72,6 @@ typedef struct loop_ctx {
     int have_next;
 } loop_ctx_t;
 
-typedef struct pld_xgroup pld_xgroup_t;
-
 /* A pl.split_aiv region: its split mode and the lanes' exchange slots
  * (aic_gather). */
 typedef struct pld_lanes {
@@ -85,7 +90,7 @@ typedef struct frame {
     pld_value_t ret;
     int64_t block_idx, block_num;  /* SPMD position (kernels) */
     int64_t subblock_idx;          /* AIV lane in its cluster (pl.tile.get_subblock_idx; 0 on the AIC) */
-    pld_xgroup_t *xg;              /* the mixed AIC+AIV group this core runs in (pld_xcore.c), or NULL */
+    pld_cluster_t *xg;             /* the cluster (a mixed AIC+AIV group) this core runs in, or NULL */
     struct pld_lanes *lanes;       /* the pl.split_aiv region this lane runs in, or NULL */
     int xcore;                     /* this core's index in xg */
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
@@ -703,18 +708,10 @@ pld_status_t pld_builtin_run_sim(struct pld_sim_call *c);
  * of the walker). */
 pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* ---- pld_xcore.c (ops layer): the cores of a cluster ----
- * The pl.system.* ops between the cores (pipe, events, barriers),
- * get_subblock_idx and the core counts. */
+ * The pl.system.* ops between the cores (pipe, events, barriers: bound to
+ * the simulated cluster, pld_cluster.h), get_subblock_idx and the core
+ * counts. */
 pld_status_t pld_exec_xcore(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-/* A group launch's shared state (pipes, events, its cores), for pld_group.c:
- * new (NULL on OOM), add core (fn's member statement s on AIV lane `lane`;
- * -1 when full), the statement and lane of core b, core b returned, free. */
-pld_xgroup_t *pld_xgroup_new(pld_interp_t *it, frame_t *f, int nlanes);
-int pld_xgroup_add(pld_xgroup_t *g, const pld_func_t *fn, const pld_stmt_t *s, int lane);
-int pld_xgroup_ncores(const pld_xgroup_t *g);
-const pld_stmt_t *pld_xgroup_core(const pld_xgroup_t *g, int b, int *lane);
-void pld_xgroup_done(pld_xgroup_t *g, int b);
-void pld_xgroup_free(pld_xgroup_t *g);
 
 /* The on-chip memory check after a tile is bound to slot `just` (liveness,
  * per memory space; pld_exec.c). */

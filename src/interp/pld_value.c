@@ -300,6 +300,25 @@ pld_tile_t *pld_tile_new(pld_dtype_t dt, int rank, const int64_t *shape, pld_mem
     return t;
 }
 
+pld_tile_t *pld_tile_adopt(pld_dtype_t dt, int rank, const int64_t *shape, const int64_t *valid, pld_mem_t mem,
+                           void *data)
+{
+    pld_tile_t *t = data ? pld_mem_calloc(1, sizeof *t) : NULL;
+    if (!t) {
+        pld_mem_free(data);
+        return NULL;
+    }
+    t->hdr.refs = 1;
+    t->hdr.kind = PLD_O_TILE;
+    t->dt = dt;
+    t->rank = rank;
+    t->mem = mem;
+    t->data = data;
+    memcpy(t->shape, shape, (size_t)rank * sizeof *shape);
+    memcpy(t->valid, valid, (size_t)rank * sizeof *valid);
+    return t;
+}
+
 pld_tuple_t *pld_tuple_new(int n)
 {
     pld_tuple_t *t = pld_mem_calloc(1, sizeof *t + (size_t)n * sizeof(pld_value_t));

@@ -139,6 +139,11 @@ pld_tensor_t *pld_tensor_new(pld_dtype_t dt, int rank, const int64_t *shape, int
 pld_tensor_t *pld_tensor_view(pld_buffer_t *buf, pld_dtype_t dt, int rank, const int64_t *shape, int64_t offset);
 pld_tensor_t *pld_tensor_copy_desc(const pld_tensor_t *t); /* same buffer, new descriptor */
 pld_tile_t *pld_tile_new(pld_dtype_t dt, int rank, const int64_t *shape, pld_mem_t mem);
+/* A tile over data (packed row-major over shape, allocated with pld_mem_*:
+ * a tile of the cluster's pipe, pld_cluster.h), valid extent `valid`.
+ * Takes data (freed on failure too). */
+pld_tile_t *pld_tile_adopt(pld_dtype_t dt, int rank, const int64_t *shape, const int64_t *valid, pld_mem_t mem,
+                           void *data);
 pld_tuple_t *pld_tuple_new(int n);
 pld_array_t *pld_array_new(pld_dtype_t dt, int64_t n);
 

@@ -35,3 +35,27 @@ const pld_npu_profile_t *pld_npu_profile(const char *name)
             return &profiles[i];
     return NULL;
 }
+
+const char *pld_npu_space_name(pld_npu_space_t s)
+{
+    static const char *const names[PLD_NPU_SPACES] = {
+        "Vec (UB)", "Mat (L1)", "Left (L0A)", "Right (L0B)", "Acc (L0C)", "Bias", "LeftScale", "RightScale",
+    };
+    return s >= 0 && s < PLD_NPU_SPACES ? names[s] : "?";
+}
+
+long pld_npu_space_bytes(const pld_npu_profile_t *p, pld_npu_space_t s)
+{
+    p = pld_npu_profile_or_default(p);
+    switch (s) {
+    case PLD_NPU_SPACE_VEC: return p->ub_bytes;
+    case PLD_NPU_SPACE_MAT: return p->mat_bytes;
+    case PLD_NPU_SPACE_LEFT: return p->left_bytes;
+    case PLD_NPU_SPACE_RIGHT: return p->right_bytes;
+    case PLD_NPU_SPACE_ACC: return p->acc_bytes;
+    case PLD_NPU_SPACE_BIAS: return p->bias_bytes;
+    case PLD_NPU_SPACE_LEFTSCALE:
+    case PLD_NPU_SPACE_RIGHTSCALE: return p->scale_bytes;
+    default: return 0;
+    }
+}

@@ -27,6 +27,21 @@ typedef struct pld_npu_profile {
     int bf16_atomic_add;     /* 1 when remote_store/put may AtomicType.Add on BF16 */
 } pld_npu_profile_t;
 
+/* ---- on-chip memory spaces ----
+ * The buffers of a core, in the order of the IR's memory spaces from Vec
+ * (pld_ast.h's PLD_MEM_VEC .. PLD_MEM_RIGHTSCALE): the unified buffer of an
+ * AIV core; the AIC's L1, L0A, L0B, L0C, bias table and MX scale buffers. */
+typedef enum pld_npu_space {
+    PLD_NPU_SPACE_VEC, PLD_NPU_SPACE_MAT, PLD_NPU_SPACE_LEFT, PLD_NPU_SPACE_RIGHT, PLD_NPU_SPACE_ACC,
+    PLD_NPU_SPACE_BIAS, PLD_NPU_SPACE_LEFTSCALE, PLD_NPU_SPACE_RIGHTSCALE,
+    PLD_NPU_SPACES
+} pld_npu_space_t;
+/* The name of space s in messages: "Vec (UB)", "Mat (L1)", "Left (L0A)", ... */
+const char *pld_npu_space_name(pld_npu_space_t s);
+/* The capacity of space s per core on profile p (NULL: the default), in
+ * bytes; 0 when the platform lacks the space. */
+long pld_npu_space_bytes(const pld_npu_profile_t *p, pld_npu_space_t s);
+
 /* Returns the named profile, or NULL when unknown. Static storage. */
 const pld_npu_profile_t *pld_npu_profile(const char *name);
 /* The default profile (a2a3); never NULL. */

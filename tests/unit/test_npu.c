@@ -254,11 +254,28 @@ static void test_npu_guard_page(void)
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 42);
 }
 
+/* ---- on-chip memory spaces: names and capacities per profile ---- */
+
+static void test_npu_spaces(void)
+{
+    const pld_npu_profile_t *a5 = pld_npu_profile("a5");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a5);
+    CU_ASSERT_STRING_EQUAL(pld_npu_space_name(PLD_NPU_SPACE_VEC), "Vec (UB)");
+    CU_ASSERT_STRING_EQUAL(pld_npu_space_name(PLD_NPU_SPACE_ACC), "Acc (L0C)");
+    CU_ASSERT_STRING_EQUAL(pld_npu_space_name(PLD_NPU_SPACE_RIGHTSCALE), "RightScale");
+    CU_ASSERT_EQUAL(pld_npu_space_bytes(NULL, PLD_NPU_SPACE_VEC), 192L * 1024); /* the default: a2a3 */
+    CU_ASSERT_EQUAL(pld_npu_space_bytes(a5, PLD_NPU_SPACE_VEC), 248L * 1024);
+    CU_ASSERT_EQUAL(pld_npu_space_bytes(a5, PLD_NPU_SPACE_ACC), 256L * 1024);
+    CU_ASSERT_EQUAL(pld_npu_space_bytes(a5, PLD_NPU_SPACE_LEFTSCALE), 4L * 1024);
+    CU_ASSERT_EQUAL(pld_npu_space_bytes(NULL, PLD_NPU_SPACE_LEFTSCALE), 0); /* a2a3 has no MX scale buffers */
+}
+
 static CU_TestInfo npu_tests[] = {
     {"test_npu_round_robin", test_npu_round_robin},
     {"test_npu_seeded", test_npu_seeded},
     {"test_npu_stack_bounds", test_npu_stack_bounds},
     {"test_npu_guard_page", test_npu_guard_page},
+    {"test_npu_spaces", test_npu_spaces},
     CU_TEST_INFO_NULL,
 };
 
