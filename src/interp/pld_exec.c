@@ -252,7 +252,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_PLD_ALLREDUCE: case PLD_OPID_PLD_BARRIER: case PLD_OPID_PLD_BROADCAST:
     case PLD_OPID_PLD_REDUCE_SCATTER: case PLD_OPID_PLD_ALLGATHER: case PLD_OPID_PLD_ALL_TO_ALL:
     case PLD_OPID_PLD_ALL_TO_ALL_V: case PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V:
-        return pld_coll_exec(it, f, e, out);
+        return pld_exec_coll(it, f, e, out);
     default:
         return pld_rt_error(it, f, e->span, "%s cannot be executed here", pld_op_name(e));
     }
