@@ -34,3 +34,10 @@ if(PLD_PYTHON3_STRUCT)
            COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_mpi_calls.py" "${PROJECT_SOURCE_DIR}/tools")
   set_tests_properties(mpi_calls_checked_tool PROPERTIES TIMEOUT 60 LABELS "unit;check")
 endif()
+
+#   sim_includes      nothing in src/sim_window (nor src/sim_npu) includes an
+#                     interpreter or parser header (tests/check_includes.cmake)
+add_test(NAME sim_includes
+         COMMAND ${CMAKE_COMMAND} "-DROOT=${PROJECT_SOURCE_DIR}" "-DDIRS=src/sim_window|src/sim_npu"
+                 -P "${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake")
+set_tests_properties(sim_includes PROPERTIES TIMEOUT 60 LABELS "unit;check")

@@ -3,7 +3,8 @@
  * remote regions (get/put/atomic add), notify and watched waits on signal
  * cells, the barrier between dispatches, and the hang watchdog (timeout,
  * deadlock detection through the status board, stopping every rank with a
- * report). The ops that use them are in pld_exec_dist.c and pld_coll.c. */
+ * report). The ops that use them are in pld_exec_dist.c and pld_exec_coll.c
+ * (with the protocols of src/sim_window/pld_coll.h). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 

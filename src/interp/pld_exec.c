@@ -1,6 +1,6 @@
 /* pld_exec.c - the op dispatcher: every call bound to the op table goes to
  * the file of its family (pld_exec_mem.c, pld_exec_compute.c, pld_exec_elem.c,
- * pld_exec_dist.c, pld_coll.c); scalar ops, TaskId helpers and the UB check are here. */
+ * pld_exec_dist.c, pld_exec_coll.c); scalar ops, TaskId helpers and the UB check are here. */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
