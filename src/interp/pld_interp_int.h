@@ -27,7 +27,8 @@
  *      |
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
- *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
+ *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits bound to the
+ *                            watchdog of src/sim_window/pld_wait.h
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values; pld_kern.c (numeric kernels), pld_npy.c (.npy I/O)
@@ -381,10 +382,8 @@ int pld_dist_can_batch(const pld_interp_t *it);
 /* Ends a batch (pld_win_batch_end); a failed flush becomes a runtime error at
  * e unless st already is one. Returns st or that error. */
 pld_status_t pld_dist_batch_end(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_status_t st);
-/* notify / wait on an int32 cell of a window-bound signal tensor. A wait's
- * condition: cell == expected, cell >= expected (signed, pld.system.wait) or
- * unsigned(cell) >= unsigned(expected) (pld.system.defer_wait). */
-int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected);
+/* notify / wait on an int32 cell of a window-bound signal tensor; a wait's
+ * condition is one of pld_wait.h's (PLD_CMP_EQ, PLD_CMP_GE, PLD_CMP_GE_U). */
 pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
                              int32_t v, int set);
 pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,

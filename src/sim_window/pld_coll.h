@@ -33,13 +33,11 @@
 #include "pld_npu.h"
 #include "pld_status.h"
 #include "pld_trace.h"
+#include "pld_wait.h"
 #include "pld_win.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* Conditions of a signal wait. */
-enum { PLD_CMP_EQ = 0, PLD_CMP_GE = 1, PLD_CMP_GE_U = 2 };
 
 /* The rails of a collective. */
 enum { PLD_COLL_INCORE = 0, PLD_COLL_HOST = 1, PLD_COLL_CHIP = 2 };
@@ -49,9 +47,6 @@ enum { PLD_COLL_INCORE = 0, PLD_COLL_HOST = 1, PLD_COLL_CHIP = 2 };
 
 /* Warnings, once per call site and kind (pld_coll_warn). */
 enum { PLD_COLL_W_GUARD, PLD_COLL_W_COUNTS, PLD_COLL_W_NR };
-
-/* Describes a wait into buf (n bytes) when it blocks or fails. */
-typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
 
 /* A tensor region: this rank's copy of a window view (is_dist) or a tensor in
  * local memory. Element idx is at data + sum(idx[k] * strides[k]) elements;
