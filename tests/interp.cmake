@@ -13,7 +13,7 @@
 
 if(TARGET pld_interp AND PLD_HAVE_CHECK)
   set(_pld_interp_testing_sources "")
-  foreach(_lib pld_interp pld_hw pld_cgen pld_win pld_cluster pld_npu pld_npu_profile pld_kern pld_npy)
+  foreach(_lib pld_interp pld_hw pld_cgen pld_coll pld_wait pld_win pld_cluster pld_npu pld_npu_profile pld_kern pld_npy)
     get_target_property(_srcs ${_lib} SOURCES)
     foreach(_s IN LISTS _srcs)
       if(IS_ABSOLUTE "${_s}")

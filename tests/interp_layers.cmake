@@ -7,7 +7,7 @@
 #
 #   walker    pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_crt
 #   dispatch  pld_exec
-#   ops       pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_coll pld_xcore
+#   ops       pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_exec_coll pld_xcore
 #   tasks     pld_task
 #   dist      pld_dist
 #   base      pld_rt pld_value pld_poison pld_race pld_sched
@@ -25,7 +25,7 @@ endif()
 set(layers walker dispatch ops tasks dist base)
 set(layer_walker pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_crt)
 set(layer_dispatch pld_exec)
-set(layer_ops pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_coll pld_xcore)
+set(layer_ops pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_exec_coll pld_xcore)
 set(layer_tasks pld_task)
 set(layer_dist pld_dist)
 set(layer_base pld_rt pld_value pld_poison pld_race pld_sched)

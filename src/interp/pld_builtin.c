@@ -13,7 +13,7 @@
  * CommContext of their comm domain as a scalar: args[5..7] for the CHIP
  * all_to_all_v, the seed's three unread duplicates included). The `sim`
  * backend runs the kernel with the interpreter's collective code
- * (pld_coll_run) through host_state; a compiled backend would map the
+ * (pld_exec_coll_run) through host_state; a compiled backend would map the
  * kernel name to its builtin binary. */
 #include "pld_interp_int.h"
 
@@ -170,5 +170,5 @@ pld_status_t pld_builtin_call(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
 pld_status_t pld_builtin_run_sim(pld_sim_call_t *c)
 {
     pld_value_release(&c->result);
-    return pld_coll_run(c->it, c->caller, c->builtin, c->builtin_kind, &c->result);
+    return pld_exec_coll_run(c->it, c->caller, c->builtin, c->builtin_kind, &c->result);
 }

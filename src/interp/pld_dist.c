@@ -1,26 +1,21 @@
 /* pld_dist.c - the distributed layer of the interpreter: comm-domain
  * inference for the HOST orchestrator's window buffers and their windows,
- * remote regions (get/put/atomic add), notify and watched waits on signal
- * cells, the barrier between dispatches, and the hang watchdog (timeout,
- * deadlock detection through the status board, stopping every rank with a
- * report). The ops that use them are in pld_exec_dist.c and pld_coll.c. */
+ * remote regions (get/put/atomic add), notify, and the waits on signal
+ * cells and the barrier between dispatches bound to the hang watchdog of
+ * src/sim_window/pld_wait.h (its poll loop, timeout, deadlock detection
+ * through the status board and the stop of every rank are there; here the
+ * interpreter's record of where it is, the seeded schedule, trace events, the
+ * race detector's acquire, and the one-screen report at the end). The ops that use them are in pld_exec_dist.c and pld_exec_coll.c
+ * (with the protocols of src/sim_window/pld_coll.h). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* The largest window buffer, and comm-domain window, the simulator creates. */
 #define PLD_WIN_MAX_BUF_BYTES PLD_MAX_BYTES
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ------------------------------------------------------------ inference */
 
@@ -942,97 +937,11 @@ static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
 
 /* ------------------------------------------------------------ watchdog */
 
-static void publish(pld_interp_t *it, int state, const pld_expr_t *e, int cmp, int32_t expected, int32_t found,
-                    int dom_rank, const char *what)
-{
-    pld_win_status_t s;
-    memset(&s, 0, sizeof s);
-    s.state = state;
-    if (e) {
-        s.line = (int32_t)e->span.line;
-        s.col = (int32_t)e->span.col;
-    }
-    s.cmp = cmp;
-    s.expected = expected;
-    s.found = found;
-    s.dom_rank = dom_rank;
-    if (what)
-        snprintf(s.what, sizeof s.what, "%s", what);
-    pld_win_status_set(it->win, &s);
-}
-
-
-typedef struct snapshot {
-    int64_t epoch_sum;
-    int64_t inflight, applied_sum; /* hybrid: signal messages sent - applied; applied */
-    int blocked, running, done;
-    int valid;
-    double at;
-    int64_t *seq; /* per world rank: the status seq when the picture was taken */
-    int nseq;
-} snapshot_t;
-
-static void snapshot_free(snapshot_t *s)
-{
-    pld_mem_free(s->seq);
-    memset(s, 0, sizeof *s);
-}
-
-/* How long the all-blocked picture must stay unchanged before it counts as a
- * deadlock, at the least. The real guard is the republish rule below; the time
- * only keeps a report from racing a notify that is still being flushed. */
-#define PLD_DEADLOCK_STABLE_S 0.2
-
-/* Reads every rank's status; returns 1 when every live rank is blocked and the
- * picture did not change since `prev`: no op was issued anywhere (epochs) and
- * every blocked rank has published its blocked state at least twice since
- * `prev` was taken. A rank publishes after it re-read its cell and found the
- * condition still false, so two publishes mean one full re-read that started
- * after the picture was taken: a rank whose signal arrived but that was off
- * the CPU (4 ranks on 2 cores) cannot be mistaken for a stuck one. */
-static int deadlocked(pld_interp_t *it, snapshot_t *prev)
-{
-    int P = pld_win_world_size(it->win);
-    snapshot_t cur;
-    memset(&cur, 0, sizeof cur);
-    cur.at = now_s();
-    cur.seq = pld_mem_calloc((size_t)P, sizeof *cur.seq);
-    if (!cur.seq)
-        return 0;
-    cur.nseq = P;
-    for (int r = 0; r < P; r++) {
-        pld_win_status_t s;
-        if (pld_win_status_get(it->win, r, &s) != PLD_OK) {
-            snapshot_free(&cur);
-            return 0;
-        }
-        cur.epoch_sum += s.epoch;
-        cur.inflight += s.msgs_sent - s.msgs_applied; /* hybrid: signal messages on their way */
-        cur.applied_sum += s.msgs_applied;
-        cur.seq[r] = s.state == PLD_WS_BLOCKED ? s.seq : -1;
-        if (s.state == PLD_WS_BLOCKED)
-            cur.blocked++;
-        else if (s.state == PLD_WS_RUNNING)
-            cur.running++;
-        else
-            cur.done++;
-    }
-    cur.valid = 1;
-    int same = prev->valid && prev->running == 0 && cur.running == 0 && prev->epoch_sum == cur.epoch_sum &&
-               prev->applied_sum == cur.applied_sum && cur.inflight == 0 && prev->blocked == cur.blocked &&
-               prev->nseq == P;
-    int dead = same && cur.blocked > 0 && cur.at - prev->at >= PLD_DEADLOCK_STABLE_S;
-    for (int r = 0; dead && r < P; r++)
-        if (cur.seq[r] >= 0 && (prev->seq[r] < 0 || cur.seq[r] < prev->seq[r] + 2))
-            dead = 0;
-    if (!same) {
-        snapshot_free(prev);
-        *prev = cur;
-    } else {
-        snapshot_free(&cur);
-    }
-    return dead;
-}
+/* The waits: their poll loop, the status board, deadlock detection and the
+ * timeout are the window layer's (src/sim_window/pld_wait.h); here they are
+ * bound to the interpreter: its record of where this rank is (signal
+ * handlers), the seeded schedule's held puts, errors at the wait's location,
+ * trace events, the race detector's acquire. */
 
 pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
                              int32_t v, int set)
@@ -1065,36 +974,96 @@ pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     return PLD_OK;
 }
 
-int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected)
-{
-    return cmp == PLD_CMP_EQ ? v == expected
-         : cmp == PLD_CMP_GE ? v >= expected
-                             : (uint32_t)v >= (uint32_t)expected;
-}
-
-static const char *cmp_text(int cmp)
-{
-    return cmp == PLD_CMP_EQ ? "==" : cmp == PLD_CMP_GE ? ">=" : ">= (unsigned)";
-}
-
-/* What a watched wait polls: a signal cell (pld.system.wait, defer_wait) or
- * the status board (the barrier between dispatches). */
+/* What a watched wait polls (pld_wait.h): a signal cell of domain d
+ * (pld.system.wait, defer_wait, the collectives), the transfers of a set (d
+ * their domain) or the status board (the barrier between dispatches, d NULL). */
 typedef struct watch {
-    int (*poll)(pld_interp_t *it, const struct watch *w, int32_t *found); /* 1 when satisfied */
+    pld_wait_poll_fn poll;
+    const void *pctx;
     domain_t *d;
     size_t disp;
     int cmp;
     int32_t expected;
-    pld_win_xset_t *x; /* poll_xset */
 } watch_t;
 
-/* Blocks until w is satisfied, under the hang watchdog: yields to the other
- * blocks of this rank, publishes this rank's blocked state, detects deadlocks
- * and the timeout, and stops when another rank aborted the run. The first 64
- * polls are a quiet spin: no clock, no status board, no description (a wait
- * answered by then costs nothing else). */
+/* The interpreter's side of a wait (pld_wait_hooks_t). */
+typedef struct watch_ctx {
+    pld_interp_t *it;
+    frame_t *f;
+    pld_span_t sp;
+} watch_ctx_t;
+
+static void w_blocked(void *ctx, const char *what)
+{
+    watch_ctx_t *c = ctx;
+    pld_interp_t *it = c->it;
+    pld_where_at(it, c->f, c->sp);
+    snprintf(it->where.what, sizeof it->where.what, "%.*s", (int)sizeof it->where.what - 1, what);
+    atomic_signal_fence(memory_order_seq_cst); /* `what` is whole before a handler sees waiting */
+    it->where.waiting = 1;
+}
+
+static void w_found(void *ctx, int32_t v)
+{
+    watch_ctx_t *c = ctx;
+    c->it->where.found = v;
+}
+
+static void w_resumed(void *ctx)
+{
+    watch_ctx_t *c = ctx;
+    pld_where_at(c->it, c->f, c->sp);
+}
+
+static void w_done(void *ctx)
+{
+    watch_ctx_t *c = ctx;
+    c->it->where.waiting = 0;
+}
+
+static pld_status_t w_flush(void *ctx)
+{
+    watch_ctx_t *c = ctx;
+    return pld_sched_flush(c->it, c->f, c->sp);
+}
+
+static pld_status_t w_error(void *ctx, const char *msg)
+{
+    watch_ctx_t *c = ctx;
+    return pld_rt_error(c->it, c->f, c->sp, "%s", msg);
+}
+
+static const pld_wait_hooks_t watch_hooks = {w_blocked, w_found, w_resumed, w_done, NULL, w_error};
+static const pld_wait_hooks_t watch_hooks_sched = {w_blocked, w_found, w_resumed, w_done, w_flush, w_error};
+
+/* Blocks until w is satisfied, under the hang watchdog (pld_wait_run): the
+ * status board shows the location of e (none for the barrier between
+ * dispatches), errors are located at sp. */
 static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
-                               pld_describe_fn describe, const void *dctx, int32_t *found);
+                               pld_describe_fn describe, const void *dctx, int32_t *found)
+{
+    watch_ctx_t c = {it, f, sp};
+    pld_wait_t pw;
+    memset(&pw, 0, sizeof pw);
+    pw.h = it->sched_on ? &watch_hooks_sched : &watch_hooks;
+    pw.ctx = &c;
+    pw.win = it->win;
+    pw.sched = it->sched;
+    pw.timeout_s = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    pw.line = e ? (int32_t)e->span.line : 0;
+    pw.col = e ? (int32_t)e->span.col : 0;
+    pw.dom_rank = w->d ? w->d->me : it->comm.rank;
+    pw.poll = w->poll;
+    pw.pctx = w->pctx;
+    pw.cmp = w->cmp;
+    pw.expected = w->expected;
+    pw.describe = describe;
+    pw.dctx = dctx;
+    pld_status_t st = pld_wait_run(&pw, found);
+    if (pw.hang)
+        it->hang = 1;
+    return st;
+}
 
 /* watch_loop, recorded as a WAIT (a cell) or BARRIER (between dispatches)
  * event when tracing. */
@@ -1121,7 +1090,7 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     }
     ev.cmp = w->cmp;
     ev.expected = w->expected;
-    if (!w->poll(it, w, &v))
+    if (!w->poll(w->pctx, &v))
         pld_trace_begin(it->trace, &ev); /* it blocks: the log shows where, as it happens */
     pld_status_t st = watch_loop(it, f, sp, e, w, describe, dctx, &v);
     if (st == PLD_OK && it->race && w->d)
@@ -1132,109 +1101,6 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     return st;
 }
 
-static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld_expr_t *e, const watch_t *w,
-                               pld_describe_fn describe, const void *dctx, int32_t *found)
-{
-    int32_t v = 0;
-    if (w->poll(it, w, &v)) {
-        *found = v;
-        return PLD_OK;
-    }
-    double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
-    double t0 = 0, last = 0;
-    snapshot_t snap;
-    memset(&snap, 0, sizeof snap);
-    int dom_rank = w->d ? w->d->me : it->comm.rank;
-    char what[200] = "";
-    int published = 0;
-    const char *why = NULL;
-    pld_status_t st = PLD_OK;
-    for (unsigned long polls = 1;; polls++) {
-        /* let the other blocks of this rank run first: one of them may be the
-         * one that notifies */
-        if (pld_npu_can_yield(it->sched)) {
-            pld_npu_yield(it->sched);
-            if (published)
-                pld_where_at(it, f, sp); /* the other blocks ran statements of their own */
-        }
-        if (pld_npu_cancelled(it->sched)) {
-            st = PLD_E_RUNTIME; /* another block failed and reported */
-            break;
-        }
-        if (pld_win_poll(it->win) != PLD_OK) {
-            /* an MPI call of this rank failed (one with no status of its
-             * own, e.g. read_cell's MPI_Win_sync): stop here, at the wait */
-            char msg[256];
-            pld_win_sys_error(it->win, msg, sizeof msg);
-            st = pld_rt_error(it, f, sp, "%s", msg);
-            break;
-        }
-        if (w->poll(it, w, &v))
-            break;
-        if ((polls & 63) != 0)
-            continue;
-        if (it->sched_on && (st = pld_sched_flush(it, f, sp)) != PLD_OK)
-            break; /* what the other blocks of this rank held back lands while this one waits */
-        double t = now_s();
-        if (!published) {
-            describe(dctx, what, sizeof what);
-            publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
-            published = 1;
-            t0 = last = t;
-            pld_where_at(it, f, sp);
-            snprintf(it->where.what, sizeof it->where.what, "%.*s", (int)sizeof it->where.what - 1, what);
-            atomic_signal_fence(memory_order_seq_cst); /* `what` is whole before a handler sees waiting */
-            it->where.waiting = 1;
-        }
-        it->where.found = v;
-        int reason = pld_win_status_aborted(it->win);
-        if (reason) {
-            why = reason == PLD_WA_DEADLOCK ? "deadlock: every rank is waiting and nothing is in flight"
-                : reason == PLD_WA_TIMEOUT ? "the hang watchdog's timeout expired"
-                                           : "the run was stopped because another rank failed";
-            break;
-        }
-        if (t - last >= 0.02) {
-            last = t;
-            publish(it, PLD_WS_BLOCKED, e, w->cmp, w->expected, v, dom_rank, what);
-            if (deadlocked(it, &snap)) {
-                why = "deadlock: every rank is waiting and nothing is in flight";
-                pld_win_status_abort_all(it->win, PLD_WA_DEADLOCK);
-                break;
-            }
-        }
-        if (t - t0 >= timeout) {
-            why = "the hang watchdog's timeout expired";
-            pld_win_status_abort_all(it->win, PLD_WA_TIMEOUT);
-            break;
-        }
-    }
-    snapshot_free(&snap);
-    it->where.waiting = 0;
-    *found = v;
-    if (!why) {
-        if (published)
-            publish(it, PLD_WS_RUNNING, NULL, 0, 0, 0, 0, NULL);
-        return st;
-    }
-    if (!what[0])
-        describe(dctx, what, sizeof what);
-    it->hang = 1;
-    publish(it, PLD_WS_FAILED, e, w->cmp, w->expected, v, dom_rank, what);
-    return pld_rt_error(it, f, sp, "%s: found %d, expected %s %d (%s)", what, (int)v, cmp_text(w->cmp),
-                        (int)w->expected, why);
-}
-
-static int poll_cell(pld_interp_t *it, const watch_t *w, int32_t *found)
-{
-    (void)it;
-    /* hybrid, met already: no MPI entry (an idle one yields the core) */
-    if (pld_win_peek_cell(w->d->win, w->disp, found) && pld_dist_cond_holds(w->cmp, *found, w->expected))
-        return 1;
-    *found = pld_win_read_cell(w->d->win, w->disp);
-    return pld_dist_cond_holds(w->cmp, *found, w->expected);
-}
-
 static void describe_str(const void *ctx, char *buf, size_t n)
 {
     snprintf(buf, n, "%s", (const char *)ctx);
@@ -1243,26 +1109,15 @@ static void describe_str(const void *ctx, char *buf, size_t n)
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx)
 {
-    watch_t w = {poll_cell, d, disp, cmp, expected, NULL};
+    const pld_wait_cell_t cell = {d->win, disp, cmp, expected};
+    const watch_t w = {pld_wait_poll_cell, &cell, d, disp, cmp, expected};
     return watch(it, f, e->span, e, &w, describe, ctx);
-}
-
-/* found = the transfers of w->x complete. An error of the set is the window
- * layer's sticky error, which the wait loop's next pld_win_poll reports. */
-static int poll_xset(pld_interp_t *it, const watch_t *w, int32_t *found)
-{
-    (void)it;
-    int done = 0;
-    char err[256];
-    const int r = pld_win_xset_test(w->x, &done, err, sizeof err);
-    *found = done;
-    return r == 1;
 }
 
 pld_status_t pld_dist_xset_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, pld_win_xset_t *x,
                                 pld_describe_fn describe, const void *ctx)
 {
-    watch_t w = {poll_xset, d, 0, PLD_CMP_GE, pld_win_xset_size(x), x};
+    const watch_t w = {pld_wait_poll_xset, x, d, 0, PLD_CMP_GE, pld_win_xset_size(x)};
     return watch(it, f, e->span, e, &w, describe, ctx);
 }
 
@@ -1270,20 +1125,6 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
                            int32_t expected, const char *what)
 {
     return pld_dist_wait_fn(it, f, e, d, disp, cmp, expected, describe_str, what);
-}
-
-/* The barrier between dispatches: found = how many ranks published a phase
- * >= the one in w->disp; satisfied when all of them did (expected = P). */
-static int poll_phase(pld_interp_t *it, const watch_t *w, int32_t *found)
-{
-    int P = pld_win_world_size(it->win), n = 0;
-    for (int r = 0; r < P; r++) {
-        pld_win_status_t s;
-        if (pld_win_status_get(it->win, r, &s) == PLD_OK && s.phase >= (int64_t)w->disp)
-            n++;
-    }
-    *found = n;
-    return n == P;
 }
 
 pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear)
@@ -1313,7 +1154,8 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
         char what[96];
         snprintf(what, sizeof what, "%s dispatch %d: ranks that got there", step == 0 ? "end of" : "windows cleared after",
                  done);
-        watch_t w = {poll_phase, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win), NULL};
+        const pld_wait_phase_t ph = {it->win, phase};
+        const watch_t w = {pld_wait_poll_phase, &ph, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win)};
         pld_status_t st = watch(it, f, sp, NULL, &w, describe_str, what);
         if (st != PLD_OK)
             return st;
@@ -1342,48 +1184,14 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
         return st;
     if (st != PLD_OK && !it->hang) {
         /* a failure: stop everyone who waits */
-        publish(it, PLD_WS_FAILED, NULL, 0, 0, 0, 0, "failed");
+        pld_wait_publish(it->win, PLD_WS_FAILED, 0, 0, 0, 0, 0, 0, "failed");
         pld_win_status_abort_all(it->win, PLD_WA_FAILED);
     } else if (st == PLD_OK) {
-        publish(it, PLD_WS_FINISHED, NULL, 0, 0, 0, 0, "finished");
+        pld_wait_publish(it->win, PLD_WS_FINISHED, 0, 0, 0, 0, 0, 0, "finished");
     }
-    double timeout = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
-    double t0 = now_s(), last = t0, aborted_at = -1;
-    snapshot_t snap;
-    memset(&snap, 0, sizeof snap);
+    if (pld_wait_drain(it->win, it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0))
+        it->must_abort = 1;
     int P = pld_win_world_size(it->win);
-    for (unsigned long polls = 0;; polls++) {
-        pld_win_poll(it->win);
-        if ((polls & 63) != 0)
-            continue;
-        double t = now_s();
-        if (t - last < 0.01)
-            continue;
-        last = t;
-        int live = 0;
-        for (int r = 0; r < P; r++) {
-            pld_win_status_t s;
-            if (pld_win_status_get(it->win, r, &s) == PLD_OK && (s.state == PLD_WS_RUNNING || s.state == PLD_WS_BLOCKED))
-                live++;
-        }
-        if (live == 0)
-            break;
-        if (deadlocked(it, &snap))
-            pld_win_status_abort_all(it->win, PLD_WA_DEADLOCK);
-        if (pld_win_status_aborted(it->win) && aborted_at < 0)
-            aborted_at = t;
-        if (aborted_at < 0 && t - t0 >= timeout) {
-            pld_win_status_abort_all(it->win, PLD_WA_TIMEOUT);
-            aborted_at = t;
-        }
-        if (aborted_at >= 0 && t - aborted_at > 5.0) {
-            /* a rank neither finishes nor notices the abort (busy in a loop that
-             * never waits): the job must be killed */
-            it->must_abort = 1;
-            break;
-        }
-    }
-    snapshot_free(&snap);
     int aborted = pld_win_status_aborted(it->win);
     int waits = 0;
     for (int r = 0; aborted && r < P; r++) {
@@ -1407,7 +1215,7 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
                               : s.state == PLD_WS_BLOCKED ? "blocked" : "stopped";
             if (s.line > 0)
                 pld_diag_note(&it->p->diags, dg, none, "rank %d: %s at %s:%d:%d: %s (found %d, expected %s %d)", r, state,
-                              it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, cmp_text(s.cmp),
+                              it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, pld_wait_cmp_text(s.cmp),
                               (int)s.expected);
             else
                 pld_diag_note(&it->p->diags, dg, none, "rank %d: %s", r, s.what[0] ? s.what : state);

@@ -1,6 +1,6 @@
 /* pld_exec.c - the op dispatcher: every call bound to the op table goes to
  * the file of its family (pld_exec_mem.c, pld_exec_compute.c, pld_exec_elem.c,
- * pld_exec_dist.c, pld_coll.c); scalar ops, TaskId helpers and the UB check are here. */
+ * pld_exec_dist.c, pld_exec_coll.c); scalar ops, TaskId helpers and the UB check are here. */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 
@@ -252,7 +252,7 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
     case PLD_OPID_PLD_ALLREDUCE: case PLD_OPID_PLD_BARRIER: case PLD_OPID_PLD_BROADCAST:
     case PLD_OPID_PLD_REDUCE_SCATTER: case PLD_OPID_PLD_ALLGATHER: case PLD_OPID_PLD_ALL_TO_ALL:
     case PLD_OPID_PLD_ALL_TO_ALL_V: case PLD_OPID_PLD_INDEXED_ALL_TO_ALL_V:
-        return pld_coll_exec(it, f, e, out);
+        return pld_exec_coll(it, f, e, out);
     default:
         return pld_rt_error(it, f, e->span, "%s cannot be executed here", pld_op_name(e));
     }

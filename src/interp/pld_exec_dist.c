@@ -3,7 +3,7 @@
  * notify, wait and defer_wait. Operands are checked here; the transfers,
  * signal waits (under the hang watchdog) and domains are pld_dist.c's, and
  * defer_wait registers with the running task (pld_task.c). Collectives are
- * pld_coll.c's. */
+ * pld_exec_coll.c's. */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
 

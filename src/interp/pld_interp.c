@@ -187,7 +187,7 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_mem_free(it->const_index);
     pld_mem_free(it->dyn_names);
     pld_mem_free(it->dyn_vals);
-    pld_mem_free(it->coll_buf);
+    pld_coll_bufs_fini(&it->coll_bufs);
     pld_mem_free(it);
 }
 

@@ -21,13 +21,15 @@
  *             pld_exec_gather.c   GM gather/scatter: mgather, mscatter, gatherb, scatter_update,
  *                                 paged_gather
  *             pld_exec_dist.c     pld.* window and signal ops (put/get, notify/wait, defer_wait)
- *             pld_coll.c          collectives on every rail
+ *             pld_exec_coll.c     collectives on every rail: operands bound to views and checked,
+ *                                 the protocols of src/sim_window/pld_coll.h run with the hooks
  *             pld_xcore.c         between the cores of a cluster: binds the pipe, event and syncall ops
  *                                 to the simulated cluster (pld_cluster.h), split_aiv crossings
  *      |
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
- *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits, hang watchdog
+ *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits bound to the
+ *                            watchdog of src/sim_window/pld_wait.h
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values (numeric kernels: src/sim_npu/pld_kern*.c; .npy I/O: src/base)
@@ -55,6 +57,7 @@
 #include "pld_trace.h"
 #include "pld_value_int.h"
 #include "pld_win.h"
+#include "pld_coll.h"
 
 #include <stdint.h>
 
@@ -139,11 +142,9 @@ typedef struct pld_walker {
 
 struct pld_interp {
     pld_program_t *p;
-    /* the buffers of the merged collective steps (pld_coll.c), kept across
+    /* the buffers of the merged collective steps (pld_coll.h), kept across
      * calls: fresh multi-MiB buffers cost a page fault per 4 KiB every call */
-    void *coll_buf;
-    size_t coll_buf_bytes;
-    int coll_buf_busy;             /* a block holds it (another block's collective allocates its own) */
+    pld_coll_bufs_t coll_bufs;
     pld_interp_opts_t opts;
     pld_comm_t comm;
     pld_hw_t *hw;
@@ -386,11 +387,8 @@ int pld_dist_can_batch(const pld_interp_t *it);
 /* Ends a batch (pld_win_batch_end); a failed flush becomes a runtime error at
  * e unless st already is one. Returns st or that error. */
 pld_status_t pld_dist_batch_end(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_status_t st);
-/* notify / wait on an int32 cell of a window-bound signal tensor. A wait's
- * condition: cell == expected, cell >= expected (signed, pld.system.wait) or
- * unsigned(cell) >= unsigned(expected) (pld.system.defer_wait). */
-enum { PLD_CMP_EQ = 0, PLD_CMP_GE = 1, PLD_CMP_GE_U = 2 };
-int pld_dist_cond_holds(int cmp, int32_t v, int32_t expected);
+/* notify / wait on an int32 cell of a window-bound signal tensor; a wait's
+ * condition is one of pld_wait.h's (PLD_CMP_EQ, PLD_CMP_GE, PLD_CMP_GE_U). */
 pld_status_t pld_dist_notify(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer, size_t disp,
                              int32_t v, int set);
 pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
@@ -399,7 +397,6 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
  * (Ge 1) in f") written by describe(ctx, buf, n) only when it is needed: when
  * the wait did not finish within a few polls (the status board shows it) or
  * fails. A wait answered at once formats nothing. */
-typedef void (*pld_describe_fn)(const void *ctx, char *buf, size_t n);
 pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, size_t disp, int cmp,
                               int32_t expected, pld_describe_fn describe, const void *ctx);
 /* Waits until every transfer of x (two-sided, pld_win_xset_*) is complete, as
@@ -678,12 +675,13 @@ pld_status_t pld_exec_batch_matmul(pld_interp_t *it, frame_t *f, const pld_expr_
 /* pld_exec_dist.c: the pld.* ops on windows and signals (PLD_OPID_PLD_WORLD_SIZE
  * .. PLD_OPID_PLD_DEFER_WAIT). */
 pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
-/* pld_coll.c: collectives on every rail (PLD_OPID_PLD_ALLREDUCE ..). */
-pld_status_t pld_coll_exec(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* pld_exec_coll.c: collectives on every rail (PLD_OPID_PLD_ALLREDUCE ..): the
+ * operands bound to views and checked, the protocol run by pld_coll.h. */
+pld_status_t pld_exec_coll(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* Runs collective `kind` (pld_op_coll_kind) of call e in frame f: a
  * builtin.tensor.* dispatch or a builtin kernel call whose operands the
  * checker bound like the collective's (the sim backend's builtin kernels). */
-pld_status_t pld_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int kind, pld_value_t *out);
+pld_status_t pld_exec_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int kind, pld_value_t *out);
 /* pld_call.c: the kernel-ABI description of a launch argument value (a) and
  * its kind, dtype code, rank and window flag as a plugin sees the parameter
  * (p; name and direction are the caller's). */

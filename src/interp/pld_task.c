@@ -187,7 +187,7 @@ static int poll_conditions(pld_interp_t *it)
         for (int k = 0; k < t->ncond;) {
             struct pld_defer *c = &t->conds[k];
             int32_t v = pld_win_read_cell(it->doms[c->dom].win, c->disp);
-            if (pld_dist_cond_holds(PLD_CMP_GE_U, v, c->expected)) {
+            if (pld_wait_cond_holds(PLD_CMP_GE_U, v, c->expected)) {
                 if (it->race) /* the completion acquires, for the tasks that depend on it */
                     pld_race_task_acquire(it, t->tid, &it->doms[c->dom], c->disp, PLD_CMP_GE_U, c->expected);
                 t->conds[k] = t->conds[--t->ncond];

@@ -192,7 +192,7 @@ CASES = {
         outs=lambda P: {'outs': (4, a2av_outs(P, False))}),
     # all_to_all_v pushes rows its sender never staged (only the first MAX_RECV rows are): the
     # collective's read of its input is checked, also when it puts the rows from the input in place
-    # (pld_coll.c push_src). c(s, 1) = 1 + s rows go to rank 1 from stage rows 2.. (never written)
+    # (src/sim_window/pld_coll.c push_src). c(s, 1) = 1 + s rows go to rank 1 from stage rows 2.. (never written)
     'a2av_stage_partial': dict(
         prog=os.path.join(REPO, 'programs', 'host', 'all_to_all_v.pld'), ranks=[2], inputs=['xs=arange'],
         rewrite=[('P = 4\n', 'P = 2\n'), (A2AV_STAGE, 'blk = pl.load(x, [0, 0], [MAX_RECV, COLS])')],
