@@ -281,23 +281,9 @@ pld_tensor_t *pld_tensor_copy_desc(const pld_tensor_t *src)
 
 pld_tile_t *pld_tile_new(pld_dtype_t dt, int rank, const int64_t *shape, pld_mem_t mem)
 {
-    pld_tile_t *t = pld_mem_calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
     int64_t n = numel_checked(rank, shape, dt);
-    t->data = n < 0 ? NULL : pld_mem_calloc((size_t)(n > 0 ? n : 1), (size_t)pld_dtype_bytes(dt));
-    if (!t->data) {
-        pld_mem_free(t);
-        return NULL;
-    }
-    t->hdr.refs = 1;
-    t->hdr.kind = PLD_O_TILE;
-    t->dt = dt;
-    t->rank = rank;
-    t->mem = mem;
-    memcpy(t->shape, shape, (size_t)rank * sizeof *shape);
-    memcpy(t->valid, shape, (size_t)rank * sizeof *shape);
-    return t;
+    void *data = n < 0 ? NULL : pld_mem_calloc((size_t)(n > 0 ? n : 1), (size_t)pld_dtype_bytes(dt));
+    return pld_tile_adopt(dt, rank, shape, shape, mem, data);
 }
 
 pld_tile_t *pld_tile_adopt(pld_dtype_t dt, int rank, const int64_t *shape, const int64_t *valid, pld_mem_t mem,
