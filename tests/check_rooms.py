@@ -53,6 +53,7 @@ ONLY = {('parser', 'sim_npu'): {'pld_npu_profile.h'}}
 ONLY_SYMS = {('parser', 'sim_npu'): {'pld_npu_profile'}}
 FORBIDDEN_SYSTEM = {
     'sim_npu': {'mpi.h'},
+    'debug': {'mpi.h'},  # the window layer hides MPI
     'parser': {'mpi.h'},
     'base': {'mpi.h'},
 }
