@@ -9,7 +9,9 @@ The directories of src/ are the rooms of the design card (src/README.md):
   sim_window  everything between ranks: windows, domains, transports, signals,
               waits, the watchdog, the collective protocols (no interpreter
               values, no syntax)
-  debug       the debugging machinery (races, poison, seeded schedules)
+  debug       the debugging machinery (races, poison, seeded schedules, the
+              happens-before records): windows, ranks, bytes and dtypes, no
+              interpreter values, no syntax, no MPI (the window layer's)
   parser      lexer, parser, checker, lowering (knows no MPI)
   hw_backend  the backend boundary, plugins, native, ascend, code generation
   interp      the walker: may use every room
