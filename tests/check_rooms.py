@@ -9,7 +9,9 @@ The directories of src/ are the rooms of the design card (src/README.md):
   sim_window  everything between ranks: windows, domains, transports, signals,
               waits, the watchdog, the collective protocols (no interpreter
               values, no syntax)
-  debug       the debugging machinery (races, poison, seeded schedules)
+  debug       the debugging machinery (races, poison, seeded schedules, the
+              happens-before records): windows, ranks, bytes and dtypes, no
+              interpreter values, no syntax, no MPI (the window layer's)
   parser      lexer, parser, checker, lowering (knows no MPI)
   hw_backend  the backend boundary, plugins, native, ascend, code generation
   interp      the walker: may use every room
@@ -53,6 +55,7 @@ ONLY = {('parser', 'sim_npu'): {'pld_npu_profile.h'}}
 ONLY_SYMS = {('parser', 'sim_npu'): {'pld_npu_profile'}}
 FORBIDDEN_SYSTEM = {
     'sim_npu': {'mpi.h'},
+    'debug': {'mpi.h'},  # the window layer hides MPI
     'parser': {'mpi.h'},
     'base': {'mpi.h'},
 }

@@ -13,7 +13,7 @@
 
 if(TARGET pld_interp AND PLD_HAVE_CHECK)
   set(_pld_interp_testing_sources "")
-  foreach(_lib pld_interp pld_hw pld_cgen pld_coll pld_wait pld_win pld_cluster pld_npu pld_npu_profile pld_kern pld_npy)
+  foreach(_lib pld_interp pld_debug pld_hw pld_cgen pld_coll pld_wait pld_win pld_cluster pld_npu pld_npu_profile pld_kern pld_npy)
     get_target_property(_srcs ${_lib} SOURCES)
     foreach(_s IN LISTS _srcs)
       if(IS_ABSOLUTE "${_s}")
@@ -29,6 +29,7 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
   target_include_directories(pld_interp_testing PUBLIC "${PROJECT_SOURCE_DIR}/src/interp"
                                                        "${PROJECT_SOURCE_DIR}/src/hw_backend"
                                                        "${PROJECT_SOURCE_DIR}/src/sim_window"
+                                                       "${PROJECT_SOURCE_DIR}/src/debug"
                                                        "${PROJECT_SOURCE_DIR}/src/sim_npu")
   target_include_directories(pld_interp_testing PRIVATE ${FFI_INCLUDE_DIRS})
   target_link_libraries(pld_interp_testing PUBLIC pld_check_testing MPI::MPI_C m ${FFI_LINK_LIBRARIES} ${CMAKE_DL_LIBS})

@@ -10,7 +10,7 @@
 #   ops       pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_exec_coll pld_xcore
 #   tasks     pld_task
 #   dist      pld_dist
-#   base      pld_rt pld_value pld_poison pld_race pld_sched
+#   base      pld_rt pld_value pld_poison pld_debug_hooks
 #
 # A file may reference (nm -u) symbols defined in its own layer or below,
 # never one defined above it: a lower layer calls back up only through the
@@ -28,7 +28,7 @@ set(layer_dispatch pld_exec)
 set(layer_ops pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_exec_coll pld_xcore)
 set(layer_tasks pld_task)
 set(layer_dist pld_dist)
-set(layer_base pld_rt pld_value pld_poison pld_race pld_sched)
+set(layer_base pld_rt pld_value pld_poison pld_debug_hooks)
 
 string(REPLACE "|" ";" objects "${OBJECTS}")
 

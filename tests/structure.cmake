@@ -48,8 +48,9 @@ endif()
 #                     tests/check_rooms.py checks every #include "..." of
 #                     src/ against the room table, and every symbol the
 #                     project's static libraries leave undefined against the
-#                     room that defines it (nothing in sim_npu/ or sim_window/
-#                     uses the interpreter or the parser; no MPI in sim_npu/)
+#                     room that defines it (nothing in sim_npu/, sim_window/ or
+#                     debug/ uses the interpreter or the parser; no MPI in
+#                     sim_npu/ or debug/)
 if(PLD_PYTHON3_STRUCT)
   add_test(NAME rooms
            COMMAND "${PLD_PYTHON3_STRUCT}" "${CMAKE_CURRENT_SOURCE_DIR}/check_rooms.py"

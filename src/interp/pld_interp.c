@@ -141,11 +141,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         }
         it->own_hw = 1;
     }
-    pld_status_t st = it->opts.poison ? pld_poison_open(it, err, errn) : PLD_OK;
-    if (st == PLD_OK && it->opts.check_races)
-        st = pld_race_open(it, err, errn);
-    if (st == PLD_OK && it->opts.schedule)
-        st = pld_sched_open(it);
+    pld_status_t st = pld_debug_hooks_open(it, err, errn);
     if (st != PLD_OK) {
         pld_interp_destroy(it);
         return st;
@@ -171,9 +167,7 @@ void pld_interp_destroy(pld_interp_t *it)
             pld_value_release(&it->consts[i]);
     pld_task_fini(it);
     pld_dist_fini(it);
-    pld_poison_close(it);
-    pld_race_close(it);
-    pld_sched_close(it);
+    pld_debug_hooks_close(it);
     pld_mem_free(it->wins);
     if (it->own_hw)
         pld_hw_close(it->hw);

@@ -33,13 +33,17 @@
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values (numeric kernels: src/sim_npu/pld_kern*.c; .npy I/O: src/base)
- *             pld_poison.c   --poison: shadow windows, signal classification, never-written reads
- *             pld_sched.c    --schedule-seed: seeded block order, preemption points, delayed puts
+ *             pld_poison.c   --poison hooks: the static signal classification (the AST), the
+ *                            window buffers behind tensors; the rest in src/debug
+ *             pld_debug_hooks.c  the debug library's handle (it->debug), the --check-races and
+ *                            --schedule-seed hooks: interpreter types to src/debug's neutral ones
  *
  * Below every layer, libraries of their own: the simulated device
  * (src/sim_npu: pld_npu.h the block scheduler, pld_cluster.h the cores of a
- * cluster with their pipe, events and barriers, pld_npu_profile.h), which
- * include no interpreter or parser header.
+ * cluster with their pipe, events and barriers, pld_npu_profile.h), and the
+ * debugging machinery (src/debug: pld_debug.h --poison, --check-races,
+ * --schedule-seed; pld_hb.h the happens-before records), which include no
+ * interpreter or parser header.
  *
  * Upward calls go through one table the walker hands down, it->walk
  * (pld_walker_t: eval, eval_i64, eval_ilist for operands and allocation
@@ -52,6 +56,7 @@
 #include "pld_interp.h"
 #include "pld_ast.h"
 #include "pld_cluster.h"
+#include "pld_debug.h"
 #include "pld_npu.h"
 #include "pld_hb.h"
 #include "pld_trace.h"
@@ -202,10 +207,12 @@ struct pld_interp {
     struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at their first launch */
     int ncgen_scopes;
     pld_trace_t *trace;            /* opts.trace: the event recorder, or NULL (pld_tr_*) */
-    struct pld_poison *poison;     /* --poison state (pld_poison.c), NULL when off */
-    struct pld_race *race;         /* --check-races state (pld_race.c), NULL when off */
-    struct pld_sched *schedule;    /* --schedule-seed state (pld_sched.c), NULL when off */
-    int sched_on;                  /* schedule != NULL: every hook is `if (it->sched_on)` */
+    /* the debugging machinery (src/debug, pld_debug.h): one handle, owned, NULL when no debug
+     * option is on (pld_debug_hooks.c); the switches the hooks test are derived from it */
+    pld_debug_t *debug;
+    pld_debug_t *poison;           /* it->debug when --poison is on, else NULL: `if (it->poison)` */
+    pld_debug_t *race;             /* it->debug when --check-races is on, else NULL: `if (it->race)` */
+    int sched_on;                  /* --schedule-seed is on: every hook is `if (it->sched_on)` */
 };
 
 /* Records the statement (or wait) about to run in it->where. */
@@ -405,12 +412,19 @@ pld_status_t pld_dist_wait_fn(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
 pld_status_t pld_dist_xset_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, pld_win_xset_t *x,
                                 pld_describe_fn describe, const void *ctx);
 
+/* ---- pld_debug_hooks.c (base layer): the debugging machinery's handle (src/debug, pld_debug.h) ----
+ * it->debug, NULL when no debug option is on; it->poison, it->race and it->sched_on, the switches
+ * every hook below is guarded by, are derived from it. */
+/* When opts.poison / check_races / schedule (after the backend is open; seeds it->sched for a
+ * schedule): PLD_E_USAGE (message in err) for --poison or --check-races with a backend other
+ * than sim, PLD_E_NOMEM. */
+pld_status_t pld_debug_hooks_open(pld_interp_t *it, char *err, size_t errn);
+/* Frees the handle (the windows are gone; pld_sched_finish applied what was held back). */
+void pld_debug_hooks_close(pld_interp_t *it);
+
 /* ---- pld_poison.c (base layer): --poison (never-written window bytes and created tiles read as
- * NaN / a pattern, and reported) ----
+ * NaN / a pattern, and reported; src/debug/pld_debug_poison.c) ----
  * Every hook is one `if (it->poison)` branch: nothing runs when the option is off. */
-/* The state, when opts.poison: PLD_E_USAGE (message in err) with a backend other than sim. */
-pld_status_t pld_poison_open(pld_interp_t *it, char *err, size_t errn);
-void pld_poison_close(pld_interp_t *it);
 /* Before the run (after pld_dist_plan's allocations): which window buffers
  * are signals (stay zero, count as written) and which dtype fills the others. */
 void pld_poison_classify(pld_interp_t *it, const pld_func_t *host);
@@ -421,9 +435,7 @@ pld_status_t pld_poison_create(pld_interp_t *it);
 void pld_poison_reset(pld_interp_t *it);
 void pld_poison_fini(pld_interp_t *it); /* destroys the shadow windows (before the data windows) */
 /* What the runs of one remote transfer found unwritten: count and the range of displacements. */
-typedef struct pld_poison_acc {
-    size_t n, lo, hi;
-} pld_poison_acc_t;
+typedef pld_debug_acc_t pld_poison_acc_t;
 /* One contiguous run of pld_dist_region: a put/add marks the peer's shadow, a
  * get reads it and accumulates the never-written bytes into acc. */
 pld_status_t pld_poison_run(pld_interp_t *it, domain_t *d, int peer, size_t disp, size_t bytes, int dir,
@@ -442,11 +454,9 @@ pld_status_t pld_poison_tile_created(pld_interp_t *it, const pld_expr_t *e, pld_
  * write's tile, a tmp scratch), reports never-written elements of its valid region (once per site). */
 void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t);
 
-/* ---- pld_race.c (base layer): --check-races (unordered conflicting window accesses, docs/races.md) ----
+/* ---- pld_debug_hooks.c (base layer): --check-races (unordered conflicting window accesses,
+ * docs/races.md; src/debug/pld_debug_race.c) ----
  * Every hook is one `if (it->race)` branch: nothing runs when the option is off. */
-/* The state, when opts.check_races: PLD_E_USAGE (message in err) with a backend other than sim. */
-pld_status_t pld_race_open(pld_interp_t *it, char *err, size_t errn);
-void pld_race_close(pld_interp_t *it);
 /* After the data windows exist: the access-record segments (collective, same order on every
  * member); a runtime error when a domain's members do not map each other's windows (rma). */
 pld_status_t pld_race_create(pld_interp_t *it);
@@ -488,16 +498,12 @@ void pld_race_sync(pld_interp_t *it, const frame_t *f, int how);
 void pld_race_barrier(pld_interp_t *it, int done, int after, int clear);
 /* At the end of the run: a warning when records had to be forgotten. */
 void pld_race_summary(pld_interp_t *it);
-/* ---- pld_sched.c (base layer): --schedule-seed, seeded schedules (docs/races.md "Schedules") ----
+/* ---- pld_debug_hooks.c (base layer): --schedule-seed, seeded schedules (docs/races.md "Schedules";
+ * src/debug/pld_debug_sched.c) ----
  * The block order of every grid drawn from a PRNG seeded with seed ^ rank,
  * preemption points at remote ops, and puts to peers held back and applied
  * later within the memory model. Every hook is one `if (it->sched_on)`
  * branch: nothing runs when the option is off. */
-struct pld_sched;
-/* When opts.schedule (after the backend is open): seeds it->sched and sets
- * it->schedule, it->sched_on. PLD_E_NOMEM. */
-pld_status_t pld_sched_open(pld_interp_t *it);
-void pld_sched_close(pld_interp_t *it); /* frees what is left (pld_sched_finish applies it first) */
 /* At the start of pld_interp_run, after it->step_limit is set. */
 void pld_sched_run_begin(pld_interp_t *it);
 /* A remote transfer (put, get, atomic add) at sp: a preemption point, and

@@ -1,18 +1,15 @@
-/* pld_poison.c - --poison: window bytes that were never written read as a
- * NaN (float views) or a byte pattern (integer views), and every read of
- * them is a warning, once per source site (docs/debugging.md, "--poison").
+/* pld_poison.c - the interpreter's side of --poison (src/debug,
+ * pld_debug.h: patterns, shadow windows, never-written reads, reports).
  *
- * Never-written is exact, not guessed from values: every domain window gets
- * a shadow window of the same size and members (one byte per window byte,
- * nonzero = written). Local writes mark the buffer's shadow
- * (pld_tensor_mark_written, pld_tensor_shadow_mark); a remote put or atomic
- * add puts as many 1-bytes into the peer's shadow (idempotent: no atomics),
- * flushed before the op returns, so before any notify that publishes it; a
- * get reads the peer's shadow bytes with the data and counts the zeros.
- *
- * Signals stay zero (pld_semantics.md §1.5): window buffers used as signals
- * are classified before the run from the program text (classify below) and
- * neither filled nor ever reported: their shadow is all ones.
+ * Window bytes that were never written read as a NaN (float views) or a byte
+ * pattern (integer views), and every read of them is a warning, once per
+ * source site (docs/debugging.md, "--poison"). What needs the program stays
+ * here: the static classification of the window buffers used as signals
+ * (they stay zero, pld_semantics.md §1.5, and are neither filled nor ever
+ * reported: their shadow is all ones), which walks the AST before the run;
+ * the window buffers behind tensors; which operand of an op it only writes.
+ * The rest is the library's, entered through it->debug (it->poison is
+ * it->debug when --poison is on, else NULL).
  *
  * Layer: base (called by pld_dist.c, the ops, pld_op_eval and the walker). */
 #include "pld_interp_int.h"
@@ -20,127 +17,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-#define MAX_SITES_REPORTED 4096
-
-struct pld_poison {
-    uint8_t *ones;      /* `nones` bytes of 1: what a put writes into a shadow */
-    size_t nones;
-    uint8_t *scratch;   /* a get's shadow bytes */
-    size_t nscratch;
-    const pld_expr_t **sites; /* sites already reported */
-    int nsites, capsites;
-};
-
-/* ------------------------------------------------------------ patterns */
-
-/* Fills `bytes` bytes at p with the pattern of dt: FP32 0x7FA5A5A5, FP16
- * 0x7DA5, BF16 0x7FA5, FP64 0x7FF5A5A5A5A5A5A5 (NaNs with an A5 payload), the
- * FP8 / FP4 formats 0xFF (NaN in E4M3FN, E5M2, E8M0), integers 0xA5 bytes. */
-static void fill_pattern(void *p, size_t bytes, pld_dtype_t dt)
-{
-    uint8_t pat[8];
-    size_t w;
-    uint64_t v;
-    switch (dt) {
-    case PLD_DT_FP32: v = 0x7FA5A5A5u; w = 4; break;
-    case PLD_DT_FP16: v = 0x7DA5u; w = 2; break;
-    case PLD_DT_BF16: v = 0x7FA5u; w = 2; break;
-    case PLD_DT_FP64: v = 0x7FF5A5A5A5A5A5A5ull; w = 8; break;
-    case PLD_DT_FP8E4M3FN: case PLD_DT_FP8E5M2: case PLD_DT_FP8E8M0: case PLD_DT_FP4: case PLD_DT_HF4:
-    case PLD_DT_HF8:
-        memset(p, 0xFF, bytes);
-        return;
-    default:
-        memset(p, 0xA5, bytes);
-        return;
-    }
-    for (size_t i = 0; i < w; i++)
-        pat[i] = (uint8_t)(v >> (8 * i)); /* little-endian, like the window */
-    uint8_t *q = p;
-    for (size_t i = 0; i < bytes; i++)
-        q[i] = pat[i % w];
-}
-
-static const char *pattern_text(pld_dtype_t dt)
-{
-    switch (dt) {
-    case PLD_DT_FP32: case PLD_DT_FP16: case PLD_DT_BF16: case PLD_DT_FP64: case PLD_DT_FP8E4M3FN:
-    case PLD_DT_FP8E5M2: case PLD_DT_FP8E8M0: case PLD_DT_FP4: case PLD_DT_HF4: case PLD_DT_HF8:
-        return "NaN";
-    default:
-        return "the byte pattern 0xA5";
-    }
-}
-
-/* ------------------------------------------------------------ state */
-
-pld_status_t pld_poison_open(pld_interp_t *it, char *err, size_t errn)
-{
-    if (strcmp(pld_hw_name(it->hw), "sim") != 0) {
-        snprintf(err, errn,
-                 "--poison needs --backend sim: with backend '%s' compiled kernels write the windows directly and "
-                 "their writes cannot be tracked",
-                 pld_hw_name(it->hw));
-        return PLD_E_USAGE;
-    }
-    it->poison = pld_mem_calloc(1, sizeof *it->poison);
-    if (!it->poison) {
-        snprintf(err, errn, "out of memory");
-        return PLD_E_NOMEM;
-    }
-    return PLD_OK;
-}
-
-void pld_poison_close(pld_interp_t *it)
-{
-    if (!it->poison)
-        return;
-    pld_mem_free(it->poison->ones);
-    pld_mem_free(it->poison->scratch);
-    pld_mem_free(it->poison->sites);
-    pld_mem_free(it->poison);
-    it->poison = NULL;
-}
-
-/* Grows *buf to n bytes (contents: `fill` when it grows). 0 on OOM. */
-static int grow(uint8_t **buf, size_t *cap, size_t n, int fill)
-{
-    if (n <= *cap)
-        return 1;
-    size_t c = *cap ? *cap : 256;
-    while (c < n)
-        c *= 2;
-    uint8_t *nb = pld_mem_alloc(c);
-    if (!nb)
-        return 0;
-    memset(nb, fill, c);
-    pld_mem_free(*buf);
-    *buf = nb;
-    *cap = c;
-    return 1;
-}
-
-/* 1 the first time site e asks (then it is remembered), else 0. */
-static int first_at(pld_interp_t *it, const pld_expr_t *e)
-{
-    struct pld_poison *ps = it->poison;
-    for (int i = 0; i < ps->nsites; i++)
-        if (ps->sites[i] == e)
-            return 0;
-    if (ps->nsites >= MAX_SITES_REPORTED)
-        return 0;
-    if (ps->nsites == ps->capsites) {
-        int cap = ps->capsites ? ps->capsites * 2 : 16;
-        const pld_expr_t **ns = pld_mem_realloc(ps->sites, (size_t)cap * sizeof *ns);
-        if (!ns)
-            return 1; /* report, forget */
-        ps->sites = ns;
-        ps->capsites = cap;
-    }
-    ps->sites[ps->nsites++] = e;
-    return 1;
-}
 
 /* ------------------------------------------------------------ classification */
 
@@ -397,7 +273,7 @@ static void prime(pld_interp_t *it, int d, int data, int shadow)
         if (w->dom != d || !w->buf)
             continue;
         if (data && !w->signal)
-            fill_pattern(w->buf->data, w->bytes, w->fill_dt);
+            pld_debug_poison_fill(w->buf->data, w->bytes, w->fill_dt);
         if (shadow && w->signal && w->buf->shadow)
             memset(w->buf->shadow, 1, w->bytes);
     }
@@ -414,13 +290,11 @@ pld_status_t pld_poison_create(pld_interp_t *it)
         domain_t *dm = &it->doms[d];
         if (dm->me < 0)
             continue;
-        char err[512];
-        pld_status_t st = pld_win_dom_create(it->win, dm->members, dm->n, dm->bytes ? dm->bytes : 32, &dm->shadow, err,
-                                             sizeof err);
+        char err[1024];
+        pld_status_t st = pld_debug_poison_shadow(it->win, d, dm->members, dm->n, dm->bytes, &dm->shadow, err,
+                                                  sizeof err);
         if (st != PLD_OK)
-            return pld_rt_error(it, NULL, it->entry->name_span, "--poison: cannot create the shadow window of comm "
-                                                                "domain %d: %s",
-                                d, err);
+            return pld_rt_error(it, NULL, it->entry->name_span, "%s", err);
         for (int i = 0; i < it->nwins; i++)
             if (it->wins[i].dom == d && it->wins[i].buf)
                 it->wins[i].buf->shadow = (uint8_t *)pld_win_dom_base(dm->shadow) + it->wins[i].offset;
@@ -456,82 +330,50 @@ void pld_poison_fini(pld_interp_t *it)
 pld_status_t pld_poison_run(pld_interp_t *it, domain_t *d, int peer, size_t disp, size_t bytes, int dir,
                             pld_poison_acc_t *acc, char *err, size_t errn)
 {
-    struct pld_poison *ps = it->poison;
-    if (!d->shadow || bytes == 0)
-        return PLD_OK;
-    if (dir != 0) {
-        if (!grow(&ps->ones, &ps->nones, bytes, 1)) {
-            snprintf(err, errn, "out of memory (--poison)");
-            return PLD_E_NOMEM;
-        }
-        return pld_win_put(d->shadow, peer, disp, ps->ones, bytes, err, errn);
-    }
-    if (!grow(&ps->scratch, &ps->nscratch, bytes, 0)) {
-        snprintf(err, errn, "out of memory (--poison)");
-        return PLD_E_NOMEM;
-    }
-    pld_status_t st = pld_win_get(d->shadow, peer, disp, ps->scratch, bytes, err, errn);
-    if (st != PLD_OK)
-        return st;
-    for (size_t i = 0; i < bytes; i++)
-        if (!ps->scratch[i]) {
-            if (!acc->n || disp + i < acc->lo)
-                acc->lo = disp + i;
-            if (!acc->n || disp + i > acc->hi)
-                acc->hi = disp + i;
-            acc->n++;
-        }
-    return PLD_OK;
+    return pld_debug_poison_run(it->debug, d->shadow, peer, disp, bytes, dir, acc, err, errn);
 }
 
-/* The window buffer behind buffer b, or NULL. */
-static const winbuf_t *winbuf_of(const pld_interp_t *it, const pld_buffer_t *b)
+/* The window buffer behind buffer b as the library names it: 1 and *out, or 0. */
+static int window_of(const pld_interp_t *it, const pld_buffer_t *b, pld_debug_window_t *out)
 {
     for (int i = 0; i < it->nwins; i++)
-        if (it->wins[i].buf == b)
-            return &it->wins[i];
-    return NULL;
+        if (it->wins[i].buf == b) {
+            const winbuf_t *w = &it->wins[i];
+            out->name = w->name;
+            out->offset = w->offset;
+            out->bytes = w->bytes;
+            out->synth = w->synth;
+            return 1;
+        }
+    return 0;
 }
 
-static void report(pld_interp_t *it, const pld_expr_t *e, const winbuf_t *w, int owner, pld_dtype_t dt,
-                   const pld_poison_acc_t *acc)
+static pld_debug_at_t at_of(const pld_expr_t *e)
 {
-    if (!first_at(it, e))
-        return;
-    pld_diag_add(&it->p->diags, PLD_SEV_WARNING, e->span,
-                 "%s reads %zu never-written byte%s of window '%s' on rank %d (bytes %zu..%zu of %zu): they read as "
-                 "%s under --poison",
-                 pld_op_name(e), acc->n, acc->n == 1 ? "" : "s", w->synth ? "the allreduce signal" : w->name, owner,
-                 acc->lo, acc->hi, w->bytes, pattern_text(dt));
+    pld_debug_at_t at = {e, e->span, e->op};
+    return at;
 }
 
 void pld_poison_report_remote(pld_interp_t *it, const pld_expr_t *e, const domain_t *d, int peer,
                               const pld_tensor_t *t, const pld_poison_acc_t *acc)
 {
-    const winbuf_t *w = winbuf_of(it, t->buf);
-    if (!acc->n || !w)
+    pld_debug_window_t w;
+    if (!window_of(it, t->buf, &w) || !acc->n)
         return;
-    pld_poison_acc_t rel = {acc->n, acc->lo - w->offset, acc->hi - w->offset};
-    report(it, e, w, d->members[peer], t->dt, &rel);
+    pld_poison_acc_t rel = {acc->n, acc->lo - w.offset, acc->hi - w.offset};
+    pld_debug_at_t at = at_of(e);
+    pld_debug_poison_report(it->debug, &at, &w, d->members[peer], t->dt, &rel);
 }
 
 typedef struct scan {
     const uint8_t *shadow;
-    pld_poison_acc_t acc;
+    pld_debug_acc_t acc;
 } scan_t;
 
 static void scan_run(void *ctx, int64_t at, int64_t bytes)
 {
     scan_t *s = ctx;
-    for (int64_t i = 0; i < bytes; i++)
-        if (!s->shadow[at + i]) {
-            size_t b = (size_t)(at + i);
-            if (!s->acc.n || b < s->acc.lo)
-                s->acc.lo = b;
-            if (!s->acc.n || b > s->acc.hi)
-                s->acc.hi = b;
-            s->acc.n++;
-        }
+    pld_debug_poison_scan(&s->acc, s->shadow, at, bytes);
 }
 
 void pld_poison_check_local(pld_interp_t *it, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
@@ -541,9 +383,11 @@ void pld_poison_check_local(pld_interp_t *it, const pld_expr_t *e, const pld_ten
         return;
     scan_t s = {t->buf->shadow, {0, 0, 0}};
     pld_tensor_box_runs(t, off, ext, scan_run, &s);
-    const winbuf_t *w = winbuf_of(it, t->buf);
-    if (s.acc.n && w)
-        report(it, e, w, it->comm.rank, t->dt, &s.acc);
+    pld_debug_window_t w;
+    if (s.acc.n && window_of(it, t->buf, &w)) {
+        pld_debug_at_t at = at_of(e);
+        pld_debug_poison_report(it->debug, &at, &w, it->comm.rank, t->dt, &s.acc);
+    }
 }
 
 /* ------------------------------------------------------------ tiles */
@@ -554,11 +398,9 @@ pld_status_t pld_poison_tile_created(pld_interp_t *it, const pld_expr_t *e, pld_
     int64_t n = 1;
     for (int d = 0; d < t->rank; d++)
         n *= t->shape[d];
-    t->unw = pld_mem_alloc((size_t)(n > 0 ? n : 1));
-    if (!t->unw)
-        return PLD_E_NOMEM;
-    memset(t->unw, 1, (size_t)(n > 0 ? n : 1));
-    fill_pattern(t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt), t->dt);
+    pld_status_t st = pld_debug_poison_tile_new(t->data, n, t->dt, &t->unw);
+    if (st != PLD_OK)
+        return st;
     t->born = e->span;
     return PLD_OK;
 }
@@ -583,43 +425,8 @@ void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pl
 {
     if (!t->unw || write_only(e, i))
         return;
-    /* the valid region, row-major */
-    int64_t idx[PLD_MAX_RANK] = {0};
-    size_t n = 0, lo = 0, hi = 0;
-    const size_t w = (size_t)pld_dtype_bytes(t->dt);
-    for (int d = 0; d < t->rank; d++)
-        if (t->valid[d] <= 0)
-            return;
-    for (;;) {
-        int64_t flat = 0;
-        for (int d = 0; d < t->rank; d++)
-            flat = flat * t->shape[d] + idx[d];
-        if (t->unw[flat]) {
-            if (!n)
-                lo = (size_t)flat * w;
-            hi = (size_t)flat * w + w - 1;
-            n += w;
-        }
-        int d = t->rank - 1;
-        while (d >= 0 && ++idx[d] == t->valid[d]) {
-            idx[d] = 0;
-            d--;
-        }
-        if (d < 0)
-            break;
-    }
-    if (!n || !first_at(it, e))
-        return;
-    int64_t total = 1;
-    for (int d = 0; d < t->rank; d++)
-        total *= t->shape[d];
     const pld_expr_t *a = pld_op_arg(e, i);
-    char name[96] = "";
-    if (a && a->kind == PLD_EX_NAME)
-        snprintf(name, sizeof name, " '%s'", a->u.name);
-    pld_diag_add(&it->p->diags, PLD_SEV_WARNING, e->span,
-                 "%s reads %zu never-written byte%s of tile%s (created by pl.tile.create at %d:%d) on rank %d "
-                 "(bytes %zu..%zu of %lld): they read as %s under --poison",
-                 pld_op_name(e), n, n == 1 ? "" : "s", name, (int)t->born.line, (int)t->born.col, it->comm.rank, lo,
-                 hi, (long long)(total * (int64_t)w), pattern_text(t->dt));
+    pld_debug_at_t at = at_of(e);
+    pld_debug_poison_tile_read(it->debug, &at, a && a->kind == PLD_EX_NAME ? a->u.name : NULL, t->rank, t->shape,
+                               t->valid, t->unw, t->dt, t->born);
 }
