@@ -837,101 +837,75 @@ pld_status_t pld_dist_region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     return pld_dist_batch_end(it, f, e, region(it, f, e, d, peer, t, off, ext, packed, dir));
 }
 
+/* The region's hooks into the checking modes and the seeded schedule. */
+typedef struct {
+    pld_interp_t *it;
+    frame_t *f;
+    const pld_expr_t *e;
+    domain_t *d;
+    pld_dtype_t dt;
+    pld_poison_acc_t unwritten;
+} region_ctx_t;
+
+static pld_status_t region_xfer(void *ctx, int peer, size_t disp, void *buf, size_t bytes, size_t count, int dir,
+                                char *err, size_t errn)
+{
+    region_ctx_t *c = ctx;
+    return dir == 0 ? pld_sched_win_get(c->it, c->d, peer, disp, buf, bytes, err, errn)
+         : dir == 1 ? pld_sched_win_put(c->it, c->d, peer, disp, buf, bytes, err, errn)
+                    : pld_sched_win_add(c->it, c->d, peer, disp, buf, c->dt, count, err, errn);
+}
+
+static pld_status_t region_moved(void *ctx, int peer, size_t disp, size_t bytes, int dir, char *err, size_t errn)
+{
+    region_ctx_t *c = ctx;
+    pld_status_t st = PLD_OK;
+    if (c->it->poison)
+        st = pld_poison_run(c->it, c->d, peer, disp, bytes, dir, &c->unwritten, err, errn);
+    if (st == PLD_OK && c->it->race)
+        pld_race_remote(c->it, c->f, c->e, c->d, peer, disp, bytes, dir);
+    return st;
+}
+
+/* The box [off, off + ext) of t moves as the window layer's region
+ * (pld_win_region); the interpreter adds the schedule point, the trace
+ * event, the checking modes' hooks and the located errors. */
 static pld_status_t region(pld_interp_t *it, frame_t *f, const pld_expr_t *e, domain_t *d, int peer,
                            const pld_tensor_t *t, const int64_t *off, const int64_t *ext, void *packed, int dir)
 {
-    int r = t->rank, esz = pld_dtype_bytes(t->dt);
     char err[512];
-    size_t wbytes = pld_win_dom_bytes(d->win);
     if (it->sched_on && pld_sched_point(it, f, e->span) != PLD_OK)
         return PLD_E_RUNTIME;
-    for (int k = 0; k < r; k++) {
-        if (ext[k] <= 0)
-            return PLD_OK;
-        if (off[k] < 0 || ext[k] > t->shape[k] - off[k]) {
-            return pld_rt_error(it, f, e->span, "%s: region offset %lld + extent %lld is outside dimension %d (size %lld)",
-                                pld_op_name(e), (long long)off[k], (long long)ext[k], k, (long long)t->shape[k]);
-        }
-    }
-    /* contiguous runs: merge trailing dims that are full and packed */
-    int inner = r - 1;
-    int64_t run = r ? ext[r - 1] : 1;
-    int contiguous_inner = r == 0 || t->strides[r - 1] == 1;
-    while (contiguous_inner && inner > 0 && ext[inner] == t->shape[inner] &&
-           t->strides[inner - 1] == t->strides[inner] * t->shape[inner]) {
-        inner--;
-        run *= ext[inner];
-    }
-    int64_t idx[PLD_MAX_RANK];
-    memcpy(idx, off, (size_t)r * sizeof *idx);
-    char *p = packed;
+    region_ctx_t c = {it, f, e, d, t->dt, {0, 0, 0}};
+    pld_win_region_hooks_t hooks = {&c, it->sched_on ? region_xfer : NULL,
+                                    it->poison || it->race ? region_moved : NULL};
+    pld_win_view_t v = {t->rank, t->dt, t->shape, t->strides,
+                        (size_t)((char *)t->buf->data + t->offset * pld_dtype_bytes(t->dt) -
+                                 (char *)pld_win_dom_base(d->win))};
     pld_ev_t ev;
-    if (it->trace) {
+    if (it->trace)
         pld_tr_init(f, e->span, &ev, dir == 0 ? PLD_EV_GET : dir == 1 ? PLD_EV_PUT : PLD_EV_ADD, pld_op_name(e));
+    uint64_t moved = 0;
+    int why = PLD_WR_XFER;
+    pld_status_t st = pld_win_region(d->win, peer, &v, off, ext, packed, dir,
+                                     hooks.xfer || hooks.moved ? &hooks : NULL, &moved, &why, err, sizeof err);
+    it->stats.bytes_moved += moved;
+    if (st != PLD_OK)
+        return why == PLD_WR_BOUNDS ? pld_rt_error(it, f, e->span, "%s %s", pld_op_name(e), err)
+                                    : pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
+    if (!moved)
+        return PLD_OK; /* an empty box: nothing moved, nothing to report */
+    if (it->trace) {
         ev.peer = peer;
         ev.peer_world = pld_win_dom_world_rank(d->win, peer);
         ev.dom = (int32_t)(d - it->doms);
         ev.obj = t->winbuf >= 0 ? it->wins[t->winbuf].name : NULL;
-        ev.offset = (int64_t)(r ? pld_dist_disp(d, t, idx)
-                                : (size_t)((char *)t->buf->data + t->offset * esz - (char *)pld_win_dom_base(d->win)));
-    }
-    pld_poison_acc_t unwritten = {0, 0, 0};
-    for (;;) {
-        if (contiguous_inner) {
-            size_t disp = r ? pld_dist_disp(d, t, idx) : (size_t)((char *)t->buf->data + t->offset * esz -
-                                                                 (char *)pld_win_dom_base(d->win));
-            size_t bytes = (size_t)run * (size_t)esz;
-            if (disp + bytes > wbytes)
-                return pld_rt_error(it, f, e->span, "%s out of the window's bounds (offset %zu + %zu bytes > window %zu)",
-                                    pld_op_name(e), disp, bytes, wbytes);
-            pld_status_t st = dir == 0 ? pld_sched_win_get(it, d, peer, disp, p, bytes, err, sizeof err)
-                            : dir == 1 ? pld_sched_win_put(it, d, peer, disp, p, bytes, err, sizeof err)
-                                       : pld_sched_win_add(it, d, peer, disp, p, t->dt, (size_t)run, err, sizeof err);
-            if (st == PLD_OK && it->poison)
-                st = pld_poison_run(it, d, peer, disp, bytes, dir, &unwritten, err, sizeof err);
-            if (st == PLD_OK && it->race)
-                pld_race_remote(it, f, e, d, peer, disp, bytes, dir);
-            if (st != PLD_OK)
-                return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
-            p += bytes;
-        } else {
-            /* strided innermost dim: element by element */
-            for (int64_t j = 0; j < ext[r - 1]; j++) {
-                int64_t save = idx[r - 1];
-                idx[r - 1] = off[r - 1] + j;
-                size_t disp = pld_dist_disp(d, t, idx);
-                idx[r - 1] = save;
-                pld_status_t st = dir == 0 ? pld_sched_win_get(it, d, peer, disp, p, (size_t)esz, err, sizeof err)
-                                : dir == 1 ? pld_sched_win_put(it, d, peer, disp, p, (size_t)esz, err, sizeof err)
-                                           : pld_sched_win_add(it, d, peer, disp, p, t->dt, 1, err, sizeof err);
-                if (st == PLD_OK && it->poison)
-                    st = pld_poison_run(it, d, peer, disp, (size_t)esz, dir, &unwritten, err, sizeof err);
-                if (st == PLD_OK && it->race)
-                    pld_race_remote(it, f, e, d, peer, disp, (size_t)esz, dir);
-                if (st != PLD_OK)
-                    return pld_rt_error(it, f, e->span, "%s: %s", pld_op_name(e), err);
-                p += esz;
-            }
-        }
-        it->stats.bytes_moved += (uint64_t)(contiguous_inner ? run : ext[r - 1]) * (uint64_t)esz;
-        /* next run: odometer over dims [0, inner) (or [0, r-1) when strided) */
-        int top = contiguous_inner ? inner : r - 1;
-        int k = top - 1;
-        while (k >= 0) {
-            if (++idx[k] < off[k] + ext[k])
-                break;
-            idx[k] = off[k];
-            k--;
-        }
-        if (k < 0)
-            break;
-    }
-    if (it->trace) {
-        ev.bytes = (int64_t)(p - (char *)packed);
+        ev.offset = (int64_t)(t->rank ? pld_dist_disp(d, t, off) : v.disp0);
+        ev.bytes = (int64_t)moved;
         pld_trace_end(it->trace, &ev);
     }
     if (it->poison)
-        pld_poison_report_remote(it, e, d, peer, t, &unwritten);
+        pld_poison_report_remote(it, e, d, peer, t, &c.unwritten);
     return PLD_OK;
 }
 

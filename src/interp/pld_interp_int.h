@@ -28,8 +28,8 @@
  *      |
  *   tasks     pld_task.c     TaskIds, deferred completion (defer_wait), deps gating, queued scopes
  *      |
- *   dist      pld_dist.c     comm domains and windows, remote regions, signal waits bound to the
- *                            watchdog of src/sim_window/pld_wait.h
+ *   dist      pld_dist.c     comm domains and windows, remote regions bound to pld_win_region,
+ *                            signal waits bound to the watchdog of src/sim_window/pld_wait.h
  *      |
  *   base      pld_rt.c       runtime errors, dynamic dims, static dtypes, op arguments
  *             pld_value.c    values (numeric kernels: src/sim_npu/pld_kern*.c; .npy I/O: src/base)

@@ -365,4 +365,43 @@ enum { PLD_WA_NONE = 0, PLD_WA_FAILED = 1, PLD_WA_DEADLOCK = 2, PLD_WA_TIMEOUT =
 /* 1 when this rank's abort flag is set (MPI_Win_sync + atomic load). */
 int pld_win_status_aborted(pld_win_sys_t *sys); /* returns the reason, 0 when not aborted */
 
+/* ---- regions: a strided box of a tensor in the window ----
+ * A tensor inside a domain's window, as every member sees it: the byte
+ * offset of its element (0, ..., 0) in the window and its element strides
+ * (the same offsets address every member's copy). */
+typedef struct pld_win_view {
+    int rank;                /* dims, at most 8 (rank 0: one element at disp0) */
+    pld_dtype_t dt;
+    const int64_t *shape;    /* elements */
+    const int64_t *strides;  /* elements */
+    size_t disp0;            /* bytes from the window's base */
+} pld_win_view_t;
+
+/* What the caller adds to each transfer of a region (all optional). */
+typedef struct pld_win_region_hooks {
+    void *ctx;
+    /* moves one run instead of pld_win_get / put / add (dir 0 / 1 / 2;
+     * count elements, bytes = count * element size) */
+    pld_status_t (*xfer)(void *ctx, int peer, size_t disp, void *buf, size_t bytes, size_t count, int dir, char *err,
+                         size_t errn);
+    /* after a run moved (the checking modes read their records here) */
+    pld_status_t (*moved)(void *ctx, int peer, size_t disp, size_t bytes, int dir, char *err, size_t errn);
+} pld_win_region_hooks_t;
+
+/* Why pld_win_region failed (*why): the transfer (err is the transport's
+ * text), the box is outside a dimension of the tensor, or a run is outside
+ * the window ("out of the window's bounds (...)"). */
+enum { PLD_WR_XFER = 0, PLD_WR_DIM = 1, PLD_WR_BOUNDS = 2 };
+
+/* Moves the box [off, off + ext) of view v between this rank's packed
+ * buffer (row-major, the box's elements) and member peer's window: dir 0
+ * gets into packed, 1 puts from it, 2 adds it element-wise (pld_win_add).
+ * The box goes as its contiguous runs (trailing full, packed dims merged;
+ * a strided innermost dim element by element). An empty box moves
+ * nothing. *moved: the bytes moved. On failure err holds the reason and
+ * *why its kind (PLD_WR_*). */
+pld_status_t pld_win_region(pld_win_dom_t *d, int peer, const pld_win_view_t *v, const int64_t *off,
+                            const int64_t *ext, void *packed, int dir, const pld_win_region_hooks_t *h,
+                            uint64_t *moved, int *why, char *err, size_t errn);
+
 #endif
