@@ -183,6 +183,67 @@ static void test_win_put_get_roundtrip(void)
     pld_win_dom_destroy(d);
 }
 
+/* pld_win_region: a strided box of an [4, 6] INT32 tensor (row stride 8,
+ * i.e. a view with padding) at byte 32 of the window: put to the next rank
+ * as runs, read back there from the window, got back whole; a transposed
+ * view (element by element); the failures' kinds and an empty box. */
+static int32_t region_xfer_calls;
+static pld_status_t region_count(void *ctx, int peer, size_t disp, size_t bytes, int dir, char *err, size_t errn)
+{
+    (void)ctx, (void)peer, (void)disp, (void)bytes, (void)dir, (void)err, (void)errn;
+    region_xfer_calls++;
+    return PLD_OK;
+}
+
+static void test_win_region(void)
+{
+    pld_win_dom_t *d = world_dom(256);
+    const int next = (g_rank + 1) % g_size, prev = (g_rank + g_size - 1) % g_size;
+    const int64_t shape[2] = {4, 6}, strides[2] = {8, 1}, off[2] = {1, 2}, ext[2] = {2, 3};
+    pld_win_view_t v = {2, PLD_DT_INT32, shape, strides, 32};
+    int32_t box[6], back[6];
+    for (int i = 0; i < 6; i++)
+        box[i] = 100 * g_rank + i;
+    uint64_t moved = 0;
+    int why = -1;
+    pld_win_region_hooks_t h = {NULL, NULL, region_count};
+    region_xfer_calls = 0;
+    CHECK_OK(pld_win_region(d, next, &v, off, ext, box, 1, &h, &moved, &why, E, sizeof E));
+    CHECK(moved == 24);
+    CHECK(region_xfer_calls == 2); /* two rows of 3: two runs */
+    barrier();
+    pld_win_read_cell(d, 0); /* acquire */
+    const int32_t *w = (const int32_t *)((const char *)pld_win_dom_base(d) + 32);
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 3; c++)
+            CHECK(w[(1 + r) * 8 + 2 + c] == 100 * prev + r * 3 + c);
+    memset(back, 0, sizeof back);
+    CHECK_OK(pld_win_region(d, next, &v, off, ext, back, 0, NULL, &moved, &why, E, sizeof E));
+    CHECK(memcmp(back, box, sizeof box) == 0);
+    /* transposed: strides {1, 8}, shape {6, 4}: the innermost dim strided */
+    const int64_t tshape[2] = {6, 4}, tstrides[2] = {1, 8}, toff[2] = {2, 1}, text[2] = {3, 2};
+    pld_win_view_t t = {2, PLD_DT_INT32, tshape, tstrides, 32};
+    region_xfer_calls = 0;
+    CHECK_OK(pld_win_region(d, next, &t, toff, text, back, 0, &h, &moved, &why, E, sizeof E));
+    CHECK(moved == 24 && region_xfer_calls == 6);
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 2; r++)
+            CHECK(back[c * 2 + r] == box[r * 3 + c]);
+    /* failures: outside a dimension, outside the window; an empty box */
+    const int64_t bad_off[2] = {3, 2};
+    CHECK(pld_win_region(d, next, &v, bad_off, ext, box, 1, NULL, &moved, &why, E, sizeof E) != PLD_OK);
+    CHECK(why == PLD_WR_DIM && moved == 0 && strstr(E, "outside dimension 0 (size 4)") != NULL);
+    pld_win_view_t far = v;
+    far.disp0 = 200;
+    CHECK(pld_win_region(d, next, &far, off, ext, box, 1, NULL, &moved, &why, E, sizeof E) != PLD_OK);
+    CHECK(why == PLD_WR_BOUNDS && strstr(E, "out of the window's bounds") != NULL);
+    const int64_t none[2] = {0, 3};
+    CHECK_OK(pld_win_region(d, next, &v, off, none, box, 1, NULL, &moved, &why, E, sizeof E));
+    CHECK(moved == 0);
+    barrier();
+    pld_win_dom_destroy(d);
+}
+
 /* Transfers above the chunk size are split (chunk lowered to 1000 bytes), and
  * the counters show how: rma flushes once per op, shm/local never. */
 static void test_win_chunked_and_counters(void)
@@ -1204,6 +1265,7 @@ int main(int argc, char **argv)
     static const test_t tests[] = {
         {"test_win_layout", test_win_layout},
         {"test_win_put_get_roundtrip", test_win_put_get_roundtrip},
+        {"test_win_region", test_win_region},
         {"test_win_chunked_and_counters", test_win_chunked_and_counters},
         {"test_win_add_exact", test_win_add_exact},
         {"test_win_notify_mixed", test_win_notify_mixed},
