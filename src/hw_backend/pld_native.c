@@ -10,19 +10,26 @@
  * collective code (run_builtin).
  *
  * Cache: <dir>/k-<key>.so with key = FNV-1a 64 of the source (pld_crt.h
- * included), the compiler's --version line and the flags; dir is
- * --backend-options cache=DIR, else $XDG_CACHE_HOME/pldrun, else
- * $HOME/.cache/pldrun. A kernel is compiled to a temporary file and renamed
- * into place, so ranks of one node share the cache safely. */
+ * included), the compiler's identity (real path, size, mtime, --version line)
+ * and every flag of the command line; dir is --backend-options cache=DIR, else
+ * $XDG_CACHE_HOME/pldrun, else $HOME/.cache/pldrun, else /tmp/pldrun-cache-UID,
+ * and must be owned by the user and writable by nobody else (a writer of the
+ * cache could run code in pldrun). A kernel is compiled to temporary files
+ * (removed on failure) and renamed into place, so ranks of one node share the
+ * cache safely. The flags a compiler accepts are probed once per compiler
+ * identity and remembered in the cache (cc-<id>.flags). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "pld_backend.h"
 #include "pld_crt.h"
 #include "pld_hw.h"
 #include "pld_mem.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +38,13 @@
 #include <unistd.h>
 
 /* -ffp-contract=off and no fast-math: every operation rounds as the source
- * states (docs/native.md). Vectorising element-wise loops and dropping errno
- * from sqrt change no result. */
-#define NATIVE_FLAGS "-std=c11 -O2 -fPIC -shared -ffp-contract=off -fno-fast-math -fvect-cost-model=dynamic " \
-                     "-fno-math-errno -w"
+ * states (docs/native.md). Dropping errno from sqrt changes no result. Every
+ * C11 compiler must take the base flags; the optional ones are used only when
+ * the compiler accepts them (probed: a compile with -Werror of a small file). */
+#define NATIVE_FLAGS "-std=c11 -O2 -fPIC -shared -ffp-contract=off -fno-fast-math -fno-math-errno -w"
+/* optional: vectorising element-wise loops (GCC; clang's vectoriser has no such knob) */
+static const char *const native_opt_flags[] = {"-fvect-cost-model=dynamic"};
+#define NATIVE_NOPT (sizeof native_opt_flags / sizeof native_opt_flags[0])
 
 typedef int (*ckernel_fn)(const pc_rt *rt, void *bk, int64_t *args);
 
@@ -51,7 +61,10 @@ struct pld_be {
     const pld_be_host_t *host;
     char cache[1024];
     char cc[256];
+    char dump[1024];                 /* dump=DIR: each kernel's generated C, named by kernel */
     char ccver[256];
+    char ccid[PATH_MAX + 512];               /* real path, size, mtime and version line of the compiler */
+    char flags[512];                 /* the flags used: NATIVE_FLAGS and the optional ones accepted */
     int have_ver;
     int rank, local_rank;
     pld_be_coll_t coll;               /* the ranks' barrier: one compile per node */
@@ -92,6 +105,28 @@ static int mkdirs(const char *path)
     return mkdir(b, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* a directory pldrun loads code from: owned by this user, writable by nobody
+ * else (whoever can write it can make pldrun run their code) */
+static int check_private_dir(pld_be_t *be, const char *dir, const char *what)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return seterr(be, PLD_BE_E_INVAL, "native: %s %s: %s", what, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return seterr(be, PLD_BE_E_INVAL, "native: %s %s is not a directory", what, dir);
+    if (st.st_uid != geteuid())
+        return seterr(be, PLD_BE_E_INVAL,
+                      "native: refusing %s %s: it is owned by uid %ld, not by this user (uid %ld); "
+                      "name a directory of your own with --backend-options cache=DIR",
+                      what, dir, (long)st.st_uid, (long)geteuid());
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return seterr(be, PLD_BE_E_INVAL,
+                      "native: refusing %s %s: it is writable by %s (mode %03o), and whoever writes it can run "
+                      "code in pldrun; chmod go-w it or name another with --backend-options cache=DIR",
+                      what, dir, st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 0777));
+    return PLD_BE_OK;
+}
+
 static int parse_options(pld_be_t *be, const char *opts)
 {
     const char *p = opts ? opts : "";
@@ -109,12 +144,14 @@ static int parse_options(pld_be_t *be, const char *opts)
             dst = be->cache, cap = sizeof be->cache, skip = 6;
         else if (strncmp(kv, "cc=", 3) == 0 && kv[3])
             dst = be->cc, cap = sizeof be->cc, skip = 3;
+        else if (strncmp(kv, "dump=", 5) == 0 && kv[5])
+            dst = be->dump, cap = sizeof be->dump, skip = 5;
         if (dst) {
             if (n - skip >= cap)
                 return seterr(be, PLD_BE_E_INVAL, "native: the value of option '%.10s' is too long", kv);
             memcpy(dst, kv + skip, n - skip + 1);
         } else if (n)
-            return seterr(be, PLD_BE_E_INVAL, "native: unknown option '%s' (known: cache=DIR, cc=COMPILER)", kv);
+            return seterr(be, PLD_BE_E_INVAL, "native: unknown option '%s' (known: cache=DIR, cc=COMPILER, dump=DIR)", kv);
         p += n;
         if (*p == ',')
             p++;
@@ -162,6 +199,12 @@ static int native_open(const pld_be_init_t *init, pld_be_t **out)
     }
     if (mkdirs(be->cache) != 0)
         return seterr(be, PLD_BE_E_INVAL, "native: cannot create the kernel cache directory %s: %s", be->cache,
+                      strerror(errno));
+    rc = check_private_dir(be, be->cache, "the kernel cache directory");
+    if (rc != PLD_BE_OK)
+        return rc;
+    if (be->dump[0] && mkdirs(be->dump) != 0)
+        return seterr(be, PLD_BE_E_INVAL, "native: cannot create the dump directory %s: %s", be->dump,
                       strerror(errno));
     return PLD_BE_OK;
 }
@@ -218,6 +261,66 @@ static void slurp(const char *path, char *buf, size_t max)
         buf[--n] = '\0';
 }
 
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int write_file(const char *path, const char *text);
+
+/* the file execvp would run for cc (PATH searched when it has no '/'), as a real path */
+static int resolve_cc(const char *cc, char *out, size_t n)
+{
+    char cand[PATH_MAX + 256];
+    if (strchr(cc, '/'))
+        return realpath(cc, out) && strlen(out) < n ? 0 : -1;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
+        size_t len = strchr(p, ':') ? (size_t)(strchr(p, ':') - p) : strlen(p);
+        if (len == 0)
+            snprintf(cand, sizeof cand, "./%s", cc);
+        else
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)len, p, cc);
+        if (access(cand, X_OK) == 0) {
+            char rp[PATH_MAX];
+            if (realpath(cand, rp) && strlen(rp) < n) {
+                snprintf(out, n, "%s", rp);
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+/* 1 when cc compiles a small file with `flag` and -Werror (an ignored flag warns) */
+static int probe_flag(pld_be_t *be, const char *flag)
+{
+    char c[1200], o[1200], log[1200];
+    snprintf(c, sizeof c, "%s/cc-probe.%ld.%d.c", be->cache, (long)getpid(), be->rank);
+    snprintf(o, sizeof o, "%s/cc-probe.%ld.%d.so", be->cache, (long)getpid(), be->rank);
+    snprintf(log, sizeof log, "%s/cc-probe.%ld.%d.log", be->cache, (long)getpid(), be->rank);
+    if (write_file(c, "int pld_probe(int x) { return x + 1; }\n") != 0) {
+        unlink(c);
+        return 0;
+    }
+    char f[128], werror[] = "-Werror", shared[] = "-shared", fpic[] = "-fPIC", dash_o[] = "-o";
+    snprintf(f, sizeof f, "%s", flag);
+    char *argv[] = {be->cc, werror, fpic, shared, f, dash_o, o, c, NULL};
+    int st = run(argv, log);
+    unlink(c);
+    unlink(o);
+    unlink(log);
+    return st == 0;
+}
+
+/* the compiler's identity (be->ccid) and the flags it takes (be->flags): probed
+ * once per identity, the answer kept in <cache>/cc-<id>.flags */
 static int compiler_version(pld_be_t *be)
 {
     if (be->have_ver)
@@ -239,17 +342,35 @@ static int compiler_version(pld_be_t *be)
     if (nl)
         *nl = '\0';
     snprintf(be->ccver, sizeof be->ccver, "%.*s", (int)sizeof be->ccver - 1, out);
+    char real[PATH_MAX];
+    struct stat sb;
+    if (resolve_cc(be->cc, real, sizeof real) != 0 || stat(real, &sb) != 0)
+        return seterr(be, PLD_BE_E_LOAD, "the C compiler '%s' runs but its file cannot be found (PATH)", be->cc);
+    snprintf(be->ccid, sizeof be->ccid, "%s|%lld|%lld.%09ld|%s", real, (long long)sb.st_size,
+             (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec, be->ccver);
+    /* the flags: remembered per identity, else probed */
+    char fl[1200], tmp[1300];
+    uint64_t fh = fnv(fnv(1469598103934665603ull, be->ccid), NATIVE_FLAGS);
+    for (size_t i = 0; i < NATIVE_NOPT; i++)
+        fh = fnv(fnv(fh, "|"), native_opt_flags[i]);
+    snprintf(fl, sizeof fl, "%s/cc-%016llx.flags", be->cache, (unsigned long long)fh);
+    char known[sizeof be->flags];
+    slurp(fl, known, sizeof known);
+    if (strncmp(known, NATIVE_FLAGS, strlen(NATIVE_FLAGS)) == 0) {
+        snprintf(be->flags, sizeof be->flags, "%s", known);
+    } else {
+        snprintf(be->flags, sizeof be->flags, "%s", NATIVE_FLAGS);
+        for (size_t i = 0; i < NATIVE_NOPT; i++)
+            if (probe_flag(be, native_opt_flags[i])) {
+                size_t l = strlen(be->flags);
+                snprintf(be->flags + l, sizeof be->flags - l, " %s", native_opt_flags[i]);
+            }
+        snprintf(tmp, sizeof tmp, "%s.%ld.%d.tmp", fl, (long)getpid(), be->rank);
+        if (write_file(tmp, be->flags) != 0 || rename(tmp, fl) != 0)
+            unlink(tmp); /* only a cache: probed again next time */
+    }
     be->have_ver = 1;
     return PLD_BE_OK;
-}
-
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
 }
 
 static int write_file(const char *path, const char *text)
@@ -273,12 +394,19 @@ static int compile_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pl
         snprintf(why, sizeof why, "%s", be->err);
         return seterr(be, rc, "kernel %s (%s:%d): %s", d->name, d->program, d->line, why);
     }
-    uint64_t h = fnv(fnv(fnv(1469598103934665603ull, d->c_source), be->ccver), NATIVE_FLAGS);
+    /* the key: the source, the compiler's identity and every flag of the command line */
+    uint64_t h = fnv(fnv(fnv(fnv(fnv(1469598103934665603ull, d->c_source), "\x01"), be->ccid), "\x01"), be->flags);
+    h = fnv(h, "\x01-o * * -lm");
     char so[1200], c[1200], tso[1300], tc[1300], log[1300];
     snprintf(so, sizeof so, "%s/k-%016llx.so", be->cache, (unsigned long long)h);
     snprintf(c, sizeof c, "%s/k-%016llx.c", be->cache, (unsigned long long)h);
     for (int attempt = 0; attempt < 2; attempt++) {
         if (access(so, R_OK) == 0) {
+            struct stat sb;
+            if (stat(so, &sb) != 0 || sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH)))
+                return seterr(be, PLD_BE_E_LOAD,
+                              "kernel %s (%s:%d): refusing the cached %s: not owned by this user or writable by "
+                              "others", d->name, d->program, d->line, so);
             dlerror();
             k->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
             if (k->dl) {
@@ -302,14 +430,18 @@ static int compile_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pl
         snprintf(tc, sizeof tc, "%s.%ld.%d.tmp.c", c, (long)getpid(), be->rank);
         snprintf(tso, sizeof tso, "%s.%ld.%d.tmp", so, (long)getpid(), be->rank);
         snprintf(log, sizeof log, "%s.%ld.%d.log", so, (long)getpid(), be->rank);
-        if (write_file(tc, d->c_source) != 0)
+        if (write_file(tc, d->c_source) != 0) {
+            int e = errno;
+            unlink(tc);
             return seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): cannot write %s: %s", d->name, d->program, d->line,
-                          tc, strerror(errno));
-        char *argv[24];
+                          tc, strerror(e));
+        }
+        char *argv[40];
         int n = 0;
-        char flags[] = NATIVE_FLAGS, dash_o[] = "-o", libm[] = "-lm";
+        char flags[sizeof be->flags], dash_o[] = "-o", libm[] = "-lm";
+        snprintf(flags, sizeof flags, "%s", be->flags);
         argv[n++] = be->cc;
-        for (char *t = strtok(flags, " "); t && n < 18; t = strtok(NULL, " "))
+        for (char *t = strtok(flags, " "); t && n < 34; t = strtok(NULL, " "))
             argv[n++] = t;
         argv[n++] = dash_o;
         argv[n++] = tso;
@@ -322,13 +454,18 @@ static int compile_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pl
             slurp(log, out, sizeof out);
             unlink(log);
             unlink(tso);
-            seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): the C compiler '%s' failed (exit %d) on %s: %s", d->name,
-                   d->program, d->line, be->cc, st, tc, out[0] ? out : "no output");
+            unlink(tc);
+            seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): the C compiler '%s' failed (exit %d) on its generated C "
+                   "(--backend-options dump=DIR keeps it): %s", d->name,
+                   d->program, d->line, be->cc, st, out[0] ? out : "no output");
             return PLD_BE_E_LOAD;
         }
         unlink(log);
         if (rename(tc, c) != 0 || rename(tso, so) != 0) {
+            int e = errno;
+            unlink(tc);
             unlink(tso);
+            errno = e;
             return seterr(be, PLD_BE_E_LOAD, "kernel %s: cannot place %s in the cache: %s", d->name, so,
                           strerror(errno));
         }
@@ -337,9 +474,44 @@ static int compile_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pl
     return seterr(be, PLD_BE_E_LOAD, "kernel %s: could not be loaded", d->name);
 }
 
+/* dump=DIR: writes kernel d's generated C to DIR/<name>.c (rank 0 only; a
+ * second kernel of the same name, e.g. scopes sharing a name hint, gets
+ * <name>-L<line>.c); written to a temporary file and renamed */
+static int dump_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d)
+{
+    if (!be->dump[0] || be->rank != 0)
+        return PLD_BE_OK;
+    char name[200];
+    size_t i = 0;
+    for (const char *p = d->name; *p && i < sizeof name - 1; p++, i++)
+        name[i] = (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') && !(i == 0 && *p == '.')
+                      ? *p : '_';
+    name[i] = '\0';
+    int clash = 0;
+    for (struct pld_be_kernel *k = be->loaded; k; k = k->next)
+        if (strcmp(k->name, d->name) == 0 && k->line != d->line)
+            clash = 1;
+    char path[1400], tmp[1500];
+    if (clash)
+        snprintf(path, sizeof path, "%s/%s-L%d.c", be->dump, name[0] ? name : "kernel", d->line);
+    else
+        snprintf(path, sizeof path, "%s/%s.c", be->dump, name[0] ? name : "kernel");
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    if (write_file(tmp, d->c_source) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): cannot write its C to %s: %s", d->name, d->program,
+                      d->line, path, strerror(e));
+    }
+    return PLD_BE_OK;
+}
+
 /* compiles and loads kernel d as a new entry of be->loaded (*out) */
 static int load_new(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_kernel **out)
 {
+    int drc = dump_kernel(be, d);
+    if (drc != PLD_BE_OK)
+        return drc;
     struct pld_be_kernel *k = pld_mem_calloc(1, sizeof *k);
     if (!k || !(k->name = pld_mem_strdup(d->name))) {
         pld_mem_free(k);

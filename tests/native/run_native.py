@@ -15,8 +15,20 @@
   cache     a fresh cache directory gets the kernel's .so on the first run; the
             second run compiles nothing (the files are not rewritten) and gives
             the same output.
+  cachedir  the cache's safety: a cache directory writable by others (chmod 777)
+            or owned by another user (chown nobody, when run as root) is refused
+            with exit 69 and the reason; a failing compile leaves no temporary
+            file in the cache.
+  cachekey  another compiler binary with the same --version line (a wrapper
+            script, then the same script changed) and another flag each get a
+            new cache entry; dump=DIR writes one .c per kernel, named by kernel,
+            the source that was compiled.
+  clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
+            same bytes as sim (and the flags gcc-only options are probed away).
+            Without clang: skipped (exit 77) with the reason; with CI=true it
+            fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,cache}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,cache,cachedir,clang}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -33,10 +45,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'cache')
+PARTS = ('numerics', 'errors', 'cache', 'cachedir', 'cachekey', 'clang')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
-                                                   'ub_overflow.pld'), 'cache': ('numerics_small.pld',)}
+                                                   'ub_overflow.pld'), 'cache': ('numerics_small.pld',),
+         'cachedir': ('numerics_small.pld', 'bad_cc.sh'), 'cachekey': ('numerics_small.pld', 'two_kernels.pld'),
+         'clang': ('numerics.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -59,26 +73,145 @@ def fail(msg, out=''):
     sys.exit(1)
 
 
-def numerics(args, work, env):
+def numerics(args, work, env, variants=(('native', [], None),)):
+    """numerics.pld on sim and on each variant (name, extra options, env): every output byte-identical"""
     steps = os.path.join(work, 'steps.npy')
     npy_scalar_i64(steps, 5)
     outs = ['out', 'hout', 'bout', 'iout', 'mout', 'sums', 'cnt']
-    for b in ('sim', 'native'):
+    for b, bopts, benv in (('sim', [], None),) + tuple(variants):
         extra = ['--in', 'x=random:3', '--in', 'h=random:4', '--in', 'bh=random:5', '--in', 'iv=random:6', '--in', 'w=random:7',
-                 '--in', 'steps=' + steps]
+                 '--in', 'steps=' + steps] + bopts
         for o in outs:
             extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
-        rc, out = run(args, 'numerics.pld', b, extra, env)
+        rc, out = run(args, 'numerics.pld', 'sim' if b == 'sim' else 'native', extra, benv or env)
         if rc != 0:
             fail('numerics.pld on %s exited %d' % (b, rc), out)
-    for o in outs:
-        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
-        n = open(os.path.join(work, o + '_native.npy'), 'rb').read()
-        if a != n:
-            fail('output %s differs between sim and native' % o)
-        if len(set(a[128:])) < 2:
-            fail('output %s is constant: the test would not see a difference' % o)
-    print('ok: numerics: %d outputs byte-identical on sim and native' % len(outs))
+    for b, _, _ in variants:
+        for o in outs:
+            a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
+            n = open(os.path.join(work, '%s_%s.npy' % (o, b)), 'rb').read()
+            if a != n:
+                fail('output %s differs between sim and %s' % (o, b))
+            if len(set(a[128:])) < 2:
+                fail('output %s is constant: the test would not see a difference' % o)
+        print('ok: numerics: %d outputs byte-identical on sim and %s' % (len(outs), b))
+
+
+def clang(args, work, env):
+    cl = shutil.which('clang')
+    if not cl:
+        if os.environ.get('CI', '').lower() in ('1', 'true', 'yes'):
+            fail('clang is not installed (CI=true: the native backend must be tested with clang; '
+                 'scripts/install_deps.sh installs it)')
+        print('SKIP: clang is not installed: the native backend is not tested with clang here')
+        sys.exit(77)
+    e2 = dict(env)
+    e2['CC'] = 'clang'
+    e2['XDG_CACHE_HOME'] = os.path.join(work, 'xdg_cc')
+    numerics(args, work, env, (('native_gcc', ['--backend-options', 'cc=gcc'], None),
+                               ('native_cc=clang', ['--backend-options', 'cc=clang'], None),
+                               ('native_CC=clang', [], e2)))
+    flags = glob.glob(os.path.join(work, 'xdg_cc', 'pldrun', 'cc-*.flags'))
+    if len(flags) != 1 or '-fvect-cost-model' in open(flags[0]).read():
+        fail('clang\'s probed flags: %s' % [open(f).read() for f in flags])
+    print('ok: clang: flags %s' % open(flags[0]).read())
+
+
+def cache_files(d):
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def cachedir(args, work, env):
+    o = ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 'n.npy')]
+    # a cache directory others can write: refused
+    d = os.path.join(work, 'open')
+    os.makedirs(d)
+    os.chmod(d, 0o777)
+    rc, out = run(args, 'numerics_small.pld', 'native', o + ['--backend-options', 'cache=' + d], env)
+    expect(rc, out, 69, ['refusing the kernel cache directory ' + d, 'writable by others (mode 777)'],
+           'a cache directory writable by others')
+    if cache_files(d):
+        fail('the refused cache directory got files: %s' % cache_files(d))
+    os.chmod(d, 0o770)
+    rc, out = run(args, 'numerics_small.pld', 'native', o + ['--backend-options', 'cache=' + d], env)
+    expect(rc, out, 69, ['writable by its group (mode 770)'], 'a cache directory its group can write')
+    # owned by another user (needs root to make one)
+    if os.geteuid() == 0:
+        import pwd
+        d = os.path.join(work, 'theirs')
+        os.makedirs(d, mode=0o755)
+        os.chmod(d, 0o755)
+        os.chown(d, pwd.getpwnam('nobody').pw_uid, -1)
+        rc, out = run(args, 'numerics_small.pld', 'native', o + ['--backend-options', 'cache=' + d], env)
+        expect(rc, out, 69, ['refusing the kernel cache directory ' + d, 'is owned by uid %d' % pwd.getpwnam('nobody').pw_uid],
+               'a cache directory owned by another user')
+    else:
+        print('note: not root: the cache directory owned by another user is not tried')
+    # a failing compile leaves no temporary file
+    d = os.path.join(work, 'fail')
+    rc, out = run(args, 'numerics_small.pld', 'native',
+                  o + ['--backend-options', 'cache=%s,cc=%s' % (d, os.path.join(HERE, 'bad_cc.sh'))], env)
+    expect(rc, out, 69, ['failed (exit 1)', 'bad_cc: no compiling today'], 'a failing compiler')
+    left = [f for f in cache_files(d) if not (f.startswith('cc-') and f.endswith('.flags'))]
+    if left:
+        fail('a failed compile left files in the cache: %s' % left, out)
+    print('ok: a failed compile leaves only the probed flags in the cache (%s)' % cache_files(d))
+
+
+def cachekey(args, work, env):
+    o = ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 'n.npy')]
+    # the compiler's identity and the flags are in the key
+    d = os.path.join(work, 'key')
+    gcc = shutil.which('gcc') or shutil.which('cc')
+    ver = subprocess.run([gcc, '--version'], capture_output=True, text=True).stdout.splitlines()[0]
+    wrap = os.path.join(work, 'mycc')
+
+    def write_wrapper(extra):
+        with open(wrap, 'w') as f:
+            f.write('#!/bin/sh\n# same --version line as %s\n' % gcc)
+            f.write('if [ "$1" = "--version" ]; then echo "%s"; exit 0; fi\n' % ver)
+            f.write('exec %s %s "$@"\n' % (gcc, extra))
+        os.chmod(wrap, 0o755)
+
+    def sos():
+        return set(glob.glob(os.path.join(d, 'k-*.so')))
+
+    for what, cc in (('gcc', gcc), ('a wrapper with the same --version line', wrap),
+                     ('the wrapper changed', wrap), ('another flag', gcc)):
+        if what == 'the wrapper changed':
+            os.utime(wrap, ns=(1, 1))   # not the same file: the mtime is in the identity
+            write_wrapper('-O1')
+        elif cc == wrap:
+            write_wrapper('')
+        if what == 'another flag':
+            with open(gcc_flags[0], 'a') as f:
+                f.write(' -DPLD_TEST_EXTRA_FLAG=1')
+        before = sos()
+        rc, out = run(args, 'numerics_small.pld', 'native', o + ['--backend-options', 'cache=%s,cc=%s' % (d, cc)], env)
+        if rc != 0:
+            fail('native with cc=%s exited %d' % (cc, rc), out)
+        new = sos() - before
+        if len(new) != 1:
+            fail('%s: %d new cache entries (%s), expected 1' % (what, len(new), sorted(new)))
+        if what == 'gcc':
+            gcc_flags = glob.glob(os.path.join(d, 'cc-*.flags'))  # the probed flags of gcc
+        print('ok: %s: a new cache entry %s' % (what, os.path.basename(new.pop())))
+    # dump=DIR: one .c per kernel, named by kernel, the source compiled
+    d = os.path.join(work, 'dumpcache')
+    dd = os.path.join(work, 'dump')
+    rc, out = run(args, 'two_kernels.pld', 'native', ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 't.npy'),
+                                                       '--backend-options', 'cache=%s,dump=%s' % (d, dd)], env, P=2)
+    if rc != 0:
+        fail('dump=DIR: exited %d' % rc, out)
+    if cache_files(dd) != ['double_it.c', 'square_plus_one.c']:
+        fail('dump=DIR holds %s, expected double_it.c and square_plus_one.c' % cache_files(dd))
+    cached = sorted(open(f).read() for f in glob.glob(os.path.join(d, 'k-*.c')))
+    dumped = sorted(open(os.path.join(dd, f)).read() for f in cache_files(dd))
+    if cached != dumped:
+        fail('dump=DIR: the dumped sources are not the compiled ones')
+    if 'pld_ckernel' not in dumped[0]:
+        fail('dump=DIR: the dumped file is no kernel')
+    print('ok: dump=DIR: %s' % ', '.join(cache_files(dd)))
 
 
 def expect(rc, out, want_rc, needles, what):
@@ -157,7 +290,8 @@ def main():
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
-        {'numerics': numerics, 'errors': errors, 'cache': cache}[args.what](args, work, env)
+        {'numerics': numerics, 'errors': errors, 'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey,
+         'clang': clang}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
