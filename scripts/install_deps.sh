@@ -9,7 +9,8 @@
 #   cmake pkg-config            build
 #   gcc make                    build; the `native` backend compiles kernels with
 #                               `cc` (cmake only recommends them)
-#   clang                       the libFuzzer harness (tests/fuzz/run.sh)
+#   clang                       the libFuzzer harness (tests/fuzz/run.sh) and the
+#                               `native` backend under clang (native_clang)
 #   python3                     MPI golden tests and the .npy cross-check
 #   iproute2                    `ip netns`: the emulated hosts of the multinode
 #                               tests (scripts/mpx-ci.sh); without it they skip,
