@@ -1,7 +1,9 @@
 # tests/native.cmake - the `native` backend beyond the conformance table
 # (tests/native/run_native.py): numerics (byte-identical to sim), errors
 # (unsupported op, missing / failing compiler, a located error in compiled
-# code), the kernel cache and its safety (cachedir, cachekey), clang (native_clang). Labels `native`, `mpi`. Included after conformance.cmake.
+# code), control flow (every form vs sim; a spinning kernel stopped by
+# --timeout), the kernel cache and its safety (cachedir, cachekey), clang
+# (native_clang). Labels `native`, `mpi`. Included after conformance.cmake.
 # The op coverage table is test native_coverage (tools/CMakeLists.txt).
 if(NOT PLD_PYTHON3_CONF OR NOT MPIEXEC_EXECUTABLE)
   return()

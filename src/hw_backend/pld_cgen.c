@@ -197,18 +197,30 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
     case PLD_ST_FOR: {
         const pld_expr_t *it = s->u.for_.iter, *t = s->u.for_.target;
         if (it->kind != PLD_EX_CALL || (it->op != PLD_OPID_PL_RANGE && it->op != PLD_OPID_PL_PARALLEL &&
-                                        it->op != PLD_OPID_PL_UNROLL && it->op != PLD_OPID_PL_PIPELINE))
+                                        it->op != PLD_OPID_PL_UNROLL && it->op != PLD_OPID_PL_PIPELINE &&
+                                        it->op != PLD_OPID_PL_WHILE_))
             return pld_cg_fail(g, it->span, "%s loops are not compiled by the native backend yet",
                                it->kind == PLD_EX_CALL && it->op >= 0 ? pld_op_info((pld_op_id_t)it->op)->name : "these");
         const pld_expr_t *lv = t, *carried = NULL;
-        if (t->kind == PLD_EX_TUPLE && t->u.seq.n == 2) {
+        if (it->op == PLD_OPID_PL_WHILE_) {
+            /* pl.while_: the target is the carried names; pl.cond(test) comes first */
+            const pld_block_t *wb = &s->u.for_.body;
+            const pld_stmt_t *c0 = wb->n ? wb->stmts[0] : NULL;
+            if (!c0 || c0->kind != PLD_ST_EXPR || c0->u.expr->kind != PLD_EX_CALL || c0->u.expr->op != PLD_OPID_PL_COND ||
+                c0->u.expr->u.call.nargs != 1)
+                return pld_cg_fail(g, it->span, "a pl.while_ body must begin with pl.cond(test)");
+            lv = NULL;
+            carried = t;
+        } else if (t->kind == PLD_EX_TUPLE && t->u.seq.n == 2) {
             lv = t->u.seq.items[0];
             carried = t->u.seq.items[1];
         }
-        if (lv->kind != PLD_EX_NAME || lv->slot < 0)
+        if (lv && (lv->kind != PLD_EX_NAME || lv->slot < 0))
             return pld_cg_fail(g, t->span, "the native backend needs a plain loop variable");
-        g->slots[lv->slot].kind = SK_INT;
-        g->slots[lv->slot].dt = PLD_DT_INDEX;
+        if (lv) {
+            g->slots[lv->slot].kind = SK_INT;
+            g->slots[lv->slot].dt = PLD_DT_INDEX;
+        }
         if (carried) {
             const pld_expr_t *iv = NULL;
             for (int i = 0; i < it->u.call.nargs; i++)
@@ -357,10 +369,11 @@ const pld_type_t *pld_cg_def_type_stmt(const pld_stmt_t *s, int slot)
     case PLD_ST_WHILE: return def_type_in(&s->u.while_.body, slot);
     case PLD_ST_WITH: return def_type_in(&s->u.with.body, slot);
     case PLD_ST_FOR: {
-        const pld_expr_t *tg = s->u.for_.target, *lv = tg;
-        if (tg->kind == PLD_EX_TUPLE && tg->u.seq.n == 2) {
-            lv = tg->u.seq.items[0];
-            const pld_expr_t *c = tg->u.seq.items[1], *it = s->u.for_.iter, *iv = NULL;
+        const pld_expr_t *tg = s->u.for_.target, *lv = tg, *it = s->u.for_.iter;
+        const int is_while = it->kind == PLD_EX_CALL && it->op == PLD_OPID_PL_WHILE_; /* target: the carried names */
+        if (is_while || (tg->kind == PLD_EX_TUPLE && tg->u.seq.n == 2)) {
+            lv = is_while ? NULL : tg->u.seq.items[0];
+            const pld_expr_t *c = is_while ? tg : tg->u.seq.items[1], *iv = NULL;
             for (int i = 0; it->kind == PLD_EX_CALL && i < it->u.call.nargs; i++)
                 if (it->u.call.args[i].kw && strcmp(it->u.call.args[i].kw, "init_values") == 0)
                     iv = it->u.call.args[i].value;
@@ -371,7 +384,7 @@ const pld_type_t *pld_cg_def_type_stmt(const pld_stmt_t *s, int slot)
                     return iv->u.seq.items[i]->type;
             }
         }
-        if (lv->kind == PLD_EX_NAME && lv->slot == slot)
+        if (lv && lv->kind == PLD_EX_NAME && lv->slot == slot)
             return &index_type;
         return def_type_in(&s->u.for_.body, slot);
     }

@@ -62,6 +62,10 @@ typedef struct cg {
     size_t errn;
     /* loops with carried values (innermost last): the carried names */
     const pld_expr_t *carried[32];
+    /* each loop's continue label (C label cN, before its tick and increment)
+     * and whether a `continue` jumped to it */
+    int cont[32];
+    unsigned char cont_used[32];
     int depth;
     int32_t cur_seq;   /* pld_stmt_t.seq of the statement being generated */
     const pld_expr_t *target; /* the name being assigned (where the interpreter reports a tile check) */

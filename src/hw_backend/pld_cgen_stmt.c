@@ -220,11 +220,36 @@ static int block_reads(const pld_block_t *b, int slot, const pld_stmt_t *skip)
     return 0;
 }
 
+/* enters a loop body: carried names, a fresh continue label */
+static int loop_enter(cg_t *g, const pld_stmt_t *s, const pld_expr_t *carried)
+{
+    if (g->depth >= 32)
+        return pld_cg_fail(g, s->span, "loops nested too deeply");
+    g->carried[g->depth] = carried;
+    g->cont[g->depth] = tmp(g);
+    g->cont_used[g->depth] = 0;
+    g->depth++;
+    return 0;
+}
+
+/* leaves a loop body: the end of every trip and the target of its
+ * `continue`s, then the watchdog tick (every back edge passes it) */
+static void loop_leave(cg_t *g, int site)
+{
+    g->depth--;
+    if (g->cont_used[g->depth])
+        pld_cg_emit(g, "c%d:;", g->cont[g->depth]);
+    pld_cg_emit(g, "if (rt->tick(bk, %d)) return 1;", site);
+}
+
 static int gen_for(cg_t *g, const pld_stmt_t *s)
 {
     const pld_expr_t *it = s->u.for_.iter, *t = s->u.for_.target;
-    const pld_expr_t *lv = t, *carried = NULL, *iv = NULL;
-    if (t->kind == PLD_EX_TUPLE && t->u.seq.n == 2) {
+    /* pl.while_: the target is the carried names, the body's first statement
+     * is pl.cond(test) (pld_cgen.c scan_stmt checks it), no loop variable */
+    const int is_while = it->op == PLD_OPID_PL_WHILE_;
+    const pld_expr_t *lv = is_while ? NULL : t, *carried = is_while ? t : NULL, *iv = NULL;
+    if (!is_while && t->kind == PLD_EX_TUPLE && t->u.seq.n == 2) {
         lv = t->u.seq.items[0];
         carried = t->u.seq.items[1];
     }
@@ -246,19 +271,21 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
         start = b[0], stop = b[1];
     if (npos == 3)
         step = b[2];
-    if (stop < 0)
+    if (stop < 0 && !is_while)
         return pld_cg_fail(g, it->span, "a loop without bounds");
     const int sid = pld_cg_site(g, it);
     int vs = tmp(g), vst = tmp(g);
-    if (start >= 0)
-        pld_cg_emit(g, "int64_t t%d = t%d;", vs, start);
-    else
-        pld_cg_emit(g, "int64_t t%d = 0;", vs);
-    if (step >= 0)
-        pld_cg_emit(g, "int64_t t%d = t%d;", vst, step);
-    else
-        pld_cg_emit(g, "int64_t t%d = 1;", vst);
-    pld_cg_emit(g, "if (t%d == 0) return rt->fail(bk, %d, \"loop step is zero\");", vst, sid);
+    if (!is_while) {
+        if (start >= 0)
+            pld_cg_emit(g, "int64_t t%d = t%d;", vs, start);
+        else
+            pld_cg_emit(g, "int64_t t%d = 0;", vs);
+        if (step >= 0)
+            pld_cg_emit(g, "int64_t t%d = t%d;", vst, step);
+        else
+            pld_cg_emit(g, "int64_t t%d = 1;", vst);
+        pld_cg_emit(g, "if (t%d == 0) return rt->fail(bk, %d, \"loop step is zero\");", vst, sid);
+    }
     /* init values, and the final yield's targets for a loop of zero trips */
     const pld_stmt_t *last = s->u.for_.body.n ? s->u.for_.body.stmts[s->u.for_.body.n - 1] : NULL;
     const pld_expr_t *ytargets = last && last->kind == PLD_ST_ASSIGN && is_yield(last->u.assign.value)
@@ -296,21 +323,36 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
             }
         }
     }
-    pld_cg_emit(g, "for (int64_t i%d = t%d; t%d > 0 ? i%d < t%d : i%d > t%d; ) {", vs, vs, vst, vs, stop, vs, stop);
-    g->ind++;
-    pld_cg_emit(g, "s%d = i%d;", lv->slot, vs);
-    if (g->depth >= 32)
-        return pld_cg_fail(g, s->span, "loops nested too deeply");
-    g->carried[g->depth++] = carried;
+    pld_block_t body = s->u.for_.body;
+    if (is_while) {
+        /* the test with the current carried values before every trip */
+        pld_cg_emit(g, "for (;;) {");
+        g->ind++;
+        int fl;
+        pld_dtype_t dt;
+        g->cur_seq = body.stmts[0]->seq;
+        int c = pld_cg_scalar(g, body.stmts[0]->u.expr->u.call.args[0].value, &fl, &dt);
+        if (c < 0)
+            return -1;
+        pld_cg_emit(g, "if (t%d == 0) break;", c);
+        body.stmts++;
+        body.n--;
+    } else {
+        pld_cg_emit(g, "for (int64_t i%d = t%d; t%d > 0 ? i%d < t%d : i%d > t%d; ) {", vs, vs, vst, vs, stop, vs, stop);
+        g->ind++;
+        pld_cg_emit(g, "s%d = i%d;", lv->slot, vs);
+    }
+    if (loop_enter(g, s, carried))
+        return -1;
     const int saved_defer = g->defer_targets;
     g->defer_targets = defer;
-    int rc = pld_cg_block(g, &s->u.for_.body, carried);
+    int rc = pld_cg_block(g, &body, carried);
     g->defer_targets = saved_defer;
-    g->depth--;
+    loop_leave(g, sid);
     if (rc)
         return -1;
-    pld_cg_emit(g, "if (rt->tick(bk, %d)) return 1;", sid);
-    pld_cg_emit(g, "if (__builtin_add_overflow(i%d, t%d, &i%d)) break;", vs, vst, vs);
+    if (!is_while)
+        pld_cg_emit(g, "if (__builtin_add_overflow(i%d, t%d, &i%d)) break;", vs, vst, vs);
     g->ind--;
     pld_cg_emit(g, "}");
     for (int i = 0; defer && i < (carried->kind == PLD_EX_TUPLE ? carried->u.seq.n : 1); i++) {
@@ -331,7 +373,13 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
     switch (s->kind) {
     case PLD_ST_PASS: return 0;
     case PLD_ST_BREAK: pld_cg_emit(g, "break;"); return 0;
-    case PLD_ST_CONTINUE: pld_cg_emit(g, "continue;"); return 0;
+    case PLD_ST_CONTINUE:
+        /* to the end of the trip: the increment and the tick still run */
+        if (g->depth <= 0)
+            return pld_cg_fail(g, s->span, "continue outside a loop");
+        g->cont_used[g->depth - 1] = 1;
+        pld_cg_emit(g, "goto c%d;", g->cont[g->depth - 1]);
+        return 0;
     case PLD_ST_RETURN: {
         unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
         if (!done)
@@ -420,14 +468,12 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (c < 0)
             return -1;
         pld_cg_emit(g, "if (t%d == 0) break;", c);
-        if (g->depth >= 32)
-            return pld_cg_fail(g, s->span, "loops nested too deeply");
-        g->carried[g->depth++] = NULL;
+        if (loop_enter(g, s, NULL))
+            return -1;
         int rc = pld_cg_block(g, &s->u.while_.body, NULL);
-        g->depth--;
+        loop_leave(g, pld_cg_site(g, s->u.while_.cond));
         if (rc)
             return -1;
-        pld_cg_emit(g, "if (rt->tick(bk, %d)) return 1;", pld_cg_site(g, s->u.while_.cond));
         g->ind--;
         pld_cg_emit(g, "}");
         return 0;

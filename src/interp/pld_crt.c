@@ -36,6 +36,8 @@ typedef struct crt_block {
     int failed;
     int own_slots;         /* f.slots is the block's (else the caller's frame: a pl.at scope) */
     pld_ub_slot_t *ub;     /* the tile each local holds (the capacity check) */
+    int64_t t0;            /* when the block began (pld_trace_now): the watchdog of rt_tick */
+    uint32_t ticks;        /* back edges so far */
 } crt_block_t;
 
 static pld_span_t site_span(const crt_block_t *b, int site)
@@ -94,12 +96,33 @@ static void *rt_alloc(void *bk, int site, size_t bytes)
     return p;
 }
 
+/* Every back edge of a compiled loop (for, while, pl.while_, `continue`
+ * included): the operation budget, a stop of the run, and the hang watchdog:
+ * a block still running --timeout seconds (30 by default) after it began
+ * stops the run as a wait past the timeout does (exit 70, the loop located). */
 static int rt_tick(void *bk, int site)
 {
     crt_block_t *b = bk;
-    if (b->it->failed || pld_npu_cancelled(b->it->sched))
+    pld_interp_t *it = b->it;
+    if (it->failed || pld_npu_cancelled(it->sched))
         return 1;
-    return pld_rt_step(b->it, &b->f, site_span(b, site)) != PLD_OK;
+    if ((++b->ticks & 1023u) == 0) {
+        const double lim = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+        const double dt = (double)(pld_trace_now() - b->t0) * 1e-9;
+        if (dt >= lim) {
+            char m[160];
+            snprintf(m, sizeof m, "kernel %s: this loop still runs after %.3g s (the hang watchdog's timeout expired)",
+                     b->c->fn ? b->c->fn->name : "scope", dt);
+            it->hang = 1;
+            if (it->win) {
+                /* the status board as a wait past the timeout leaves it (pld_wait_run) */
+                pld_wait_publish(it->win, PLD_WS_FAILED, 0, 0, 0, 0, 0, 0, m);
+                pld_win_status_abort_all(it->win, PLD_WA_TIMEOUT);
+            }
+            return rt_fail(b, site, m);
+        }
+    }
+    return pld_rt_step(it, &b->f, site_span(b, site)) != PLD_OK;
 }
 
 static double rt_round_f(int32_t dt, double v)
@@ -673,6 +696,7 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     b->code = code;
     b->last = pld_v_none();
     b->own_slots = own;
+    b->t0 = pld_trace_now();
     if (c->fn) {
         pld_walk_frame_init(&b->f, c->caller, c->fn, slots, PLD_CTX_KERNEL, c->span);
         b->f.depth = c->caller ? c->caller->depth + 1 : 1;

@@ -12,6 +12,12 @@
             compiler's name and message; an index past the end in compiled
             code: exit 70 with file:line:col of the write; tiles above the
             on-chip capacity: the same error as sim.
+  control   tests/native/control.pld (continue, break, nested loops, carried
+            scalars and tiles with continue / break, while, pl.while_, an early
+            return) on sim and native: every output byte-identical; and
+            tests/native/spin.pld (2^40 trips that each end in `continue`)
+            stopped by --timeout 2 on native at P = 1 and 2: exit 70, every
+            rank's timeout report naming the loop, within 60 s.
   cache     a fresh cache directory gets the kernel's .so on the first run; the
             second run compiles nothing (the files are not rewritten) and gives
             the same output.
@@ -28,7 +34,7 @@
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,cache,cachedir,clang}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -36,6 +42,7 @@ import argparse
 import glob
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -45,12 +52,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'cache', 'cachedir', 'cachekey', 'clang')
+PARTS = ('numerics', 'errors', 'control', 'cache', 'cachedir', 'cachekey', 'clang')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
-                                                   'ub_overflow.pld'), 'cache': ('numerics_small.pld',),
-         'cachedir': ('numerics_small.pld', 'bad_cc.sh'), 'cachekey': ('numerics_small.pld', 'two_kernels.pld'),
-         'clang': ('numerics.pld',)}
+                                                   'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
+         'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -60,10 +67,18 @@ def npy_scalar_i64(path, v):
         f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode() + struct.pack('<q', v))
 
 
-def run(args, prog, backend, extra, env=None, P=1):
+def run(args, prog, backend, extra, env=None, P=1, limit=300):
     cmd = [args.mpiexec, '-n', str(P), args.pldrun, os.path.join(HERE, prog), '--backend', backend] + extra
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    return r.returncode, r.stdout + r.stderr
+    # a session of its own: a run past the limit is killed with every process it started
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        fail('%s on %s did not end within %d s' % (prog, backend, limit), out)
+    return p.returncode, out
 
 
 def fail(msg, out=''):
@@ -251,6 +266,35 @@ def errors(args, work, env):
         fail('the UB error differs: sim %r, native %r' % (msgs['sim'], msgs['native']))
 
 
+def control(args, work, env):
+    outs = ['cnt', 'out']
+    for b in ('sim', 'native'):
+        extra = ['--in', 'x=random:11']
+        for o in outs:
+            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
+        rc, out = run(args, 'control.pld', b, extra, env, limit=60)
+        if rc != 0:
+            fail('control.pld on %s exited %d' % (b, rc), out)
+    for o in outs:
+        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
+        n = open(os.path.join(work, o + '_native.npy'), 'rb').read()
+        if a != n:
+            fail('output %s differs between sim and native' % o)
+        if len(set(a[128:])) < 2:
+            fail('output %s is constant: the test would not see a difference' % o)
+    print('ok: control: %d outputs byte-identical on sim and native' % len(outs))
+    # a kernel that spins (every trip ends in `continue`): the watchdog tick of
+    # the loop's back edge stops it after --timeout, on every rank
+    o = ['--in', 'x=random:1', '--out', 'cnt=' + os.path.join(work, 'spin.npy'), '--timeout', '2']
+    for P in (1, 2):
+        rc, out = run(args, 'spin.pld', 'native', o, env, P=P, limit=60)
+        needles = ['[rank %d/%d] %s:10:18: error: kernel spin: this loop still runs after 2 s (the hang watchdog\'s '
+                   'timeout expired)' % (r, P, os.path.join(HERE, 'spin.pld')) for r in range(P)]
+        expect(rc, out, 70, needles, 'a spinning kernel stopped by --timeout 2 at P=%d' % P)
+        if 'did not stop' in out:
+            fail('a rank did not stop by itself at P=%d' % P, out)
+
+
 def cache(args, work, env):
     d = os.path.join(work, 'kcache')
     o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
@@ -290,8 +334,8 @@ def main():
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
-        {'numerics': numerics, 'errors': errors, 'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey,
-         'clang': clang}[args.what](args, work, env)
+        {'numerics': numerics, 'errors': errors, 'control': control, 'cache': cache, 'cachedir': cachedir,
+         'cachekey': cachekey, 'clang': clang}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
