@@ -1,7 +1,8 @@
 # tests/native.cmake - the `native` backend beyond the conformance table
 # (tests/native/run_native.py): numerics (byte-identical to sim), errors
 # (unsupported op, missing / failing compiler, a located error in compiled
-# code), control flow (every form vs sim; a spinning kernel stopped by
+# code), load (scope kernels compiled at load: a refused scope stops the run
+# before the first kernel), control flow (every form vs sim; a spinning kernel stopped by
 # --timeout), the kernel cache and its safety (cachedir, cachekey), clang
 # (native_clang). Labels `native`, `mpi`. Included after conformance.cmake.
 # The op coverage table is test native_coverage (tools/CMakeLists.txt).

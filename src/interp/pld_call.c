@@ -361,15 +361,16 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
 }
 
 static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, int64_t tid, int *flow);
+static void scope_name(const pld_stmt_t *s, const pld_expr_t *item, char *name, size_t n);
 static const char *name_hint(const pld_expr_t *item);
 
-/* 1 when with-item `item` launches a kernel task (pl.at(CORE_GROUP) outside a
- * kernel, or pl.spmd). */
-static int is_task_scope(const frame_t *f, const pld_expr_t *item)
+/* 1 when with-item `item` launches a kernel task in context ctx
+ * (pl.at(CORE_GROUP) outside a kernel, or pl.spmd). */
+static int is_task_item(int ctx, const pld_expr_t *item)
 {
     if (item->op == PLD_OPID_PL_SPMD)
         return 1;
-    if (item->op != PLD_OPID_PL_AT || f->ctx == PLD_CTX_KERNEL)
+    if (item->op != PLD_OPID_PL_AT || ctx == PLD_CTX_KERNEL)
         return 0;
     const pld_expr_t *lv = pld_walk_kwarg(item, "level");
     if (!lv && item->u.call.nargs > 0 && !item->u.call.args[0].kw)
@@ -377,6 +378,12 @@ static int is_task_scope(const frame_t *f, const pld_expr_t *item)
     char b[128];
     return lv && pld_ast_dotted(lv, b, sizeof b) &&
            (strstr(b, "CORE_GROUP") || strstr(b, "AIV") || strstr(b, "AIC") || strstr(b, "CHIP_DIE"));
+}
+
+/* The same for with-statement item `item` run in frame f. */
+static int is_task_scope(const frame_t *f, const pld_expr_t *item)
+{
+    return is_task_item(f->ctx, item);
 }
 
 /* Evaluates deps=[...] of a task launch (*n = 0 without one). */
@@ -611,20 +618,72 @@ pld_status_t pld_walk_function(pld_interp_t *it, frame_t *caller, const pld_func
     return st;
 }
 
+/* The kernel scopes of block b of function fn, outside a kernel: the
+ * pl.at(CORE_GROUP) bodies and pl.spmd grids that launch through the backend
+ * (pld_walk_with, pld_walk_spmd); counted in *n, stored in out[] when given. */
+typedef struct load_scope {
+    const pld_func_t *fn;
+    const pld_stmt_t *s;
+    const pld_expr_t *item;
+} load_scope_t;
+
+static void find_scopes(const pld_func_t *fn, const pld_block_t *b, load_scope_t *out, int *n)
+{
+    for (int i = 0; i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        const pld_expr_t *item = s->kind == PLD_ST_WITH ? s->u.with.item
+                                 : s->kind == PLD_ST_FOR && s->u.for_.iter->kind == PLD_EX_CALL ? s->u.for_.iter
+                                                                                                 : NULL;
+        if (item && (item->op == PLD_OPID_PL_SPMD || (s->kind == PLD_ST_WITH && is_task_item(PLD_CTX_HOST, item)))) {
+            if (out)
+                out[*n] = (load_scope_t){fn, s, item};
+            (*n)++;
+            continue;
+        }
+        if (item && item->op == PLD_OPID_PL_SPLIT_AIV)
+            continue;
+        if (s->kind == PLD_ST_IF) {
+            find_scopes(fn, &s->u.if_.then, out, n);
+            find_scopes(fn, &s->u.if_.els, out, n);
+        } else if (s->kind == PLD_ST_WHILE) {
+            find_scopes(fn, &s->u.while_.body, out, n);
+        } else if (s->kind == PLD_ST_FOR) {
+            find_scopes(fn, &s->u.for_.body, out, n);
+        } else if (s->kind == PLD_ST_WITH) {
+            find_scopes(fn, &s->u.with.body, out, n);
+        }
+    }
+}
+
 /* The kernels of the program as a backend sees them (pld_hw_load): every
- * kernel-level function with its declared parameters. */
+ * kernel-level function with its declared parameters and, for a backend that
+ * compiles kernels, every kernel scope (its captures named, their kinds known
+ * at launch), so each is compiled at load, before anything runs. */
 pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
 {
-    int nk = 0, np = 0;
+    int nk = 0, np = 0, nsc = 0;
+    const int scopes = (pld_hw_caps(it->hw) & PLD_BE_CAP_C_KERNELS) != 0;
     for (int i = 0; i < it->p->nfuncs; i++)
         if (pld_check_func_ctx(it->p->funcs[i]) == PLD_CTX_KERNEL) {
             nk++;
             np += it->p->funcs[i]->nparams;
+        } else if (scopes) {
+            find_scopes(it->p->funcs[i], &it->p->funcs[i]->body, NULL, &nsc);
         }
-    pld_be_kernel_desc_t *ks = pld_mem_calloc((size_t)(nk ? nk : 1), sizeof *ks);
+    load_scope_t *sc = pld_mem_calloc((size_t)(nsc ? nsc : 1), sizeof *sc);
+    for (int i = 0, j = 0; sc && scopes && i < it->p->nfuncs; i++)
+        if (pld_check_func_ctx(it->p->funcs[i]) != PLD_CTX_KERNEL)
+            find_scopes(it->p->funcs[i], &it->p->funcs[i]->body, sc, &j);
+    for (int i = 0; sc && i < nsc; i++)
+        np += sc[i].s->captures ? sc[i].s->ncaptures : 0;
+    const int nd = nk + nsc;
+    pld_be_kernel_desc_t *ks = pld_mem_calloc((size_t)(nd ? nd : 1), sizeof *ks);
     pld_be_param_t *ps = pld_mem_calloc((size_t)(np ? np : 1), sizeof *ps);
-    char(*fa)[192] = pld_mem_calloc((size_t)(nk ? nk : 1), sizeof *fa);
-    if (!ks || !ps || !fa) {
+    char(*fa)[192] = pld_mem_calloc((size_t)(nd ? nd : 1), sizeof *fa);
+    char(*names)[64] = pld_mem_calloc((size_t)(nsc ? nsc : 1), sizeof *names);
+    if (!ks || !ps || !fa || !sc || !names) {
+        pld_mem_free(names);
+        pld_mem_free(sc);
         pld_mem_free(fa);
         pld_mem_free(ks);
         pld_mem_free(ps);
@@ -656,8 +715,29 @@ pld_status_t pld_walk_load_kernels(pld_interp_t *it, char *err, size_t errn)
         }
         k++;
     }
-    pld_hw_program_t prog = {it->p->file, nk, ks};
+    /* the scopes' code first (pld_crt_describe_scope grows it->cgen_scopes),
+     * then their descriptions, which point into it */
+    pld_be_kernel_desc_t tmp;
+    for (int i = 0; i < nsc; i++)
+        pld_crt_describe_scope(it, sc[i].fn, sc[i].s, &tmp);
+    for (int i = 0; i < nsc; i++, k++) {
+        const pld_stmt_t *s = sc[i].s;
+        const int nc = s->captures ? s->ncaptures : 0;
+        scope_name(s, sc[i].item, names[i], sizeof names[i]);
+        ks[k] = (pld_be_kernel_desc_t){sizeof ks[k], names[i], it->p->file, (int)s->span.line, PLD_BE_CORE_AIV,
+                                       (uint32_t)nc, &ps[q], NULL, NULL, NULL, NULL, 0, NULL};
+        pld_crt_describe_scope(it, sc[i].fn, s, &ks[k]);
+        describe_features(it, s->kind == PLD_ST_FOR ? &s->u.for_.body : &s->u.with.body, &ks[k], fa[k],
+                          sizeof fa[k]);
+        for (int j = 0; j < nc; j++, q++) {
+            ps[q].name = sc[i].fn->slot_names[s->captures[j]];
+            ps[q].dir = be_dir(NULL);
+        }
+    }
+    pld_hw_program_t prog = {it->p->file, nd, ks};
     pld_status_t st = pld_hw_load(it->hw, &prog, err, errn);
+    pld_mem_free(names);
+    pld_mem_free(sc);
     pld_mem_free(ks);
     pld_mem_free(ps);
     pld_mem_free(fa);
@@ -717,17 +797,24 @@ static const char *name_hint(const pld_expr_t *item)
     return h && h->kind == PLD_EX_STR ? h->u.str.s : item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at scope";
 }
 
+/* The kernel name of scope s (with-item or loop iterator `item`): its
+ * name_hint, else pl.at@LINE / pl.spmd@LINE. */
+static void scope_name(const pld_stmt_t *s, const pld_expr_t *item, char *name, size_t n)
+{
+    const pld_expr_t *h = pld_walk_kwarg(item, "name_hint");
+    if (h && h->kind == PLD_EX_STR)
+        snprintf(name, n, "%s", h->u.str.s);
+    else
+        snprintf(name, n, "%s@%d", item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at", s->span.line);
+}
+
 /* The launch arguments of kernel scope s (a pl.at body or a pl.spmd grid):
  * the values it captures (pld_stmt_t.captures), named after their slots. */
 static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_expr_t *item,
                                launch_args_t *la)
 {
-    const pld_expr_t *h = pld_walk_kwarg(item, "name_hint");
     char name[64];
-    if (h && h->kind == PLD_EX_STR)
-        snprintf(name, sizeof name, "%s", h->u.str.s);
-    else
-        snprintf(name, sizeof name, "%s@%d", item->op == PLD_OPID_PL_SPMD ? "pl.spmd" : "pl.at", s->span.line);
+    scope_name(s, item, name, sizeof name);
     const int n = s->captures ? s->ncaptures : 0;
     if (args_init(it, la, n, name, s->span.line, PLD_BE_CORE_AIV) != PLD_OK)
         return pld_rt_error(it, f, s->span, "out of memory");
@@ -735,7 +822,7 @@ static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s
         const int slot = s->captures[i];
         args_set(it, la, i, &f->slots[slot], f->fn ? f->fn->slot_names[slot] : "?", NULL);
     }
-    pld_crt_describe_scope(it, f, s, &la->desc);
+    pld_crt_describe_scope(it, f->fn, s, &la->desc);
     describe_features(it, s->kind == PLD_ST_FOR ? &s->u.for_.body : &s->u.with.body, &la->desc, la->feature_at,
                       sizeof la->feature_at);
     return PLD_OK;

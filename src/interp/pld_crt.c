@@ -797,7 +797,7 @@ void pld_crt_gen(pld_interp_t *it)
     }
 }
 
-void pld_crt_describe_scope(pld_interp_t *it, const frame_t *f, const pld_stmt_t *s, pld_be_kernel_desc_t *d)
+void pld_crt_describe_scope(pld_interp_t *it, const pld_func_t *fn, const pld_stmt_t *s, pld_be_kernel_desc_t *d)
 {
     if (!it->cgen)
         return;
@@ -815,10 +815,10 @@ void pld_crt_describe_scope(pld_interp_t *it, const frame_t *f, const pld_stmt_t
     it->cgen_scopes = n;
     struct pld_cgen_scope *e = &n[it->ncgen_scopes++];
     e->s = s;
-    if (!f->fn)
+    if (!fn)
         snprintf(e->code.err, sizeof e->code.err, "a scope outside a function");
     else
-        pld_cgen_scope(it->p, f->fn, s, pld_crt_text, &e->code);
+        pld_cgen_scope(it->p, fn, s, pld_crt_text, &e->code);
     d->c_source = e->code.source;
     d->c_unsupported = d->c_source ? NULL : e->code.err;
 }

@@ -204,7 +204,7 @@ struct pld_interp {
     /* the C code of each function (p->nfuncs) for a backend that compiles
      * kernels (PLD_BE_CAP_C_KERNELS; pld_crt.c), else NULL */
     struct pld_cgen *cgen;
-    struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at their first launch */
+    struct pld_cgen_scope *cgen_scopes; /* the same for pl.at / pl.spmd scopes, made at the program's load */
     int ncgen_scopes;
     pld_trace_t *trace;            /* opts.trace: the event recorder, or NULL (pld_tr_*) */
     /* the debugging machinery (src/debug, pld_debug.h): one handle, owned, NULL when no debug
@@ -787,8 +787,9 @@ void pld_crt_fini(pld_interp_t *it);
 /* Sets d->c_source / c_unsupported for function fidx (-1: a scope) when
  * code was generated. */
 void pld_crt_describe(const pld_interp_t *it, int fidx, pld_be_kernel_desc_t *d);
-/* The same for scope / grid statement s of the function of frame f. */
-void pld_crt_describe_scope(pld_interp_t *it, const frame_t *f, const pld_stmt_t *s, pld_be_kernel_desc_t *d);
+/* The same for scope / grid statement s of function fn (its code made at the
+ * program's load, pld_walk_load_kernels; a later call finds it). */
+void pld_crt_describe_scope(pld_interp_t *it, const pld_func_t *fn, const pld_stmt_t *s, pld_be_kernel_desc_t *d);
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */

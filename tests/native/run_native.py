@@ -52,11 +52,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'control', 'cache', 'cachedir', 'cachekey', 'clang')
+PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
-         'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
+         'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',)}
 
 
@@ -266,6 +266,40 @@ def errors(args, work, env):
         fail('the UB error differs: sim %r, native %r' % (msgs['sim'], msgs['native']))
 
 
+def load(args, work, env):
+    """scope kernels (pl.at, pl.spmd) are compiled at load with the function kernels: a refused scope stops the
+    run (exit 69) before its first kernel runs; compilable scopes give sim's bytes"""
+    for P in (1, 2):
+        out_f, trace = os.path.join(work, 'r%d_out.npy' % P), os.path.join(work, 'r%d_trace.json' % P)
+        o = ['--in', 'x=random:1', '--out', 'out=' + out_f, '--out', 'y=' + os.path.join(work, 'r%d_y.npy' % P),
+             '--trace', trace]
+        rc, out = run(args, 'scope_refused.pld', 'native', o, env, P=P)
+        expect(rc, out, 69, ['cannot load program', 'kernel sines', 'cannot be compiled',
+                             'scope_refused.pld:18:17: pl.tile.sin is not compiled by the native backend'],
+               'a pl.at scope native does not compile, at P=%d' % P)
+        if os.path.exists(out_f) or (os.path.exists(trace) and '"k"' in open(trace).read()):
+            fail('kernel k ran before the refused scope stopped the run (P=%d)' % P, out)
+        if 'kernel backend' in out or 'failed to run' in out:
+            fail('the scope was refused at its launch, not at load (P=%d)' % P, out)
+    rc, out = run(args, 'scope_refused.pld', 'sim', o, env)
+    expect(rc, out, 0, [], 'the same program on sim')
+    outs = ['out', 'y']
+    for b in ('sim', 'native'):
+        extra = ['--in', 'x=random:5']
+        for o in outs:
+            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
+        rc, out = run(args, 'scope_ok.pld', b, extra, env, P=2)
+        if rc != 0:
+            fail('scope_ok.pld on %s exited %d' % (b, rc), out)
+    for o in outs:
+        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
+        if a != open(os.path.join(work, o + '_native.npy'), 'rb').read():
+            fail('scope_ok.pld: output %s differs between sim and native' % o)
+        if len(set(a[128:])) < 2:
+            fail('output %s is constant: the test would not see a difference' % o)
+    print('ok: load: scope kernels compiled at load; %d outputs byte-identical on sim and native' % len(outs))
+
+
 def control(args, work, env):
     outs = ['cnt', 'out']
     for b in ('sim', 'native'):
@@ -334,7 +368,7 @@ def main():
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
-        {'numerics': numerics, 'errors': errors, 'control': control, 'cache': cache, 'cachedir': cachedir,
+        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'cache': cache, 'cachedir': cachedir,
          'cachekey': cachekey, 'clang': clang}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
