@@ -575,8 +575,10 @@ static int native_kernel_load(pld_be_t *be, const pld_be_kernel_desc_t *d, pld_b
     if (!d->c_source)
         return seterr(be, PLD_BE_E_UNSUPPORTED, "it cannot be compiled: %s",
                       d->c_unsupported ? d->c_unsupported : "pldrun generated no C code for it");
-    /* a kernel the program's load did not list: compile it now */
-    return load_new(be, d, out);
+    /* every kernel and scope is compiled by program_load, before anything
+     * runs: nothing is compiled mid-run (by every rank at once) */
+    return seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d) was not compiled when the program loaded", d->name,
+                  d->program ? d->program : "?", d->line);
 }
 
 typedef struct launch_ctx {
