@@ -81,6 +81,25 @@ def run(args, prog, backend, extra, env=None, P=1, limit=300):
     return p.returncode, out
 
 
+def same_on_sim_and_native(args, work, env, prog, inputs, outs, P=1, limit=300):
+    """Runs prog on sim and on native with the same inputs; every output must
+    be byte-identical on both and not constant (else the comparison could not
+    see a difference)."""
+    for b in ('sim', 'native'):
+        extra = list(inputs)
+        for o in outs:
+            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
+        rc, out = run(args, prog, b, extra, env, P=P, limit=limit)
+        if rc != 0:
+            fail('%s on %s exited %d' % (prog, b, rc), out)
+    for o in outs:
+        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
+        if a != open(os.path.join(work, o + '_native.npy'), 'rb').read():
+            fail('%s: output %s differs between sim and native' % (prog, o))
+        if len(set(a[128:])) < 2:
+            fail('%s: output %s is constant: the test would not see a difference' % (prog, o))
+
+
 def fail(msg, out=''):
     print('FAIL: ' + msg)
     if out:
@@ -284,38 +303,13 @@ def load(args, work, env):
     rc, out = run(args, 'scope_refused.pld', 'sim', o, env)
     expect(rc, out, 0, [], 'the same program on sim')
     outs = ['out', 'y']
-    for b in ('sim', 'native'):
-        extra = ['--in', 'x=random:5']
-        for o in outs:
-            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
-        rc, out = run(args, 'scope_ok.pld', b, extra, env, P=2)
-        if rc != 0:
-            fail('scope_ok.pld on %s exited %d' % (b, rc), out)
-    for o in outs:
-        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
-        if a != open(os.path.join(work, o + '_native.npy'), 'rb').read():
-            fail('scope_ok.pld: output %s differs between sim and native' % o)
-        if len(set(a[128:])) < 2:
-            fail('output %s is constant: the test would not see a difference' % o)
+    same_on_sim_and_native(args, work, env, 'scope_ok.pld', ['--in', 'x=random:5'], outs, P=2)
     print('ok: load: scope kernels compiled at load; %d outputs byte-identical on sim and native' % len(outs))
 
 
 def control(args, work, env):
     outs = ['cnt', 'out']
-    for b in ('sim', 'native'):
-        extra = ['--in', 'x=random:11']
-        for o in outs:
-            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
-        rc, out = run(args, 'control.pld', b, extra, env, limit=60)
-        if rc != 0:
-            fail('control.pld on %s exited %d' % (b, rc), out)
-    for o in outs:
-        a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
-        n = open(os.path.join(work, o + '_native.npy'), 'rb').read()
-        if a != n:
-            fail('output %s differs between sim and native' % o)
-        if len(set(a[128:])) < 2:
-            fail('output %s is constant: the test would not see a difference' % o)
+    same_on_sim_and_native(args, work, env, 'control.pld', ['--in', 'x=random:11'], outs, limit=60)
     print('ok: control: %d outputs byte-identical on sim and native' % len(outs))
     # a kernel that spins (every trip ends in `continue`): the watchdog tick of
     # the loop's back edge stops it after --timeout, on every rank
