@@ -46,9 +46,6 @@ ALLOWED = {
     'hw_backend': {'base', 'parser', 'sim_npu'},
     'interp': {'*'},
 }
-# headers of a room another room may include although it may not use the
-# room as a whole: (user room, header) -> why
-EXCEPTIONS = {}
 # parser may use only the platform profiles of sim_npu (the on-chip memory
 # check), not the device itself
 ONLY = {('parser', 'sim_npu'): {'pld_npu_profile.h'}}
@@ -99,8 +96,6 @@ def check_includes(src, problems):
                 continue
             other = home.get(name)
             if other is None or other == room:
-                continue
-            if (room, name) in EXCEPTIONS:
                 continue
             if not may_use(room, other):
                 problems.append('%s: includes "%s" from src/%s/: %s may use only %s' %
