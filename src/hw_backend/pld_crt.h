@@ -38,6 +38,48 @@ typedef struct pc_tile {
     int64_t valid[PC_MAX_RANK];
 } pc_tile;
 
+/* A strided view of elements for the kernel library (pc_kern): the layout of
+ * pld_kern.h's pld_view_t (checked in pld_cgen_kern.c). strides in elements,
+ * 0 = broadcast; rank entries used, rank 0 = one element. */
+#define PC_VIEW_MAX_RANK 8
+typedef struct pc_view {
+    void *data;
+    int32_t dt, rank;
+    int64_t shape[PC_VIEW_MAX_RANK];
+    int64_t strides[PC_VIEW_MAX_RANK];
+} pc_view;
+
+/* The tile kernel library `sim` runs (src/sim_npu/pld_kern.h), called
+ * directly by compiled kernels with views they build: one implementation
+ * of every op's numerics. Each entry is the pld_k_* function of the same
+ * name (op codes: pld_kern.h's enums); nonzero = failed with a message in
+ * err (report it with pc_rt.kfail, or the PC_K macro below). */
+typedef struct pc_kern {
+    int (*binary)(int op, const pc_view *out, const pc_view *a, const pc_view *b, char *err, size_t errn);
+    int (*binary_s)(int op, const pc_view *out, const pc_view *a, double sf, int64_t si, char *err, size_t errn);
+    int (*unary)(int op, const pc_view *out, const pc_view *a, char *err, size_t errn);
+    int (*reduce)(int op, int flags, const pc_view *out, const pc_view *a, char *err, size_t errn);
+    int (*ext)(int op, const pc_view *out, const pc_view *a, const pc_view *b, const pc_view *c, char *err, size_t errn);
+    int (*ext_s)(int op, const pc_view *out, const pc_view *a, double sf, int64_t si, const pc_view *c, char *err,
+                 size_t errn);
+    int (*cmp_mask)(int op, const pc_view *mask, const pc_view *a, const pc_view *b, char *err, size_t errn);
+    int (*select)(const pc_view *out, const pc_view *mask, const pc_view *a, const pc_view *b, char *err, size_t errn);
+    int (*part)(int op, const pc_view *out, const pc_view *a, const int64_t *va, const pc_view *b, const int64_t *vb,
+                char *err, size_t errn);
+    int (*ci)(const pc_view *out, int64_t start, int descending, char *err, size_t errn);
+    int (*tri)(const pc_view *out, int64_t diagonal, int upper, int64_t vr, int64_t vc, char *err, size_t errn);
+    int (*random)(const pc_view *out, const uint32_t key[2], const uint32_t ctr[4], int rounds, int64_t vr, int64_t vc,
+                  char *err, size_t errn);
+    int (*cast)(const pc_view *out, const pc_view *a, int mode, char *err, size_t errn);
+    int (*matmul)(const pc_view *out, const pc_view *a, const pc_view *b, int accumulate, char *err, size_t errn);
+    int (*matmul_mx)(const pc_view *out, const pc_view *a, const pc_view *sa, const pc_view *b, const pc_view *sb,
+                     int accumulate, char *err, size_t errn);
+    int (*copy)(const pc_view *out, const pc_view *a, char *err, size_t errn);
+    int (*accumulate)(const pc_view *out, const pc_view *a, char *err, size_t errn);
+    int (*fill_f)(const pc_view *out, double v, char *err, size_t errn);
+    int (*fill_i)(const pc_view *out, int64_t v, char *err, size_t errn);
+} pc_kern;
+
 /* What a runtime-executed op returned (pc_rt.exec). */
 enum { PC_OUT_NONE = 0, PC_OUT_INT, PC_OUT_FLOAT, PC_OUT_TENSOR, PC_OUT_TILE, PC_OUT_CTX };
 typedef struct pc_out {
@@ -114,7 +156,55 @@ typedef struct pc_rt {
     /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
      * over first); block 0's values become the kernel's result */
     int (*ret)(void *bk, int site, int i, int n);
+    /* the kernel library (pc_kern), and its failure at `site` reported as
+     * sim reports it ("<op name>: <err>"); returns 1 */
+    const pc_kern *k;
+    int (*kfail)(void *bk, int site, const char *err);
 } pc_rt;
+
+/* Calls kernel library entry FN (pc_kern) with the arguments given and the
+ * error buffer; a failure returns 1 from the kernel with sim's message. */
+#define PC_K(site, FN, ...)                                                                                   \
+    do {                                                                                                      \
+        char pc_e_[256];                                                                                      \
+        pc_e_[0] = 0;                                                                                         \
+        if (rt->k->FN(__VA_ARGS__, pc_e_, sizeof pc_e_))                                                      \
+            return rt->kfail(bk, (site), pc_e_);                                                              \
+    } while (0)
+
+/* A packed row-major view of the whole physical tile t. */
+static inline void pc_view_tile(pc_view *v, const pc_tile *t)
+{
+    int64_t st = 1;
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = t->rank;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        v->shape[d] = t->shape[d];
+        v->strides[d] = st;
+        st *= t->shape[d];
+    }
+}
+
+/* The valid region of tile t (its physical strides). */
+static inline void pc_view_tile_valid(pc_view *v, const pc_tile *t)
+{
+    pc_view_tile(v, t);
+    for (int d = 0; d < t->rank; d++)
+        v->shape[d] = t->valid[d] < t->shape[d] ? t->valid[d] : t->shape[d];
+}
+
+/* A view of tensor t (its whole shape). */
+static inline void pc_view_tensor(pc_view *v, const pc_tensor *t)
+{
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = t->rank;
+    for (int d = 0; d < t->rank; d++) {
+        v->shape[d] = t->shape[d];
+        v->strides[d] = t->stride[d];
+    }
+}
 
 /* ---- helpers of generated code ---- */
 static inline int64_t pc_floordiv(int64_t a, int64_t b)

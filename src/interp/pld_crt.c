@@ -617,10 +617,16 @@ static int rt_ret(void *bk, int site, int i, int n)
     return 0;
 }
 
+static int rt_kfail(void *bk, int site, const char *err)
+{
+    return kfail(bk, site, PLD_E_RUNTIME, err);
+}
+
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
+    &pld_cgen_kern_table, rt_kfail,
 };
 
 /* ---- pld_be_host_t ---- */

@@ -79,7 +79,8 @@ static void usage(FILE *f)
           "  --platform a2a3|a5  hardware profile to emulate (default a2a3)\n"
           "  --backend NAME|PATH.so\n"
           "                      kernel backend: a built-in one (default sim) or a plugin\n"
-          "                      shared object built against src/hw_backend/pld_backend.h\n"
+          "                      shared object built against src/hw_backend/pld_backend.h;\n"
+          "                      without it, $PLDRUN_BACKEND when set (sim, native, ...)\n"
           "  --backend-options S options text handed to the backend's open\n"
           "  --devices LIST      device ids for the ranks of each host, by local rank (\"0,1,2,3\");\n"
           "                      default: the backend chooses (ascend: local rank)\n"
@@ -146,7 +147,8 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
 {
     memset(o, 0, sizeof *o);
     o->platform = pld_npu_profile_default();
-    o->backend = "sim";
+    const char *env_backend = getenv("PLDRUN_BACKEND"); /* the default; --backend overrides it */
+    o->backend = env_backend && *env_backend ? env_backend : "sim";
     o->timeout = 30;
     o->dispatches = 1;
     o->reset = -1;

@@ -1,0 +1,128 @@
+/* pld_cgen_kern.c - the kernel library as compiled kernels call it
+ * (pld_crt.h's pc_kern): each entry is the pld_k_* function of the same
+ * name, the numerics `sim` runs (src/sim_npu/pld_kern.h), reached with a
+ * view the generated code built. pc_view has pld_view_t's layout (checked
+ * below), so an entry only passes its arguments on. */
+#include "pld_cgen.h"
+#include "pld_crt.h"
+#include "pld_kern.h"
+
+#include <stddef.h>
+
+_Static_assert(sizeof(pc_view) == sizeof(pld_view_t) && offsetof(pc_view, data) == offsetof(pld_view_t, data) &&
+                   offsetof(pc_view, dt) == offsetof(pld_view_t, dt) &&
+                   offsetof(pc_view, rank) == offsetof(pld_view_t, rank) &&
+                   offsetof(pc_view, shape) == offsetof(pld_view_t, shape) &&
+                   offsetof(pc_view, strides) == offsetof(pld_view_t, strides) && PC_VIEW_MAX_RANK == PLD_MAX_RANK &&
+                   sizeof(pld_dtype_t) == sizeof(int32_t),
+               "pc_view is pld_view_t");
+
+#define V(x) ((const pld_view_t *)(const void *)(x))
+
+static int k_binary(int op, const pc_view *out, const pc_view *a, const pc_view *b, char *err, size_t errn)
+{
+    return pld_k_binary((pld_binop_k_t)op, V(out), V(a), V(b), err, errn) != PLD_OK;
+}
+
+static int k_binary_s(int op, const pc_view *out, const pc_view *a, double sf, int64_t si, char *err, size_t errn)
+{
+    return pld_k_binary_scalar((pld_binop_k_t)op, V(out), V(a), sf, si, err, errn) != PLD_OK;
+}
+
+static int k_unary(int op, const pc_view *out, const pc_view *a, char *err, size_t errn)
+{
+    return pld_k_unary((pld_unop_k_t)op, V(out), V(a), err, errn) != PLD_OK;
+}
+
+static int k_reduce(int op, int flags, const pc_view *out, const pc_view *a, char *err, size_t errn)
+{
+    return pld_k_reduce((pld_redop_k_t)op, flags, V(out), V(a), err, errn) != PLD_OK;
+}
+
+static int k_ext(int op, const pc_view *out, const pc_view *a, const pc_view *b, const pc_view *c, char *err,
+                 size_t errn)
+{
+    return pld_k_ext((pld_xop_k_t)op, V(out), V(a), V(b), V(c), err, errn) != PLD_OK;
+}
+
+static int k_ext_s(int op, const pc_view *out, const pc_view *a, double sf, int64_t si, const pc_view *c, char *err,
+                   size_t errn)
+{
+    return pld_k_ext_scalar((pld_xop_k_t)op, V(out), V(a), sf, si, V(c), err, errn) != PLD_OK;
+}
+
+static int k_cmp_mask(int op, const pc_view *mask, const pc_view *a, const pc_view *b, char *err, size_t errn)
+{
+    return pld_k_cmp_mask((pld_xop_k_t)op, V(mask), V(a), V(b), err, errn) != PLD_OK;
+}
+
+static int k_select(const pc_view *out, const pc_view *mask, const pc_view *a, const pc_view *b, char *err,
+                    size_t errn)
+{
+    return pld_k_select(V(out), V(mask), V(a), V(b), err, errn) != PLD_OK;
+}
+
+static int k_part(int op, const pc_view *out, const pc_view *a, const int64_t *va, const pc_view *b,
+                  const int64_t *vb, char *err, size_t errn)
+{
+    return pld_k_part((pld_binop_k_t)op, V(out), V(a), va, V(b), vb, err, errn) != PLD_OK;
+}
+
+static int k_ci(const pc_view *out, int64_t start, int descending, char *err, size_t errn)
+{
+    return pld_k_ci(V(out), start, descending, err, errn) != PLD_OK;
+}
+
+static int k_tri(const pc_view *out, int64_t diagonal, int upper, int64_t vr, int64_t vc, char *err, size_t errn)
+{
+    return pld_k_tri(V(out), diagonal, upper, vr, vc, err, errn) != PLD_OK;
+}
+
+static int k_random(const pc_view *out, const uint32_t key[2], const uint32_t ctr[4], int rounds, int64_t vr,
+                    int64_t vc, char *err, size_t errn)
+{
+    return pld_k_random(V(out), key, ctr, rounds, vr, vc, err, errn) != PLD_OK;
+}
+
+static int k_cast(const pc_view *out, const pc_view *a, int mode, char *err, size_t errn)
+{
+    return pld_k_cast(V(out), V(a), (pld_round_k_t)mode, err, errn) != PLD_OK;
+}
+
+static int k_matmul(const pc_view *out, const pc_view *a, const pc_view *b, int accumulate, char *err, size_t errn)
+{
+    return pld_k_matmul(V(out), V(a), V(b), accumulate, err, errn) != PLD_OK;
+}
+
+static int k_matmul_mx(const pc_view *out, const pc_view *a, const pc_view *sa, const pc_view *b, const pc_view *sb,
+                       int accumulate, char *err, size_t errn)
+{
+    return pld_k_matmul_mx(V(out), V(a), V(sa), V(b), V(sb), accumulate, err, errn) != PLD_OK;
+}
+
+static int k_copy(const pc_view *out, const pc_view *a, char *err, size_t errn)
+{
+    return pld_k_copy(V(out), V(a), err, errn) != PLD_OK;
+}
+
+static int k_accumulate(const pc_view *out, const pc_view *a, char *err, size_t errn)
+{
+    return pld_k_accumulate(V(out), V(a), err, errn) != PLD_OK;
+}
+
+static int k_fill_f(const pc_view *out, double v, char *err, size_t errn)
+{
+    (void)err, (void)errn;
+    return pld_k_fill_f(V(out), v) != PLD_OK;
+}
+
+static int k_fill_i(const pc_view *out, int64_t v, char *err, size_t errn)
+{
+    (void)err, (void)errn;
+    return pld_k_fill_i(V(out), v) != PLD_OK;
+}
+
+const pc_kern pld_cgen_kern_table = {
+    k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
+    k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
+};
