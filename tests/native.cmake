@@ -56,3 +56,24 @@ if(NOT PLD_SANITIZE)
   set_tests_properties(native_negative PROPERTIES LABELS "mpi;native" TIMEOUT 900 PROCESSORS 4
                        ENVIRONMENT "${_pld_native_env}")
 endif()
+
+# PLDRUN_BACKEND: the backend when --backend is not given (how the ops_native_* runners run on native).
+# _bogus: an unknown name is refused naming the variable; _native: it selects native (a compiler that
+# does not exist fails native's load); _override: --backend sim wins over it (sim, which takes no options, is the one refusing them).
+set(_pld_env_prog "${CMAKE_CURRENT_SOURCE_DIR}/native/numerics_small.pld")
+add_test(NAME native_backend_env_bogus
+         COMMAND "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/expect_run.py" --exit 69
+                 "--match=^pldrun: unknown kernel backend 'bogus' .*named by \\$PLDRUN_BACKEND"
+                 -- $<TARGET_FILE:pldrun> "${_pld_env_prog}" --in x=arange)
+add_test(NAME native_backend_env_native
+         COMMAND "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/expect_run.py" --exit 69
+                 "--match=^pldrun: backend 'native' cannot load program .*the C compiler '/nonexistent/cc' is not usable"
+                 -- $<TARGET_FILE:pldrun> "${_pld_env_prog}" --in x=arange --backend-options cc=/nonexistent/cc)
+add_test(NAME native_backend_env_override
+         COMMAND "${PLD_PYTHON3_CONF}" "${CMAKE_CURRENT_SOURCE_DIR}/expect_run.py" --exit 69
+                 "--match=^pldrun: the sim backend takes no options"
+                 -- $<TARGET_FILE:pldrun> "${_pld_env_prog}" --in x=arange --backend sim --backend-options cc=/nonexistent/cc)
+set_tests_properties(native_backend_env_bogus PROPERTIES LABELS "native" TIMEOUT 60
+                     ENVIRONMENT "PLDRUN_BACKEND=bogus;${PLD_MPI_TEST_ENV}")
+set_tests_properties(native_backend_env_native native_backend_env_override PROPERTIES LABELS "native" TIMEOUT 60
+                     ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")

@@ -45,6 +45,44 @@ if(PLD_PYTHON3_OPS)
   # tile read/write/slice/reshape/assemble, tensor full/reshape, arrays, get_block_num in pl.spmd, the TaskId
   # ops with pl.submit deps=, set_ffts/cacheinvalid (tests/ops/run_ops_basic.py)
   pld_ops_test(ops_basic ops/run_ops_basic.py ops_basic 120 SAMPLE)
+  # The same runners on `--backend native` (pldrun reads PLDRUN_BACKEND when --backend is not given;
+  # native_backend_env checks that it does): every kernel compiled to C with the same goldens.
+  # Release tree only (a compile per generated program): the runners that take --sample run a
+  # sample (PLD_OPS_NATIVE_SAMPLE) in the default tier and every case in the long tier
+  # (ops_native_*_all, label `long`); the fixed ones run in full in the default tier.
+  set(PLD_OPS_NATIVE_SAMPLE 6 CACHE STRING "--sample N of the ops_native_* runners in the default tier")
+  set(_pld_native_ops_env "PLDRUN_BACKEND=native" "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache" ${PLD_MPI_TEST_ENV})
+  function(pld_ops_native_test name script workdir timeout)
+    set(_runs "${name}|--sample,${PLD_OPS_NATIVE_SAMPLE}|")
+    if("SAMPLE" IN_LIST ARGN)
+      list(APPEND _runs "${name}_all||long")
+    else()
+      set(_runs "${name}||")
+    endif()
+    foreach(_r IN LISTS _runs)
+      string(REPLACE "|" ";" _r "${_r}")
+      list(GET _r 0 _n)
+      list(GET _r 1 _flags)
+      list(GET _r 2 _label)
+      string(REPLACE "," ";" _flags "${_flags}")
+      add_test(NAME ${_n}
+               COMMAND "${PLD_PYTHON3_OPS}" "${CMAKE_CURRENT_SOURCE_DIR}/${script}"
+                       --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/${workdir}_${_n}" ${_flags})
+      set_tests_properties(${_n} PROPERTIES TIMEOUT ${timeout} LABELS "unit;ops;native;${_label}"
+                           ENVIRONMENT "${_pld_native_ops_env}")
+    endforeach()
+  endfunction()
+  if(NOT PLD_SANITIZE)
+    pld_ops_native_test(ops_native_reduce ops/run_ops.py ops_reduce 600 SAMPLE)
+    pld_ops_native_test(ops_native_mem ops/run_ops_mem.py ops_mem 600 SAMPLE)
+    pld_ops_native_test(ops_native_elem ops/run_elem.py ops_elem 900 SAMPLE)
+    pld_ops_native_test(ops_native_layout ops/run_ops_layout.py ops_layout 600 SAMPLE)
+    pld_ops_native_test(ops_native_gather ops/run_ops_gather.py ops_gather 600 SAMPLE)
+    pld_ops_native_test(ops_native_basic ops/run_ops_basic.py ops_basic 600 SAMPLE)
+    pld_ops_native_test(ops_native_misc ops/run_ops_misc.py ops_misc 600)
+    pld_ops_native_test(ops_native_mx ops/run_ops_mx.py ops_mx 600)
+    pld_ops_native_test(cluster_native cluster/run_cluster.py cluster_work 600)
+  endif()
 else()
   message(STATUS "pldrun tests: python3 not found; the ops_* tests are not registered")
 endif()

@@ -605,6 +605,12 @@ static pld_status_t open_backend(const opts_t *o, int rank, int size, pld_hw_t *
         pld_hw_registry_t reg;
         pld_hw_registry_init(&reg);
         pld_hw_register(&reg, pld_interp_sim_backend());
+        if (strcmp(o->backend, "sim") != 0) { /* native and ascend are opened below, not from the registry */
+            snprintf(err, errn, "unknown kernel backend '%s' (available: sim, native, ascend, or a plugin PATH.so)%s",
+                     o->backend, getenv("PLDRUN_BACKEND") && !strcmp(getenv("PLDRUN_BACKEND"), o->backend)
+                                     ? " (named by $PLDRUN_BACKEND)" : "");
+            return PLD_E_HW;
+        }
         return pld_hw_open(&reg, o->backend, o->backend_options, rank, size, hw, err, errn);
     }
     pld_be_init_t init;
