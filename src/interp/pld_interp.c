@@ -185,6 +185,11 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_mem_free(it);
 }
 
+const pld_func_t *pld_interp_entry_func(const pld_interp_t *it)
+{
+    return it->entry;
+}
+
 int pld_interp_nparams(const pld_interp_t *it)
 {
     return it->entry->nparams;

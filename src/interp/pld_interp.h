@@ -91,6 +91,8 @@ void pld_interp_destroy(pld_interp_t *it);
 /* Entry parameters: count, name, declared type (static dims; dynamic dims as
  * symbols), direction. */
 int pld_interp_nparams(const pld_interp_t *it);
+/* The entry function (resolved by pld_interp_create). */
+const pld_func_t *pld_interp_entry_func(const pld_interp_t *it);
 const pld_param_t *pld_interp_param(const pld_interp_t *it, int i);
 /* Index of the entry parameter named `name`, or -1. */
 int pld_interp_param_index(const pld_interp_t *it, const char *name);

@@ -12,6 +12,7 @@
 #include "pld_win.h"
 #include "observe.h"
 #include "report.h"
+#include "signature.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ typedef struct opts {
     int nout;
     int check;
     int ranks;
-    int print;          /* 1 --print (as read), 2 --print-lowered (after the lowering passes) */
+    int print;          /* 1 --print (as read), 2 --print-lowered (after the lowering passes), 3 --signature */
     const pld_npu_profile_t *platform;
     const char *backend;
     const char *backend_options;
@@ -73,6 +74,8 @@ static void usage(FILE *f)
           "  --print             print the parsed program back (normalised text)\n"
           "  --print-lowered     print the program after the lowering passes (builtin collective\n"
           "                      kernels and dispatches; docs/lowering.md); it reads back with --check\n"
+          "  --signature         print the entry's parameters as one line of JSON (name, kind, dtype,\n"
+          "                      shape, dir) and run nothing (the Python API uses it)\n"
           "  --entry NAME        function to run (default: the HOST orchestrator)\n"
           "  --in NAME=FILE.npy  bind an entry parameter (repeatable)\n"
           "  --out NAME=FILE.npy write a parameter's final contents (repeatable)\n"
@@ -157,7 +160,8 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (in_batch && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0 ||
                          strcmp(a, "--check") == 0 || strcmp(a, "--print") == 0 ||
-                         strcmp(a, "--print-lowered") == 0 || strcmp(a, "--batch") == 0)) {
+                         strcmp(a, "--print-lowered") == 0 || strcmp(a, "--signature") == 0 ||
+                         strcmp(a, "--batch") == 0)) {
             fprintf(stderr, "pldrun: %s is not available in a --batch entry\n", a);
             return EX_USAGE;
         }
@@ -176,6 +180,8 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
             o->print = 1;
         } else if (strcmp(a, "--print-lowered") == 0) {
             o->print = 2;
+        } else if (strcmp(a, "--signature") == 0) {
+            o->print = 3;
         } else if (strcmp(a, "--ranks") == 0 || strcmp(a, "--timeout") == 0) {
             int v;
             if (!val || !parse_int(val, &v) || (strcmp(a, "--ranks") == 0 && (v < 1 || v > 4096))) {
@@ -380,7 +386,8 @@ static int front_end(const opts_t *o, int ranks, pld_buf_t *msg, pld_buf_t *prin
     pld_diag_render(&p->diags, "", msg);
     if (print_to && st == PLD_OK && o->print == 2)
         pld_ast_print(p, print_to);
-    int rc = st == PLD_OK ? EX_OK : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_DATAERR;
+    const int sig_rc = print_to && st == PLD_OK && o->print == 3 ? signature_write(p, o->entry, print_to, msg) : EX_OK;
+    int rc = st == PLD_OK ? sig_rc : st == PLD_E_NOMEM ? EX_SOFTWARE : EX_DATAERR;
     if (rc == EX_DATAERR) {
         int n = p->diags.n_errors;
         pld_buf_printf(msg, "%d error%s generated\n", n, n == 1 ? "" : "s");
