@@ -252,6 +252,98 @@ static int probe_dim(pld_interp_t *it, const pld_dim_t *d, int64_t *v)
     return st == PLD_OK;
 }
 
+/* The one dynamic dim name of expression e that has no value yet (not a
+ * module constant, not bound): 1 with *sym set; 0 when there is none or
+ * more than one distinct name. */
+static int unbound_sym(const pld_interp_t *it, const pld_expr_t *e, const char **sym)
+{
+    int64_t v;
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case PLD_EX_NAME:
+        if (pld_dyn_get(it, e->u.name, &v))
+            return 0;
+        for (int c = 0; c < it->p->nconsts; c++)
+            if (it->p->consts[c].name == e->u.name && !it->const_is_dyn[c])
+                return 0;
+        if (*sym && *sym != e->u.name)
+            return -1000; /* a second name: not solvable here */
+        *sym = e->u.name;
+        return 1;
+    case PLD_EX_BINARY:
+        return unbound_sym(it, e->u.bin.a, sym) + unbound_sym(it, e->u.bin.b, sym);
+    case PLD_EX_UNARY:
+        return unbound_sym(it, e->u.un.a, sym);
+    case PLD_EX_CALL: {
+        int n = 0;
+        for (int i = 0; i < e->u.call.nargs; i++)
+            n += unbound_sym(it, e->u.call.args[i].value, sym);
+        return n;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* An integer value of expression e before the run (probe_dim's rules). */
+static int probe_expr(pld_interp_t *it, const pld_expr_t *e, int64_t *v)
+{
+    pld_dim_t d = {PLD_DIM_EXPR, 0, NULL, e};
+    return probe_dim(it, &d, v);
+}
+
+/* Solves e == want for the one unbound dynamic name sym in e (through +, -,
+ * *, // by a known side, and pl.const(...)): 1 with *val set. The caller
+ * checks the result by evaluating e again (floor division has many
+ * solutions; the smallest is taken). */
+static int solve_sym(pld_interp_t *it, const pld_expr_t *e, const char *sym, int64_t want, int64_t *val)
+{
+    const char *s = NULL;
+    if (e->kind == PLD_EX_NAME && e->u.name == sym) {
+        *val = want;
+        return 1;
+    }
+    if (e->kind == PLD_EX_CALL && e->op == PLD_OPID_PL_CONST && e->u.call.nargs >= 1)
+        return solve_sym(it, e->u.call.args[0].value, sym, want, val);
+    if (e->kind == PLD_EX_UNARY && e->u.un.op == PLD_UOP_NEG)
+        return solve_sym(it, e->u.un.a, sym, -want, val);
+    if (e->kind != PLD_EX_BINARY)
+        return 0;
+    const int left = unbound_sym(it, e->u.bin.a, &s) > 0;
+    const pld_expr_t *u = left ? e->u.bin.a : e->u.bin.b, *k = left ? e->u.bin.b : e->u.bin.a;
+    int64_t c;
+    if (!probe_expr(it, k, &c))
+        return 0;
+    switch (e->u.bin.op) {
+    case PLD_OP_ADD: return solve_sym(it, u, sym, want - c, val);
+    case PLD_OP_SUB: return solve_sym(it, u, sym, left ? want + c : c - want, val);
+    case PLD_OP_MUL: return c != 0 && want % c == 0 && solve_sym(it, u, sym, want / c, val);
+    case PLD_OP_FLOORDIV: return left && c > 0 && solve_sym(it, u, sym, want * c, val);
+    default: return 0;
+    }
+}
+
+/* Binds the one unbound dynamic name of dimension dd (an expression such as
+ * `M * 2`) so that dd == want (an input's extent), or, with want < 0 (a
+ * generated input), to the rank count as a lone dynamic dim is. 1 when it
+ * bound one (*name: which, for undoing), 0 when nothing was to bind. */
+static int bind_dim_expr(pld_interp_t *it, const pld_dim_t *dd, int64_t want, const char **name)
+{
+    const char *sym = NULL;
+    int64_t v;
+    if (dd->kind != PLD_DIM_EXPR || unbound_sym(it, dd->expr, &sym) <= 0 || !sym)
+        return 0;
+    if (want < 0)
+        v = it->comm.nranks;
+    else if (!solve_sym(it, dd->expr, sym, want, &v))
+        return 0;
+    if (!pld_dyn_set(it, sym, v))
+        return 0;
+    *name = sym;
+    return 1;
+}
+
 /* Binds parameter i: copies `data` (mode 0), adopts it (mode 1: a pld_mem
  * allocation of exactly the array's bytes, owned by the tensor afterwards),
  * or fills the new tensor from the generator `spec` (mode 2). */
@@ -344,6 +436,12 @@ static pld_status_t bind_any(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
             }
         } else if (probe_dim(it, dd, &v)) {
             ok = v == shape[d];
+        } else if (nnew < PLD_MAX_RANK && bind_dim_expr(it, dd, shape[d], &newdyn[nnew])) {
+            nnew++; /* `M * 2`: M from this extent, checked next */
+            ok = probe_dim(it, dd, &v) && v == shape[d];
+        } else {
+            const char *sym = NULL; /* a dynamic dim no extent can give (65 for `M * 2`) */
+            ok = !(dd->kind == PLD_DIM_EXPR && unbound_sym(it, dd->expr, &sym) > 0);
         }
     }
     if (!ok) {
@@ -419,7 +517,8 @@ pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec
                 }
             if (!is_const)
                 shape[d] = it->comm.nranks; /* dynamic dims take the rank count */
-        } else if (dd->kind != PLD_DIM_SYM && !probe_dim(it, dd, &shape[d])) {
+        } else if (dd->kind != PLD_DIM_SYM && !probe_dim(it, dd, &shape[d]) &&
+                   !(bind_dim_expr(it, dd, -1, &(const char *){NULL}) && probe_dim(it, dd, &shape[d]))) {
             snprintf(err, errn, "cannot generate '%s': dimension %d is not known before the run", pp->name, d);
             return PLD_E_USAGE;
         }

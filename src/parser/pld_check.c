@@ -244,6 +244,36 @@ const char *pld_ck_ann_head(pld_ck_t *ck, const pld_expr_t *e, char *buf, size_t
     return buf;
 }
 
+/* The pl.const(v, dtype) calls of a dimension expression (PyPTO's printer
+ * writes `NR * pl.const(64, pl.INDEX)`) resolved to their op, so that the
+ * run evaluates them where the expression is needed (binding the entry's
+ * parameters, sizes before the HOST orchestrator starts). */
+static void ann_resolve_consts(pld_ck_t *ck, pld_expr_t *e)
+{
+    char b[128];
+    if (!e)
+        return;
+    switch (e->kind) {
+    case PLD_EX_BINARY:
+        ann_resolve_consts(ck, e->u.bin.a);
+        ann_resolve_consts(ck, e->u.bin.b);
+        break;
+    case PLD_EX_UNARY:
+        ann_resolve_consts(ck, e->u.un.a);
+        break;
+    case PLD_EX_CALL: {
+        const char *h = pld_ck_ann_head(ck, e->u.call.fn, b, sizeof b);
+        if (h && strcmp(h, "pl.const") == 0 && e->u.call.nargs == 2 && !e->u.call.args[0].kw)
+            e->op = PLD_OPID_PL_CONST;
+        for (int i = 0; i < e->u.call.nargs; i++)
+            ann_resolve_consts(ck, e->u.call.args[i].value);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* A shape dimension in an annotation: constants, dynamic dims (declared or
  * implicit, as pl.parse's _AutoDynVar does), scalar parameters, expressions. */
 static void ann_dim(pld_ck_t *ck, pld_expr_t *e, pld_dim_t *d)
@@ -265,6 +295,7 @@ static void ann_dim(pld_ck_t *ck, pld_expr_t *e, pld_dim_t *d)
     }
     d->kind = PLD_DIM_EXPR;
     d->expr = e;
+    ann_resolve_consts(ck, e);
     /* check the expression's names exist (calls like pld.system.world_size() are fine) */
 }
 

@@ -239,3 +239,23 @@ def test_signature():
                               'dir': 'in'},
                              {'name': 'outs', 'kind': 'tensor', 'dtype': 'BF16', 'shape': ['NR', 'NR', 64],
                               'dir': 'out'}]
+
+
+@pytest.mark.parametrize('prog,P', [('dim_pl_const.pld', 2), ('dim_expr_solve.pld', 2), ('dim_expr_solve.pld', 4)])
+def test_printed_dim_forms(prog, P):
+    """Parameter extents as PyPTO prints computed ones (issue 41): `NR * pl.const(32, pl.INDEX)` is evaluated
+    when the inputs are bound, and `M * 2` binds M from the input; an extent `M * 2` cannot have is refused."""
+    path = os.path.join(REPO, 'tests', 'mpi', 'programs', prog)
+    xs = np.arange(P * 64, dtype=np.float32).reshape(P, 1, 64)
+    res = pldrun.run(path, {'xs': xs}, ranks=P)
+    want = np.broadcast_to(xs[:, 0, :], (P, P, 64))
+    assert np.array_equal(res['outs'], want)
+    if prog == 'dim_pl_const.pld':
+        gen = pldrun.run(path, {'xs': 'arange'}, ranks=P)   # a generated input: NR takes P, the extent 2 * 32
+        assert np.array_equal(gen['outs'], want)
+    else:
+        with pytest.raises(pldrun.RunError) as ei:
+            pldrun.run(path, {'xs': np.zeros((P, 1, 65), dtype=np.float32)}, ranks=P)
+        assert ei.value.returncode == 64
+        assert "input for 'xs' has shape/dtype [%d, 1, 65] FP32, but the parameter is declared [NR, 1, M * 2] FP32" % P \
+            in ei.value.diagnostics
