@@ -447,7 +447,9 @@ static int pure_size_expr(const pld_expr_t *e)
     case PLD_EX_BINARY:
         return pure_size_expr(e->u.bin.a) && pure_size_expr(e->u.bin.b);
     case PLD_EX_CALL:
-        if (e->op == PLD_OPID_PLD_WORLD_SIZE || e->op == PLD_OPID_TENSOR_DIM) {
+        /* pl.const / pl.cast / pl.min / pl.max: how PyPTO's printer writes computed sizes */
+        if (e->op == PLD_OPID_PLD_WORLD_SIZE || e->op == PLD_OPID_TENSOR_DIM || e->op == PLD_OPID_PL_CONST ||
+            e->op == PLD_OPID_PL_CAST_SCALAR || e->op == PLD_OPID_PL_MIN || e->op == PLD_OPID_PL_MAX) {
             for (int i = 0; i < e->u.call.nargs; i++)
                 if (!pure_size_expr(e->u.call.args[i].value))
                     return 0;

@@ -259,3 +259,15 @@ def test_printed_dim_forms(prog, P):
         assert ei.value.returncode == 64
         assert "input for 'xs' has shape/dtype [%d, 1, 65] FP32, but the parameter is declared [NR, 1, M * 2] FP32" % P \
             in ei.value.diagnostics
+
+
+@pytest.mark.parametrize('P', [2, 4])
+def test_window_size_in_a_host_local(P):
+    """A window size held in a HOST local computed with pl.const(...) * pl.const(...) (issue 41): known when the
+    HOST orchestrator starts; the outputs equal those of the program that writes the size inline."""
+    ins = {'xs': np.arange(P * 256, dtype=np.float32).reshape(P, 1, 256) * 0.5,
+           'rows': np.arange(P * P * 256, dtype=np.float32).reshape(P, P, 256)}
+    local = pldrun.run(os.path.join(REPO, 'tests', 'mpi', 'programs', 'size_pl_const_local.pld'), ins, ranks=P)
+    inline = pldrun.run(os.path.join(REPO, 'tests', 'examples', '08_host_collectives.printed.pld'), ins, ranks=P)
+    assert np.array_equal(local['outs'], inline['outs'])
+    assert np.any(local['outs'])
