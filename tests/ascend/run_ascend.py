@@ -473,6 +473,12 @@ def case_errors(R):
               {'ACL_FAKE_NO_FABRIC': '1', 'ACL_FAKE_FAIL': 'aclrtMemImportFromShareableHandle:1@0'},
               ['[rank 0/2]', 'rank 0: importing the window of rank 1 (device 1, driver id 1) failed with error 100000',
                'peer access from device 0 to device 1: enable answered 0, status 0'])
+    # a refused enable is not fatal by itself: the import then fails, and says what the enable answered
+    error_run(R, 'refused peer enable on rank 0', ring,
+              {'ACL_FAKE_NO_FABRIC': '1', 'ACL_FAKE_FAIL': 'aclrtDeviceEnablePeerAccess:1@0'},
+              ['[rank 0/2]', 'rank 0: importing the window of rank 1 (device 1, driver id 1) failed with error 507022',
+               'peer access to device 1 not enabled',
+               'peer access from device 0 to device 1: enable answered 100000, status 0'])
     t0 = time.time()
     logs, err = error_run(R, 'failed launch on rank 1', ring, {'ACL_FAKE_FAIL': 'aclrtLaunchKernelWithHostArgs:1@1'},
                           ['[rank 1/2]', 'launching kernel ring (1 blocks) on device 1 failed with error 100000',
