@@ -25,6 +25,9 @@ Cases:
                error-state stream, a force reset, a clean teardown everywhere
   refusals     defer_wait, an SDMA-async op, a MIX kernel, more blocks than AIV
                cores, no kernel directory, a missing binary, a bad option
+  conformance  the conformance table on ascend at P = 1, 2, 4: what the fake
+               has kernels for passes, the rest fails only for want of a binary
+               or by a refusal
 """
 import argparse
 import json
@@ -547,9 +550,55 @@ def case_refusals(R):
         clean_teardown('bad option', R.log(r), r) if R.log(r) else None
 
 
+# ------------------------------------------------------------------ conformance
+
+def case_conformance(R):
+    """The conformance table (tests/conformance/run_conformance.py) on ascend over the fake, at P = 1, 2,
+    4: every program whose kernels the fake has a binary for must pass; every other cell must fail only
+    because a kernel has no binary here (the fake's kernels are host functions written for these tests,
+    tests/ascend/kernels/) or because the backend refuses a construct (deferred completion)."""
+    import re
+    import subprocess
+    script = os.path.join(ROOT, 'tests', 'conformance', 'run_conformance.py')
+    env = dict(R.env)
+    env['ASCEND_HOME_PATH'] = R.a.cann
+    env['PLD_ASCEND_KERNELS'] = R.a.kernels
+    for p in (1, 2, 4):
+        wd = R.path('conformance_p%d' % p)
+        cmd = [sys.executable, script, '--pldrun', R.a.pldrun, '--mpiexec', R.a.mpiexec,
+               '--numproc-flag=' + R.a.numproc_flag, '--backends', 'ascend', '--ranks', str(p), '--transports', 'shm',
+               '--max-failures', '0', '-j', '2', '--workdir', wd]
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=R.a.workdir,
+                             timeout=800).stdout.decode(errors='replace')
+        ran, no_binary, refused, other = [], [], [], []
+        blocks = re.split(r'\n(?=ok: |FAIL: )', out)
+        for b in blocks:
+            m = re.match(r'(ok|FAIL): +(\S+) ascend', b)
+            if not m:
+                continue
+            if m.group(1) == 'ok':
+                ran.append(m.group(2))
+            elif 'has no binary' in b:
+                no_binary.append(m.group(2))
+            elif 'uses deferred completion' in b or 'SDMA-async' in b or 'MIX (AIC+AIV)' in b:
+                refused.append(m.group(2))
+            else:
+                other.append((m.group(2), b[:600]))
+        print('conformance ascend P=%d: %d ran and passed (%s); %d cannot run here: a kernel without a binary '
+              'for the fake; %d refused (%s)' % (p, len(ran), ', '.join(sorted(ran)), len(no_binary), len(refused),
+                                                 ', '.join(sorted(refused))))
+        check(not other, 'conformance P=%d: cells failing for another reason: %s' % (p, other[:2]))
+        if not ran:
+            print(out[-3000:])
+        want = {'hello_rank', 'hello_rank.printed', 'hello_rank.arange', 'tutorial_hello_rank',
+                'tutorial_hello_rank_printed'}
+        check(want <= set(ran), 'conformance P=%d: %s did not pass' % (p, sorted(want - set(ran))))
+
+
 def main():
     ap = T.mpi_arg_parser(__doc__)
-    ap.add_argument('--case', required=True, choices=['unavailable', 'run_P2', 'run_P4', 'abi', 'errors', 'refusals'])
+    ap.add_argument('--case', required=True, choices=['unavailable', 'run_P2', 'run_P4', 'abi', 'errors', 'refusals',
+                                                      'conformance'])
     ap.add_argument('--cann', required=True, help='the fake CANN root (lib64/libacl_rt.so)')
     ap.add_argument('--partial', required=True, help='a CANN root whose runtime lacks aclrtMapMem')
     ap.add_argument('--kernels', required=True, help='the fake kernel binaries')
