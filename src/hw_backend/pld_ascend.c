@@ -367,15 +367,17 @@ static int32_t user_of_drv(const pld_be_t *be, int32_t drv)
  * "runtime"). A runtime without the call is older than the floor. */
 static int check_version(pld_be_t *be)
 {
-    char found[160] = "unknown (the runtime has no aclsysGetCANNVersion)";
+    char found[900] = "unknown (the runtime has no aclsysGetCANNVersion)";
     int major = -1, minor = -1;
     if (be->f.aclsysGetCANNVersion) {
         pld_acl_cann_version_t v;
         memset(&v, 0, sizeof v);
         pld_acl_err_t e = be->f.aclsysGetCANNVersion(PLD_ACL_PKG_RUNTIME, &v);
         v.version[sizeof v.version - 1] = '\0';
-        if (e != PLD_ACL_OK)
-            snprintf(found, sizeof found, "unknown (aclsysGetCANNVersion failed with error %d: %s)", e, acl_msg(be));
+        if (e != PLD_ACL_OK) /* it reads $ASCEND_HOME_PATH/share/info */
+            snprintf(found, sizeof found, "unknown (aclsysGetCANNVersion failed with error %d%s: %.600s)", e,
+                     getenv("ASCEND_HOME_PATH") ? "" : "; it needs ASCEND_HOME_PATH: source CANN's set_env.sh",
+                     acl_msg(be));
         else if (sscanf(v.version, "%d.%d", &major, &minor) != 2)
             snprintf(found, sizeof found, "'%s' (not MAJOR.MINOR...)", v.version);
         else

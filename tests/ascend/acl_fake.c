@@ -675,7 +675,8 @@ FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDevi
 }
 
 /* The version of a CANN package (acl.cpp:816 aclsysGetCANNVersionImpl reads
- * the package's version file): ACL_FAKE_CANN_VERSION. */
+ * the package's version file under $ASCEND_HOME_PATH/share/info, acl.cpp:842):
+ * ACL_FAKE_CANN_VERSION. */
 FAKE_API aclError aclsysGetCANNVersion(int name, aclCANNPackageVersion *version)
 {
     call_t c;
@@ -685,6 +686,11 @@ FAKE_API aclError aclsysGetCANNVersion(int name, aclCANNPackageVersion *version)
         rc = fail(&c, E_PARAM, "version is NULL");
     if (!rc && (name < 0 || name > 7))
         rc = fail(&c, E_PARAM, "unknown package %d", name);
+    /* the packages' version files are found through ASCEND_HOME_PATH
+     * (acl.cpp:833-839: unset, ACL_ERROR_INVALID_FILE) */
+    if (!rc && name != 7 && !getenv("ASCEND_HOME_PATH"))
+        rc = fail(&c, E_INVALID_FILE, "cannot get env ASCEND_HOME_PATH (the version files are under "
+                  "$ASCEND_HOME_PATH/share/info)");
     if (!rc) {
         memset(version, 0, sizeof *version);
         snprintf(version->version, sizeof version->version, "%s", cfg.version);

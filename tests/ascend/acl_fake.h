@@ -81,6 +81,7 @@ enum {
     E_PARAM = 100000,                 /* ACL_ERROR_INVALID_PARAM (also injected failures) */
     E_UNINIT = 100001,                /* ACL_ERROR_UNINITIALIZE */
     E_REPEAT_INIT = 100002,           /* ACL_ERROR_REPEAT_INITIALIZE */
+    E_INVALID_FILE = 100003,          /* ACL_ERROR_INVALID_FILE (acl_base_rt.h:70) */
     E_DEVICE_ID = 107001,             /* ACL_ERROR_RT_INVALID_DEVICEID */
     E_NO_CONTEXT = 107002,            /* ACL_ERROR_RT_CONTEXT_NULL: no aclrtSetDevice */
     E_HANDLE = 107017,                /* ACL_ERROR_RT_INVALID_HANDLE */

@@ -185,6 +185,11 @@ def case_unavailable(R):
           'CANN 8.0: exit %d\n%s' % (rc, err))
     if check(R.log(0), 'CANN 8.0: no call log'):
         check(not calls(R.log(0), 'aclInit'), 'CANN 8.0: aclInit called before the version check')
+    # the version query reads $ASCEND_HOME_PATH/share/info: PLD_ASCEND_LIBDIR alone is not enough
+    rc, out, err = R.run(2, HELLO, ['--in', 'xs=arange'], cann=False,
+                         env={'PLD_ASCEND_LIBDIR': os.path.join(a.cann, 'lib64')})
+    check(rc == 69 and 'aclsysGetCANNVersion failed with error 100003' in err and 'needs ASCEND_HOME_PATH' in err,
+          'PLD_ASCEND_LIBDIR without ASCEND_HOME_PATH: exit %d\n%s' % (rc, err))
     rc, out, err = R.run(2, HELLO, ['--in', 'xs=arange'], env={'ACL_FAKE_CANN_VERSION': '8.2.RC1'})
     check(rc == 0, 'CANN 8.2.RC1: exit %d\n%s' % (rc, err))
     rc, out, err = R.run(2, HELLO, ['--in', 'xs=arange', '--devices', '0'])

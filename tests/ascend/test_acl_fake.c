@@ -737,7 +737,7 @@ static const test_case_t cases[] = {
     {"fault", case_fault, "ACL_FAKE_DEVICE_ERROR=2;ACL_FAKE_FREE_BLOCK_MS=50"},
     {"log", case_log, "ACL_FAKE_LOG=@"},
     {"visible", case_visible, "ASCEND_RT_VISIBLE_DEVICES=2,5;ACL_FAKE_GRANULARITY=65536"},
-    {"old_cann", case_old_cann, "ACL_FAKE_CANN_VERSION=8.0.0;ACL_FAKE_GRANULARITY=65536"},
+    {"old_cann", case_old_cann, "ACL_FAKE_CANN_VERSION=8.0.0;ACL_FAKE_GRANULARITY=65536;ASCEND_HOME_PATH=/opt/cann"},
     {"fault_rules", case_fault_rules, "ACL_FAKE_FREE_BLOCK_MS=200"},
 };
 
