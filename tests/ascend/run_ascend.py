@@ -481,6 +481,11 @@ def case_errors(R):
               {'ACL_FAKE_NO_FABRIC': '1', 'ACL_FAKE_FAIL': 'aclrtMemImportFromShareableHandle:1@0'},
               ['[rank 0/2]', 'rank 0: importing the window of rank 1 (device 1, driver id 1) failed with error 100000',
                'peer access from device 0 to device 1: enable answered 0, status 0'])
+    # the first access: a kernel that fails after a legacy window set-up says which peer access was
+    # not confirmed (with one process per device the status stays 0)
+    error_run(R, 'device fault after a legacy window', ring, {'ACL_FAKE_NO_FABRIC': '1', 'ACL_FAKE_DEVICE_ERROR': '1'},
+              ['[rank 0/2]', 'kernel ring (1 block) failed on device 0 with error 507015',
+               'peer access was not confirmed at window set-up: device 1 (driver id 1): enable 0, status 0'])
     # a refused enable is not fatal by itself: the import then fails, and says what the enable answered
     error_run(R, 'refused peer enable on rank 0', ring,
               {'ACL_FAKE_NO_FABRIC': '1', 'ACL_FAKE_FAIL': 'aclrtDeviceEnablePeerAccess:1@0'},
