@@ -4,31 +4,40 @@
  * it dlopens the CANN runtime at run time, so pldrun builds and runs without
  * CANN, and says so when CANN is missing.
  *
- * What it does (../shared/docs/hw_backend.md §1.4, §4; docs/backends.md):
+ * What it does (../shared/docs/hw_backend.md §1.4, §4; docs/ascend.md;
+ * issue 40: the real runtime's rules):
  *   open     dlopen libacl_rt.so, else libascendcl.so, from $PLD_ASCEND_LIBDIR
  *            or $ASCEND_HOME_PATH/lib64; every function of pld_acl.h resolved
- *            (a missing one is named); aclInit, the rank's device
- *            (--devices, else local rank % device count), a stream, the
+ *            (a missing one is named); the CANN version checked (8.2 or
+ *            later, else exit 69 with both versions); aclInit, the rank's
+ *            device (--devices, else local rank % device count: a user id;
+ *            its driver id through ASCEND_RT_VISIBLE_DEVICES), a stream, the
  *            device's AIV core count.
  *   windows  per comm domain: a local window from the VMM API (physical
- *            memory, reserved address, map, access), exported as a Fabric V2
- *            handle when the runtime has one, else a legacy VMM handle with
- *            peer access; handles exchanged with the core's collective
- *            callbacks over the domain's members (MPI, no files, no HCCL);
- *            every peer's window imported and mapped here.
+ *            memory by user id, reserved address, map, access by driver id),
+ *            exported as a Fabric V2 handle when the runtime has one, else a
+ *            legacy VMM handle with peer access (never fatal: a failure shows
+ *            at the import, reported with rank, peer and code); handles
+ *            exchanged with the core's collective callbacks over the domain's
+ *            members (MPI, no files, no HCCL); every peer's window imported
+ *            and mapped here.
  *   kernels  <kernel dir>/<name>.elf (a scope: <name>@<line>.elf first),
- *            built by PyPTO's toolchain plus the entry shim of
- *            docs/backends.md; loaded with aclrtBinaryLoadFromData (vector
- *            core magic), entry pld_entry_0_mix_aiv.
+ *            built by PyPTO's toolchain plus the entry shim of docs/ascend.md;
+ *            loaded with aclrtBinaryLoadFromData (vector core magic); the
+ *            shim's pld_entry_0_mix_aiv is looked up as pld_entry_0.
  *   launch   one device block holds every block's 512-byte payload (args[50],
  *            LocalContext @400, GlobalContext @448) and its ChipTensors
  *            (@512), all addresses device addresses; hostArgs = {payloads,
- *            stride}; batch scheduling (every block resident); synchronised
- *            with a timeout. A device error is reported with
- *            aclGetRecentErrMsg(), the device is force-reset at once and
- *            never synchronised again.
- *   close    binaries, memory, windows, stream, device, aclFinalize: every
- *            device resource is freed before aclFinalize.
+ *            stride}; batch scheduling (every block resident); one
+ *            synchronisation with the run's timeout (on a waiter thread while
+ *            pldrun's should_stop is asked here). A device error is reported
+ *            with the runtime's first message; the device is force-reset,
+ *            never synchronised again, its handles abandoned (a free after a
+ *            fault can block), the card probed (up to 3 resets).
+ *   close    binaries, memory, windows (imports first), stream, device,
+ *            aclFinalize: every device resource is freed before aclFinalize;
+ *            the runtime stays loaded (a dlclose after aclFinalize can crash
+ *            at exit).
  * Refused, naming the construct: deferred completion (pld.system.defer_wait),
  * SDMA-async ops, MIX kernels, more blocks than the device's AIV cores. */
 #include "pld_acl.h"

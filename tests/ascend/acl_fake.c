@@ -19,6 +19,14 @@
  *   - errors: device faults (a kernel calling hooks->fault, or
  *     ACL_FAKE_DEVICE_ERROR), sync timeouts, the error state of a stream,
  *     injected failures of any call.
+ *   - the rules of the real runtime the plugin relies on (issue 40), each
+ *     with the CANN runtime's file:line (github hicann/runtime) where it is
+ *     enforced: kernels registered without their _mix_aic / _mix_aiv suffix
+ *     and looked up exactly (acl_fake_kernel.c); ASCEND_RT_VISIBLE_DEVICES
+ *     user vs driver ids (here and acl_fake_mem.c); the peer-access status
+ *     and a second enable; a zero sync timeout refused; a blocking free after
+ *     a fault; the version query and the 8.0 rules (reserved export flags,
+ *     the PID whitelist).
  *
  * Environment:
  *   ACL_FAKE_DEVICES=N        devices (default 8)
