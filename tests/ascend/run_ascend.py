@@ -325,6 +325,30 @@ def run_case(R, p):
                   '%s: rank %d: physical memory on %s (want user id %d), access for %s (want driver id %d)' %
                   (tag, r, phys, r, sorted(acc), visible[r]))
             check_sequence(tag, log, r, p, windows=True, legacy=legacy)
+    # containers: each rank sees only its own card, as user id 0 (driver id rank + 2); Fabric handles
+    wrap = R.path('one_card.sh')
+    with open(wrap, 'w') as f:
+        f.write('#!/bin/sh\nASCEND_RT_VISIBLE_DEVICES=$((OMPI_COMM_WORLD_RANK + 2)) exec "%s" "$@"\n' % R.a.pldrun)
+    os.chmod(wrap, 0o755)
+    saved, R.a.pldrun = R.a.pldrun, wrap
+    try:
+        tag = 'ring P=%d one card per rank' % p
+        rc, out, err = R.run(p, PROG['ring'], ['--in', 'xs=arange', '--out', 'ys=ys.npy'])
+        if check(rc == 0, '%s: exit %d\n%s' % (tag, rc, err)):
+            m = ROWS * COLS
+            x = arange(p * m)
+            _, shape, ys = read(R, 'ys')
+            check(ys == [T.f32(x[((r - 1) % p) * m + i] + 0.5) for r in range(p) for i in range(m)],
+                  '%s: ys differs from the golden' % tag)
+            for r in range(p):
+                log = R.log(r)
+                sd = calls(log, 'aclrtSetDevice')
+                acc = set(c['args'].get('locationId') for c in calls(log, 'aclrtMemSetAccess'))
+                check(sd and sd[0]['args'].get('device') == 0 and acc == {r + 2},
+                      '%s: rank %d set device %s, access for %s (want user id 0, driver id %d)' %
+                      (tag, r, sd[:1], sorted(acc), r + 2))
+    finally:
+        R.a.pldrun = saved
     # legacy handles asked for explicitly (fabric=0): no V2 export at all
     rc, out, err = R.run(p, PROG['ring'], ['--in', 'xs=arange'], options='kernels=%s,fabric=0' % R.a.kernels)
     check(rc == 0 and all(not calls(R.log(r), 'aclrtMemExportToShareableHandleV2') for r in range(p)),
