@@ -470,7 +470,7 @@ FAKE_API aclError aclrtGetDeviceCount(uint32_t *count)
         rc = fail(&c, E_DEVICE_ID, "ASCEND_RT_VISIBLE_DEVICES names no usable device (ids must ascend, without "
                   "duplicates, below %d)", cfg.devices);
     if (!rc)
-        *count = (uint32_t)cfg.nvisible; /* the user device count (runtime.cc:5061 userDeviceCnt) */
+        *count = (uint32_t)cfg.nvisible; /* the user device count (runtime.cc:5056 userDeviceCnt) */
     if (!rc)
         ja_i(&c, "count", cfg.nvisible);
     return call_end(&c, rc);
