@@ -152,7 +152,7 @@ FAKE_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, i
         rc = fail(&c, E_PARAM, "unknown granularity option %d", option);
     if (!rc && prop->location.type != LOC_DEVICE)
         rc = fail(&c, E_PARAM, "location type %d is not device (%d)", prop->location.type, LOC_DEVICE);
-    /* a user id, translated (api_error.cc:6494-6503) */
+    /* a user id, translated (api_error.cc:6498-6510, GetAllocationGranularity) */
     if (!rc && prop->location.id >= (uint32_t)cfg.nvisible)
         rc = fail(&c, E_DEVICE_ID, "location id %u is not a visible device (%d)", prop->location.id, cfg.nvisible);
     if (!rc)
