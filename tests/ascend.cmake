@@ -12,7 +12,8 @@
 #   ascend_programs_check  the programs of tests/ascend/ pass `pldrun --check`
 #   ascend_<case>        tests/ascend/run_ascend.py: pldrun --backend ascend on
 #                        the fake (unavailable, run_P2, run_P4, abi, errors,
-#                        refusals)
+#                        refusals, conformance: the conformance table's
+#                        programs at P = 1, 2, 4)
 find_package(Threads REQUIRED)
 set(PLD_ASCEND_CANN_DIR "${CMAKE_BINARY_DIR}/tests/ascend/cann")
 set(PLD_ASCEND_KERNEL_DIR "${CMAKE_BINARY_DIR}/tests/ascend/kernels")
@@ -73,7 +74,7 @@ endif()
 # pldrun --backend ascend on the fake runtime (tests/ascend/run_ascend.py)
 find_program(PLD_PYTHON3_ASCEND NAMES python3)
 if(PLD_PYTHON3_ASCEND AND MPIEXEC_EXECUTABLE)
-  foreach(_case unavailable run_P2 run_P4 abi errors refusals)
+  foreach(_case unavailable run_P2 run_P4 abi errors refusals conformance)
     add_test(NAME ascend_${_case}
              COMMAND "${PLD_PYTHON3_ASCEND}" "${CMAKE_CURRENT_SOURCE_DIR}/ascend/run_ascend.py"
                      --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
@@ -82,5 +83,8 @@ if(PLD_PYTHON3_ASCEND AND MPIEXEC_EXECUTABLE)
                      --kernels "${PLD_ASCEND_KERNEL_DIR}" --workdir "${CMAKE_CURRENT_BINARY_DIR}/ascend_${_case}")
     set_tests_properties(ascend_${_case} PROPERTIES LABELS "ascend;mpi" TIMEOUT 240 PROCESSORS 2
                                                     ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+    if(_case STREQUAL "conformance")
+      set_tests_properties(ascend_${_case} PROPERTIES LABELS "ascend;mpi;conformance" TIMEOUT 900)
+    endif()
   endforeach()
 endif()

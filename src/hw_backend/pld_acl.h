@@ -21,6 +21,7 @@ typedef void *pld_acl_handle_t;             /* aclrtStream, aclrtBinHandle, aclr
 #define PLD_ACL_REPEAT_INITIALIZE 100002    /* aclInit a second time: harmless */
 #define PLD_ACL_FEATURE_NOT_SUPPORT 207000  /* e.g. Fabric handles on a card without them */
 #define PLD_ACL_STREAM_SYNC_TIMEOUT 507046
+#define PLD_ACL_PKG_RUNTIME 1               /* aclCANNPackageName ACL_PKG_NAME_RUNTIME */
 
 enum {
     PLD_ACL_MEMCPY_H2D = 1,
@@ -93,13 +94,24 @@ typedef struct pld_acl_launch_cfg {         /* aclrtLaunchKernelCfg */
     size_t num;
 } pld_acl_launch_cfg_t;
 
+typedef struct pld_acl_cann_version {     /* aclCANNPackageVersion */
+    char version[128];
+    char major[64];
+    char minor[64];
+    char release[64];
+    char patch[64];
+    char reserved[128];
+} pld_acl_cann_version_t;
+
+_Static_assert(sizeof(pld_acl_cann_version_t) == 512, "aclCANNPackageVersion is 512 bytes");
 _Static_assert(sizeof(pld_acl_phys_prop_t) == 32, "aclrtPhysicalMemProp is 32 bytes");
 _Static_assert(sizeof(pld_acl_access_desc_t) == 24, "aclrtMemAccessDesc is 24 bytes");
 _Static_assert(sizeof(pld_acl_load_option_t) == 20, "aclrtBinaryLoadOption is 20 bytes");
 _Static_assert(sizeof(pld_acl_launch_attr_t) == 20, "aclrtLaunchKernelAttr is 20 bytes");
 
 /* The function table: X(name, return type, parameters) for what the plugin
- * needs, O(...) for what it uses when present (Fabric V2 handles, A3). */
+ * needs, O(...) for what it uses when present (Fabric V2 handles, A3; the
+ * version query, whose absence open reports as a runtime below the floor). */
 #define PLD_ACL_FUNCS(X, O)                                                                                    \
     X(aclInit, pld_acl_err_t, (const char *config))                                                            \
     X(aclFinalize, pld_acl_err_t, (void))                                                                      \
@@ -141,6 +153,7 @@ _Static_assert(sizeof(pld_acl_launch_attr_t) == 20, "aclrtLaunchKernelAttr is 20
     O(aclrtMemExportToShareableHandleV2, pld_acl_err_t,                                                        \
       (pld_acl_handle_t h, uint64_t flags, int32_t type, void *shareable))                                     \
     O(aclrtMemImportFromShareableHandleV2, pld_acl_err_t,                                                      \
-      (void *shareable, int32_t type, uint64_t flags, pld_acl_handle_t *h))
+      (void *shareable, int32_t type, uint64_t flags, pld_acl_handle_t *h))                                    \
+    O(aclsysGetCANNVersion, pld_acl_err_t, (int32_t package, pld_acl_cann_version_t *version))
 
 #endif

@@ -4,31 +4,40 @@
  * it dlopens the CANN runtime at run time, so pldrun builds and runs without
  * CANN, and says so when CANN is missing.
  *
- * What it does (../shared/docs/hw_backend.md §1.4, §4; docs/backends.md):
+ * What it does (../shared/docs/hw_backend.md §1.4, §4; docs/ascend.md;
+ * issue 40: the real runtime's rules):
  *   open     dlopen libacl_rt.so, else libascendcl.so, from $PLD_ASCEND_LIBDIR
  *            or $ASCEND_HOME_PATH/lib64; every function of pld_acl.h resolved
- *            (a missing one is named); aclInit, the rank's device
- *            (--devices, else local rank % device count), a stream, the
+ *            (a missing one is named); the CANN version checked (8.2 or
+ *            later, else exit 69 with both versions); aclInit, the rank's
+ *            device (--devices, else local rank % device count: a user id;
+ *            its driver id through ASCEND_RT_VISIBLE_DEVICES), a stream, the
  *            device's AIV core count.
  *   windows  per comm domain: a local window from the VMM API (physical
- *            memory, reserved address, map, access), exported as a Fabric V2
- *            handle when the runtime has one, else a legacy VMM handle with
- *            peer access; handles exchanged with the core's collective
- *            callbacks over the domain's members (MPI, no files, no HCCL);
- *            every peer's window imported and mapped here.
+ *            memory by user id, reserved address, map, access by driver id),
+ *            exported as a Fabric V2 handle when the runtime has one, else a
+ *            legacy VMM handle with peer access (never fatal: a failure shows
+ *            at the import, reported with rank, peer and code); handles
+ *            exchanged with the core's collective callbacks over the domain's
+ *            members (MPI, no files, no HCCL); every peer's window imported
+ *            and mapped here.
  *   kernels  <kernel dir>/<name>.elf (a scope: <name>@<line>.elf first),
- *            built by PyPTO's toolchain plus the entry shim of
- *            docs/backends.md; loaded with aclrtBinaryLoadFromData (vector
- *            core magic), entry pld_entry_0_mix_aiv.
+ *            built by PyPTO's toolchain plus the entry shim of docs/ascend.md;
+ *            loaded with aclrtBinaryLoadFromData (vector core magic); the
+ *            shim's pld_entry_0_mix_aiv is looked up as pld_entry_0.
  *   launch   one device block holds every block's 512-byte payload (args[50],
  *            LocalContext @400, GlobalContext @448) and its ChipTensors
  *            (@512), all addresses device addresses; hostArgs = {payloads,
- *            stride}; batch scheduling (every block resident); synchronised
- *            with a timeout. A device error is reported with
- *            aclGetRecentErrMsg(), the device is force-reset at once and
- *            never synchronised again.
- *   close    binaries, memory, windows, stream, device, aclFinalize: every
- *            device resource is freed before aclFinalize.
+ *            stride}; batch scheduling (every block resident); one
+ *            synchronisation with the run's timeout (on a waiter thread while
+ *            pldrun's should_stop is asked here). A device error is reported
+ *            with the runtime's first message; the device is force-reset,
+ *            never synchronised again, its handles abandoned (a free after a
+ *            fault can block), the card probed (up to 3 resets).
+ *   close    binaries, memory, windows (imports first), stream, device,
+ *            aclFinalize: every device resource is freed before aclFinalize;
+ *            the runtime stays loaded (a dlclose after aclFinalize can crash
+ *            at exit).
  * Refused, naming the construct: deferred completion (pld.system.defer_wait),
  * SDMA-async ops, MIX kernels, more blocks than the device's AIV cores. */
 #include "pld_acl.h"
@@ -36,6 +45,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +54,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ENTRY_NAME "pld_entry_0_mix_aiv"
+/* The shim's symbol is pld_entry_0_mix_aiv; the runtime registers each
+ * kernel function without its _mix_aic / _mix_aiv suffix (CANN runtime
+ * src/runtime/core/src/kernel/program.cc:1542 AdjustKernelName, :1824
+ * RegisterAllKernelCommon) and aclrtBinaryGetFunction looks the name up
+ * exactly: the entry is found as pld_entry_0. (Not by entry address: PyPTO's
+ * kernel_entry is a second registered function of the same binary.) */
+#define ENTRY_SYMBOL "pld_entry_0_mix_aiv"
+#define ENTRY_NAME "pld_entry_0"
+/* The oldest CANN the plugin runs on: aclrtGetDeviceInfo, the host-args
+ * launch and the V2 Fabric handles are documented from 8.2; on 8.0 the VMM
+ * export flags are reserved (PID validation cannot be turned off). */
+#define CANN_FLOOR_MAJOR 8
+#define CANN_FLOOR_MINOR 2
+#define MAX_VISIBLE 64
 #define MAX_MEMBERS (PLD_ABI_CTX_WINDOWS_OUT - PLD_ABI_CTX_WINDOWS_IN) / 8 /* windowsIn[64] */
 #define PAYLOAD_BYTES 512                  /* args[50] (400) + LocalContext (48) + GlobalContext (24), padded */
 #define PAYLOAD_LOCAL 400
@@ -95,6 +118,8 @@ typedef struct announce {
     int32_t path;                           /* PATH_* */
     int32_t dev;
     int32_t pid;
+    int32_t drv;                            /* the device's driver id (ASCEND_RT_VISIBLE_DEVICES) */
+    int32_t rank;                           /* world rank */
     uint64_t size;
     uint64_t handle;                        /* legacy VMM shareable handle */
     uint8_t fabric[PLD_ACL_FABRIC_HANDLE_BYTES];
@@ -107,7 +132,10 @@ struct pld_be {
     int rank, local_rank;
     const pld_be_host_t *host;              /* pldrun's services: should_stop while a launch runs */
     void *launch_ctx;                       /* the running launch's host_ctx */
-    int32_t dev;
+    int32_t dev;                            /* the user (logical) id: aclrtSetDevice, physical memory, imports */
+    int32_t drv_dev;                        /* its driver id: aclrtMemSetAccess (ASCEND_RT_VISIBLE_DEVICES) */
+    int nvisible;                           /* ASCEND_RT_VISIBLE_DEVICES: user id i is visible[i]; -1: unset */
+    int32_t visible[MAX_VISIBLE];
     int inited, dev_set;
     pld_acl_handle_t stream;
     int64_t aiv_cores;
@@ -119,6 +147,20 @@ struct pld_be {
     void *payload;                          /* the launch in flight: its payload block */
     char running[160];                      /* ... and its kernel, for reports */
     announce_t members[MAX_MEMBERS];        /* window_alloc: every member's record */
+    /* legacy path: what peer access answered, per member of the window being
+     * set up (reported when an import fails) and in words for the last window
+     * (reported when a kernel fails: the first access) */
+    int32_t pa_enable[MAX_MEMBERS], pa_status[MAX_MEMBERS];
+    char peer_note[512];
+    /* the waiter thread (sync with pldrun's should_stop): one synchronisation
+     * with the run's timeout, while this thread asks should_stop */
+    pthread_t waiter;
+    pthread_mutex_t wmu;
+    pthread_cond_t wcv;
+    int waiter_up, wquit, wbusy, wdone, wdev_set;
+    int32_t wtimeout;
+    pld_acl_err_t wresult;
+    char wmsg[600];                         /* aclGetRecentErrMsg() on the waiter's thread, right after its sync */
     int broken;                             /* a device error happened: the device was force-reset, nothing
                                                more runs or is copied (its resources are still freed) */
     char err[2048];
@@ -240,12 +282,18 @@ static int load_runtime(pld_be_t *be)
 
 static void free_window_maps(pld_be_t *be, struct pld_be_window *w);
 
+static void waiter_stop(pld_be_t *be);
+
 static void teardown(pld_be_t *be)
 {
-    /* every device resource goes before aclFinalize (hw_backend.md §4.4) */
+    waiter_stop(be);
+    /* every device resource goes before aclFinalize (hw_backend.md §4.4);
+     * after a device fault they are abandoned instead (be->broken: the reset
+     * took them; a free after a fault can block) */
     for (struct pld_be_kernel *k = be->kernels, *next; k; k = next) {
         next = k->next;
-        be->f.aclrtBinaryUnLoad(k->bin);
+        if (!be->broken)
+            be->f.aclrtBinaryUnLoad(k->bin);
         free(k->image);
         free(k->name);
         free(k);
@@ -258,11 +306,12 @@ static void teardown(pld_be_t *be)
     be->windows = NULL;
     for (alloc_t *a = be->allocs, *next; a; a = next) {
         next = a->next;
-        be->f.aclrtFree(a->p);
+        if (!be->broken)
+            be->f.aclrtFree(a->p);
         free(a);
     }
     be->allocs = NULL;
-    if (be->payload)
+    if (be->payload && !be->broken)
         be->f.aclrtFree(be->payload);
     be->payload = NULL;
     if (be->stream)
@@ -271,10 +320,13 @@ static void teardown(pld_be_t *be)
     if (be->dev_set)
         be->f.aclrtResetDevice(be->dev);
     be->dev_set = 0;
+    /* After aclInit the runtime stays loaded: a dlclose after aclFinalize can
+     * crash at exit (the runtime's own atexit handlers and threads). */
+    const int keep = be->inited;
     if (be->inited)
         be->f.aclFinalize();
     be->inited = 0;
-    if (be->lib)
+    if (be->lib && !keep)
         dlclose(be->lib);
     be->lib = NULL;
 }
@@ -287,8 +339,73 @@ static void asc_close(pld_be_t *be)
     free(be);
 }
 
+/* ASCEND_RT_VISIBLE_DEVICES as the runtime reads it (CANN runtime
+ * src/runtime/core/src/runtime.cc:4951 GetVisibleDevices): comma-separated
+ * driver ids, ascending, the list ending at the first token that is not a
+ * number; user (logical) id i is the i-th (runtime.cc:4799
+ * ChgUserDevIdToDeviceId). Unset: the ids are the same. */
+static void read_visible(pld_be_t *be)
+{
+    const char *v = getenv("ASCEND_RT_VISIBLE_DEVICES");
+    be->nvisible = -1;
+    if (!v)
+        return;
+    be->nvisible = 0;
+    for (const char *p = v; *p && be->nvisible < MAX_VISIBLE;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 0 || (*end && *end != ','))
+            break;
+        be->visible[be->nvisible++] = (int32_t)d;
+        p = *end ? end + 1 : end;
+    }
+}
+
+/* The user id of driver id drv here, -1 when it is not visible. */
+static int32_t user_of_drv(const pld_be_t *be, int32_t drv)
+{
+    if (be->nvisible < 0)
+        return drv;
+    for (int i = 0; i < be->nvisible; i++)
+        if (be->visible[i] == drv)
+            return i;
+    return -1;
+}
+
+/* The version floor, with the runtime's version call (its package
+ * "runtime"). A runtime without the call is older than the floor. */
+static int check_version(pld_be_t *be)
+{
+    char found[900] = "unknown (the runtime has no aclsysGetCANNVersion)";
+    int major = -1, minor = -1;
+    if (be->f.aclsysGetCANNVersion) {
+        pld_acl_cann_version_t v;
+        memset(&v, 0, sizeof v);
+        pld_acl_err_t e = be->f.aclsysGetCANNVersion(PLD_ACL_PKG_RUNTIME, &v);
+        v.version[sizeof v.version - 1] = '\0';
+        if (e != PLD_ACL_OK) /* it reads $ASCEND_HOME_PATH/share/info */
+            snprintf(found, sizeof found, "unknown (aclsysGetCANNVersion failed with error %d%s: %.600s)", e,
+                     getenv("ASCEND_HOME_PATH") ? "" : "; it needs ASCEND_HOME_PATH: source CANN's set_env.sh",
+                     acl_msg(be));
+        else if (sscanf(v.version, "%d.%d", &major, &minor) != 2)
+            snprintf(found, sizeof found, "'%s' (not MAJOR.MINOR...)", v.version);
+        else
+            snprintf(found, sizeof found, "%s", v.version);
+    }
+    if (major > CANN_FLOOR_MAJOR || (major == CANN_FLOOR_MAJOR && minor >= CANN_FLOOR_MINOR))
+        return PLD_BE_OK;
+    return seterr(be, PLD_BE_E_UNSUPPORTED, "ascend: the CANN runtime %s is version %s; the ascend backend needs "
+                  "CANN %d.%d or later (aclrtGetDeviceInfo, aclrtLaunchKernelWithHostArgs and the V2 Fabric "
+                  "handles; before 8.2 a window cannot be shared with PID validation off)", be->libpath, found,
+                  CANN_FLOOR_MAJOR, CANN_FLOOR_MINOR);
+}
+
 static int device_setup(pld_be_t *be, const pld_be_init_t *init)
 {
+    int vrc = check_version(be);
+    if (vrc != PLD_BE_OK)
+        return vrc;
+    read_visible(be);
     pld_acl_err_t e = be->f.aclInit(NULL);
     if (e != PLD_ACL_OK && e != PLD_ACL_REPEAT_INITIALIZE)
         return aclfail(be, PLD_BE_E_DEVICE, "aclInit", e);
@@ -301,6 +418,10 @@ static int device_setup(pld_be_t *be, const pld_be_init_t *init)
         return seterr(be, PLD_BE_E_INVAL, "ascend: rank %d was given device %d (--devices), but this host has %u",
                       init->rank, init->device_id, count);
     be->dev = init->device_id >= 0 ? init->device_id : (int32_t)((uint32_t)init->local_rank % count);
+    be->drv_dev = be->nvisible < 0 ? be->dev : be->dev < be->nvisible ? be->visible[be->dev] : -1;
+    if (be->drv_dev < 0)
+        return seterr(be, PLD_BE_E_INVAL, "ascend: device %d is not in ASCEND_RT_VISIBLE_DEVICES=%s", be->dev,
+                      getenv("ASCEND_RT_VISIBLE_DEVICES"));
     ACL_TRY(be, PLD_BE_E_DEVICE, aclrtSetDevice, (be->dev));
     be->dev_set = 1;
     ACL_TRY(be, PLD_BE_E_DEVICE, aclrtCreateStream, (&be->stream));
@@ -453,8 +574,8 @@ static int asc_kernel_load(pld_be_t *be, const pld_be_kernel_desc_t *d, pld_be_k
     if (e == PLD_ACL_OK) {
         e = be->f.aclrtBinaryGetFunction(k->bin, ENTRY_NAME, &k->fn);
         if (e != PLD_ACL_OK) {
-            seterr(be, PLD_BE_E_LOAD, "ascend: %s has no entry %s (error %d: %s); build it with the entry shim of "
-                   "docs/backends.md", path, ENTRY_NAME, e, acl_msg(be));
+            seterr(be, PLD_BE_E_LOAD, "ascend: %s has no kernel %s (symbol %s; error %d: %s); build it with the "
+                   "entry shim of docs/ascend.md", path, ENTRY_NAME, ENTRY_SYMBOL, e, acl_msg(be));
             be->f.aclrtBinaryUnLoad(k->bin);
         }
     } else {
@@ -480,7 +601,8 @@ static void asc_kernel_unload(pld_be_t *be, pld_be_kernel_t *k)
     for (struct pld_be_kernel **pp = &be->kernels; *pp; pp = &(*pp)->next)
         if (*pp == k) {
             *pp = k->next;
-            be->f.aclrtBinaryUnLoad(k->bin);
+            if (!be->broken)
+                be->f.aclrtBinaryUnLoad(k->bin);
             free(k->image);
             free(k->name);
             free(k);
@@ -513,7 +635,7 @@ static int asc_mem_free(pld_be_t *be, pld_be_devptr_t p)
         if ((uintptr_t)(*pp)->p == p) {
             alloc_t *a = *pp;
             *pp = a->next;
-            pld_acl_err_t e = be->f.aclrtFree(a->p);
+            pld_acl_err_t e = be->broken ? PLD_ACL_OK : be->f.aclrtFree(a->p); /* after a fault: abandoned */
             free(a);
             return e == PLD_ACL_OK ? PLD_BE_OK : aclfail(be, PLD_BE_E_DEVICE, "aclrtFree", e);
         }
@@ -621,6 +743,180 @@ static int asc_launch(pld_be_t *be, pld_be_kernel_t *k, const pld_be_launch_t *l
     return PLD_BE_OK;
 }
 
+/* ---- waiting (issue 40 item 6) ----
+ * One aclrtSynchronizeStreamWithTimeout with the run's timeout: waiting in
+ * slices makes the runtime log an ERROR (and may take a stream snapshot) for
+ * every slice that times out, which buries the real error. When pldrun offers
+ * should_stop (another rank failed, a hang was declared), that one call runs
+ * on the waiter thread while this thread asks should_stop every 100 ms (it
+ * must be asked here: it touches MPI); a stop force-resets the device, which
+ * ends the kernel and the waiter's synchronisation. */
+
+static void *waiter_main(void *arg)
+{
+    pld_be_t *be = arg;
+    pthread_mutex_lock(&be->wmu);
+    for (;;) {
+        while (!be->wquit && !be->wbusy)
+            pthread_cond_wait(&be->wcv, &be->wmu);
+        if (be->wquit)
+            break;
+        const int32_t t = be->wtimeout;
+        pld_acl_handle_t stream = be->stream;
+        const int need_dev = !be->wdev_set;
+        pthread_mutex_unlock(&be->wmu);
+        pld_acl_err_t e = PLD_ACL_OK;
+        if (need_dev) /* the runtime's current device is per thread */
+            e = be->f.aclrtSetDevice(be->dev);
+        if (e == PLD_ACL_OK)
+            e = be->f.aclrtSynchronizeStreamWithTimeout(stream, t);
+        const char *m = e != PLD_ACL_OK && be->f.aclGetRecentErrMsg ? be->f.aclGetRecentErrMsg() : NULL;
+        pthread_mutex_lock(&be->wmu);
+        be->wdev_set |= need_dev;
+        be->wresult = e;
+        snprintf(be->wmsg, sizeof be->wmsg, "%s", m && *m ? m : "no message from the runtime");
+        be->wbusy = 0;
+        be->wdone = 1;
+        pthread_cond_broadcast(&be->wcv);
+    }
+    pthread_mutex_unlock(&be->wmu);
+    return NULL;
+}
+
+static int waiter_start(pld_be_t *be)
+{
+    if (be->waiter_up)
+        return 1;
+    if (pthread_mutex_init(&be->wmu, NULL) != 0)
+        return 0;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    const int cv = pthread_cond_init(&be->wcv, &ca) == 0;
+    pthread_condattr_destroy(&ca);
+    if (!cv || pthread_create(&be->waiter, NULL, waiter_main, be) != 0) {
+        if (cv)
+            pthread_cond_destroy(&be->wcv);
+        pthread_mutex_destroy(&be->wmu);
+        return 0;
+    }
+    be->waiter_up = 1;
+    return 1;
+}
+
+static void waiter_stop(pld_be_t *be)
+{
+    if (!be->waiter_up)
+        return;
+    pthread_mutex_lock(&be->wmu);
+    be->wquit = 1;
+    pthread_cond_broadcast(&be->wcv);
+    const int busy = be->wbusy;
+    pthread_mutex_unlock(&be->wmu);
+    if (busy) { /* a synchronisation that never returned: left behind */
+        pthread_detach(be->waiter);
+        be->waiter_up = 0;
+        return;
+    }
+    pthread_join(be->waiter, NULL);
+    pthread_cond_destroy(&be->wcv);
+    pthread_mutex_destroy(&be->wmu);
+    be->waiter_up = 0;
+}
+
+/* The one synchronisation: on the waiter (asking should_stop meanwhile) or
+ * here. *stopped: should_stop said so and the device was force-reset. *msg:
+ * the runtime's message, read right after the failing call. */
+static pld_acl_err_t wait_stream(pld_be_t *be, int32_t t, int *stopped, char *msg, size_t msgn)
+{
+    *stopped = 0;
+    if (!(be->host && be->host->should_stop) || !waiter_start(be)) {
+        pld_acl_err_t e = be->f.aclrtSynchronizeStreamWithTimeout(be->stream, t);
+        snprintf(msg, msgn, "%s", e != PLD_ACL_OK ? acl_msg(be) : "");
+        return e;
+    }
+    pthread_mutex_lock(&be->wmu);
+    be->wtimeout = t;
+    be->wdone = 0;
+    be->wbusy = 1;
+    pthread_cond_broadcast(&be->wcv);
+    int reset_at = 0;
+    struct timespec now, deadline;
+    while (!be->wdone) {
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_nsec += 100000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec++;
+            deadline.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&be->wcv, &be->wmu, &deadline);
+        if (be->wdone)
+            break;
+        if (!*stopped) {
+            pthread_mutex_unlock(&be->wmu);
+            const int stop = be->host->should_stop(be->launch_ctx);
+            if (stop) {
+                *stopped = 1;
+                be->f.aclrtResetDeviceForce(be->dev); /* ends the kernel and the waiter's wait */
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                reset_at = (int)now.tv_sec;
+            }
+            pthread_mutex_lock(&be->wmu);
+        } else {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if ((int)now.tv_sec - reset_at > 5) /* the reset did not end it: leave it */
+                break;
+        }
+    }
+    pld_acl_err_t e = be->wdone ? be->wresult : PLD_ACL_STREAM_SYNC_TIMEOUT;
+    snprintf(msg, msgn, "%s", be->wdone ? be->wmsg : "the synchronisation did not return after the reset");
+    pthread_mutex_unlock(&be->wmu);
+    return e;
+}
+
+/* ---- fault recovery (issue 40 item 5; docs/ascend.md "Errors") ----
+ * After a device error or a stuck kernel the error-state stream is never
+ * synchronised again (the failed synchronisation was the drain, bounded by
+ * the run's timeout). The device is force-reset, which ends what runs there;
+ * every device handle (binaries, allocations, windows, the payload, the
+ * stream) is then abandoned, not freed one by one: a free after a fault can
+ * block. The card is probed (set the device, allocate and free 64 bytes) and
+ * the reset retried, at most 3 times. Returns the number of resets made and
+ * appends to the error what failed. */
+static void recover(pld_be_t *be, int already_reset)
+{
+    be->broken = 1;
+    be->stream = NULL;
+    be->payload = NULL;
+    pld_acl_err_t r = PLD_ACL_OK;
+    const char *what = "";
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (attempt > 0 || !already_reset) {
+            r = be->f.aclrtResetDeviceForce(be->dev);
+            what = "aclrtResetDeviceForce";
+        }
+        if (r == PLD_ACL_OK) {
+            r = be->f.aclrtSetDevice(be->dev);
+            what = "aclrtSetDevice";
+        }
+        void *probe = NULL;
+        if (r == PLD_ACL_OK) {
+            r = be->f.aclrtMalloc(&probe, 64, PLD_ACL_MALLOC_HUGE_FIRST);
+            what = "aclrtMalloc (probe)";
+        }
+        if (r == PLD_ACL_OK) {
+            r = be->f.aclrtFree(probe);
+            what = "aclrtFree (probe)";
+        }
+        if (r == PLD_ACL_OK)
+            return;
+    }
+    size_t len = strlen(be->err);
+    snprintf(be->err + len, sizeof be->err - len, " (and the device did not recover: %s failed with error %d after 3 "
+             "resets: %s)", what, r, acl_msg(be));
+    be->dev_set = 0;
+}
+
 static int asc_sync(pld_be_t *be, uint32_t timeout_ms)
 {
     if (be->broken)
@@ -628,55 +924,28 @@ static int asc_sync(pld_be_t *be, uint32_t timeout_ms)
                       "again", be->dev);
     if (!be->payload)
         return PLD_BE_OK;
-    /* In slices, so that a run stopped elsewhere (another rank failed) does
-     * not leave this rank waiting out its whole timeout; without pldrun's
-     * should_stop, one wait. */
-    const int slices = be->host && be->host->should_stop;
-    const int32_t slice_ms = 100;
-    int64_t left = timeout_ms == 0 || timeout_ms > (uint32_t)INT32_MAX ? -1 : (int64_t)timeout_ms;
-    pld_acl_err_t e;
+    /* the run's timeout, in one call; 0 (none) is -1 (a zero timeout is refused:
+     * CANN runtime src/runtime/api/impl/api_error.cc:1442) */
+    const int32_t t = timeout_ms == 0 || timeout_ms > (uint32_t)INT32_MAX ? -1 : (int32_t)timeout_ms;
     int stopped = 0;
-    for (;;) {
-        const int32_t ms = !slices ? (int32_t)left : left < 0 || left > slice_ms ? slice_ms : (int32_t)left;
-        e = be->f.aclrtSynchronizeStreamWithTimeout(be->stream, ms);
-        if (e != PLD_ACL_STREAM_SYNC_TIMEOUT || !slices)
-            break;
-        if (left >= 0 && (left -= ms) <= 0)
-            break;
-        if (be->host->should_stop(be->launch_ctx)) {
-            stopped = 1;
-            break;
-        }
-    }
-    if (e == PLD_ACL_OK) {
+    char msg[600];
+    pld_acl_err_t e = wait_stream(be, t, &stopped, msg, sizeof msg);
+    if (e == PLD_ACL_OK && !stopped) {
         e = be->f.aclrtFree(be->payload);
         be->payload = NULL;
         return e == PLD_ACL_OK ? PLD_BE_OK : aclfail(be, PLD_BE_E_DEVICE, "aclrtFree (launch payload)", e);
     }
-    /* a device error or a stuck kernel: never synchronise this stream again;
-     * force-reset the device, which ends what runs there (hw_backend.md §4.4,
-     * §6.1 item 7) */
+    char peers[600] = "";
+    if (be->peer_note[0])
+        snprintf(peers, sizeof peers, " (peer access was not confirmed at window set-up: %s)", be->peer_note);
     int rc = stopped ? seterr(be, PLD_BE_E_TIMEOUT, "ascend: the run was stopped (another rank failed, or a hang "
                               "was declared) while %s ran on device %d; the device was reset", be->running, be->dev)
              : e == PLD_ACL_STREAM_SYNC_TIMEOUT
                  ? seterr(be, PLD_BE_E_TIMEOUT, "ascend: %s did not finish on device %d within %u ms (error %d: %s); "
-                          "the device was reset", be->running, be->dev, timeout_ms, e, acl_msg(be))
+                          "the device was reset%s", be->running, be->dev, timeout_ms, e, msg, peers)
                  : seterr(be, PLD_BE_E_DEVICE, "ascend: %s failed on device %d with error %d: %s; the device was "
-                          "reset", be->running, be->dev, e, acl_msg(be));
-    /* The reset ends the kernel's blocks and the device's streams; the
-     * device is set again so that memory, windows and binaries are freed in
-     * order at the end (a card may have released them already: those frees
-     * then fail harmlessly). */
-    be->broken = 1;
-    be->stream = NULL;
-    pld_acl_err_t r = be->f.aclrtResetDeviceForce(be->dev);
-    if (r == PLD_ACL_OK)
-        r = be->f.aclrtSetDevice(be->dev);
-    if (r != PLD_ACL_OK) {
-        size_t len = strlen(be->err);
-        snprintf(be->err + len, sizeof be->err - len, " (and the reset failed with error %d: %s)", r, acl_msg(be));
-        be->dev_set = 0;
-    }
+                          "reset%s", be->running, be->dev, e, msg, peers);
+    recover(be, stopped);
     return rc;
 }
 
@@ -704,10 +973,15 @@ static void unmap_one(pld_be_t *be, mapping_t *m)
     m->phys = NULL;
 }
 
+/* Imports first, then the own window (docs/ascend.md); nothing after a
+ * device fault (abandoned: teardown). */
 static void free_window_maps(pld_be_t *be, struct pld_be_window *w)
 {
-    for (int i = 0; i < w->n; i++)
-        unmap_one(be, &w->maps[i]);
+    for (int i = 0; i < w->n && !be->broken; i++)
+        if (i != w->me)
+            unmap_one(be, &w->maps[i]);
+    if (!be->broken && w->me >= 0 && w->me < w->n)
+        unmap_one(be, &w->maps[w->me]);
     free(w->maps);
     free(w);
 }
@@ -727,7 +1001,11 @@ static int map_here(pld_be_t *be, mapping_t *m, size_t size, uint64_t page)
     pld_acl_access_desc_t acc;
     memset(&acc, 0, sizeof acc);
     acc.flags = PLD_ACL_ACCESS_READWRITE;
-    acc.location.id = (uint32_t)be->dev;
+    /* the driver-visible id: the descriptor reaches the driver untranslated
+     * (CANN runtime src/runtime/api/impl/api_error.cc:6391), unlike the
+     * physical memory's location (api_error.cc:6340, a user id); under
+     * ASCEND_RT_VISIBLE_DEVICES the user id names another card (507899) */
+    acc.location.id = (uint32_t)be->drv_dev;
     acc.location.type = PLD_ACL_MEM_LOCATION_DEVICE;
     e = be->f.aclrtMemSetAccess(m->va, size, &acc, 1);
     if (e != PLD_ACL_OK) {
@@ -760,6 +1038,8 @@ static int make_local(pld_be_t *be, size_t bytes, int fabric, mapping_t *m, anno
     ACL_TRY(be, PLD_BE_E_DEVICE, aclrtMemset, (m->va, size, 0, size));
     a->size = size;
     a->dev = be->dev;
+    a->drv = be->drv_dev;
+    a->rank = be->rank;
     a->pid = (int32_t)getpid();
     if (fabric) {
         pld_acl_err_t e = be->f.aclrtMemExportToShareableHandleV2(m->phys, PLD_ACL_EXPORT_DISABLE_PID_VALIDATION,
@@ -777,30 +1057,43 @@ static int make_local(pld_be_t *be, size_t bytes, int fabric, mapping_t *m, anno
     return PLD_BE_OK;
 }
 
-/* Legacy path: peer access to every other member's device, polled until on. */
-static int enable_peers(pld_be_t *be, const announce_t *all, int n)
+/* Legacy path: peer access to every other member's device, by its user id
+ * here (the peer's driver id translated). Never fatal: with one process per
+ * device the status query can report 0 forever after a successful enable,
+ * and an enable of a pair already enabled (one per comm domain) answers a
+ * non-success (hw-native-sys/simpler src/a5/platform/onboard/host/
+ * comm_hccl.cpp:550-568 warns and goes on). What they answered is kept for
+ * the report of a failed import, or of a failed kernel (the first access). */
+static void enable_peers(pld_be_t *be, const announce_t *all, int n)
 {
+    be->peer_note[0] = '\0';
+    size_t len = 0;
     for (int i = 0; i < n; i++) {
-        const int32_t peer = all[i].dev;
+        be->pa_enable[i] = be->pa_status[i] = 0;
+        const int32_t peer_drv = all[i].drv;
         int seen = 0;
         for (int j = 0; j < i; j++)
-            seen |= all[j].dev == peer;
-        if (peer == be->dev || seen)
+            seen |= all[j].drv == peer_drv;
+        if (peer_drv == be->drv_dev || seen) {
+            be->pa_status[i] = 1;
             continue;
-        ACL_TRY(be, PLD_BE_E_DEVICE, aclrtDeviceEnablePeerAccess, (peer, 0));
-        int32_t status = 0;
-        for (int tries = 0; status != 1; tries++) {
-            ACL_TRY(be, PLD_BE_E_DEVICE, aclrtDevicePeerAccessStatus, (be->dev, peer, &status));
-            if (status == 1)
-                break;
-            if (tries == 2000)
-                return seterr(be, PLD_BE_E_DEVICE, "ascend: peer access from device %d to device %d did not come "
-                              "up within 2 s", be->dev, peer);
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
         }
+        const int32_t peer = user_of_drv(be, peer_drv);
+        int32_t status = -1;
+        if (peer < 0) {
+            be->pa_enable[i] = -1;
+        } else {
+            be->pa_enable[i] = be->f.aclrtDeviceEnablePeerAccess(peer, 0);
+            if (be->f.aclrtDevicePeerAccessStatus(be->dev, peer, &status) != PLD_ACL_OK)
+                status = -1;
+        }
+        be->pa_status[i] = status;
+        if ((be->pa_enable[i] != PLD_ACL_OK || status != 1) && len + 160 < sizeof be->peer_note)
+            len += (size_t)snprintf(be->peer_note + len, sizeof be->peer_note - len,
+                                    "%sdevice %d (driver id %d): %s%d, status %d", len ? "; " : "", peer, peer_drv,
+                                    peer < 0 ? "not visible here (ASCEND_RT_VISIBLE_DEVICES), enable " : "enable ",
+                                    be->pa_enable[i], status);
     }
-    return PLD_BE_OK;
 }
 
 static int import_peer(pld_be_t *be, const announce_t *a, mapping_t *m)
@@ -810,9 +1103,9 @@ static int import_peer(pld_be_t *be, const announce_t *a, mapping_t *m)
                                                                       0, &m->phys)
                           : be->f.aclrtMemImportFromShareableHandle(a->handle, be->dev, &m->phys);
     if (e != PLD_ACL_OK)
-        return aclfail(be, PLD_BE_E_DEVICE,
-                       a->path == PATH_FABRIC ? "aclrtMemImportFromShareableHandleV2"
-                                              : "aclrtMemImportFromShareableHandle", e);
+        return seterr(be, PLD_BE_E_DEVICE, "ascend: rank %d: importing the window of rank %d (device %d, driver id "
+                      "%d) failed with error %d: %s%s", be->rank, a->rank, a->dev, a->drv, e, acl_msg(be),
+                      a->path == PATH_FABRIC ? " (Fabric handle)" : "");
     return map_here(be, m, (size_t)a->size, a->path == PATH_FABRIC ? PLD_ACL_PAGE_HUGE : PLD_ACL_PAGE_NORMAL);
 }
 
@@ -864,13 +1157,19 @@ static int asc_window_alloc(pld_be_t *be, const pld_be_coll_t *g, const int *ran
                         (unsigned long long)mine.size, mine.path == PATH_FABRIC ? "fabric" : "ipc");
     }
     if (rc == PLD_BE_OK && mine.path == PATH_IPC)
-        rc = enable_peers(be, all, n);
+        enable_peers(be, all, n);
     if (!all_ok(g, n, rc == PLD_BE_OK) && rc == PLD_BE_OK)
         rc = seterr(be, PLD_BE_E_COMM, "ascend: another member of the comm domain failed to set up its window "
                     "(see its message)");
     for (int i = 0; rc == PLD_BE_OK && i < n; i++)
-        if (i != me)
+        if (i != me) {
             rc = import_peer(be, &all[i], &w->maps[i]);
+            if (rc != PLD_BE_OK && mine.path == PATH_IPC) {
+                size_t len = strlen(be->err);
+                snprintf(be->err + len, sizeof be->err - len, "; peer access from device %d to device %d: enable "
+                         "answered %d, status %d", be->dev, all[i].dev, be->pa_enable[i], be->pa_status[i]);
+            }
+        }
     if (!all_ok(g, n, rc == PLD_BE_OK) && rc == PLD_BE_OK)
         rc = seterr(be, PLD_BE_E_COMM, "ascend: another member of the comm domain failed to map the windows (see "
                     "its message)");

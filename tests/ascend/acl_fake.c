@@ -19,6 +19,14 @@
  *   - errors: device faults (a kernel calling hooks->fault, or
  *     ACL_FAKE_DEVICE_ERROR), sync timeouts, the error state of a stream,
  *     injected failures of any call.
+ *   - the rules of the real runtime the plugin relies on (issue 40), each
+ *     with the CANN runtime's file:line (github hicann/runtime) where it is
+ *     enforced: kernels registered without their _mix_aic / _mix_aiv suffix
+ *     and looked up exactly (acl_fake_kernel.c); ASCEND_RT_VISIBLE_DEVICES
+ *     user vs driver ids (here and acl_fake_mem.c); the peer-access status
+ *     and a second enable; a zero sync timeout refused; a blocking free after
+ *     a fault; the version query and the 8.0 rules (reserved export flags,
+ *     the PID whitelist).
  *
  * Environment:
  *   ACL_FAKE_DEVICES=N        devices (default 8)
@@ -28,6 +36,10 @@
  *   ACL_FAKE_DEVICE_ERROR=N   the Nth launch of the process faults (507015) without running
  *   ACL_FAKE_FAIL=name:N,...  the Nth call of function `name` fails (100000); name:N@R only in the
  *                             process of MPI rank R (OMPI_COMM_WORLD_RANK)
+ *   ASCEND_RT_VISIBLE_DEVICES=2,3  the runtime's renumbering: user ids 0, 1 are driver ids 2, 3
+ *   ACL_FAKE_CANN_VERSION=V   what aclsysGetCANNVersion reports (default 8.5.0); below 8.2 the
+ *                             functions new in 8.2 fail with 207000, and export flags are reserved
+ *   ACL_FAKE_FREE_BLOCK_MS=N  a free of a faulted device's memory blocks this long (default 5000)
  *   ACL_FAKE_LOG=PATH         one JSON line per call ("%r" in PATH: OMPI_COMM_WORLD_RANK, else the pid),
  *                             and a "leaks" line at aclFinalize
  *
@@ -77,6 +89,37 @@ static void read_config(void)
     cfg.granularity = g > 0 && (g & (g - 1)) == 0 && g >= 4096 ? (size_t)g : (size_t)2 << 20;
     cfg.no_fabric = env_long("ACL_FAKE_NO_FABRIC", 0) != 0;
     cfg.device_error = env_long("ACL_FAKE_DEVICE_ERROR", 0);
+    cfg.free_block_ms = env_long("ACL_FAKE_FREE_BLOCK_MS", 5000);
+    const char *ver = getenv("ACL_FAKE_CANN_VERSION");
+    snprintf(cfg.version, sizeof cfg.version, "%s", ver && *ver ? ver : "8.5.0");
+    if (sscanf(cfg.version, "%d.%d", &cfg.ver_major, &cfg.ver_minor) != 2)
+        cfg.ver_major = cfg.ver_minor = 0;
+    /* ASCEND_RT_VISIBLE_DEVICES, read as runtime.cc:4951-5067 (GetVisibleDevices) reads it:
+     * comma-separated driver ids; the first token that is not a number or is beyond the
+     * device count ends the list; the ids must ascend without duplicates (else no device
+     * is usable: RT_ALL_ORDER_ERROR / RT_ALL_DUPLICATED_ERROR); user id i is the i-th. */
+    const char *vis = getenv("ASCEND_RT_VISIBLE_DEVICES");
+    cfg.nvisible = 0;
+    if (!vis) {
+        for (int i = 0; i < cfg.devices; i++)
+            cfg.visible[cfg.nvisible++] = i;
+    } else {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", vis);
+        int bad = 0;
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && cfg.nvisible < cfg.devices;
+             tok = strtok_r(NULL, ",", &save)) {
+            char *end;
+            long d = strtol(tok, &end, 10);
+            if (!*tok || *end || d < 0 || d >= cfg.devices)
+                break;
+            if (cfg.nvisible > 0 && d <= cfg.visible[cfg.nvisible - 1])
+                bad = 1;
+            cfg.visible[cfg.nvisible++] = (int)d;
+        }
+        if (bad)
+            cfg.nvisible = 0;
+    }
     const char *f = getenv("ACL_FAKE_FAIL"), *me = getenv("OMPI_COMM_WORLD_RANK");
     while (f && *f && cfg.nfails < MAX_FAILS) {
         const char *colon = strchr(f, ':'), *comma = strchr(f, ',');
@@ -226,6 +269,8 @@ aclError fail(call_t *c, aclError code, const char *fmt, ...)
 int state;                            /* 0 before aclInit, 1 initialised, 2 after aclFinalize */
 _Thread_local int cur_dev = -1;
 unsigned char peer_ok[MAX_DEVICES][MAX_DEVICES];
+unsigned char dev_set_here[MAX_DEVICES];
+unsigned dev_faults[MAX_DEVICES];
 alloc_t *allocs;
 phys_t *physs;
 resv_t *resvs;
@@ -354,12 +399,20 @@ void stream_stop(stream_t *s)
     pthread_mutex_lock(&mu);
 }
 
+void shm_unlink_all(const char *name)
+{
+    char w[96];
+    snprintf(w, sizeof w, "%s_pids", name);
+    shm_unlink(name);
+    shm_unlink(w);
+}
+
 /* Removes the shm objects this process created (caller holds mu). */
 void unlink_owned(void)
 {
     for (phys_t *p = physs; p; p = p->next)
         if (p->owner && p->name[0]) {
-            shm_unlink(p->name);
+            shm_unlink_all(p->name);
             p->name[0] = '\0';
         }
 }
@@ -413,18 +466,57 @@ FAKE_API aclError aclrtGetDeviceCount(uint32_t *count)
     aclError rc = call_begin(&c, F_aclrtGetDeviceCount, NEED_INIT);
     if (!rc && !count)
         rc = fail(&c, E_PARAM, "count is NULL");
+    if (!rc && cfg.nvisible == 0)
+        rc = fail(&c, E_DEVICE_ID, "ASCEND_RT_VISIBLE_DEVICES names no usable device (ids must ascend, without "
+                  "duplicates, below %d)", cfg.devices);
     if (!rc)
-        *count = (uint32_t)cfg.devices;
+        *count = (uint32_t)cfg.nvisible; /* the user device count (runtime.cc:5056 userDeviceCnt) */
     if (!rc)
-        ja_i(&c, "count", cfg.devices);
+        ja_i(&c, "count", cfg.nvisible);
     return call_end(&c, rc);
 }
 
+/* A user (logical) device id: below the visible count (runtime.cc:4799-4821
+ * ChgUserDevIdToDeviceId, RT_ERROR_DEVICE_ID otherwise). */
 static aclError check_dev_id(call_t *c, long dev)
 {
-    if (dev < 0 || dev >= cfg.devices)
-        return fail(c, E_DEVICE_ID, "device %ld out of range (the fake has %d devices)", dev, cfg.devices);
+    if (dev < 0 || dev >= cfg.nvisible)
+        return fail(c, E_DEVICE_ID, "device %ld out of range (%d visible device(s)%s)", dev, cfg.nvisible,
+                    getenv("ASCEND_RT_VISIBLE_DEVICES") ? ", ASCEND_RT_VISIBLE_DEVICES" : "");
     return 0;
+}
+
+/* A free of device memory allocated before a device fault (gen: the
+ * device's fault count when it was allocated): on cards such a free can
+ * block (issue 40 item 5; hw_backend.md §6.1), before or after the reset;
+ * here it blocks for ACL_FAKE_FREE_BLOCK_MS, then fails with 507899. What a
+ * fault leaves is abandoned, not freed. Caller holds mu (released meanwhile). */
+aclError block_if_faulted(call_t *c, int drv, unsigned gen)
+{
+    if (drv < 0 || dev_faults[drv] == gen)
+        return 0;
+    ja_i(c, "blocked_after_fault", 1);
+    pthread_mutex_unlock(&mu);
+    struct timespec ts = {cfg.free_block_ms / 1000, (cfg.free_block_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    pthread_mutex_lock(&mu);
+    return fail(c, E_DRV, "a free on device %d of memory allocated before a device fault blocked for %ld ms "
+                "(abandon what a fault leaves; do not free it one by one)", drv, cfg.free_block_ms);
+}
+
+/* CANN below 8.2 lacks what a function needs (issue 40 item 4: the host-args
+ * launch, aclrtGetDeviceInfo and the V2 handles are documented from 8.2). */
+aclError need_version(call_t *c, int major, int minor)
+{
+    if (cfg.ver_major > major || (cfg.ver_major == major && cfg.ver_minor >= minor))
+        return 0;
+    return fail(c, E_NOT_SUPPORTED, "not in CANN %s (needs %d.%d)", cfg.version, major, minor);
+}
+
+/* The driver id of user device d (runtime.cc:4818: deviceInfo[userDevId]). */
+int drv_id(int user_dev)
+{
+    return user_dev >= 0 && user_dev < cfg.nvisible ? cfg.visible[user_dev] : -1;
 }
 
 FAKE_API aclError aclrtSetDevice(int32_t deviceId)
@@ -434,8 +526,10 @@ FAKE_API aclError aclrtSetDevice(int32_t deviceId)
     ja_i(&c, "device", deviceId);
     if (!rc)
         rc = check_dev_id(&c, deviceId);
-    if (!rc)
+    if (!rc) {
         cur_dev = deviceId;
+        dev_set_here[drv_id(deviceId)] = 1;
+    }
     return call_end(&c, rc);
 }
 
@@ -453,8 +547,10 @@ FAKE_API aclError aclrtGetDevice(int32_t *deviceId)
 }
 
 /* Device reset: the device's streams are released (their running blocks
- * cancelled: the device kills them); the plain reset refuses a device with a
- * stream in error state or still running. */
+ * cancelled: the device kills them; a sync waiting on one returns); memory
+ * stays (a free of memory allocated before a fault still blocks:
+ * block_if_faulted); the plain reset refuses a device with a stream in error
+ * state or still running. */
 static aclError reset_device(int id, int32_t dev, int force)
 {
     call_t c0, *c = &c0;
@@ -478,6 +574,10 @@ static aclError reset_device(int id, int32_t dev, int force)
             if (s->cur)
                 cancelled += (int)(s->cur->nblocks - s->cur->finished);
             stream_stop(s);
+            s->reset = 1; /* a sync waiting on it returns (acl_fake_kernel.c) before it goes */
+            pthread_cond_broadcast(&s->cv);
+            while (s->waiters)
+                pthread_cond_wait(&s->cv, &mu);
             *pp = s->next;
             pthread_cond_destroy(&s->cv);
             free(s);
@@ -508,6 +608,8 @@ FAKE_API aclError aclrtGetDeviceInfo(uint32_t deviceId, int attr, int64_t *value
     ja_u(&c, "device", deviceId);
     ja_i(&c, "attr", attr);
     if (!rc)
+        rc = need_version(&c, 8, 2);
+    if (!rc)
         rc = check_dev_id(&c, (long)deviceId);
     if (!rc && !value)
         rc = fail(&c, E_PARAM, "value is NULL");
@@ -531,6 +633,11 @@ FAKE_API const char *aclGetRecentErrMsg(void)
     return recent_copy;
 }
 
+/* Peer access takes user ids and resolves the peer to its driver id
+ * (memory.cpp:906-931: rtGetDevicePhyIdByIndex, then rtEnableP2P). The
+ * runtime has no "already enabled" code: a second enable of a pair answers a
+ * non-success (simpler, src/a5/platform/onboard/host/comm_hccl.cpp:550-557,
+ * "may be a benign re-enable"); the fake answers 507899. */
 FAKE_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
     call_t c;
@@ -543,11 +650,17 @@ FAKE_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t fla
         rc = fail(&c, E_PARAM, "flags must be 0 (got %u)", flags);
     if (!rc && peerDeviceId == cur_dev)
         rc = fail(&c, E_PARAM, "peer device %d is the current device", peerDeviceId);
+    if (!rc && peer_ok[drv_id(cur_dev)][drv_id(peerDeviceId)])
+        rc = fail(&c, E_DRV, "peer access from device %d to device %d is already enabled", cur_dev, peerDeviceId);
     if (!rc)
-        peer_ok[cur_dev][peerDeviceId] = 1;
+        peer_ok[drv_id(cur_dev)][drv_id(peerDeviceId)] = 1;
     return call_end(&c, rc);
 }
 
+/* The status of a pair. With one process per device it can report 0 forever
+ * after a successful enable: the query cannot resolve a peer this process
+ * never set (simpler, src/a5/platform/onboard/host/comm_hccl.cpp:559-568).
+ * The fake reports 1 only when both devices were set in this process. */
 FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)
 {
     call_t c;
@@ -560,9 +673,51 @@ FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDevi
         rc = check_dev_id(&c, peerDeviceId);
     if (!rc && !status)
         rc = fail(&c, E_PARAM, "status is NULL");
-    if (!rc)
-        *status = peer_ok[deviceId][peerDeviceId];
+    if (!rc) {
+        const int d = drv_id(deviceId), p = drv_id(peerDeviceId);
+        *status = peer_ok[d][p] && dev_set_here[d] && dev_set_here[p];
+    }
     if (!rc)
         ja_i(&c, "status", *status);
+    return call_end(&c, rc);
+}
+
+/* The version of a CANN package (acl.cpp:816 aclsysGetCANNVersionImpl reads
+ * the package's version file under $ASCEND_HOME_PATH/share/info, acl.cpp:842):
+ * ACL_FAKE_CANN_VERSION. */
+FAKE_API aclError aclsysGetCANNVersion(int name, aclCANNPackageVersion *version)
+{
+    call_t c;
+    aclError rc = call_begin(&c, F_aclsysGetCANNVersion, NEED_NONE);
+    ja_i(&c, "name", name);
+    if (!rc && !version)
+        rc = fail(&c, E_PARAM, "version is NULL");
+    if (!rc && (name < 0 || name > 7))
+        rc = fail(&c, E_PARAM, "unknown package %d", name);
+    /* the packages' version files are found through ASCEND_HOME_PATH
+     * (acl.cpp:833-839: unset, ACL_ERROR_INVALID_FILE) */
+    if (!rc && name != 7 && !getenv("ASCEND_HOME_PATH"))
+        rc = fail(&c, E_INVALID_FILE, "cannot get env ASCEND_HOME_PATH (the version files are under "
+                  "$ASCEND_HOME_PATH/share/info)");
+    if (!rc) {
+        memset(version, 0, sizeof *version);
+        snprintf(version->version, sizeof version->version, "%s", cfg.version);
+        snprintf(version->majorVersion, sizeof version->majorVersion, "%d", cfg.ver_major);
+        snprintf(version->minorVersion, sizeof version->minorVersion, "%d", cfg.ver_minor);
+        ja_s(&c, "version", cfg.version);
+    }
+    return call_end(&c, rc);
+}
+
+/* The process id the driver knows this process by (acl_rt.h:3427); the fake
+ * has no container, so it is getpid(). */
+FAKE_API aclError aclrtDeviceGetBareTgid(int32_t *pid)
+{
+    call_t c;
+    aclError rc = call_begin(&c, F_aclrtDeviceGetBareTgid, NEED_NONE);
+    if (!rc && !pid)
+        rc = fail(&c, E_PARAM, "pid is NULL");
+    if (!rc)
+        *pid = (int32_t)getpid();
     return call_end(&c, rc);
 }

@@ -81,6 +81,7 @@ enum {
     E_PARAM = 100000,                 /* ACL_ERROR_INVALID_PARAM (also injected failures) */
     E_UNINIT = 100001,                /* ACL_ERROR_UNINITIALIZE */
     E_REPEAT_INIT = 100002,           /* ACL_ERROR_REPEAT_INITIALIZE */
+    E_INVALID_FILE = 100003,          /* ACL_ERROR_INVALID_FILE (acl_base_rt.h:70) */
     E_DEVICE_ID = 107001,             /* ACL_ERROR_RT_INVALID_DEVICEID */
     E_NO_CONTEXT = 107002,            /* ACL_ERROR_RT_CONTEXT_NULL: no aclrtSetDevice */
     E_HANDLE = 107017,                /* ACL_ERROR_RT_INVALID_HANDLE */
@@ -89,10 +90,14 @@ enum {
     E_FREE = 207002,                  /* ACL_ERROR_RT_MEMORY_FREE */
     E_NOT_COMPLETE = 507004,          /* ACL_ERROR_RT_STREAM_NOT_COMPLETE */
     E_AICORE = 507015,                /* AICore exception */
-    E_STREAM_STATE = 507018,          /* the stream is in error state */
+    E_AICPU = 507018,                 /* ACL_ERROR_RT_AICPU_EXCEPTION (rt_error_codes.h:110): what a card
+                                         answers for work on a stream after an AICore error (hw_backend.md
+                                         §6.1 item 7); the fake gives it for a sync or launch on such a stream */
     E_IPC = 507022,                   /* ACL_ERROR_RT_IPC_ERROR */
     E_KERNEL_LOOKUP = 507027,         /* ACL_ERROR_RT_KERNEL_LOOKUP */
-    E_SYNC_TIMEOUT = 507046           /* ACL_ERROR_RT_STREAM_SYNC_TIMEOUT */
+    E_SYNC_TIMEOUT = 507046,          /* ACL_ERROR_RT_STREAM_SYNC_TIMEOUT */
+    E_RT_PARAM = 107000,              /* ACL_ERROR_RT_PARAM_INVALID */
+    E_DRV = 507899                    /* ACL_ERROR_RT_DRV_INTERNAL_ERROR (rt_error_codes.h:150) */
 };
 
 struct acl_fake_hooks {
@@ -110,7 +115,8 @@ struct acl_fake_hooks {
     X(aclrtLaunchKernelWithHostArgs) X(aclrtMemGetAllocationGranularity) X(aclrtMallocPhysical) X(aclrtFreePhysical)   \
     X(aclrtReserveMemAddress) X(aclrtReleaseMemAddress) X(aclrtMapMem) X(aclrtUnmapMem) X(aclrtMemSetAccess)           \
     X(aclrtMemExportToShareableHandle) X(aclrtMemImportFromShareableHandle) X(aclrtMemExportToShareableHandleV2)       \
-    X(aclrtMemImportFromShareableHandleV2) X(aclrtDeviceEnablePeerAccess) X(aclrtDevicePeerAccessStatus)
+    X(aclrtMemImportFromShareableHandleV2) X(aclrtDeviceEnablePeerAccess) X(aclrtDevicePeerAccessStatus)               \
+    X(aclsysGetCANNVersion) X(aclrtMemSetPidToShareableHandle) X(aclrtDeviceGetBareTgid)
 
 FAKE_API aclError aclInit(const char *configPath);
 FAKE_API aclError aclFinalize(void);
@@ -154,5 +160,21 @@ FAKE_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, int
                                                       aclrtDrvMemHandle *handle);
 FAKE_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
 FAKE_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
+
+/* the version query (acl_rt.h: aclCANNPackageName, aclCANNPackageVersion) */
+enum { PKG_CANN = 0, PKG_RUNTIME = 1 };
+typedef struct {
+    char version[128];
+    char majorVersion[64];
+    char minorVersion[64];
+    char releaseVersion[64];
+    char patchVersion[64];
+    char reserved[128];
+} aclCANNPackageVersion;
+_Static_assert(sizeof(aclCANNPackageVersion) == 512, "aclCANNPackageVersion is 512 bytes");
+FAKE_API aclError aclsysGetCANNVersion(int name, aclCANNPackageVersion *version);
+/* the PID whitelist of a legacy VMM handle (CANN 8.0: the only way to share) */
+FAKE_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+FAKE_API aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
 #endif

@@ -36,6 +36,12 @@ extern const char *const call_names[];
 
 typedef struct fake_cfg {
     int devices, aiv_cores, no_fabric;
+    /* ASCEND_RT_VISIBLE_DEVICES: the user (logical) ids the runtime hands out
+     * and the driver id of each (runtime.cc:4951 GetVisibleDevices) */
+    int nvisible, visible[MAX_DEVICES];
+    char version[64];                 /* ACL_FAKE_CANN_VERSION */
+    int ver_major, ver_minor;
+    long free_block_ms;               /* ACL_FAKE_FREE_BLOCK_MS: how long a free after a fault blocks */
     size_t granularity;
     long device_error;                /* the launch that faults, 0: none */
     struct { int call; long nth; } fails[MAX_FAILS];
@@ -72,6 +78,8 @@ aclError fail(call_t *c, aclError code, const char *fmt, ...) __attribute__((for
 typedef struct alloc {
     unsigned char *ptr;               /* what aclrtMalloc returned */
     size_t size;
+    int dev;                          /* driver id */
+    unsigned gen;                     /* dev_faults[dev] when allocated */
     struct alloc *next;
 } alloc_t;
 
@@ -80,9 +88,11 @@ typedef struct alloc {
 
 typedef struct phys {
     char name[64];                    /* the shm object */
+    int pids[8], npids;               /* aclrtMemSetPidToShareableHandle's whitelist */
     int fd;
     size_t size;
-    int dev;                          /* the device it lives on */
+    int dev;                          /* the device it lives on (driver id) */
+    unsigned gen;                     /* dev_faults[dev] when allocated */
     int owner;                        /* created here (unlinked when freed) */
     int nmaps;
     unsigned counter;
@@ -92,6 +102,7 @@ typedef struct phys {
 typedef struct resv {
     unsigned char *va;
     size_t size;
+    int dev;                          /* the driver id of the device it was reserved on */
     phys_t *mapped;                   /* NULL: reserved only */
     int access;                       /* aclrtMemSetAccess done */
     struct resv *next;
@@ -100,7 +111,7 @@ typedef struct resv {
 typedef struct func {
     struct bin *bin;
     void *sym;
-    char name[128];
+    char name[128];                   /* the registered name: the symbol without _mix_aic / _mix_aiv */
     struct func *next;
 } func_t;
 
@@ -135,13 +146,20 @@ typedef struct stream {
     task_t *head, *tail, *cur;
     long launched, done;
     int error, error_reported, quit;
+    int waiters;                      /* threads inside aclrtSynchronizeStreamWithTimeout */
+    int reset;                        /* the device was reset under a waiting sync */
     char errmsg[512];
     struct stream *next;
 } stream_t;
 
 extern int state;                     /* 0 before aclInit, 1 initialised, 2 after aclFinalize */
-extern _Thread_local int cur_dev;
-extern unsigned char peer_ok[MAX_DEVICES][MAX_DEVICES];
+extern _Thread_local int cur_dev;     /* the user (logical) id aclrtSetDevice was given, -1: none */
+extern unsigned char peer_ok[MAX_DEVICES][MAX_DEVICES]; /* [driver id][driver id] */
+extern unsigned char dev_set_here[MAX_DEVICES];         /* driver id: aclrtSetDevice'd in this process */
+extern unsigned dev_faults[MAX_DEVICES];                /* driver id: device faults so far */
+int drv_id(int user_dev);                               /* ASCEND_RT_VISIBLE_DEVICES translation */
+aclError block_if_faulted(call_t *c, int drv, unsigned gen); /* a free after a fault blocks */
+aclError need_version(call_t *c, int major, int minor);  /* CANN >= major.minor, else 207000 */
 extern alloc_t *allocs;
 extern phys_t *physs;
 extern resv_t *resvs;
@@ -161,10 +179,12 @@ stream_t *find_stream(const void *h);
 int is_device(const void *p, size_t n);
 int touches_device(const void *p, size_t n);
 void unlink_owned(void);
+void shm_unlink_all(const char *name);   /* the object and its PID whitelist */
 
 /* streams (acl_fake_kernel.c; the caller holds mu) */
 void cancel_running(stream_t *s);
 void drop_queued(stream_t *s);
 void stream_stop(stream_t *s);        /* acl_fake.c */
+void stream_fault(stream_t *s, int code, const char *msg);
 
 #endif

@@ -3,12 +3,16 @@
  * threads on a per-stream worker, device faults, cancellation, sync timeouts). */
 #include "acl_fake_int.h"
 
+#include <elf.h>
+
 /* ============================================================ streams and kernels */
 
-static void stream_fault(stream_t *s, int code, const char *msg)
+void stream_fault(stream_t *s, int code, const char *msg)
 {
     if (s->error)
         return;
+    if (drv_id(s->dev) >= 0)
+        dev_faults[drv_id(s->dev)]++;
     s->error = code;
     s->error_reported = 0;
     snprintf(s->errmsg, sizeof s->errmsg, "%s", msg);
@@ -281,10 +285,12 @@ FAKE_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t 
     stream_t *s = rc ? NULL : find_stream(stream);
     if (!rc && !s)
         rc = fail(&c, E_HANDLE, "%p is not a live stream", stream);
-    if (!rc && timeout < -1)
-        rc = fail(&c, E_PARAM, "timeout %d ms (-1: wait forever, else >= 0)", timeout);
+    /* -1: no limit; 0 and below -1 are refused (api_error.cc:1442-1444,
+     * stream.cpp:141-149) */
+    if (!rc && (timeout < -1 || timeout == 0))
+        rc = fail(&c, E_RT_PARAM, "timeout %d ms (-1: wait forever, else > 0)", timeout);
     if (!rc && s->error && s->error_reported)
-        rc = fail(&c, E_STREAM_STATE, "the stream is in error state after error %d (%s)", s->error, s->errmsg);
+        rc = fail(&c, E_AICPU, "the stream is in error state after error %d (%s)", s->error, s->errmsg);
     if (!rc) {
         struct timespec dl;
         clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -295,10 +301,17 @@ FAKE_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t 
             dl.tv_nsec -= 1000000000L;
         }
         int timed_out = 0;
-        while (!s->error && s->done < s->launched && !timed_out)
+        s->waiters++;
+        while (!s->error && !s->reset && s->done < s->launched && !timed_out)
             timed_out = (timeout < 0 ? pthread_cond_wait(&s->cv, &mu) : pthread_cond_timedwait(&s->cv, &mu, &dl)) ==
                         ETIMEDOUT;
-        if (s->error) {
+        s->waiters--;
+        pthread_cond_broadcast(&s->cv);
+        if (s->reset) {
+            /* aclrtResetDeviceForce from another thread ended the wait; the
+             * stream is gone once this returns (acl_fake.c reset_device) */
+            rc = fail(&c, E_DRV, "the device was reset while the stream was synchronised");
+        } else if (s->error) {
             s->error_reported = 1;
             rc = fail(&c, s->error, "%s", s->errmsg);
         } else if (s->done < s->launched) {
@@ -308,6 +321,74 @@ FAKE_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t 
         }
     }
     return call_end(&c, rc);
+}
+
+/* The name a kernel symbol is registered under: without its _mix_aic /
+ * _mix_aiv suffix, the last occurrence removed, _mix_aic looked for first
+ * (program.cc:1542-1562, ElfProgram::AdjustKernelName). */
+static void registered_name(const char *sym, char *out, size_t n)
+{
+    snprintf(out, n, "%s", sym);
+    static const char *const suffixes[] = {"_mix_aic", "_mix_aiv"};
+    for (int i = 0; i < 2; i++) {
+        char *hit = NULL;
+        for (char *q = strstr(out, suffixes[i]); q; q = strstr(q + 1, suffixes[i]))
+            hit = q;
+        if (hit) {
+            memmove(hit, hit + 8, strlen(hit + 8) + 1);
+            return;
+        }
+    }
+}
+
+/* Registers every function the binary exports under its registered name
+ * (program.cc:1817-1835, RegisterAllKernelCommon: each kernel of the ELF, its
+ * name stripped; a second symbol with the same stripped name is merged into
+ * the first). aclrtBinaryGetFunction is then an exact lookup of that name
+ * (runtime.cc BinaryGetFunction / GetKernelByName). Here the exports are read
+ * from the image's .dynsym (the image is a host shared object). Caller holds
+ * mu. Returns the number registered, -1 when the image is not a 64-bit ELF
+ * with a dynamic symbol table. */
+static int register_functions(bin_t *b, const unsigned char *data, size_t len)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(const void *)data;
+    if (len < sizeof *eh || data[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff > len || (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
+        return -1;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(const void *)(data + eh->e_shoff);
+    int n = 0;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const Elf64_Shdr *st = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset || st->sh_offset > len ||
+            st->sh_size > len - st->sh_offset)
+            return -1;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(const void *)(data + sh[i].sh_offset);
+        const char *strs = (const char *)data + st->sh_offset;
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
+            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_shndx == SHN_UNDEF ||
+                ELF64_ST_BIND(sym[k].st_info) == STB_LOCAL || sym[k].st_name >= st->sh_size)
+                continue;
+            const char *name = strs + sym[k].st_name;
+            char reg[128];
+            registered_name(name, reg, sizeof reg);
+            int dup = 0;
+            for (func_t *f = b->funcs; f && !dup; f = f->next)
+                dup = strcmp(f->name, reg) == 0;
+            void *addr = dup ? NULL : dlsym(b->dl, name);
+            func_t *f = addr ? calloc(1, sizeof *f) : NULL;
+            if (!f)
+                continue;
+            f->bin = b;
+            f->sym = addr;
+            snprintf(f->name, sizeof f->name, "%s", reg);
+            f->next = b->funcs;
+            b->funcs = f;
+            n++;
+        }
+    }
+    return n;
 }
 
 FAKE_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
@@ -361,6 +442,19 @@ FAKE_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const
             rc = fail(&c, E_ALLOC, "out of host memory");
         if (!rc) {
             b->dl = dl;
+            const int nf = register_functions(b, data, length);
+            ja_i(&c, "functions", nf);
+            if (nf < 0) {
+                rc = fail(&c, E_PARAM, "the image has no dynamic symbol table the fake can read");
+                for (func_t *f = b->funcs, *n; f; f = n) {
+                    n = f->next;
+                    free(f);
+                }
+                free(b);
+                b = NULL;
+            }
+        }
+        if (!rc) {
             b->next = bins;
             bins = b;
             *binHandle = b;
@@ -392,23 +486,20 @@ FAKE_API aclError aclrtBinaryGetFunction(aclrtBinHandle binHandle, const char *k
         rc = fail(&c, E_HANDLE, "%p is not a loaded binary", binHandle);
     if (!rc && (!kernelName || !funcHandle))
         rc = fail(&c, E_PARAM, "%s is NULL", kernelName ? "funcHandle" : "kernelName");
-    void *sym = rc ? NULL : dlsym(b->dl, kernelName);
-    if (!rc && !sym)
-        rc = fail(&c, E_KERNEL_LOOKUP, "the binary has no kernel function '%s'", kernelName);
     func_t *f = NULL;
-    if (!rc) {
-        f = calloc(1, sizeof *f);
-        if (!f)
-            rc = fail(&c, E_ALLOC, "out of host memory");
+    for (func_t *x = rc ? NULL : b->funcs; x && !f; x = x->next)
+        if (strcmp(x->name, kernelName) == 0)
+            f = x;
+    if (!rc && !f) {
+        char reg[128];
+        registered_name(kernelName, reg, sizeof reg);
+        rc = fail(&c, E_KERNEL_LOOKUP, "the binary has no kernel function '%s'%s%s%s", kernelName,
+                  strcmp(reg, kernelName) ? " (functions are registered without their _mix_aic / _mix_aiv suffix: '"
+                                          : "",
+                  strcmp(reg, kernelName) ? reg : "", strcmp(reg, kernelName) ? "')" : "");
     }
-    if (!rc) {
-        f->bin = b;
-        f->sym = sym;
-        snprintf(f->name, sizeof f->name, "%s", kernelName);
-        f->next = b->funcs;
-        b->funcs = f;
+    if (!rc)
         *funcHandle = f;
-    }
     if (!rc)
         ja_p(&c, "fn", f);
     return call_end(&c, rc);
@@ -447,6 +538,8 @@ FAKE_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint
 {
     call_t c;
     aclError rc = call_begin(&c, F_aclrtLaunchKernelWithHostArgs, NEED_DEVICE);
+    if (!rc)
+        rc = need_version(&c, 8, 2);
     ja_p(&c, "fn", funcHandle);
     ja_u(&c, "numBlocks", numBlocks);
     ja_p(&c, "stream", stream);
@@ -482,7 +575,7 @@ FAKE_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint
     if (!rc && s->dev != cur_dev)
         rc = fail(&c, E_PARAM, "the stream belongs to device %d, the current device is %d", s->dev, cur_dev);
     if (!rc && s->error)
-        rc = fail(&c, E_STREAM_STATE, "the stream is in error state after error %d (%s)", s->error, s->errmsg);
+        rc = fail(&c, E_AICPU, "the stream is in error state after error %d (%s)", s->error, s->errmsg);
     if (!rc && (numBlocks < 1 || numBlocks > (uint32_t)cfg.aiv_cores))
         rc = fail(&c, E_PARAM, "numBlocks %u is outside 1..%d (the device's AIV cores)", numBlocks, cfg.aiv_cores);
     if (!rc && (argsSize % 8 || argsSize > 64 || (argsSize && !hostArgs)))

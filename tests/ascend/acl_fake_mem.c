@@ -31,6 +31,8 @@ FAKE_API aclError aclrtMalloc(void **devPtr, size_t size, int policy)
         memset((unsigned char *)p + size, CANARY_BYTE, ((size + 63) & ~(size_t)63) - size + CANARY);
         a->ptr = p;
         a->size = size;
+        a->dev = drv_id(cur_dev);
+        a->gen = dev_faults[a->dev];
         a->next = allocs;
         allocs = a;
         *devPtr = p;
@@ -50,6 +52,8 @@ FAKE_API aclError aclrtFree(void *devPtr)
         pp = &(*pp)->next;
     if (!rc && !*pp)
         rc = fail(&c, E_FREE, "%p is not a live device allocation", devPtr);
+    if (!rc)
+        rc = block_if_faulted(&c, (*pp)->dev, (*pp)->gen);
     if (!rc) {
         alloc_t *a = *pp;
         *pp = a->next;
@@ -148,6 +152,9 @@ FAKE_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, i
         rc = fail(&c, E_PARAM, "unknown granularity option %d", option);
     if (!rc && prop->location.type != LOC_DEVICE)
         rc = fail(&c, E_PARAM, "location type %d is not device (%d)", prop->location.type, LOC_DEVICE);
+    /* a user id, translated (api_error.cc:6498-6510, GetAllocationGranularity) */
+    if (!rc && prop->location.id >= (uint32_t)cfg.nvisible)
+        rc = fail(&c, E_DEVICE_ID, "location id %u is not a visible device (%d)", prop->location.id, cfg.nvisible);
     if (!rc)
         *granularity = cfg.granularity;
     if (!rc)
@@ -184,8 +191,12 @@ FAKE_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, co
         rc = fail(&c, E_PARAM, "allocation type %d is not pinned (0)", prop->allocationType);
     if (!rc && prop->memAttr != MEM_HUGE && prop->memAttr != MEM_NORMAL)
         rc = fail(&c, E_PARAM, "memAttr %d is not HBM huge (%d) or normal (%d)", prop->memAttr, MEM_HUGE, MEM_NORMAL);
+    /* location.id is a user (logical) id: the runtime translates it to the
+     * driver's (api_error.cc:6340-6344, ChgUserDevIdToDeviceId) */
     if (!rc && (prop->location.type != LOC_DEVICE || (int)prop->location.id != cur_dev))
-        rc = fail(&c, E_PARAM, "location {id %u, type %d} is not the current device %d", prop->location.id,
+        rc = fail(&c, prop->location.type == LOC_DEVICE && (int)prop->location.id >= cfg.nvisible ? E_DEVICE_ID
+                                                                                                    : E_PARAM,
+                  "location {id %u, type %d} is not the current device %d (a user id)", prop->location.id,
                   prop->location.type, cur_dev);
     if (!rc && flags != 0)
         rc = fail(&c, E_PARAM, "flags must be 0 (got %llu)", (unsigned long long)flags);
@@ -206,14 +217,15 @@ FAKE_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, co
             rc = fail(&c, E_ALLOC, "shared memory object %s of %zu bytes: %s", p->name, size, strerror(errno));
             if (p->fd >= 0) {
                 close(p->fd);
-                shm_unlink(p->name);
+                shm_unlink_all(p->name);
             }
             free(p);
         } else {
             memset(m, 0xA5, size); /* device memory is not zeroed */
             munmap(m, size);
             p->size = size;
-            p->dev = cur_dev;
+            p->dev = drv_id(cur_dev);
+            p->gen = dev_faults[p->dev];
             p->owner = 1;
             p->next = physs;
             physs = p;
@@ -240,12 +252,14 @@ FAKE_API aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
     if (!rc && (*pp)->nmaps)
         rc = fail(&c, E_FREE, "physical allocation %p is still mapped %d time(s) (aclrtUnmapMem first)", handle,
                   (*pp)->nmaps);
+    if (!rc)
+        rc = block_if_faulted(&c, (*pp)->dev, (*pp)->gen);
     if (!rc) {
         phys_t *p = *pp;
         *pp = p->next;
         close(p->fd);
         if (p->owner && p->name[0])
-            shm_unlink(p->name);
+            shm_unlink_all(p->name);
         free(p);
     }
     return call_end(&c, rc);
@@ -280,6 +294,7 @@ FAKE_API aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alig
     if (!rc) {
         r->va = va;
         r->size = size;
+        r->dev = drv_id(cur_dev);
         r->next = resvs;
         resvs = r;
         *virPtr = va;
@@ -383,9 +398,16 @@ FAKE_API aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDes
         rc = fail(&c, E_PARAM, "expected one access descriptor (got %zu)", desc ? count : 0);
     if (!rc && desc->flags != ACCESS_RW)
         rc = fail(&c, E_PARAM, "access flags %d are not read-write (%d)", desc->flags, ACCESS_RW);
-    if (!rc && (desc->location.type != LOC_DEVICE || (int)desc->location.id != cur_dev))
-        rc = fail(&c, E_PARAM, "location {id %u, type %d} is not the current device %d", desc->location.id,
-                  desc->location.type, cur_dev);
+    /* location.id is the driver-visible id: the descriptor goes to the driver
+     * untranslated (api_error.cc:6391-6396); a user id under
+     * ASCEND_RT_VISIBLE_DEVICES names another card, which the driver refuses
+     * with 507899 (simpler, src/a2a3/platform/onboard/host/comm_hccl.cpp:273-276) */
+    if (!rc && desc->location.type != LOC_DEVICE)
+        rc = fail(&c, E_PARAM, "location type %d is not device (%d)", desc->location.type, LOC_DEVICE);
+    if (!rc && (int)desc->location.id != drv_id(cur_dev))
+        rc = fail(&c, E_DRV, "drv internal error: location id %u is not the driver id %d of the current device %d "
+                  "(ASCEND_RT_VISIBLE_DEVICES: user ids are not driver ids)", desc->location.id, drv_id(cur_dev),
+                  cur_dev);
     if (!rc)
         r->access = 1;
     return call_end(&c, rc);
@@ -428,6 +450,10 @@ static aclError do_export(call_t *c, void *handle, uint64_t flags, share_t *s)
         rc = fail(c, E_PARAM, "%p was imported: only the owner exports it", handle);
     if (!rc && flags > NO_PID_CHECK)
         rc = fail(c, E_PARAM, "unknown export flags %llu", (unsigned long long)flags);
+    /* CANN 8.0: the export flags are reserved (issue 40 item 4: PID validation
+     * cannot be turned off; share with aclrtMemSetPidToShareableHandle) */
+    if (!rc && flags && (cfg.ver_major < 8 || (cfg.ver_major == 8 && cfg.ver_minor < 2)))
+        rc = fail(c, E_PARAM, "export flags are reserved in CANN %s (must be 0)", cfg.version);
     if (!rc && p->counter > 0xFFFF)
         rc = fail(c, E_NOT_SUPPORTED, "the fake exports at most 65535 allocations per process");
     if (!rc) {
@@ -439,6 +465,25 @@ static aclError do_export(call_t *c, void *handle, uint64_t flags, share_t *s)
     return rc;
 }
 
+/* The PID whitelist of an exported allocation: a shm object next to it
+ * ("<name>_pids", written by aclrtMemSetPidToShareableHandle), so that the
+ * importing process can read it. 1 when this process is on it. */
+static int pid_granted(const share_t *s)
+{
+    char name[80];
+    snprintf(name, sizeof name, "/acl_fake_%ld_%u_pids", s->pid, s->counter);
+    int fd = shm_open(name, O_RDONLY, 0);
+    if (fd < 0)
+        return 0;
+    int32_t pids[8] = {0};
+    ssize_t n = read(fd, pids, sizeof pids);
+    close(fd);
+    for (ssize_t i = 0; i < n / 4; i++)
+        if (pids[i] == (int32_t)getpid())
+            return 1;
+    return 0;
+}
+
 /* Opens the object s names as a new handle of this process. */
 static aclError do_import(call_t *c, const share_t *s, int fabric, void **out)
 {
@@ -447,14 +492,15 @@ static aclError do_import(call_t *c, const share_t *s, int fabric, void **out)
         return fail(c, E_PARAM, "handle is NULL");
     if (s->dev < 0 || s->dev >= cfg.devices)
         return fail(c, E_IPC, "the handle names device %d, out of range", s->dev);
-    if (s->pid != (long)getpid() && !(s->flags & NO_PID_CHECK))
+    if (s->pid != (long)getpid() && !(s->flags & NO_PID_CHECK) && !pid_granted(s))
         return fail(c, E_IPC,
                     "process %ld exported the handle without DISABLE_PID_VALIDATION, and no pid was granted to "
-                    "process %ld",
+                    "process %ld (aclrtMemSetPidToShareableHandle)",
                     s->pid, (long)getpid());
-    if (!fabric && s->dev != cur_dev && !peer_ok[cur_dev][s->dev])
+    const int here = drv_id(cur_dev);
+    if (!fabric && s->dev != here && !peer_ok[here][s->dev])
         return fail(c, E_IPC, "peer access to device %d not enabled on device %d (aclrtDeviceEnablePeerAccess)",
-                    s->dev, cur_dev);
+                    s->dev, here);
     phys_t *p = calloc(1, sizeof *p);
     if (!p)
         return fail(c, E_ALLOC, "out of host memory");
@@ -469,7 +515,8 @@ static aclError do_import(call_t *c, const share_t *s, int fabric, void **out)
         return rc;
     }
     p->size = (size_t)st.st_size;
-    p->dev = cur_dev;
+    p->dev = drv_id(cur_dev);
+    p->gen = dev_faults[p->dev];
     p->counter = s->counter;
     p->next = physs;
     physs = p;
@@ -525,6 +572,8 @@ FAKE_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, ui
     ja_u(&c, "flags", flags);
     ja_i(&c, "type", shareType);
     share_t s;
+    if (!rc)
+        rc = need_version(&c, 8, 2);
     if (!rc && cfg.no_fabric)
         rc = fail(&c, E_NOT_SUPPORTED, "fabric handles are not supported on this device (ACL_FAKE_NO_FABRIC)");
     if (!rc && shareType != SHARE_FABRIC)
@@ -561,6 +610,34 @@ FAKE_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, int
         ja_i(&c, "exporter_pid", s.pid);
         ja_i(&c, "exporter_device", s.dev);
         rc = do_import(&c, &s, 1, handle);
+    }
+    return call_end(&c, rc);
+}
+
+/* The whitelist of a legacy handle (acl_rt.h:3390): the processes (as
+ * aclrtDeviceGetBareTgid names them) that may import it when it was exported
+ * with PID validation on. */
+FAKE_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)
+{
+    call_t c;
+    aclError rc = call_begin(&c, F_aclrtMemSetPidToShareableHandle, NEED_DEVICE);
+    ja_raw(&c, "shareable", "\"0x%016llx\"", (unsigned long long)shareableHandle);
+    ja_u(&c, "pidNum", pidNum);
+    share_t s;
+    if (!rc && !legacy_decode(shareableHandle, &s))
+        rc = fail(&c, E_PARAM, "0x%016llx is not a handle the fake exported", (unsigned long long)shareableHandle);
+    if (!rc && s.pid != (long)getpid())
+        rc = fail(&c, E_PARAM, "only the exporting process sets the whitelist");
+    if (!rc && (!pid || pidNum == 0 || pidNum > 8))
+        rc = fail(&c, E_PARAM, "pidNum %zu (1..8 in the fake)", pidNum);
+    if (!rc) {
+        char name[80];
+        snprintf(name, sizeof name, "/acl_fake_%ld_%u_pids", s.pid, s.counter);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || write(fd, pid, pidNum * 4) != (ssize_t)(pidNum * 4))
+            rc = fail(&c, E_ALLOC, "whitelist %s: %s", name, strerror(errno));
+        if (fd >= 0)
+            close(fd);
     }
     return call_end(&c, rc);
 }
