@@ -112,6 +112,8 @@ static int kind_of(const pld_type_t *t, pld_dtype_t *dt)
     case PLD_TY_TILE: return SK_TILE;
     case PLD_TY_COMMCTX: return SK_CTX;
     case PLD_TY_NONE: return SK_NONE;
+    case PLD_TY_ARRAY: return SK_ARRAY;
+    case PLD_TY_PTR: case PLD_TY_PREFETCH_CTX: case PLD_TY_ASYNC_EVENT: case PLD_TY_ASYNC_SESSION: return SK_TOKEN;
     default: return -1;
     }
 }
@@ -137,6 +139,15 @@ static int note_slot(cg_t *g, const pld_expr_t *name, const pld_type_t *t)
         s->kind = k;
     if ((k == SK_INT || k == SK_FLT) && s->dt == PLD_DT_NONE)
         s->dt = dt;
+    if (k == SK_ARRAY) { /* pld_cgen_sys.c: one dtype, the longest constant extent */
+        if (s->dt != PLD_DT_NONE && s->dt != dt)
+            return pld_cg_fail(g, name->span, "array '%s' holds arrays of different dtypes", name->u.name);
+        s->dt = dt;
+        if (t->array_len <= 0)
+            return pld_cg_fail(g, name->span, "array '%s' needs a constant extent for the native backend", name->u.name);
+        if ((size_t)(t->array_len * pld_dtype_storage_bytes(dt)) > s->bytes)
+            s->bytes = (size_t)(t->array_len * pld_dtype_storage_bytes(dt));
+    }
     if (k == SK_TILE) {
         if (s->dt == PLD_DT_NONE)
             s->dt = dt;
@@ -237,7 +248,8 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
         return scan_block(g, &s->u.for_.body);
     }
     case PLD_ST_WITH:
-        return pld_cg_fail(g, s->span, "scopes inside a kernel are not compiled by the native backend yet");
+        pld_cg_sys_scan_with(g, s);
+        return scan_block(g, &s->u.with.body);
     default:
         return 0;
     }
@@ -503,6 +515,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                            "        return rt->fail(bk, -1, \"the kernel was compiled for another runtime version\");\n");
         for (int i = 0; i < fn->nslots; i++) {
             const char *ct = ctype(g.slots[i].kind);
+            pld_cg_sys_decl(&g, i, &src);
             if (!ct)
                 continue;
             pld_buf_printf(&src, "    %s s%d; memset(&s%d, 0, sizeof s%d); /* %s */\n", ct, i, i, i, fn->slot_names[i]);

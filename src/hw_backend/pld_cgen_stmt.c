@@ -75,6 +75,9 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
     }
     case SK_TENSOR:
         return pld_cg_tensor_into(g, e, v);
+    case SK_ARRAY:
+    case SK_TOKEN:
+        return pld_cg_sys_assign(g, slot, e);
     case SK_TILE: {
         if (e->kind == PLD_EX_NAME && e->slot >= 0 && g->slots[e->slot].kind == SK_TILE) {
             move_slot(g, slot, e->slot);
@@ -110,7 +113,7 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
 /* copies local `from` into local `to` (same kind) */
 static void move_slot(cg_t *g, int to, int from)
 {
-    if (to == from)
+    if (to == from || pld_cg_sys_move(g, to, from) != -2)
         return;
     if (g->slots[to].kind == SK_TILE) {
         char a[32], b[32];
@@ -396,6 +399,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         const pld_expr_t *t = s->u.assign.target, *v = s->u.assign.value;
         if (is_yield(v))
             return gen_yield(g, v, final && carried && g->defer_targets ? NULL : t, final ? carried : NULL);
+        if (t->kind == PLD_EX_SUBSCRIPT && pld_cg_sys_store(g, s) != -2)
+            return g->failed ? -1 : 0;
         if (t->kind == PLD_EX_SUBSCRIPT) {
             if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
                 return pld_cg_fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
@@ -436,6 +441,9 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             return pld_cg_remote_store(g, e);
         if (c == PLD_CGEN_RUNTIME)
             return pld_cg_exec(g, e, SK_NONE) < 0 ? -1 : 0;
+        const int sys = e->op >= 0 ? pld_cg_sys_stmt(g, e) : -2;
+        if (sys != -2)
+            return sys < 0 ? -1 : 0;
         if (e->op < 0)
             return pld_cg_fail(g, e->span, "calls of other functions inside a kernel are not compiled by the native backend yet");
         return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
@@ -487,7 +495,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         pld_cg_emit(g, "}");
         return 0;
     case PLD_ST_WITH:
-        return pld_cg_fail(g, s->span, "scopes inside a kernel are not compiled by the native backend yet");
+        return pld_cg_sys_with(g, s);
     }
     return 0;
 }

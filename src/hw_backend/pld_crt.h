@@ -160,7 +160,25 @@ typedef struct pc_rt {
      * sim reports it ("<op name>: <err>"); returns 1 */
     const pc_kern *k;
     int (*kfail)(void *bk, int site, const char *err);
+    /* ---- the system family (pld_cgen_sys.c; runtime: src/interp/pld_crt_sys.c) ----
+     * a fact of the block's core (PC_INFO_*) */
+    int64_t (*sys_info)(void *bk, int what);
+    /* pl.system.task_dummy over the TaskIds deps[0..n) (each > 0): *tid */
+    int (*task_dummy)(void *bk, int site, const int64_t *deps, int n, int64_t *tid);
+    /* an op between the cores of a cluster (PC_XC_*) with int arguments iv */
+    int (*xcore)(void *bk, int site, int op, const int64_t *iv, int n);
+    /* tpush of tile t on pipe (dir, id); t NULL: only the checks made before
+     * the tile is evaluated */
+    int (*tpush)(void *bk, int site, int dir, int64_t split, int64_t id, const pc_tile *t);
+    /* tpop from pipe (dir, id) into dst (storage: room bytes) */
+    int (*tpop)(void *bk, int site, int dir, int64_t split, int64_t id, pc_tile *dst, size_t room);
 } pc_rt;
+
+/* pc_rt.sys_info facts, xcore ops and pipe directions (the system family) */
+enum { PC_INFO_SUBBLOCK = 0, PC_INFO_CLUSTERS, PC_INFO_AIVS, PC_INFO_IN_GROUP, PC_INFO_TASKS };
+enum { PC_XC_INIT_PIPE = 0, PC_XC_TFREE, PC_XC_SYNC_SET, PC_XC_SYNC_WAIT, PC_XC_SYNCALL };
+enum { PC_C2V = 0, PC_V2C = 1 };
+#define PC_MAX_DEPS 64
 
 /* Calls kernel library entry FN (pc_kern) with the arguments given and the
  * error buffer; a failure returns 1 from the kernel with sim's message. */

@@ -627,7 +627,17 @@ static const pc_rt crt_table = {
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
     &pld_cgen_kern_table, rt_kfail,
+    pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop,
 };
+
+pld_interp_t *pld_crt_block(void *bk, frame_t **f, int site, const pld_expr_t **e, pld_span_t *sp)
+{
+    crt_block_t *b = bk;
+    *f = &b->f;
+    *e = site_expr(b, site);
+    *sp = site_span(b, site);
+    return b->it;
+}
 
 /* ---- pld_be_host_t ---- */
 

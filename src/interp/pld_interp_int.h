@@ -790,6 +790,18 @@ void pld_crt_describe(const pld_interp_t *it, int fidx, pld_be_kernel_desc_t *d)
 /* The same for scope / grid statement s of function fn (its code made at the
  * program's load, pld_walk_load_kernels; a later call finds it). */
 void pld_crt_describe_scope(pld_interp_t *it, const pld_func_t *fn, const pld_stmt_t *s, pld_be_kernel_desc_t *d);
+/* Block bk of a compiled kernel (pc_rt's bk): its interpreter, *f its frame,
+ * *e the expression of `site` (NULL when none), *sp where errors at the site
+ * are reported (pld_crt_sys.c). */
+pld_interp_t *pld_crt_block(void *bk, frame_t **f, int site, const pld_expr_t **e, pld_span_t *sp);
+
+/* ---- pld_crt_sys.c: the runtime of the system family (pc_rt entries) ---- */
+int64_t pld_crt_sys_info(void *bk, int what);
+int pld_crt_task_dummy(void *bk, int site, const int64_t *deps, int n, int64_t *tid);
+int pld_crt_xcore(void *bk, int site, int op, const int64_t *iv, int n);
+struct pc_tile;
+int pld_crt_tpush(void *bk, int site, int dir, int64_t split, int64_t id, const struct pc_tile *t);
+int pld_crt_tpop(void *bk, int site, int dir, int64_t split, int64_t id, struct pc_tile *dst, size_t room);
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */

@@ -1,0 +1,589 @@
+/* pld_cgen_sys.c - the C code of the system family (pld_cgen_int.h): arrays in
+ * kernels (pl.array.*: C arrays, bounds checks with sim's messages), TaskId
+ * ops (pl.system.task_invalid inline, task_dummy through the task runtime),
+ * scopes inside a kernel (pl.scope, pl.manual_scope, pl.cluster, pl.at: their
+ * body in place), the ops of the cores of a cluster (core counts and lanes,
+ * the cross-core pipe, events, syncall: pc_rt entries over the simulated
+ * cluster, src/sim_npu/pld_cluster.h, as src/interp/pld_xcore.c binds them
+ * for sim), the ops sim gives no effect (pipe barriers, cache maintenance),
+ * and the tokens of prefetch and allocation ops (constants).
+ *
+ * An array local is `unsigned char sN[bytes]` (elements in the array's dtype,
+ * read and written with rt->get_* / rt->set_*, as sim's pld_array_t) and its
+ * length `int64_t sN_n`; a token local is an int64_t. Each function returns
+ * -2 when expression or statement e is not of this family. */
+#include "pld_cgen_int.h"
+#include "pld_crt.h"
+#include "pld_kern.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* token values (never leave the kernel) */
+enum { TOK_PTR = -1, TOK_PCTX = 1, TOK_EVENT = 2, TOK_SESSION = 3 };
+
+/* an int argument at signature position i (pld_op_iarg): absent = dflt; the
+ * C expression into b */
+static int iarg(cg_t *g, const pld_expr_t *e, int i, int64_t dflt, char *b, size_t n)
+{
+    const pld_expr_t *a = pld_op_bound(e, i);
+    if (!a) {
+        snprintf(b, n, "INT64_C(%lld)", (long long)dflt);
+        return 0;
+    }
+    if (a->kind == PLD_EX_BOOL) {
+        snprintf(b, n, "%d", a->u.bval ? 1 : 0);
+        return 0;
+    }
+    int fl;
+    pld_dtype_t dt;
+    int t = pld_cg_scalar(g, a, &fl, &dt);
+    if (t < 0)
+        return -1;
+    snprintf(b, n, fl ? "(int64_t)t%d" : "t%d", t);
+    return 0;
+}
+
+/* a string keyword literal, or NULL */
+static const char *str_arg(const pld_expr_t *e, int i)
+{
+    const pld_expr_t *a = pld_op_bound(e, i);
+    return a && a->kind == PLD_EX_STR ? a->u.str.s : NULL;
+}
+
+/* ---------------------------------------------------------------- arrays */
+
+static const cslot_t *array_slot(cg_t *g, const pld_expr_t *a)
+{
+    if (!a || a->kind != PLD_EX_NAME || a->slot < 0 || g->slots[a->slot].kind != SK_ARRAY) {
+        pld_cg_fail(g, a ? a->span : g->fn->name_span, "the native backend needs a named array here");
+        return NULL;
+    }
+    return &g->slots[a->slot];
+}
+
+/* the bounds check of index tK into array slot `sl` at site s (sim's message) */
+static void check_index(cg_t *g, int sl, int k, int s)
+{
+    pld_cg_emit(g, "if (t%d < 0 || t%d >= s%d_n) { char m_[96]; snprintf(m_, sizeof m_, \"array index %%lld out of range "
+                   "[0, %%lld)\", (long long)t%d, (long long)s%d_n); return rt->fail(bk, %d, m_); }",
+                k, k, sl, k, sl, s);
+}
+
+/* element k (temp) of array slot sl as a scalar temp */
+static int array_get(cg_t *g, int sl, int k, int *fl, pld_dtype_t *dt)
+{
+    const pld_dtype_t d = g->slots[sl].dt;
+    *fl = is_float_dt(d);
+    *dt = d;
+    int t = tmp(g);
+    if (*fl)
+        pld_cg_emit(g, "double t%d = rt->get_f(s%d, %d, t%d);", t, sl, (int)d, k);
+    else
+        pld_cg_emit(g, "int64_t t%d = rt->get_i(s%d, %d, t%d);", t, sl, (int)d, k);
+    return t;
+}
+
+/* stores scalar temp v (fl) as element k of array slot sl (write_elem) */
+static void array_set(cg_t *g, int sl, int k, int v, int fl)
+{
+    const pld_dtype_t d = g->slots[sl].dt;
+    if (is_float_dt(d))
+        pld_cg_emit(g, "rt->set_f(s%d, %d, t%d, (double)t%d);", sl, (int)d, k, v);
+    else if (fl) /* pld_v_as_i: NaN 0, saturated, else truncated */
+        pld_cg_emit(g, "rt->set_i(s%d, %d, t%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
+                       "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);",
+                    sl, (int)d, k, v, v, v, v, v);
+    else
+        pld_cg_emit(g, "rt->set_i(s%d, %d, t%d, t%d);", sl, (int)d, k, v);
+}
+
+void pld_cg_sys_decl(const cg_t *g, int slot, pld_buf_t *src)
+{
+    const cslot_t *s = &g->slots[slot];
+    if (s->kind == SK_ARRAY)
+        pld_buf_printf(src, "    _Alignas(8) unsigned char s%d[%zu]; int64_t s%d_n = 0; memset(s%d, 0, sizeof s%d); /* %s */\n",
+                       slot, s->bytes ? s->bytes : 8, slot, slot, slot, g->fn->slot_names[slot]);
+    else if (s->kind == SK_TOKEN)
+        pld_buf_printf(src, "    int64_t s%d = 0; /* %s */\n", slot, g->fn->slot_names[slot]);
+}
+
+int pld_cg_sys_move(cg_t *g, int to, int from)
+{
+    if (g->slots[to].kind != SK_ARRAY)
+        return -2;
+    if (to != from)
+        pld_cg_emit(g, "memcpy(s%d, s%d, (size_t)s%d_n * %d); s%d_n = s%d_n;", to, from, from, esize(g->slots[to].dt), to,
+                    from);
+    return 0;
+}
+
+/* the value of an array expression into array slot `to` */
+static int array_into(cg_t *g, int to, const pld_expr_t *e)
+{
+    if (e->kind == PLD_EX_NAME) {
+        if (!array_slot(g, e))
+            return -1;
+        return pld_cg_sys_move(g, to, e->slot);
+    }
+    if (e->kind != PLD_EX_CALL)
+        return pld_cg_fail(g, e->span, "this array expression is not compiled by the native backend");
+    const int s = pld_cg_site(g, e);
+    const pld_dtype_t d = g->slots[to].dt;
+    if (e->op == PLD_OPID_ARRAY_CREATE) {
+        char n[64];
+        if (iarg(g, e, 0, 0, n, sizeof n))
+            return -1;
+        const int64_t len = e->type ? e->type->array_len : -1;
+        pld_cg_emit(g, "if (%s <= 0) return rt->fail(bk, %d, \"pl.array.create: extent must be positive\");", n, s);
+        if (!pld_kern_dtype_ok(d)) {
+            pld_cg_emit(g, "return rt->fail(bk, %d, \"pl.array.create: pldrun has no %s arithmetic yet\");", s,
+                        pld_dtype_name(d));
+            return 0;
+        }
+        if (len <= 0)
+            return pld_cg_fail(g, e->span, "pl.array.create: the native backend needs a constant extent");
+        pld_cg_emit(g, "if (%s != %lld) return rt->fail(bk, %d, \"internal: pl.array.create extent differs from its "
+                       "type\");", n, (long long)len, s);
+        pld_cg_emit(g, "memset(s%d, 0, %lld); s%d_n = %lld;", to, (long long)len * esize(d), to, (long long)len);
+        return 0;
+    }
+    if (e->op == PLD_OPID_ARRAY_UPDATE) {
+        const pld_expr_t *a = pld_op_bound(e, 0);
+        if (!array_slot(g, a))
+            return -1;
+        int fl;
+        pld_dtype_t dt;
+        int k = pld_cg_scalar(g, pld_op_bound(e, 1), &fl, &dt);
+        if (k < 0)
+            return -1;
+        if (fl)
+            return pld_cg_fail(g, e->span, "an array index must be an integer");
+        check_index(g, a->slot, k, s);
+        int v = pld_cg_scalar(g, pld_op_bound(e, 2), &fl, &dt);
+        if (v < 0)
+            return -1;
+        pld_cg_sys_move(g, to, a->slot);
+        array_set(g, to, k, v, fl);
+        return 0;
+    }
+    return pld_cg_fail(g, e->span, "%s does not give an array", opname(e));
+}
+
+int pld_cg_sys_store(cg_t *g, const pld_stmt_t *st)
+{
+    const pld_expr_t *t = st->u.assign.target, *v = st->u.assign.value, *o = t->u.sub.obj;
+    if (!o->type || o->type->kind != PLD_TY_ARRAY)
+        return -2;
+    if (!array_slot(g, o))
+        return -1;
+    if (t->u.sub.n != 1)
+        return pld_cg_fail(g, t->span, "an array takes one index");
+    /* the value first, then the index (pld_walk_assign) */
+    int fl, fk;
+    pld_dtype_t dt;
+    int x = pld_cg_scalar(g, v, &fl, &dt);
+    if (x < 0)
+        return -1;
+    int k = pld_cg_scalar(g, t->u.sub.items[0], &fk, &dt);
+    if (k < 0)
+        return -1;
+    if (fk)
+        return pld_cg_fail(g, t->span, "an array index must be an integer");
+    check_index(g, o->slot, k, pld_cg_site(g, t));
+    array_set(g, o->slot, k, x, fl);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+/* the token of a prefetch / allocation expression as a C expression */
+static int token_of(cg_t *g, const pld_expr_t *e, char *b, size_t n)
+{
+    if (e->kind == PLD_EX_NAME && e->slot >= 0 && g->slots[e->slot].kind == SK_TOKEN) {
+        snprintf(b, n, "s%d", e->slot);
+        return 0;
+    }
+    if (e->kind != PLD_EX_CALL)
+        return pld_cg_fail(g, e->span, "this handle is not compiled by the native backend");
+    const int s = pld_cg_site(g, e);
+    char x[48];
+    int k;
+    switch (e->op) {
+    case PLD_OPID_TILE_ALLOC:
+    case PLD_OPID_TENSOR_ALLOC: /* an identity token: no window buffer (index -1) */
+        snprintf(b, n, "INT64_C(%d)", TOK_PTR);
+        return 0;
+    case PLD_OPID_PREFETCH_MAKE_CONTEXT: snprintf(b, n, "INT64_C(%d)", TOK_PCTX); return 0;
+    case PLD_OPID_PREFETCH_ASYNC: {
+        const pld_expr_t *src = pld_op_bound(e, 0);
+        if (!src || src->kind != PLD_EX_NAME || src->slot < 0 || g->slots[src->slot].kind != SK_TENSOR)
+            return pld_cg_fail(g, e->span, "pl.prefetch.async_prefetch: the native backend needs a named tensor");
+        if (token_of(g, pld_op_bound(e, 1), x, sizeof x))
+            return -1;
+        k = TOK_EVENT;
+        pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 1 is not the prefetch handle it needs\");", x,
+                    TOK_PCTX, s, opname(e));
+        break;
+    }
+    case PLD_OPID_PREFETCH_SESSION:
+        if (token_of(g, pld_op_bound(e, 0), x, sizeof x))
+            return -1;
+        k = TOK_SESSION;
+        pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 0 is not the prefetch handle it needs\");", x,
+                    TOK_PCTX, s, opname(e));
+        break;
+    default: return pld_cg_fail(g, e->span, "%s does not give a handle", opname(e));
+    }
+    snprintf(b, n, "INT64_C(%d)", k);
+    return 0;
+}
+
+/* pl.prefetch.wait: the handle checks (the result is BOOL True) */
+static int prefetch_wait(cg_t *g, const pld_expr_t *e)
+{
+    char a[48], b[48];
+    const int s = pld_cg_site(g, e);
+    if (token_of(g, pld_op_bound(e, 0), a, sizeof a))
+        return -1;
+    pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 0 is not the prefetch handle it needs\");", a,
+                TOK_EVENT, s, opname(e));
+    if (token_of(g, pld_op_bound(e, 1), b, sizeof b))
+        return -1;
+    pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 1 is not the prefetch handle it needs\");", b,
+                TOK_SESSION, s, opname(e));
+    return 0;
+}
+
+int pld_cg_sys_assign(cg_t *g, int slot, const pld_expr_t *e)
+{
+    const int k = g->slots[slot].kind;
+    if (k == SK_ARRAY)
+        return array_into(g, slot, e);
+    if (k != SK_TOKEN)
+        return -2;
+    char b[48];
+    if (token_of(g, e, b, sizeof b))
+        return -1;
+    pld_cg_emit(g, "s%d = %s;", slot, b);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- TaskIds */
+
+/* pl.system.task_dummy(deps=[...]): the TaskIds > 0 of the list (None and
+ * unset array slots add no edge, pld_eval_deps), then the task runtime */
+static int task_dummy(cg_t *g, const pld_expr_t *e)
+{
+    const pld_expr_t *d = pld_op_bound(e, 0);
+    const int s = pld_cg_site(g, e);
+    int dl = tmp(g), nd = tmp(g);
+    pld_cg_emit(g, "int64_t t%d[%d]; int t%d = 0;", dl, PC_MAX_DEPS, nd);
+    if (d && d->kind != PLD_EX_LIST && d->kind != PLD_EX_TUPLE)
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"deps must be a list of TaskIds\");", pld_cg_site(g, d));
+    for (int i = 0; d && (d->kind == PLD_EX_LIST || d->kind == PLD_EX_TUPLE) && i < d->u.seq.n; i++) {
+        const pld_expr_t *it = d->u.seq.items[i];
+        if (it->kind == PLD_EX_NONE)
+            continue;
+        if (it->type && it->type->kind == PLD_TY_ARRAY) {
+            if (!array_slot(g, it))
+                return -1;
+            pld_cg_emit(g, "for (int64_t k_ = 0; k_ < s%d_n; k_++) { int64_t v_ = rt->get_i(s%d, %d, k_); if (v_ <= 0) "
+                           "continue; if (t%d == %d) return rt->fail(bk, %d, \"more than %d deps\"); t%d[t%d++] = v_; }",
+                        it->slot, it->slot, (int)g->slots[it->slot].dt, nd, PC_MAX_DEPS, pld_cg_site(g, d), PC_MAX_DEPS,
+                        dl, nd);
+            continue;
+        }
+        int fl;
+        pld_dtype_t dt;
+        int v = pld_cg_scalar(g, it, &fl, &dt);
+        if (v < 0)
+            return -1;
+        if (fl)
+            return pld_cg_fail(g, it->span, "deps item %d is not a TaskId", i);
+        pld_cg_emit(g, "if (t%d > 0) { if (t%d == %d) return rt->fail(bk, %d, \"more than %d deps\"); t%d[t%d++] = t%d; }", v,
+                    nd, PC_MAX_DEPS, pld_cg_site(g, d), PC_MAX_DEPS, dl, nd, v);
+    }
+    int r = tmp(g);
+    pld_cg_emit(g, "int64_t t%d = -1;", r);
+    pld_cg_emit(g, "if (rt->task_dummy(bk, %d, t%d, t%d, &t%d)) return 1;", s, dl, nd, r);
+    return r;
+}
+
+/* ---------------------------------------------------------------- cores of a cluster */
+
+/* the shared part of the pipe ops: split (pos sp) and id (pos ip) into C
+ * expressions */
+static int pipe_args(cg_t *g, const pld_expr_t *e, int sp, int ip, char *split, char *id)
+{
+    if (sp >= 0 && iarg(g, e, sp, 0, split, 64))
+        return -1;
+    return iarg(g, e, ip, 0, id, 64);
+}
+
+static int tpush(cg_t *g, const pld_expr_t *e)
+{
+    const int to_aiv = e->op == PLD_OPID_SYS_TPUSH_TO_AIV;
+    char split[64], id[64], nm[32];
+    if (pipe_args(g, e, 1, to_aiv ? 3 : 2, split, id))
+        return -1;
+    /* the checks of split and id come before the tile is evaluated: the
+     * runtime makes them (pc_rt.tpush with tile NULL first) */
+    const int s = pld_cg_site(g, e);
+    pld_cg_emit(g, "if (rt->tpush(bk, %d, %d, %s, %s, NULL)) return 1;", s, to_aiv ? PC_C2V : PC_V2C, split, id);
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, nm))
+        return -1;
+    pld_cg_emit(g, "if (rt->tpush(bk, %d, %d, %s, %s, &%s)) return 1;", s, to_aiv ? PC_C2V : PC_V2C, split, id, nm);
+    return 0;
+}
+
+int pld_cg_sys_tile(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
+{
+    if (e->op != PLD_OPID_SYS_TPOP_FROM_AIC && e->op != PLD_OPID_SYS_TPOP_FROM_AIV)
+        return -2;
+    const int from_aic = e->op == PLD_OPID_SYS_TPOP_FROM_AIC;
+    char split[64], id[64];
+    if (pipe_args(g, e, 2, from_aic ? 4 : 3, split, id))
+        return -1;
+    pld_cg_emit(g, "if (rt->tpop(bk, %d, %d, %s, %s, &%s, %zu)) return 1;", pld_cg_site(g, e), from_aic ? PC_C2V : PC_V2C,
+                split, id, dst, room);
+    return 0;
+}
+
+/* the xcore runtime entry with up to 4 int arguments */
+static int xcore(cg_t *g, const pld_expr_t *e, int op, char a[][64], int n)
+{
+    int t = tmp(g);
+    pld_buf_t b;
+    pld_buf_init(&b);
+    for (int i = 0; i < n; i++)
+        pld_buf_printf(&b, "%s%s", i ? ", " : "", a[i]);
+    pld_cg_emit(g, "int64_t t%d[4] = {%s};", t, n ? pld_buf_str(&b) : "0");
+    pld_buf_fini(&b);
+    pld_cg_emit(g, "if (rt->xcore(bk, %d, %d, t%d, %d)) return 1;", pld_cg_site(g, e), op, t, n);
+    return 0;
+}
+
+static int core_stmt(cg_t *g, const pld_expr_t *e)
+{
+    char a[4][64];
+    switch (e->op) {
+    case PLD_OPID_SYS_AIC_INITIALIZE_PIPE:
+    case PLD_OPID_SYS_AIV_INITIALIZE_PIPE:
+        if (iarg(g, e, 2, 0, a[0], 64) || iarg(g, e, 4, 0, a[1], 64) || iarg(g, e, 6, 0, a[2], 64))
+            return -1;
+        return xcore(g, e, PC_XC_INIT_PIPE, a, 3);
+    case PLD_OPID_SYS_TPUSH_TO_AIV:
+    case PLD_OPID_SYS_TPUSH_TO_AIC: return tpush(g, e);
+    case PLD_OPID_SYS_TFREE_TO_AIC:
+    case PLD_OPID_SYS_TFREE_TO_AIV:
+        if (iarg(g, e, 3, 0, a[0], 64))
+            return -1;
+        snprintf(a[1], 64, "%d", e->op == PLD_OPID_SYS_TFREE_TO_AIC ? PC_C2V : PC_V2C);
+        return xcore(g, e, PC_XC_TFREE, a, 2);
+    case PLD_OPID_SYS_SYNC_SET:
+    case PLD_OPID_SYS_SYNC_WAIT: {
+        const int set = e->op == PLD_OPID_SYS_SYNC_SET;
+        const pld_expr_t *ev = pld_op_bound(e, 0);
+        /* outside a group the runtime does nothing and evaluates nothing:
+         * the values are computed only when the block is in a group */
+        int t = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = rt->sys_info(bk, %d);", t, PC_INFO_IN_GROUP);
+        pld_cg_emit(g, "if (t%d) {", t);
+        g->ind++;
+        if (!ev) {
+            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs an event_id\");", pld_cg_site(g, e), opname(e));
+        } else {
+            int fl;
+            pld_dtype_t dt;
+            int v = pld_cg_scalar(g, ev, &fl, &dt);
+            if (v < 0)
+                return -1;
+            snprintf(a[0], 64, fl ? "(int64_t)t%d" : "t%d", v);
+            if (set && iarg(g, e, 2, 0, a[1], 64))
+                return -1;
+            if (!set)
+                snprintf(a[1], 64, "0");
+            if (xcore(g, e, set ? PC_XC_SYNC_SET : PC_XC_SYNC_WAIT, a, 2))
+                return -1;
+        }
+        g->ind--;
+        pld_cg_emit(g, "}");
+        return 0;
+    }
+    case PLD_OPID_SYS_SYNCALL: {
+        const char *m = str_arg(e, 1), *ct = str_arg(e, 0);
+        const int soft = m && strcmp(m, "soft") == 0;
+        const char *type = ct ? ct : "mix";
+        const int code = strcmp(type, "mix") == 0 ? 0 : strcmp(type, "aiv_only") == 0 ? 1 : strcmp(type, "aic_only") == 0 ? 2 : -1;
+        if (code < 0)
+            return pld_cg_fail(g, e->span, "pl.system.syncall: core_type '%s' is not compiled by the native backend", type);
+        snprintf(a[0], 64, "%d", code);
+        snprintf(a[1], 64, "%d", soft);
+        snprintf(a[2], 64, "0");
+        /* used_cores is read only for the soft form, after the group check
+         * the runtime makes (type in a group): both made by the runtime */
+        if (soft && iarg(g, e, 3, 0, a[2], 64))
+            return -1;
+        return xcore(g, e, PC_XC_SYNCALL, a, 3);
+    }
+    case PLD_OPID_SYS_SET_FFTS:
+    case PLD_OPID_SYS_CACHEINVALID:
+    case PLD_OPID_SYS_FENCE:
+    case PLD_OPID_SYS_BAR_V:
+    case PLD_OPID_SYS_BAR_M:
+    case PLD_OPID_SYS_BAR_ALL:
+    case PLD_OPID_SYS_SYNC_SRC:
+    case PLD_OPID_SYS_SYNC_DST:
+        /* coherent memory and program order: sim evaluates nothing */
+        pld_cg_emit(g, "/* %s: no effect */", opname(e));
+        return 0;
+    default: return -2;
+    }
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+int pld_cg_sys_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+{
+    *fl = 0;
+    if (e->kind == PLD_EX_SUBSCRIPT) {
+        const pld_expr_t *o = e->u.sub.obj;
+        if (!o->type || o->type->kind != PLD_TY_ARRAY)
+            return -2;
+        if (!array_slot(g, o))
+            return -1;
+        if (e->u.sub.n != 1)
+            return pld_cg_fail(g, e->span, "an array takes one index");
+        int fk;
+        pld_dtype_t dk;
+        int k = pld_cg_scalar(g, e->u.sub.items[0], &fk, &dk);
+        if (k < 0)
+            return -1;
+        if (fk)
+            return pld_cg_fail(g, e->span, "an array index must be an integer");
+        check_index(g, o->slot, k, pld_cg_site(g, e));
+        return array_get(g, o->slot, k, fl, dt);
+    }
+    if (e->kind != PLD_EX_CALL)
+        return -2;
+    int t;
+    switch (e->op) {
+    case PLD_OPID_ARRAY_GET: {
+        const pld_expr_t *a = pld_op_bound(e, 0);
+        if (!array_slot(g, a))
+            return -1;
+        int fk;
+        pld_dtype_t dk;
+        int k = pld_cg_scalar(g, pld_op_bound(e, 1), &fk, &dk);
+        if (k < 0)
+            return -1;
+        if (fk)
+            return pld_cg_fail(g, e->span, "an array index must be an integer");
+        check_index(g, a->slot, k, pld_cg_site(g, e));
+        return array_get(g, a->slot, k, fl, dt);
+    }
+    case PLD_OPID_SYS_TASK_INVALID:
+        *dt = PLD_DT_TASK_ID;
+        t = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = -1;", t);
+        return t;
+    case PLD_OPID_SYS_TASK_DUMMY: *dt = PLD_DT_TASK_ID; return task_dummy(g, e);
+    case PLD_OPID_TILE_GET_SUBBLOCK_IDX:
+    case PLD_OPID_SYS_AVAILABLE_CLUSTER_COUNT:
+    case PLD_OPID_SYS_AVAILABLE_AIV_COUNT:
+        *dt = e->op == PLD_OPID_TILE_GET_SUBBLOCK_IDX ? PLD_DT_INDEX : PLD_DT_INT32;
+        t = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = rt->sys_info(bk, %d);", t,
+                    e->op == PLD_OPID_TILE_GET_SUBBLOCK_IDX      ? PC_INFO_SUBBLOCK
+                    : e->op == PLD_OPID_SYS_AVAILABLE_CLUSTER_COUNT ? PC_INFO_CLUSTERS
+                                                                 : PC_INFO_AIVS);
+        return t;
+    case PLD_OPID_SYS_RESERVE_BUFFER:
+    case PLD_OPID_SYS_IMPORT_PEER_BUFFER: {
+        /* the slot buffer's base: a given literal base, else 0 (AUTO) */
+        const pld_expr_t *b = e->op == PLD_OPID_SYS_RESERVE_BUFFER ? pld_op_bound(e, 2) : NULL;
+        *dt = PLD_DT_INT32;
+        t = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = %lld;", t, b && b->kind == PLD_EX_INT && b->u.ival >= 0 ? (long long)b->u.ival : 0LL);
+        return t;
+    }
+    case PLD_OPID_PREFETCH_WAIT:
+        if (prefetch_wait(g, e))
+            return -1;
+        *dt = PLD_DT_BOOL;
+        t = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = 1;", t);
+        return t;
+    default: return -2;
+    }
+}
+
+int pld_cg_sys_stmt(cg_t *g, const pld_expr_t *e)
+{
+    int fl;
+    pld_dtype_t dt;
+    switch (e->op) {
+    case PLD_OPID_ARRAY_GET:
+    case PLD_OPID_SYS_TASK_INVALID:
+    case PLD_OPID_SYS_TASK_DUMMY:
+    case PLD_OPID_TILE_GET_SUBBLOCK_IDX:
+    case PLD_OPID_SYS_AVAILABLE_CLUSTER_COUNT:
+    case PLD_OPID_SYS_AVAILABLE_AIV_COUNT:
+    case PLD_OPID_SYS_RESERVE_BUFFER:
+    case PLD_OPID_SYS_IMPORT_PEER_BUFFER:
+    case PLD_OPID_PREFETCH_WAIT:
+        return pld_cg_sys_scalar(g, e, &fl, &dt) < 0 ? -1 : 0;
+    case PLD_OPID_TILE_ALLOC:
+    case PLD_OPID_TENSOR_ALLOC:
+    case PLD_OPID_PREFETCH_MAKE_CONTEXT:
+    case PLD_OPID_PREFETCH_ASYNC:
+    case PLD_OPID_PREFETCH_SESSION: {
+        char b[48];
+        return token_of(g, e, b, sizeof b);
+    }
+    case PLD_OPID_SYS_TPOP_FROM_AIC:
+    case PLD_OPID_SYS_TPOP_FROM_AIV: {
+        int64_t need = tile_bytes(e->type);
+        if (need < 0)
+            return pld_cg_fail(g, e->span, "%s: the native backend needs the popped tile's static shape", opname(e));
+        int t = pld_cg_temp_tile(g, (size_t)need);
+        char nm[32];
+        snprintf(nm, sizeof nm, "t%d", t);
+        return pld_cg_sys_tile(g, e, nm, (size_t)need);
+    }
+    default: return core_stmt(g, e);
+    }
+}
+
+int pld_cg_sys_with(cg_t *g, const pld_stmt_t *s)
+{
+    const pld_expr_t *item = s->u.with.item;
+    if (item->kind != PLD_EX_CALL ||
+        (item->op != PLD_OPID_PL_SCOPE && item->op != PLD_OPID_PL_MANUAL_SCOPE && item->op != PLD_OPID_PL_CLUSTER &&
+         item->op != PLD_OPID_PL_AT))
+        return pld_cg_fail(g, s->span, "%s inside a kernel is not compiled by the native backend yet",
+                           item->kind == PLD_EX_CALL ? opname(item) : "this scope");
+    /* inside a kernel sim runs the body in place (no task, no deps);
+     * `as name` binds the TaskId count so far */
+    pld_cg_emit(g, "{");
+    g->ind++;
+    int rc = pld_cg_block(g, &s->u.with.body, NULL);
+    if (!rc && s->u.with.as_name) {
+        for (int i = 0; i < g->fn->nslots; i++)
+            if (g->fn->slot_names[i] == s->u.with.as_name && g->slots[i].kind == SK_INT)
+                pld_cg_emit(g, "s%d = rt->sys_info(bk, %d);", i, PC_INFO_TASKS);
+    }
+    g->ind--;
+    pld_cg_emit(g, "}");
+    return rc;
+}
+
+void pld_cg_sys_scan_with(cg_t *g, const pld_stmt_t *s)
+{
+    for (int i = 0; s->u.with.as_name && i < g->fn->nslots; i++)
+        if (g->fn->slot_names[i] == s->u.with.as_name && g->slots[i].kind == SK_NONE) {
+            g->slots[i].kind = SK_INT;
+            g->slots[i].dt = PLD_DT_TASK_ID;
+        }
+}
