@@ -72,6 +72,8 @@ typedef struct cg {
     int32_t cur_seq;   /* pld_stmt_t.seq of the statement being generated */
     const pld_expr_t *target; /* the name being assigned (where the interpreter reports a tile check) */
     int defer_targets; /* the final yield of the innermost loop sets the carried names only (gen_for) */
+    int callees[32];   /* kernel functions this unit calls (pld_cgen_sys.c): compiled into its source */
+    int ncallees;
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -226,6 +228,12 @@ int pld_cg_sys_tile(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
 int pld_cg_sys_with(cg_t *g, const pld_stmt_t *s);
 /* the scan of such a statement: the kind of its `as` name */
 void pld_cg_sys_scan_with(cg_t *g, const pld_stmt_t *s);
+/* a call statement `[x =] self.k(...)` of a kernel function (target: the
+ * name assigned, or NULL) */
+int pld_cg_sys_call(cg_t *g, const pld_expr_t *e, const pld_expr_t *target);
+/* in a Group function's body: the member calls from statement i of b run
+ * as one cluster; the number of statements done (0: none) */
+int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i);
 /* the declaration of an array or token local (others: nothing) */
 void pld_cg_sys_decl(const cg_t *g, int slot, pld_buf_t *src);
 

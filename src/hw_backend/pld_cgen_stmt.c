@@ -415,6 +415,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         }
         if (t->kind != PLD_EX_NAME)
             return pld_cg_fail(g, t->span, "the native backend compiles assignments to plain names only");
+        if (v->kind == PLD_EX_CALL && v->op < 0)
+            return pld_cg_sys_call(g, v, t);
         g->target = t;
         return assign_slot(g, t->slot, v);
     }
@@ -445,7 +447,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (sys != -2)
             return sys < 0 ? -1 : 0;
         if (e->op < 0)
-            return pld_cg_fail(g, e->span, "calls of other functions inside a kernel are not compiled by the native backend yet");
+            return pld_cg_sys_call(g, e, NULL);
         return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
     }
     case PLD_ST_IF: {
@@ -502,8 +504,16 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
 
 int pld_cg_block(cg_t *g, const pld_block_t *b, const pld_expr_t *carried)
 {
-    for (int i = 0; i < b->n; i++)
+    for (int i = 0; i < b->n; i++) {
+        const int grp = pld_cg_sys_group(g, b, i); /* a Group body's member calls */
+        if (grp < 0 || g->failed)
+            return -1;
+        if (grp > 0) {
+            i += grp - 1;
+            continue;
+        }
         if (gen_stmt(g, b->stmts[i], i == b->n - 1, carried))
             return -1;
+    }
     return 0;
 }

@@ -587,3 +587,223 @@ void pld_cg_sys_scan_with(cg_t *g, const pld_stmt_t *s)
             g->slots[i].dt = PLD_DT_TASK_ID;
         }
 }
+
+/* ---------------------------------------------------------------- calls of kernel functions */
+
+/* the kernel function `self.k(...)` call e names, or -1 */
+static int callee_of(const cg_t *g, const pld_expr_t *e)
+{
+    if (!e || e->kind != PLD_EX_CALL || e->op >= 0 || e->aux < 0 || e->aux >= g->p->nfuncs)
+        return -1;
+    const pld_expr_t *fn = e->u.call.fn;
+    if (fn->kind != PLD_EX_ATTR || fn->u.attr.obj->kind != PLD_EX_NAME || strcmp(fn->u.attr.obj->u.name, "self") != 0)
+        return -1;
+    return e->aux;
+}
+
+static void note_callee(cg_t *g, int fidx)
+{
+    for (int i = 0; i < g->ncallees; i++)
+        if (g->callees[i] == fidx)
+            return;
+    if (g->ncallees < 32)
+        g->callees[g->ncallees++] = fidx;
+}
+
+/* args[] of call e of kernel function k (pld_abi_build's layout: tensors,
+ * then scalars, args[48] / args[49] the caller's contexts); the temp
+ * holding it */
+static int call_args(cg_t *g, const pld_expr_t *e, const pld_func_t *k)
+{
+    if (e->u.call.nargs != k->nparams)
+        return pld_cg_fail(g, e->span, "%s takes %d arguments, %d given", k->name, k->nparams, e->u.call.nargs);
+    int nt = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        if (e->u.call.args[i].kw)
+            return pld_cg_fail(g, e->span, "keyword arguments of a kernel call are not compiled by the native backend yet");
+        if (k->params[i].type && pld_type_is_tensorlike(k->params[i].type))
+            nt++;
+    }
+    if (nt > 32 || k->nparams - nt > 16)
+        return pld_cg_fail(g, e->span, "%s: more than 32 tensors or 16 scalars", k->name);
+    const int s = pld_cg_site(g, e);
+    int a = tmp(g), c = tmp(g);
+    pld_cg_emit(g, "int64_t t%d[50]; memset(t%d, 0, sizeof t%d);", a, a, a);
+    pld_cg_emit(g, "_Alignas(64) unsigned char t%d[%d][128];", c, nt ? nt : 1);
+    for (int i = 0, ti = 0, si = nt; i < k->nparams; i++) {
+        const pld_type_t *pt = k->params[i].type;
+        const pld_expr_t *v = e->u.call.args[i].value;
+        if (!pt)
+            return pld_cg_fail(g, v->span, "parameter '%s' of %s has no static type", k->params[i].name, k->name);
+        if (pld_type_is_tensorlike(pt)) {
+            const pld_type_t *at = v->type;
+            if (v->kind != PLD_EX_NAME || v->slot < 0 || g->slots[v->slot].kind != SK_TENSOR)
+                return pld_cg_fail(g, v->span, "the native backend passes named tensors to a kernel call");
+            int same = at && pld_type_is_tensorlike(at) && at->rank == pt->rank;
+            for (int d = 0; same && d < pt->rank; d++)
+                same = at->shape[d].kind == PLD_DIM_CONST && pt->shape[d].kind == PLD_DIM_CONST &&
+                       at->shape[d].v == pt->shape[d].v;
+            if (!same)
+                return pld_cg_fail(g, v->span, "argument '%s' of %s: a tensor of another or unknown shape is not passed "
+                                               "by the native backend yet", k->params[i].name, k->name);
+            if (at->dtype != pt->dtype)
+                pld_cg_emit(g, "return rt->fail(bk, %d, \"argument '%s' of %s has dtype %s, declared %s\");", s,
+                            k->params[i].name, k->name, pld_dtype_name(at->dtype), pld_dtype_name(pt->dtype));
+            pld_cg_emit(g, "pc_chip_tensor(t%d[%d], &s%d, %d); t%d[%d] = (int64_t)(uintptr_t)t%d[%d];", c, ti, v->slot,
+                        esize(pt->dtype), a, ti, c, ti);
+            ti++;
+            continue;
+        }
+        if (pt->kind != PLD_TY_SCALAR)
+            return pld_cg_fail(g, v->span, "parameter '%s' of %s: only tensors and scalars are passed by the native "
+                                           "backend yet", k->params[i].name, k->name);
+        int fl;
+        pld_dtype_t dt;
+        int x = pld_cg_scalar(g, v, &fl, &dt);
+        if (x < 0)
+            return -1;
+        const pld_dtype_t d = pt->dtype;
+        if (is_float_dt(d)) {
+            if (d != PLD_DT_FP32 && d != PLD_DT_FP64)
+                return pld_cg_fail(g, v->span, "a %s scalar argument is not passed by the native backend yet",
+                                   pld_dtype_name(d));
+            if (d == PLD_DT_FP32)
+                pld_cg_emit(g, "t%d[%d] = (int64_t)pc_f32_word((double)t%d);", a, si, x);
+            else
+                pld_cg_emit(g, "{ double d_ = (double)t%d; memcpy(&t%d[%d], &d_, 8); }", x, a, si);
+        } else if (fl) {
+            pld_cg_emit(g, "t%d[%d] = rt->wrap_i(%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
+                           "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);",
+                        a, si, (int)d, x, x, x, x, x);
+        } else {
+            pld_cg_emit(g, "t%d[%d] = rt->wrap_i(%d, t%d);", a, si, (int)d, x);
+        }
+        si++;
+    }
+    pld_cg_emit(g, "t%d[48] = args[48]; t%d[49] = args[49];", a, a);
+    return a;
+}
+
+/* the result of a call (pc_out tR) into name target */
+static int call_result(cg_t *g, const pld_expr_t *target, int r, const pld_expr_t *e)
+{
+    if (!target)
+        return 0;
+    if (target->kind != PLD_EX_NAME || target->slot < 0)
+        return pld_cg_fail(g, target->span, "the native backend assigns a kernel call's result to one name");
+    const int sl = target->slot;
+    switch (g->slots[sl].kind) {
+    case SK_TENSOR:
+        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"internal: the call returned no tensor\");", r,
+                    pld_cg_site(g, e));
+        pld_cg_emit(g, "s%d = t%d.t;", sl, r);
+        return 0;
+    case SK_INT: pld_cg_emit(g, "s%d = t%d.kind == PC_OUT_FLOAT ? (int64_t)t%d.f : t%d.i;", sl, r, r, r); return 0;
+    case SK_FLT: pld_cg_emit(g, "s%d = t%d.kind == PC_OUT_FLOAT ? t%d.f : (double)t%d.i;", sl, r, r, r); return 0;
+    default:
+        return pld_cg_fail(g, target->span, "'%s': this kind of result of a kernel call is not compiled by the native "
+                                            "backend yet", target->u.name);
+    }
+}
+
+int pld_cg_sys_call(cg_t *g, const pld_expr_t *e, const pld_expr_t *target)
+{
+    const int fidx = callee_of(g, e);
+    if (fidx < 0)
+        return pld_cg_fail(g, e->span, "calls of other functions inside a kernel are not compiled by the native backend yet");
+    const pld_func_t *k = g->p->funcs[fidx];
+    if (k == g->fn)
+        return pld_cg_fail(g, e->span, "a recursive kernel call is not compiled by the native backend");
+    pld_cg_emit(g, "{");
+    g->ind++;
+    int a = call_args(g, e, k);
+    if (a < 0)
+        return -1;
+    note_callee(g, fidx);
+    int r = tmp(g);
+    pld_cg_emit(g, "pc_out t%d;", r);
+    pld_cg_emit(g, "if (rt->call(bk, %d, %d, pc_f%d, t%d, &t%d)) return 1;", pld_cg_site(g, e), fidx, fidx, a, r);
+    if (call_result(g, target, r, e))
+        return -1;
+    g->ind--;
+    pld_cg_emit(g, "}");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- Group bodies */
+
+/* the member call of statement st (an AIC / AIV kernel), or NULL; *target: the name assigned */
+static const pld_expr_t *member_of(const cg_t *g, const pld_stmt_t *st, const pld_expr_t **target)
+{
+    const pld_expr_t *e = st->kind == PLD_ST_EXPR ? st->u.expr : st->kind == PLD_ST_ASSIGN ? st->u.assign.value : NULL;
+    *target = st->kind == PLD_ST_ASSIGN ? st->u.assign.target : NULL;
+    const int f = callee_of(g, e);
+    if (f < 0)
+        return NULL;
+    const pld_func_t *k = g->p->funcs[f];
+    return k->ftype == PLD_FT_AIC || k->ftype == PLD_FT_AIV ? e : NULL;
+}
+
+/* 1 when kernel k runs on both AIV lanes (pld_group.c dual_lanes) */
+static int dual_lanes(const pld_func_t *k)
+{
+    const pld_expr_t *d = k->deco, *a = NULL;
+    if (!d || d->kind != PLD_EX_CALL)
+        return 0;
+    for (int i = 0; i < d->u.call.nargs; i++)
+        if (d->u.call.args[i].kw && strcmp(d->u.call.args[i].kw, "attrs") == 0)
+            a = d->u.call.args[i].value;
+    if (!a || a->kind != PLD_EX_DICT)
+        return 0;
+    for (int i = 0; i < a->u.dict.n; i++) {
+        const pld_expr_t *key = a->u.dict.keys[i], *v = a->u.dict.vals[i];
+        if (key->kind != PLD_EX_STR)
+            continue;
+        if (strcmp(key->u.str.s, "dual_aiv_dispatch") == 0 && v->kind == PLD_EX_BOOL && v->u.bval)
+            return 1;
+        if (strcmp(key->u.str.s, "split") == 0 &&
+            ((v->kind == PLD_EX_INT && v->u.ival != 0) || (v->kind == PLD_EX_ATTR && strcmp(v->u.attr.attr, "NONE") != 0)))
+            return 1;
+    }
+    return 0;
+}
+
+int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i)
+{
+    if (g->fn->ftype != PLD_FT_GROUP || b != &g->fn->body)
+        return 0;
+    const pld_expr_t *calls[8], *targets[8];
+    int n = 0;
+    while (i + n < b->n && n < 8 && (calls[n] = member_of(g, b->stmts[i + n], &targets[n])))
+        n++;
+    if (n == 0)
+        return 0;
+    int args[8], outs[8];
+    pld_cg_emit(g, "{");
+    g->ind++;
+    for (int m = 0; m < n; m++) {
+        const int f = callee_of(g, calls[m]);
+        if ((args[m] = call_args(g, calls[m], g->p->funcs[f])) < 0)
+            return -1;
+        note_callee(g, f);
+        outs[m] = tmp(g);
+        pld_cg_emit(g, "pc_out t%d; memset(&t%d, 0, sizeof t%d);", outs[m], outs[m], outs[m]);
+    }
+    int mt = tmp(g);
+    pld_cg_emit(g, "pc_member t%d[%d];", mt, n);
+    for (int m = 0; m < n; m++) {
+        const int f = callee_of(g, calls[m]);
+        const pld_func_t *k = g->p->funcs[f];
+        pld_cg_emit(g, "t%d[%d].fidx = %d; t%d[%d].site = %d; t%d[%d].aic = %d; t%d[%d].dual = %d; t%d[%d].fn = pc_f%d; "
+                       "t%d[%d].args = t%d; t%d[%d].out = &t%d;",
+                    mt, m, f, mt, m, pld_cg_site(g, calls[m]), mt, m, k->ftype == PLD_FT_AIC, mt, m, dual_lanes(k), mt, m,
+                    f, mt, m, args[m], mt, m, outs[m]);
+    }
+    pld_cg_emit(g, "if (rt->group(bk, %d, %d, t%d)) return 1;", pld_cg_site(g, calls[0]), n, mt);
+    for (int m = 0; m < n; m++)
+        if (call_result(g, targets[m], outs[m], calls[m]))
+            return -1;
+    g->ind--;
+    pld_cg_emit(g, "}");
+    return n;
+}

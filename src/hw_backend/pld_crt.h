@@ -96,6 +96,7 @@ enum { PC_ADD, PC_SUB, PC_MUL, PC_DIV, PC_MAX, PC_MIN };
 enum { PC_EXP, PC_LOG, PC_SQRT, PC_RSQRT, PC_ABS, PC_NEG, PC_RECIP, PC_RELU };
 enum { PC_RSUM, PC_RMAX, PC_RMIN, PC_RPROD };
 
+typedef struct pc_member pc_member;
 typedef struct pc_rt {
     uint32_t version, size;            /* PC_VERSION, sizeof(pc_rt) */
     /* a located runtime error at `site` with message msg; returns 1 */
@@ -172,7 +173,56 @@ typedef struct pc_rt {
     int (*tpush)(void *bk, int site, int dir, int64_t split, int64_t id, const pc_tile *t);
     /* tpop from pipe (dir, id) into dst (storage: room bytes) */
     int (*tpop)(void *bk, int site, int dir, int64_t split, int64_t id, pc_tile *dst, size_t room);
+    /* a call of kernel function fidx (its code fn, compiled into the
+     * caller's unit; args[] as a launch's) as a block of its own that
+     * inherits the caller's position; its return value in *out */
+    int (*call)(void *bk, int site, int32_t fidx, int (*fn)(const struct pc_rt *, void *, int64_t *), int64_t *args,
+                pc_out *out);
+    /* the n member calls of a Group body (site: the first) run as the cores
+     * of one cluster; lane 0's results in members[i].out */
+    int (*group)(void *bk, int site, int n, const struct pc_member *members);
 } pc_rt;
+
+/* one member call of a Group body (pc_rt.group) */
+struct pc_member {
+    int32_t fidx, site;
+    int32_t aic;                       /* an AIC kernel (else AIV) */
+    int32_t dual;                      /* an AIV kernel on both lanes (dual_aiv_dispatch) */
+    int (*fn)(const struct pc_rt *, void *, int64_t *);
+    int64_t *args;
+    pc_out *out;
+};
+
+/* a ChipTensor (pld_backend.h, 128 bytes) for tensor t: what pc_tensor_arg reads */
+static inline void pc_chip_tensor(unsigned char *ct, const pc_tensor *t, int32_t esize)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)t->data, start = 0, sz = 0, owner = UINT64_MAX;
+    uint32_t nd = (uint32_t)t->rank, shp[PC_MAX_RANK], str[PC_MAX_RANK];
+    memset(ct, 0, 128);
+    for (int i = 0; i < PC_MAX_RANK; i++) {
+        shp[i] = i < t->rank ? (uint32_t)t->shape[i] : 0;
+        str[i] = i < t->rank ? (uint32_t)t->stride[i] : 0;
+        if (i < t->rank && t->shape[i] > 0)
+            sz += (uint64_t)(t->shape[i] - 1) * (uint64_t)t->stride[i];
+    }
+    sz = (sz + 1) * (uint64_t)esize;
+    memcpy(ct + 0, &addr, 8);
+    memcpy(ct + 8, &sz, 8);
+    memcpy(ct + 16, &owner, 8);
+    memcpy(ct + 24, &start, 8);
+    memcpy(ct + 36, &nd, 4);
+    memcpy(ct + 44, shp, sizeof shp);
+    memcpy(ct + 72, str, sizeof str);
+}
+
+/* an FP32 scalar argument word (the low 32 bits) */
+static inline uint64_t pc_f32_word(double v)
+{
+    float f = (float)v;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
 
 /* pc_rt.sys_info facts, xcore ops and pipe directions (the system family) */
 enum { PC_INFO_SUBBLOCK = 0, PC_INFO_CLUSTERS, PC_INFO_AIVS, PC_INFO_IN_GROUP, PC_INFO_TASKS };

@@ -262,3 +262,112 @@ int pld_crt_xcore(void *bk, int site, int op, const int64_t *iv, int n)
     default: return fail(&s, "internal: unknown cross-core op %d", op);
     }
 }
+
+/* ---------------------------------------------------------------- calls and Group bodies */
+
+static const pc_rt *crt(void)
+{
+    return pld_interp_be_host()->c_runtime;
+}
+
+int pld_crt_call(void *bk, int site, int32_t fidx, int (*fn)(const struct pc_rt *, void *, int64_t *), int64_t *args,
+                 struct pc_out *out)
+{
+    memset(out, 0, sizeof *out);
+    void *cb = pld_crt_nested_open(bk, fidx, site);
+    if (!cb)
+        return 1;
+    const int rc = fn(crt(), cb, args);
+    pld_value_t v;
+    if (pld_crt_nested_close(cb, rc, &v)) {
+        pld_value_release(&v);
+        return 1;
+    }
+    const int r = pld_crt_out(bk, site, &v, out);
+    pld_value_release(&v);
+    return r;
+}
+
+typedef struct grun {
+    void *parent;
+    pld_cluster_t *g;
+    const struct pc_member *m;
+    int member[PLD_CLUSTER_CORES];  /* core b's member */
+    pld_value_t res[PLD_CLUSTER_CORES]; /* member i's result (lane 0's) */
+} grun_t;
+
+/* core b of the group: its member's compiled code in a block of its own
+ * inside the cluster (pld_group.c core_block) */
+static pld_status_t core_block(void *arg, int b, int n)
+{
+    (void)n;
+    grun_t *r = arg;
+    const int mi = r->member[b];
+    const struct pc_member *m = &r->m[mi];
+    const int lane = pld_cluster_core_lane(r->g, b);
+    void *cb = pld_crt_nested_open(r->parent, m->fidx, m->site);
+    if (!cb) {
+        pld_cluster_core_done(r->g, b);
+        return PLD_E_RUNTIME;
+    }
+    frame_t *f;
+    const pld_expr_t *e;
+    pld_span_t sp;
+    pld_crt_block(cb, &f, -1, &e, &sp);
+    f->xg = r->g;
+    f->xcore = b;
+    f->subblock_idx = lane;
+    const int rc = m->fn(crt(), cb, m->args);
+    pld_value_t v;
+    const int bad = pld_crt_nested_close(cb, rc, &v);
+    if (!bad && lane == 0) /* the group's result is lane 0's */
+        r->res[mi] = v;
+    else
+        pld_value_release(&v);
+    pld_cluster_core_done(r->g, b);
+    return bad ? PLD_E_RUNTIME : PLD_OK;
+}
+
+int pld_crt_group(void *bk, int site, int n, const struct pc_member *members)
+{
+    xsite_t s;
+    if (site_of(bk, site, &s))
+        return 1;
+    pld_interp_t *it = s.it;
+    int nlanes = 1;
+    for (int i = 0; i < n; i++)
+        if (!members[i].aic && members[i].dual)
+            nlanes = 2;
+    pld_cluster_t *g;
+    if (pld_cluster_create(it->sched, s.f->fn ? s.f->fn->name : NULL, nlanes, &g) != PLD_OK)
+        return fail(&s, "out of memory");
+    grun_t r;
+    memset(&r, 0, sizeof r);
+    r.parent = bk;
+    r.g = g;
+    r.m = members;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        const pld_func_t *k = it->p->funcs[members[i].fidx];
+        for (int l = 0; l < (members[i].aic ? 1 : nlanes) && !rc; l++) {
+            const int b = pld_cluster_add_core(g, members[i].aic, k->name, l);
+            if (b < 0)
+                rc = fail(&s, "a group launches at most %d cores at once", pld_cluster_ncores(g));
+            else
+                r.member[b] = i;
+        }
+    }
+    if (!rc) {
+        pld_status_t st = pld_npu_run_blocks(it->sched, pld_cluster_ncores(g), it->opts.block_stack_bytes, core_block, &r);
+        if (st != PLD_OK && !it->failed)
+            fail(&s, "the cores of group %s failed: %s", s.f->fn ? s.f->fn->name : "?", pld_status_name(st));
+        rc = st != PLD_OK;
+    }
+    pld_cluster_destroy(g);
+    for (int i = 0; i < n; i++) {
+        if (!rc && members[i].out)
+            rc = pld_crt_out(bk, members[i].site, &r.res[i], members[i].out);
+        pld_value_release(&r.res[i]);
+    }
+    return rc;
+}

@@ -802,6 +802,19 @@ int pld_crt_xcore(void *bk, int site, int op, const int64_t *iv, int n);
 struct pc_tile;
 int pld_crt_tpush(void *bk, int site, int dir, int64_t split, int64_t id, const struct pc_tile *t);
 int pld_crt_tpop(void *bk, int site, int dir, int64_t split, int64_t id, struct pc_tile *dst, size_t room);
+struct pc_out;
+struct pc_member;
+struct pc_rt;
+int pld_crt_call(void *bk, int site, int32_t fidx, int (*fn)(const struct pc_rt *, void *, int64_t *), int64_t *args,
+                 struct pc_out *out);
+int pld_crt_group(void *bk, int site, int n, const struct pc_member *members);
+/* pld_crt.c for them: a block of kernel function fidx called at `site` of
+ * block parent (its position inherited; NULL after a reported error); its
+ * end, the return value in *result (owned; nonzero: it failed); a value as
+ * a compiled kernel's pc_out (a tensor kept alive until bk ends) */
+void *pld_crt_nested_open(void *parent, int fidx, int site);
+int pld_crt_nested_close(void *bk, int rc, pld_value_t *result);
+int pld_crt_out(void *bk, int site, const pld_value_t *v, struct pc_out *out);
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */
