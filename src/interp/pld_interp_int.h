@@ -10,6 +10,7 @@
  *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
  *             pld_builtin.c  the lowered program's builtin collective kernels as launches
  *             pld_crt.c      the runtime of compiled kernels (`native`) and the backends' host services
+ *             pld_crt_sys.c  the compiled kernels' system family: cluster ops, TaskIds, kernel calls, Group bodies
  *      |
  *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
  *      |
