@@ -74,6 +74,8 @@ typedef struct cg {
     int defer_targets; /* the final yield of the innermost loop sets the carried names only (gen_for) */
     int callees[32];   /* kernel functions this unit calls (pld_cgen_sys.c): compiled into its source */
     int ncallees;
+    pld_buf_t fns;     /* static functions of the unit (pl.split_aiv lanes), after it; protos: before */
+    pld_buf_t protos;
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -234,6 +236,8 @@ int pld_cg_sys_call(cg_t *g, const pld_expr_t *e, const pld_expr_t *target);
 /* in a Group function's body: the member calls from statement i of b run
  * as one cluster; the number of statements done (0: none) */
 int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i);
+/* a `for lane in pl.split_aiv(n, mode=...)` region (statement s) */
+int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s);
 /* the declaration of an array or token local (others: nothing) */
 void pld_cg_sys_decl(const cg_t *g, int slot, pld_buf_t *src);
 

@@ -339,6 +339,18 @@ static int tpush(cg_t *g, const pld_expr_t *e)
 
 int pld_cg_sys_tile(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
 {
+    if (e->op == PLD_OPID_TILE_AIV_SHARD || e->op == PLD_OPID_TILE_AIC_GATHER) {
+        /* split= (else the region's mode), then the tile; the runtime halves
+         * or rejoins it (the lanes' rendezvous) */
+        char split[64], nm[32];
+        if (pld_op_bound(e, 2) ? iarg(g, e, 2, 0, split, sizeof split) : (snprintf(split, sizeof split, "-1"), 0))
+            return -1;
+        if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, nm))
+            return -1;
+        pld_cg_emit(g, "if (rt->shard(bk, %d, %d, %s, &%s, &%s, %zu)) return 1;", pld_cg_site(g, e),
+                    e->op == PLD_OPID_TILE_AIC_GATHER, split, nm, dst, room);
+        return 0;
+    }
     if (e->op != PLD_OPID_SYS_TPOP_FROM_AIC && e->op != PLD_OPID_SYS_TPOP_FROM_AIV)
         return -2;
     const int from_aic = e->op == PLD_OPID_SYS_TPOP_FROM_AIC;
@@ -806,4 +818,109 @@ int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i)
     g->ind--;
     pld_cg_emit(g, "}");
     return n;
+}
+
+/* ---------------------------------------------------------------- pl.split_aiv regions */
+
+static const char *slot_ctype(int kind)
+{
+    switch (kind) {
+    case SK_INT: case SK_CTX: case SK_TOKEN: return "int64_t";
+    case SK_FLT: return "double";
+    case SK_TENSOR: return "pc_tensor";
+    case SK_TILE: return "pc_tile";
+    default: return NULL;
+    }
+}
+
+/* The region's body is a static function run once per lane (pc_rt.lanes), as
+ * sim runs each lane as a block with its own copy of the frame: its locals
+ * are copies of the caller's (fr[]: their addresses; tiles get storage of
+ * their own), and nothing it assigns flows back (tensor data is shared). */
+int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
+{
+    const pld_expr_t *it = s->u.for_.iter, *lv = s->u.for_.target, *na = NULL, *mode = NULL;
+    for (int i = 0; i < it->u.call.nargs; i++) {
+        if (!it->u.call.args[i].kw && !na)
+            na = it->u.call.args[i].value;
+        else if (it->u.call.args[i].kw && strcmp(it->u.call.args[i].kw, "mode") == 0)
+            mode = it->u.call.args[i].value;
+    }
+    if (!na)
+        return pld_cg_fail(g, it->span, "pl.split_aiv needs a lane count");
+    if (lv && (lv->kind != PLD_EX_NAME || lv->slot < 0))
+        return pld_cg_fail(g, lv->span, "the native backend needs a plain lane variable");
+    const char *mm = mode && mode->kind == PLD_EX_ATTR ? mode->u.attr.attr : "";
+    const int split = strcmp(mm, "UP_DOWN") == 0 ? 1 : strcmp(mm, "LEFT_RIGHT") == 0 ? 2 : 0;
+    int fl;
+    pld_dtype_t dt;
+    int n = pld_cg_scalar(g, na, &fl, &dt);
+    if (n < 0)
+        return -1;
+    const int id = tmp(g), ns = g->fn->nslots;
+    char name[160];
+    snprintf(name, sizeof name, "pc_lane_%s_%d", g->fn->name, id);
+    /* the call: the locals' addresses (arrays: then their lengths at ns + i) */
+    int fr = tmp(g);
+    pld_cg_emit(g, "{");
+    g->ind++;
+    pld_cg_emit(g, "void *t%d[%d]; memset(t%d, 0, sizeof t%d);", fr, 2 * ns + 1, fr, fr);
+    for (int i = 0; i < ns; i++) {
+        if (!slot_ctype(g->slots[i].kind) && g->slots[i].kind != SK_ARRAY)
+            continue;
+        pld_cg_emit(g, "t%d[%d] = (void *)&s%d;", fr, i, i);
+        if (g->slots[i].kind == SK_ARRAY)
+            pld_cg_emit(g, "t%d[%d] = (void *)&s%d_n;", fr, ns + i, i);
+    }
+    pld_cg_emit(g, "if (rt->lanes(bk, %d, %s(int64_t)t%d, %d, %s, args, t%d, ubc)) return 1;", pld_cg_site(g, it),
+                fl ? "(int64_t)" : "", n, split, name, fr);
+    g->ind--;
+    pld_cg_emit(g, "}");
+    /* the lane function: its body generated on its own */
+    pld_buf_t out = g->out, tmpdecl = g->tmpdecl;
+    const int ind = g->ind, depth = g->depth;
+    pld_buf_init(&g->out);
+    pld_buf_init(&g->tmpdecl);
+    g->ind = 1;
+    g->depth = 0;
+    if (lv)
+        pld_cg_emit(g, "s%d = lane;", lv->slot);
+    int rc = pld_cg_block(g, &s->u.for_.body, NULL);
+    if (!rc && !g->failed) {
+        pld_buf_t *f = &g->fns;
+        pld_buf_printf(&g->protos, "static int %s(const pc_rt *rt, void *bk, int64_t *args, void **fr, int ubc, int64_t lane);\n",
+                       name);
+        pld_buf_printf(f, "\n/* the lanes of the pl.split_aiv region at line %d of %s */\n", (int)s->span.line,
+                       g->fn->name);
+        pld_buf_printf(f, "static int %s(const pc_rt *rt, void *bk, int64_t *args, void **fr, int ubc, int64_t lane)\n{\n",
+                       name);
+        pld_buf_puts(f, "    (void)args; (void)ubc;\n");
+        for (int i = 0; i < ns; i++) {
+            const cslot_t *sl = &g->slots[i];
+            const char *ct = slot_ctype(sl->kind);
+            if (sl->kind == SK_ARRAY) {
+                pld_cg_sys_decl(g, i, f);
+                pld_buf_printf(f, "    memcpy(s%d, fr[%d], sizeof s%d); memcpy(&s%d_n, fr[%d], 8);\n", i, i, i, i, ns + i);
+                continue;
+            }
+            if (!ct)
+                continue;
+            pld_buf_printf(f, "    %s s%d; memcpy(&s%d, fr[%d], sizeof s%d); /* %s */\n", ct, i, i, i, i,
+                           g->fn->slot_names[i]);
+            if (sl->kind == SK_TILE)
+                pld_buf_printf(f, "    { void *p_ = rt->alloc(bk, -1, %zu); if (!p_) return 1; memcpy(p_, s%d.data, %zu); "
+                                  "s%d.data = p_; }\n",
+                               sl->bytes ? sl->bytes : 1, i, sl->bytes ? sl->bytes : 1, i);
+        }
+        pld_buf_puts(f, pld_buf_str(&g->tmpdecl));
+        pld_buf_puts(f, pld_buf_str(&g->out));
+        pld_buf_puts(f, "    return 0;\n}\n");
+    }
+    pld_buf_fini(&g->out);
+    pld_buf_fini(&g->tmpdecl);
+    g->out = out;
+    g->tmpdecl = tmpdecl;
+    g->ind = ind;
+    g->depth = depth;
+    return rc || g->failed ? -1 : 0;
 }

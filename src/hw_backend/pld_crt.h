@@ -181,6 +181,15 @@ typedef struct pc_rt {
     /* the n member calls of a Group body (site: the first) run as the cores
      * of one cluster; lane 0's results in members[i].out */
     int (*group)(void *bk, int site, int n, const struct pc_member *members);
+    /* a pl.split_aiv region of n lanes (split mode 0-2): fn runs each lane
+     * as a block of its own with private copies of the locals fr[] points to
+     * (ubc: the capacity checks are needed) */
+    int (*lanes)(void *bk, int site, int64_t n, int split,
+                 int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t), int64_t *args, void **fr,
+                 int ubc);
+    /* pl.tile.aiv_shard (gather 0) / aic_gather (1) of tile t into dst
+     * (storage: room bytes); split < 0: the region's mode */
+    int (*shard)(void *bk, int site, int gather, int64_t split, const pc_tile *t, pc_tile *dst, size_t room);
 } pc_rt;
 
 /* one member call of a Group body (pc_rt.group) */

@@ -639,6 +639,7 @@ static const pc_rt crt_table = {
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
     &pld_cgen_kern_table, rt_kfail,
     pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop, pld_crt_call, pld_crt_group,
+    pld_crt_lanes, pld_crt_shard,
 };
 
 /* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */
@@ -649,12 +650,13 @@ void *pld_crt_nested_open(void *parent, int fidx, int site)
 {
     crt_block_t *pb = parent;
     pld_interp_t *it = pb->it;
-    const pld_cgen_t *code = it->cgen && fidx >= 0 && fidx < it->p->nfuncs && it->cgen[fidx].source ? &it->cgen[fidx] : NULL;
+    const pld_cgen_t *code = fidx < 0 ? pb->code
+                             : it->cgen && fidx < it->p->nfuncs && it->cgen[fidx].source ? &it->cgen[fidx] : NULL;
     if (!code) {
         rt_fail(pb, site, "internal: the called kernel has no compiled code");
         return NULL;
     }
-    const pld_func_t *fn = it->p->funcs[fidx];
+    const pld_func_t *fn = fidx < 0 ? pb->f.fn : it->p->funcs[fidx];
     crt_block_t *b = pld_mem_calloc(1, sizeof *b);
     pld_value_t *slots = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *slots);
     pld_ub_slot_t *ub = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *ub);

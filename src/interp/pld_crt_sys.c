@@ -371,3 +371,178 @@ int pld_crt_group(void *bk, int site, int n, const struct pc_member *members)
     }
     return rc;
 }
+
+/* ---------------------------------------------------------------- pl.split_aiv regions */
+
+typedef struct lrun {
+    void *parent;
+    pld_lanes_t *lanes;
+    int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t);
+    int64_t *args;
+    void **fr;
+    int ubc;
+} lrun_t;
+
+/* lane b: the region's body in a block of its own (pld_call.c spmd_block) */
+static pld_status_t lane_block(void *arg, int b, int n)
+{
+    (void)n;
+    lrun_t *r = arg;
+    void *cb = pld_crt_nested_open(r->parent, -1, -1);
+    if (!cb)
+        return PLD_E_RUNTIME;
+    frame_t *f;
+    const pld_expr_t *e;
+    pld_span_t sp;
+    pld_crt_block(cb, &f, -1, &e, &sp);
+    f->subblock_idx = b;
+    f->lanes = r->lanes;
+    f->in_kernel_scope = 1;
+    const int rc = r->fn(crt(), cb, r->args, r->fr, r->ubc, b);
+    pld_value_t v;
+    const int bad = pld_crt_nested_close(cb, rc, &v);
+    pld_value_release(&v); /* a lane's return value goes nowhere */
+    return bad ? PLD_E_RUNTIME : PLD_OK;
+}
+
+int pld_crt_lanes(void *bk, int site, int64_t n, int split,
+                  int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t), int64_t *args, void **fr,
+                  int ubc)
+{
+    xsite_t s;
+    if (site_of(bk, site, &s))
+        return 1;
+    pld_interp_t *it = s.it;
+    if (n < 0)
+        return fail(&s, "pl.spmd needs a non-negative block count, found %lld", (long long)n);
+    pld_lanes_t lanes;
+    memset(&lanes, 0, sizeof lanes);
+    lanes.split = split;
+    lanes.v[0] = lanes.v[1] = pld_v_none();
+    lrun_t r = {bk, &lanes, fn, args, fr, ubc};
+    int64_t saved;
+    pld_task_begin(it, 0, &saved);
+    pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, lane_block, &r);
+    if (st != PLD_OK && !it->failed)
+        pld_rt_error(it, s.f, s.sp, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
+    if (pld_task_end(it, s.f, s.sp, "pl.split_aiv", saved, st == PLD_OK) != PLD_OK)
+        st = PLD_E_RUNTIME;
+    pld_value_release(&lanes.v[0]);
+    pld_value_release(&lanes.v[1]);
+    return st != PLD_OK;
+}
+
+/* tile t as the cluster's tile (borrowed data) */
+static void tile_desc(const struct pc_tile *t, pld_cluster_tile_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->dt = (pld_dtype_t)t->dt;
+    d->rank = t->rank;
+    for (int k = 0; k < t->rank && k < PLD_MAX_RANK; k++) {
+        d->shape[k] = t->shape[k];
+        d->valid[k] = t->valid[k];
+    }
+    d->data = t->data;
+}
+
+/* the cluster's tile d into dst (storage room bytes); d is freed */
+static int tile_out(xsite_t *s, pld_cluster_tile_t *d, struct pc_tile *dst, size_t room)
+{
+    int64_t n = 1;
+    for (int k = 0; k < d->rank; k++)
+        n *= d->shape[k];
+    const size_t bytes = (size_t)n * (size_t)pld_dtype_storage_bytes(d->dt);
+    int rc = 0;
+    if (d->rank > PC_MAX_RANK || bytes > room) {
+        rc = fail(s, "internal: the tile does not fit its compiled storage");
+    } else {
+        dst->dt = (int32_t)d->dt;
+        dst->rank = d->rank;
+        for (int k = 0; k < PC_MAX_RANK; k++) {
+            dst->shape[k] = k < d->rank ? d->shape[k] : 1;
+            dst->valid[k] = k < d->rank ? d->valid[k] : 1;
+        }
+        memmove(dst->data, d->data, bytes);
+    }
+    pld_cluster_tile_fini(d);
+    return rc;
+}
+
+/* pl.tile.aiv_shard / aic_gather (pld_xcore.c shard_gather) */
+int pld_crt_shard(void *bk, int site, int gather, int64_t split, const struct pc_tile *t, struct pc_tile *dst, size_t room)
+{
+    xsite_t s;
+    if (site_of(bk, site, &s))
+        return 1;
+    frame_t *f = s.f;
+    if (split < 0)
+        split = f->lanes ? f->lanes->split : 0;
+    if (split == 0) { /* the crossing keeps the shape */
+        if (dst != t) {
+            const size_t bytes = (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes((pld_dtype_t)t->dt);
+            if (bytes > room)
+                return fail(&s, "internal: the tile does not fit its compiled storage");
+            void *data = dst->data;
+            memmove(data, t->data, bytes);
+            *dst = *t;
+            dst->data = data;
+        }
+        return 0;
+    }
+    const int lane = (int)f->subblock_idx;
+    if (!f->lanes || t->rank != 2 || split < 0 || split > 2 || lane < 0 || lane > 1) {
+        if (!f->lanes)
+            return fail(&s, "%s with split=%lld needs the two lanes of a pl.split_aiv region", s.at.op, (long long)split);
+        return fail(&s, "%s needs a 2-D tile and split 1 (UP_DOWN) or 2 (LEFT_RIGHT), found rank %d, split %lld", s.at.op,
+                    t->rank, (long long)split);
+    }
+    const int axis = split == 1 ? 0 : 1;
+    pld_cluster_tile_t d, r;
+    memset(&r, 0, sizeof r);
+    int have = 0;
+    if (!gather) {
+        const int64_t h = (t->shape[axis] + 1) / 2, off = lane * h;
+        const int64_t ext = t->shape[axis] - off < h ? t->shape[axis] - off : h;
+        tile_desc(t, &d);
+        have = pld_cluster_tile_part(&d, axis, off, ext, h, &r) == PLD_OK;
+    } else {
+        pld_lanes_t *ln = f->lanes;
+        pld_tile_t *o = pld_tile_new((pld_dtype_t)t->dt, t->rank, t->shape, PLD_MEM_VEC);
+        if (!o)
+            return fail(&s, "out of memory");
+        memcpy(o->data, t->data, (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes(o->dt));
+        for (int k = 0; k < t->rank; k++)
+            o->valid[k] = t->valid[k];
+        pld_value_t v = pld_tile_value(o);
+        pld_value_set(&ln->v[lane], &v);
+        pld_value_release(&v);
+        int arrived = 0, blocks = 0, b = pld_npu_barrier(s.it->sched, 0, &arrived, &blocks);
+        if (b == 0) {
+            if (ln->v[0].kind == PLD_V_TILE && ln->v[1].kind == PLD_V_TILE) {
+                pld_cluster_tile_t d0, d1; /* the join fails on halves of another dtype or rank */
+                const pld_tile_t *t0 = pld_v_tile(&ln->v[0]), *t1 = pld_v_tile(&ln->v[1]);
+                memset(&d0, 0, sizeof d0);
+                memset(&d1, 0, sizeof d1);
+                d0.dt = t0->dt, d0.rank = t0->rank, d0.data = t0->data;
+                d1.dt = t1->dt, d1.rank = t1->rank, d1.data = t1->data;
+                memcpy(d0.shape, t0->shape, sizeof d0.shape);
+                memcpy(d0.valid, t0->valid, sizeof d0.valid);
+                memcpy(d1.shape, t1->shape, sizeof d1.shape);
+                memcpy(d1.valid, t1->valid, sizeof d1.valid);
+                have = pld_cluster_tile_join(&d0, &d1, axis, 0, &r) == PLD_OK;
+            }
+            b = pld_npu_barrier(s.it->sched, 0, &arrived, &blocks); /* both lanes read the slots */
+        }
+        pld_value_release(&ln->v[lane]);
+        ln->v[lane] = pld_v_none();
+        if (b != 0) {
+            if (have)
+                pld_cluster_tile_fini(&r);
+            return b == 1 ? 1 : fail(&s, "%s can never complete: the other lane returned without reaching it", s.at.op);
+        }
+    }
+    if (!have)
+        return fail(&s, gather ? "%s: the lanes' halves differ in dtype or rank, or out of memory" : "%s: out of memory",
+                    s.at.op);
+    return tile_out(&s, &r, dst, room);
+}

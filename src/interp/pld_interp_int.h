@@ -809,8 +809,13 @@ struct pc_rt;
 int pld_crt_call(void *bk, int site, int32_t fidx, int (*fn)(const struct pc_rt *, void *, int64_t *), int64_t *args,
                  struct pc_out *out);
 int pld_crt_group(void *bk, int site, int n, const struct pc_member *members);
-/* pld_crt.c for them: a block of kernel function fidx called at `site` of
- * block parent (its position inherited; NULL after a reported error); its
+int pld_crt_lanes(void *bk, int site, int64_t n, int split,
+                  int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t), int64_t *args, void **fr,
+                  int ubc);
+int pld_crt_shard(void *bk, int site, int gather, int64_t split, const struct pc_tile *t, struct pc_tile *dst, size_t room);
+/* pld_crt.c for them: a block of kernel function fidx (-1: parent's own
+ * function and code, a pl.split_aiv lane) called at `site` of block parent
+ * (its position inherited; NULL after a reported error); its
  * end, the return value in *result (owned; nonzero: it failed); a value as
  * a compiled kernel's pc_out (a tensor kept alive until bk ends) */
 void *pld_crt_nested_open(void *parent, int fidx, int site);
