@@ -209,7 +209,8 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
         const pld_expr_t *it = s->u.for_.iter, *t = s->u.for_.target;
         if (it->kind != PLD_EX_CALL || (it->op != PLD_OPID_PL_RANGE && it->op != PLD_OPID_PL_PARALLEL &&
                                         it->op != PLD_OPID_PL_UNROLL && it->op != PLD_OPID_PL_PIPELINE &&
-                                        it->op != PLD_OPID_PL_WHILE_ && it->op != PLD_OPID_PL_SPLIT_AIV))
+                                        it->op != PLD_OPID_PL_WHILE_ && it->op != PLD_OPID_PL_SPLIT_AIV &&
+                                        it->op != PLD_OPID_PL_SPMD))
             return pld_cg_fail(g, it->span, "%s loops are not compiled by the native backend yet",
                                it->kind == PLD_EX_CALL && it->op >= 0 ? pld_op_info((pld_op_id_t)it->op)->name : "these");
         const pld_expr_t *lv = t, *carried = NULL;

@@ -489,7 +489,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         return 0;
     }
     case PLD_ST_FOR:
-        if (s->u.for_.iter->op == PLD_OPID_PL_SPLIT_AIV)
+        if (s->u.for_.iter->op == PLD_OPID_PL_SPLIT_AIV || s->u.for_.iter->op == PLD_OPID_PL_SPMD)
             return pld_cg_sys_lanes(g, s);
         pld_cg_emit(g, "{");
         g->ind++;

@@ -454,6 +454,9 @@ static int core_stmt(cg_t *g, const pld_expr_t *e)
     }
 }
 
+static int region(cg_t *g, const pld_stmt_t *s, const pld_expr_t *it, const pld_block_t *body, const pld_expr_t *lv,
+                  int grid);
+
 /* ---------------------------------------------------------------- dispatch */
 
 int pld_cg_sys_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
@@ -571,6 +574,15 @@ int pld_cg_sys_stmt(cg_t *g, const pld_expr_t *e)
 int pld_cg_sys_with(cg_t *g, const pld_stmt_t *s)
 {
     const pld_expr_t *item = s->u.with.item;
+    if (item->kind == PLD_EX_CALL && item->op == PLD_OPID_PL_SPMD) {
+        /* a grid launched inside the kernel: a task of its own; `as` name: its TaskId */
+        if (region(g, s, item, &s->u.with.body, NULL, 1))
+            return -1;
+        for (int i = 0; s->u.with.as_name && i < g->fn->nslots; i++)
+            if (g->fn->slot_names[i] == s->u.with.as_name && g->slots[i].kind == SK_INT)
+                pld_cg_emit(g, "s%d = rt->sys_info(bk, %d);", i, PC_INFO_TASKS);
+        return 0;
+    }
     if (item->kind != PLD_EX_CALL ||
         (item->op != PLD_OPID_PL_SCOPE && item->op != PLD_OPID_PL_MANUAL_SCOPE && item->op != PLD_OPID_PL_CLUSTER &&
          item->op != PLD_OPID_PL_AT))
@@ -837,21 +849,31 @@ static const char *slot_ctype(int kind)
  * sim runs each lane as a block with its own copy of the frame: its locals
  * are copies of the caller's (fr[]: their addresses; tiles get storage of
  * their own), and nothing it assigns flows back (tensor data is shared). */
-int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
+/* a region (pl.split_aiv lanes, or grid != 0: a pl.spmd grid inside a
+ * kernel) of statement s: its item it, body, loop variable lv */
+static int region(cg_t *g, const pld_stmt_t *s, const pld_expr_t *it, const pld_block_t *body, const pld_expr_t *lv,
+                  int grid)
 {
-    const pld_expr_t *it = s->u.for_.iter, *lv = s->u.for_.target, *na = NULL, *mode = NULL;
+    const pld_expr_t *na = NULL, *mode = NULL, *ss = NULL;
     for (int i = 0; i < it->u.call.nargs; i++) {
-        if (!it->u.call.args[i].kw && !na)
+        const char *kw = it->u.call.args[i].kw;
+        if (!kw && !na)
             na = it->u.call.args[i].value;
-        else if (it->u.call.args[i].kw && strcmp(it->u.call.args[i].kw, "mode") == 0)
+        else if (kw && strcmp(kw, "mode") == 0)
             mode = it->u.call.args[i].value;
+        else if (kw && strcmp(kw, "sync_start") == 0)
+            ss = it->u.call.args[i].value;
+        else if (kw && strcmp(kw, "deps") == 0 && grid)
+            return pld_cg_fail(g, it->span, "pl.spmd(deps=...) inside a kernel is not compiled by the native backend yet");
     }
     if (!na)
-        return pld_cg_fail(g, it->span, "pl.split_aiv needs a lane count");
+        return pld_cg_fail(g, it->span, "%s needs a count", opname(it));
     if (lv && (lv->kind != PLD_EX_NAME || lv->slot < 0))
         return pld_cg_fail(g, lv->span, "the native backend needs a plain lane variable");
     const char *mm = mode && mode->kind == PLD_EX_ATTR ? mode->u.attr.attr : "";
-    const int split = strcmp(mm, "UP_DOWN") == 0 ? 1 : strcmp(mm, "LEFT_RIGHT") == 0 ? 2 : 0;
+    /* split_aiv: the split mode 0-2; a grid: -1, or -2 with sync_start */
+    const int split = grid ? (ss && ss->kind == PLD_EX_BOOL && ss->u.bval ? -2 : -1)
+                           : strcmp(mm, "UP_DOWN") == 0 ? 1 : strcmp(mm, "LEFT_RIGHT") == 0 ? 2 : 0;
     int fl;
     pld_dtype_t dt;
     int n = pld_cg_scalar(g, na, &fl, &dt);
@@ -859,7 +881,7 @@ int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
         return -1;
     const int id = tmp(g), ns = g->fn->nslots;
     char name[160];
-    snprintf(name, sizeof name, "pc_lane_%s_%d", g->fn->name, id);
+    snprintf(name, sizeof name, "pc_%s_%s_%d", grid ? "grid" : "lane", g->fn->name, id);
     /* the call: the locals' addresses (arrays: then their lengths at ns + i) */
     int fr = tmp(g);
     pld_cg_emit(g, "{");
@@ -885,13 +907,13 @@ int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
     g->depth = 0;
     if (lv)
         pld_cg_emit(g, "s%d = lane;", lv->slot);
-    int rc = pld_cg_block(g, &s->u.for_.body, NULL);
+    int rc = pld_cg_block(g, body, NULL);
     if (!rc && !g->failed) {
         pld_buf_t *f = &g->fns;
         pld_buf_printf(&g->protos, "static int %s(const pc_rt *rt, void *bk, int64_t *args, void **fr, int ubc, int64_t lane);\n",
                        name);
-        pld_buf_printf(f, "\n/* the lanes of the pl.split_aiv region at line %d of %s */\n", (int)s->span.line,
-                       g->fn->name);
+        pld_buf_printf(f, "\n/* the %s at line %d of %s */\n", grid ? "blocks of the pl.spmd grid" : "lanes of the pl.split_aiv region",
+                       (int)s->span.line, g->fn->name);
         pld_buf_printf(f, "static int %s(const pc_rt *rt, void *bk, int64_t *args, void **fr, int ubc, int64_t lane)\n{\n",
                        name);
         pld_buf_puts(f, "    (void)args; (void)ubc;\n");
@@ -923,4 +945,10 @@ int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
     g->ind = ind;
     g->depth = depth;
     return rc || g->failed ? -1 : 0;
+}
+
+int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
+{
+    const pld_expr_t *it = s->u.for_.iter;
+    return region(g, s, it, &s->u.for_.body, s->u.for_.target, it->op == PLD_OPID_PL_SPMD);
 }

@@ -381,6 +381,7 @@ typedef struct lrun {
     int64_t *args;
     void **fr;
     int ubc;
+    int grid;          /* a pl.spmd grid inside a kernel (else pl.split_aiv lanes) */
 } lrun_t;
 
 /* lane b: the region's body in a block of its own (pld_call.c spmd_block) */
@@ -395,10 +396,25 @@ static pld_status_t lane_block(void *arg, int b, int n)
     const pld_expr_t *e;
     pld_span_t sp;
     pld_crt_block(cb, &f, -1, &e, &sp);
-    f->subblock_idx = b;
-    f->lanes = r->lanes;
     f->in_kernel_scope = 1;
-    const int rc = r->fn(crt(), cb, r->args, r->fr, r->ubc, b);
+    int64_t args[50];
+    memcpy(args, r->args, sizeof args);
+    _Alignas(8) unsigned char local[48]; /* the block's LocalContext (pld_backend.h) */
+    if (r->grid) {
+        const int32_t bi = b, bn = n;
+        const uint64_t token = UINT64_MAX;
+        memset(local, 0, sizeof local);
+        memcpy(local, &bi, 4);
+        memcpy(local + 4, &bn, 4);
+        memcpy(local + 40, &token, 8);
+        args[48] = (int64_t)(uintptr_t)local;
+        f->block_idx = b;
+        f->block_num = n;
+    } else {
+        f->subblock_idx = b;
+        f->lanes = r->lanes;
+    }
+    const int rc = r->fn(crt(), cb, args, r->fr, r->ubc, b);
     pld_value_t v;
     const int bad = pld_crt_nested_close(cb, rc, &v);
     pld_value_release(&v); /* a lane's return value goes nowhere */
@@ -413,19 +429,24 @@ int pld_crt_lanes(void *bk, int site, int64_t n, int split,
     if (site_of(bk, site, &s))
         return 1;
     pld_interp_t *it = s.it;
+    const int grid = split < 0, limit = pld_npu_profile_or_default(it->opts.platform)->aiv_cores;
     if (n < 0)
         return fail(&s, "pl.spmd needs a non-negative block count, found %lld", (long long)n);
+    if (split == -2 && n > limit)
+        return fail(&s, "a sync-start launch of %lld blocks cannot be admitted: the platform has %d AIV cores (all blocks "
+                        "must be resident together)",
+                    (long long)n, limit);
     pld_lanes_t lanes;
     memset(&lanes, 0, sizeof lanes);
-    lanes.split = split;
+    lanes.split = grid ? 0 : split;
     lanes.v[0] = lanes.v[1] = pld_v_none();
-    lrun_t r = {bk, &lanes, fn, args, fr, ubc};
+    lrun_t r = {bk, &lanes, fn, args, fr, ubc, grid};
     int64_t saved;
     pld_task_begin(it, 0, &saved);
     pld_status_t st = pld_npu_run_blocks(it->sched, (int)n, it->opts.block_stack_bytes, lane_block, &r);
     if (st != PLD_OK && !it->failed)
         pld_rt_error(it, s.f, s.sp, "SPMD grid of %lld blocks failed: %s", (long long)n, pld_status_name(st));
-    if (pld_task_end(it, s.f, s.sp, "pl.split_aiv", saved, st == PLD_OK) != PLD_OK)
+    if (pld_task_end(it, s.f, s.sp, grid ? "pl.spmd" : "pl.split_aiv", saved, st == PLD_OK) != PLD_OK)
         st = PLD_E_RUNTIME;
     pld_value_release(&lanes.v[0]);
     pld_value_release(&lanes.v[1]);
