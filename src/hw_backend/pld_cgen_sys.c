@@ -558,7 +558,9 @@ int pld_cg_sys_stmt(cg_t *g, const pld_expr_t *e)
         return token_of(g, e, b, sizeof b);
     }
     case PLD_OPID_SYS_TPOP_FROM_AIC:
-    case PLD_OPID_SYS_TPOP_FROM_AIV: {
+    case PLD_OPID_SYS_TPOP_FROM_AIV:
+    case PLD_OPID_TILE_AIV_SHARD:
+    case PLD_OPID_TILE_AIC_GATHER: { /* the result unused: into a temporary */
         int64_t need = tile_bytes(e->type);
         if (need < 0)
             return pld_cg_fail(g, e->span, "%s: the native backend needs the popped tile's static shape", opname(e));
