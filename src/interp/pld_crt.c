@@ -706,6 +706,20 @@ int pld_crt_out(void *bk, int site, const pld_value_t *v, pc_out *out)
         const pld_tensor_t *t = pld_v_tensor(v);
         if (t->rank > PC_MAX_RANK)
             return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
+        out->kind = PC_OUT_TENSOR;
+        out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
+        out->t.dt = (int32_t)t->dt;
+        out->t.rank = t->rank;
+        for (int d = 0; d < PC_MAX_RANK; d++) {
+            out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
+            out->t.valid[d] = d < t->rank ? t->valid[d] : 1;
+            out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
+        }
+        /* kept alive until the block ends, unless a launch argument or a
+         * tensor already kept holds its memory (a call in a loop returning
+         * its Out parameter keeps nothing) */
+        if (owner_of(b, &out->t))
+            return 0;
         if (b->nmade == b->capmade) {
             int cap = b->capmade ? 2 * b->capmade : 8;
             pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
@@ -716,15 +730,6 @@ int pld_crt_out(void *bk, int site, const pld_value_t *v, pc_out *out)
         }
         b->made[b->nmade] = *v;
         pld_value_retain(&b->made[b->nmade++]);
-        out->kind = PC_OUT_TENSOR;
-        out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
-        out->t.dt = (int32_t)t->dt;
-        out->t.rank = t->rank;
-        for (int d = 0; d < PC_MAX_RANK; d++) {
-            out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
-            out->t.valid[d] = d < t->rank ? t->valid[d] : 1;
-            out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
-        }
         return 0;
     }
     default: out->kind = PC_OUT_NONE; return 0;
