@@ -112,6 +112,8 @@ static int kind_of(const pld_type_t *t, pld_dtype_t *dt)
     case PLD_TY_TILE: return SK_TILE;
     case PLD_TY_COMMCTX: return SK_CTX;
     case PLD_TY_NONE: return SK_NONE;
+    case PLD_TY_ARRAY: return SK_ARRAY;
+    case PLD_TY_PTR: case PLD_TY_PREFETCH_CTX: case PLD_TY_ASYNC_EVENT: case PLD_TY_ASYNC_SESSION: return SK_TOKEN;
     default: return -1;
     }
 }
@@ -137,6 +139,15 @@ static int note_slot(cg_t *g, const pld_expr_t *name, const pld_type_t *t)
         s->kind = k;
     if ((k == SK_INT || k == SK_FLT) && s->dt == PLD_DT_NONE)
         s->dt = dt;
+    if (k == SK_ARRAY) { /* pld_cgen_sys.c: one dtype, the longest constant extent */
+        if (s->dt != PLD_DT_NONE && s->dt != dt)
+            return pld_cg_fail(g, name->span, "array '%s' holds arrays of different dtypes", name->u.name);
+        s->dt = dt;
+        if (t->array_len <= 0)
+            return pld_cg_fail(g, name->span, "array '%s' needs a constant extent for the native backend", name->u.name);
+        if ((size_t)(t->array_len * pld_dtype_storage_bytes(dt)) > s->bytes)
+            s->bytes = (size_t)(t->array_len * pld_dtype_storage_bytes(dt));
+    }
     if (k == SK_TILE) {
         if (s->dt == PLD_DT_NONE)
             s->dt = dt;
@@ -198,7 +209,8 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
         const pld_expr_t *it = s->u.for_.iter, *t = s->u.for_.target;
         if (it->kind != PLD_EX_CALL || (it->op != PLD_OPID_PL_RANGE && it->op != PLD_OPID_PL_PARALLEL &&
                                         it->op != PLD_OPID_PL_UNROLL && it->op != PLD_OPID_PL_PIPELINE &&
-                                        it->op != PLD_OPID_PL_WHILE_))
+                                        it->op != PLD_OPID_PL_WHILE_ && it->op != PLD_OPID_PL_SPLIT_AIV &&
+                                        it->op != PLD_OPID_PL_SPMD))
             return pld_cg_fail(g, it->span, "%s loops are not compiled by the native backend yet",
                                it->kind == PLD_EX_CALL && it->op >= 0 ? pld_op_info((pld_op_id_t)it->op)->name : "these");
         const pld_expr_t *lv = t, *carried = NULL;
@@ -237,7 +249,8 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
         return scan_block(g, &s->u.for_.body);
     }
     case PLD_ST_WITH:
-        return pld_cg_fail(g, s->span, "scopes inside a kernel are not compiled by the native backend yet");
+        pld_cg_sys_scan_with(g, s);
+        return scan_block(g, &s->u.with.body);
     default:
         return 0;
     }
@@ -431,9 +444,11 @@ static int assigns(const pld_block_t *b, int slot)
  * params[0..np) (types ptypes), for a pl.spmd grid its loop variable; for a
  * pl.at scope (writeback), the slots it assigns that are read after it are
  * handed back to the runtime (the caller's frame) at the end. */
+static int gen_static(const pld_program_t *p, int fidx, pld_cgen_t *out, int *cal, int *ncal);
+
 static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_block_t *body, const int32_t *params,
                     const pld_type_t *const *ptypes, int np, const pld_expr_t *loopvar, int writeback,
-                    const char *what, const char *crt_text, pld_cgen_t *out)
+                    const char *what, const char *crt_text, pld_cgen_t *out, const char *fname, int *cal, int *ncal)
 {
     cg_t g;
     memset(&g, 0, sizeof g);
@@ -443,6 +458,8 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
     g.errn = sizeof out->err;
     pld_buf_init(&g.out);
     pld_buf_init(&g.tmpdecl);
+    pld_buf_init(&g.fns);
+    pld_buf_init(&g.protos);
     g.slots = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *g.slots);
     if (!g.slots) {
         snprintf(out->err, sizeof out->err, "out of memory");
@@ -490,19 +507,59 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
     if (!g.failed)
         pld_cg_block(&g, body, NULL);
     int rc = -1;
+    /* the kernel functions it calls: static functions of this source (pc_fN),
+     * generated as their own units are (the same sites) */
+    pld_buf_t defs;
+    pld_buf_init(&defs);
+    if (fname && cal) {
+        for (int i = 0; i < g.ncallees && *ncal < 32; i++) {
+            int seen = 0;
+            for (int k = 0; k < *ncal; k++)
+                seen |= cal[k] == g.callees[i];
+            if (!seen)
+                cal[(*ncal)++] = g.callees[i];
+        }
+    } else if (!g.failed) {
+        int todo[32], nt = 0;
+        for (int i = 0; i < g.ncallees; i++)
+            todo[nt++] = g.callees[i];
+        for (int i = 0; i < nt && !g.failed; i++) {
+            pld_cgen_t sub;
+            memset(&sub, 0, sizeof sub);
+            if (gen_static(p, todo[i], &sub, todo, &nt) != 0) {
+                g.failed = 1;
+                snprintf(out->err, sizeof out->err, "%s", sub.err);
+            } else {
+                pld_buf_puts(&defs, sub.source);
+            }
+            pld_cgen_free(&sub);
+        }
+        g.ncallees = nt;
+        for (int i = 0; i < nt && i < 32; i++)
+            g.callees[i] = todo[i];
+    }
     if (!g.failed) {
         pld_buf_t src;
         pld_buf_init(&src);
-        pld_buf_puts(&src, crt_text);
-        /* the file's base name only: copies of a program elsewhere share the cache */
-        const char *base = strrchr(p->file, '/') ? strrchr(p->file, '/') + 1 : p->file;
-        pld_buf_printf(&src, "\n/* %s of %s (generated by pldrun; do not edit) */\n", what, base);
-        pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args);\n");
-        pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args)\n{\n");
+        if (!fname) {
+            pld_buf_puts(&src, crt_text);
+            /* the file's base name only: copies of a program elsewhere share the cache */
+            const char *base = strrchr(p->file, '/') ? strrchr(p->file, '/') + 1 : p->file;
+            pld_buf_printf(&src, "\n/* %s of %s (generated by pldrun; do not edit) */\n", what, base);
+            for (int i = 0; i < g.ncallees; i++)
+                pld_buf_printf(&src, "static int pc_f%d(const pc_rt *rt, void *bk, int64_t *args);\n", g.callees[i]);
+            pld_buf_puts(&src, pld_buf_str(&g.protos));
+            pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args);\n");
+            pld_buf_puts(&src, "int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args)\n{\n");
+        } else {
+            pld_buf_puts(&src, pld_buf_str(&g.protos));
+            pld_buf_printf(&src, "\n/* %s */\nstatic int %s(const pc_rt *rt, void *bk, int64_t *args)\n{\n", what, fname);
+        }
         pld_buf_puts(&src, "    if (rt->version != PC_VERSION || rt->size < sizeof(pc_rt))\n"
                            "        return rt->fail(bk, -1, \"the kernel was compiled for another runtime version\");\n");
         for (int i = 0; i < fn->nslots; i++) {
             const char *ct = ctype(g.slots[i].kind);
+            pld_cg_sys_decl(&g, i, &src);
             if (!ct)
                 continue;
             pld_buf_printf(&src, "    %s s%d; memset(&s%d, 0, sizeof s%d); /* %s */\n", ct, i, i, i, fn->slot_names[i]);
@@ -558,6 +615,8 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
             }
         }
         pld_buf_puts(&src, "    return 0;\n}\n");
+        pld_buf_puts(&src, pld_buf_str(&g.fns));
+        pld_buf_puts(&src, pld_buf_str(&defs));
         out->source = pld_mem_strdup(pld_buf_str(&src));
         pld_buf_fini(&src);
         if (out->source) {
@@ -573,6 +632,9 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
     pld_mem_free(g.slots);
     pld_buf_fini(&g.out);
     pld_buf_fini(&g.tmpdecl);
+    pld_buf_fini(&defs);
+    pld_buf_fini(&g.fns);
+    pld_buf_fini(&g.protos);
     return rc;
 }
 
@@ -593,10 +655,32 @@ int pld_cgen_kernel(const pld_program_t *p, const pld_func_t *fn, const char *cr
     }
     char what[160];
     snprintf(what, sizeof what, "kernel %s", fn->name);
-    int rc = gen_unit(p, fn, &fn->body, params, types, fn->nparams, NULL, 0, what, crt_text, out);
+    int rc = gen_unit(p, fn, &fn->body, params, types, fn->nparams, NULL, 0, what, crt_text, out, NULL, NULL, NULL);
     pld_mem_free(params);
     pld_mem_free((void *)types);
     return rc;
+}
+
+/* kernel function fidx as `static int pc_f<fidx>(...)` (no header): the
+ * code a caller's unit calls; the functions it calls are added to cal */
+static int gen_static(const pld_program_t *p, int fidx, pld_cgen_t *out, int *cal, int *ncal)
+{
+    memset(out, 0, sizeof *out);
+    const pld_func_t *fn = p->funcs[fidx];
+    int32_t params[64];
+    const pld_type_t *types[64];
+    if (fn->nparams > 64) {
+        snprintf(out->err, sizeof out->err, "%s: more than 64 parameters", fn->name);
+        return -1;
+    }
+    for (int i = 0; i < fn->nparams; i++) {
+        params[i] = fn->params[i].slot;
+        types[i] = fn->params[i].type;
+    }
+    char what[160], name[32];
+    snprintf(what, sizeof what, "kernel %s, called", fn->name);
+    snprintf(name, sizeof name, "pc_f%d", fidx);
+    return gen_unit(p, fn, &fn->body, params, types, fn->nparams, NULL, 0, what, NULL, out, name, cal, ncal);
 }
 
 int pld_cgen_scope(const pld_program_t *p, const pld_func_t *fn, const pld_stmt_t *s, const char *crt_text,
@@ -631,7 +715,8 @@ int pld_cgen_scope(const pld_program_t *p, const pld_func_t *fn, const pld_stmt_
     }
     char what[160];
     snprintf(what, sizeof what, "scope at line %d of %s", (int)s->span.line, fn->name);
-    int rc = gen_unit(p, fn, body, s->captures, types, np, loopvar, s->kind == PLD_ST_WITH, what, crt_text, out);
+    int rc = gen_unit(p, fn, body, s->captures, types, np, loopvar, s->kind == PLD_ST_WITH, what, crt_text, out, NULL, NULL,
+                      NULL);
     pld_mem_free((void *)types);
     return rc;
 }

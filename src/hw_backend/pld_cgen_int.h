@@ -18,6 +18,8 @@
  *   pld_cgen_compute.c  the compute ops: element-wise (inline loops for
  *                       FP32 / FP16 / BF16 / INT32, the kernel library
  *                       otherwise), row / column reductions, matmul, cast
+ *   pld_cgen_sys.c      the system family: arrays, TaskIds, scopes inside a
+ *                       kernel, the cores of a cluster, no-effect ops, tokens
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -37,7 +39,7 @@
 
 /* ---------------------------------------------------------------- state */
 
-enum { SK_NONE = 0, SK_INT, SK_FLT, SK_TENSOR, SK_TILE, SK_CTX };
+enum { SK_NONE = 0, SK_INT, SK_FLT, SK_TENSOR, SK_TILE, SK_CTX, SK_ARRAY, SK_TOKEN };
 
 typedef struct cslot {
     int kind;          /* SK_* */
@@ -70,6 +72,10 @@ typedef struct cg {
     int32_t cur_seq;   /* pld_stmt_t.seq of the statement being generated */
     const pld_expr_t *target; /* the name being assigned (where the interpreter reports a tile check) */
     int defer_targets; /* the final yield of the innermost loop sets the carried names only (gen_for) */
+    int callees[32];   /* kernel functions this unit calls (pld_cgen_sys.c): compiled into its source */
+    int ncallees;
+    pld_buf_t fns;     /* static functions of the unit (pl.split_aiv lanes), after it; protos: before */
+    pld_buf_t protos;
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -204,5 +210,35 @@ int pld_cg_tile_exec(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need
 int pld_cg_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need);
 /* pld.tile.remote_store (a statement) */
 int pld_cg_remote_store(cg_t *g, const pld_expr_t *e);
+
+/* ---------------------------------------------------------------- pld_cgen_sys.c
+ * Each returns -2 when e (s) is not of the system family. */
+
+/* a scalar op of the family (array element, TaskId, core facts, buffer bases, prefetch wait) */
+int pld_cg_sys_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
+/* an expression statement of the family */
+int pld_cg_sys_stmt(cg_t *g, const pld_expr_t *e);
+/* the value of e into an array or token local `slot` */
+int pld_cg_sys_assign(cg_t *g, int slot, const pld_expr_t *e);
+/* array local `from` copied into `to` */
+int pld_cg_sys_move(cg_t *g, int to, int from);
+/* `a[i] = v` of an array a (statement s) */
+int pld_cg_sys_store(cg_t *g, const pld_stmt_t *s);
+/* a tile op of the family (tpop) into dst */
+int pld_cg_sys_tile(cg_t *g, const pld_expr_t *e, const char *dst, size_t room);
+/* a with-statement inside a kernel (pl.scope, pl.manual_scope, pl.cluster, pl.at) */
+int pld_cg_sys_with(cg_t *g, const pld_stmt_t *s);
+/* the scan of such a statement: the kind of its `as` name */
+void pld_cg_sys_scan_with(cg_t *g, const pld_stmt_t *s);
+/* a call statement `[x =] self.k(...)` of a kernel function (target: the
+ * name assigned, or NULL) */
+int pld_cg_sys_call(cg_t *g, const pld_expr_t *e, const pld_expr_t *target);
+/* in a Group function's body: the member calls from statement i of b run
+ * as one cluster; the number of statements done (0: none) */
+int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i);
+/* a `for lane in pl.split_aiv(n, mode=...)` region (statement s) */
+int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s);
+/* the declaration of an array or token local (others: nothing) */
+void pld_cg_sys_decl(const cg_t *g, int slot, pld_buf_t *src);
 
 #endif

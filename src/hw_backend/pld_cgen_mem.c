@@ -177,6 +177,9 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         return pld_cg_ew(g, e, dst);
     if (pld_cg_reduce_code(e->op, &row) >= 0)
         return pld_cg_reduce(g, e, dst, s);
+    const int sys = pld_cg_sys_tile(g, e, dst, room);
+    if (sys != -2)
+        return sys;
     switch (e->op) {
     case PLD_OPID_TILE_LOAD: {
         const pld_expr_t *src = pld_op_bound(e, 0);

@@ -290,6 +290,9 @@ static int gen_call_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *d
     default:
         break;
     }
+    const int sys = pld_cg_sys_scalar(g, e, fl, dt);
+    if (sys != -2)
+        return sys;
     const char *note;
     pld_cgen_class_t c = pld_cgen_op_class(e->op, &note);
     if (c == PLD_CGEN_RUNTIME) {
@@ -364,7 +367,11 @@ int pld_cg_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
         if (e->op < 0)
             return pld_cg_fail(g, e->span, "calls of other functions inside a kernel are not compiled by the native backend yet");
         return gen_call_scalar(g, e, fl, dt);
-    default:
+    default: {
+        const int sys = pld_cg_sys_scalar(g, e, fl, dt); /* an array element a[i] */
+        if (sys != -2)
+            return sys;
         return pld_cg_fail(g, e->span, "this expression is not compiled by the native backend");
+    }
     }
 }

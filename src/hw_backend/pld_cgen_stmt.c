@@ -75,6 +75,9 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
     }
     case SK_TENSOR:
         return pld_cg_tensor_into(g, e, v);
+    case SK_ARRAY:
+    case SK_TOKEN:
+        return pld_cg_sys_assign(g, slot, e);
     case SK_TILE: {
         if (e->kind == PLD_EX_NAME && e->slot >= 0 && g->slots[e->slot].kind == SK_TILE) {
             move_slot(g, slot, e->slot);
@@ -110,7 +113,7 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
 /* copies local `from` into local `to` (same kind) */
 static void move_slot(cg_t *g, int to, int from)
 {
-    if (to == from)
+    if (to == from || pld_cg_sys_move(g, to, from) != -2)
         return;
     if (g->slots[to].kind == SK_TILE) {
         char a[32], b[32];
@@ -396,6 +399,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         const pld_expr_t *t = s->u.assign.target, *v = s->u.assign.value;
         if (is_yield(v))
             return gen_yield(g, v, final && carried && g->defer_targets ? NULL : t, final ? carried : NULL);
+        if (t->kind == PLD_EX_SUBSCRIPT && pld_cg_sys_store(g, s) != -2)
+            return g->failed ? -1 : 0;
         if (t->kind == PLD_EX_SUBSCRIPT) {
             if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
                 return pld_cg_fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
@@ -410,6 +415,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         }
         if (t->kind != PLD_EX_NAME)
             return pld_cg_fail(g, t->span, "the native backend compiles assignments to plain names only");
+        if (v->kind == PLD_EX_CALL && v->op < 0)
+            return pld_cg_sys_call(g, v, t);
         g->target = t;
         return assign_slot(g, t->slot, v);
     }
@@ -436,8 +443,11 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             return pld_cg_remote_store(g, e);
         if (c == PLD_CGEN_RUNTIME)
             return pld_cg_exec(g, e, SK_NONE) < 0 ? -1 : 0;
+        const int sys = e->op >= 0 ? pld_cg_sys_stmt(g, e) : -2;
+        if (sys != -2)
+            return sys < 0 ? -1 : 0;
         if (e->op < 0)
-            return pld_cg_fail(g, e->span, "calls of other functions inside a kernel are not compiled by the native backend yet");
+            return pld_cg_sys_call(g, e, NULL);
         return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
     }
     case PLD_ST_IF: {
@@ -479,6 +489,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         return 0;
     }
     case PLD_ST_FOR:
+        if (s->u.for_.iter->op == PLD_OPID_PL_SPLIT_AIV || s->u.for_.iter->op == PLD_OPID_PL_SPMD)
+            return pld_cg_sys_lanes(g, s);
         pld_cg_emit(g, "{");
         g->ind++;
         if (gen_for(g, s))
@@ -487,15 +499,23 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         pld_cg_emit(g, "}");
         return 0;
     case PLD_ST_WITH:
-        return pld_cg_fail(g, s->span, "scopes inside a kernel are not compiled by the native backend yet");
+        return pld_cg_sys_with(g, s);
     }
     return 0;
 }
 
 int pld_cg_block(cg_t *g, const pld_block_t *b, const pld_expr_t *carried)
 {
-    for (int i = 0; i < b->n; i++)
+    for (int i = 0; i < b->n; i++) {
+        const int grp = pld_cg_sys_group(g, b, i); /* a Group body's member calls */
+        if (grp < 0 || g->failed)
+            return -1;
+        if (grp > 0) {
+            i += grp - 1;
+            continue;
+        }
         if (gen_stmt(g, b->stmts[i], i == b->n - 1, carried))
             return -1;
+    }
     return 0;
 }

@@ -96,6 +96,7 @@ enum { PC_ADD, PC_SUB, PC_MUL, PC_DIV, PC_MAX, PC_MIN };
 enum { PC_EXP, PC_LOG, PC_SQRT, PC_RSQRT, PC_ABS, PC_NEG, PC_RECIP, PC_RELU };
 enum { PC_RSUM, PC_RMAX, PC_RMIN, PC_RPROD };
 
+typedef struct pc_member pc_member;
 typedef struct pc_rt {
     uint32_t version, size;            /* PC_VERSION, sizeof(pc_rt) */
     /* a located runtime error at `site` with message msg; returns 1 */
@@ -160,7 +161,83 @@ typedef struct pc_rt {
      * sim reports it ("<op name>: <err>"); returns 1 */
     const pc_kern *k;
     int (*kfail)(void *bk, int site, const char *err);
+    /* ---- the system family (pld_cgen_sys.c; runtime: src/interp/pld_crt_sys.c) ----
+     * a fact of the block's core (PC_INFO_*) */
+    int64_t (*sys_info)(void *bk, int what);
+    /* pl.system.task_dummy over the TaskIds deps[0..n) (each > 0): *tid */
+    int (*task_dummy)(void *bk, int site, const int64_t *deps, int n, int64_t *tid);
+    /* an op between the cores of a cluster (PC_XC_*) with int arguments iv */
+    int (*xcore)(void *bk, int site, int op, const int64_t *iv, int n);
+    /* tpush of tile t on pipe (dir, id); t NULL: only the checks made before
+     * the tile is evaluated */
+    int (*tpush)(void *bk, int site, int dir, int64_t split, int64_t id, const pc_tile *t);
+    /* tpop from pipe (dir, id) into dst (storage: room bytes) */
+    int (*tpop)(void *bk, int site, int dir, int64_t split, int64_t id, pc_tile *dst, size_t room);
+    /* a call of kernel function fidx (its code fn, compiled into the
+     * caller's unit; args[] as a launch's) as a block of its own that
+     * inherits the caller's position; its return value in *out */
+    int (*call)(void *bk, int site, int32_t fidx, int (*fn)(const struct pc_rt *, void *, int64_t *), int64_t *args,
+                pc_out *out);
+    /* the n member calls of a Group body (site: the first) run as the cores
+     * of one cluster; lane 0's results in members[i].out */
+    int (*group)(void *bk, int site, int n, const struct pc_member *members);
+    /* a pl.split_aiv region of n lanes (split mode 0-2): fn runs each lane
+     * as a block of its own with private copies of the locals fr[] points to
+     * (ubc: the capacity checks are needed) */
+    int (*lanes)(void *bk, int site, int64_t n, int split,
+                 int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t), int64_t *args, void **fr,
+                 int ubc);
+    /* pl.tile.aiv_shard (gather 0) / aic_gather (1) of tile t into dst
+     * (storage: room bytes); split < 0: the region's mode */
+    int (*shard)(void *bk, int site, int gather, int64_t split, const pc_tile *t, pc_tile *dst, size_t room);
 } pc_rt;
+
+/* one member call of a Group body (pc_rt.group) */
+struct pc_member {
+    int32_t fidx, site;
+    int32_t aic;                       /* an AIC kernel (else AIV) */
+    int32_t dual;                      /* an AIV kernel on both lanes (dual_aiv_dispatch) */
+    int (*fn)(const struct pc_rt *, void *, int64_t *);
+    int64_t *args;
+    pc_out *out;
+};
+
+/* a ChipTensor (pld_backend.h, 128 bytes) for tensor t: what pc_tensor_arg reads */
+static inline void pc_chip_tensor(unsigned char *ct, const pc_tensor *t, int32_t esize)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)t->data, start = 0, sz = 0, owner = UINT64_MAX;
+    uint32_t nd = (uint32_t)t->rank, shp[PC_MAX_RANK], str[PC_MAX_RANK];
+    memset(ct, 0, 128);
+    for (int i = 0; i < PC_MAX_RANK; i++) {
+        shp[i] = i < t->rank ? (uint32_t)t->shape[i] : 0;
+        str[i] = i < t->rank ? (uint32_t)t->stride[i] : 0;
+        if (i < t->rank && t->shape[i] > 0)
+            sz += (uint64_t)(t->shape[i] - 1) * (uint64_t)t->stride[i];
+    }
+    sz = (sz + 1) * (uint64_t)esize;
+    memcpy(ct + 0, &addr, 8);
+    memcpy(ct + 8, &sz, 8);
+    memcpy(ct + 16, &owner, 8);
+    memcpy(ct + 24, &start, 8);
+    memcpy(ct + 36, &nd, 4);
+    memcpy(ct + 44, shp, sizeof shp);
+    memcpy(ct + 72, str, sizeof str);
+}
+
+/* an FP32 scalar argument word (the low 32 bits) */
+static inline uint64_t pc_f32_word(double v)
+{
+    float f = (float)v;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+/* pc_rt.sys_info facts, xcore ops and pipe directions (the system family) */
+enum { PC_INFO_SUBBLOCK = 0, PC_INFO_CLUSTERS, PC_INFO_AIVS, PC_INFO_IN_GROUP, PC_INFO_TASKS };
+enum { PC_XC_INIT_PIPE = 0, PC_XC_TFREE, PC_XC_SYNC_SET, PC_XC_SYNC_WAIT, PC_XC_SYNCALL };
+enum { PC_C2V = 0, PC_V2C = 1 };
+#define PC_MAX_DEPS 64
 
 /* Calls kernel library entry FN (pc_kern) with the arguments given and the
  * error buffer; a failure returns 1 from the kernel with sim's message. */

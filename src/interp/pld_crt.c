@@ -38,6 +38,8 @@ typedef struct crt_block {
     pld_ub_slot_t *ub;     /* the tile each local holds (the capacity check) */
     int64_t t0;            /* when the block began (pld_trace_now): the watchdog of rt_tick */
     uint32_t ticks;        /* back edges so far */
+    int nested;            /* a kernel function called by compiled code: its return value goes to `result` */
+    pld_value_t result;
 } crt_block_t;
 
 static pld_span_t site_span(const crt_block_t *b, int site)
@@ -588,6 +590,15 @@ static int rt_ret(void *bk, int site, int i, int n)
         return 1;
     }
     pld_sim_call_t *c = b->c;
+    if (b->nested) { /* a called kernel function: its value goes back to the caller */
+        if (n != 1) {
+            pld_value_release(&v);
+            return rt_fail(b, site, "a called kernel returning several values is not compiled by the native backend yet");
+        }
+        pld_value_release(&b->result);
+        b->result = v;
+        return 0;
+    }
     if (b->f.block_idx != 0) { /* block 0's return value is the task's result */
         pld_value_release(&v);
         return 0;
@@ -627,7 +638,112 @@ static const pc_rt crt_table = {
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
     &pld_cgen_kern_table, rt_kfail,
+    pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop, pld_crt_call, pld_crt_group,
+    pld_crt_lanes, pld_crt_shard,
 };
+
+/* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */
+
+static int host_block_close(void *bk, int rc);
+
+void *pld_crt_nested_open(void *parent, int fidx, int site)
+{
+    crt_block_t *pb = parent;
+    pld_interp_t *it = pb->it;
+    const pld_cgen_t *code = fidx < 0 ? pb->code
+                             : it->cgen && fidx < it->p->nfuncs && it->cgen[fidx].source ? &it->cgen[fidx] : NULL;
+    if (!code) {
+        rt_fail(pb, site, "internal: the called kernel has no compiled code");
+        return NULL;
+    }
+    const pld_func_t *fn = fidx < 0 ? pb->f.fn : it->p->funcs[fidx];
+    crt_block_t *b = pld_mem_calloc(1, sizeof *b);
+    pld_value_t *slots = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *slots);
+    pld_ub_slot_t *ub = pld_mem_calloc((size_t)(fn->nslots > 0 ? fn->nslots : 1), sizeof *ub);
+    if (!b || !slots || !ub) {
+        pld_mem_free(b);
+        pld_mem_free(slots);
+        pld_mem_free(ub);
+        rt_fail(pb, site, "out of memory");
+        return NULL;
+    }
+    b->it = it;
+    b->c = pb->c;
+    b->code = code;
+    b->last = b->result = pld_v_none();
+    b->own_slots = 1;
+    b->nested = 1;
+    b->t0 = pld_trace_now();
+    b->ub = ub;
+    pld_walk_frame_init(&b->f, &pb->f, fn, slots, PLD_CTX_KERNEL, site_span(pb, site));
+    b->f.depth = pb->f.depth + 1;
+    b->f.block_idx = pb->f.block_idx;
+    b->f.block_num = pb->f.block_num;
+    b->f.subblock_idx = pb->f.subblock_idx;
+    b->f.xg = pb->f.xg;
+    b->f.xcore = pb->f.xcore;
+    b->f.lanes = pb->f.lanes;
+    return b;
+}
+
+int pld_crt_nested_close(void *bk, int rc, pld_value_t *result)
+{
+    crt_block_t *b = bk;
+    *result = b->result;
+    b->result = pld_v_none();
+    return host_block_close(b, rc);
+}
+
+int pld_crt_out(void *bk, int site, const pld_value_t *v, pc_out *out)
+{
+    crt_block_t *b = bk;
+    memset(out, 0, sizeof *out);
+    out->dt = (int32_t)v->dt;
+    switch (v->kind) {
+    case PLD_V_INT: out->kind = PC_OUT_INT; out->i = v->u.i; return 0;
+    case PLD_V_FLOAT: out->kind = PC_OUT_FLOAT; out->f = v->u.f; return 0;
+    case PLD_V_TENSOR: {
+        const pld_tensor_t *t = pld_v_tensor(v);
+        if (t->rank > PC_MAX_RANK)
+            return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
+        out->kind = PC_OUT_TENSOR;
+        out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
+        out->t.dt = (int32_t)t->dt;
+        out->t.rank = t->rank;
+        for (int d = 0; d < PC_MAX_RANK; d++) {
+            out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
+            out->t.valid[d] = d < t->rank ? t->valid[d] : 1;
+            out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
+        }
+        /* kept alive until the block ends, unless a launch argument or a
+         * tensor already kept holds its memory (a call in a loop returning
+         * its Out parameter keeps nothing) */
+        if (owner_of(b, &out->t))
+            return 0;
+        if (b->nmade == b->capmade) {
+            int cap = b->capmade ? 2 * b->capmade : 8;
+            pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
+            if (!m)
+                return rt_fail(b, site, "out of memory");
+            b->made = m;
+            b->capmade = cap;
+        }
+        b->made[b->nmade] = *v;
+        pld_value_retain(&b->made[b->nmade++]);
+        return 0;
+    }
+    default: out->kind = PC_OUT_NONE; return 0;
+    }
+}
+
+pld_interp_t *pld_crt_block(void *bk, frame_t **f, int site, const pld_expr_t **e, pld_span_t *sp)
+{
+    crt_block_t *b = bk;
+    *f = &b->f;
+    *e = site_expr(b, site);
+    *sp = site_span(b, site);
+    return b->it;
+}
 
 /* ---- pld_be_host_t ---- */
 
@@ -700,7 +816,7 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     b->it = it;
     b->c = c;
     b->code = code;
-    b->last = pld_v_none();
+    b->last = b->result = pld_v_none();
     b->own_slots = own;
     b->t0 = pld_trace_now();
     if (c->fn) {
@@ -745,6 +861,7 @@ static int host_block_close(void *bk, int rc)
         pld_rt_error(b->it, &b->f, b->c->span, "compiled kernel %s failed (code %d)",
                      b->c->fn ? b->c->fn->name : "scope", rc);
     pld_value_release(&b->last);
+    pld_value_release(&b->result);
     for (int i = 0; i < b->nmade; i++)
         pld_value_release(&b->made[i]);
     pld_mem_free(b->made);

@@ -10,6 +10,7 @@
  *             pld_sim.c      the built-in `sim` kernel backend (runs kernels in the walker)
  *             pld_builtin.c  the lowered program's builtin collective kernels as launches
  *             pld_crt.c      the runtime of compiled kernels (`native`) and the backends' host services
+ *             pld_crt_sys.c  the compiled kernels' system family: cluster ops, TaskIds, kernel calls, Group bodies
  *      |
  *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
  *      |
@@ -790,6 +791,36 @@ void pld_crt_describe(const pld_interp_t *it, int fidx, pld_be_kernel_desc_t *d)
 /* The same for scope / grid statement s of function fn (its code made at the
  * program's load, pld_walk_load_kernels; a later call finds it). */
 void pld_crt_describe_scope(pld_interp_t *it, const pld_func_t *fn, const pld_stmt_t *s, pld_be_kernel_desc_t *d);
+/* Block bk of a compiled kernel (pc_rt's bk): its interpreter, *f its frame,
+ * *e the expression of `site` (NULL when none), *sp where errors at the site
+ * are reported (pld_crt_sys.c). */
+pld_interp_t *pld_crt_block(void *bk, frame_t **f, int site, const pld_expr_t **e, pld_span_t *sp);
+
+/* ---- pld_crt_sys.c: the runtime of the system family (pc_rt entries) ---- */
+int64_t pld_crt_sys_info(void *bk, int what);
+int pld_crt_task_dummy(void *bk, int site, const int64_t *deps, int n, int64_t *tid);
+int pld_crt_xcore(void *bk, int site, int op, const int64_t *iv, int n);
+struct pc_tile;
+int pld_crt_tpush(void *bk, int site, int dir, int64_t split, int64_t id, const struct pc_tile *t);
+int pld_crt_tpop(void *bk, int site, int dir, int64_t split, int64_t id, struct pc_tile *dst, size_t room);
+struct pc_out;
+struct pc_member;
+struct pc_rt;
+int pld_crt_call(void *bk, int site, int32_t fidx, int (*fn)(const struct pc_rt *, void *, int64_t *), int64_t *args,
+                 struct pc_out *out);
+int pld_crt_group(void *bk, int site, int n, const struct pc_member *members);
+int pld_crt_lanes(void *bk, int site, int64_t n, int split,
+                  int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t), int64_t *args, void **fr,
+                  int ubc);
+int pld_crt_shard(void *bk, int site, int gather, int64_t split, const struct pc_tile *t, struct pc_tile *dst, size_t room);
+/* pld_crt.c for them: a block of kernel function fidx (-1: parent's own
+ * function and code, a pl.split_aiv lane) called at `site` of block parent
+ * (its position inherited; NULL after a reported error); its
+ * end, the return value in *result (owned; nonzero: it failed); a value as
+ * a compiled kernel's pc_out (a tensor kept alive until bk ends) */
+void *pld_crt_nested_open(void *parent, int fidx, int site);
+int pld_crt_nested_close(void *bk, int rc, pld_value_t *result);
+int pld_crt_out(void *bk, int site, const pld_value_t *v, struct pc_out *out);
 
 /* ---- pld_sim.c: the built-in `sim` kernel backend (pld_interp_sim_backend) ---- */
 /* The interpreter's call state handed to the sim backend through host_state. */

@@ -18,6 +18,11 @@
             tests/native/spin.pld (2^40 trips that each end in `continue`)
             stopped by --timeout 2 on native at P = 1 and 2: exit 70, every
             rank's timeout report naming the loop, within 60 s.
+  system    tests/native/system.pld (arrays, TaskIds, scopes and a pl.spmd
+            grid inside a kernel, the core facts, no-effect ops, prefetch and
+            allocation tokens, a kernel calling a kernel, pl.split_aiv lanes
+            with aiv_shard / aic_gather) on sim and native: every output
+            byte-identical.
   cache     a fresh cache directory gets the kernel's .so on the first run; the
             second run compiles nothing (the files are not rewritten) and gives
             the same output.
@@ -34,7 +39,7 @@
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,system,cache,cachedir,cachekey,clang}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -52,10 +57,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang')
+PARTS = ('numerics', 'errors', 'load', 'control', 'system', 'cache', 'cachedir', 'cachekey', 'clang')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
+         'system': ('system.pld',),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',)}
 
@@ -323,6 +329,12 @@ def control(args, work, env):
             fail('a rank did not stop by itself at P=%d' % P, out)
 
 
+def system(args, work, env):
+    outs = ['out', 'cnt']
+    same_on_sim_and_native(args, work, env, 'system.pld', ['--in', 'x=random:3', '--in', 'ix=random:4'], outs, limit=60)
+    print('ok: system: %d outputs byte-identical on sim and native' % len(outs))
+
+
 def cache(args, work, env):
     d = os.path.join(work, 'kcache')
     o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
@@ -362,7 +374,7 @@ def main():
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
-        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'cache': cache, 'cachedir': cachedir,
+        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'system': system, 'cache': cache, 'cachedir': cachedir,
          'cachekey': cachekey, 'clang': clang}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
