@@ -304,6 +304,8 @@ void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done)
  * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want)
 {
+    if (e->kind == PLD_EX_CALL && pld_cg_is_rtop(e->op)) /* pld.*: operands evaluated here (pld_cgen_rtop.c) */
+        return pld_cg_rtop(g, e, want);
     unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
     if (!done)
         return pld_cg_fail(g, e->span, "out of memory");

@@ -18,6 +18,8 @@
  *   pld_cgen_compute.c  the compute ops: element-wise (inline loops for
  *                       FP32 / FP16 / BF16 / INT32, the kernel library
  *                       otherwise), row / column reductions, matmul, cast
+ *   pld_cgen_rtop.c     the runtime boundary: pld.* ops handed to the
+ *                       runtime with operands evaluated in C (pc_rt.op)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -204,5 +206,20 @@ int pld_cg_tile_exec(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need
 int pld_cg_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need);
 /* pld.tile.remote_store (a statement) */
 int pld_cg_remote_store(cg_t *g, const pld_expr_t *e);
+
+/* ---------------------------------------------------------------- pld_cgen_rtop.c */
+
+/* 1 when op is a pld.* op the runtime runs on operands the kernel evaluated */
+int pld_cg_is_rtop(int op);
+/* pld.* op call e through pc_rt.op, its operands evaluated in C; the result
+ * as pld_cg_exec gives it (kind `want`) */
+int pld_cg_rtop(cg_t *g, const pld_expr_t *e, int want);
+/* a return statement: its values evaluated in C (pc_rt.ret_val) */
+int pld_cg_return(cg_t *g, const pld_stmt_t *s);
+/* tensor[i, a:b, ...] (a slice at least) as a view into descriptor dst;
+ * -2 when e is not one */
+int pld_cg_subscript(cg_t *g, const pld_expr_t *e, const char *dst);
+/* tensor[a:b, ...] = tensor value: the copy in C; -2 when not one */
+int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
 
 #endif

@@ -91,6 +91,21 @@ typedef struct pc_out {
     pc_tile tile;                      /* TILE: data owned by the runtime until the next exec of the block */
 } pc_out;
 
+/* An evaluated operand of a runtime op (pc_rt.op). kind: PC_OUT_NONE (absent,
+ * or read from the program text: enum members, bool / string literals,
+ * dtype names), INT / FLOAT / CTX (i, f), TENSOR (t), TILE (tile), or
+ * PC_ARG_LIST (n integers in list), PC_ARG_NONEVAL (the value None given). */
+enum { PC_ARG_LIST = 16, PC_ARG_NONEVAL = 17 };
+typedef struct pc_arg {
+    int32_t kind, dt;
+    int32_t n, pad_;
+    int64_t i;
+    double f;
+    const pc_tensor *t;
+    pc_tile *tile;
+    int64_t list[8];
+} pc_arg;
+
 /* Element-wise op codes of pc_rt.binary / unary (the kernel library's). */
 enum { PC_ADD, PC_SUB, PC_MUL, PC_DIV, PC_MAX, PC_MIN };
 enum { PC_EXP, PC_LOG, PC_SQRT, PC_RSQRT, PC_ABS, PC_NEG, PC_RECIP, PC_RELU };
@@ -160,6 +175,15 @@ typedef struct pc_rt {
      * sim reports it ("<op name>: <err>"); returns 1 */
     const pc_kern *k;
     int (*kfail)(void *bk, int site, const char *err);
+    /* a pld.* op (windows, signals, waits, collectives) at `site`, run by
+     * the runtime with the operands the kernel evaluated: args[i] is the
+     * op's parameter i (pc_arg; n = the op's parameter count); the result in
+     * out as exec gives it. Tile operands are written back (the op may fill
+     * them: pld.tile.get's staging tiles). */
+    int (*op)(void *bk, int site, pc_arg *args, int n, pc_out *out);
+    /* `return v0, ..., vn-1`: value i (expression `site`) as the kernel
+     * evaluated it (a tensor, tile, scalar or handle); as ret otherwise */
+    int (*ret_val)(void *bk, int site, int i, int n, const pc_arg *v);
 } pc_rt;
 
 /* Calls kernel library entry FN (pc_kern) with the arguments given and the

@@ -370,11 +370,10 @@ static int64_t rt_param_ctx(void *bk, int slot)
     return slot >= 0 && slot < b->f.nslots && b->f.slots[slot].kind == PLD_V_CTX ? b->f.slots[slot].u.i : -1;
 }
 
-/* the tensor value of descriptor t: a view of the launch argument whose
- * memory holds it (window tensors keep their window) */
-/* the tensor value for descriptor t when x's memory holds it: x itself, or
- * a view of x's buffer (window tensors keep their window); 0 = not x's */
-static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const pld_value_t *a)
+/* the tensor value for descriptor t when a's memory holds it: a itself, or
+ * a view of a's buffer (window tensors keep their window), into *out;
+ * 0 = not a's, -1 = failed */
+static int tensor_value(crt_block_t *b, int site, const pc_tensor *t, const pld_value_t *a, pld_value_t *out)
 {
     if (a->kind != PLD_V_TENSOR)
         return 0;
@@ -388,9 +387,9 @@ static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const
     for (int d = 0; same && d < t->rank; d++)
         same = t->shape[d] == x->shape[d] && t->stride[d] == x->strides[d] && t->valid[d] == x->valid[d];
     if (same) {
-        pld_value_t v = *a;
-        pld_value_retain(&v);
-        return set_slot(b, slot, v) ? -1 : 1;
+        *out = *a;
+        pld_value_retain(out);
+        return 1;
     }
     pld_tensor_t *o = pld_tensor_view(x->buf, (pld_dtype_t)t->dt, t->rank, t->shape, off);
     if (!o) {
@@ -403,7 +402,17 @@ static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const
     }
     o->is_dist = x->is_dist;
     o->winbuf = x->winbuf;
-    return set_slot(b, slot, pld_v_obj(&o->hdr, o->dt)) ? -1 : 1;
+    *out = pld_v_obj(&o->hdr, o->dt);
+    return 1;
+}
+
+static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const pld_value_t *a)
+{
+    pld_value_t v;
+    int r = tensor_value(b, site, t, a, &v);
+    if (r <= 0)
+        return r;
+    return set_slot(b, slot, v) ? -1 : 1;
 }
 
 /* the value (a launch argument, a value of the frame a scope runs in, or a
@@ -474,6 +483,8 @@ static int rt_set_tile(void *bk, int site, int slot, const pc_tile *t)
     return set_slot(b, slot, pld_tile_value(o));
 }
 
+static int to_out(crt_block_t *b, int site, pc_out *out);
+
 static int rt_exec(void *bk, int site, pc_out *out)
 {
     crt_block_t *b = bk;
@@ -487,6 +498,12 @@ static int rt_exec(void *bk, int site, pc_out *out)
         b->failed = 1;
         return 1;
     }
+    return to_out(b, site, out);
+}
+
+/* b->last (an op's value) as what the kernel gets */
+static int to_out(crt_block_t *b, int site, pc_out *out)
+{
     const pld_value_t *v = &b->last;
     out->dt = (int32_t)v->dt;
     switch (v->kind) {
@@ -556,6 +573,113 @@ static int rt_assign(void *bk, int target_site, int value_site)
     return st != PLD_OK;
 }
 
+/* the value of an operand the kernel evaluated (ae: its expression, for a
+ * tile's memory space): 1 = *v set, 0 = none (absent, a list), -1 failed */
+static int arg_value(crt_block_t *b, int site, const pc_arg *a, const pld_expr_t *ae, pld_value_t *v)
+{
+    *v = pld_v_none();
+    switch (a->kind) {
+    case PC_OUT_INT: *v = pld_v_int((pld_dtype_t)a->dt, a->i); return 1;
+    case PC_OUT_FLOAT: *v = pld_v_float((pld_dtype_t)a->dt, a->f); return 1;
+    case PC_OUT_CTX:
+        v->kind = PLD_V_CTX;
+        v->u.i = a->i;
+        return 1;
+    case PC_ARG_NONEVAL: return 1;
+    case PC_OUT_TENSOR: {
+        const pld_value_t *own = a->t ? owner_of(b, a->t) : NULL;
+        if (!own) {
+            rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
+            return -1;
+        }
+        return tensor_value(b, site, a->t, own, v) <= 0 ? -1 : 1;
+    }
+    case PC_OUT_TILE: {
+        const pc_tile *t = a->tile;
+        const pld_mem_t mem = ae && ae->type && ae->type->kind == PLD_TY_TILE && ae->type->mem != PLD_MEM_NONE
+                                  ? ae->type->mem : PLD_MEM_VEC;
+        pld_tile_t *o = t ? pld_tile_new((pld_dtype_t)t->dt, t->rank, t->shape, mem) : NULL;
+        if (!o) {
+            rt_fail(b, site, "out of memory");
+            return -1;
+        }
+        memcpy(o->data, t->data, (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes(o->dt));
+        for (int d = 0; d < t->rank; d++)
+            o->valid[d] = t->valid[d];
+        *v = pld_tile_value(o);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* a pld.* op with the operands the kernel evaluated: the interpreter's
+ * binding of the op (pld_exec_dist.c / pld_exec_coll.c) reads them through
+ * the frame's operand table (pld_opvals_t) instead of evaluating its
+ * arguments; the op then runs as on sim (same checks, messages, window
+ * layer calls) */
+static int rt_op(void *bk, int site, pc_arg *args, int n, pc_out *out)
+{
+    crt_block_t *b = bk;
+    pld_interp_t *it = b->it;
+    const pld_expr_t *e = site_expr(b, site);
+    memset(out, 0, sizeof *out);
+    if (!e || e->kind != PLD_EX_CALL || e->op < 0 || n < 0 || n > PLD_OP_MAX_PARAMS)
+        return rt_fail(b, site, "internal: a runtime op at an unknown site");
+    pld_opvals_t *ov = pld_mem_calloc(1, sizeof *ov);
+    if (!ov)
+        return rt_fail(b, site, "out of memory");
+    ov->e = e;
+    int bad = 0;
+    for (int i = 0; i < n && !bad; i++) {
+        const int r = arg_value(b, site, &args[i], pld_op_arg(e, i), &ov->v[i]);
+        if (r < 0)
+            bad = 1;
+        else if (r > 0)
+            ov->given[i] = 1;
+        else if (args[i].kind == PC_ARG_LIST) {
+            if (args[i].n < 0 || args[i].n > 8) {
+                bad = rt_fail(b, site, "internal: a runtime op's list operand is too long");
+                break;
+            }
+            ov->nlist[i] = args[i].n;
+            memcpy(ov->list[i], args[i].list, (size_t)args[i].n * sizeof args[i].list[0]);
+            ov->given[i] = 2;
+        }
+    }
+    int rc = bad;
+    if (!bad) {
+        pld_value_release(&b->last);
+        pld_where_at(it, &b->f, e->span);
+        it->ops_seen[e->op] = 1;
+        const pld_opvals_t *saved = b->f.opvals;
+        b->f.opvals = ov;
+        pld_status_t st = pld_rt_step(it, &b->f, e->span);
+        if (st == PLD_OK)
+            st = pld_exec_op(it, &b->f, e, &b->last);
+        b->f.opvals = saved;
+        if (st != PLD_OK) {
+            b->failed = 1;
+            rc = 1;
+        }
+        /* tile operands the op filled go back to the kernel's tiles */
+        for (int i = 0; i < n && !rc; i++)
+            if (args[i].kind == PC_OUT_TILE && ov->given[i] == 1 && ov->v[i].kind == PLD_V_TILE) {
+                const pld_tile_t *o = pld_v_tile(&ov->v[i]);
+                pc_tile *t = args[i].tile;
+                memcpy(t->data, o->data, (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes(o->dt));
+                for (int d = 0; d < t->rank; d++)
+                    t->valid[d] = o->valid[d];
+            }
+        if (!rc)
+            rc = to_out(b, site, out);
+    }
+    for (int i = 0; i < n; i++)
+        pld_value_release(&ov->v[i]);
+    pld_mem_free(ov);
+    return rc;
+}
+
 static int rt_tile_bound(void *bk, int site, int slot, int32_t seq, int32_t mem, int64_t bytes)
 {
     crt_block_t *b = bk;
@@ -576,6 +700,8 @@ static int rt_ub_needed(void *bk, const int64_t *bytes, int n)
     return pld_ub_may_overflow(b->it, bytes, n);
 }
 
+static int ret_value(crt_block_t *b, int site, int i, int n, pld_value_t v);
+
 static int rt_ret(void *bk, int site, int i, int n)
 {
     crt_block_t *b = bk;
@@ -587,6 +713,23 @@ static int rt_ret(void *bk, int site, int i, int n)
         b->failed = 1;
         return 1;
     }
+    return ret_value(b, site, i, n, v);
+}
+
+/* `return v0, ..., vn-1` with value i evaluated by the kernel */
+static int rt_ret_val(void *bk, int site, int i, int n, const pc_arg *a)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    pld_value_t v;
+    if (!e || n < 1 || i < 0 || i >= n || arg_value(b, site, a, e, &v) < 0)
+        return b->failed ? 1 : rt_fail(b, site, "internal: a bad return");
+    return ret_value(b, site, i, n, v);
+}
+
+/* takes v */
+static int ret_value(crt_block_t *b, int site, int i, int n, pld_value_t v)
+{
     pld_sim_call_t *c = b->c;
     if (b->f.block_idx != 0) { /* block 0's return value is the task's result */
         pld_value_release(&v);
@@ -626,7 +769,7 @@ static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
-    &pld_cgen_kern_table, rt_kfail,
+    &pld_cgen_kern_table, rt_kfail, rt_op, rt_ret_val,
 };
 
 /* ---- pld_be_host_t ---- */
@@ -727,6 +870,8 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     }
     b->f.block_idx = bi;
     b->f.block_num = n;
+    b->f.ckernel = 1;
+    b->f.opvals = NULL;
     b->ub = pld_mem_calloc((size_t)(b->f.nslots > 0 ? b->f.nslots : 1), sizeof *b->ub);
     if (!b->ub) {
         host_block_close(b, 1);
