@@ -311,3 +311,52 @@ int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     pld_cg_emit(g, "}");
     return 0;
 }
+
+/* ---------------------------------------------------------------- constants, dynamic dims */
+
+static int is_dynamic_call(const pld_expr_t *v)
+{
+    return v->kind == PLD_EX_CALL && v->u.call.fn->kind == PLD_EX_ATTR && strcmp(v->u.call.fn->u.attr.attr, "dynamic") == 0;
+}
+
+int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+{
+    static int depth; /* a computed constant naming others (the checker rejects cycles) */
+    if (e->kind != PLD_EX_NAME || depth > 32)
+        return -2;
+    const pld_const_decl_t *cd = NULL;
+    for (int i = 0; i < g->p->nconsts; i++)
+        if (g->p->consts[i].name == e->u.name)
+            cd = &g->p->consts[i]; /* a later constant of the same name wins (pld_const_index) */
+    if (cd && !is_dynamic_call(pld_const_value(cd))) {
+        const pld_expr_t *v = pld_const_value(cd);
+        if (v->kind == PLD_EX_LIST || v->kind == PLD_EX_TUPLE || v->kind == PLD_EX_STR || v->kind == PLD_EX_ATTR ||
+            !v->type || v->type->kind != PLD_TY_SCALAR)
+            return -2;
+        depth++;
+        const int t = pld_cg_scalar(g, v, fl, dt);
+        depth--;
+        return t;
+    }
+    /* a dynamic dimension: bound from the shapes of the kernel's tensor
+     * arguments at its launch (pld_call.c), so the dimension of a tensor
+     * parameter declared with it is its value (INDEX) */
+    if (pld_check_func_ctx(g->fn) != PLD_CTX_KERNEL)
+        return -2;
+    for (int i = 0, ti = 0; i < g->fn->nparams; i++) {
+        const pld_type_t *pt = g->fn->params[i].type;
+        const int sl = g->fn->params[i].slot;
+        if (sl < 0 || g->slots[sl].kind != SK_TENSOR)
+            continue;
+        for (int d = 0; pt && d < pt->rank && d < PC_MAX_RANK; d++)
+            if (pt->shape[d].kind == PLD_DIM_SYM && pt->shape[d].sym == e->u.name) {
+                *fl = 0;
+                *dt = PLD_DT_INDEX;
+                const int t = tmp(g);
+                pld_cg_emit(g, "int64_t t%d = pc_arg_dim(args, %d, %d); /* %s */", t, ti, d, e->u.name);
+                return t;
+            }
+        ti++;
+    }
+    return -2;
+}

@@ -350,6 +350,14 @@ static inline void pc_tensor_arg(pc_tensor *t, int64_t slot, int32_t dt, int32_t
     }
 }
 
+/* dimension d of tensor argument ti (args[ti]'s ChipTensor shapes[d]) */
+static inline int64_t pc_arg_dim(const int64_t *args, int ti, int d)
+{
+    uint32_t v;
+    memcpy(&v, (const unsigned char *)(uintptr_t)args[ti] + 44 + 4 * (size_t)d, 4);
+    return (int64_t)v;
+}
+
 /* block_idx / block_num of the LocalContext at args[48] */
 static inline int64_t pc_block_idx(const int64_t *args)
 {
