@@ -124,7 +124,16 @@ int pld_cg_rtop(cg_t *g, const pld_expr_t *e, int want)
             return -1;
     }
     pld_cg_emit(g, "pc_out t%d;", o);
-    pld_cg_emit(g, "if (rt->op(bk, %d, t%d, %d, &t%d)) return 1;", s, arr, n, o);
+    if (e->op == PLD_OPID_PLD_RANK || e->op == PLD_OPID_PLD_NRANKS) {
+        /* read from the CommContext the handle addresses, as a card does */
+        pld_cg_emit(g, "memset(&t%d, 0, sizeof t%d);", o, o);
+        pld_cg_emit(g, "if (t%d[0].kind == PC_OUT_CTX && (uint64_t)t%d[0].i >= 4096) {", arr, arr);
+        pld_cg_emit(g, "    t%d.kind = PC_OUT_INT; t%d.dt = %d; t%d.i = %s(t%d[0].i);", o, o, (int)PLD_DT_INT32, o,
+                    e->op == PLD_OPID_PLD_RANK ? "pc_ctx_rank" : "pc_ctx_nranks", arr);
+        pld_cg_emit(g, "} else if (rt->op(bk, %d, t%d, %d, &t%d)) return 1;", s, arr, n, o);
+    } else {
+        pld_cg_emit(g, "if (rt->op(bk, %d, t%d, %d, &t%d)) return 1;", s, arr, n, o);
+    }
     if (want == SK_INT || want == SK_CTX) {
         int t = tmp(g);
         pld_cg_emit(g, "int64_t t%d = t%d.kind == PC_OUT_FLOAT ? (int64_t)t%d.f : t%d.i;", t, o, o, o);

@@ -350,6 +350,26 @@ static inline void pc_tensor_arg(pc_tensor *t, int64_t slot, int32_t dt, int32_t
     }
 }
 
+/* rankId / rankNum of the CommContext at address ctx (a CommCtx handle) */
+static inline int64_t pc_ctx_rank(int64_t ctx)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)(uintptr_t)ctx + 16, 4);
+    return (int64_t)(int32_t)v;
+}
+static inline int64_t pc_ctx_nranks(int64_t ctx)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)(uintptr_t)ctx + 20, 4);
+    return (int64_t)(int32_t)v;
+}
+
+/* the ABI dtype code (pld_backend.h) of tensor argument ti's ChipTensor */
+static inline int pc_arg_dtype(const int64_t *args, int ti)
+{
+    return ((const unsigned char *)(uintptr_t)args[ti])[40];
+}
+
 /* dimension d of tensor argument ti (args[ti]'s ChipTensor shapes[d]) */
 static inline int64_t pc_arg_dim(const int64_t *args, int ti, int d)
 {

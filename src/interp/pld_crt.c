@@ -356,18 +356,38 @@ static int rt_set_float(void *bk, int slot, int32_t dt, double v)
     return set_slot(bk, slot, pld_v_float((pld_dtype_t)dt, v));
 }
 
+/* A comm-domain handle as a compiled kernel holds it: the address of the
+ * domain's CommContext, what args[] carries for a CommCtx (pld_backend.h)
+ * and where the kernel reads rankId / rankNum; the interpreter's handle is
+ * the domain's index. */
+static int64_t ctx_to_kernel(const pld_interp_t *it, int64_t h)
+{
+    const void *c = h >= 0 && h < it->ndoms && it->doms[h].win ? pld_win_dom_ctx(it->doms[h].win) : NULL;
+    return c ? (int64_t)(uintptr_t)c : h;
+}
+
+static int64_t ctx_from_kernel(const pld_interp_t *it, int64_t a)
+{
+    for (int d = 0; d < it->ndoms; d++)
+        if (it->doms[d].win && (int64_t)(uintptr_t)pld_win_dom_ctx(it->doms[d].win) == a)
+            return d;
+    return a >= 0 && a < it->ndoms ? a : -1;
+}
+
 static int rt_set_ctx(void *bk, int slot, int64_t h)
 {
+    crt_block_t *b = bk;
     pld_value_t v = pld_v_none();
     v.kind = PLD_V_CTX;
-    v.u.i = h;
+    v.u.i = ctx_from_kernel(b->it, h);
     return set_slot(bk, slot, v);
 }
 
 static int64_t rt_param_ctx(void *bk, int slot)
 {
     crt_block_t *b = bk;
-    return slot >= 0 && slot < b->f.nslots && b->f.slots[slot].kind == PLD_V_CTX ? b->f.slots[slot].u.i : -1;
+    return slot >= 0 && slot < b->f.nslots && b->f.slots[slot].kind == PLD_V_CTX ? ctx_to_kernel(b->it, b->f.slots[slot].u.i)
+                                                                                     : -1;
 }
 
 /* the tensor value for descriptor t when a's memory holds it: a itself, or
@@ -509,7 +529,7 @@ static int to_out(crt_block_t *b, int site, pc_out *out)
     switch (v->kind) {
     case PLD_V_INT: out->kind = PC_OUT_INT; out->i = v->u.i; break;
     case PLD_V_FLOAT: out->kind = PC_OUT_FLOAT; out->f = v->u.f; break;
-    case PLD_V_CTX: out->kind = PC_OUT_CTX; out->i = v->u.i; break;
+    case PLD_V_CTX: out->kind = PC_OUT_CTX; out->i = ctx_to_kernel(b->it, v->u.i); break;
     case PLD_V_TENSOR: {
         const pld_tensor_t *t = pld_v_tensor(v);
         if (t->rank > PC_MAX_RANK)
@@ -583,7 +603,7 @@ static int arg_value(crt_block_t *b, int site, const pc_arg *a, const pld_expr_t
     case PC_OUT_FLOAT: *v = pld_v_float((pld_dtype_t)a->dt, a->f); return 1;
     case PC_OUT_CTX:
         v->kind = PLD_V_CTX;
-        v->u.i = a->i;
+        v->u.i = ctx_from_kernel(b->it, a->i);
         return 1;
     case PC_ARG_NONEVAL: return 1;
     case PC_OUT_TENSOR: {
