@@ -221,6 +221,8 @@ int pld_cg_return(cg_t *g, const pld_stmt_t *s);
 int pld_cg_subscript(cg_t *g, const pld_expr_t *e, const char *dst);
 /* tensor[a:b, ...] = tensor value: the copy in C; -2 when not one */
 int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
+/* tensor[i, ...] = scalar: the element write in C; -2 when not one */
+int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
 /* module constant or dynamic dimension `e` (a name) that is not a literal:
  * a computed constant's expression compiled, a dynamic dimension read from
  * a kernel's tensor argument (args[]); -2 when neither applies */

@@ -9,6 +9,7 @@
  * over. */
 #include "pld_cgen_int.h"
 #include "pld_crt.h"
+#include "pld_kern.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -368,4 +369,72 @@ int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
         ti++;
     }
     return -2;
+}
+
+/* `tensor[i, j, ...] = scalar` (indices only): the element write
+ * pld_exec_subscript_assign makes (the value first, then the tensor and its
+ * indices; the dtype, index count and bounds checks with sim's messages; a
+ * float stored into integers truncated toward zero, saturated, NaN 0);
+ * -2 when not such an assignment */
+int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
+{
+    const pld_expr_t *obj = t->u.sub.obj;
+    const int n = t->u.sub.n;
+    if (!obj->type || !pld_type_is_tensorlike(obj->type) || !v->type || v->type->kind != PLD_TY_SCALAR || n < 1 ||
+        n > PC_MAX_RANK)
+        return -2;
+    for (int d = 0; d < n; d++)
+        if (t->u.sub.items[d]->kind == PLD_EX_SLICE)
+            return -2;
+    const int s = pld_cg_site(g, t);
+    const pld_dtype_t edt = obj->type->dtype;
+    int fv;
+    pld_dtype_t dv;
+    const int val = pld_cg_scalar(g, v, &fv, &dv);
+    if (val < 0)
+        return -1;
+    const int ob = tmp(g);
+    char on[32];
+    snprintf(on, sizeof on, "t%d", ob);
+    pld_cg_emit(g, "pc_tensor t%d;", ob);
+    if (pld_cg_tensor_into(g, obj, on))
+        return -1;
+    int idx[PC_MAX_RANK];
+    for (int d = 0; d < n; d++) {
+        int fl;
+        pld_dtype_t dt;
+        if ((idx[d] = pld_cg_scalar(g, t->u.sub.items[d], &fl, &dt)) < 0)
+            return -1;
+        if (fl)
+            return pld_cg_fail(g, t->u.sub.items[d]->span, "an index must be an integer");
+    }
+    if (!pld_kern_dtype_ok(edt)) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
+                       "4-bit or FP8 arithmetic yet)\");", s, pld_dtype_name(edt));
+        return 0;
+    }
+    char a[96];
+    snprintf(a, sizeof a, "%d, (int)t%d.rank", n, ob);
+    pld_cg_emit(g, "if (%d != t%d.rank)", n, ob);
+    g->ind++;
+    fail_fmt(g, s, "%d indices for a rank-%d tensor", a);
+    g->ind--;
+    const int off = tmp(g);
+    pld_cg_emit(g, "int64_t t%d = 0;", off);
+    for (int d = 0; d < n; d++) {
+        pld_cg_emit(g, "if (t%d < 0 || t%d >= t%d.shape[%d])", idx[d], idx[d], ob, d);
+        snprintf(a, sizeof a, "(long long)t%d, %d, (long long)t%d.shape[%d]", idx[d], d, ob, d);
+        g->ind++;
+        fail_fmt(g, s, "index %lld out of range for dimension %d (size %lld)", a);
+        g->ind--;
+        pld_cg_emit(g, "t%d += t%d * t%d.stride[%d];", off, idx[d], ob, d);
+    }
+    if (pld_dtype_is_float(edt))
+        pld_cg_emit(g, "rt->set_f(t%d.data, %d, t%d, (double)t%d);", ob, (int)edt, off, val);
+    else if (fv)
+        pld_cg_emit(g, "rt->set_i(t%d.data, %d, t%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
+                       "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);", ob, (int)edt, off, val, val, val, val, val);
+    else
+        pld_cg_emit(g, "rt->set_i(t%d.data, %d, t%d, t%d);", ob, (int)edt, off, val);
+    return 0;
 }

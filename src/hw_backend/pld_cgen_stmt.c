@@ -401,7 +401,9 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (t->kind == PLD_EX_SUBSCRIPT) {
             if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
                 return pld_cg_fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
-            const int r = pld_cg_slice_assign(g, t, v);
+            int r = pld_cg_slice_assign(g, t, v);
+            if (r == -2)
+                r = pld_cg_elem_assign(g, t, v);
             if (r != -2)
                 return r;
             unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);

@@ -37,7 +37,10 @@
             tests/mpi/programs/) at P = 2 over shm and rma: every output
             byte-identical on sim and native, and native's summary line says
             "(0 in compiled kernels)": nothing in a compiled kernel reached the
-            tree walker (sim's line has no such count).
+            tree walker (sim's line has no such count); and
+            tests/native/boundary_err.pld: a slice or index past the end, a
+            slice assignment of another shape, an element write out of range
+            in compiled code give sim's located errors, line for line.
   clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
@@ -67,7 +70,7 @@ PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
-         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld',)}
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld')}
 
 
 def npy_scalar_i64(path, v):
@@ -217,6 +220,28 @@ def boundary(args, work, env):
                 fail('%s (%s): every output is constant: the test would not see a difference' % (rel, tr))
         print('ok: boundary: %s at P=%d on shm and rma: %d output%s byte-identical, 0 ops in compiled kernels'
               % (rel, P, len(outs), '' if len(outs) == 1 else 's'))
+    # the errors of compiled subscripts: sim's located messages, rank prefix and notes included
+    for m, what in enumerate(('a slice bound past the end', 'an index past the end', 'a slice assignment of another shape',
+                              'an element write out of range', None)):
+        mpath = os.path.join(work, 'm%d.npy' % m)
+        npy_scalar_i64(mpath, m)
+        got = {}
+        for b in ('sim', 'native'):
+            o = os.path.join(work, 'err_%s.npy' % b)
+            rc, out = run(args, 'boundary_err.pld', b, ['--in', 'x=random:1', '--in', 'm=' + mpath, '--out', 'out=' + o], env)
+            if rc != (0 if what is None else 70):
+                fail('boundary_err.pld (mode %d) on %s exited %d' % (m, b, rc), out)
+            got[b] = [l for l in out.splitlines() if l.startswith('[rank ')]
+            if b == 'native' and what is None and '(0 in compiled kernels)' not in out:
+                fail('boundary_err.pld on native: the tree walker ran inside a compiled kernel', out)
+        if got['sim'] != got['native'] or (what and not got['sim']):
+            fail('boundary_err.pld: %s: sim and native report differently:\n%s\n---\n%s'
+                 % (what or 'no error', '\n'.join(got['sim']), '\n'.join(got['native'])))
+        if what is None and open(os.path.join(work, 'err_sim.npy'), 'rb').read() != \
+                open(os.path.join(work, 'err_native.npy'), 'rb').read():
+            fail('boundary_err.pld: the element and slice writes differ between sim and native')
+        print('ok: boundary: %s: %s' % (what or 'element and slice writes', 'the same located error on sim and native'
+                                                if what else 'byte-identical on sim and native'))
 
 
 def cache_files(d):
