@@ -521,6 +521,23 @@ static int rt_exec(void *bk, int site, pc_out *out)
     return to_out(b, site, out);
 }
 
+/* 1 when a kernel's launch argument (they live as long as the launch) or a
+ * tensor made for the block holds buffer buf */
+static int holds_buffer(const crt_block_t *b, const pld_buffer_t *buf)
+{
+    const pld_sim_call_t *c = b->c;
+    const pld_value_t *cand = c->fn ? c->args : NULL;
+    const int np = c->fn ? c->fn->nparams : 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const pld_value_t *v = pass ? b->made : cand;
+        const int n = pass ? b->nmade : np;
+        for (int i = 0; i < n; i++)
+            if (v[i].kind == PLD_V_TENSOR && pld_v_tensor(&v[i])->buf == buf)
+                return 1;
+    }
+    return 0;
+}
+
 /* b->last (an op's value) as what the kernel gets */
 static int to_out(crt_block_t *b, int site, pc_out *out)
 {
@@ -534,6 +551,10 @@ static int to_out(crt_block_t *b, int site, pc_out *out)
         const pld_tensor_t *t = pld_v_tensor(v);
         if (t->rank > PC_MAX_RANK)
             return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
+        /* a tensor over memory a value the block holds already owns (a
+         * collective's or put's target): nothing to keep alive */
+        if (holds_buffer(b, t->buf))
+            goto described;
         if (b->nmade == b->capmade) {
             int cap = b->capmade ? 2 * b->capmade : 8;
             pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
@@ -544,6 +565,7 @@ static int to_out(crt_block_t *b, int site, pc_out *out)
         }
         b->made[b->nmade] = *v;
         pld_value_retain(&b->made[b->nmade++]);
+    described:
         out->kind = PC_OUT_TENSOR;
         out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
         out->t.dt = (int32_t)t->dt;
