@@ -4,7 +4,8 @@
 # code), load (scope kernels compiled at load: a refused scope stops the run
 # before the first kernel), control flow (every form vs sim; a spinning kernel stopped by
 # --timeout), the system family (system.pld vs sim), the kernel cache and its safety (cachedir, cachekey), clang
-# (native_clang). Labels `native`, `mpi`. Included after conformance.cmake.
+# (native_clang), the runtime boundary (boundary: distributed programs byte-identical to sim with no op
+# evaluated by the tree walker inside a kernel). Labels `native`, `mpi`. Included after conformance.cmake.
 # The op coverage table is test native_coverage (tools/CMakeLists.txt).
 if(NOT PLD_PYTHON3_CONF OR NOT MPIEXEC_EXECUTABLE)
   return()

@@ -13,6 +13,7 @@
  * error sites match the interpreter; the C compiler folds the locals away. */
 #include "pld_cgen_int.h"
 #include "pld_crt.h"
+#include "pld_hw.h"
 #include "pld_mem.h"
 
 #include <stdarg.h>
@@ -317,6 +318,8 @@ void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done)
  * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want)
 {
+    if (e->kind == PLD_EX_CALL && pld_cg_is_rtop(e->op)) /* pld.*: operands evaluated here (pld_cgen_rtop.c) */
+        return pld_cg_rtop(g, e, want);
     unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
     if (!done)
         return pld_cg_fail(g, e->span, "out of memory");
@@ -588,6 +591,13 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
             const pld_dtype_t dt = ptypes[i] ? ptypes[i]->dtype : PLD_DT_NONE;
             switch (g.slots[sl].kind) {
             case SK_TENSOR:
+                /* the ChipTensor's dtype must be the one the kernel was compiled for */
+                if (pld_abi_dtype_code(dt) >= 0)
+                    pld_buf_printf(&src, "    if (pc_arg_dtype(args, %d) != %d) { char m_[256]; snprintf(m_, sizeof m_, "
+                                         "\"%s: tensor argument '%s' has ABI dtype code %%d, the kernel was compiled for %s "
+                                         "(code %d)\", pc_arg_dtype(args, %d)); return rt->fail(bk, -1, m_); }\n",
+                                   ti, pld_abi_dtype_code(dt), what, fn->slot_names[sl], pld_dtype_name(dt),
+                                   pld_abi_dtype_code(dt), ti);
                 pld_buf_printf(&src, "    pc_tensor_arg(&s%d, args[%d], %d, %d);\n", sl, ti++, (int)dt,
                                pld_dtype_storage_bytes(dt));
                 continue;
@@ -598,7 +608,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                 else
                     pld_buf_printf(&src, "    s%d = rt->from_bits(%d, (uint64_t)args[%d]);\n", sl, (int)dt, si);
                 break;
-            case SK_CTX: pld_buf_printf(&src, "    s%d = rt->param_ctx(bk, %d);\n", sl, sl); break;
+            case SK_CTX: pld_buf_printf(&src, "    s%d = (int64_t)args[%d]; /* the CommContext */\n", sl, si); break;
             default: break;
             }
             si++;

@@ -20,6 +20,8 @@
  *                       otherwise), row / column reductions, matmul, cast
  *   pld_cgen_sys.c      the system family: arrays, TaskIds, scopes inside a
  *                       kernel, the cores of a cluster, no-effect ops, tokens
+ *   pld_cgen_rtop.c     the runtime boundary: pld.* ops handed to the
+ *                       runtime with operands evaluated in C (pc_rt.op)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -240,5 +242,25 @@ int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i);
 int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s);
 /* the declaration of an array or token local (others: nothing) */
 void pld_cg_sys_decl(const cg_t *g, int slot, pld_buf_t *src);
+/* ---------------------------------------------------------------- pld_cgen_rtop.c */
+
+/* 1 when op is a pld.* op the runtime runs on operands the kernel evaluated */
+int pld_cg_is_rtop(int op);
+/* pld.* op call e through pc_rt.op, its operands evaluated in C; the result
+ * as pld_cg_exec gives it (kind `want`) */
+int pld_cg_rtop(cg_t *g, const pld_expr_t *e, int want);
+/* a return statement: its values evaluated in C (pc_rt.ret_val) */
+int pld_cg_return(cg_t *g, const pld_stmt_t *s);
+/* tensor[i, a:b, ...] (a slice at least) as a view into descriptor dst;
+ * -2 when e is not one */
+int pld_cg_subscript(cg_t *g, const pld_expr_t *e, const char *dst);
+/* tensor[a:b, ...] = tensor value: the copy in C; -2 when not one */
+int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
+/* tensor[i, ...] = scalar: the element write in C; -2 when not one */
+int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
+/* module constant or dynamic dimension `e` (a name) that is not a literal:
+ * a computed constant's expression compiled, a dynamic dimension read from
+ * a kernel's tensor argument (args[]); -2 when neither applies */
+int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
 
 #endif

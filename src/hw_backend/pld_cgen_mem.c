@@ -254,7 +254,10 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         pld_cg_emit(g, "%s = s%d;", dst, e->slot);
         return 0;
     }
-    if (e->kind == PLD_EX_SUBSCRIPT) { /* tensor[a:b, ...]: a view the runtime makes */
+    if (e->kind == PLD_EX_SUBSCRIPT) { /* tensor[a:b, ...]: a view the kernel makes (pld_cgen_rtop.c) */
+        const int r = pld_cg_subscript(g, e, dst);
+        if (r != -2)
+            return r;
         int o = pld_cg_exec(g, e, SK_TENSOR);
         if (o < 0)
             return -1;

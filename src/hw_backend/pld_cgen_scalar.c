@@ -74,7 +74,11 @@ static int module_const(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
         }
         break;
     }
-    /* a dynamic dimension or a computed constant: the runtime evaluates it */
+    /* a dynamic dimension or a computed constant: from the arguments or
+     * computed here (pld_cgen_rtop.c), else the runtime evaluates it */
+    const int cd = pld_cg_const_dyn(g, e, fl, dt);
+    if (cd != -2)
+        return cd;
     const pld_type_t *t = scalar_type(e);
     *fl = t && is_float_dt(t->dtype);
     *dt = t ? t->dtype : PLD_DT_INDEX;

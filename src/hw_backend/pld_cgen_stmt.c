@@ -384,6 +384,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         pld_cg_emit(g, "goto c%d;", g->cont[g->depth - 1]);
         return 0;
     case PLD_ST_RETURN: {
+        if (s->u.ret.n > 0)
+            return pld_cg_return(g, s);
         unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
         if (!done)
             return pld_cg_fail(g, s->span, "out of memory");
@@ -404,6 +406,11 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (t->kind == PLD_EX_SUBSCRIPT) {
             if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
                 return pld_cg_fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
+            int r = pld_cg_slice_assign(g, t, v);
+            if (r == -2)
+                r = pld_cg_elem_assign(g, t, v);
+            if (r != -2)
+                return r;
             unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
             if (!done)
                 return pld_cg_fail(g, s->span, "out of memory");

@@ -91,6 +91,21 @@ typedef struct pc_out {
     pc_tile tile;                      /* TILE: data owned by the runtime until the next exec of the block */
 } pc_out;
 
+/* An evaluated operand of a runtime op (pc_rt.op). kind: PC_OUT_NONE (absent,
+ * or read from the program text: enum members, bool / string literals,
+ * dtype names), INT / FLOAT / CTX (i, f), TENSOR (t), TILE (tile), or
+ * PC_ARG_LIST (n integers in list), PC_ARG_NONEVAL (the value None given). */
+enum { PC_ARG_LIST = 16, PC_ARG_NONEVAL = 17 };
+typedef struct pc_arg {
+    int32_t kind, dt;
+    int32_t n, pad_;
+    int64_t i;
+    double f;
+    const pc_tensor *t;
+    pc_tile *tile;
+    int64_t list[8];
+} pc_arg;
+
 /* Element-wise op codes of pc_rt.binary / unary (the kernel library's). */
 enum { PC_ADD, PC_SUB, PC_MUL, PC_DIV, PC_MAX, PC_MIN };
 enum { PC_EXP, PC_LOG, PC_SQRT, PC_RSQRT, PC_ABS, PC_NEG, PC_RECIP, PC_RELU };
@@ -190,6 +205,15 @@ typedef struct pc_rt {
     /* pl.tile.aiv_shard (gather 0) / aic_gather (1) of tile t into dst
      * (storage: room bytes); split < 0: the region's mode */
     int (*shard)(void *bk, int site, int gather, int64_t split, const pc_tile *t, pc_tile *dst, size_t room);
+    /* a pld.* op (windows, signals, waits, collectives) at `site`, run by
+     * the runtime with the operands the kernel evaluated: args[i] is the
+     * op's parameter i (pc_arg; n = the op's parameter count); the result in
+     * out as exec gives it. Tile operands are written back (the op may fill
+     * them: pld.tile.get's staging tiles). */
+    int (*op)(void *bk, int site, pc_arg *args, int n, pc_out *out);
+    /* `return v0, ..., vn-1`: value i (expression `site`) as the kernel
+     * evaluated it (a tensor, tile, scalar or handle); as ret otherwise */
+    int (*ret_val)(void *bk, int site, int i, int n, const pc_arg *v);
 } pc_rt;
 
 /* one member call of a Group body (pc_rt.group) */
@@ -401,6 +425,34 @@ static inline void pc_tensor_arg(pc_tensor *t, int64_t slot, int32_t dt, int32_t
         t->shape[i] = t->valid[i] = i < nd ? shp[i] : 1;
         t->stride[i] = i < nd ? str[i] : 0;
     }
+}
+
+/* rankId / rankNum of the CommContext at address ctx (a CommCtx handle) */
+static inline int64_t pc_ctx_rank(int64_t ctx)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)(uintptr_t)ctx + 16, 4);
+    return (int64_t)(int32_t)v;
+}
+static inline int64_t pc_ctx_nranks(int64_t ctx)
+{
+    uint32_t v;
+    memcpy(&v, (const char *)(uintptr_t)ctx + 20, 4);
+    return (int64_t)(int32_t)v;
+}
+
+/* the ABI dtype code (pld_backend.h) of tensor argument ti's ChipTensor */
+static inline int pc_arg_dtype(const int64_t *args, int ti)
+{
+    return ((const unsigned char *)(uintptr_t)args[ti])[40];
+}
+
+/* dimension d of tensor argument ti (args[ti]'s ChipTensor shapes[d]) */
+static inline int64_t pc_arg_dim(const int64_t *args, int ti, int d)
+{
+    uint32_t v;
+    memcpy(&v, (const unsigned char *)(uintptr_t)args[ti] + 44 + 4 * (size_t)d, 4);
+    return (int64_t)v;
 }
 
 /* block_idx / block_num of the LocalContext at args[48] */

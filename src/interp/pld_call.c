@@ -486,6 +486,7 @@ void pld_walk_frame_init(frame_t *f, frame_t *parent, const pld_func_t *fn, pld_
     f->ctx = ctx;
     f->call_span = sp;
     f->block_num = 1;
+    f->ckernel = parent ? parent->ckernel : 0;
 }
 
 /* Binds argument values to the parameters of fn in a fresh frame, checking

@@ -358,25 +358,44 @@ static int rt_set_float(void *bk, int slot, int32_t dt, double v)
     return set_slot(bk, slot, pld_v_float((pld_dtype_t)dt, v));
 }
 
+/* A comm-domain handle as a compiled kernel holds it: the address of the
+ * domain's CommContext, what args[] carries for a CommCtx (pld_backend.h)
+ * and where the kernel reads rankId / rankNum; the interpreter's handle is
+ * the domain's index. */
+static int64_t ctx_to_kernel(const pld_interp_t *it, int64_t h)
+{
+    const void *c = h >= 0 && h < it->ndoms && it->doms[h].win ? pld_win_dom_ctx(it->doms[h].win) : NULL;
+    return c ? (int64_t)(uintptr_t)c : h;
+}
+
+static int64_t ctx_from_kernel(const pld_interp_t *it, int64_t a)
+{
+    for (int d = 0; d < it->ndoms; d++)
+        if (it->doms[d].win && (int64_t)(uintptr_t)pld_win_dom_ctx(it->doms[d].win) == a)
+            return d;
+    return a >= 0 && a < it->ndoms ? a : -1;
+}
+
 static int rt_set_ctx(void *bk, int slot, int64_t h)
 {
+    crt_block_t *b = bk;
     pld_value_t v = pld_v_none();
     v.kind = PLD_V_CTX;
-    v.u.i = h;
+    v.u.i = ctx_from_kernel(b->it, h);
     return set_slot(bk, slot, v);
 }
 
 static int64_t rt_param_ctx(void *bk, int slot)
 {
     crt_block_t *b = bk;
-    return slot >= 0 && slot < b->f.nslots && b->f.slots[slot].kind == PLD_V_CTX ? b->f.slots[slot].u.i : -1;
+    return slot >= 0 && slot < b->f.nslots && b->f.slots[slot].kind == PLD_V_CTX ? ctx_to_kernel(b->it, b->f.slots[slot].u.i)
+                                                                                     : -1;
 }
 
-/* the tensor value of descriptor t: a view of the launch argument whose
- * memory holds it (window tensors keep their window) */
-/* the tensor value for descriptor t when x's memory holds it: x itself, or
- * a view of x's buffer (window tensors keep their window); 0 = not x's */
-static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const pld_value_t *a)
+/* the tensor value for descriptor t when a's memory holds it: a itself, or
+ * a view of a's buffer (window tensors keep their window), into *out;
+ * 0 = not a's, -1 = failed */
+static int tensor_value(crt_block_t *b, int site, const pc_tensor *t, const pld_value_t *a, pld_value_t *out)
 {
     if (a->kind != PLD_V_TENSOR)
         return 0;
@@ -390,9 +409,9 @@ static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const
     for (int d = 0; same && d < t->rank; d++)
         same = t->shape[d] == x->shape[d] && t->stride[d] == x->strides[d] && t->valid[d] == x->valid[d];
     if (same) {
-        pld_value_t v = *a;
-        pld_value_retain(&v);
-        return set_slot(b, slot, v) ? -1 : 1;
+        *out = *a;
+        pld_value_retain(out);
+        return 1;
     }
     pld_tensor_t *o = pld_tensor_view(x->buf, (pld_dtype_t)t->dt, t->rank, t->shape, off);
     if (!o) {
@@ -405,7 +424,17 @@ static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const
     }
     o->is_dist = x->is_dist;
     o->winbuf = x->winbuf;
-    return set_slot(b, slot, pld_v_obj(&o->hdr, o->dt)) ? -1 : 1;
+    *out = pld_v_obj(&o->hdr, o->dt);
+    return 1;
+}
+
+static int view_of(crt_block_t *b, int site, int slot, const pc_tensor *t, const pld_value_t *a)
+{
+    pld_value_t v;
+    int r = tensor_value(b, site, t, a, &v);
+    if (r <= 0)
+        return r;
+    return set_slot(b, slot, v) ? -1 : 1;
 }
 
 /* the value (a launch argument, a value of the frame a scope runs in, or a
@@ -476,6 +505,8 @@ static int rt_set_tile(void *bk, int site, int slot, const pc_tile *t)
     return set_slot(b, slot, pld_tile_value(o));
 }
 
+static int to_out(crt_block_t *b, int site, pc_out *out);
+
 static int rt_exec(void *bk, int site, pc_out *out)
 {
     crt_block_t *b = bk;
@@ -489,16 +520,43 @@ static int rt_exec(void *bk, int site, pc_out *out)
         b->failed = 1;
         return 1;
     }
+    return to_out(b, site, out);
+}
+
+/* 1 when a kernel's launch argument (they live as long as the launch) or a
+ * tensor made for the block holds buffer buf */
+static int holds_buffer(const crt_block_t *b, const pld_buffer_t *buf)
+{
+    const pld_sim_call_t *c = b->c;
+    const pld_value_t *cand = c->fn ? c->args : NULL;
+    const int np = c->fn ? c->fn->nparams : 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const pld_value_t *v = pass ? b->made : cand;
+        const int n = pass ? b->nmade : np;
+        for (int i = 0; i < n; i++)
+            if (v[i].kind == PLD_V_TENSOR && pld_v_tensor(&v[i])->buf == buf)
+                return 1;
+    }
+    return 0;
+}
+
+/* b->last (an op's value) as what the kernel gets */
+static int to_out(crt_block_t *b, int site, pc_out *out)
+{
     const pld_value_t *v = &b->last;
     out->dt = (int32_t)v->dt;
     switch (v->kind) {
     case PLD_V_INT: out->kind = PC_OUT_INT; out->i = v->u.i; break;
     case PLD_V_FLOAT: out->kind = PC_OUT_FLOAT; out->f = v->u.f; break;
-    case PLD_V_CTX: out->kind = PC_OUT_CTX; out->i = v->u.i; break;
+    case PLD_V_CTX: out->kind = PC_OUT_CTX; out->i = ctx_to_kernel(b->it, v->u.i); break;
     case PLD_V_TENSOR: {
         const pld_tensor_t *t = pld_v_tensor(v);
         if (t->rank > PC_MAX_RANK)
             return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
+        /* a tensor over memory a value the block holds already owns (a
+         * collective's or put's target): nothing to keep alive */
+        if (holds_buffer(b, t->buf))
+            goto described;
         if (b->nmade == b->capmade) {
             int cap = b->capmade ? 2 * b->capmade : 8;
             pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
@@ -509,6 +567,7 @@ static int rt_exec(void *bk, int site, pc_out *out)
         }
         b->made[b->nmade] = *v;
         pld_value_retain(&b->made[b->nmade++]);
+    described:
         out->kind = PC_OUT_TENSOR;
         out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
         out->t.dt = (int32_t)t->dt;
@@ -558,6 +617,113 @@ static int rt_assign(void *bk, int target_site, int value_site)
     return st != PLD_OK;
 }
 
+/* the value of an operand the kernel evaluated (ae: its expression, for a
+ * tile's memory space): 1 = *v set, 0 = none (absent, a list), -1 failed */
+static int arg_value(crt_block_t *b, int site, const pc_arg *a, const pld_expr_t *ae, pld_value_t *v)
+{
+    *v = pld_v_none();
+    switch (a->kind) {
+    case PC_OUT_INT: *v = pld_v_int((pld_dtype_t)a->dt, a->i); return 1;
+    case PC_OUT_FLOAT: *v = pld_v_float((pld_dtype_t)a->dt, a->f); return 1;
+    case PC_OUT_CTX:
+        v->kind = PLD_V_CTX;
+        v->u.i = ctx_from_kernel(b->it, a->i);
+        return 1;
+    case PC_ARG_NONEVAL: return 1;
+    case PC_OUT_TENSOR: {
+        const pld_value_t *own = a->t ? owner_of(b, a->t) : NULL;
+        if (!own) {
+            rt_fail(b, site, "internal: a tensor of the compiled kernel is in no argument's memory");
+            return -1;
+        }
+        return tensor_value(b, site, a->t, own, v) <= 0 ? -1 : 1;
+    }
+    case PC_OUT_TILE: {
+        const pc_tile *t = a->tile;
+        const pld_mem_t mem = ae && ae->type && ae->type->kind == PLD_TY_TILE && ae->type->mem != PLD_MEM_NONE
+                                  ? ae->type->mem : PLD_MEM_VEC;
+        pld_tile_t *o = t ? pld_tile_new((pld_dtype_t)t->dt, t->rank, t->shape, mem) : NULL;
+        if (!o) {
+            rt_fail(b, site, "out of memory");
+            return -1;
+        }
+        memcpy(o->data, t->data, (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes(o->dt));
+        for (int d = 0; d < t->rank; d++)
+            o->valid[d] = t->valid[d];
+        *v = pld_tile_value(o);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* a pld.* op with the operands the kernel evaluated: the interpreter's
+ * binding of the op (pld_exec_dist.c / pld_exec_coll.c) reads them through
+ * the frame's operand table (pld_opvals_t) instead of evaluating its
+ * arguments; the op then runs as on sim (same checks, messages, window
+ * layer calls) */
+static int rt_op(void *bk, int site, pc_arg *args, int n, pc_out *out)
+{
+    crt_block_t *b = bk;
+    pld_interp_t *it = b->it;
+    const pld_expr_t *e = site_expr(b, site);
+    memset(out, 0, sizeof *out);
+    if (!e || e->kind != PLD_EX_CALL || e->op < 0 || n < 0 || n > PLD_OP_MAX_PARAMS)
+        return rt_fail(b, site, "internal: a runtime op at an unknown site");
+    pld_opvals_t *ov = pld_mem_calloc(1, sizeof *ov);
+    if (!ov)
+        return rt_fail(b, site, "out of memory");
+    ov->e = e;
+    int bad = 0;
+    for (int i = 0; i < n && !bad; i++) {
+        const int r = arg_value(b, site, &args[i], pld_op_arg(e, i), &ov->v[i]);
+        if (r < 0)
+            bad = 1;
+        else if (r > 0)
+            ov->given[i] = 1;
+        else if (args[i].kind == PC_ARG_LIST) {
+            if (args[i].n < 0 || args[i].n > 8) {
+                bad = rt_fail(b, site, "internal: a runtime op's list operand is too long");
+                break;
+            }
+            ov->nlist[i] = args[i].n;
+            memcpy(ov->list[i], args[i].list, (size_t)args[i].n * sizeof args[i].list[0]);
+            ov->given[i] = 2;
+        }
+    }
+    int rc = bad;
+    if (!bad) {
+        pld_value_release(&b->last);
+        pld_where_at(it, &b->f, e->span);
+        it->ops_seen[e->op] = 1;
+        const pld_opvals_t *saved = b->f.opvals;
+        b->f.opvals = ov;
+        pld_status_t st = pld_rt_step(it, &b->f, e->span);
+        if (st == PLD_OK)
+            st = pld_exec_op(it, &b->f, e, &b->last);
+        b->f.opvals = saved;
+        if (st != PLD_OK) {
+            b->failed = 1;
+            rc = 1;
+        }
+        /* tile operands the op filled go back to the kernel's tiles */
+        for (int i = 0; i < n && !rc; i++)
+            if (args[i].kind == PC_OUT_TILE && ov->given[i] == 1 && ov->v[i].kind == PLD_V_TILE) {
+                const pld_tile_t *o = pld_v_tile(&ov->v[i]);
+                pc_tile *t = args[i].tile;
+                memcpy(t->data, o->data, (size_t)pc_numel(t->shape, t->rank) * (size_t)pld_dtype_storage_bytes(o->dt));
+                for (int d = 0; d < t->rank; d++)
+                    t->valid[d] = o->valid[d];
+            }
+        if (!rc)
+            rc = to_out(b, site, out);
+    }
+    for (int i = 0; i < n; i++)
+        pld_value_release(&ov->v[i]);
+    pld_mem_free(ov);
+    return rc;
+}
+
 static int rt_tile_bound(void *bk, int site, int slot, int32_t seq, int32_t mem, int64_t bytes)
 {
     crt_block_t *b = bk;
@@ -578,6 +744,8 @@ static int rt_ub_needed(void *bk, const int64_t *bytes, int n)
     return pld_ub_may_overflow(b->it, bytes, n);
 }
 
+static int ret_value(crt_block_t *b, int site, int i, int n, pld_value_t v);
+
 static int rt_ret(void *bk, int site, int i, int n)
 {
     crt_block_t *b = bk;
@@ -589,6 +757,23 @@ static int rt_ret(void *bk, int site, int i, int n)
         b->failed = 1;
         return 1;
     }
+    return ret_value(b, site, i, n, v);
+}
+
+/* `return v0, ..., vn-1` with value i evaluated by the kernel */
+static int rt_ret_val(void *bk, int site, int i, int n, const pc_arg *a)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    pld_value_t v;
+    if (!e || n < 1 || i < 0 || i >= n || arg_value(b, site, a, e, &v) < 0)
+        return b->failed ? 1 : rt_fail(b, site, "internal: a bad return");
+    return ret_value(b, site, i, n, v);
+}
+
+/* takes v */
+static int ret_value(crt_block_t *b, int site, int i, int n, pld_value_t v)
+{
     pld_sim_call_t *c = b->c;
     if (b->nested) { /* a called kernel function: its value goes back to the caller */
         if (n != 1) {
@@ -640,6 +825,7 @@ static const pc_rt crt_table = {
     &pld_cgen_kern_table, rt_kfail,
     pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop, pld_crt_call, pld_crt_group,
     pld_crt_lanes, pld_crt_shard,
+    rt_op, rt_ret_val,
 };
 
 /* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */
@@ -843,6 +1029,8 @@ static void *host_block_open(void *launch_ctx, int bi, int n)
     }
     b->f.block_idx = bi;
     b->f.block_num = n;
+    b->f.ckernel = 1;
+    b->f.opvals = NULL;
     b->ub = pld_mem_calloc((size_t)(b->f.nslots > 0 ? b->f.nslots : 1), sizeof *b->ub);
     if (!b->ub) {
         host_block_close(b, 1);

@@ -185,6 +185,8 @@ static pld_status_t eval_seq(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 pld_status_t pld_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     it->stats.ops++;
+    if (f && f->ckernel)
+        it->stats.kernel_ops++;
     *out = pld_v_none();
     if (pld_stack_check(it, f, e->span) != PLD_OK || pld_rt_step(it, f, e->span) != PLD_OK)
         return PLD_E_RUNTIME;

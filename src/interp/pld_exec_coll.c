@@ -704,7 +704,7 @@ pld_status_t pld_exec_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e
                             "rail); call it from the HOST orchestrator or inside an InCore kernel",
                             name);
     pld_value_t tgt;
-    pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, ti), &tgt);
+    pld_status_t st = pld_op_value(it, f, e, ti, &tgt);
     if (st != PLD_OK)
         return st;
     if (tgt.kind == PLD_V_UNAVAIL && f->ctx == PLD_CTX_HOST) {

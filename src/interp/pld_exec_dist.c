@@ -13,7 +13,7 @@
 static pld_status_t peer_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, domain_t *d, int *peer)
 {
     int64_t p;
-    pld_status_t st = it->walk->eval_i64(it, f, pld_op_arg(e, i), &p);
+    pld_status_t st = pld_op_i64(it, f, e, i, &p);
     if (st != PLD_OK)
         return st;
     if (p < 0 || p >= d->n)
@@ -238,7 +238,7 @@ static void *pack_source(const pld_value_t *src, int *rank, int64_t *ext, pld_dt
 static pld_status_t op_remote_store(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
 {
     pld_value_t sv, tv;
-    pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, 0), &sv);
+    pld_status_t st = pld_op_value(it, f, e, 0, &sv);
     if (st != PLD_OK)
         return st;
     if (it->poison && sv.kind == PLD_V_TILE)
@@ -449,7 +449,7 @@ static pld_status_t op_alloc(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 static pld_status_t op_window(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t b;
-    pld_status_t st = it->walk->eval(it, f, pld_op_arg(e, 0), &b);
+    pld_status_t st = pld_op_value(it, f, e, 0, &b);
     if (st != PLD_OK)
         return st;
     if (b.kind != PLD_V_PTR || b.u.i < 0 || b.u.i >= it->nwins)
@@ -511,7 +511,7 @@ pld_status_t pld_exec_dist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     case PLD_OPID_PLD_RANK:
     case PLD_OPID_PLD_NRANKS: {
         pld_value_t c;
-        if ((st = it->walk->eval(it, f, pld_op_arg(e, 0), &c)) != PLD_OK)
+        if ((st = pld_op_value(it, f, e, 0, &c)) != PLD_OK)
             return st;
         if (c.kind != PLD_V_CTX || c.u.i < 0 || c.u.i >= it->ndoms)
             return pld_rt_error(it, f, e->span, "%s needs a CommCtx (pld.get_comm_ctx)", pld_op_name(e));

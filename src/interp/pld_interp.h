@@ -152,6 +152,8 @@ typedef struct pld_interp_stats {
     uint64_t tasks;          /* kernel launches on this rank */
     uint64_t dispatches;     /* CHIP dispatches run on this rank */
     uint64_t ops;            /* interpreted expression evaluations */
+    uint64_t kernel_ops;     /* of these, evaluations inside a compiled kernel (the native backend's
+                                runtime boundary: 0 once every op of the kernels is compiled) */
     uint64_t bytes_moved;    /* bytes copied by load/store/put/get on this rank */
     unsigned transports;     /* bit (1 << pld_win_transport_t) per transport of this rank's windows */
     uint64_t races;          /* --check-races: data races this rank reported (pairs of sites) */

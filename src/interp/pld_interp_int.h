@@ -105,7 +105,26 @@ typedef struct frame {
     int in_kernel_scope;           /* inside pl.at(CORE_GROUP) / pl.spmd */
     int32_t cur_seq;               /* pld_stmt_t.seq of the statement being run (liveness) */
     int depth;                     /* call depth: the entry 1, its callees 2, ... (0: no function) */
+    const struct pld_opvals *opvals; /* the operand values of op call opvals->e a compiled kernel
+                                      supplied (pld_crt.c), or NULL: the op evaluates its operands */
+    int ckernel;                   /* a compiled kernel's block (or a callee of one): pld_eval counts
+                                      stats.kernel_ops */
 } frame_t;
+
+/* The evaluated operands of one op call, supplied by a compiled kernel
+ * (pld_crt.c's rt_op) instead of evaluated by the walker: the op accessors
+ * below (pld_op_eval / value / need / iarg / i64 / ilist) read them, so that
+ * each op's binding after its operands is one code path for both. A
+ * parameter given neither as a value nor as a list is read from the program
+ * text only (enum members, bool / string literals, dtype names); evaluating
+ * it is an internal error (a compiled kernel never reaches the walker). */
+typedef struct pld_opvals {
+    const pld_expr_t *e;
+    unsigned char given[PLD_OP_MAX_PARAMS];  /* 1: v[i]; 2: list[i] (nlist[i] entries) */
+    pld_value_t v[PLD_OP_MAX_PARAMS];
+    int nlist[PLD_OP_MAX_PARAMS];
+    int64_t list[PLD_OP_MAX_PARAMS][8];
+} pld_opvals_t;
 
 /* A window buffer (one pld.alloc_window_buffer of the HOST orchestrator). */
 typedef struct winbuf {
@@ -323,6 +342,8 @@ static inline const char *pld_op_name(const pld_expr_t *e)
     return pld_op_info((pld_op_id_t)e->op)->name;
 }
 void pld_poison_tile_read(pld_interp_t *it, const pld_expr_t *e, int i, const pld_tile_t *t); /* pld_poison.c */
+/* Operand i of e as the compiled kernel supplied it (f->opvals, pld_rt.c). */
+pld_status_t pld_op_supplied(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out);
 /* Evaluates parameter i (NONE when absent; --poison: a tile operand's never-written reads reported). */
 static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
 {
@@ -331,11 +352,15 @@ static inline pld_status_t pld_op_eval(pld_interp_t *it, frame_t *f, const pld_e
         *out = pld_v_none();
         return PLD_OK;
     }
-    pld_status_t st = it->walk->eval(it, f, a, out);
+    pld_status_t st = f && f->opvals && f->opvals->e == e ? pld_op_supplied(it, f, e, i, out) : it->walk->eval(it, f, a, out);
     if (it->poison && st == PLD_OK && out->kind == PLD_V_TILE && pld_v_tile(out)->unw)
         pld_poison_tile_read(it, e, i, pld_v_tile(out));
     return st;
 }
+/* Evaluates parameter i, without the --poison check (NONE when absent). */
+pld_status_t pld_op_value(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out);
+/* Integer parameter i, evaluated (it->walk->eval_i64; no enum members). */
+pld_status_t pld_op_i64(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out);
 /* Evaluates parameter i, which must be a value of kind k (error names the op and parameter). */
 pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k);
 /* Integer parameter i (dflt when absent); enum members (pld.ReduceOp.Max, pld.NotifyOp.Set, ...) as their values. */

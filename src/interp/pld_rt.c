@@ -155,6 +155,61 @@ pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e)
 
 /* ------------------------------------------------------------ op arguments */
 
+static const pld_opvals_t *supplied(const frame_t *f, const pld_expr_t *e)
+{
+    return f && f->opvals && f->opvals->e == e ? f->opvals : NULL;
+}
+
+static pld_status_t unsupplied(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i)
+{
+    const pld_expr_t *a = pld_op_arg(e, i);
+    return pld_rt_error(it, f, a ? a->span : e->span, "internal: operand '%s' of %s was not supplied by the compiled kernel",
+                        pld_op_info((pld_op_id_t)e->op)->params[i].name, pld_op_name(e));
+}
+
+pld_status_t pld_op_supplied(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
+{
+    const pld_opvals_t *ov = supplied(f, e);
+    *out = pld_v_none();
+    if (!ov || i < 0 || i >= PLD_OP_MAX_PARAMS || ov->given[i] != 1)
+        return unsupplied(it, f, e, i);
+    *out = ov->v[i];
+    pld_value_retain(out);
+    return PLD_OK;
+}
+
+pld_status_t pld_op_value(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *out)
+{
+    const pld_expr_t *a = pld_op_arg(e, i);
+    if (!a) {
+        *out = pld_v_none();
+        return PLD_OK;
+    }
+    return supplied(f, e) ? pld_op_supplied(it, f, e, i, out) : it->walk->eval(it, f, a, out);
+}
+
+/* a supplied integer operand as eval_i64 gives it */
+static pld_status_t supplied_i64(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out)
+{
+    pld_value_t v;
+    pld_status_t st = pld_op_supplied(it, f, e, i, &v);
+    if (st != PLD_OK)
+        return st;
+    if (v.kind == PLD_V_FLOAT)
+        return pld_rt_error(it, f, pld_op_arg(e, i)->span, "expected an integer, found the float %g", v.u.f);
+    if (v.kind != PLD_V_INT && v.kind != PLD_V_CTX) {
+        pld_value_release(&v);
+        return unsupplied(it, f, e, i);
+    }
+    *out = v.u.i;
+    return PLD_OK;
+}
+
+pld_status_t pld_op_i64(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, int64_t *out)
+{
+    return supplied(f, e) ? supplied_i64(it, f, e, i, out) : it->walk->eval_i64(it, f, pld_op_arg(e, i), out);
+}
+
 pld_status_t pld_op_need(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_value_t *v, pld_vkind_t k)
 {
     pld_status_t st = pld_op_eval(it, f, e, i, v);
@@ -175,6 +230,20 @@ pld_status_t pld_op_ilist(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
     const pld_expr_t *a = pld_op_arg(e, i);
     if (!a) {
         *n = -1;
+        return PLD_OK;
+    }
+    const pld_opvals_t *ov = supplied(f, e);
+    if (ov && ov->given[i] == 2) { /* pld_eval_ilist's checks on the values */
+        if (ov->nlist[i] > PLD_MAX_RANK)
+            return pld_rt_error(it, f, a->span, "list has %d entries (limit %d)", ov->nlist[i], PLD_MAX_RANK);
+        memcpy(out, ov->list[i], (size_t)ov->nlist[i] * sizeof *out);
+        *n = ov->nlist[i];
+        return PLD_OK;
+    }
+    if (ov) { /* one (flat) index */
+        if (supplied_i64(it, f, e, i, out) != PLD_OK)
+            return PLD_E_RUNTIME;
+        *n = 1;
         return PLD_OK;
     }
     return it->walk->eval_ilist(it, f, a, out, PLD_MAX_RANK, n);
@@ -215,7 +284,7 @@ pld_status_t pld_op_iarg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         *out = a->u.bval;
         return PLD_OK;
     }
-    return it->walk->eval_i64(it, f, a, out);
+    return pld_op_i64(it, f, e, i, out);
 }
 
 

@@ -34,18 +34,31 @@
             script, then the same script changed) and another flag each get a
             new cache entry; dump=DIR writes one .c per kernel, named by kernel,
             the source that was compiled.
+  boundary  distributed programs whose kernels use the pld.* ops (windows,
+            signals, waits, remote load / store, put / get through tensors and
+            staging tiles, in-kernel collectives), tensor slices, slice
+            assignment, computed constants, dynamic dimensions and returns
+            (tests/native/boundary.pld and programs of programs/ and
+            tests/mpi/programs/) at P = 2 over shm and rma: every output
+            byte-identical on sim and native, and native's summary line says
+            "(0 in compiled kernels)": nothing in a compiled kernel reached the
+            tree walker (sim's line has no such count); and
+            tests/native/boundary_err.pld: a slice or index past the end, a
+            slice assignment of another shape, an element write out of range
+            in compiled code give sim's located errors, line for line.
   clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,system,cache,cachedir,cachekey,clang}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,system,cache,cachedir,cachekey,clang,boundary}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
 import argparse
 import glob
 import os
+import re
 import shutil
 import signal
 import struct
@@ -57,13 +70,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'system', 'cache', 'cachedir', 'cachekey', 'clang')
+PARTS = ('numerics', 'errors', 'load', 'control', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'system': ('system.pld',),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
-         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',)}
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld')}
 
 
 def npy_scalar_i64(path, v):
@@ -155,6 +168,86 @@ def clang(args, work, env):
     if len(flags) != 1 or '-fvect-cost-model' in open(flags[0]).read():
         fail('clang\'s probed flags: %s' % [open(f).read() for f in flags])
     print('ok: clang: flags %s' % open(flags[0]).read())
+
+
+# the distributed programs of part `boundary` (paths from the repository root)
+BOUNDARY = ('tests/native/boundary.pld', 'programs/tutorial/remote_load_store.pld', 'programs/tutorial/put_get.pld',
+            'programs/tutorial/barrier_handrolled.pld', 'tests/mpi/programs/tile_put_get.pld',
+            'programs/incore/allreduce_mesh.pld', 'programs/incore/broadcast.pld', 'programs/incore/all_to_all_v.pld',
+            'programs/host/reduce_scatter.pld')
+
+
+def program_io(path):
+    """the --in options of a program's `# inputs:` line and the names of its
+    orchestrator's pl.Out parameters"""
+    text = open(path).read()
+    ins = []
+    for line in text.splitlines():
+        if line.startswith('# inputs:'):
+            for spec in line[len('# inputs:'):].split():
+                ins += ['--in', spec]
+    orch = text[text.find('role=pl.Role.Orchestrator'):]
+    outs = re.findall(r'(\w+): pl\.Out\[', orch)
+    if not outs:
+        fail('%s: no pl.Out parameter of the orchestrator found' % path)
+    return ins, outs
+
+
+def boundary(args, work, env):
+    root = os.path.dirname(os.path.dirname(HERE))
+    P = 2
+    for rel in BOUNDARY:
+        prog = os.path.join(root, rel)
+        if not os.path.isfile(prog):
+            fail('%s is missing' % rel)
+        ins, outs = program_io(prog)
+        for tr in ('shm', 'rma'):
+            varied = False
+            for b in ('sim', 'native'):
+                extra = ins + ['--window-transport', tr]
+                for o in outs:
+                    extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, b)))]
+                rc, out = run(args, prog, b, extra, env, P=P)
+                if rc != 0:
+                    fail('%s on %s (%s) exited %d' % (rel, b, tr, rc), out)
+                summary = [l for l in out.splitlines() if 'interpreted ops' in l]
+                if len(summary) != 1:
+                    fail('%s on %s (%s): no summary line' % (rel, b, tr), out)
+                if b == 'native' and '(0 in compiled kernels)' not in summary[0]:
+                    fail('%s on native (%s): the tree walker ran inside a compiled kernel: %s' % (rel, tr, summary[0]))
+                if b == 'sim' and 'compiled kernels' in summary[0]:
+                    fail('%s on sim: the summary line counts compiled kernels: %s' % (rel, summary[0]))
+            for o in outs:
+                a = open(os.path.join(work, o + '_sim.npy'), 'rb').read()
+                if a != open(os.path.join(work, o + '_native.npy'), 'rb').read():
+                    fail('%s (%s): output %s differs between sim and native' % (rel, tr, o))
+                varied |= len(set(a[128:])) >= 2
+            if not varied:
+                fail('%s (%s): every output is constant: the test would not see a difference' % (rel, tr))
+        print('ok: boundary: %s at P=%d on shm and rma: %d output%s byte-identical, 0 ops in compiled kernels'
+              % (rel, P, len(outs), '' if len(outs) == 1 else 's'))
+    # the errors of compiled subscripts: sim's located messages, rank prefix and notes included
+    for m, what in enumerate(('a slice bound past the end', 'an index past the end', 'a slice assignment of another shape',
+                              'an element write out of range', None)):
+        mpath = os.path.join(work, 'm%d.npy' % m)
+        npy_scalar_i64(mpath, m)
+        got = {}
+        for b in ('sim', 'native'):
+            o = os.path.join(work, 'err_%s.npy' % b)
+            rc, out = run(args, 'boundary_err.pld', b, ['--in', 'x=random:1', '--in', 'm=' + mpath, '--out', 'out=' + o], env)
+            if rc != (0 if what is None else 70):
+                fail('boundary_err.pld (mode %d) on %s exited %d' % (m, b, rc), out)
+            got[b] = [l for l in out.splitlines() if l.startswith('[rank ')]
+            if b == 'native' and what is None and '(0 in compiled kernels)' not in out:
+                fail('boundary_err.pld on native: the tree walker ran inside a compiled kernel', out)
+        if got['sim'] != got['native'] or (what and not got['sim']):
+            fail('boundary_err.pld: %s: sim and native report differently:\n%s\n---\n%s'
+                 % (what or 'no error', '\n'.join(got['sim']), '\n'.join(got['native'])))
+        if what is None and open(os.path.join(work, 'err_sim.npy'), 'rb').read() != \
+                open(os.path.join(work, 'err_native.npy'), 'rb').read():
+            fail('boundary_err.pld: the element and slice writes differ between sim and native')
+        print('ok: boundary: %s: %s' % (what or 'element and slice writes', 'the same located error on sim and native'
+                                                if what else 'byte-identical on sim and native'))
 
 
 def cache_files(d):
@@ -374,8 +467,8 @@ def main():
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
-        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'system': system, 'cache': cache, 'cachedir': cachedir,
-         'cachekey': cachekey, 'clang': clang}[args.what](args, work, env)
+        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'system': system, 'cache': cache,
+         'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -956,11 +956,11 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         record_ops_seen(it);
         pld_interp_stats_t stats;
         pld_interp_stats(it, &stats);
-        uint64_t mine[7] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops, stats.puts_held,
-                            stats.preemptions, stats.races},
-                 tot[7] = {0, 0, 0, 0, 0, 0, 0};
+        uint64_t mine[8] = {stats.tasks, stats.bytes_moved, stats.dispatches, stats.ops, stats.puts_held,
+                            stats.preemptions, stats.races, stats.kernel_ops},
+                 tot[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         unsigned transports = 0;
-        if (!stuck && (MPI_Reduce(mine, tot, 7, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        if (!stuck && (MPI_Reduce(mine, tot, 8, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
                        MPI_Reduce(&stats.transports, &transports, 1, MPI_UNSIGNED, MPI_BOR, 0, MPI_COMM_WORLD) !=
                            MPI_SUCCESS)) {
             fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while gathering the run's statistics\n", rank, size);
@@ -975,11 +975,15 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
                 if (transports & (1u << t))
                     snprintf(wins + strlen(wins), sizeof wins - strlen(wins), "%s%s", wins[0] ? "+" : ", windows over ",
                              pld_win_transport_name((pld_win_transport_t)t));
-            printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops%s, "
+            /* a backend that compiles kernels: the ops evaluated inside them apart (0 once all is compiled) */
+            char kops[64] = "";
+            if (hw && (pld_hw_caps(hw) & PLD_BE_CAP_C_KERNELS))
+                snprintf(kops, sizeof kops, " (%llu in compiled kernels)", (unsigned long long)tot[7]);
+            printf("pldrun: %d rank%s, %llu dispatch%s, %llu kernel task%s, %llu bytes moved, %llu interpreted ops%s%s, "
                    "%.3f s\n",
                    size, size == 1 ? "" : "s", (unsigned long long)tot[2], tot[2] == 1 ? "" : "es",
                    (unsigned long long)tot[0], tot[0] == 1 ? "" : "s", (unsigned long long)tot[1],
-                   (unsigned long long)tot[3], wins, MPI_Wtime() - t0);
+                   (unsigned long long)tot[3], kops, wins, MPI_Wtime() - t0);
             if (o->schedule)
                 printf("pldrun: schedule seed %llu: %llu put%s held back, %llu preemption%s\n",
                        (unsigned long long)o->seed, (unsigned long long)tot[4], tot[4] == 1 ? "" : "s",
