@@ -205,4 +205,17 @@ int pld_cg_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_t ne
 /* pld.tile.remote_store (a statement) */
 int pld_cg_remote_store(cg_t *g, const pld_expr_t *e);
 
+/* ---------------------------------------------------------------- pld_cgen_layout.c */
+
+/* 1 when op is a layout / valid-shape / gather-scatter tile op of pld_cgen_layout.c */
+int pld_cg_is_layout(int op);
+/* such an op into dst (room: its storage; s: the site of e) */
+int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
+/* the emitters on descriptors (C lvalues of pc_tile; op: the op's name for
+ * messages; ax0 / ax1: C locals tN holding the axes) */
+int pld_cg_lay_transpose(cg_t *g, int s, const char *op, const char *dst, const char *src, int ax0, int ax1);
+int pld_cg_lay_concat(cg_t *g, int s, const char *dst, const char *a, const char *b, pld_dtype_t dt);
+int pld_cg_lay_gather(cg_t *g, int s, const char *dst, const char *a, const char *x, pld_dtype_t dt, int dim);
+int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x);
+
 #endif

@@ -177,6 +177,8 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         return pld_cg_ew(g, e, dst);
     if (pld_cg_reduce_code(e->op, &row) >= 0)
         return pld_cg_reduce(g, e, dst, s);
+    if (pld_cg_is_layout(e->op))
+        return pld_cg_layout(g, e, dst, room, s);
     switch (e->op) {
     case PLD_OPID_TILE_LOAD: {
         const pld_expr_t *src = pld_op_bound(e, 0);
