@@ -217,5 +217,7 @@ int pld_cg_lay_transpose(cg_t *g, int s, const char *op, const char *dst, const 
 int pld_cg_lay_concat(cg_t *g, int s, const char *dst, const char *a, const char *b, pld_dtype_t dt);
 int pld_cg_lay_gather(cg_t *g, int s, const char *dst, const char *a, const char *x, pld_dtype_t dt, int dim);
 int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x);
+/* pl.tile.mscatter (a tensor result: the output tensor, updated in place) into pc_tensor dst */
+int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst);
 
 #endif

@@ -164,9 +164,35 @@ static int k_mrgsort(const pc_view *out, const pc_view *const *src, int nsrc, in
     return pld_k_mrgsort(V(out), sv, nsrc < 8 ? nsrc : 8, block, err, errn) != PLD_OK;
 }
 
+static int k_mgather(const pc_view *out, const pc_view *mem, const pc_view *idx, const int64_t *box, int row_mode,
+                     int oob, const pc_view *scratch, char *err, size_t errn)
+{
+    return pld_k_mgather(V(out), V(mem), V(idx), box, row_mode, oob, V(scratch), err, errn) != PLD_OK;
+}
+
+static int k_mscatter(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *svalid, char *err,
+                      size_t errn)
+{
+    return pld_k_mscatter(V(out), V(src), V(idx), svalid, err, errn) != PLD_OK;
+}
+
+static int k_gatherb(const pc_view *out, const pc_view *src, const pc_view *off, const int64_t *box, char *err,
+                     size_t errn)
+{
+    return pld_k_gatherb(V(out), V(src), V(off), box, err, errn) != PLD_OK;
+}
+
+static int k_scatter_update(const pc_view *out, const pc_view *idx, const pc_view *src, const int64_t *box, char *err,
+                            size_t errn)
+{
+    return pld_k_scatter_update(V(out), V(idx), V(src), box, err, errn) != PLD_OK;
+}
+
 const pc_kern pld_cgen_kern_table = {
     k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
     k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
     /* layout (pld_kern_layout.c) */
     k_reshape_valid, k_assemble_valid, k_fillpad, k_gather, k_scatter, k_sort32, k_mrgsort,
+    /* the GM gather / scatter family (pld_kern_gather.c) */
+    k_mgather, k_mscatter, k_gatherb, k_scatter_update,
 };

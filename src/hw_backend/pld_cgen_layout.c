@@ -2,7 +2,8 @@
  * in generated code (pld_cgen_int.h): slice, reshape, assemble, transpose,
  * transpose_view, reinterpret_view, extract, concat, fillpad (copy, in place,
  * expand), set_validshape, gather, scatter, sort32, mrgsort, gather_row,
- * gather_mask, scatter_mask.
+ * gather_mask, scatter_mask; the GM family mgather, mscatter, gatherb,
+ * scatter_update.
  *
  * Each op's semantics are the interpreter's (src/interp/pld_exec_layout.c,
  * pld_exec_mem.c): the same checks with the same messages at the op's site,
@@ -638,6 +639,129 @@ static int gen_set_validshape(cg_t *g, const pld_expr_t *e, const char *dst, siz
     return 0;
 }
 
+/* ---------------------------------------------------------------- the GM gather / scatter family */
+
+/* operand i, a tile or a tensor: its C name in nm, *tile set; the view is
+ * built with pc_view_tile / pc_view_tensor */
+static int shaped_operand(cg_t *g, const pld_expr_t *e, int i, char *nm, int *tile)
+{
+    const pld_type_t *t = aty(e, i);
+    *tile = t && t->kind == PLD_TY_TILE;
+    return *tile ? pld_cg_tile_operand(g, pld_op_bound(e, i), e, nm) : tensor_operand(g, e, i, nm);
+}
+
+static int gen_mgather(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
+{
+    char mn[32], xn[32], sn[32];
+    int mt, xt, nv = -1, vs = -1;
+    const int co = pld_check_mode_arg(pld_op_bound(e, 2), pld_mgather_coalesce, 2, 0);
+    const int oob = pld_check_mode_arg(pld_op_bound(e, 3), pld_mgather_oob, 4, 0);
+    if (shaped_operand(g, e, 0, mn, &mt) || shaped_operand(g, e, 1, xn, &xt))
+        return -1;
+    const int mat = !xt;
+    if (mat && !absent(pld_op_bound(e, 6)) && (vs = pld_cg_ilist(g, pld_op_bound(e, 6), &nv)) < 0)
+        return -1;
+    const int scr = mat && co == 1 && !absent(pld_op_bound(e, 5));
+    if (scr && tensor_operand(g, e, 5, sn))
+        return -1;
+    pld_dtype_t dt = aty(e, 0)->dtype;
+    const int es = esize(dt);
+    pld_cg_emit(g, "{ pc_view vm, vx, vo, vsc; %s(&vm, &%s); %s(&vx, &%s);", mt ? "pc_view_tile" : "pc_view_tensor", mn,
+                xt ? "pc_view_tile" : "pc_view_tensor", xn);
+    g->ind++;
+    pld_cg_emit(g, "const int64_t n = pc_numel(vm.shape, vm.rank), last = vm.shape[vm.rank - 1]; const int rowvec = vx.shape[0] "
+                   "== 1; (void)rowvec; (void)last;");
+    if (co == 0)
+        pld_cg_emit(g, "int64_t shp[2] = {vx.shape[rowvec ? 1 : 0], last};");
+    else
+        pld_cg_emit(g, "int64_t shp[2] = {vx.shape[0], vx.shape[1]};");
+    if (scr) {
+        pld_cg_emit(g, "pc_view_tensor(&vsc, &%s);", sn);
+        pld_cg_emit(g, "if (pc_numel(vsc.shape, vsc.rank) < shp[0] * shp[1])");
+        pld_cg_emit(g, "    PC_FAILF(%d, \"%s: scratch holds %%lld elements, the gather needs %%lld\", (long long)pc_numel(vsc.shape, "
+                       "vsc.rank), (long long)(shp[0] * shp[1]));", s, opname(e));
+    }
+    char vcheck[160] = "";
+    if (nv >= 0 && nv != 2)
+        snprintf(vcheck, sizeof vcheck, " || 1");
+    else if (nv == 2)
+        snprintf(vcheck, sizeof vcheck, " || t%d[0] > shp[0] || t%d[1] > shp[1]", vs, vs);
+    pld_cg_emit(g, "if (vm.rank < %d || vx.rank != 2 || n == 0%s)", co == 0 ? 2 : 1, vcheck);
+    pld_cg_emit(g, "    return rt->fail(bk, %d, \"%s needs a non-empty mem (rank >= 2 in row mode), a 2-D index and a valid_shape "
+                   "within the result\");", s, opname(e));
+    pld_cg_emit(g, "if ((size_t)(shp[0] * shp[1] * %d) > (size_t)%zu) return rt->fail(bk, %d, \"%s: internal: tile storage too "
+                   "small\");", es, room, s, opname(e));
+    set_desc(g, dst, dt, "2", "shp", "");
+    if (mat && nv == 2)
+        pld_cg_emit(g, "%s.valid[0] = t%d[0]; %s.valid[1] = t%d[1];", dst, vs, dst, vs);
+    else if (!mat && co == 0)
+        pld_cg_emit(g, "%s.valid[0] = %s.valid[rowvec ? 1 : 0]; %s.valid[1] = last;", dst, xn, dst);
+    else if (!mat)
+        pld_cg_emit(g, "%s.valid[0] = %s.valid[0]; %s.valid[1] = %s.valid[1];", dst, xn, dst, xn);
+    zero(g, dst, es);
+    pld_cg_emit(g, "pc_view_tile(&vo, &%s);", dst);
+    pld_cg_emit(g, "PC_K(%d, mgather, &vo, &vm, &vx, %s.valid, %d, %d, %s);", s, dst, co == 0, oob, scr ? "&vsc" : "NULL");
+    g->ind--;
+    pld_cg_emit(g, "}");
+    return 0;
+}
+
+/* pl.tile.mscatter: the output tensor updated in place; dst (a pc_tensor) = it */
+int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst)
+{
+    char sn[32], xn[32], on[32];
+    const int s = pld_cg_site(g, e);
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, sn) || pld_cg_tile_operand(g, pld_op_bound(e, 1), e, xn) ||
+        tensor_operand(g, e, 2, on))
+        return -1;
+    const pld_type_t *ts = aty(e, 0), *tx = aty(e, 1), *to = aty(e, 2);
+    if (!to || to->kind == PLD_TY_TILE || !tx || !ts || tx->rank != ts->rank || to->dtype != ts->dtype)
+        return always_fail(g, s, opname(e), " needs an index of src's rank and a tensor of src's dtype");
+    pld_cg_emit(g, "{ pc_view vo, vs, vx; pc_view_tensor(&vo, &%s); pc_view_tile(&vs, &%s); pc_view_tile(&vx, &%s);", on, sn, xn);
+    pld_cg_emit(g, "  PC_K(%d, mscatter, &vo, &vs, &vx, %s.valid); }", s, sn);
+    pld_cg_emit(g, "%s = %s;", dst, on);
+    return 0;
+}
+
+static int gen_gatherb(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    char a[32], x[32];
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, a) || pld_cg_tile_operand(g, pld_op_bound(e, 1), e, x))
+        return -1;
+    const pld_type_t *ta = aty(e, 0), *tx = aty(e, 1);
+    pld_dtype_t od = e->type && e->type->dtype != PLD_DT_NONE ? e->type->dtype : ta->dtype;
+    const int k = 32 / esize(od);
+    if (!tx || tx->rank != 2 || ta->rank != 2)
+        return always_fail(g, s, opname(e), " needs a 2-D src and a 2-D offset tile");
+    pld_cg_emit(g, "{ int64_t shp[2] = {%s.shape[0], %s.shape[1] * %d}; pc_view vo, vs, vx;", x, x, k);
+    g->ind++;
+    set_desc(g, dst, od, "2", "shp", "");
+    pld_cg_emit(g, "%s.valid[0] = %s.valid[0]; %s.valid[1] = %s.valid[1] * %d;", dst, x, dst, x, k);
+    zero(g, dst, esize(od));
+    pld_cg_emit(g, "pc_view_tile(&vo, &%s); pc_view_tile(&vs, &%s); pc_view_tile(&vx, &%s);", dst, a, x);
+    pld_cg_emit(g, "PC_K(%d, gatherb, &vo, &vs, &vx, %s.valid);", s, x);
+    g->ind--;
+    pld_cg_emit(g, "}");
+    return 0;
+}
+
+static int gen_scatter_update(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
+{
+    int pos[3];
+    if (!pld_check_scatter_update_args((const pld_expr_t *const *)e->bound, pos))
+        return always_fail(g, s, opname(e), ": arguments do not match a call form");
+    char x[32], b[32];
+    if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room) || pld_cg_tile_operand(g, pld_op_bound(e, pos[1]), e, x) ||
+        pld_cg_tile_operand(g, pld_op_bound(e, pos[2]), e, b))
+        return -1;
+    const pld_type_t *ti = aty(e, 0), *tx = aty(e, pos[1]), *ts = aty(e, pos[2]);
+    if (!ti || !tx || !ts || tx->rank != 2 || sdim(ts, ts->rank - 1) != sdim(ti, ti->rank - 1) || ts->dtype != ti->dtype)
+        return always_fail(g, s, opname(e), " needs a 2-D index and src rows of input's length and dtype");
+    pld_cg_emit(g, "{ pc_view vo, vx, vs; pc_view_tile(&vo, &%s); pc_view_tile(&vx, &%s); pc_view_tile(&vs, &%s);", dst, x, b);
+    pld_cg_emit(g, "  PC_K(%d, scatter_update, &vo, &vx, &vs, %s.valid); }", s, x);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 int pld_cg_is_layout(int op)
@@ -648,7 +772,8 @@ int pld_cg_is_layout(int op)
     case PLD_OPID_TILE_CONCAT: case PLD_OPID_TILE_FILLPAD: case PLD_OPID_TILE_FILLPAD_INPLACE:
     case PLD_OPID_TILE_FILLPAD_EXPAND: case PLD_OPID_TILE_SET_VALIDSHAPE: case PLD_OPID_TILE_GATHER:
     case PLD_OPID_TILE_SCATTER: case PLD_OPID_TILE_SORT32: case PLD_OPID_TILE_MRGSORT: case PLD_OPID_TILE_GATHER_ROW:
-    case PLD_OPID_TILE_GATHER_MASK: case PLD_OPID_TILE_SCATTER_MASK:
+    case PLD_OPID_TILE_GATHER_MASK: case PLD_OPID_TILE_SCATTER_MASK: case PLD_OPID_TILE_MGATHER:
+    case PLD_OPID_TILE_GATHERB: case PLD_OPID_TILE_SCATTER_UPDATE:
         return 1;
     default:
         return 0;
@@ -677,6 +802,9 @@ int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
     case PLD_OPID_TILE_GATHER_ROW: return gen_gather_row(g, e, dst, room, s);
     case PLD_OPID_TILE_GATHER_MASK: return gen_gather_mask(g, e, dst, s);
     case PLD_OPID_TILE_SCATTER_MASK: return gen_scatter_mask(g, e, dst, room, s);
+    case PLD_OPID_TILE_MGATHER: return gen_mgather(g, e, dst, room, s);
+    case PLD_OPID_TILE_GATHERB: return gen_gatherb(g, e, dst, s);
+    case PLD_OPID_TILE_SCATTER_UPDATE: return gen_scatter_update(g, e, dst, room, s);
     default: return pld_cg_fail(g, e->span, "internal: %s is not a layout op", opname(e));
     }
 }

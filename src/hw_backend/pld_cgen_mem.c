@@ -290,6 +290,8 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
     }
     case PLD_OPID_TENSOR_WRITE:
         return pld_cg_elem_write(g, e) ? -1 : pld_cg_tensor_into(g, pld_op_bound(e, 0), dst);
+    case PLD_OPID_TILE_MSCATTER:
+        return pld_cg_mscatter(g, e, dst);
     default:
         break;
     }

@@ -425,7 +425,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             return 0;
         if (e->op == PLD_OPID_TENSOR_WRITE || e->op == PLD_OPID_TILE_WRITE)
             return pld_cg_elem_write(g, e);
-        if (e->op == PLD_OPID_TILE_STORE) {
+        if (e->op == PLD_OPID_TILE_STORE || e->op == PLD_OPID_TILE_MSCATTER) {
             int o = tmp(g);
             pld_cg_emit(g, "pc_tensor t%d;", o);
             char d[32];

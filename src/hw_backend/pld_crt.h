@@ -90,6 +90,14 @@ typedef struct pc_kern {
                    char *err, size_t errn);
     int (*sort32)(const pc_view *out, const pc_view *src, const pc_view *idx, char *err, size_t errn);
     int (*mrgsort)(const pc_view *out, const pc_view *const *src, int nsrc, int64_t block, char *err, size_t errn);
+    /* the GM gather / scatter family (pld_kern_gather.c) */
+    int (*mgather)(const pc_view *out, const pc_view *mem, const pc_view *idx, const int64_t *box, int row_mode, int oob,
+                   const pc_view *scratch, char *err, size_t errn);
+    int (*mscatter)(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *svalid, char *err,
+                    size_t errn);
+    int (*gatherb)(const pc_view *out, const pc_view *src, const pc_view *off, const int64_t *box, char *err, size_t errn);
+    int (*scatter_update)(const pc_view *out, const pc_view *idx, const pc_view *src, const int64_t *box, char *err,
+                          size_t errn);
 } pc_kern;
 
 /* What a runtime-executed op returned (pc_rt.exec). */

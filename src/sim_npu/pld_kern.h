@@ -227,4 +227,28 @@ pld_status_t pld_k_sort32(const pld_view_t *out, const pld_view_t *src, const pl
 pld_status_t pld_k_mrgsort(const pld_view_t *out, const pld_view_t *const *src, int nsrc, int64_t block, char *err,
                            size_t errn);
 
+/* ---- the GM gather / scatter family (pld_kern_gather.c) ---- */
+/* mgather over out's box [0, box) (2-D): row_mode: out[i, :] = mem's row
+ * idx[i] (idx [1, R] or [R, 1]; mem as [rows, last]); else out[i, j] =
+ * mem.flat[idx[i, j]]. Indices read as UINT32; one past the entries follows
+ * oob (0 undefined: fails, 1 clamp, 2 wrap, 3 zero: out keeps its element).
+ * scratch (or NULL): each gathered element also at scratch.flat[i * out
+ * columns + j]. */
+pld_status_t pld_k_mgather(const pld_view_t *out, const pld_view_t *mem, const pld_view_t *idx, const int64_t *box,
+                           int row_mode, int oob, const pld_view_t *scratch, char *err, size_t errn);
+/* mscatter: out.flat[idx[p]] = src[p] over src's valid box svalid (within
+ * idx's shape), row-major (the last write wins); an index outside fails. */
+pld_status_t pld_k_mscatter(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx, const int64_t *svalid,
+                            char *err, size_t errn);
+/* gatherb over off's box [0, box): block j of out row i (32 bytes at column
+ * j * 32 / out's width) = src's bytes (row-major) from UINT32 byte offset
+ * off[i, j], a multiple of 32 inside src (else fails). */
+pld_status_t pld_k_gatherb(const pld_view_t *out, const pld_view_t *src, const pld_view_t *off, const int64_t *box,
+                           char *err, size_t errn);
+/* scatter_update over idx's box [0, box) (2-D), row-major: out's row
+ * idx[i, j] (rows: all dims but the last) = src's row i * idx columns + j;
+ * a row outside out or past src fails. out holds the input already. */
+pld_status_t pld_k_scatter_update(const pld_view_t *out, const pld_view_t *idx, const pld_view_t *src,
+                                  const int64_t *box, char *err, size_t errn);
+
 #endif
