@@ -219,5 +219,7 @@ int pld_cg_lay_gather(cg_t *g, int s, const char *dst, const char *a, const char
 int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x);
 /* pl.tile.mscatter (a tensor result: the output tensor, updated in place) into pc_tensor dst */
 int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst);
+/* `d, c = pl.tile.gather_compare(...)` (targets: the tuple of two tile names) */
+int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e);
 
 #endif

@@ -188,11 +188,17 @@ static int k_scatter_update(const pc_view *out, const pc_view *idx, const pc_vie
     return pld_k_scatter_update(V(out), V(idx), V(src), box, err, errn) != PLD_OK;
 }
 
+static int k_gather_compare(const pc_view *dst, const pc_view *cnt, const pc_view *src, const int64_t *box, int mode,
+                            double k, int64_t out_cols, char *err, size_t errn)
+{
+    return pld_k_gather_compare(V(dst), V(cnt), V(src), box, mode, k, out_cols, err, errn) != PLD_OK;
+}
+
 const pc_kern pld_cgen_kern_table = {
     k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
     k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
     /* layout (pld_kern_layout.c) */
     k_reshape_valid, k_assemble_valid, k_fillpad, k_gather, k_scatter, k_sort32, k_mrgsort,
     /* the GM gather / scatter family (pld_kern_gather.c) */
-    k_mgather, k_mscatter, k_gatherb, k_scatter_update,
+    k_mgather, k_mscatter, k_gatherb, k_scatter_update, k_gather_compare,
 };

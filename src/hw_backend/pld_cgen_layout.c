@@ -3,7 +3,7 @@
  * transpose_view, reinterpret_view, extract, concat, fillpad (copy, in place,
  * expand), set_validshape, gather, scatter, sort32, mrgsort, gather_row,
  * gather_mask, scatter_mask; the GM family mgather, mscatter, gatherb,
- * scatter_update.
+ * scatter_update, gather_compare.
  *
  * Each op's semantics are the interpreter's (src/interp/pld_exec_layout.c,
  * pld_exec_mem.c): the same checks with the same messages at the op's site,
@@ -759,6 +759,61 @@ static int gen_scatter_update(cg_t *g, const pld_expr_t *e, const char *dst, siz
         return always_fail(g, s, opname(e), " needs a 2-D index and src rows of input's length and dtype");
     pld_cg_emit(g, "{ pc_view vo, vx, vs; pc_view_tile(&vo, &%s); pc_view_tile(&vx, &%s); pc_view_tile(&vs, &%s);", dst, x, b);
     pld_cg_emit(g, "  PC_K(%d, scatter_update, &vo, &vx, &vs, %s.valid); }", s, x);
+    return 0;
+}
+
+/* `d, c = pl.tile.gather_compare(...)`: both tiles made in temporaries, then
+ * bound to the two names */
+int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e)
+{
+    const int s = pld_cg_site(g, e);
+    const pld_type_t *rt = e->type;
+    if (targets->kind != PLD_EX_TUPLE || targets->u.seq.n != 2 || !rt || rt->kind != PLD_TY_TUPLE || rt->nelems != 2)
+        return pld_cg_fail(g, e->span, "%s: the native backend needs two names for its two results", opname(e));
+    for (int i = 0; i < 2; i++) {
+        const pld_expr_t *t = targets->u.seq.items[i];
+        if (t->kind != PLD_EX_NAME || t->slot < 0 || g->slots[t->slot].kind != SK_TILE)
+            return pld_cg_fail(g, t->span, "%s: the native backend needs two tile names for its results", opname(e));
+    }
+    int64_t bd = tile_bytes(rt->elems[0]), bc = tile_bytes(rt->elems[1]);
+    if (bd < 0 || bc < 0)
+        return pld_cg_fail(g, e->span, "%s: the results need static shapes for the native backend", opname(e));
+    const int mode = pld_check_mode_arg(pld_op_bound(e, 3), pld_gather_cmp_modes, 6, 0);
+    char a[32];
+    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, a))
+        return -1;
+    int fl;
+    pld_dtype_t kd;
+    int kv = pld_cg_scalar(g, pld_op_bound(e, 1), &fl, &kd);
+    int oc = kv < 0 ? -1 : iarg(g, e, 5, 0);
+    if (oc < 0)
+        return -1;
+    const pld_type_t *ta = aty(e, 0);
+    if (!ta || ta->rank != 2)
+        return always_fail(g, s, opname(e), " needs a 2-D src and a scalar kvalue");
+    const int td = pld_cg_temp_tile(g, (size_t)bd), tc = pld_cg_temp_tile(g, (size_t)bc);
+    char dn[32], cn[32];
+    snprintf(dn, sizeof dn, "t%d", td);
+    snprintf(cn, sizeof cn, "t%d", tc);
+    pld_cg_emit(g, "{ int64_t ds[2] = {%s.shape[0], t%d}, cs[2] = {1, %s.shape[0]}; pc_view dv, cv, sv;", a, oc, a);
+    g->ind++;
+    pld_cg_emit(g, "if (ds[1] < 0 || (size_t)(ds[0] * ds[1] * 4) > (size_t)%lld) return rt->fail(bk, %d, \"%s: internal: tile "
+                   "storage too small\");", (long long)bd, s, opname(e));
+    set_desc(g, dn, PLD_DT_INT32, "2", "ds", "");
+    zero(g, dn, 4);
+    set_desc(g, cn, rt->elems[1]->dtype, "2", "cs", "");
+    zero(g, cn, esize(rt->elems[1]->dtype));
+    pld_cg_emit(g, "pc_view_tile(&dv, &%s); pc_view_tile(&cv, &%s); pc_view_tile(&sv, &%s);", dn, cn, a);
+    pld_cg_emit(g, "PC_K(%d, gather_compare, &dv, &cv, &sv, %s.valid, %d, (double)t%d, t%d);", s, a, mode, kv, oc);
+    g->ind--;
+    pld_cg_emit(g, "}");
+    for (int i = 0; i < 2; i++) {
+        const pld_expr_t *t = targets->u.seq.items[i];
+        char v[32];
+        snprintf(v, sizeof v, "s%d", t->slot);
+        pld_cg_copy_tile(g, v, i ? cn : dn, rt->elems[i]->dtype);
+        pld_cg_bound_tile(g, t->slot, PLD_MEM_VEC, t);
+    }
     return 0;
 }
 

@@ -408,6 +408,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             pld_cg_emit(g, "if (rt->assign(bk, %d, %d)) return 1;", pld_cg_site(g, t), pld_cg_site(g, v));
             return 0;
         }
+        if (t->kind == PLD_EX_TUPLE && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TILE_GATHER_COMPARE)
+            return pld_cg_gather_compare(g, t, v);
         if (t->kind != PLD_EX_NAME)
             return pld_cg_fail(g, t->span, "the native backend compiles assignments to plain names only");
         g->target = t;

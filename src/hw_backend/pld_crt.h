@@ -98,6 +98,8 @@ typedef struct pc_kern {
     int (*gatherb)(const pc_view *out, const pc_view *src, const pc_view *off, const int64_t *box, char *err, size_t errn);
     int (*scatter_update)(const pc_view *out, const pc_view *idx, const pc_view *src, const int64_t *box, char *err,
                           size_t errn);
+    int (*gather_compare)(const pc_view *dst, const pc_view *cnt, const pc_view *src, const int64_t *box, int mode,
+                          double k, int64_t out_cols, char *err, size_t errn);
 } pc_kern;
 
 /* What a runtime-executed op returned (pc_rt.exec). */

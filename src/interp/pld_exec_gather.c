@@ -255,19 +255,6 @@ static pld_status_t paged_gather(pld_interp_t *it, frame_t *f, const pld_expr_t 
     return st;
 }
 
-/* 1 when a cmp b holds (mode: eq ne lt le gt ge); NaN compares unequal and unordered. */
-static int cmp_holds(int mode, double a, double b)
-{
-    switch (mode) {
-    case 0: return a == b;
-    case 1: return a != b;
-    case 2: return a < b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    default: return a >= b;
-    }
-}
-
 /* pl.tile.gather_compare / pl.tensor.gather's compare form (kvalue at ik, cmp_mode at ic, out_cols at io): per
  * valid row the ascending columns j with src[i, j] cmp kvalue (dst, INT32) and their count (cdst[0, i]); a count
  * other than out_cols leaves PyPTO's dst undefined: a runtime error. */
@@ -295,21 +282,10 @@ static pld_status_t gather_compare(pld_interp_t *it, frame_t *f, const pld_expr_
     if (st == PLD_OK && (st = pld_new_like(it, f, e, s.tile, PLD_DT_INT32, 2, ds, mem, &d, &dv, &dvalid)) == PLD_OK &&
         (st = pld_new_like(it, f, e, s.tile, ct ? ct->dtype : PLD_DT_INT32, 2, cs, mem, &c, &cv, &cvalid)) != PLD_OK)
         pld_value_release(&d);
-    for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++) {
-        int64_t n = 0, q[2] = {0, i};
-        for (int64_t j = 0; j < s.valid[1]; j++) {
-            int64_t p[2] = {i, j};
-            int hit = cmp_holds(mode, pld_elem_get_f(pld_view_at(&s.kv, p), s.kv.dt, 0), k); /* INT16/32: exact */
-            if (hit && n < oc) {
-                int64_t w[2] = {i, n};
-                pld_elem_set_i(pld_view_at(&dv, w), PLD_DT_INT32, 0, j);
-            }
-            n += hit;
-        }
-        pld_elem_set_i(pld_view_at(&cv, q), cv.dt, 0, n);
-        if (n != oc) {
-            st = pld_rt_error(it, f, e->span, "%s: row %lld has %lld matches, out_cols is %lld (PyPTO leaves dst "
-                              "undefined unless they agree)", pld_op_name(e), (long long)i, (long long)n, (long long)oc);
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_gather_compare(&dv, &cv, &s.kv, s.valid, mode, k, oc, err, sizeof err), err);
+        if (st != PLD_OK) {
             pld_value_release(&d);
             pld_value_release(&c);
         }

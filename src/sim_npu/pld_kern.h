@@ -250,5 +250,12 @@ pld_status_t pld_k_gatherb(const pld_view_t *out, const pld_view_t *src, const p
  * a row outside out or past src fails. out holds the input already. */
 pld_status_t pld_k_scatter_update(const pld_view_t *out, const pld_view_t *idx, const pld_view_t *src,
                                   const int64_t *box, char *err, size_t errn);
+/* gather_compare over src's box [0, box) (2-D): per row i the ascending
+ * columns j with src[i, j] cmp k (mode 0..5: eq ne lt le gt ge; compared in
+ * double, NaN unordered) into dst[i, 0..] (INT32, at most out_cols) and
+ * their count into cnt[0, i]; a count other than out_cols fails (after the
+ * row's count is written). */
+pld_status_t pld_k_gather_compare(const pld_view_t *dst, const pld_view_t *cnt, const pld_view_t *src,
+                                  const int64_t *box, int mode, double k, int64_t out_cols, char *err, size_t errn);
 
 #endif

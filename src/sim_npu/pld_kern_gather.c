@@ -1,6 +1,6 @@
 /* pld_kern_gather.c - the GM gather / scatter numerics of the tile kernel
  * library (pld_kern.h): mgather (row and element modes, gather_oob),
- * mscatter, gatherb, scatter_update. `sim` (src/interp/pld_exec_gather.c)
+ * mscatter, gatherb, scatter_update, gather_compare. `sim` (src/interp/pld_exec_gather.c)
  * and compiled kernels (pc_kern) call these; the semantics are in
  * docs/ops-numerics.md. Indices are read from the index view's box in
  * row-major order; bytes are copied, never converted. Messages leave out
@@ -151,5 +151,40 @@ pld_status_t pld_k_scatter_update(const pld_view_t *out, const pld_view_t *idx, 
             for (int64_t c = 0; c < d; c++)
                 memcpy(flat_at(out, r * d + c), flat_at(src, k * d + c), eb);
         }
+    return PLD_OK;
+}
+
+/* 1 when a cmp b holds (mode: eq ne lt le gt ge); NaN compares unequal and unordered. */
+static int cmp_holds(int mode, double a, double b)
+{
+    switch (mode) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+    }
+}
+
+pld_status_t pld_k_gather_compare(const pld_view_t *dst, const pld_view_t *cnt, const pld_view_t *src,
+                                  const int64_t *box, int mode, double k, int64_t out_cols, char *err, size_t errn)
+{
+    for (int64_t i = 0; i < box[0]; i++) {
+        int64_t n = 0, q[2] = {0, i};
+        for (int64_t j = 0; j < box[1]; j++) {
+            int64_t p[2] = {i, j};
+            int hit = cmp_holds(mode, pld_elem_get_f(at(src, p), src->dt, 0), k); /* INT16/32: exact */
+            if (hit && n < out_cols) {
+                int64_t w[2] = {i, n};
+                pld_elem_set_i(at(dst, w), PLD_DT_INT32, 0, j);
+            }
+            n += hit;
+        }
+        pld_elem_set_i(at(cnt, q), cnt->dt, 0, n);
+        if (n != out_cols)
+            return fail(err, errn, "row %lld has %lld matches, out_cols is %lld (PyPTO leaves dst undefined unless they "
+                                   "agree)", (long long)i, (long long)n, (long long)out_cols);
+    }
     return PLD_OK;
 }
