@@ -18,6 +18,9 @@
  *   pld_cgen_compute.c  the compute ops: element-wise (inline loops for
  *                       FP32 / FP16 / BF16 / INT32, the kernel library
  *                       otherwise), row / column reductions, matmul, cast
+ *   pld_cgen_layout.c   layout, valid shapes, gathers / scatters, sorts
+ *                       and the GM gather family (the kernel library's
+ *                       pld_kern_layout.c / pld_kern_gather.c)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
