@@ -279,12 +279,11 @@ static int gen_mrgsort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         if (!ty[i] || ty[i]->rank != 2 || sdim(ty[i], 0) != R ||
             (i < nsrc && (ty[i]->dtype != PLD_DT_FP32 || sdim(ty[i], 1) % 2)))
             return always_fail(g, s, opname(e), " needs 2-D FP32 sources of one row count (pairs: an even column count)");
-    if (nsrc < 1)
-        return pld_cg_fail(g, e->span, "%s: no source to merge", opname(e));
+    /* format 2 with src0 alone: it is the tmp, nothing is merged (sim's zero tile) */
     int64_t cols = 0;
     for (int i = 0; i < nsrc; i++)
         cols += sdim(ty[i], 1);
-    pld_cg_emit(g, "{ int64_t shp[2] = {%lld, %lld}; pc_view vo, vs[4]; const pc_view *sv[4];", (long long)R,
+    pld_cg_emit(g, "{ int64_t shp[2] = {%lld, %lld}; pc_view vo, vs[4]; const pc_view *sv[4] = {NULL};", (long long)R,
                 (long long)(fmt1 ? cols : sdim(ty[ns - 1], 1)));
     g->ind++;
     set_desc(g, dst, PLD_DT_FP32, "2", "shp", "");
