@@ -514,12 +514,10 @@ static int gen_reshape(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (shp < 0)
         return -1;
     const pld_type_t *ta = aty(e, 0);
-    int64_t n1 = pld_type_static_numel(ta);
     pld_cg_emit(g, "{ const int64_t n1 = pc_numel(%s.shape, %s.rank), n2 = pc_numel(t%d, %d);", a, a, shp, n);
     g->ind++;
     pld_cg_emit(g, "if (n1 != n2) PC_FAILF(%d, \"%s: %%lld elements cannot take %%lld\", (long long)n1, (long long)n2);", s,
                 opname(e));
-    (void)n1;
     pld_cg_emit(g, "int64_t iv[PC_MAX_RANK], ishape[PC_MAX_RANK]; const int ir = %s.rank;", a);
     pld_cg_emit(g, "memcpy(iv, %s.valid, sizeof iv); memcpy(ishape, %s.shape, sizeof ishape);", a, a);
     pld_cg_emit(g, "memmove(%s.data, %s.data, (size_t)n1 * %d);", dst, a, esize(ta->dtype));
