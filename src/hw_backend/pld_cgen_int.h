@@ -22,6 +22,9 @@
  *                       kernel, the cores of a cluster, no-effect ops, tokens
  *   pld_cgen_rtop.c     the runtime boundary: pld.* ops handed to the
  *                       runtime with operands evaluated in C (pc_rt.op)
+ *   pld_cgen_layout.c   layout, valid shapes, gathers / scatters, sorts
+ *                       and the GM gather family (the kernel library's
+ *                       pld_kern_layout.c / pld_kern_gather.c)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -262,5 +265,21 @@ int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
  * a computed constant's expression compiled, a dynamic dimension read from
  * a kernel's tensor argument (args[]); -2 when neither applies */
 int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
+/* ---------------------------------------------------------------- pld_cgen_layout.c */
+
+/* 1 when op is a layout / valid-shape / gather-scatter tile op of pld_cgen_layout.c */
+int pld_cg_is_layout(int op);
+/* such an op into dst (room: its storage; s: the site of e) */
+int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
+/* the emitters on descriptors (C lvalues of pc_tile; op: the op's name for
+ * messages; ax0 / ax1: C locals tN holding the axes) */
+int pld_cg_lay_transpose(cg_t *g, int s, const char *op, const char *dst, const char *src, int ax0, int ax1);
+int pld_cg_lay_concat(cg_t *g, int s, const char *dst, const char *a, const char *b, pld_dtype_t dt);
+int pld_cg_lay_gather(cg_t *g, int s, const char *dst, const char *a, const char *x, pld_dtype_t dt, int dim);
+int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x);
+/* pl.tile.mscatter (a tensor result: the output tensor, updated in place) into pc_tensor dst */
+int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst);
+/* `d, c = pl.tile.gather_compare(...)` (targets: the tuple of two tile names) */
+int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e);
 
 #endif

@@ -122,7 +122,83 @@ static int k_fill_i(const pc_view *out, int64_t v, char *err, size_t errn)
     return pld_k_fill_i(V(out), v) != PLD_OK;
 }
 
+static int k_reshape_valid(int ri, const int64_t *in, const int64_t *v, int ro, const int64_t *out, int64_t *ov,
+                           char *err, size_t errn)
+{
+    return pld_k_reshape_valid(ri, in, v, ro, out, ov, err, errn) != PLD_OK;
+}
+
+static int k_assemble_valid(int r, const int64_t *dshape, int64_t *dvalid, const int64_t *svalid, const int64_t *off,
+                            char *err, size_t errn)
+{
+    return pld_k_assemble_valid(r, dshape, dvalid, svalid, off, err, errn) != PLD_OK;
+}
+
+static int k_fillpad(const pc_view *dst, const pc_view *src, const int64_t *valid, int mode, char *err, size_t errn)
+{
+    return pld_k_fillpad(V(dst), V(src), valid, mode, err, errn) != PLD_OK;
+}
+
+static int k_gather(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *box, int dim, char *err,
+                    size_t errn)
+{
+    return pld_k_gather(V(out), V(src), V(idx), box, dim, err, errn) != PLD_OK;
+}
+
+static int k_scatter(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *box, int row_form,
+                     char *err, size_t errn)
+{
+    return pld_k_scatter(V(out), V(src), V(idx), box, row_form, err, errn) != PLD_OK;
+}
+
+static int k_sort32(const pc_view *out, const pc_view *src, const pc_view *idx, char *err, size_t errn)
+{
+    return pld_k_sort32(V(out), V(src), V(idx), err, errn) != PLD_OK;
+}
+
+static int k_mrgsort(const pc_view *out, const pc_view *const *src, int nsrc, int64_t block, char *err, size_t errn)
+{
+    const pld_view_t *sv[8];
+    for (int i = 0; i < nsrc && i < 8; i++)
+        sv[i] = V(src[i]);
+    return pld_k_mrgsort(V(out), sv, nsrc < 8 ? nsrc : 8, block, err, errn) != PLD_OK;
+}
+
+static int k_mgather(const pc_view *out, const pc_view *mem, const pc_view *idx, const int64_t *box, int row_mode,
+                     int oob, const pc_view *scratch, char *err, size_t errn)
+{
+    return pld_k_mgather(V(out), V(mem), V(idx), box, row_mode, oob, V(scratch), err, errn) != PLD_OK;
+}
+
+static int k_mscatter(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *svalid, char *err,
+                      size_t errn)
+{
+    return pld_k_mscatter(V(out), V(src), V(idx), svalid, err, errn) != PLD_OK;
+}
+
+static int k_gatherb(const pc_view *out, const pc_view *src, const pc_view *off, const int64_t *box, char *err,
+                     size_t errn)
+{
+    return pld_k_gatherb(V(out), V(src), V(off), box, err, errn) != PLD_OK;
+}
+
+static int k_scatter_update(const pc_view *out, const pc_view *idx, const pc_view *src, const int64_t *box, char *err,
+                            size_t errn)
+{
+    return pld_k_scatter_update(V(out), V(idx), V(src), box, err, errn) != PLD_OK;
+}
+
+static int k_gather_compare(const pc_view *dst, const pc_view *cnt, const pc_view *src, const int64_t *box, int mode,
+                            double k, int64_t out_cols, char *err, size_t errn)
+{
+    return pld_k_gather_compare(V(dst), V(cnt), V(src), box, mode, k, out_cols, err, errn) != PLD_OK;
+}
+
 const pc_kern pld_cgen_kern_table = {
     k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
     k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
+    /* layout (pld_kern_layout.c) */
+    k_reshape_valid, k_assemble_valid, k_fillpad, k_gather, k_scatter, k_sort32, k_mrgsort,
+    /* the GM gather / scatter family (pld_kern_gather.c) */
+    k_mgather, k_mscatter, k_gatherb, k_scatter_update, k_gather_compare,
 };

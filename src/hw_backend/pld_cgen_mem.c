@@ -180,6 +180,8 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
     const int sys = pld_cg_sys_tile(g, e, dst, room);
     if (sys != -2)
         return sys;
+    if (pld_cg_is_layout(e->op))
+        return pld_cg_layout(g, e, dst, room, s);
     switch (e->op) {
     case PLD_OPID_TILE_LOAD: {
         const pld_expr_t *src = pld_op_bound(e, 0);
@@ -294,6 +296,8 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
     }
     case PLD_OPID_TENSOR_WRITE:
         return pld_cg_elem_write(g, e) ? -1 : pld_cg_tensor_into(g, pld_op_bound(e, 0), dst);
+    case PLD_OPID_TILE_MSCATTER:
+        return pld_cg_mscatter(g, e, dst);
     default:
         break;
     }

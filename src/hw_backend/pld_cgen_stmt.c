@@ -420,6 +420,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             pld_cg_emit(g, "if (rt->assign(bk, %d, %d)) return 1;", pld_cg_site(g, t), pld_cg_site(g, v));
             return 0;
         }
+        if (t->kind == PLD_EX_TUPLE && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TILE_GATHER_COMPARE)
+            return pld_cg_gather_compare(g, t, v);
         if (t->kind != PLD_EX_NAME)
             return pld_cg_fail(g, t->span, "the native backend compiles assignments to plain names only");
         if (v->kind == PLD_EX_CALL && v->op < 0)
@@ -439,7 +441,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             return 0;
         if (e->op == PLD_OPID_TENSOR_WRITE || e->op == PLD_OPID_TILE_WRITE)
             return pld_cg_elem_write(g, e);
-        if (e->op == PLD_OPID_TILE_STORE) {
+        if (e->op == PLD_OPID_TILE_STORE || e->op == PLD_OPID_TILE_MSCATTER) {
             int o = tmp(g);
             pld_cg_emit(g, "pc_tensor t%d;", o);
             char d[32];

@@ -78,6 +78,28 @@ typedef struct pc_kern {
     int (*accumulate)(const pc_view *out, const pc_view *a, char *err, size_t errn);
     int (*fill_f)(const pc_view *out, double v, char *err, size_t errn);
     int (*fill_i)(const pc_view *out, int64_t v, char *err, size_t errn);
+    /* layout, valid shapes, gathers / scatters, sorts (pld_kern_layout.c) */
+    int (*reshape_valid)(int ri, const int64_t *in, const int64_t *v, int ro, const int64_t *out, int64_t *ov, char *err,
+                         size_t errn);
+    int (*assemble_valid)(int r, const int64_t *dshape, int64_t *dvalid, const int64_t *svalid, const int64_t *off,
+                          char *err, size_t errn);
+    int (*fillpad)(const pc_view *dst, const pc_view *src, const int64_t *valid, int mode, char *err, size_t errn);
+    int (*gather)(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *box, int dim, char *err,
+                  size_t errn);
+    int (*scatter)(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *box, int row_form,
+                   char *err, size_t errn);
+    int (*sort32)(const pc_view *out, const pc_view *src, const pc_view *idx, char *err, size_t errn);
+    int (*mrgsort)(const pc_view *out, const pc_view *const *src, int nsrc, int64_t block, char *err, size_t errn);
+    /* the GM gather / scatter family (pld_kern_gather.c) */
+    int (*mgather)(const pc_view *out, const pc_view *mem, const pc_view *idx, const int64_t *box, int row_mode, int oob,
+                   const pc_view *scratch, char *err, size_t errn);
+    int (*mscatter)(const pc_view *out, const pc_view *src, const pc_view *idx, const int64_t *svalid, char *err,
+                    size_t errn);
+    int (*gatherb)(const pc_view *out, const pc_view *src, const pc_view *off, const int64_t *box, char *err, size_t errn);
+    int (*scatter_update)(const pc_view *out, const pc_view *idx, const pc_view *src, const int64_t *box, char *err,
+                          size_t errn);
+    int (*gather_compare)(const pc_view *dst, const pc_view *cnt, const pc_view *src, const int64_t *box, int mode,
+                          double k, int64_t out_cols, char *err, size_t errn);
 } pc_kern;
 
 /* What a runtime-executed op returned (pc_rt.exec). */
@@ -487,5 +509,25 @@ static inline float pc_fminf(float x, float y)
 {
     return (x < y || x != x) ? x : (x == y && signbit(x)) ? x : y;
 }
+
+/* ---- layout helpers of generated code (pld_cgen_layout.c) ---- */
+/* v narrowed to the box [off, off + ext) (es: the element size in bytes) */
+static inline void pc_view_box(pc_view *v, const int64_t *off, const int64_t *ext, int es)
+{
+    int64_t o = 0;
+    for (int d = 0; d < v->rank; d++) {
+        o += off[d] * v->strides[d];
+        v->shape[d] = ext[d];
+    }
+    v->data = (char *)v->data + o * es;
+}
+
+/* a located error with a formatted message (the interpreter's) */
+#define PC_FAILF(site, ...)                                                                                   \
+    do {                                                                                                      \
+        char pc_m_[320];                                                                                      \
+        snprintf(pc_m_, sizeof pc_m_, __VA_ARGS__);                                                           \
+        return rt->fail(bk, (site), pc_m_);                                                                   \
+    } while (0)
 
 #endif

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#define ERRN 256
+
 static void release3(pld_shaped_t *a, pld_shaped_t *b, pld_shaped_t *c)
 {
     pld_value_release(&a->v);
@@ -38,25 +40,6 @@ static void *flat_at(const pld_view_t *v, int64_t k)
     int64_t idx[PLD_MAX_RANK];
     pld_unflatten(k, v->rank, v->shape, idx);
     return pld_view_at(v, idx);
-}
-
-/* An index as PyPTO's mgather reads it (UINT32) resolved against n entries by gather_oob mode oob:
- * the entry, -1 for a zero result (mode zero), -2 for an undefined index (mode undefined). */
-static int64_t resolve_oob(int64_t raw, int64_t n, int oob)
-{
-    int64_t k = (int64_t)(uint32_t)raw;
-    if (k < n)
-        return k;
-    switch (oob) {
-    case 1:
-        return n - 1;
-    case 2:
-        return k % n;
-    case 3:
-        return -1;
-    default:
-        return -2;
-    }
 }
 
 /* Marks element k (row-major) of tensor t written (the Out tensor's written record). */
@@ -113,26 +96,14 @@ static pld_status_t mgather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         valid[0] = a[1].valid[rowvec ? 1 : 0], valid[1] = last;
     else
         valid[0] = a[1].valid[0], valid[1] = a[1].valid[1];
-    size_t eb = (size_t)pld_dtype_bytes(m->dt);
-    int64_t rows = co == 0 ? n / last : n;
-    for (int64_t i = 0; st == PLD_OK && i < valid[0]; i++)
-        for (int64_t j = 0; j < valid[1]; j++) {
-            int64_t p[2] = {co == 0 && rowvec ? 0 : i, co == 0 ? (rowvec ? i : 0) : j}, q[2] = {i, j};
-            int64_t raw = pld_elem_get_i(pld_view_at(x, p), x->dt, 0), k = resolve_oob(raw, rows, oob);
-            if (k == -2) {
-                st = pld_rt_error(it, f, e->span, "%s: index %lld at [%lld, %lld] is outside [0, %lld) (indices read as "
-                                  "UINT32; gather_oob='undefined')", pld_op_name(e), (long long)(uint32_t)raw,
-                                  (long long)p[0], (long long)p[1], (long long)rows);
-                pld_value_release(out);
-                break;
-            }
-            if (k >= 0) /* else gather_oob='zero': the new tile's 0 */
-                memcpy(pld_view_at(&ov, q), flat_at(m, co == 0 ? k * last + j : k), eb);
-            if (sc.v.kind == PLD_V_TENSOR) {
-                memcpy(flat_at(&sc.kv, i * shape[1] + j), pld_view_at(&ov, q), eb);
-                mark_flat(pld_v_tensor(&sc.v), i * shape[1] + j);
-            }
-        }
+    char err[ERRN];
+    const pld_view_t *scv = sc.v.kind == PLD_V_TENSOR ? &sc.kv : NULL;
+    st = pld_op_kcheck(it, f, e, pld_k_mgather(&ov, m, x, valid, co == 0, oob, scv, err, sizeof err), err);
+    if (st != PLD_OK)
+        pld_value_release(out);
+    for (int64_t i = 0; st == PLD_OK && scv && i < valid[0]; i++)
+        for (int64_t j = 0; j < valid[1]; j++)
+            mark_flat(pld_v_tensor(&sc.v), i * shape[1] + j);
     release3(&a[0], &a[1], &sc);
     return st;
 }
@@ -146,26 +117,20 @@ static pld_status_t mscatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     if (st != PLD_OK)
         return st;
     pld_view_t *s = &a[0].kv, *x = &a[1].kv, *o = &a[2].kv;
-    int64_t lim = pld_view_numel(o), box[PLD_MAX_RANK], p[PLD_MAX_RANK], nb = 1;
-    size_t eb = (size_t)pld_dtype_bytes(s->dt);
+    int64_t box[PLD_MAX_RANK], p[PLD_MAX_RANK], nb = 1;
     if (a[2].tile || x->rank != s->rank || o->dt != s->dt)
         st = pld_rt_error(it, f, e->span, "%s needs an index of src's rank and a tensor of src's dtype", pld_op_name(e));
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_mscatter(o, s, x, a[0].valid, err, sizeof err), err);
+    }
     for (int d = 0; st == PLD_OK && d < s->rank; d++) {
         box[d] = a[0].valid[d] < x->shape[d] ? a[0].valid[d] : x->shape[d];
         nb *= box[d];
     }
-    for (int64_t b = 0; st == PLD_OK && b < nb; b++) {
+    for (int64_t b = 0; st == PLD_OK && b < nb; b++) { /* the Out tensor's written record */
         pld_unflatten(b, s->rank, box, p);
-        int64_t k = pld_elem_get_i(pld_view_at(x, p), x->dt, 0);
-        if (k < 0 || k >= lim) {
-            char ix[160];
-            pld_shape_str(ix, sizeof ix, s->rank, p);
-            st = pld_rt_error(it, f, e->span, "%s: index %lld at %s is outside [0, %lld)", pld_op_name(e), (long long)k,
-                              ix, (long long)lim);
-            break;
-        }
-        memcpy(flat_at(o, k), pld_view_at(s, p), eb);
-        mark_flat(pld_v_tensor(&a[2].v), k);
+        mark_flat(pld_v_tensor(&a[2].v), pld_elem_get_i(pld_view_at(x, p), x->dt, 0));
     }
     if (st == PLD_OK) {
         *out = a[2].v;
@@ -187,28 +152,18 @@ static pld_status_t gatherb(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     pld_dtype_t od = pld_op_dtype(it, e, 2);
     if (od == PLD_DT_NONE)
         od = s->dt;
-    int64_t k = 32 / pld_dtype_bytes(od), sb = pld_dtype_bytes(s->dt), bytes = pld_view_numel(s) * sb, *valid = NULL;
+    int64_t k = 32 / pld_dtype_bytes(od), *valid = NULL;
     int64_t shape[2] = {x->shape[0], x->shape[1] * k};
     if (x->rank != 2 || s->rank != 2)
         st = pld_rt_error(it, f, e->span, "%s needs a 2-D src and a 2-D offset tile", pld_op_name(e));
     if (st == PLD_OK && (st = pld_new_like(it, f, e, 1, od, 2, shape, PLD_MEM_VEC, out, &ov, &valid)) == PLD_OK)
         valid[0] = a[1].valid[0], valid[1] = a[1].valid[1] * k;
-    for (int64_t i = 0; st == PLD_OK && i < a[1].valid[0]; i++)
-        for (int64_t j = 0; j < a[1].valid[1]; j++) {
-            int64_t p[2] = {i, j}, q[2] = {i, j * k};
-            int64_t off = (int64_t)(uint32_t)pld_elem_get_i(pld_view_at(x, p), x->dt, 0);
-            if (off % 32 || off + 32 > bytes) {
-                st = pld_rt_error(it, f, e->span, "%s: byte offset %lld at [%lld, %lld] is %s (src has %lld bytes)",
-                                  pld_op_name(e), (long long)off, (long long)i, (long long)j,
-                                  off % 32 ? "not a multiple of 32" : "outside src: its 32-byte block ends past src",
-                                  (long long)bytes);
-                pld_value_release(out);
-                break;
-            }
-            char *dst = pld_view_at(&ov, q);
-            for (int64_t b = 0; b < 32; b++)
-                dst[b] = ((const char *)flat_at(s, (off + b) / sb))[(off + b) % sb];
-        }
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_gatherb(&ov, s, x, a[1].valid, err, sizeof err), err);
+        if (st != PLD_OK)
+            pld_value_release(out);
+    }
     pld_value_release(&a[0].v);
     pld_value_release(&a[1].v);
     return st;
@@ -228,7 +183,6 @@ static pld_status_t scatter_update(pld_interp_t *it, frame_t *f, const pld_expr_
         return st;
     pld_view_t *in = &a[0].kv, *x = &a[1].kv, *s = &a[2].kv, ov;
     int64_t d = in->shape[in->rank - 1], *valid = NULL;
-    int64_t rows = d ? pld_view_numel(in) / d : 0, srows = d ? pld_view_numel(s) / d : 0;
     if (x->rank != 2 || s->shape[s->rank - 1] != d || s->dt != in->dt)
         st = pld_rt_error(it, f, e->span, "%s needs a 2-D index and src rows of input's length and dtype",
                           pld_op_name(e));
@@ -242,22 +196,12 @@ static pld_status_t scatter_update(pld_interp_t *it, frame_t *f, const pld_expr_
         if (st != PLD_OK)
             pld_value_release(out);
     }
-    size_t eb = (size_t)pld_dtype_bytes(in->dt);
-    for (int64_t i = 0; st == PLD_OK && i < a[1].valid[0]; i++)
-        for (int64_t j = 0; j < a[1].valid[1]; j++) {
-            int64_t p[2] = {i, j}, k = i * x->shape[1] + j;
-            int64_t r = pld_elem_get_i(pld_view_at(x, p), x->dt, 0);
-            if (r < 0 || r >= rows || k >= srows) {
-                st = pld_rt_error(it, f, e->span, r < 0 || r >= rows ? "%s: index %lld at [%lld, %lld] is outside [0, "
-                                  "%lld) (input's rows)" : "%s: index %lld at [%lld, %lld] has no src row (src has %lld)",
-                                  pld_op_name(e), (long long)r, (long long)i, (long long)j,
-                                  (long long)(r < 0 || r >= rows ? rows : srows));
-                pld_value_release(out);
-                break;
-            }
-            for (int64_t c = 0; c < d; c++)
-                memcpy(flat_at(&ov, r * d + c), flat_at(s, k * d + c), eb);
-        }
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_scatter_update(&ov, x, s, a[1].valid, err, sizeof err), err);
+        if (st != PLD_OK)
+            pld_value_release(out);
+    }
     release3(&a[0], &a[1], &a[2]);
     return st;
 }
@@ -311,19 +255,6 @@ static pld_status_t paged_gather(pld_interp_t *it, frame_t *f, const pld_expr_t 
     return st;
 }
 
-/* 1 when a cmp b holds (mode: eq ne lt le gt ge); NaN compares unequal and unordered. */
-static int cmp_holds(int mode, double a, double b)
-{
-    switch (mode) {
-    case 0: return a == b;
-    case 1: return a != b;
-    case 2: return a < b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    default: return a >= b;
-    }
-}
-
 /* pl.tile.gather_compare / pl.tensor.gather's compare form (kvalue at ik, cmp_mode at ic, out_cols at io): per
  * valid row the ascending columns j with src[i, j] cmp kvalue (dst, INT32) and their count (cdst[0, i]); a count
  * other than out_cols leaves PyPTO's dst undefined: a runtime error. */
@@ -351,21 +282,10 @@ static pld_status_t gather_compare(pld_interp_t *it, frame_t *f, const pld_expr_
     if (st == PLD_OK && (st = pld_new_like(it, f, e, s.tile, PLD_DT_INT32, 2, ds, mem, &d, &dv, &dvalid)) == PLD_OK &&
         (st = pld_new_like(it, f, e, s.tile, ct ? ct->dtype : PLD_DT_INT32, 2, cs, mem, &c, &cv, &cvalid)) != PLD_OK)
         pld_value_release(&d);
-    for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++) {
-        int64_t n = 0, q[2] = {0, i};
-        for (int64_t j = 0; j < s.valid[1]; j++) {
-            int64_t p[2] = {i, j};
-            int hit = cmp_holds(mode, pld_elem_get_f(pld_view_at(&s.kv, p), s.kv.dt, 0), k); /* INT16/32: exact */
-            if (hit && n < oc) {
-                int64_t w[2] = {i, n};
-                pld_elem_set_i(pld_view_at(&dv, w), PLD_DT_INT32, 0, j);
-            }
-            n += hit;
-        }
-        pld_elem_set_i(pld_view_at(&cv, q), cv.dt, 0, n);
-        if (n != oc) {
-            st = pld_rt_error(it, f, e->span, "%s: row %lld has %lld matches, out_cols is %lld (PyPTO leaves dst "
-                              "undefined unless they agree)", pld_op_name(e), (long long)i, (long long)n, (long long)oc);
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_gather_compare(&dv, &cv, &s.kv, s.valid, mode, k, oc, err, sizeof err), err);
+        if (st != PLD_OK) {
             pld_value_release(&d);
             pld_value_release(&c);
         }

@@ -13,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#define ERRN 256
+
 pld_status_t pld_shaped_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int i, pld_shaped_t *s)
 {
     pld_status_t st = pld_op_eval(it, f, e, i, &s->v);
@@ -224,29 +226,9 @@ static pld_status_t gather(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
                       &ov, &valid);
     if (st == PLD_OK) {
         memcpy(valid, x.valid, sizeof(int64_t) * (size_t)r);
-        int64_t box[PLD_MAX_RANK], n = 1, idx[PLD_MAX_RANK], src[PLD_MAX_RANK];
-        int64_t lim = tensor ? s.kv.shape[dim] : pld_view_numel(&s.kv);
-        size_t eb = (size_t)pld_dtype_bytes(s.kv.dt);
-        for (int d = 0; d < r; d++)
-            n *= box[d] = x.valid[d];
-        for (int64_t k = 0; k < n && st == PLD_OK; k++) {
-            pld_unflatten(k, r, box, idx);
-            int64_t j = pld_elem_get_i(pld_view_at(&x.kv, idx), x.kv.dt, 0);
-            if (j < 0 || j >= lim) {
-                char ix[160];
-                pld_shape_str(ix, sizeof ix, r, idx);
-                st = pld_rt_error(it, f, e->span, "%s: index %lld at %s is outside [0, %lld)", pld_op_name(e),
-                                  (long long)j, ix, (long long)lim);
-                break;
-            }
-            if (tensor) {
-                memcpy(src, idx, sizeof src);
-                src[dim] = j;
-            } else {
-                pld_unflatten(j, s.kv.rank, s.kv.shape, src);
-            }
-            memcpy(pld_view_at(&ov, idx), pld_view_at(&s.kv, src), eb);
-        }
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_gather(&ov, &s.kv, &x.kv, x.valid, tensor ? (int)dim : -1, err, sizeof err),
+                           err);
         if (st != PLD_OK)
             pld_value_release(out);
     }
@@ -415,77 +397,16 @@ static pld_status_t scatter(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
             pld_value_retain(out);
         }
     }
-    int64_t lim = tensor ? ov.shape[1] : pld_view_numel(&ov);
-    size_t eb = (size_t)pld_dtype_bytes(ov.dt);
-    for (int64_t i = 0; st == PLD_OK && i < s.valid[0]; i++)
-        for (int64_t j = 0; j < s.valid[1]; j++) {
-            int64_t p[2] = {i, j}, q[2];
-            int64_t k = pld_elem_get_i(pld_view_at(&x.kv, p), x.kv.dt, 0);
-            if (k < 0 || k >= lim) {
-                st = pld_rt_error(it, f, e->span, "%s: index %lld at [%lld, %lld] is outside [0, %lld)", pld_op_name(e),
-                                  (long long)k, (long long)i, (long long)j, (long long)lim);
-                pld_value_release(out);
-                break;
-            }
-            if (tensor)
-                q[0] = i, q[1] = k;
-            else
-                pld_unflatten(k, 2, ov.shape, q);
-            memcpy(pld_view_at(&ov, q), pld_view_at(&s.kv, p), eb);
-        }
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_scatter(&ov, &s.kv, &x.kv, s.valid, tensor, err, sizeof err), err);
+        if (st != PLD_OK)
+            pld_value_release(out);
+    }
     pld_value_release(&d.v);
     pld_value_release(&s.v);
     pld_value_release(&x.v);
     return st;
-}
-
-/* A [value, index] pair of sort32/mrgsort: an FP32 value and 4 index bytes. */
-typedef struct {
-    float v;
-    uint32_t i;
-} pair_t;
-
-/* p goes before q in descending order (NaN first); ties keep the earlier one (callers keep order). */
-static int before(const pair_t *p, const pair_t *q)
-{
-    if (isnan(p->v))
-        return !isnan(q->v);
-    return !isnan(q->v) && p->v > q->v;
-}
-
-/* Row r of a 2-D FP32 view as n pairs (columns 2k, 2k + 1). */
-static void row_pairs(const pld_view_t *v, int64_t r, pair_t *out, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++) {
-        int64_t a[2] = {r, 2 * k}, b[2] = {r, 2 * k + 1};
-        memcpy(&out[k].v, pld_view_at(v, a), 4);
-        memcpy(&out[k].i, pld_view_at(v, b), 4);
-    }
-}
-
-static void put_pairs(const pld_view_t *v, int64_t r, const pair_t *p, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++) {
-        int64_t a[2] = {r, 2 * k}, b[2] = {r, 2 * k + 1};
-        memcpy(pld_view_at(v, a), &p[k].v, 4);
-        memcpy(pld_view_at(v, b), &p[k].i, 4);
-    }
-}
-
-/* Stable merge of the runs [starts[j], ends[j]) of in into out (descending). */
-static void merge_runs(const pair_t *in, int nr, const int64_t *starts, const int64_t *ends, pair_t *out)
-{
-    int64_t pos[4];
-    memcpy(pos, starts, sizeof(int64_t) * (size_t)nr);
-    for (int64_t o = 0;; o++) {
-        int best = -1;
-        for (int j = 0; j < nr; j++)
-            if (pos[j] < ends[j] && (best < 0 || before(&in[pos[j]], &in[pos[best]])))
-                best = j;
-        if (best < 0)
-            return;
-        out[o] = in[pos[best]++];
-    }
 }
 
 /* pl.tile.sort32 / pl.tensor.sort32, pl.tile.mrgsort / pl.tensor.mrgsort (formats 1 and 2). */
@@ -523,65 +444,20 @@ static pld_status_t sort_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
     int64_t oshape[2] = {R, sort ? 2 * cols : (!tensor && !fmt1) ? src[ns - 1].kv.shape[1] : cols};
     pld_view_t ov = {0};
     int64_t *valid = NULL;
-    pair_t *buf = NULL, *tmp = NULL;
     if (st == PLD_OK)
         st = pld_new_like(it, f, e, !tensor, PLD_DT_FP32, 2, oshape, tensor ? PLD_MEM_NONE : pld_v_tile(&src[0].v)->mem, out,
                       &ov, &valid);
-    int64_t np = sort ? cols : cols / 2; /* pairs per row */
     if (st == PLD_OK) {
-        buf = pld_mem_calloc((size_t)(np ? np : 1), sizeof *buf);
-        tmp = pld_mem_calloc((size_t)(np ? np : 1), sizeof *tmp);
-        if (!buf || !tmp) {
-            st = pld_op_oom(it, f, e);
+        char err[ERRN];
+        const pld_view_t *sv[5];
+        for (int i = 0; i < nsrc; i++)
+            sv[i] = &src[i].kv;
+        pld_status_t ks = sort ? pld_k_sort32(&ov, &src[0].kv, &src[1].kv, err, sizeof err)
+                               : pld_k_mrgsort(&ov, sv, nsrc, fmt1 ? block : 0, err, sizeof err);
+        st = ks == PLD_E_NOMEM ? pld_op_oom(it, f, e) : pld_op_kcheck(it, f, e, ks, err);
+        if (st != PLD_OK)
             pld_value_release(out);
-        }
     }
-    for (int64_t r = 0; st == PLD_OK && r < R; r++) {
-        if (sort) {
-            for (int64_t k = 0; k < np; k++) {
-                int64_t p[2] = {r, k};
-                memcpy(&buf[k].v, pld_view_at(&src[0].kv, p), 4);
-                memcpy(&buf[k].i, pld_view_at(&src[1].kv, p), 4);
-            }
-            for (int64_t b = 0; b < np; b += 32) /* stable insertion sort of each 32-block */
-                for (int64_t k = b + 1; k < b + 32; k++) {
-                    pair_t x = buf[k];
-                    int64_t j = k;
-                    for (; j > b && before(&x, &buf[j - 1]); j--)
-                        buf[j] = buf[j - 1];
-                    buf[j] = x;
-                }
-            put_pairs(&ov, r, buf, np);
-            continue;
-        }
-        int64_t o = 0;
-        for (int i = 0; i < nsrc; i++) {
-            row_pairs(&src[i].kv, r, buf + o, src[i].kv.shape[1] / 2);
-            o += src[i].kv.shape[1] / 2;
-        }
-        int64_t starts[4], ends[4];
-        if (fmt1) {
-            int64_t run = block / 2;
-            for (int64_t g = 0; g < np; g += 4 * run) {
-                int nr = 0;
-                for (; nr < 4 && g + nr * run < np; nr++) {
-                    starts[nr] = g + nr * run;
-                    ends[nr] = starts[nr] + run < np ? starts[nr] + run : np;
-                }
-                merge_runs(buf, nr, starts, ends, tmp + g);
-            }
-        } else {
-            for (int i = 0, a = 0; i < nsrc; i++) {
-                starts[i] = a;
-                ends[i] = a += src[i].kv.shape[1] / 2;
-            }
-            merge_runs(buf, nsrc, starts, ends, tmp);
-        }
-        int64_t nout = oshape[1] / 2 < np ? oshape[1] / 2 : np;
-        put_pairs(&ov, r, tmp, nout);
-    }
-    pld_mem_free(buf);
-    pld_mem_free(tmp);
     for (int i = 0; i < ns; i++)
         pld_value_release(&src[i].v);
     return st;

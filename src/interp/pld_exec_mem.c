@@ -883,66 +883,13 @@ pld_status_t pld_exec_move(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
     return PLD_OK;
 }
 
-/* 1 when the valid box of in[0..ni) (valid v) maps onto out[0..no) by adding
- * or removing full unit axes only (axes of equal extent keep their valid
- * extent); the mapped box in ov. */
-static int reshape_unit_axes(const int64_t *in, const int64_t *v, int ni, const int64_t *out, int no, int64_t *ov)
-{
-    if (ni == 0 && no == 0)
-        return 1;
-    if (ni > 0 && no > 0 && in[0] == out[0] && reshape_unit_axes(in + 1, v + 1, ni - 1, out + 1, no - 1, ov + 1)) {
-        ov[0] = v[0];
-        return 1;
-    }
-    if (ni > 0 && in[0] == 1 && v[0] == 1 && reshape_unit_axes(in + 1, v + 1, ni - 1, out, no, ov))
-        return 1;
-    if (no > 0 && out[0] == 1 && reshape_unit_axes(in, v, ni, out + 1, no - 1, ov + 1)) {
-        ov[0] = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* The valid box of a reshape (PyPTO's ComputeReshapeValidShape, which never
- * widens): full stays full, empty stays empty, unit axes come and go, and
- * otherwise the valid data must be a row-major flat prefix that is a box of
- * the new shape. */
+ * widens): pld_k_reshape_valid. */
 static pld_status_t reshape_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int ri, const int64_t *in,
                                   const int64_t *v, int ro, const int64_t *out, int64_t *ov)
 {
-    int full = 1, empty = 0;
-    for (int d = 0; d < ri; d++) {
-        full &= v[d] == in[d];
-        empty |= v[d] == 0;
-    }
-    for (int d = 0; d < ro; d++)
-        ov[d] = full ? out[d] : 0;
-    if (full || empty || reshape_unit_axes(in, v, ri, out, ro, ov))
-        return PLD_OK;
-    int fd = 0;
-    while (fd + 1 < ri && v[fd] == 1)
-        fd++;
-    int64_t prefix = v[fd], step = 1;
-    for (int d = fd + 1; d < ri; d++) {
-        if (v[d] != in[d])
-            return pld_rt_error(it, f, e->span, "%s: the valid data (dimension %d valid for %lld of %lld) is not a "
-                                                "contiguous prefix of the buffer, so no box of the new shape holds it",
-                                pld_op_name(e), d, (long long)v[d], (long long)in[d]);
-        prefix *= in[d];
-    }
-    /* the outermost axis whose row-major step divides the prefix and has room for it */
-    for (int d = 0; d < ro; d++) {
-        step = 1;
-        for (int k = d + 1; k < ro; k++)
-            step *= out[k];
-        if (prefix % step == 0 && prefix / step <= out[d]) {
-            for (int k = 0; k < ro; k++)
-                ov[k] = k < d ? 1 : k == d ? prefix / step : out[k];
-            return PLD_OK;
-        }
-    }
-    return pld_rt_error(it, f, e->span, "%s: %lld valid elements fill no box of the new shape (not a whole number of "
-                                        "rows)", pld_op_name(e), (long long)prefix);
+    char err[ERRN];
+    return pld_op_kcheck(it, f, e, pld_k_reshape_valid(ri, in, v, ro, out, ov, err, sizeof err), err);
 }
 
 /* pl.tile.reshape / pl.tensor.reshape: same elements, new shape (tensors: a view). */
@@ -1019,43 +966,13 @@ pld_status_t pld_exec_reshape(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
 
 /* The target's valid region after tile.assemble wrote src at off: the union
  * of two origin-anchored boxes, which must itself be one (PyPTO's
- * InferWriteValidShapeUnion: no gap, no L-shape). */
+ * InferWriteValidShapeUnion: no gap, no L-shape): pld_k_assemble_valid. */
 static pld_status_t assemble_valid(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tile_t *dst,
                                    const pld_tile_t *src, const int64_t *off)
 {
-    int r = dst->rank, empty_src = 0, empty_dst = 0, full = 1, origin = 1, covers = 1, grow = -1, ngrow = 0;
-    for (int d = 0; d < r; d++) {
-        int64_t far = off[d] + src->valid[d];
-        empty_src |= src->valid[d] == 0;
-        empty_dst |= dst->valid[d] == 0;
-        full &= dst->valid[d] == dst->shape[d];
-        origin &= off[d] == 0;
-        covers &= dst->valid[d] <= src->valid[d];
-        if (far > dst->valid[d])
-            grow = d, ngrow++;
-    }
-    if (empty_src || (!empty_dst && (full || ngrow == 0)))
-        return PLD_OK;
-    if ((empty_dst || covers) && origin) {
-        memcpy(dst->valid, src->valid, (size_t)r * sizeof *dst->valid);
-        return PLD_OK;
-    }
-    if (empty_dst)
-        return pld_rt_error(it, f, e->span, "%s writes at a non-zero offset into a target whose valid region is empty "
-                                            "(the valid region would not start at the origin)", pld_op_name(e));
-    if (ngrow > 1)
-        return pld_rt_error(it, f, e->span, "%s grows the valid region along %d dimensions at once (an L-shape, not "
-                                            "one origin-anchored box)", pld_op_name(e), ngrow);
-    if (off[grow] > dst->valid[grow])
-        return pld_rt_error(it, f, e->span, "%s leaves a gap in dimension %d: the write starts at %lld, past the "
-                                            "target's valid extent %lld", pld_op_name(e), grow, (long long)off[grow],
-                            (long long)dst->valid[grow]);
-    for (int d = 0; d < r; d++)
-        if (d != grow && (off[d] != 0 || src->valid[d] != dst->valid[d]))
-            return pld_rt_error(it, f, e->span, "%s grows dimension %d, so it must span dimension %d of the target's "
-                                                "valid region exactly (offset 0, valid extent %lld)", pld_op_name(e),
-                                grow, d, (long long)dst->valid[d]);
-    dst->valid[grow] = off[grow] + src->valid[grow];
+    char err[ERRN];
+    if (pld_k_assemble_valid(dst->rank, dst->shape, dst->valid, src->valid, off, err, sizeof err) != PLD_OK)
+        return pld_rt_error(it, f, e->span, "%s %s", pld_op_name(e), err);
     return PLD_OK;
 }
 
@@ -1125,57 +1042,15 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
     return st;
 }
 
-/* The element PadValue mode m (0 zero, 1 max, 2 min) means in dtype dt:
- * floats +-inf, integers the dtype's largest / smallest value (PyPTO's
- * golden, tests/st/runtime/ops/test_fillpad_expand.py:276-284). */
-static void pad_fill(const pld_view_t *v, pld_dtype_t dt, int m)
-{
-    if (m == 0 || !pld_dtype_is_int(dt)) {
-        pld_k_fill_f(v, m == 0 ? 0.0 : m == 1 ? (double)INFINITY : -(double)INFINITY);
-        return;
-    }
-    int bits = pld_dtype_bits(dt);
-    int sgn = dt == PLD_DT_INT4 || dt == PLD_DT_INT8 || dt == PLD_DT_INT16 || dt == PLD_DT_INT32 ||
-              dt == PLD_DT_INT64 || dt == PLD_DT_INDEX;
-    int64_t hi, lo;
-    if (dt == PLD_DT_BOOL)
-        hi = 1, lo = 0;
-    else if (sgn)
-        hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1), lo = -hi - 1;
-    else
-        hi = bits >= 64 ? -1 /* all ones */ : (int64_t)((UINT64_C(1) << bits) - 1), lo = 0;
-    pld_k_fill_i(v, m == 1 ? hi : lo);
-}
-
-/* Copies the valid box of src (rank r, view vs over its whole shape, extents
+/* Copies the valid box of src (view vs over its whole shape, extents
  * valid[]) into the top-left of dst (view vd over its whole shape) after
- * filling dst with the pad; vs and vd may be the same storage (in place). */
+ * filling dst with the pad of mode (in place when they share storage):
+ * pld_k_fillpad. */
 static pld_status_t pad_into(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_view_t *vs,
                              const int64_t *valid, const pld_view_t *vd, int mode)
 {
-    pld_view_t box = *vs;
     char err[ERRN];
-    for (int d = 0; d < box.rank; d++)
-        box.shape[d] = valid[d];
-    if (vs->data == vd->data) {
-        /* in place: fill the complement of the box, one slab per dim */
-        for (int d = 0; d < vd->rank; d++) {
-            if (valid[d] >= vd->shape[d])
-                continue;
-            pld_view_t slab = *vd;
-            for (int k = 0; k < d; k++)
-                slab.shape[k] = valid[k];
-            slab.shape[d] = vd->shape[d] - valid[d];
-            slab.data = (char *)vd->data + valid[d] * vd->strides[d] * pld_dtype_storage_bytes(vd->dt);
-            pad_fill(&slab, vd->dt, mode);
-        }
-        return PLD_OK;
-    }
-    pad_fill(vd, vd->dt, mode);
-    pld_view_t dst = *vd;
-    for (int d = 0; d < dst.rank; d++)
-        dst.shape[d] = valid[d];
-    return pld_op_kcheck(it, f, e, pld_k_copy(&dst, &box, err, sizeof err), err);
+    return pld_op_kcheck(it, f, e, pld_k_fillpad(vd, vs, valid, mode, err, sizeof err), err);
 }
 
 /* pl.tile.fillpad / fillpad_inplace / fillpad_expand, pl.tensor.fillpad /

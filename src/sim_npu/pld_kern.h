@@ -186,4 +186,76 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 pld_status_t pld_k_fill_f(const pld_view_t *out, double v);
 pld_status_t pld_k_fill_i(const pld_view_t *out, int64_t v);
 
+/* ---- layout, valid shapes, gathers / scatters, sorts (pld_kern_layout.c) ----
+ * Messages leave out the op name (callers prefix it). */
+/* The valid box ov[ro] of a reshape of shape in[ri] (valid v[ri]) to out[ro]
+ * (PyPTO's ComputeReshapeValidShape, never widening): full stays full, empty
+ * stays empty, unit axes come and go, otherwise the valid data must be a
+ * row-major flat prefix that is a box of the new shape; fails when not. */
+pld_status_t pld_k_reshape_valid(int ri, const int64_t *in, const int64_t *v, int ro, const int64_t *out, int64_t *ov,
+                                 char *err, size_t errn);
+/* The valid region dvalid[r] (updated in place) of a tile of shape dshape
+ * after a source of valid region svalid was written at off: the union of two
+ * origin-anchored boxes, which must be one (no gap, no L-shape). Its message
+ * follows the op name after a space ("<op> grows ..."), not after ": ". */
+pld_status_t pld_k_assemble_valid(int r, const int64_t *dshape, int64_t *dvalid, const int64_t *svalid,
+                                  const int64_t *off, char *err, size_t errn);
+/* fillpad: dst (whole shape) = the pad of mode (0 zero, 1 max: +inf / the
+ * largest integer, 2 min) with src's box [0, valid) copied to its top-left;
+ * src == dst (same data): the complement of the box is filled in place. */
+pld_status_t pld_k_fillpad(const pld_view_t *dst, const pld_view_t *src, const int64_t *valid, int mode, char *err,
+                           size_t errn);
+/* Index gather over idx's box [0, box) in row-major order: out[p] =
+ * src[q] with q = the row-major position idx[p] of src (dim < 0, flat) or p
+ * with dimension dim replaced by idx[p]; an index outside src fails
+ * ("index J at [p] is outside [0, N)"). */
+pld_status_t pld_k_gather(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx, const int64_t *box,
+                          int dim, char *err, size_t errn);
+/* Index scatter (2-D) over src's box [0, box) in row-major order (the last
+ * write wins): out[q] = src[i, j] with q = the row-major position idx[i, j] of
+ * out, or (row_form) [i, idx[i, j]]; an index outside fails. */
+pld_status_t pld_k_scatter(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx, const int64_t *box,
+                           int row_form, char *err, size_t errn);
+/* sort32: each row of FP32 src [R, C] (C a multiple of 32) with its 4-byte
+ * idx as [value, index] pairs into out [R, 2C], sorted descending (NaN
+ * first, stable) within each block of 32. */
+pld_status_t pld_k_sort32(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx, char *err, size_t errn);
+/* mrgsort: the pair rows of src[0..nsrc) merged descending (stable), into
+ * out's first min(out columns, total) / 2 pairs. block > 0 (format 1, one
+ * source): runs of block / 2 pairs merged four at a time; else (format 2)
+ * the sources are the runs (at most 4). */
+pld_status_t pld_k_mrgsort(const pld_view_t *out, const pld_view_t *const *src, int nsrc, int64_t block, char *err,
+                           size_t errn);
+
+/* ---- the GM gather / scatter family (pld_kern_gather.c) ---- */
+/* mgather over out's box [0, box) (2-D): row_mode: out[i, :] = mem's row
+ * idx[i] (idx [1, R] or [R, 1]; mem as [rows, last]); else out[i, j] =
+ * mem.flat[idx[i, j]]. Indices read as UINT32; one past the entries follows
+ * oob (0 undefined: fails, 1 clamp, 2 wrap, 3 zero: out keeps its element).
+ * scratch (or NULL): each gathered element also at scratch.flat[i * out
+ * columns + j]. */
+pld_status_t pld_k_mgather(const pld_view_t *out, const pld_view_t *mem, const pld_view_t *idx, const int64_t *box,
+                           int row_mode, int oob, const pld_view_t *scratch, char *err, size_t errn);
+/* mscatter: out.flat[idx[p]] = src[p] over src's valid box svalid (within
+ * idx's shape), row-major (the last write wins); an index outside fails. */
+pld_status_t pld_k_mscatter(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx, const int64_t *svalid,
+                            char *err, size_t errn);
+/* gatherb over off's box [0, box): block j of out row i (32 bytes at column
+ * j * 32 / out's width) = src's bytes (row-major) from UINT32 byte offset
+ * off[i, j], a multiple of 32 inside src (else fails). */
+pld_status_t pld_k_gatherb(const pld_view_t *out, const pld_view_t *src, const pld_view_t *off, const int64_t *box,
+                           char *err, size_t errn);
+/* scatter_update over idx's box [0, box) (2-D), row-major: out's row
+ * idx[i, j] (rows: all dims but the last) = src's row i * idx columns + j;
+ * a row outside out or past src fails. out holds the input already. */
+pld_status_t pld_k_scatter_update(const pld_view_t *out, const pld_view_t *idx, const pld_view_t *src,
+                                  const int64_t *box, char *err, size_t errn);
+/* gather_compare over src's box [0, box) (2-D): per row i the ascending
+ * columns j with src[i, j] cmp k (mode 0..5: eq ne lt le gt ge; compared in
+ * double, NaN unordered) into dst[i, 0..] (INT32, at most out_cols) and
+ * their count into cnt[0, i]; a count other than out_cols fails (after the
+ * row's count is written). */
+pld_status_t pld_k_gather_compare(const pld_view_t *dst, const pld_view_t *cnt, const pld_view_t *src,
+                                  const int64_t *box, int mode, double k, int64_t out_cols, char *err, size_t errn);
+
 #endif

@@ -50,8 +50,12 @@
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
+  layout    layout.pld (assemble in a loop, transpose, valid shapes and
+            padding, slice, reshape, extract, concat, mask gathers) gives sim's
+            bytes; layout_err.pld stops with sim's located message for each op
+            its n picks (extract, gather_row, reinterpret_view, mrgsort, slice).
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,system,cache,cachedir,cachekey,clang,boundary}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,system,cache,cachedir,cachekey,clang,boundary,layout}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -70,13 +74,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary')
+PARTS = ('numerics', 'errors', 'load', 'control', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary', 'layout')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'system': ('system.pld',),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
-         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld')}
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
+         'layout': ('layout.pld', 'layout_err.pld')}
 
 
 def npy_scalar_i64(path, v):
@@ -428,6 +433,27 @@ def system(args, work, env):
     print('ok: system: %d outputs byte-identical on sim and native' % len(outs))
 
 
+def layout(args, work, env):
+    """layout, valid-shape and gather ops (src/hw_backend/pld_cgen_layout.c): sim's bytes, and sim's located
+    message for each error layout_err.pld's n picks"""
+    outs = ['out', 'y']
+    same_on_sim_and_native(args, work, env, 'layout.pld', ['--in', 'x=random:5'], outs)
+    print('ok: layout: %d outputs byte-identical on sim and native' % len(outs))
+    for n, needle in ((1, 'pl.tile.extract: window [4, 20) of dimension 0'), (2, 'pl.tile.gather_row: the window'),
+                      (3, 'an explicit shape needs a fully valid source'), (4, 'block_len 32 is not a positive multiple'),
+                      (5, 'pl.tile.slice: the window is outside the tile')):
+        p = os.path.join(work, 'n%d.npy' % n)
+        npy_scalar_i64(p, n)
+        o = ['--in', 'x=random:5', '--in', 'n=' + p, '--out', 'out=' + os.path.join(work, 'le.npy')]
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'layout_err.pld', b, o, env)
+            expect(rc, out, 70, ['layout_err.pld:', needle], 'layout error %d on %s' % (n, b))
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+        if msgs['sim'] != msgs['native']:
+            fail('layout error %d differs: sim %r, native %r' % (n, msgs['sim'], msgs['native']))
+
+
 def cache(args, work, env):
     d = os.path.join(work, 'kcache')
     o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
@@ -468,7 +494,8 @@ def main():
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'system': system, 'cache': cache,
-         'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary}[args.what](args, work, env)
+         'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
+         'layout': layout}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

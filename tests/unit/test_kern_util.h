@@ -55,6 +55,12 @@ void test_kern_copy_fill(void);
 void test_kern_unaligned(void);
 void test_kern_ext_ops(void);
 void test_kern_dtype_errors(void);
+/* test_kern_layout.c: layout, valid shapes, gathers / scatters, sorts, the GM family */
+void test_kern_layout_valid(void);
+void test_kern_layout_fillpad(void);
+void test_kern_layout_gather_scatter(void);
+void test_kern_layout_sorts(void);
+void test_kern_layout_gm_family(void);
 /* test_kern_binary.c: binary ops, broadcasting, the SIMD sets, folds, integer wrap */
 void test_kern_binary_fp32_ops(void);
 void test_kern_binary_fp32_packed_inplace(void);
