@@ -7,6 +7,7 @@
 #include "pld_crt.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- element-wise */
 
@@ -238,12 +239,31 @@ int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
 
 /* ---------------------------------------------------------------- cast */
 
-/* pl.tile.cast into dst (the kernel library: rounding modes) */
+/* the rounding mode argument m (pld_kern.h's pld_round_k_t) as the
+ * interpreter reads it (pld_round_mode, pld_exec_compute.c) */
+static int round_mode(const pld_expr_t *m)
+{
+    static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+    if (!m)
+        return 2; /* PLD_R_ROUND */
+    if (m->kind == PLD_EX_STR)
+        for (int i = 0; i < 7; i++)
+            if (strcmp(m->u.str.s, names[i]) == 0)
+                return i;
+    if (m->kind == PLD_EX_INT && m->u.ival >= 0 && m->u.ival <= 6)
+        return (int)m->u.ival;
+    return 2;
+}
+
+/* pl.tile.cast into dst: the kernel library (rt->k->cast, rounding modes)
+ * over the whole physical tile; the operand's valid shape */
 int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     char av[32];
     if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
         return -1;
-    pld_cg_emit(g, "if (rt->cast(bk, %d, 0, &%s, &%s)) return 1;", s, dst, av);
+    pld_cg_emit(g, "memcpy(%s.valid, %s.valid, sizeof %s.valid);", dst, av, dst);
+    pld_cg_emit(g, "{ pc_view vo, va; pc_view_tile(&vo, &%s); pc_view_tile(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", dst,
+                av, s, round_mode(pld_op_bound(e, 2)));
     return 0;
 }
