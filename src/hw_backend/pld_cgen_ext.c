@@ -188,16 +188,17 @@ static void emit_result(cg_t *g, const char *dst, pld_dtype_t dt, int r, const i
         pld_cg_emit(g, "memset(%s.data, 0, %lld);", dst, (long long)(numel(r, osh) * esize(dt)));
 }
 
-/* an operand that names dst itself is copied to a temporary first when the
- * op writes dst before reading it (always: zero = 1) or over another shape */
-static void unalias(cg_t *g, const char *dst, eop_t *o, int r, const int64_t *osh, int zero)
+/* an operand that names dst itself is copied to a temporary first: always
+ * (always = 1: the op zeroes dst first, or the library does not allow that
+ * operand in place), else when dst gets another shape */
+static void unalias(cg_t *g, const char *dst, eop_t *o, int r, const int64_t *osh, int always)
 {
     if (!o->tile || strcmp(o->nm, dst) != 0)
         return;
     int same = o->rank == r;
     for (int d = 0; same && d < r; d++)
         same = o->shape[d] == osh[d];
-    if (same && !zero)
+    if (same && !always)
         return;
     int t = pld_cg_temp_tile(g, (size_t)(numel(o->rank, o->shape) * esize(o->dt)));
     char tv[32];
@@ -292,8 +293,8 @@ int pld_cg_ext_elementwise(cg_t *g, const pld_expr_t *e, const char *dst)
         return emit_fail(g, s, m);
     if (check_room(g, e, a.dt, r, osh))
         return -1;
-    unalias(g, dst, &a, r, osh, 0);
-    unalias(g, dst, &b, r, osh, 0);
+    unalias(g, dst, &a, r, osh, 0); /* in place: out == a exactly (the library allows it) */
+    unalias(g, dst, &b, r, osh, 1);
     emit_result(g, dst, a.dt, r, osh, &a, 0);
     pld_cg_emit(g, "{ pc_view vo, va, vb; (void)va; (void)vb;");
     g->ind++;

@@ -22,7 +22,8 @@
             shapes, broadcasting element-wise ops, row / column expands,
             softmax steps, casts with modes, log / rsqrt on FP16, INT8 bitwise
             ops and shifts, col_sum's tree order on FP16, argmax / argmin,
-            tri / ci / part / addc / expands, random) on sim and native: every
+            tri / ci / part / addc / expands, random, results written over
+            an operand) on sim and native: every
             output byte-identical; tests/native/ext_err.pld: an integer fmod
             by zero in compiled code gives sim's located error (exit 70).
   cache     a fresh cache directory gets the kernel's .so on the first run; the
@@ -332,7 +333,7 @@ def control(args, work, env):
 
 
 def ext(args, work, env):
-    outs = ['o', 'm', 'b', 'i', 'cs', 'am', 'ca', 'g', 'rr']
+    outs = ['o', 'm', 'b', 'i', 'cs', 'am', 'ca', 'g', 'rr', 'ao', 'ap']
     same_on_sim_and_native(args, work, env, 'ext.pld', ['--in', 'x=random:11', '--in', 'y=random:12'], outs)
     print('ok: ext: %d outputs byte-identical on sim and native' % len(outs))
     msgs = {}
