@@ -1,12 +1,13 @@
 /* pld_cgen_compute.c - the compute ops in generated code (pld_cgen_int.h):
  * element-wise binary, tile-scalar and unary ops (inline loops for FP32, FP16,
- * BF16 and INT32 in the kernel library's order and rounding, the library
- * through the runtime otherwise), row / column reductions, matmul (an inline
- * FP32 loop) and cast. Broadcasting operands are refused. */
+ * BF16 and INT32 in the kernel library's order and rounding; other dtypes
+ * and broadcasting operands: pld_cgen_ext.c), matmul (an inline FP32 loop)
+ * and cast. */
 #include "pld_cgen_int.h"
 #include "pld_crt.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- element-wise */
 
@@ -127,8 +128,29 @@ static void ew_loop(cg_t *g, const ew_ty_t *t, int64_t n, const char *a, const c
                 b ? ", y = " : "", b ? lb : "", so);
 }
 
+/* 1 when e is emitted as an inline loop: a dtype of ew_ty with a C form of
+ * the op, and for two tiles one static shape and dtype */
+static int ew_inline(const pld_expr_t *e)
+{
+    int scalar, code = pld_cg_ew_binary(e->op, &scalar), ucode = pld_cg_ew_unary(e->op);
+    const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
+    if (!a || !a->type || tile_bytes(a->type) < 0)
+        return 0;
+    const ew_ty_t ty = ew_ty(a->type->dtype);
+    if (!ty.st)
+        return 0;
+    if (ucode >= 0)
+        return ty.fl && f32_unary(ucode);
+    if (!(ty.fl ? f32_binary(code) : i32_binary(code)))
+        return 0;
+    return scalar || (b && b->type && b->type->kind == PLD_TY_TILE && same_static_shape(a->type, b->type) &&
+                      b->type->dtype == a->type->dtype);
+}
+
 int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
 {
+    if (!ew_inline(e)) /* other dtypes, broadcasting operands: the kernel library (pld_cgen_ext.c) */
+        return pld_cg_ext_elementwise(g, e, dst);
     int scalar, code = pld_cg_ew_binary(e->op, &scalar), ucode = pld_cg_ew_unary(e->op);
     char av[32], bv[32];
     if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av))
@@ -136,18 +158,13 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
     const pld_type_t *ta = pld_op_bound(e, 0)->type;
     pld_dtype_t dt = ta->dtype;
     const ew_ty_t ty = ew_ty(dt);
-    const int s = pld_cg_site(g, e);
     int64_t n = pld_type_static_numel(ta);
     if (ucode >= 0) {
         pld_cg_copy_desc(g, dst, av);
-        const char *body = ty.st && ty.fl ? f32_unary(ucode) : NULL;
-        if (body)
-            ew_loop(g, &ty, n, av, NULL, dst, body);
-        else
-            pld_cg_emit(g, "if (rt->unary(bk, %d, %d, &%s, &%s)) return 1;", s, ucode, dst, av);
+        ew_loop(g, &ty, n, av, NULL, dst, f32_unary(ucode));
         return 0;
     }
-    const char *bf = !ty.st ? NULL : ty.fl ? f32_binary(code) : i32_binary(code);
+    const char *bf = ty.fl ? f32_binary(code) : i32_binary(code);
     if (scalar) {
         int fl;
         pld_dtype_t sd;
@@ -155,71 +172,25 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         if (v < 0)
             return -1;
         pld_cg_copy_desc(g, dst, av);
-        if (bf) {
-            /* the scalar in the element dtype first (pld_elem_set_f / _i), as the library does */
-            if (dt == PLD_DT_FP32)
-                pld_cg_emit(g, "{ const float y = (float)%st%d;", fl ? "" : "(double)", v);
-            else if (ty.fl) {
-                char ly[64];
-                snprintf(ly, sizeof ly, ty.ld, "yb");
-                pld_cg_emit(g, "{ uint16_t yb; rt->set_f(&yb, %d, 0, (double)t%d); const float y = %s;", (int)dt, v, ly);
-            } else
-                pld_cg_emit(g, "{ const int32_t y = (int32_t)(uint32_t)(uint64_t)%st%d;", fl ? "(int64_t)" : "", v);
-            g->ind++;
-            ew_loop(g, &ty, n, av, NULL, dst, bf);
-            g->ind--;
-            pld_cg_emit(g, "}");
-        } else {
-            pld_cg_emit(g, "if (rt->binary_s(bk, %d, %d, &%s, &%s, (double)t%d, %st%d)) return 1;", s, code, dst, av, v,
-                        fl ? "(int64_t)" : "", v);
-        }
+        /* the scalar in the element dtype first (pld_elem_set_f / _i), as the library does */
+        if (dt == PLD_DT_FP32)
+            pld_cg_emit(g, "{ const float y = (float)%st%d;", fl ? "" : "(double)", v);
+        else if (ty.fl) {
+            char ly[64];
+            snprintf(ly, sizeof ly, ty.ld, "yb");
+            pld_cg_emit(g, "{ uint16_t yb; rt->set_f(&yb, %d, 0, (double)t%d); const float y = %s;", (int)dt, v, ly);
+        } else
+            pld_cg_emit(g, "{ const int32_t y = (int32_t)(uint32_t)(uint64_t)%st%d%s;", fl ? "pc_f2i(" : "", v, fl ? ")" : "");
+        g->ind++;
+        ew_loop(g, &ty, n, av, NULL, dst, bf);
+        g->ind--;
+        pld_cg_emit(g, "}");
         return 0;
     }
     if (pld_cg_tile_operand(g, pld_op_bound(e, 1), e, bv))
         return -1;
-    if (!same_static_shape(ta, pld_op_bound(e, 1)->type) || pld_op_bound(e, 1)->type->dtype != dt)
-        return pld_cg_fail(g, e->span, "%s: operands of different shapes or dtypes (broadcasting) are not compiled by the "
-                                       "native backend yet", opname(e));
     pld_cg_copy_desc(g, dst, av);
-    if (bf)
-        ew_loop(g, &ty, n, av, bv, dst, bf);
-    else
-        pld_cg_emit(g, "if (rt->binary(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, code, dst, av, bv);
-    return 0;
-}
-
-/* ---------------------------------------------------------------- reductions */
-
-int pld_cg_reduce_code(int op, int *row)
-{
-    *row = 1;
-    switch (op) {
-    case PLD_OPID_TILE_ROW_SUM: return PC_RSUM;
-    case PLD_OPID_TILE_ROW_MAX: return PC_RMAX;
-    case PLD_OPID_TILE_ROW_MIN: return PC_RMIN;
-    case PLD_OPID_TILE_ROW_PROD: return PC_RPROD;
-    }
-    *row = 0;
-    switch (op) {
-    case PLD_OPID_TILE_COL_SUM: return PC_RSUM;
-    case PLD_OPID_TILE_COL_MAX: return PC_RMAX;
-    case PLD_OPID_TILE_COL_MIN: return PC_RMIN;
-    case PLD_OPID_TILE_COL_PROD: return PC_RPROD;
-    }
-    return -1;
-}
-
-/* a row / column reduction (pld_cg_reduce_code) into dst */
-int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
-{
-    int row, rc = pld_cg_reduce_code(e->op, &row);
-    char av[32];
-    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
-        return -1;
-    if (e->op == PLD_OPID_TILE_COL_SUM && pld_op_bound(e, 1))
-        return pld_cg_fail(g, e->span, "pl.tile.col_sum with a tmp_tile (the tree order) is not compiled by the native "
-                                       "backend yet");
-    pld_cg_emit(g, "if (rt->reduce(bk, %d, %d, %d, &%s, &%s)) return 1;", s, rc, row, dst, av);
+    ew_loop(g, &ty, n, av, bv, dst, bf);
     return 0;
 }
 
@@ -268,12 +239,31 @@ int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
 
 /* ---------------------------------------------------------------- cast */
 
-/* pl.tile.cast into dst (the kernel library: rounding modes) */
+/* the rounding mode argument m (pld_kern.h's pld_round_k_t) as the
+ * interpreter reads it (pld_round_mode, pld_exec_compute.c) */
+static int round_mode(const pld_expr_t *m)
+{
+    static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+    if (!m)
+        return 2; /* PLD_R_ROUND */
+    if (m->kind == PLD_EX_STR)
+        for (int i = 0; i < 7; i++)
+            if (strcmp(m->u.str.s, names[i]) == 0)
+                return i;
+    if (m->kind == PLD_EX_INT && m->u.ival >= 0 && m->u.ival <= 6)
+        return (int)m->u.ival;
+    return 2;
+}
+
+/* pl.tile.cast into dst: the kernel library (rt->k->cast, rounding modes)
+ * over the whole physical tile; the operand's valid shape */
 int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     char av[32];
     if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
         return -1;
-    pld_cg_emit(g, "if (rt->cast(bk, %d, 0, &%s, &%s)) return 1;", s, dst, av);
+    pld_cg_emit(g, "memcpy(%s.valid, %s.valid, sizeof %s.valid);", dst, av, dst);
+    pld_cg_emit(g, "{ pc_view vo, va; pc_view_tile(&vo, &%s); pc_view_tile(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", dst,
+                av, s, round_mode(pld_op_bound(e, 2)));
     return 0;
 }

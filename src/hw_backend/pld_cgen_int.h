@@ -25,6 +25,10 @@
  *   pld_cgen_layout.c   layout, valid shapes, gathers / scatters, sorts
  *                       and the GM gather family (the kernel library's
  *                       pld_kern_layout.c / pld_kern_gather.c)
+ *   pld_cgen_ext.c      the element-wise extension ops (sin .. random,
+ *                       cmp / sel, partial ops), expands, row / column
+ *                       expands, broadcasting and non-inline element-wise
+ *                       ops, reductions: the kernel library through rt->k
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -197,11 +201,7 @@ int pld_cg_ew_binary(int op, int *scalar);
 int pld_cg_ew_unary(int op);
 /* an element-wise op (pld_cg_ew_binary / pld_cg_ew_unary) into dst */
 int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst);
-/* a reduction's code (PC_R*; *row: 1 for a row reduction), -1 when op is none */
-int pld_cg_reduce_code(int op, int *row);
 /* The ops below take s, the site of e. */
-/* a row / column reduction into dst */
-int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 /* pl.tile.matmul / matmul_acc into dst (room: its storage) */
 int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
 /* pl.tile.cast into dst */
@@ -281,5 +281,19 @@ int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const ch
 int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst);
 /* `d, c = pl.tile.gather_compare(...)` (targets: the tuple of two tile names) */
 int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e);
+/* ---------------------------------------------------------------- pld_cgen_ext.c */
+
+/* 1 when op is one pld_cg_ext compiles (extension ops, cmp / sel, partial
+ * ops, generators, expands, row / column expands, reductions) */
+int pld_cg_ext_op(int op);
+/* such an op into dst (s: the site of e) */
+int pld_cg_ext(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* an element-wise op of pld_cg_ew_binary / pld_cg_ew_unary (or an expand)
+ * into dst through the kernel library: any dtype, broadcasting operands */
+int pld_cg_ext_elementwise(cg_t *g, const pld_expr_t *e, const char *dst);
+/* a reduction's library op (pld_redop_k_t; *row: 1 for a row reduction), -1 when op is none */
+int pld_cg_ext_reduce_op(int op, int *row);
+/* a row / column reduction into dst */
+int pld_cg_ext_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 
 #endif

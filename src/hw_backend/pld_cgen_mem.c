@@ -172,11 +172,11 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
     if (need >= 0 && (size_t)need > room)
         return pld_cg_fail(g, e->span, "internal: tile storage too small");
     const int s = pld_cg_site(g, e);
-    int scalar, row;
+    int scalar;
     if (pld_cg_ew_binary(e->op, &scalar) >= 0 || pld_cg_ew_unary(e->op) >= 0)
         return pld_cg_ew(g, e, dst);
-    if (pld_cg_reduce_code(e->op, &row) >= 0)
-        return pld_cg_reduce(g, e, dst, s);
+    if (pld_cg_ext_op(e->op))
+        return pld_cg_ext(g, e, dst, s);
     const int sys = pld_cg_sys_tile(g, e, dst, room);
     if (sys != -2)
         return sys;

@@ -530,4 +530,50 @@ static inline void pc_view_box(pc_view *v, const int64_t *off, const int64_t *ex
         return rt->fail(bk, (site), pc_m_);                                                                   \
     } while (0)
 
+/* ---- element-wise extension ops, broadcasts, reductions (pld_cgen_ext.c) ---- */
+/* The physical (packed) data of tile t viewed as shape (orank, oshape): its
+ * missing leading dims and its size-1 dims that oshape widens stride 0 (the
+ * interpreter's broadcast view). */
+static inline void pc_view_bcast(pc_view *v, const pc_tile *t, int orank, const int64_t *oshape)
+{
+    int64_t st[PC_MAX_RANK], s = 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= t->shape[d];
+    }
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = orank;
+    for (int d = 0; d < orank; d++) {
+        int j = d - (orank - t->rank);
+        v->shape[d] = oshape[d];
+        v->strides[d] = j < 0 || (t->shape[j] == 1 && oshape[d] != 1) ? 0 : st[j];
+    }
+}
+
+/* One element (cell, of dtype dt) viewed as shape (orank, oshape). */
+static inline void pc_view_cell(pc_view *v, void *cell, int32_t dt, int orank, const int64_t *oshape)
+{
+    v->data = cell;
+    v->dt = dt;
+    v->rank = orank;
+    for (int d = 0; d < orank; d++) {
+        v->shape[d] = oshape[d];
+        v->strides[d] = 0;
+    }
+}
+
+/* A float scalar as an integer operand: truncated toward zero, saturated to
+ * the int64 range, NaN -> 0 (the interpreter's pld_v_as_i). */
+static inline int64_t pc_f2i(double f)
+{
+    if (f != f)
+        return 0;
+    if (f >= 9.2233720368547758e18)
+        return INT64_MAX;
+    if (f <= -9.2233720368547758e18)
+        return INT64_MIN;
+    return (int64_t)f;
+}
+
 #endif

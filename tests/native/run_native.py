@@ -23,6 +23,14 @@
             allocation tokens, a kernel calling a kernel, pl.split_aiv lanes
             with aiv_shard / aic_gather) on sim and native: every output
             byte-identical.
+  ext       tests/native/ext.pld (cmp / sel / cmps / sels on partial valid
+            shapes, broadcasting element-wise ops, row / column expands,
+            softmax steps, casts with modes, log / rsqrt on FP16, INT8 bitwise
+            ops and shifts, col_sum's tree order on FP16, argmax / argmin,
+            tri / ci / part / addc / expands, random, results written over
+            an operand) on sim and native: every
+            output byte-identical; tests/native/ext_err.pld: an integer fmod
+            by zero in compiled code gives sim's located error (exit 70).
   cache     a fresh cache directory gets the kernel's .so on the first run; the
             second run compiles nothing (the files are not rewritten) and gives
             the same output.
@@ -55,7 +63,7 @@
             bytes; layout_err.pld stops with sim's located message for each op
             its n picks (extract, gather_row, reinterpret_view, mrgsort, slice).
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,system,cache,cachedir,cachekey,clang,boundary,layout}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,load,control,ext,system,cache,cachedir,cachekey,clang,boundary,layout}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -74,11 +82,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary', 'layout')
+PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
+         'layout')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'system': ('system.pld',),
+         'ext': ('ext.pld', 'ext_err.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld')}
@@ -364,7 +374,7 @@ def expect(rc, out, want_rc, needles, what):
 def errors(args, work, env):
     o = ['--in', 'x=random:1', '--out', 'out=' + os.path.join(work, 'u.npy')]
     rc, out = run(args, 'unsupported.pld', 'native', o, env)
-    expect(rc, out, 69, ['cannot be compiled', 'unsupported.pld:9:13', 'pl.tile.sin', 'kernel k'],
+    expect(rc, out, 69, ['cannot be compiled', 'unsupported.pld:9:13', 'pl.tile.fillpad', 'kernel k'],
            'an op native does not compile')
     rc, out = run(args, 'unsupported.pld', 'sim', o, env)
     expect(rc, out, 0, [], 'the same program on sim')
@@ -398,7 +408,7 @@ def load(args, work, env):
              '--trace', trace]
         rc, out = run(args, 'scope_refused.pld', 'native', o, env, P=P)
         expect(rc, out, 69, ['cannot load program', 'kernel sines', 'cannot be compiled',
-                             'scope_refused.pld:18:17: pl.tile.sin is not compiled by the native backend'],
+                             'scope_refused.pld:18:17: pl.tile.fillpad is not compiled by the native backend'],
                'a pl.at scope native does not compile, at P=%d' % P)
         if os.path.exists(out_f) or (os.path.exists(trace) and '"k"' in open(trace).read()):
             fail('kernel k ran before the refused scope stopped the run (P=%d)' % P, out)
@@ -454,6 +464,29 @@ def layout(args, work, env):
             fail('layout error %d differs: sim %r, native %r' % (n, msgs['sim'], msgs['native']))
 
 
+def ext(args, work, env):
+    outs = ['o', 'm', 'b', 'i', 'cs', 'am', 'ca', 'g', 'rr', 'ao', 'ap']
+    same_on_sim_and_native(args, work, env, 'ext.pld', ['--in', 'x=random:11', '--in', 'y=random:12'], outs)
+    print('ok: ext: %d outputs byte-identical on sim and native' % len(outs))
+    msgs = {}
+    for b in ('sim', 'native'):
+        for v in (3, 4):
+            n = os.path.join(work, 'n%d.npy' % v)
+            npy_scalar_i64(n, v)
+            rc, out = run(args, 'ext_err.pld', b, ['--in', 'x=random:1', '--in', 'n=' + n, '--out',
+                                                   'out=' + os.path.join(work, 'e%d_%s.npy' % (v, b))], env)
+            if v == 4:
+                expect(rc, out, 0, [], 'ext_err.pld with n = 4 on ' + b)
+                continue
+            expect(rc, out, 70, ['ext_err.pld:13:13: error: pl.tile.fmod: integer division by zero'],
+                   'an integer fmod by zero on ' + b)
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+    if msgs['sim'] != msgs['native']:
+        fail('the fmod error differs: sim %r, native %r' % (msgs['sim'], msgs['native']))
+    if open(os.path.join(work, 'e4_sim.npy'), 'rb').read() != open(os.path.join(work, 'e4_native.npy'), 'rb').read():
+        fail('ext_err.pld with n = 4: the output differs between sim and native')
+
+
 def cache(args, work, env):
     d = os.path.join(work, 'kcache')
     o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
@@ -493,8 +526,8 @@ def main():
     env = dict(os.environ)
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
-        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'system': system, 'cache': cache,
-         'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
+        {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
+         'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
