@@ -1,8 +1,8 @@
 /* pld_cgen_compute.c - the compute ops in generated code (pld_cgen_int.h):
  * element-wise binary, tile-scalar and unary ops (inline loops for FP32, FP16,
  * BF16 and INT32 in the kernel library's order and rounding, the library
- * through the runtime otherwise), row / column reductions, matmul (an inline
- * FP32 loop) and cast. Broadcasting operands are refused. */
+ * through the runtime otherwise) and row / column reductions (matmul and
+ * cast: pld_cgen_mm.c). Broadcasting operands are refused. */
 #include "pld_cgen_int.h"
 #include "pld_crt.h"
 
@@ -220,60 +220,5 @@ int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return pld_cg_fail(g, e->span, "pl.tile.col_sum with a tmp_tile (the tree order) is not compiled by the native "
                                        "backend yet");
     pld_cg_emit(g, "if (rt->reduce(bk, %d, %d, %d, &%s, &%s)) return 1;", s, rc, row, dst, av);
-    return 0;
-}
-
-/* ---------------------------------------------------------------- matmul */
-
-/* pl.tile.matmul / matmul_acc into dst (room: its storage); FP32 operands of
- * static shape as an inline loop, the kernel library otherwise */
-int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
-{
-    const int acc = e->op == PLD_OPID_TILE_MATMUL_ACC;
-    if (acc && pld_op_bound(e, 3))
-        return pld_cg_fail(g, e->span, "pl.tile.matmul_acc with init_cond is not compiled by the native backend yet");
-    char av[32], bv[32];
-    if (pld_cg_tile_operand(g, pld_op_bound(e, acc), e, av) || pld_cg_tile_operand(g, pld_op_bound(e, acc + 1), e, bv))
-        return -1;
-    if (acc) {
-        if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
-            return -1;
-    } else if (pld_cg_set_desc(g, dst, e->type, e)) {
-        return -1;
-    }
-    const pld_type_t *ta = pld_op_bound(e, acc)->type, *tb = pld_op_bound(e, acc + 1)->type;
-    if (ta && tb && e->type && ta->dtype == PLD_DT_FP32 && tb->dtype == PLD_DT_FP32 &&
-        e->type->dtype == PLD_DT_FP32 && ta->rank == 2 && tb->rank == 2 && e->type->rank == 2 &&
-        tile_bytes(ta) >= 0 && tile_bytes(tb) >= 0 && ta->shape[1].v == tb->shape[0].v &&
-        e->type->shape[0].v == ta->shape[0].v && e->type->shape[1].v == tb->shape[1].v) {
-        /* FP32: the library's order (per element, k ascending, in float), vectorised over j */
-        const long long M = ta->shape[0].v, K = ta->shape[1].v, N = tb->shape[1].v;
-        if (!acc)
-            pld_cg_emit(g, "%s.valid[0] = %s.valid[0]; %s.valid[1] = %s.valid[1];", dst, av, dst, bv);
-        pld_cg_emit(g, "{ const float *A = (const float *)%s.data, *B = (const float *)%s.data; float *O = (float *)%s.data;",
-                    av, bv, dst);
-        pld_cg_emit(g, "  for (int64_t i = 0; i < %lld; i++) {", M);
-        pld_cg_emit(g, "    float *o = O + i * %lld;", N);
-        if (!acc)
-            pld_cg_emit(g, "    for (int64_t j = 0; j < %lld; j++) o[j] = 0.0f;", N);
-        pld_cg_emit(g, "    for (int64_t k = 0; k < %lld; k++) {", K);
-        pld_cg_emit(g, "      const float x = A[i * %lld + k]; const float *b = B + k * %lld;", K, N);
-        pld_cg_emit(g, "      for (int64_t j = 0; j < %lld; j++) o[j] += x * b[j];", N);
-        pld_cg_emit(g, "    } } }");
-        return 0;
-    }
-    pld_cg_emit(g, "if (rt->matmul(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, acc, dst, av, bv);
-    return 0;
-}
-
-/* ---------------------------------------------------------------- cast */
-
-/* pl.tile.cast into dst (the kernel library: rounding modes) */
-int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
-{
-    char av[32];
-    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
-        return -1;
-    pld_cg_emit(g, "if (rt->cast(bk, %d, 0, &%s, &%s)) return 1;", s, dst, av);
     return 0;
 }

@@ -18,6 +18,7 @@
  *   pld_cgen_compute.c  the compute ops: element-wise (inline loops for
  *                       FP32 / FP16 / BF16 / INT32, the kernel library
  *                       otherwise), row / column reductions, matmul, cast
+ *   pld_cgen_mm.c       the matmul family, cast, MX-layout loads
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -191,10 +192,17 @@ int pld_cg_reduce_code(int op, int *row);
 /* The ops below take s, the site of e. */
 /* a row / column reduction into dst */
 int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s);
-/* pl.tile.matmul / matmul_acc into dst (room: its storage) */
-int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
-/* pl.tile.cast into dst */
-int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+
+/* ---------------------------------------------------------------- pld_cgen_mm.c */
+
+/* the matmul family (pl.tile.matmul, matmul_acc, matmul_bias, gemv*,
+ * batch_matmul*, matmul_mx*) into dst (room: its storage); -2 when e is not one */
+int pld_cg_mm(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
+/* pl.tile.cast into dst (its rounding mode) */
+int pld_cg_mm_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* pl.tile.load of an MX-layout tensor (local src, offsets in C array t<off>),
+ * after rt->load made the region checks: the logical scales into dst */
+int pld_cg_mm_load_mx(cg_t *g, const pld_expr_t *e, const char *dst, int src, int off, int s);
 
 /* ---------------------------------------------------------------- pld_cgen_dist.c */
 

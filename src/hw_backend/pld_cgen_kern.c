@@ -122,7 +122,14 @@ static int k_fill_i(const pc_view *out, int64_t v, char *err, size_t errn)
     return pld_k_fill_i(V(out), v) != PLD_OK;
 }
 
+static int k_mx_unpack(const pc_view *out, const void *src, int64_t rows, int64_t cols, const int64_t *off, int a_layout,
+                       char *err, size_t errn)
+{
+    return pld_k_mx_unpack(V(out), src, rows, cols, off, a_layout, err, errn) != PLD_OK;
+}
+
 const pc_kern pld_cgen_kern_table = {
     k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
     k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
+    k_mx_unpack,
 };

@@ -78,6 +78,9 @@ typedef struct pc_kern {
     int (*accumulate)(const pc_view *out, const pc_view *a, char *err, size_t errn);
     int (*fill_f)(const pc_view *out, double v, char *err, size_t errn);
     int (*fill_i)(const pc_view *out, int64_t v, char *err, size_t errn);
+    /* pld_k_mx_unpack: the logical scales of a packed MX-layout tensor */
+    int (*mx_unpack)(const pc_view *out, const void *src, int64_t rows, int64_t cols, const int64_t *off, int a_layout,
+                     char *err, size_t errn);
 } pc_kern;
 
 /* What a runtime-executed op returned (pc_rt.exec). */

@@ -76,23 +76,9 @@ static pld_status_t mx_unpack(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if (t->rank != 2 || pld_dtype_storage_bytes(t->dt) != 1 || t->strides[1] != 1 || t->strides[0] != C)
         return pld_rt_error(it, f, e->span, "%s of an MX-layout tensor only supports packed 2D sources of 1-byte "
                             "elements", pld_op_name(e));
-    if (a ? R % 16 || C % 2 : R % 2 || C % 16) {
-        char sh[96];
-        pld_shape_str(sh, sizeof sh, t->rank, t->shape);
-        return pld_rt_error(it, f, e->span, "%s: the %s packing is made of [%d, %d] blocks; tensor %s is not a whole "
-                            "number of them", pld_op_name(e), a ? "MX_A_ZZ" : "MX_B_NN", a ? 16 : 2, a ? 2 : 16, sh);
-    }
-    const uint8_t *src = (const uint8_t *)t->buf->data + t->offset;
-    for (int64_t i = 0; i < dst->shape[0]; i++) {
-        uint8_t *row = (uint8_t *)dst->data + i * dst->strides[0];
-        const int64_t r = off[0] + i;
-        for (int64_t j = 0; j < dst->shape[1]; j++) {
-            const int64_t c = off[1] + j;
-            row[j * dst->strides[1]] = src[a ? ((r / 16) * (C / 2) + c / 2) * 32 + (r % 16) * 2 + c % 2
-                                             : ((c / 16) * (R / 2) + r / 2) * 32 + (c % 16) * 2 + r % 2];
-        }
-    }
-    return PLD_OK;
+    char err[ERRN];
+    return pld_op_kcheck(it, f, e, pld_k_mx_unpack(dst, (const uint8_t *)t->buf->data + t->offset, R, C, off, a, err,
+                                                   sizeof err), err);
 }
 
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote)

@@ -29,12 +29,14 @@
             script, then the same script changed) and another flag each get a
             new cache entry; dump=DIR writes one .c per kernel, named by kernel,
             the source that was compiled.
+  mm        mm.pld (cast rounding modes, BF16 matmul / matmul_acc with
+            init_cond / matmul_bias, atomic stores) byte-identical on sim and native.
   clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang,mm}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -52,12 +54,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang')
+PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang', 'mm')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
-         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',)}
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'mm': ('mm.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -323,6 +325,14 @@ def control(args, work, env):
             fail('a rank did not stop by itself at P=%d' % P, out)
 
 
+def mm(args, work, env):
+    """mm.pld: pl.tile.cast in every rounding mode, BF16 matmul / matmul_acc (init_cond in a loop) /
+    matmul_bias and atomic stores: byte-identical on sim and native"""
+    outs = ['cst', 'hst', 'mm', 'acc']
+    same_on_sim_and_native(args, work, env, 'mm.pld', ['--in', 'x=random:3', '--in', 'w=random:4'], outs)
+    print('ok: mm: %d outputs byte-identical on sim and native' % len(outs))
+
+
 def cache(args, work, env):
     d = os.path.join(work, 'kcache')
     o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
@@ -363,7 +373,7 @@ def main():
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'cache': cache, 'cachedir': cachedir,
-         'cachekey': cachekey, 'clang': clang}[args.what](args, work, env)
+         'cachekey': cachekey, 'clang': clang, 'mm': mm}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
