@@ -19,6 +19,7 @@
  *                       FP32 / FP16 / BF16 / INT32, the kernel library
  *                       otherwise), row / column reductions, matmul, cast
  *   pld_cgen_mm.c       the matmul family, cast, MX-layout loads
+ *   pld_cgen_tensor.c   pl.tensor.* ops (storage from per-op pools)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -203,6 +204,13 @@ int pld_cg_mm_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 /* pl.tile.load of an MX-layout tensor (local src, offsets in C array t<off>),
  * after rt->load made the region checks: the logical scales into dst */
 int pld_cg_mm_load_mx(cg_t *g, const pld_expr_t *e, const char *dst, int src, int off, int s);
+
+/* ---------------------------------------------------------------- pld_cgen_tensor.c */
+
+/* a pl.tensor.* op compiled into descriptor dst (its storage from the op's
+ * pool); -2 when e is not one this file compiles (or its shapes are not
+ * static): the caller leaves it to the runtime */
+int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 
 /* ---------------------------------------------------------------- pld_cgen_dist.c */
 

@@ -307,8 +307,11 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
     default:
         break;
     }
+    int r = pld_cg_tensor_op(g, e, dst, s);
+    if (r != -2)
+        return r;
     const char *note;
-    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME) {
+    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME || pld_cgen_op_class(e->op, &note) == PLD_CGEN_LIBRARY) {
         int o = pld_cg_exec(g, e, SK_TENSOR);
         if (o < 0)
             return -1;

@@ -163,6 +163,11 @@ typedef struct pc_rt {
      * sim reports it ("<op name>: <err>"); returns 1 */
     const pc_kern *k;
     int (*kfail)(void *bk, int site, const char *err);
+    /* storage for n elements of dtype dt (zeroed, 64-byte aligned) held by
+     * the block until it ends, as a tensor the runtime knows (set_tensor
+     * finds views of it): the buffers of the tensor pools of compiled
+     * pl.tensor.* ops (pc_pool_get); NULL after an error was recorded */
+    void *(*tensor_buf)(void *bk, int site, int32_t dt, int64_t n);
 } pc_rt;
 
 /* Calls kernel library entry FN (pc_kern) with the arguments given and the
@@ -360,6 +365,118 @@ static inline float pc_fmaxf(float x, float y)
 static inline float pc_fminf(float x, float y)
 {
     return (x < y || x != x) ? x : (x == y && signbit(x)) ? x : y;
+}
+
+/* ---- tensors of compiled pl.tensor.* ops ---- */
+
+/* A buffer of `bytes` from the pool p[0..n) of one op (buffers made by
+ * rt->tensor_buf on first use) that none of used[0..nu) points into: the
+ * values still live (every tensor local and the op's operands) keep theirs,
+ * so a loop reuses at most n buffers (n > nu: one is always free). */
+static inline void *pc_pool_get(const pc_rt *rt, void *bk, int site, void **p, int n, size_t bytes, int32_t dt,
+                                int64_t elems, const void *const *used, int nu)
+{
+    for (int i = 0; i < n; i++) {
+        if (!p[i])
+            return p[i] = rt->tensor_buf(bk, site, dt, elems);
+        int busy = 0;
+        for (int j = 0; j < nu && !busy; j++)
+            busy = used[j] && (const char *)used[j] >= (const char *)p[i] && (const char *)used[j] < (const char *)p[i] + bytes;
+        if (!busy)
+            return p[i];
+    }
+    rt->fail(bk, site, "internal: a tensor pool of the compiled kernel is exhausted");
+    return NULL;
+}
+
+/* t = a packed tensor of dtype dt and shape s (rank r) at data, valid = shape */
+static inline void pc_tensor_packed(pc_tensor *t, void *data, int32_t dt, int r, const int64_t *s)
+{
+    int64_t st = 1;
+    t->data = (char *)data;
+    t->dt = dt;
+    t->rank = r;
+    for (int d = PC_MAX_RANK - 1; d >= 0; d--) {
+        t->shape[d] = t->valid[d] = d < r ? s[d] : 1;
+        t->stride[d] = d < r ? st : 0;
+        if (d < r)
+            st *= s[d];
+    }
+}
+
+/* the view of tensor t broadcast to shape os (rank r): numpy's rule, stride 0
+ * on the missing and the size-1 dims (the interpreter's bview) */
+static inline void pc_view_bcast(pc_view *v, const pc_tensor *t, int r, const int64_t *os)
+{
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = r;
+    for (int d = 0; d < r; d++) {
+        const int j = d - (r - t->rank);
+        v->shape[d] = os[d];
+        v->strides[d] = j < 0 || (t->shape[j] == 1 && os[d] != 1) ? 0 : t->stride[j];
+    }
+}
+
+/* pl.tensor.slice of t (the interpreter's pld_exec_slice): a view, no copy;
+ * 0, or 1 with the message in msg */
+static inline int pc_tensor_slice(const char *op, pc_tensor *o, const pc_tensor *t, const int64_t *shp, int ns,
+                                  const int64_t *off, int no, const int64_t *val, int nv, const int64_t *drop, int nd,
+                                  int clamp, size_t esz, char *msg, size_t mn)
+{
+    if (ns != t->rank || no != t->rank) {
+        snprintf(msg, mn, "%s: shape and offset need %d entries", op, t->rank);
+        return 1;
+    }
+    pc_tensor v = *t;
+    for (int d = 0; d < t->rank; d++) {
+        if (off[d] < 0 || shp[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
+            int k = snprintf(msg, mn, "%s: window offset %lld + extent %lld is outside dimension %d of [", op,
+                             (long long)off[d], (long long)shp[d], d);
+            for (int j = 0; j < t->rank && k > 0 && (size_t)k < mn; j++)
+                k += snprintf(msg + k, mn - (size_t)k, "%s%lld", j ? ", " : "", (long long)t->shape[j]);
+            if (k > 0 && (size_t)k < mn)
+                snprintf(msg + k, mn - (size_t)k, "]");
+            return 1;
+        }
+        int64_t oo = off[d], ext = shp[d];
+        if (ext > t->shape[d] - oo) {
+            oo = oo < t->shape[d] ? oo : t->shape[d];
+            ext = t->shape[d] - oo;
+        }
+        v.data += (ptrdiff_t)(oo * t->stride[d]) * (ptrdiff_t)esz;
+        v.shape[d] = ext;
+        int64_t room = t->valid[d] - oo;
+        if (room < 0)
+            room = 0;
+        v.valid[d] = room < ext ? room : ext;
+        if (nv == t->rank && val[d] < v.valid[d])
+            v.valid[d] = val[d] < 0 ? 0 : val[d];
+    }
+    int isdrop[PC_MAX_RANK] = {0}, k = 0;
+    for (int j = 0; j < nd; j++)
+        if (drop[j] >= 0 && drop[j] < v.rank)
+            isdrop[drop[j]] = 1;
+    for (int d = 0; d < v.rank; d++) {
+        if (isdrop[d] && (v.shape[d] != 1 || v.valid[d] != 1)) {
+            snprintf(msg, mn, "%s: dropped dimension %d has extent %lld (valid %lld), not 1", op, d, (long long)v.shape[d],
+                     (long long)v.valid[d]);
+            return 1;
+        }
+        if (isdrop[d])
+            continue;
+        v.shape[k] = v.shape[d];
+        v.valid[k] = v.valid[d];
+        v.stride[k] = v.stride[d];
+        k++;
+    }
+    for (int d = k; d < PC_MAX_RANK; d++) {
+        v.shape[d] = v.valid[d] = 1;
+        v.stride[d] = 0;
+    }
+    v.rank = k;
+    *o = v;
+    return 0;
 }
 
 #endif

@@ -622,11 +622,36 @@ static int rt_kfail(void *bk, int site, const char *err)
     return kfail(bk, site, PLD_E_RUNTIME, err);
 }
 
+/* storage of a compiled tensor op's pool: a tensor the block holds (b->made,
+ * so that set_tensor finds views of it) */
+static void *rt_tensor_buf(void *bk, int site, int32_t dt, int64_t n)
+{
+    crt_block_t *b = bk;
+    int64_t shape[1] = {n > 0 ? n : 1};
+    if (b->nmade == b->capmade) {
+        int cap = b->capmade ? 2 * b->capmade : 8;
+        pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
+        if (!m) {
+            rt_fail(b, site, "out of memory");
+            return NULL;
+        }
+        b->made = m;
+        b->capmade = cap;
+    }
+    pld_tensor_t *t = pld_tensor_new((pld_dtype_t)dt, 1, shape, 1);
+    if (!t) {
+        rt_fail(b, site, "out of memory for tensor storage");
+        return NULL;
+    }
+    b->made[b->nmade++] = pld_v_obj(&t->hdr, t->dt);
+    return (char *)t->buf->data;
+}
+
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
-    &pld_cgen_kern_table, rt_kfail,
+    &pld_cgen_kern_table, rt_kfail, rt_tensor_buf,
 };
 
 /* ---- pld_be_host_t ---- */

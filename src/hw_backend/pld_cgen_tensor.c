@@ -1,0 +1,431 @@
+/* pld_cgen_tensor.c - pl.tensor.* ops in generated code (pld_cgen_int.h):
+ * element-wise (broadcasting binary, tensor-scalar, unary), row / column
+ * expands, expands, row / column reductions (argmax / argmin too), cast,
+ * create / full / create_l1, no_dep and slice. The numerics are the kernel
+ * library's (rt->k) over views of pc_tensor descriptors; a result's storage
+ * is a buffer of the op's pool (pc_pool_get): one buffer per value still
+ * live, reused by the next execution of the op once its value is dead, so a
+ * loop of tensor ops runs in bounded memory (the interpreter makes a new
+ * tensor per execution and frees it with its last reference). Results need
+ * static shapes; an op of dynamic shape stays with the runtime (rt->exec).
+ * Checks and messages are the interpreter's (pld_exec_compute.c
+ * pld_exec_elementwise / pld_exec_reduce / pld_exec_cast, pld_exec_mem.c
+ * pld_exec_create / pld_exec_slice). */
+#include "pld_cgen_int.h"
+#include "pld_crt.h"
+#include "pld_kern.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+/* the static shape of tensor type t: its rank, or -1 */
+static int tshape(const pld_type_t *t, int64_t *s)
+{
+    if (!t || (t->kind != PLD_TY_TENSOR && t->kind != PLD_TY_DTENSOR) || t->rank < 0 || t->rank > PC_MAX_RANK)
+        return -1;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->shape[i].kind != PLD_DIM_CONST || t->shape[i].v < 0)
+            return -1;
+        s[i] = t->shape[i].v;
+    }
+    return t->rank;
+}
+
+static void shape_str(char *b, size_t n, int r, const int64_t *s)
+{
+    size_t k = (size_t)snprintf(b, n, "[");
+    for (int i = 0; i < r && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
+    if (k < n)
+        snprintf(b + k, n - k, "]");
+}
+
+/* a tensor operand: a local (its C name in nm) or a nested tensor expression
+ * evaluated into a temporary descriptor first */
+static int toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
+{
+    if (!a)
+        return pld_cg_fail(g, e->span, "%s: a tensor operand is missing", opname(e));
+    if (a->kind == PLD_EX_NAME && a->slot >= 0 && g->slots[a->slot].kind == SK_TENSOR) {
+        snprintf(nm, 32, "s%d", a->slot);
+        return 0;
+    }
+    int t = tmp(g);
+    pld_cg_emit(g, "pc_tensor t%d; memset(&t%d, 0, sizeof t%d);", t, t, t);
+    snprintf(nm, 32, "t%d", t);
+    return pld_cg_tensor_into(g, a, nm);
+}
+
+/* the result descriptor rN (packed, shape s of rank r, dtype dt) over a
+ * buffer of the op's pool; ops: the operands' C names (their storage is
+ * live). Returns N. */
+static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
+{
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= s[i];
+    const int nt = g->fn->nslots;
+    int nlive = nops;
+    for (int i = 0; i < nt; i++)
+        nlive += g->slots[i].kind == SK_TENSOR;
+    const int q = tmp(g);
+    pld_buf_printf(&g->tmpdecl, "    void *p%d[%d]; memset(p%d, 0, sizeof p%d);\n", q, nlive + 1, q, q);
+    pld_buf_t u;
+    pld_buf_init(&u);
+    int k = 0;
+    for (int i = 0; i < nt; i++)
+        if (g->slots[i].kind == SK_TENSOR)
+            pld_buf_printf(&u, "%ss%d.data", k++ ? ", " : "", i);
+    for (int i = 0; i < nops; i++)
+        pld_buf_printf(&u, "%s%s.data", k++ ? ", " : "", ops[i]);
+    pld_cg_emit(g, "pc_tensor r%d;", q);
+    pld_cg_emit(g, "{ const void *u[] = {%s};", k ? pld_buf_str(&u) : "NULL");
+    pld_buf_fini(&u);
+    pld_cg_emit(g, "  void *b = pc_pool_get(rt, bk, %d, p%d, %d, %lld, %d, %lld, u, %d); if (!b) return 1;", site, q, nlive + 1,
+                (long long)(n * esize(dt)), (int)dt, (long long)n, k);
+    pld_cg_emit(g, "  const int64_t sh[%d] = {", r > 0 ? r : 1);
+    for (int i = 0; i < r; i++)
+        pld_cg_emit(g, "    %lld,", (long long)s[i]);
+    if (r == 0)
+        pld_cg_emit(g, "    1,");
+    pld_cg_emit(g, "  }; pc_tensor_packed(&r%d, b, %d, %d, sh); }", q, (int)dt, r);
+    return q;
+}
+
+/* ---------------------------------------------------------------- element-wise */
+
+static int binop(int op)
+{
+    switch (op) {
+    case PLD_OPID_TENSOR_ADD: case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_ROW_EXPAND_ADD:
+    case PLD_OPID_TENSOR_COL_EXPAND_ADD: return PLD_K_ADD;
+    case PLD_OPID_TENSOR_SUB: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_ROW_EXPAND_SUB:
+    case PLD_OPID_TENSOR_COL_EXPAND_SUB: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF:
+    case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF: return PLD_K_SUB;
+    case PLD_OPID_TENSOR_MUL: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_ROW_EXPAND_MUL:
+    case PLD_OPID_TENSOR_COL_EXPAND_MUL: return PLD_K_MUL;
+    case PLD_OPID_TENSOR_DIV: case PLD_OPID_TENSOR_DIVS: case PLD_OPID_TENSOR_ROW_EXPAND_DIV:
+    case PLD_OPID_TENSOR_COL_EXPAND_DIV: return PLD_K_DIV;
+    case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_ROW_EXPAND_MAX: case PLD_OPID_TENSOR_COL_EXPAND_MAX: return PLD_K_MAX;
+    case PLD_OPID_TENSOR_MINIMUM: case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_MIN: return PLD_K_MIN;
+    case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND: return 100; /* a copy of the vector */
+    default: return -1;
+    }
+}
+
+static int unop(int op)
+{
+    switch (op) {
+    case PLD_OPID_TENSOR_EXP: return PLD_K_EXP;
+    case PLD_OPID_TENSOR_LOG: return PLD_K_LOG;
+    case PLD_OPID_TENSOR_SQRT: return PLD_K_SQRT;
+    case PLD_OPID_TENSOR_RSQRT: return PLD_K_RSQRT;
+    case PLD_OPID_TENSOR_ABS: return PLD_K_ABS;
+    case PLD_OPID_TENSOR_NEG: return PLD_K_NEG;
+    case PLD_OPID_TENSOR_RECIP: return PLD_K_RECIP;
+    default: return -1;
+    }
+}
+
+static int is_scalar_op(const pld_expr_t *e)
+{
+    switch (e->op) {
+    case PLD_OPID_TENSOR_ADDS: case PLD_OPID_TENSOR_SUBS: case PLD_OPID_TENSOR_MULS: case PLD_OPID_TENSOR_DIVS: return 1;
+    case PLD_OPID_TENSOR_MAXIMUM: case PLD_OPID_TENSOR_MINIMUM: {
+        const pld_expr_t *r = pld_op_bound(e, 1);
+        return r && r->type && r->type->kind == PLD_TY_SCALAR;
+    }
+    default: return 0;
+    }
+}
+
+static int expand_axis(int op)
+{
+    switch (op) {
+    case PLD_OPID_TENSOR_ROW_EXPAND: case PLD_OPID_TENSOR_ROW_EXPAND_ADD: case PLD_OPID_TENSOR_ROW_EXPAND_SUB:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MUL: case PLD_OPID_TENSOR_ROW_EXPAND_DIV: case PLD_OPID_TENSOR_ROW_EXPAND_MAX:
+    case PLD_OPID_TENSOR_ROW_EXPAND_MIN: case PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF: return 'r';
+    case PLD_OPID_TENSOR_COL_EXPAND: case PLD_OPID_TENSOR_COL_EXPAND_ADD: case PLD_OPID_TENSOR_COL_EXPAND_SUB:
+    case PLD_OPID_TENSOR_COL_EXPAND_MUL: case PLD_OPID_TENSOR_COL_EXPAND_DIV: case PLD_OPID_TENSOR_COL_EXPAND_MAX:
+    case PLD_OPID_TENSOR_COL_EXPAND_MIN: case PLD_OPID_TENSOR_COL_EXPAND_EXPDIF: return 'c';
+    default: return 0;
+    }
+}
+
+/* a scalar operand as the two library arguments (double, int64) in sf / si */
+static int scalar_args(cg_t *g, const pld_expr_t *x, char *sf, char *si)
+{
+    int fl;
+    pld_dtype_t d;
+    int v = pld_cg_scalar(g, x, &fl, &d);
+    if (v < 0)
+        return -1;
+    snprintf(sf, 48, "(double)t%d", v);
+    snprintf(si, 48, "%st%d", fl ? "(int64_t)" : "", v);
+    return 0;
+}
+
+static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    const int un = unop(e->op), bin = binop(e->op), sc = is_scalar_op(e), fill = e->op == PLD_OPID_TENSOR_EXPANDS;
+    const int nary = un >= 0 ? 1 : 2;
+    char av[32], bv[32], sf[48], si[48];
+    int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK], os[PC_MAX_RANK];
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    const int ra = A ? tshape(A->type, sa) : -1;
+    int rb = 0;
+    if (ra < 0 || !A->type || (nary == 2 && !sc && !fill && (!B || (rb = tshape(B->type, sb)) < 0)))
+        return -2;
+    if (toperand(g, A, e, av))
+        return -1;
+    const pld_dtype_t dt = A->type->dtype;
+    if (nary == 2 && (sc || fill)) {
+        if (scalar_args(g, B, sf, si))
+            return -1;
+    } else if (nary == 2) {
+        if (toperand(g, B, e, bv))
+            return -1;
+        if (B->type->dtype != dt) {
+            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: operand dtypes differ (%s and %s)\");", s, opname(e), pld_dtype_name(dt),
+                        pld_dtype_name(B->type->dtype));
+            return 0;
+        }
+    }
+    const int xk = expand_axis(e->op);
+    const int two = nary == 2 && !sc && !fill;
+    char s1[96], s2[96];
+    shape_str(s1, sizeof s1, ra, sa);
+    shape_str(s2, sizeof s2, two ? rb : 0, sb);
+    if (xk && !(ra == 2 && rb == 2 && (xk == 'r' ? sb[1] == 1 && sb[0] == sa[0] : sb[0] == 1 && sb[1] == sa[1]))) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: the vector %s must be %s for the operand %s\");", s, opname(e), s2,
+                    xk == 'r' ? "[M, 1]" : "[1, N]", s1);
+        return 0;
+    }
+    const int orank = two && rb > ra ? rb : ra;
+    for (int d = 0; d < orank; d++) {
+        const int ja = d - (orank - ra), jb = d - (orank - rb);
+        const int64_t x = ja >= 0 ? sa[ja] : 1, y = two && jb >= 0 ? sb[jb] : 1;
+        if (x != y && x != 1 && y != 1) {
+            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: shapes %s and %s do not broadcast\");", s, opname(e), s1, s2);
+            return 0;
+        }
+        os[d] = x > y ? x : y;
+    }
+    const char *ops[2] = {av, bv};
+    const int q = result(g, s, dt, orank, os, ops, two ? 2 : 1);
+    pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_bcast(&va, &%s, %d, r%d.shape);", q, av, orank, q);
+    if (un >= 0) {
+        pld_cg_emit(g, "  PC_K(%d, unary, %d, &vo, &va);", s, un);
+    } else if (fill) {
+        if (is_float_dt(dt))
+            pld_cg_emit(g, "  PC_K(%d, fill_f, &vo, %s);", s, sf);
+        else
+            pld_cg_emit(g, "  PC_K(%d, fill_i, &vo, %s);", s, si);
+    } else if (sc) {
+        pld_cg_emit(g, "  PC_K(%d, binary_s, %d, &vo, &va, %s, %s);", s, bin, sf, si);
+    } else {
+        pld_cg_emit(g, "  pc_view vb; pc_view_bcast(&vb, &%s, %d, r%d.shape);", bv, orank, q);
+        if (bin == 100)
+            pld_cg_emit(g, "  PC_K(%d, copy, &vo, &vb);", s);
+        else
+            pld_cg_emit(g, "  PC_K(%d, binary, %d, &vo, &va, &vb);", s, bin);
+        if (e->op == PLD_OPID_TENSOR_ROW_EXPAND_EXPDIF || e->op == PLD_OPID_TENSOR_COL_EXPAND_EXPDIF)
+            pld_cg_emit(g, "  PC_K(%d, unary, %d, &vo, &vo);", s, (int)PLD_K_EXP);
+    }
+    pld_cg_emit(g, "}");
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- reductions */
+
+static int redop(int op, int *row)
+{
+    *row = 1;
+    switch (op) {
+    case PLD_OPID_TENSOR_ROW_SUM: return PLD_K_RSUM;
+    case PLD_OPID_TENSOR_ROW_MAX: return PLD_K_RMAX;
+    case PLD_OPID_TENSOR_ROW_MIN: return PLD_K_RMIN;
+    case PLD_OPID_TENSOR_ROW_PROD: return PLD_K_RPROD;
+    case PLD_OPID_TENSOR_ROW_ARGMAX: return PLD_K_RARGMAX;
+    case PLD_OPID_TENSOR_ROW_ARGMIN: return PLD_K_RARGMIN;
+    default: break;
+    }
+    *row = 0;
+    switch (op) {
+    case PLD_OPID_TENSOR_COL_SUM: return PLD_K_RSUM;
+    case PLD_OPID_TENSOR_COL_MAX: return PLD_K_RMAX;
+    case PLD_OPID_TENSOR_COL_MIN: return PLD_K_RMIN;
+    case PLD_OPID_TENSOR_COL_PROD: return PLD_K_RPROD;
+    case PLD_OPID_TENSOR_COL_ARGMAX: return PLD_K_RARGMAX;
+    case PLD_OPID_TENSOR_COL_ARGMIN: return PLD_K_RARGMIN;
+    default: return -1;
+    }
+}
+
+static int gen_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int row;
+    const int op = redop(e->op, &row);
+    int64_t sa[PC_MAX_RANK];
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    const int r = A ? tshape(A->type, sa) : -1;
+    if (r < 0)
+        return -2;
+    char av[32];
+    if (toperand(g, A, e, av))
+        return -1;
+    const int ax = row ? r - 1 : r - 2;
+    if (ax < 0) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs a tensor of rank >= %d\");", s, opname(e), row ? 1 : 2);
+        return 0;
+    }
+    const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : A->type->dtype;
+    sa[ax] = 1;
+    const char *ops[1] = {av};
+    const int q = result(g, s, odt, r, sa, ops, 1);
+    /* a new tensor: zero outside the valid region */
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= sa[i];
+    pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(odt)));
+    pld_cg_emit(g, "for (int d = 0; d < %d; d++) r%d.valid[d] = d == %d ? 1 : %s.valid[d];", r, q, ax, av);
+    pld_cg_emit(g, "{ pc_view vo, vi; pc_view_tensor(&vi, &%s); pc_view_tensor(&vo, &r%d);", av, q);
+    pld_cg_emit(g, "  for (int d = 0; d < %d; d++) { vi.shape[d] = %s.valid[d]; vo.shape[d] = r%d.valid[d]; }", r, av, q);
+    pld_cg_emit(g, "  PC_K(%d, reduce, %d, %d, &vo, &vi); }", s, op, row ? (int)PLD_K_RED_ROW : 0);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- cast, create */
+
+/* pld_round_mode (pld_exec_compute.c) of the mode argument m */
+static int round_mode(const pld_expr_t *m)
+{
+    static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+    if (m && m->kind == PLD_EX_STR)
+        for (int i = 0; i < 7; i++)
+            if (strcmp(m->u.str.s, names[i]) == 0)
+                return i;
+    if (m && m->kind == PLD_EX_INT && m->u.ival >= 0 && m->u.ival <= 6)
+        return (int)m->u.ival;
+    return PLD_R_ROUND;
+}
+
+static int gen_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int64_t sa[PC_MAX_RANK];
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    const int r = A ? tshape(A->type, sa) : -1;
+    if (r < 0 || !e->type || e->type->dtype == PLD_DT_NONE)
+        return -2;
+    char av[32];
+    if (toperand(g, A, e, av))
+        return -1;
+    const char *ops[1] = {av};
+    const int q = result(g, s, e->type->dtype, r, sa, ops, 1);
+    pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", q,
+                av, s, round_mode(pld_op_bound(e, 2)));
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* create (value: arg 4 as a float), full (arg 2 as its kind), create_l1 */
+static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int64_t os[PC_MAX_RANK];
+    const int r = tshape(e->type, os);
+    if (r < 0 || e->type->dtype == PLD_DT_NONE)
+        return -2;
+    const pld_dtype_t dt = e->type->dtype;
+    const int full = e->op == PLD_OPID_TENSOR_FULL;
+    if (full && !pld_kern_dtype_ok(dt)) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: pldrun cannot fill dtype %s with a value (no 4-bit or FP8 arithmetic "
+                       "yet)\");", s, opname(e), pld_dtype_name(dt));
+        return 0;
+    }
+    const pld_expr_t *v = e->op == PLD_OPID_TENSOR_CREATE ? pld_op_bound(e, 4) : full ? pld_op_bound(e, 2) : NULL;
+    if (v && v->kind == PLD_EX_NONE)
+        v = NULL;
+    int fl = 0, t = -1;
+    pld_dtype_t vd;
+    if (v && (t = pld_cg_scalar(g, v, &fl, &vd)) < 0)
+        return -1;
+    const int q = result(g, s, dt, r, os, NULL, 0);
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= os[i];
+    pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(dt)));
+    if (v) {
+        pld_cg_emit(g, "{ pc_view vo; pc_view_tensor(&vo, &r%d);", q);
+        if (e->op == PLD_OPID_TENSOR_CREATE || fl)
+            pld_cg_emit(g, "  PC_K(%d, fill_f, &vo, (double)t%d); }", s, t);
+        else
+            pld_cg_emit(g, "  PC_K(%d, fill_i, &vo, (int64_t)t%d); }", s, t);
+    }
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- views */
+
+static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    if (!A || !A->type || A->type->dtype == PLD_DT_NONE)
+        return -2;
+    char av[32];
+    if (toperand(g, A, e, av))
+        return -1;
+    int ns, no, nv, nd, cf = 0, c = -1;
+    pld_dtype_t cd;
+    const int shp = pld_cg_ilist(g, pld_op_bound(e, 1), &ns);
+    if (shp < 0)
+        return -1;
+    const int off = pld_cg_ilist(g, pld_op_bound(e, 2), &no);
+    if (off < 0)
+        return -1;
+    const int val = pld_cg_ilist(g, pld_op_bound(e, 3), &nv);
+    const int drop = pld_cg_ilist(g, pld_op_bound(e, 4), &nd);
+    const pld_expr_t *cl = pld_op_bound(e, 6);
+    if (cl && cl->kind != PLD_EX_NONE && (c = pld_cg_scalar(g, cl, &cf, &cd)) < 0)
+        return -1;
+    if (g->failed)
+        return -1;
+    char vb[32] = "NULL", db[32] = "NULL", cb[48] = "0";
+    if (val >= 0)
+        snprintf(vb, sizeof vb, "t%d", val);
+    if (drop >= 0)
+        snprintf(db, sizeof db, "t%d", drop);
+    if (c >= 0)
+        snprintf(cb, sizeof cb, "%st%d != 0", cf ? "(int64_t)" : "", c);
+    const int q = tmp(g);
+    pld_cg_emit(g, "pc_tensor r%d;", q);
+    pld_cg_emit(g, "{ char m[240]; if (pc_tensor_slice(\"%s\", &r%d, &%s, t%d, %d, t%d, %d, %s, %d, %s, %d, %s, %d, m, sizeof m)) "
+                   "return rt->fail(bk, %d, m); }", opname(e), q, av, shp, ns, off, no, vb, val >= 0 ? nv : -1, db,
+                drop >= 0 ? nd : 0, cb, esize(A->type->dtype), s);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- entry point */
+
+int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int row;
+    if (unop(e->op) >= 0 || binop(e->op) >= 0 || is_scalar_op(e) || e->op == PLD_OPID_TENSOR_EXPANDS)
+        return gen_elementwise(g, e, dst, s);
+    if (redop(e->op, &row) >= 0)
+        return gen_reduce(g, e, dst, s);
+    switch (e->op) {
+    case PLD_OPID_TENSOR_CAST: return gen_cast(g, e, dst, s);
+    case PLD_OPID_TENSOR_CREATE:
+    case PLD_OPID_TENSOR_FULL:
+    case PLD_OPID_TENSOR_CREATE_L1: return gen_create(g, e, dst, s);
+    case PLD_OPID_TENSOR_NO_DEP: return pld_cg_tensor_into(g, pld_op_bound(e, 0), dst);
+    case PLD_OPID_TENSOR_SLICE: return gen_slice(g, e, dst, s);
+    default: return -2;
+    }
+}
