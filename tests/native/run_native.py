@@ -31,12 +31,15 @@
             the source that was compiled.
   mm        mm.pld (cast rounding modes, BF16 matmul / matmul_acc with
             init_cond / matmul_bias, atomic stores) byte-identical on sim and native.
+  memory    tensor_loop.pld (a kernel loop of pl.tensor.* ops) gives sim's bytes,
+            and native's peak RSS at 20,000 iterations is within 4 MB (+10%)
+            of its peak at 2,000: compiled tensor ops reuse their storage.
   clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang,mm}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang,mm,memory}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -54,12 +57,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang', 'mm')
+PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang', 'mm', 'memory')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
-         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'mm': ('mm.pld',)}
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -333,6 +336,44 @@ def mm(args, work, env):
     print('ok: mm: %d outputs byte-identical on sim and native' % len(outs))
 
 
+def peak_rss_kb(cmd, env, limit=300):
+    """runs cmd (no MPI launcher: a singleton); its exit status, output and peak RSS in KiB (wait4)"""
+    with tempfile.TemporaryFile() as log:
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        signal.signal(signal.SIGALRM, lambda *_: os.killpg(p.pid, signal.SIGKILL))
+        signal.alarm(limit)
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        finally:
+            signal.alarm(0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        return p.returncode, log.read().decode(errors='replace'), ru.ru_maxrss
+
+
+def memory(args, work, env):
+    """tensor_loop.pld: sim's bytes on native, and native's peak memory does not grow with the iteration count"""
+    prog = os.path.join(HERE, 'tensor_loop.pld')
+    ins = ['--in', 'x=random:3', '--in', 'v=random:4']
+    npy_scalar_i64(os.path.join(work, 'n1.npy'), 1)
+    same_on_sim_and_native(args, work, env, 'tensor_loop.pld', ins + ['--in', 'n=' + os.path.join(work, 'n1.npy')],
+                           ['out'])
+    peak = {}
+    for n in (2000, 20000):
+        f = os.path.join(work, 'n%d.npy' % n)
+        npy_scalar_i64(f, n)
+        # the cache is warm (same_on_sim_and_native compiled the kernel): the compiler's RSS is not measured
+        rc, out, kb = peak_rss_kb([args.pldrun, prog, '--backend', 'native'] + ins +
+                                  ['--in', 'n=' + f, '--out', 'out=' + os.path.join(work, 'm%d.npy' % n)], env)
+        if rc != 0:
+            fail('tensor_loop.pld at n=%d on native exited %d' % (n, rc), out)
+        peak[n] = kb
+    if peak[20000] > peak[2000] * 1.1 + 4096:
+        fail('native peak memory grows with the iteration count: %d KiB at 2,000 iterations, %d KiB at 20,000'
+             % (peak[2000], peak[20000]))
+    print('ok: memory: sim\'s bytes; native peak RSS %d KiB at 2,000 iterations, %d KiB at 20,000' % (peak[2000], peak[20000]))
+
+
 def cache(args, work, env):
     d = os.path.join(work, 'kcache')
     o = ['--in', 'x=random:1', '--backend-options', 'cache=' + d]
@@ -373,7 +414,7 @@ def main():
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'cache': cache, 'cachedir': cachedir,
-         'cachekey': cachekey, 'clang': clang, 'mm': mm}[args.what](args, work, env)
+         'cachekey': cachekey, 'clang': clang, 'mm': mm, 'memory': memory}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
