@@ -129,6 +129,32 @@ static int unop(int op)
     }
 }
 
+/* pld_k_ext ops of tensors (pld_exec_elem.c): *form 'u' unary, 's' scalar rhs,
+ * 'x' tensor or scalar rhs (by its static type), 'c' compare; -1 when none */
+static int xop(const pld_expr_t *e, int *form)
+{
+    *form = 'x';
+    switch (e->op) {
+    case PLD_OPID_TENSOR_SIN: *form = 'u'; return PLD_KX_SIN;
+    case PLD_OPID_TENSOR_COS: *form = 'u'; return PLD_KX_COS;
+    case PLD_OPID_TENSOR_NOT: *form = 'u'; return PLD_KX_NOT;
+    case PLD_OPID_TENSOR_FMODS: *form = 's'; return PLD_KX_FMOD;
+    case PLD_OPID_TENSOR_ANDS: *form = 's'; return PLD_KX_AND;
+    case PLD_OPID_TENSOR_ORS: *form = 's'; return PLD_KX_OR;
+    case PLD_OPID_TENSOR_XORS: *form = 's'; return PLD_KX_XOR;
+    case PLD_OPID_TENSOR_SHLS: *form = 's'; return PLD_KX_SHL;
+    case PLD_OPID_TENSOR_SHRS: *form = 's'; return PLD_KX_SHR;
+    case PLD_OPID_TENSOR_FMOD: return PLD_KX_FMOD;
+    case PLD_OPID_TENSOR_AND: return PLD_KX_AND;
+    case PLD_OPID_TENSOR_OR: return PLD_KX_OR;
+    case PLD_OPID_TENSOR_XOR: return PLD_KX_XOR;
+    case PLD_OPID_TENSOR_SHL: return PLD_KX_SHL;
+    case PLD_OPID_TENSOR_SHR: return PLD_KX_SHR;
+    case PLD_OPID_TENSOR_CMP: *form = 'c'; return PLD_KX_EQ;
+    default: return -1;
+    }
+}
+
 static int is_scalar_op(const pld_expr_t *e)
 {
     switch (e->op) {
@@ -137,7 +163,12 @@ static int is_scalar_op(const pld_expr_t *e)
         const pld_expr_t *r = pld_op_bound(e, 1);
         return r && r->type && r->type->kind == PLD_TY_SCALAR;
     }
-    default: return 0;
+    default: {
+        int form;
+        const pld_expr_t *r = pld_op_bound(e, 1);
+        return xop(e, &form) >= 0 && (form == 's' || ((form == 'x' || form == 'c') && r && r->type &&
+                                                       r->type->kind == PLD_TY_SCALAR));
+    }
     }
 }
 
@@ -169,7 +200,10 @@ static int scalar_args(cg_t *g, const pld_expr_t *x, char *sf, char *si)
 
 static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
-    const int un = unop(e->op), bin = binop(e->op), sc = is_scalar_op(e), fill = e->op == PLD_OPID_TENSOR_EXPANDS;
+    int form;
+    const int xo = xop(e, &form);
+    const int un = xo >= 0 ? (form == 'u' ? xo : -1) : unop(e->op), bin = xo >= 0 ? xo : binop(e->op);
+    const int sc = is_scalar_op(e), fill = e->op == PLD_OPID_TENSOR_EXPANDS;
     const int nary = un >= 0 ? 1 : 2;
     char av[32], bv[32], sf[48], si[48];
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK], os[PC_MAX_RANK];
@@ -192,6 +226,23 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
                         pld_dtype_name(B->type->dtype));
             return 0;
         }
+    }
+    int mode = -1; /* tensor.cmp: cmp_type, checked at run time as sim does */
+    if (form == 'c' && xo >= 0) {
+        int fl;
+        pld_dtype_t md;
+        const pld_expr_t *m = pld_op_bound(e, 2);
+        if (!m || m->kind == PLD_EX_NONE) {
+            mode = tmp(g);
+            pld_cg_emit(g, "const int64_t t%d = 0;", mode);
+        } else if ((mode = pld_cg_scalar(g, m, &fl, &md)) < 0) {
+            return -1;
+        } else if (fl) {
+            return pld_cg_fail(g, m->span, "%s: cmp_type must be an integer", opname(e));
+        }
+        pld_cg_emit(g, "if (t%d < 0 || t%d > 5) { char m[160]; snprintf(m, sizeof m, \"%s: cmp_type %%lld is not one of EQ=0, "
+                       "NE=1, LT=2, LE=3, GT=4, GE=5\", (long long)t%d); return rt->fail(bk, %d, m); }", mode, mode,
+                    opname(e), mode, s);
     }
     const int xk = expand_axis(e->op);
     const int two = nary == 2 && !sc && !fill;
@@ -216,7 +267,19 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const char *ops[2] = {av, bv};
     const int q = result(g, s, dt, orank, os, ops, two ? 2 : 1);
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_bcast(&va, &%s, %d, r%d.shape);", q, av, orank, q);
-    if (un >= 0) {
+    char opx[48];
+    if (mode >= 0)
+        snprintf(opx, sizeof opx, "%d + (int)t%d", bin, mode);
+    else
+        snprintf(opx, sizeof opx, "%d", bin);
+    if (xo >= 0 && un >= 0) {
+        pld_cg_emit(g, "  PC_K(%d, ext, %d, &vo, &va, NULL, NULL);", s, un);
+    } else if (xo >= 0 && sc) {
+        pld_cg_emit(g, "  PC_K(%d, ext_s, %s, &vo, &va, %s, %s, NULL);", s, opx, sf, si);
+    } else if (xo >= 0) {
+        pld_cg_emit(g, "  pc_view vb; pc_view_bcast(&vb, &%s, %d, r%d.shape);", bv, orank, q);
+        pld_cg_emit(g, "  PC_K(%d, ext, %s, &vo, &va, &vb, NULL);", s, opx);
+    } else if (un >= 0) {
         pld_cg_emit(g, "  PC_K(%d, unary, %d, &vo, &va);", s, un);
     } else if (fill) {
         if (is_float_dt(dt))
@@ -410,12 +473,161 @@ static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
+/* part_add / part_mul / part_max / part_min: pld_k_part over the sources'
+ * valid regions, a result of lhs's shape (pld_exec_elem.c exec_part) */
+static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op)
+{
+    int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
+    if (ra < 0 || rb < 0)
+        return -2;
+    char av[32], bv[32];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    int same = ra == rb && A->type->dtype == B->type->dtype;
+    for (int d = 0; same && d < ra; d++)
+        same = sa[d] == sb[d];
+    if (!same) {
+        char s1[96], s2[96];
+        shape_str(s1, sizeof s1, ra, sa);
+        shape_str(s2, sizeof s2, rb, sb);
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: the sources must have one shape and dtype (%s %s and %s %s)\");", s,
+                    opname(e), s1, pld_dtype_name(A->type->dtype), s2, pld_dtype_name(B->type->dtype));
+        return 0;
+    }
+    const char *ops[2] = {av, bv};
+    const int q = result(g, s, A->type->dtype, ra, sa, ops, 2);
+    pld_cg_emit(g, "{ pc_view vo, va, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); pc_view_tensor(&vb, &%s);", q,
+                av, bv);
+    pld_cg_emit(g, "  PC_K(%d, part, %d, &vo, &va, %s.valid, &vb, %s.valid); }", s, op, av, bv);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* tensor.ci(start, shape, dtype, descending) and tensor.random(key0, key1,
+ * counter0..3, shape, dtype, rounds): new tensors of static shape */
+static int gen_gen(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int64_t os[PC_MAX_RANK];
+    const int r = tshape(e->type, os), rnd = e->op == PLD_OPID_TENSOR_RANDOM;
+    if (r < 0 || e->type->dtype == PLD_DT_NONE)
+        return -2;
+    int v[8], nv = rnd ? 6 : 1;
+    for (int i = 0; i < nv; i++) {
+        int fl;
+        pld_dtype_t d;
+        if ((v[i] = pld_cg_scalar(g, pld_op_bound(e, i), &fl, &d)) < 0)
+            return -1;
+        if (fl)
+            return pld_cg_fail(g, pld_op_bound(e, i)->span, "%s: an integer is needed", opname(e));
+    }
+    const pld_expr_t *fx = pld_op_bound(e, rnd ? 8 : 3);
+    int flag = -1;
+    if (fx && fx->kind != PLD_EX_NONE) {
+        int fl;
+        pld_dtype_t d;
+        if ((flag = pld_cg_scalar(g, fx, &fl, &d)) < 0)
+            return -1;
+    }
+    if (rnd && r != 2) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs a 2-D shape and a valid_shape within it\");", s, opname(e));
+        return 0;
+    }
+    const int q = result(g, s, e->type->dtype, r, os, NULL, 0);
+    char fb[48];
+    if (flag >= 0)
+        snprintf(fb, sizeof fb, "(int64_t)t%d", flag);
+    else
+        snprintf(fb, sizeof fb, "%d", rnd ? 10 : 0);
+    pld_cg_emit(g, "{ pc_view vo; pc_view_tensor(&vo, &r%d);", q);
+    if (rnd) {
+        pld_cg_emit(g, "  const uint32_t key[2] = {(uint32_t)t%d, (uint32_t)t%d};", v[0], v[1]);
+        pld_cg_emit(g, "  const uint32_t ctr[4] = {(uint32_t)t%d, (uint32_t)t%d, (uint32_t)t%d, (uint32_t)t%d};", v[2], v[3], v[4],
+                    v[5]);
+        pld_cg_emit(g, "  PC_K(%d, random, &vo, key, ctr, (int)%s, %lld, %lld); }", s, fb, (long long)os[0], (long long)os[1]);
+    } else {
+        pld_cg_emit(g, "  PC_K(%d, ci, &vo, (int64_t)t%d, (int)(%s)); }", s, v[0], fb);
+    }
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* expand_clone(src, target): src broadcast into a new tensor of target's shape */
+static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
+    if (ra < 0 || rb < 0)
+        return -2;
+    char av[32], bv[32];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    int ok = ra == rb && A->type->dtype == B->type->dtype;
+    for (int d = 0; ok && d < ra; d++)
+        ok = sa[d] == sb[d] || sa[d] == 1;
+    if (!ok) {
+        char s1[96], s2[96];
+        shape_str(s1, sizeof s1, ra, sa);
+        shape_str(s2, sizeof s2, rb, sb);
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: cannot expand %s %s to %s %s\");", s, opname(e),
+                    pld_dtype_name(A->type->dtype), s1, pld_dtype_name(B->type->dtype), s2);
+        return 0;
+    }
+    const char *ops[2] = {av, bv};
+    const int q = result(g, s, A->type->dtype, rb, sb, ops, 2);
+    pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &r%d); pc_view_bcast(&vs, &%s, %d, r%d.shape);", q, av, rb, q);
+    pld_cg_emit(g, "  PC_K(%d, copy, &vo, &vs); }", s);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* pl.tensor.assemble(target, source, offset, atomic): in place into target
+ * (the result is target); a tensor source through rt->assemble, a tile one
+ * through rt->store (the checks sim makes) */
+static int gen_assemble(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1), *at = pld_op_bound(e, 3);
+    if (!A || !B || !B->type || (B->type->kind != PLD_TY_TILE && B->type->kind != PLD_TY_TENSOR))
+        return -2;
+    const int tile = B->type->kind == PLD_TY_TILE;
+    char av[32], bv[32], ab[48] = "0";
+    if (toperand(g, A, e, av))
+        return -1;
+    if (tile ? pld_cg_tile_operand(g, B, e, bv) : toperand(g, B, e, bv))
+        return -1;
+    int no;
+    const int off = pld_cg_ilist(g, pld_op_bound(e, 2), &no);
+    if (off < 0)
+        return -1;
+    if (at && at->kind == PLD_EX_ATTR && at->u.attr.obj->kind == PLD_EX_ATTR &&
+        strcmp(at->u.attr.obj->u.attr.attr, "AtomicType") == 0) {
+        snprintf(ab, sizeof ab, "%d", strcmp(at->u.attr.attr, "Add") == 0);
+    } else if (at && at->kind != PLD_EX_NONE) {
+        int fl;
+        pld_dtype_t d;
+        const int v = pld_cg_scalar(g, at, &fl, &d);
+        if (v < 0)
+            return -1;
+        snprintf(ab, sizeof ab, "%st%d != 0", fl ? "(int64_t)" : "", v);
+    }
+    if (tile)
+        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &%s, NULL, %s)) return 1;", s, bv, off, no, av, ab);
+    else
+        pld_cg_emit(g, "if (rt->assemble(bk, %d, &%s, &%s, t%d, %d, %s)) return 1;", s, av, bv, off, no, ab);
+    if (strcmp(dst, av) != 0)
+        pld_cg_emit(g, "%s = %s;", dst, av);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- entry point */
 
 int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int row;
-    if (unop(e->op) >= 0 || binop(e->op) >= 0 || is_scalar_op(e) || e->op == PLD_OPID_TENSOR_EXPANDS)
+    int form;
+    if (unop(e->op) >= 0 || binop(e->op) >= 0 || xop(e, &form) >= 0 || is_scalar_op(e) || e->op == PLD_OPID_TENSOR_EXPANDS)
         return gen_elementwise(g, e, dst, s);
     if (redop(e->op, &row) >= 0)
         return gen_reduce(g, e, dst, s);
@@ -426,6 +638,14 @@ int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     case PLD_OPID_TENSOR_CREATE_L1: return gen_create(g, e, dst, s);
     case PLD_OPID_TENSOR_NO_DEP: return pld_cg_tensor_into(g, pld_op_bound(e, 0), dst);
     case PLD_OPID_TENSOR_SLICE: return gen_slice(g, e, dst, s);
+    case PLD_OPID_TENSOR_ASSEMBLE: return gen_assemble(g, e, dst, s);
+    case PLD_OPID_TENSOR_PART_ADD: return gen_part(g, e, dst, s, PLD_K_ADD);
+    case PLD_OPID_TENSOR_PART_MUL: return gen_part(g, e, dst, s, PLD_K_MUL);
+    case PLD_OPID_TENSOR_PART_MAX: return gen_part(g, e, dst, s, PLD_K_MAX);
+    case PLD_OPID_TENSOR_PART_MIN: return gen_part(g, e, dst, s, PLD_K_MIN);
+    case PLD_OPID_TENSOR_CI:
+    case PLD_OPID_TENSOR_RANDOM: return gen_gen(g, e, dst, s);
+    case PLD_OPID_TENSOR_EXPAND_CLONE: return gen_expand_clone(g, e, dst, s);
     default: return -2;
     }
 }

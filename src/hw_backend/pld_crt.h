@@ -168,6 +168,10 @@ typedef struct pc_rt {
      * finds views of it): the buffers of the tensor pools of compiled
      * pl.tensor.* ops (pc_pool_get); NULL after an error was recorded */
     void *(*tensor_buf)(void *bk, int site, int32_t dt, int64_t n);
+    /* pl.tensor.assemble(dst, src, off, atomic) of tensors: the region and
+     * dtype checks sim makes, then the copy (accumulate when atomic) */
+    int (*assemble)(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
+                    int atomic);
 } pc_rt;
 
 /* Calls kernel library entry FN (pc_kern) with the arguments given and the

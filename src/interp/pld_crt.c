@@ -647,11 +647,24 @@ static void *rt_tensor_buf(void *bk, int site, int32_t dt, int64_t n)
     return (char *)t->buf->data;
 }
 
+static int rt_assemble(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
+                       int atomic)
+{
+    crt_block_t *b = bk;
+    pld_tensor_t td, ts;
+    pld_buffer_t bd, bs;
+    as_tensor(dst, &td, &bd);
+    as_tensor(src, &ts, &bs);
+    if (pld_assemble_tensor(b->it, &b->f, site_expr(b, site), &td, &ts, off, noff, atomic) != PLD_OK)
+        return rt_fail(b, site, "");
+    return 0;
+}
+
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
     rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
-    &pld_cgen_kern_table, rt_kfail, rt_tensor_buf,
+    &pld_cgen_kern_table, rt_kfail, rt_tensor_buf, rt_assemble,
 };
 
 /* ---- pld_be_host_t ---- */

@@ -679,8 +679,8 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
 }
 
 /* Copies src (tensor) into the region of dst at off (trailing alignment). */
-static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst, const pld_tensor_t *src,
-                             const int64_t *off, int noff, int atomic)
+pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst,
+                                 const pld_tensor_t *src, const int64_t *off, int noff, int atomic)
 {
     int64_t ext[PLD_MAX_RANK];
     pld_status_t st = pld_region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
@@ -1062,7 +1062,7 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
         st = pld_op_iarg(it, f, e, 3, 0, &atomic);
     if (st == PLD_OK) {
         if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR)
-            st = assemble(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
+            st = pld_assemble_tensor(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
         else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TILE)
             st = pld_store_tile(it, f, e, pld_v_tile(&b), pld_v_tensor(&a), off, n, NULL, (int)atomic);
         else if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {
