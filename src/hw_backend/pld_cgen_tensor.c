@@ -583,6 +583,127 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
     return 0;
 }
 
+/* a literal bool / int argument: 0 / 1, dflt when absent, -1 otherwise */
+static int lit_flag(const pld_expr_t *x, int dflt)
+{
+    if (!x || x->kind == PLD_EX_NONE)
+        return dflt;
+    if (x->kind == PLD_EX_BOOL)
+        return x->u.bval != 0;
+    if (x->kind == PLD_EX_INT)
+        return x->u.ival != 0;
+    return -1;
+}
+
+/* view v (rank n + 2) of tensor operand `nm` of static shape xs (rank xr):
+ * its batch dims right-aligned with os, broadcast ones stride 0; the last two
+ * swapped when t (the interpreter's mm_operand) */
+static void emit_mm_view(cg_t *g, const char *v, const char *nm, const int64_t *xs, int xr, int n, const int64_t *os,
+                         int t)
+{
+    const int lead = n - (xr - 2);
+    pld_cg_emit(g, "%s.data = %s.data; %s.dt = %s.dt; %s.rank = %d;", v, nm, v, nm, v, n + 2);
+    for (int d = 0; d < n + 2; d++) {
+        const int k = d - lead;
+        const int bc = d < n && (k < 0 || xs[k] == 1);
+        const int dd = t && d >= n ? (d == n ? n + 1 : n) : d; /* where dim d of the operand lands */
+        if (bc)
+            pld_cg_emit(g, "%s.shape[%d] = %lld; %s.strides[%d] = 0;", v, dd, (long long)os[d], v, dd);
+        else
+            pld_cg_emit(g, "%s.shape[%d] = %lld; %s.strides[%d] = %s.stride[%d];", v, dd, (long long)xs[k], v, dd, nm, k);
+    }
+}
+
+/* pl.tensor.matmul(lhs, rhs, out_dtype, a_trans, b_trans): batch dims
+ * broadcast, literal transposes (pld_exec_matmul's tensor path) */
+static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int64_t xs[PC_MAX_RANK], ys[PC_MAX_RANK], os[PC_MAX_RANK + 3];
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    const int xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
+    const int ta = lit_flag(pld_op_bound(e, 3), 0), tb = lit_flag(pld_op_bound(e, 4), 0);
+    if (xr < 0 || yr < 0 || ta < 0 || tb < 0 || !e->type)
+        return -2;
+    char av[32], bv[32];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    const int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
+    if (na < 0 || nb < 0 || n + 2 > PC_MAX_RANK) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const int64_t p = i < n - na ? 1 : xs[i - (n - na)], q = i < n - nb ? 1 : ys[i - (n - nb)];
+        if (p != q && p != 1 && q != 1) {
+            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: batch dims %lld and %lld do not broadcast\");", s, opname(e),
+                        (long long)p, (long long)q);
+            return 0;
+        }
+        os[i] = p == 1 ? q : p;
+    }
+    const int64_t am = ta ? xs[xr - 1] : xs[xr - 2], ak = ta ? xs[xr - 2] : xs[xr - 1];
+    const int64_t bk_ = tb ? ys[yr - 1] : ys[yr - 2], bn = tb ? ys[yr - 2] : ys[yr - 1];
+    if (ak != bk_) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        return 0;
+    }
+    os[n] = am, os[n + 1] = bn;
+    const pld_dtype_t dt = e->type->dtype != PLD_DT_NONE ? e->type->dtype : A->type->dtype;
+    const char *ops[2] = {av, bv};
+    const int q = result(g, s, dt, n + 2, os, ops, 2);
+    pld_cg_emit(g, "{ pc_view vo, va, vb; pc_view_tensor(&vo, &r%d);", q);
+    emit_mm_view(g, "va", av, xs, xr, n, os, ta);
+    emit_mm_view(g, "vb", bv, ys, yr, n, os, tb);
+    pld_cg_emit(g, "  PC_K(%d, matmul, &vo, &va, &vb, 0); }", s);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
+/* pl.tensor.matmul_acc(acc, lhs, rhs, a_trans, b_trans, init_cond): a new
+ * tensor (acc's dtype, shape and valid shape) acc + op(lhs) @ op(rhs), or
+ * op(lhs) @ op(rhs) where init_cond holds (pld_exec_tensor_matmul_acc) */
+static int gen_matmul_acc(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    int64_t cs[PC_MAX_RANK], xs[PC_MAX_RANK], ys[PC_MAX_RANK];
+    const pld_expr_t *C = pld_op_bound(e, 0), *A = pld_op_bound(e, 1), *B = pld_op_bound(e, 2);
+    const int cr = C ? tshape(C->type, cs) : -1, xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
+    if (cr < 0 || xr < 0 || yr < 0)
+        return -2;
+    char cv[32], av[32], bv[32];
+    if (toperand(g, C, e, cv) || toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    int fl[3];
+    for (int i = 0; i < 3; i++) {
+        const pld_expr_t *x = pld_op_bound(e, 3 + i);
+        if (!x || x->kind == PLD_EX_NONE) {
+            fl[i] = tmp(g);
+            pld_cg_emit(g, "const int64_t t%d = 0;", fl[i]);
+            continue;
+        }
+        int isf;
+        pld_dtype_t d;
+        if ((fl[i] = pld_cg_scalar(g, x, &isf, &d)) < 0)
+            return -1;
+    }
+    if (cr != 2) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs 2-D operands\");", s, opname(e));
+        return 0;
+    }
+    const char *ops[3] = {cv, av, bv};
+    const int q = result(g, s, C->type->dtype, 2, cs, ops, 3);
+    pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, cv, q);
+    pld_cg_emit(g, "{ pc_view vo, vc, va, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vc, &%s); pc_view_tensor(&va, &%s); "
+                   "pc_view_tensor(&vb, &%s);", q, cv, av, bv);
+    pld_cg_emit(g, "  if (t%d && va.rank == 2) { int64_t x = va.shape[0], y = va.strides[0]; va.shape[0] = va.shape[1], "
+                   "va.strides[0] = va.strides[1]; va.shape[1] = x, va.strides[1] = y; }", fl[0]);
+    pld_cg_emit(g, "  if (t%d && vb.rank == 2) { int64_t x = vb.shape[0], y = vb.strides[0]; vb.shape[0] = vb.shape[1], "
+                   "vb.strides[0] = vb.strides[1]; vb.shape[1] = x, vb.strides[1] = y; }", fl[1]);
+    pld_cg_emit(g, "  if (!t%d) PC_K(%d, copy, &vo, &vc);", fl[2], s);
+    pld_cg_emit(g, "  PC_K(%d, matmul, &vo, &va, &vb, !t%d); }", s, fl[2]);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* pl.tensor.assemble(target, source, offset, atomic): in place into target
  * (the result is target); a tensor source through rt->assemble, a tile one
  * through rt->store (the checks sim makes) */
@@ -646,6 +767,8 @@ int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     case PLD_OPID_TENSOR_CI:
     case PLD_OPID_TENSOR_RANDOM: return gen_gen(g, e, dst, s);
     case PLD_OPID_TENSOR_EXPAND_CLONE: return gen_expand_clone(g, e, dst, s);
+    case PLD_OPID_TENSOR_MATMUL: return gen_matmul(g, e, dst, s);
+    case PLD_OPID_TENSOR_MATMUL_ACC: return gen_matmul_acc(g, e, dst, s);
     default: return -2;
     }
 }
