@@ -742,6 +742,47 @@ static int gen_assemble(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
+/* pl.tensor.view(t, shape, valid_shape) and pl.tensor.reshape(t, shape):
+ * views of a packed tensor (pc_tensor_view_of / pc_tensor_reshape) */
+static int gen_view(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    const int view = e->op == PLD_OPID_TENSOR_VIEW;
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    if (!A || !A->type || (view && pld_op_bound(e, 3) && pld_op_bound(e, 3)->kind != PLD_EX_NONE))
+        return -2; /* layout= (refused by sim): the runtime */
+    char av[32];
+    if (toperand(g, A, e, av))
+        return -1;
+    int ns, nv = -1;
+    const int shp = pld_cg_ilist(g, pld_op_bound(e, 1), &ns);
+    if (shp < 0)
+        return -1;
+    const int val = view ? pld_cg_ilist(g, pld_op_bound(e, 2), &nv) : -1;
+    if (g->failed)
+        return -1;
+    if (ns > PC_MAX_RANK || nv > PC_MAX_RANK)
+        return pld_cg_fail(g, e->span, "%s: a rank above %d is not compiled by the native backend", opname(e), PC_MAX_RANK);
+    pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[160]; snprintf(m, sizeof m, \"%s: shape dimension "
+                   "%%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }", ns, shp, opname(e), shp, s);
+    if (val >= 0)
+        pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[160]; snprintf(m, sizeof m, \"%s: shape dimension "
+                       "%%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }", nv, val, opname(e), val, s);
+    const int q = tmp(g);
+    pld_cg_emit(g, "pc_tensor r%d;", q);
+    if (view) {
+        char vb[32] = "NULL";
+        if (val >= 0)
+            snprintf(vb, sizeof vb, "t%d", val);
+        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_view_of(\"%s\", &r%d, &%s, t%d, %d, %s, %d, m, sizeof m)) return rt->fail(bk, "
+                       "%d, m); }", opname(e), q, av, shp, ns, vb, val >= 0 ? nv : -1, s);
+    } else {
+        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_reshape(\"%s\", &r%d, &%s, t%d, %d, m, sizeof m)) return rt->fail(bk, %d, m); }",
+                    opname(e), q, av, shp, ns, s);
+    }
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- entry point */
 
 int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
@@ -768,6 +809,8 @@ int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     case PLD_OPID_TENSOR_RANDOM: return gen_gen(g, e, dst, s);
     case PLD_OPID_TENSOR_EXPAND_CLONE: return gen_expand_clone(g, e, dst, s);
     case PLD_OPID_TENSOR_MATMUL: return gen_matmul(g, e, dst, s);
+    case PLD_OPID_TENSOR_VIEW:
+    case PLD_OPID_TENSOR_RESHAPE: return gen_view(g, e, dst, s);
     case PLD_OPID_TENSOR_MATMUL_ACC: return gen_matmul_acc(g, e, dst, s);
     default: return -2;
     }
