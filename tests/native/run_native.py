@@ -34,12 +34,14 @@
   memory    tensor_loop.pld (a kernel loop of pl.tensor.* ops) gives sim's bytes,
             and native's peak RSS at 20,000 iterations is within 4 MB (+10%)
             of its peak at 2,000: compiled tensor ops reuse their storage.
+  tensor    tensor_views.pld (tensor views, reshape, slice, assemble as a
+            statement, plain and atomic) byte-identical on sim and native.
   clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
 
-usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang,mm,memory}
+usage: run_native.py --pldrun PATH [--mpiexec mpirun] {numerics,errors,control,cache,cachedir,cachekey,clang,mm,memory,tensor}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -57,12 +59,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
-PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang', 'mm', 'memory')
+PARTS = ('numerics', 'errors', 'load', 'control', 'cache', 'cachedir', 'cachekey', 'clang', 'mm', 'memory', 'tensor')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
-         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',)}
+         'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -336,6 +338,12 @@ def mm(args, work, env):
     print('ok: mm: %d outputs byte-identical on sim and native' % len(outs))
 
 
+def tensor(args, work, env):
+    """tensor_views.pld: pl.tensor views and assemble statements compiled; sim's bytes"""
+    same_on_sim_and_native(args, work, env, 'tensor_views.pld', ['--in', 'x=random:3'], ['out'])
+    print('ok: tensor: the output byte-identical on sim and native')
+
+
 def peak_rss_kb(cmd, env, limit=300):
     """runs cmd (no MPI launcher: a singleton); its exit status, output and peak RSS in KiB (wait4)"""
     with tempfile.TemporaryFile() as log:
@@ -414,7 +422,7 @@ def main():
     env['XDG_CACHE_HOME'] = os.path.join(work, 'xdg')
     try:
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'cache': cache, 'cachedir': cachedir,
-         'cachekey': cachekey, 'clang': clang, 'mm': mm, 'memory': memory}[args.what](args, work, env)
+         'cachekey': cachekey, 'clang': clang, 'mm': mm, 'memory': memory, 'tensor': tensor}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
