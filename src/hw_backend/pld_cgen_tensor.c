@@ -783,6 +783,40 @@ static int gen_view(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
+/* pl.tensor.set_validshape(t, rows, cols): a view with the valid extents
+ * clamped to [0, shape] (pld_exec_valid) */
+static int gen_set_valid(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    if (!A || !A->type)
+        return -2;
+    char av[32];
+    if (toperand(g, A, e, av))
+        return -1;
+    int v[2];
+    for (int i = 0; i < 2; i++) {
+        const pld_expr_t *x = pld_op_bound(e, 1 + i);
+        int fl;
+        pld_dtype_t d;
+        if (!x || x->kind == PLD_EX_NONE) {
+            v[i] = tmp(g);
+            pld_cg_emit(g, "const int64_t t%d = 0;", v[i]);
+        } else if ((v[i] = pld_cg_scalar(g, x, &fl, &d)) < 0) {
+            return -1;
+        } else if (fl) {
+            return pld_cg_fail(g, x->span, "%s: an integer is needed", opname(e));
+        }
+    }
+    const int q = tmp(g);
+    pld_cg_emit(g, "pc_tensor r%d = %s;", q, av);
+    pld_cg_emit(g, "if (r%d.rank != 2) return rt->fail(bk, %d, \"%s: the tensor must be 2-D\");", q, s, opname(e));
+    for (int d = 0; d < 2; d++)
+        pld_cg_emit(g, "r%d.valid[%d] = t%d < 0 ? 0 : t%d > r%d.shape[%d] ? r%d.shape[%d] : t%d;", q, d, v[d], v[d], q, d, q, d,
+                    v[d]);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- entry point */
 
 int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
@@ -811,6 +845,7 @@ int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     case PLD_OPID_TENSOR_MATMUL: return gen_matmul(g, e, dst, s);
     case PLD_OPID_TENSOR_VIEW:
     case PLD_OPID_TENSOR_RESHAPE: return gen_view(g, e, dst, s);
+    case PLD_OPID_TENSOR_SET_VALIDSHAPE: return gen_set_valid(g, e, dst, s);
     case PLD_OPID_TENSOR_MATMUL_ACC: return gen_matmul_acc(g, e, dst, s);
     default: return -2;
     }
