@@ -1,8 +1,8 @@
 /* pld_cgen_compute.c - the compute ops in generated code (pld_cgen_int.h):
  * element-wise binary, tile-scalar and unary ops (inline loops for FP32, FP16,
  * BF16 and INT32 in the kernel library's order and rounding; other dtypes
- * and broadcasting operands: pld_cgen_ext.c), matmul (an inline FP32 loop)
- * and cast. */
+ * and broadcasting operands: pld_cgen_ext.c); matmul and cast:
+ * pld_cgen_mm.c. */
 #include "pld_cgen_int.h"
 #include "pld_crt.h"
 
@@ -191,79 +191,5 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         return -1;
     pld_cg_copy_desc(g, dst, av);
     ew_loop(g, &ty, n, av, bv, dst, bf);
-    return 0;
-}
-
-/* ---------------------------------------------------------------- matmul */
-
-/* pl.tile.matmul / matmul_acc into dst (room: its storage); FP32 operands of
- * static shape as an inline loop, the kernel library otherwise */
-int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
-{
-    const int acc = e->op == PLD_OPID_TILE_MATMUL_ACC;
-    if (acc && pld_op_bound(e, 3))
-        return pld_cg_fail(g, e->span, "pl.tile.matmul_acc with init_cond is not compiled by the native backend yet");
-    char av[32], bv[32];
-    if (pld_cg_tile_operand(g, pld_op_bound(e, acc), e, av) || pld_cg_tile_operand(g, pld_op_bound(e, acc + 1), e, bv))
-        return -1;
-    if (acc) {
-        if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
-            return -1;
-    } else if (pld_cg_set_desc(g, dst, e->type, e)) {
-        return -1;
-    }
-    const pld_type_t *ta = pld_op_bound(e, acc)->type, *tb = pld_op_bound(e, acc + 1)->type;
-    if (ta && tb && e->type && ta->dtype == PLD_DT_FP32 && tb->dtype == PLD_DT_FP32 &&
-        e->type->dtype == PLD_DT_FP32 && ta->rank == 2 && tb->rank == 2 && e->type->rank == 2 &&
-        tile_bytes(ta) >= 0 && tile_bytes(tb) >= 0 && ta->shape[1].v == tb->shape[0].v &&
-        e->type->shape[0].v == ta->shape[0].v && e->type->shape[1].v == tb->shape[1].v) {
-        /* FP32: the library's order (per element, k ascending, in float), vectorised over j */
-        const long long M = ta->shape[0].v, K = ta->shape[1].v, N = tb->shape[1].v;
-        if (!acc)
-            pld_cg_emit(g, "%s.valid[0] = %s.valid[0]; %s.valid[1] = %s.valid[1];", dst, av, dst, bv);
-        pld_cg_emit(g, "{ const float *A = (const float *)%s.data, *B = (const float *)%s.data; float *O = (float *)%s.data;",
-                    av, bv, dst);
-        pld_cg_emit(g, "  for (int64_t i = 0; i < %lld; i++) {", M);
-        pld_cg_emit(g, "    float *o = O + i * %lld;", N);
-        if (!acc)
-            pld_cg_emit(g, "    for (int64_t j = 0; j < %lld; j++) o[j] = 0.0f;", N);
-        pld_cg_emit(g, "    for (int64_t k = 0; k < %lld; k++) {", K);
-        pld_cg_emit(g, "      const float x = A[i * %lld + k]; const float *b = B + k * %lld;", K, N);
-        pld_cg_emit(g, "      for (int64_t j = 0; j < %lld; j++) o[j] += x * b[j];", N);
-        pld_cg_emit(g, "    } } }");
-        return 0;
-    }
-    pld_cg_emit(g, "if (rt->matmul(bk, %d, %d, &%s, &%s, &%s)) return 1;", s, acc, dst, av, bv);
-    return 0;
-}
-
-/* ---------------------------------------------------------------- cast */
-
-/* the rounding mode argument m (pld_kern.h's pld_round_k_t) as the
- * interpreter reads it (pld_round_mode, pld_exec_compute.c) */
-static int round_mode(const pld_expr_t *m)
-{
-    static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
-    if (!m)
-        return 2; /* PLD_R_ROUND */
-    if (m->kind == PLD_EX_STR)
-        for (int i = 0; i < 7; i++)
-            if (strcmp(m->u.str.s, names[i]) == 0)
-                return i;
-    if (m->kind == PLD_EX_INT && m->u.ival >= 0 && m->u.ival <= 6)
-        return (int)m->u.ival;
-    return 2;
-}
-
-/* pl.tile.cast into dst: the kernel library (rt->k->cast, rounding modes)
- * over the whole physical tile; the operand's valid shape */
-int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
-{
-    char av[32];
-    if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, av) || pld_cg_set_desc(g, dst, e->type, e))
-        return -1;
-    pld_cg_emit(g, "memcpy(%s.valid, %s.valid, sizeof %s.valid);", dst, av, dst);
-    pld_cg_emit(g, "{ pc_view vo, va; pc_view_tile(&vo, &%s); pc_view_tile(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", dst,
-                av, s, round_mode(pld_op_bound(e, 2)));
     return 0;
 }

@@ -29,6 +29,8 @@
  *                       cmp / sel, partial ops), expands, row / column
  *                       expands, broadcasting and non-inline element-wise
  *                       ops, reductions: the kernel library through rt->k
+ *   pld_cgen_mm.c       the matmul family, cast, MX-layout loads
+ *   pld_cgen_tensor.c   pl.tensor.* ops (storage from per-op pools)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -206,6 +208,26 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst);
 int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
 /* pl.tile.cast into dst */
 int pld_cg_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* a row / column reduction into dst */
+int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+
+/* ---------------------------------------------------------------- pld_cgen_mm.c */
+
+/* the matmul family (pl.tile.matmul, matmul_acc, matmul_bias, gemv*,
+ * batch_matmul*, matmul_mx*) into dst (room: its storage); -2 when e is not one */
+int pld_cg_mm(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
+/* pl.tile.cast into dst (its rounding mode) */
+int pld_cg_mm_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* pl.tile.load of an MX-layout tensor (local src, offsets in C array t<off>),
+ * after rt->load made the region checks: the logical scales into dst */
+int pld_cg_mm_load_mx(cg_t *g, const pld_expr_t *e, const char *dst, int src, int off, int s);
+
+/* ---------------------------------------------------------------- pld_cgen_tensor.c */
+
+/* a pl.tensor.* op compiled into descriptor dst (its storage from the op's
+ * pool); -2 when e is not one this file compiles (or its shapes are not
+ * static): the caller leaves it to the runtime */
+int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 
 /* ---------------------------------------------------------------- pld_cgen_dist.c */
 

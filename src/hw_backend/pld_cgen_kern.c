@@ -194,6 +194,12 @@ static int k_gather_compare(const pc_view *dst, const pc_view *cnt, const pc_vie
     return pld_k_gather_compare(V(dst), V(cnt), V(src), box, mode, k, out_cols, err, errn) != PLD_OK;
 }
 
+static int k_mx_unpack(const pc_view *out, const void *src, int64_t rows, int64_t cols, const int64_t *off, int a_layout,
+                       char *err, size_t errn)
+{
+    return pld_k_mx_unpack(V(out), src, rows, cols, off, a_layout, err, errn) != PLD_OK;
+}
+
 const pc_kern pld_cgen_kern_table = {
     k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
     k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
@@ -201,4 +207,5 @@ const pc_kern pld_cgen_kern_table = {
     k_reshape_valid, k_assemble_valid, k_fillpad, k_gather, k_scatter, k_sort32, k_mrgsort,
     /* the GM gather / scatter family (pld_kern_gather.c) */
     k_mgather, k_mscatter, k_gatherb, k_scatter_update, k_gather_compare,
+    k_mx_unpack,
 };

@@ -182,14 +182,16 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         return sys;
     if (pld_cg_is_layout(e->op))
         return pld_cg_layout(g, e, dst, room, s);
+    int mm = pld_cg_mm(g, e, dst, room, s);
+    if (mm != -2)
+        return mm;
     switch (e->op) {
     case PLD_OPID_TILE_LOAD: {
         const pld_expr_t *src = pld_op_bound(e, 0);
         if (!src || src->kind != PLD_EX_NAME || src->slot < 0 || g->slots[src->slot].kind != SK_TENSOR)
             return pld_cg_fail(g, e->span, "pl.tile.load: the native backend needs a named tensor operand");
         const pld_type_t *st = src->type;
-        if (st && (st->layout == PLD_LAYOUT_MX_A || st->layout == PLD_LAYOUT_MX_B))
-            return pld_cg_fail(g, e->span, "pl.tile.load of an MX-layout tensor is not compiled by the native backend yet");
+        const int mx = st && (st->layout == PLD_LAYOUT_MX_A || st->layout == PLD_LAYOUT_MX_B);
         int clamp = lit_bool(pld_op_bound(e, 5), 0);
         if (clamp < 0)
             return pld_cg_fail(g, e->span, "pl.tile.load: clamp must be a literal for the native backend");
@@ -208,7 +210,7 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         snprintf(vb, sizeof vb, "t%d", val);
         pld_cg_emit(g, "if (rt->load(bk, %d, &%s, &s%d, t%d, %d, %s, %d)) return 1;", s, dst, src->slot, off, no,
                     val >= 0 ? vb : "NULL", clamp);
-        return 0;
+        return mx ? pld_cg_mm_load_mx(g, e, dst, src->slot, off, s) : 0;
     }
     case PLD_OPID_TILE_CREATE:
     case PLD_OPID_TILE_FULL: {
@@ -225,13 +227,18 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         }
         return 0;
     }
-    case PLD_OPID_TILE_MOVE:
-        return pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room);
-    case PLD_OPID_TILE_MATMUL:
-    case PLD_OPID_TILE_MATMUL_ACC:
-        return pld_cg_matmul(g, e, dst, room, s);
+    case PLD_OPID_TILE_MOVE: {
+        if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
+            return -1;
+        /* a UINT8 MX scale tile becomes FP8E8M0 in LeftScale / RightScale (the same bytes; pld_exec_move) */
+        const pld_type_t *at = pld_op_bound(e, 0)->type;
+        const pld_mem_t mem = e->type && e->type->mem ? e->type->mem : at ? at->mem : PLD_MEM_NONE;
+        if (mem == PLD_MEM_LEFTSCALE || mem == PLD_MEM_RIGHTSCALE)
+            pld_cg_emit(g, "if (%s.dt == %d) %s.dt = %d;", dst, (int)PLD_DT_UINT8, dst, (int)PLD_DT_FP8E8M0);
+        return 0;
+    }
     case PLD_OPID_TILE_CAST:
-        return pld_cg_cast(g, e, dst, s);
+        return pld_cg_mm_cast(g, e, dst, s);
     case PLD_OPID_TILE_WRITE: /* writes the element into the named tile, then the result is that tile */
         return pld_cg_elem_write(g, e) ? -1 : pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room);
     case PLD_OPID_PLD_REMOTE_LOAD:
@@ -278,19 +285,28 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         const pld_expr_t *out = pld_op_bound(e, 2), *at = pld_op_bound(e, 4);
         if (!out || out->kind != PLD_EX_NAME || out->slot < 0 || g->slots[out->slot].kind != SK_TENSOR)
             return pld_cg_fail(g, e->span, "pl.tile.store: the native backend needs a named output tensor");
-        if (at && !(at->kind == PLD_EX_INT && at->u.ival == 0))
-            return pld_cg_fail(g, e->span, "pl.tile.store with atomic= is not compiled by the native backend yet");
-        int no, nl;
+        int no, nl, ai = -1, af = 0;
         int off = pld_cg_ilist(g, pld_op_bound(e, 1), &no);
         if (off < 0)
             return -1;
         int lim = pld_cg_ilist(g, pld_op_bound(e, 3), &nl);
+        pld_dtype_t ad;
+        int lit = -1; /* pl.AtomicType.None_ / Add (the checker's enum values) */
+        if (at && at->kind == PLD_EX_ATTR && at->u.attr.obj->kind == PLD_EX_ATTR &&
+            strcmp(at->u.attr.obj->u.attr.attr, "AtomicType") == 0)
+            lit = strcmp(at->u.attr.attr, "Add") == 0;
+        if (at && lit < 0 && at->kind != PLD_EX_NONE && (ai = pld_cg_scalar(g, at, &af, &ad)) < 0)
+            return -1;
         if (g->failed)
             return -1;
-        char lb[32];
+        char lb[32], ab[48] = "0";
         snprintf(lb, sizeof lb, "t%d", lim);
-        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &s%d, %s, 0)) return 1;", s, av, off, no, out->slot,
-                    lim >= 0 ? lb : "NULL");
+        if (ai >= 0)
+            snprintf(ab, sizeof ab, "%st%d != 0", af ? "(int64_t)" : "", ai);
+        else if (lit > 0)
+            snprintf(ab, sizeof ab, "1");
+        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &s%d, %s, %s)) return 1;", s, av, off, no, out->slot,
+                    lim >= 0 ? lb : "NULL", ab);
         pld_cg_emit(g, "%s = s%d;", dst, out->slot);
         return 0;
     }
@@ -301,8 +317,11 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
     default:
         break;
     }
+    int r = pld_cg_tensor_op(g, e, dst, s);
+    if (r != -2)
+        return r;
     const char *note;
-    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME) {
+    if (pld_cgen_op_class(e->op, &note) == PLD_CGEN_RUNTIME || pld_cgen_op_class(e->op, &note) == PLD_CGEN_LIBRARY) {
         int o = pld_cg_exec(g, e, SK_TENSOR);
         if (o < 0)
             return -1;

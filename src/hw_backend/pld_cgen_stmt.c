@@ -450,6 +450,14 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         }
         if (e->op == PLD_OPID_PLD_TILE_REMOTE_STORE)
             return pld_cg_remote_store(g, e);
+        if (c == PLD_CGEN_LIBRARY && e->op >= PLD_OPID_TENSOR_CREATE && e->type &&
+            (e->type->kind == PLD_TY_TENSOR || e->type->kind == PLD_TY_DTENSOR)) { /* pl.tensor.assemble(...) alone */
+            int o = tmp(g);
+            pld_cg_emit(g, "pc_tensor t%d; memset(&t%d, 0, sizeof t%d);", o, o, o);
+            char d[32];
+            snprintf(d, sizeof d, "t%d", o);
+            return pld_cg_tensor_into(g, e, d);
+        }
         if (c == PLD_CGEN_RUNTIME)
             return pld_cg_exec(g, e, SK_NONE) < 0 ? -1 : 0;
         const int sys = e->op >= 0 ? pld_cg_sys_stmt(g, e) : -2;

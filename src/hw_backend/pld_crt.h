@@ -100,6 +100,10 @@ typedef struct pc_kern {
                           size_t errn);
     int (*gather_compare)(const pc_view *dst, const pc_view *cnt, const pc_view *src, const int64_t *box, int mode,
                           double k, int64_t out_cols, char *err, size_t errn);
+
+    /* pld_k_mx_unpack: the logical scales of a packed MX-layout tensor */
+    int (*mx_unpack)(const pc_view *out, const void *src, int64_t rows, int64_t cols, const int64_t *off, int a_layout,
+                     char *err, size_t errn);
 } pc_kern;
 
 /* What a runtime-executed op returned (pc_rt.exec). */
@@ -236,6 +240,16 @@ typedef struct pc_rt {
     /* `return v0, ..., vn-1`: value i (expression `site`) as the kernel
      * evaluated it (a tensor, tile, scalar or handle); as ret otherwise */
     int (*ret_val)(void *bk, int site, int i, int n, const pc_arg *v);
+
+    /* storage for n elements of dtype dt (zeroed, 64-byte aligned) held by
+     * the block until it ends, as a tensor the runtime knows (set_tensor
+     * finds views of it): the buffers of the tensor pools of compiled
+     * pl.tensor.* ops (pc_pool_get); NULL after an error was recorded */
+    void *(*tensor_buf)(void *bk, int site, int32_t dt, int64_t n);
+    /* pl.tensor.assemble(dst, src, off, atomic) of tensors: the region and
+     * dtype checks sim makes, then the copy (accumulate when atomic) */
+    int (*assemble)(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
+                    int atomic);
 } pc_rt;
 
 /* one member call of a Group body (pc_rt.group) */
@@ -574,6 +588,247 @@ static inline int64_t pc_f2i(double f)
     if (f <= -9.2233720368547758e18)
         return INT64_MIN;
     return (int64_t)f;
+}
+
+/* ---- tensors of compiled pl.tensor.* ops ---- */
+
+/* A buffer of `bytes` from the pool p[0..n) of one op (buffers made by
+ * rt->tensor_buf on first use) that none of used[0..nu) points into: the
+ * values still live (every tensor local and the op's operands) keep theirs,
+ * so a loop reuses at most n buffers (n > nu: one is always free). */
+static inline void *pc_pool_get(const pc_rt *rt, void *bk, int site, void **p, int n, size_t bytes, int32_t dt,
+                                int64_t elems, const void *const *used, int nu)
+{
+    for (int i = 0; i < n; i++) {
+        if (!p[i])
+            return p[i] = rt->tensor_buf(bk, site, dt, elems);
+        int busy = 0;
+        for (int j = 0; j < nu && !busy; j++)
+            busy = used[j] && (const char *)used[j] >= (const char *)p[i] && (const char *)used[j] < (const char *)p[i] + bytes;
+        if (!busy)
+            return p[i];
+    }
+    rt->fail(bk, site, "internal: a tensor pool of the compiled kernel is exhausted");
+    return NULL;
+}
+
+/* t = a packed tensor of dtype dt and shape s (rank r) at data, valid = shape */
+static inline void pc_tensor_packed(pc_tensor *t, void *data, int32_t dt, int r, const int64_t *s)
+{
+    int64_t st = 1;
+    t->data = (char *)data;
+    t->dt = dt;
+    t->rank = r;
+    for (int d = PC_MAX_RANK - 1; d >= 0; d--) {
+        t->shape[d] = t->valid[d] = d < r ? s[d] : 1;
+        t->stride[d] = d < r ? st : 0;
+        if (d < r)
+            st *= s[d];
+    }
+}
+
+/* the view of tensor t broadcast to shape os (rank r): numpy's rule, stride 0
+ * on the missing and the size-1 dims (the interpreter's bview) */
+static inline void pc_view_tbcast(pc_view *v, const pc_tensor *t, int r, const int64_t *os)
+{
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = r;
+    for (int d = 0; d < r; d++) {
+        const int j = d - (r - t->rank);
+        v->shape[d] = os[d];
+        v->strides[d] = j < 0 || (t->shape[j] == 1 && os[d] != 1) ? 0 : t->stride[j];
+    }
+}
+
+/* pl.tensor.slice of t (the interpreter's pld_exec_slice): a view, no copy;
+ * 0, or 1 with the message in msg */
+static inline int pc_tensor_slice(const char *op, pc_tensor *o, const pc_tensor *t, const int64_t *shp, int ns,
+                                  const int64_t *off, int no, const int64_t *val, int nv, const int64_t *drop, int nd,
+                                  int clamp, size_t esz, char *msg, size_t mn)
+{
+    if (ns != t->rank || no != t->rank) {
+        snprintf(msg, mn, "%s: shape and offset need %d entries", op, t->rank);
+        return 1;
+    }
+    pc_tensor v = *t;
+    for (int d = 0; d < t->rank; d++) {
+        if (off[d] < 0 || shp[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
+            int k = snprintf(msg, mn, "%s: window offset %lld + extent %lld is outside dimension %d of [", op,
+                             (long long)off[d], (long long)shp[d], d);
+            for (int j = 0; j < t->rank && k > 0 && (size_t)k < mn; j++)
+                k += snprintf(msg + k, mn - (size_t)k, "%s%lld", j ? ", " : "", (long long)t->shape[j]);
+            if (k > 0 && (size_t)k < mn)
+                snprintf(msg + k, mn - (size_t)k, "]");
+            return 1;
+        }
+        int64_t oo = off[d], ext = shp[d];
+        if (ext > t->shape[d] - oo) {
+            oo = oo < t->shape[d] ? oo : t->shape[d];
+            ext = t->shape[d] - oo;
+        }
+        v.data += (ptrdiff_t)(oo * t->stride[d]) * (ptrdiff_t)esz;
+        v.shape[d] = ext;
+        int64_t room = t->valid[d] - oo;
+        if (room < 0)
+            room = 0;
+        v.valid[d] = room < ext ? room : ext;
+        if (nv == t->rank && val[d] < v.valid[d])
+            v.valid[d] = val[d] < 0 ? 0 : val[d];
+    }
+    int isdrop[PC_MAX_RANK] = {0}, k = 0;
+    for (int j = 0; j < nd; j++)
+        if (drop[j] >= 0 && drop[j] < v.rank)
+            isdrop[drop[j]] = 1;
+    for (int d = 0; d < v.rank; d++) {
+        if (isdrop[d] && (v.shape[d] != 1 || v.valid[d] != 1)) {
+            snprintf(msg, mn, "%s: dropped dimension %d has extent %lld (valid %lld), not 1", op, d, (long long)v.shape[d],
+                     (long long)v.valid[d]);
+            return 1;
+        }
+        if (isdrop[d])
+            continue;
+        v.shape[k] = v.shape[d];
+        v.valid[k] = v.valid[d];
+        v.stride[k] = v.stride[d];
+        k++;
+    }
+    for (int d = k; d < PC_MAX_RANK; d++) {
+        v.shape[d] = v.valid[d] = 1;
+        v.stride[d] = 0;
+    }
+    v.rank = k;
+    *o = v;
+    return 0;
+}
+
+/* 1 when tensor t is packed row-major (a size-1 dim's stride never matters; pld_view_is_packed) */
+static inline int pc_tensor_is_packed(const pc_tensor *t)
+{
+    int64_t st = 1;
+    if (pc_numel(t->shape, t->rank) == 0)
+        return 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->stride[d] != st)
+            return 0;
+        st *= t->shape[d];
+    }
+    return 1;
+}
+
+/* o = a packed view of t's storage with shape s (rank r), valid v (NULL: full) */
+static inline void pc_tensor_alias(pc_tensor *o, const pc_tensor *t, int r, const int64_t *s, const int64_t *v)
+{
+    pc_tensor_packed(o, t->data, t->dt, r, s);
+    for (int d = 0; v && d < r; d++)
+        o->valid[d] = v[d];
+}
+
+/* pl.tensor.view(t, shape, valid_shape) (the interpreter's tensor_view): 0,
+ * or 1 with the message in msg */
+static inline int pc_tensor_view_of(const char *op, pc_tensor *o, const pc_tensor *t, const int64_t *s, int n,
+                                    const int64_t *v, int nv, char *msg, size_t mn)
+{
+    int64_t b = 1, have = pc_numel(t->shape, t->rank);
+    int full = 1;
+    for (int d = 0; d < n; d++)
+        b *= s[d];
+    for (int d = 0; d < t->rank; d++)
+        full &= t->valid[d] == t->shape[d];
+    if (b != have || !pc_tensor_is_packed(t)) {
+        if (b != have)
+            snprintf(msg, mn, "%s: %lld elements cannot take %lld", op, (long long)have, (long long)b);
+        else
+            snprintf(msg, mn, "%s needs a packed tensor (this one is a strided view)", op);
+        return 1;
+    }
+    if (nv < 0 && !full) {
+        snprintf(msg, mn, "%s: a partially valid source needs valid_shape", op);
+        return 1;
+    }
+    for (int d = 0; d < nv; d++)
+        if (nv != n || v[d] < 1 || v[d] > s[d]) {
+            snprintf(msg, mn, "%s: valid_shape does not fit the shape", op);
+            return 1;
+        }
+    pc_tensor_alias(o, t, n, s, nv >= 0 ? v : NULL);
+    return 0;
+}
+
+/* the interpreter's reshape_unit_axes */
+static inline int pc_reshape_unit_axes(const int64_t *in, const int64_t *v, int ni, const int64_t *out, int no, int64_t *ov)
+{
+    if (ni == 0 && no == 0)
+        return 1;
+    if (ni > 0 && no > 0 && in[0] == out[0] && pc_reshape_unit_axes(in + 1, v + 1, ni - 1, out + 1, no - 1, ov + 1)) {
+        ov[0] = v[0];
+        return 1;
+    }
+    if (ni > 0 && in[0] == 1 && v[0] == 1 && pc_reshape_unit_axes(in + 1, v + 1, ni - 1, out, no, ov))
+        return 1;
+    if (no > 0 && out[0] == 1 && pc_reshape_unit_axes(in, v, ni, out + 1, no - 1, ov + 1)) {
+        ov[0] = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* pl.tensor.reshape(t, shape) (the interpreter's pld_exec_reshape and
+ * reshape_valid): a view; 0, or 1 with the message in msg */
+static inline int pc_tensor_reshape(const char *op, pc_tensor *o, const pc_tensor *t, const int64_t *out, int ro, char *msg,
+                                    size_t mn)
+{
+    int64_t n1 = pc_numel(t->shape, t->rank), n2 = 1, ov[PC_MAX_RANK];
+    for (int d = 0; d < ro; d++)
+        n2 *= out[d];
+    if (n1 != n2 || !pc_tensor_is_packed(t)) {
+        if (n1 != n2)
+            snprintf(msg, mn, "%s: %lld elements cannot take the new shape", op, (long long)n1);
+        else
+            snprintf(msg, mn, "%s needs a packed tensor (this one is a strided view)", op);
+        return 1;
+    }
+    const int ri = t->rank;
+    const int64_t *in = t->shape, *v = t->valid;
+    int full = 1, empty = 0;
+    for (int d = 0; d < ri; d++) {
+        full &= v[d] == in[d];
+        empty |= v[d] == 0;
+    }
+    for (int d = 0; d < ro; d++)
+        ov[d] = full ? out[d] : 0;
+    if (!(full || empty || pc_reshape_unit_axes(in, v, ri, out, ro, ov))) {
+        int fd = 0;
+        while (fd + 1 < ri && v[fd] == 1)
+            fd++;
+        int64_t prefix = v[fd];
+        for (int d = fd + 1; d < ri; d++) {
+            if (v[d] != in[d]) {
+                snprintf(msg, mn, "%s: the valid data (dimension %d valid for %lld of %lld) is not a contiguous prefix of "
+                         "the buffer, so no box of the new shape holds it", op, d, (long long)v[d], (long long)in[d]);
+                return 1;
+            }
+            prefix *= in[d];
+        }
+        int found = 0;
+        for (int d = 0; d < ro && !found; d++) {
+            int64_t step = 1;
+            for (int k = d + 1; k < ro; k++)
+                step *= out[k];
+            if (prefix % step == 0 && prefix / step <= out[d]) {
+                for (int k = 0; k < ro; k++)
+                    ov[k] = k < d ? 1 : k == d ? prefix / step : out[k];
+                found = 1;
+            }
+        }
+        if (!found) {
+            snprintf(msg, mn, "%s: %lld valid elements fill no box of the new shape (not a whole number of rows)", op,
+                     (long long)prefix);
+            return 1;
+        }
+    }
+    pc_tensor_alias(o, t, ro, out, ov);
+    return 0;
 }
 
 #endif

@@ -818,6 +818,44 @@ static int rt_kfail(void *bk, int site, const char *err)
     return kfail(bk, site, PLD_E_RUNTIME, err);
 }
 
+/* storage of a compiled tensor op's pool: a tensor the block holds (b->made,
+ * so that set_tensor finds views of it) */
+static void *rt_tensor_buf(void *bk, int site, int32_t dt, int64_t n)
+{
+    crt_block_t *b = bk;
+    int64_t shape[1] = {n > 0 ? n : 1};
+    if (b->nmade == b->capmade) {
+        int cap = b->capmade ? 2 * b->capmade : 8;
+        pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
+        if (!m) {
+            rt_fail(b, site, "out of memory");
+            return NULL;
+        }
+        b->made = m;
+        b->capmade = cap;
+    }
+    pld_tensor_t *t = pld_tensor_new((pld_dtype_t)dt, 1, shape, 1);
+    if (!t) {
+        rt_fail(b, site, "out of memory for tensor storage");
+        return NULL;
+    }
+    b->made[b->nmade++] = pld_v_obj(&t->hdr, t->dt);
+    return (char *)t->buf->data;
+}
+
+static int rt_assemble(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
+                       int atomic)
+{
+    crt_block_t *b = bk;
+    pld_tensor_t td, ts;
+    pld_buffer_t bd, bs;
+    as_tensor(dst, &td, &bd);
+    as_tensor(src, &ts, &bs);
+    if (pld_assemble_tensor(b->it, &b->f, site_expr(b, site), &td, &ts, off, noff, atomic) != PLD_OK)
+        return rt_fail(b, site, "");
+    return 0;
+}
+
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
@@ -826,6 +864,7 @@ static const pc_rt crt_table = {
     pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop, pld_crt_call, pld_crt_group,
     pld_crt_lanes, pld_crt_shard,
     rt_op, rt_ret_val,
+    rt_tensor_buf, rt_assemble,
 };
 
 /* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */

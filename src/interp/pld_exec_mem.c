@@ -76,23 +76,9 @@ static pld_status_t mx_unpack(pld_interp_t *it, frame_t *f, const pld_expr_t *e,
     if (t->rank != 2 || pld_dtype_storage_bytes(t->dt) != 1 || t->strides[1] != 1 || t->strides[0] != C)
         return pld_rt_error(it, f, e->span, "%s of an MX-layout tensor only supports packed 2D sources of 1-byte "
                             "elements", pld_op_name(e));
-    if (a ? R % 16 || C % 2 : R % 2 || C % 16) {
-        char sh[96];
-        pld_shape_str(sh, sizeof sh, t->rank, t->shape);
-        return pld_rt_error(it, f, e->span, "%s: the %s packing is made of [%d, %d] blocks; tensor %s is not a whole "
-                            "number of them", pld_op_name(e), a ? "MX_A_ZZ" : "MX_B_NN", a ? 16 : 2, a ? 2 : 16, sh);
-    }
-    const uint8_t *src = (const uint8_t *)t->buf->data + t->offset;
-    for (int64_t i = 0; i < dst->shape[0]; i++) {
-        uint8_t *row = (uint8_t *)dst->data + i * dst->strides[0];
-        const int64_t r = off[0] + i;
-        for (int64_t j = 0; j < dst->shape[1]; j++) {
-            const int64_t c = off[1] + j;
-            row[j * dst->strides[1]] = src[a ? ((r / 16) * (C / 2) + c / 2) * 32 + (r % 16) * 2 + c % 2
-                                             : ((c / 16) * (R / 2) + r / 2) * 32 + (c % 16) * 2 + r % 2];
-        }
-    }
-    return PLD_OK;
+    char err[ERRN];
+    return pld_op_kcheck(it, f, e, pld_k_mx_unpack(dst, (const uint8_t *)t->buf->data + t->offset, R, C, off, a, err,
+                                                   sizeof err), err);
 }
 
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote)
@@ -693,8 +679,8 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
 }
 
 /* Copies src (tensor) into the region of dst at off (trailing alignment). */
-static pld_status_t assemble(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst, const pld_tensor_t *src,
-                             const int64_t *off, int noff, int atomic)
+pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst,
+                                 const pld_tensor_t *src, const int64_t *off, int noff, int atomic)
 {
     int64_t ext[PLD_MAX_RANK];
     pld_status_t st = pld_region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
@@ -993,7 +979,7 @@ pld_status_t pld_exec_assemble_op(pld_interp_t *it, frame_t *f, const pld_expr_t
         st = pld_op_iarg(it, f, e, 3, 0, &atomic);
     if (st == PLD_OK) {
         if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TENSOR)
-            st = assemble(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
+            st = pld_assemble_tensor(it, f, e, pld_v_tensor(&a), pld_v_tensor(&b), off, n, (int)atomic);
         else if (a.kind == PLD_V_TENSOR && b.kind == PLD_V_TILE)
             st = pld_store_tile(it, f, e, pld_v_tile(&b), pld_v_tensor(&a), off, n, NULL, (int)atomic);
         else if (a.kind == PLD_V_TILE && b.kind == PLD_V_TILE) {

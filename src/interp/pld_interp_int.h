@@ -660,6 +660,10 @@ void pld_region_view(const pld_tensor_t *t, const int64_t *off, const int64_t *e
 /* Writes a tile's valid region into t at off (limit: per-dim caps or NULL; atomic: accumulate). */
 pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tile_t *tile, pld_tensor_t *t,
                             const int64_t *off, int noff, const int64_t *limit, int atomic);
+/* pl.tensor.assemble of tensor src into dst at offsets off (atomic: accumulate): the region and dtype checks, the
+ * copy, the written marks (the compiled kernels' rt->assemble too) */
+pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst,
+                                 const pld_tensor_t *src, const int64_t *off, int noff, int atomic);
 /* The rounding mode of a cast's mode argument (pld_exec_compute.c). */
 pld_round_k_t pld_round_mode(const pld_expr_t *m);
 pld_status_t pld_exec_load(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out, int remote);

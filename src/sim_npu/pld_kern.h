@@ -185,6 +185,14 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 /* Fills every element with v (converted as pld_elem_set_f / _i). */
 pld_status_t pld_k_fill_f(const pld_view_t *out, double v);
 pld_status_t pld_k_fill_i(const pld_view_t *out, int64_t v);
+/* out (a 2-D view of 1-byte elements, [rows of the window, cols]) = the logical
+ * scales at (off[0] + i, off[1] + j) of a pl.MX_A_ZZ (a_layout) or pl.MX_B_NN
+ * scale tensor [rows, cols] whose packed bytes are src (PyPTO's GM packing:
+ * MX_A_ZZ [16, 2] blocks of (row, col) row-major, the blocks row-major; MX_B_NN
+ * [2, 16] blocks of (col, row), the blocks column-major). PLD_E_RUNTIME when
+ * rows x cols is not a whole number of blocks. (pld_kern_mm.c) */
+pld_status_t pld_k_mx_unpack(const pld_view_t *out, const void *src, int64_t rows, int64_t cols, const int64_t *off,
+                             int a_layout, char *err, size_t errn);
 
 /* ---- layout, valid shapes, gathers / scatters, sorts (pld_kern_layout.c) ----
  * Messages leave out the op name (callers prefix it). */
