@@ -18,6 +18,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- op table */
@@ -37,6 +38,14 @@ pld_cgen_class_t pld_cgen_op_class(int op, const char **note)
         if (note)
             *note = "not an op";
         return PLD_CGEN_UNCLASSIFIED;
+    }
+    /* a test hook (tests/native/run_native.py): the op named by PLD_TEST_NATIVE_REFUSE is refused, so that the
+     * refusal path stays tested although every kernel op compiles */
+    const char *refuse = getenv("PLD_TEST_NATIVE_REFUSE");
+    if (refuse && strcmp(refuse, pld_op_info((pld_op_id_t)op)->name) == 0) {
+        if (note)
+            *note = "refused by PLD_TEST_NATIVE_REFUSE, a test hook";
+        return PLD_CGEN_UNSUPPORTED;
     }
     if (note)
         *note = op_table[op].note ? op_table[op].note : "missing from src/hw_backend/pld_cgen_ops.def";
@@ -195,8 +204,61 @@ static int scan_targets(cg_t *g, const pld_expr_t *target, const pld_expr_t *v)
 
 static int scan_block(cg_t *g, const pld_block_t *b);
 
+/* every op call under e: an op the table refuses stops the kernel at load,
+ * named with its line (docs/native-ops.md: unsupported) */
+static int refuse_ops(cg_t *g, const pld_expr_t *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case PLD_EX_CALL: {
+        const char *note;
+        if (e->op >= 0 && pld_cgen_op_class(e->op, &note) == PLD_CGEN_UNSUPPORTED)
+            return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (refuse_ops(g, e->u.call.args[i].value))
+                return -1;
+        return 0;
+    }
+    case PLD_EX_UNARY: return refuse_ops(g, e->u.un.a);
+    case PLD_EX_BINARY: return refuse_ops(g, e->u.bin.a) || refuse_ops(g, e->u.bin.b) ? -1 : 0;
+    case PLD_EX_SUBSCRIPT:
+        for (int i = 0; i < e->u.sub.n; i++)
+            if (refuse_ops(g, e->u.sub.items[i]))
+                return -1;
+        return refuse_ops(g, e->u.sub.obj);
+    case PLD_EX_LIST: case PLD_EX_TUPLE:
+        for (int i = 0; i < e->u.seq.n; i++)
+            if (refuse_ops(g, e->u.seq.items[i]))
+                return -1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int refuse_stmt(cg_t *g, const pld_stmt_t *s)
+{
+    switch (s->kind) {
+    case PLD_ST_EXPR: return refuse_ops(g, s->u.expr);
+    case PLD_ST_ASSIGN: return refuse_ops(g, s->u.assign.target) || refuse_ops(g, s->u.assign.value) ? -1 : 0;
+    case PLD_ST_RETURN:
+        for (int i = 0; i < s->u.ret.n; i++)
+            if (refuse_ops(g, s->u.ret.vals[i]))
+                return -1;
+        return 0;
+    case PLD_ST_IF: return refuse_ops(g, s->u.if_.cond);
+    case PLD_ST_WHILE: return refuse_ops(g, s->u.while_.cond);
+    case PLD_ST_FOR: return refuse_ops(g, s->u.for_.iter);
+    case PLD_ST_WITH: return refuse_ops(g, s->u.with.item);
+    default: return 0;
+    }
+}
+
 static int scan_stmt(cg_t *g, const pld_stmt_t *s)
 {
+    if (refuse_stmt(g, s))
+        return -1;
     switch (s->kind) {
     case PLD_ST_ASSIGN:
         if (s->u.assign.target->kind == PLD_EX_SUBSCRIPT)

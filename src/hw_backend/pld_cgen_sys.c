@@ -14,6 +14,7 @@
  * -2 when expression or statement e is not of this family. */
 #include "pld_cgen_int.h"
 #include "pld_crt.h"
+#include "pld_hw.h"
 #include "pld_kern.h"
 
 #include <stdio.h>
@@ -675,8 +676,8 @@ static int call_args(cg_t *g, const pld_expr_t *e, const pld_func_t *k)
             if (at->dtype != pt->dtype)
                 pld_cg_emit(g, "return rt->fail(bk, %d, \"argument '%s' of %s has dtype %s, declared %s\");", s,
                             k->params[i].name, k->name, pld_dtype_name(at->dtype), pld_dtype_name(pt->dtype));
-            pld_cg_emit(g, "pc_chip_tensor(t%d[%d], &s%d, %d); t%d[%d] = (int64_t)(uintptr_t)t%d[%d];", c, ti, v->slot,
-                        esize(pt->dtype), a, ti, c, ti);
+            pld_cg_emit(g, "pc_chip_tensor(t%d[%d], &s%d, %d, %d); t%d[%d] = (int64_t)(uintptr_t)t%d[%d];", c, ti, v->slot,
+                        esize(pt->dtype), pld_abi_dtype_code(pt->dtype), a, ti, c, ti);
             ti++;
             continue;
         }

@@ -262,8 +262,9 @@ struct pc_member {
     pc_out *out;
 };
 
-/* a ChipTensor (pld_backend.h, 128 bytes) for tensor t: what pc_tensor_arg reads */
-static inline void pc_chip_tensor(unsigned char *ct, const pc_tensor *t, int32_t esize)
+/* a ChipTensor (pld_backend.h, 128 bytes) for tensor t: what pc_tensor_arg reads; dtype_code
+ * (pld_abi_dtype_code) at byte 40, which the callee checks */
+static inline void pc_chip_tensor(unsigned char *ct, const pc_tensor *t, int32_t esize, int32_t dtype_code)
 {
     uint64_t addr = (uint64_t)(uintptr_t)t->data, start = 0, sz = 0, owner = UINT64_MAX;
     uint32_t nd = (uint32_t)t->rank, shp[PC_MAX_RANK], str[PC_MAX_RANK];
@@ -280,6 +281,7 @@ static inline void pc_chip_tensor(unsigned char *ct, const pc_tensor *t, int32_t
     memcpy(ct + 16, &owner, 8);
     memcpy(ct + 24, &start, 8);
     memcpy(ct + 36, &nd, 4);
+    ct[40] = (unsigned char)(dtype_code >= 0 ? dtype_code : 0);
     memcpy(ct + 44, shp, sizeof shp);
     memcpy(ct + 72, str, sizeof str);
 }
