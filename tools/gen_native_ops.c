@@ -3,14 +3,24 @@
  * src/hw_backend/pld_cgen_ops.def). Exit 1 when an op has no class, so that
  * a new op cannot be added without deciding how native handles it.
  *
- *   gen_native_ops [OUT.md]     (stdout without OUT) */
+ *   gen_native_ops [OUT.md]            (stdout without OUT)
+ *   gen_native_ops --strict [OUT.md]   also exit 1 when an op is unsupported, or an op other than
+ *                                      pld.* goes to the runtime: every op `sim` runs inside a kernel
+ *                                      must be inline C or a kernel library call (CTest
+ *                                      native_every_op_compiled) */
 #include "pld_ast.h"
 #include "pld_cgen.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
+    const int strict = argc > 1 && strcmp(argv[1], "--strict") == 0;
+    if (strict) {
+        argc--;
+        argv++;
+    }
     FILE *f = argc > 1 ? fopen(argv[1], "w") : stdout;
     if (!f) {
         perror(argv[1]);
@@ -28,11 +38,15 @@ int main(int argc, char **argv)
                "- **library**: a call of the kernel library (the loops `sim` runs) through the runtime;\n"
                "- **runtime**: run by the runtime over the window layer (pld.*: windows, signals, waits, collectives);\n"
                "- **no code**: no effect inside a kernel;\n"
-               "- **unsupported**: a kernel that uses it is refused when the program loads, naming the op and line.\n\n"
-               "%d ops: %d inline, %d library, %d runtime, %d no code, %d unsupported.\n\n"
+               "- **not a kernel op**: never in a kernel body (the checker refuses it there, on every backend);\n"
+               "- **unsupported**: a kernel that uses it is refused when the program loads, naming the op and line\n"
+               "  (test `native_every_op_compiled` fails when any op is unsupported, or when an op other than\n"
+               "  `pld.*` goes to the runtime).\n\n"
+               "%d ops: %d inline, %d library, %d runtime, %d no code, %d not kernel ops, %d unsupported.\n\n"
                "| op | class | how / why not |\n| --- | --- | --- |\n",
             PLD_OPID__COUNT, count[PLD_CGEN_INLINE], count[PLD_CGEN_LIBRARY], count[PLD_CGEN_RUNTIME],
-            count[PLD_CGEN_NO_CODE], count[PLD_CGEN_UNSUPPORTED]);
+            count[PLD_CGEN_NO_CODE], count[PLD_CGEN_NOT_KERNEL], count[PLD_CGEN_UNSUPPORTED]);
+    int refused = 0;
     for (int op = 0; op < PLD_OPID__COUNT; op++) {
         const char *note;
         pld_cgen_class_t c = pld_cgen_op_class(op, &note);
@@ -42,8 +56,17 @@ int main(int argc, char **argv)
             missing++;
         }
         fprintf(f, "| `%s` | %s | %s |\n", pld_op_info((pld_op_id_t)op)->name, pld_cgen_class_name(c), note);
+        const char *name = pld_op_info((pld_op_id_t)op)->name;
+        if (strict && (c == PLD_CGEN_UNSUPPORTED || (c == PLD_CGEN_RUNTIME && strncmp(name, "pld.", 4) != 0))) {
+            fprintf(stderr, "gen_native_ops: %s is %s on native (%s): every op sim runs in a kernel must be inline C "
+                            "or a kernel library call; only pld.* ops go to the window runtime\n",
+                    name, pld_cgen_class_name(c), note);
+            refused++;
+        }
     }
     if (f != stdout && fclose(f) != 0)
         return 2;
-    return missing ? 1 : 0;
+    if (strict)
+        fprintf(stderr, "gen_native_ops: %d op%s not compiled\n", refused, refused == 1 ? "" : "s");
+    return missing || refused ? 1 : 0;
 }

@@ -59,6 +59,7 @@ const char *pld_cgen_class_name(pld_cgen_class_t c)
     case PLD_CGEN_LIBRARY: return "library";
     case PLD_CGEN_RUNTIME: return "runtime";
     case PLD_CGEN_NO_CODE: return "no code";
+    case PLD_CGEN_NOT_KERNEL: return "not a kernel op";
     case PLD_CGEN_UNSUPPORTED: return "unsupported";
     default: return "UNCLASSIFIED";
     }
@@ -213,7 +214,8 @@ static int refuse_ops(cg_t *g, const pld_expr_t *e)
     switch (e->kind) {
     case PLD_EX_CALL: {
         const char *note;
-        if (e->op >= 0 && pld_cgen_op_class(e->op, &note) == PLD_CGEN_UNSUPPORTED)
+        const pld_cgen_class_t c = e->op >= 0 ? pld_cgen_op_class(e->op, &note) : PLD_CGEN_INLINE;
+        if (c == PLD_CGEN_UNSUPPORTED || c == PLD_CGEN_NOT_KERNEL)
             return pld_cg_fail(g, e->span, "%s is not compiled by the native backend (%s)", opname(e), note);
         for (int i = 0; i < e->u.call.nargs; i++)
             if (refuse_ops(g, e->u.call.args[i].value))

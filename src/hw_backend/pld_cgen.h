@@ -23,7 +23,8 @@ typedef enum pld_cgen_class {
     PLD_CGEN_LIBRARY,          /* a call of the kernel library (pld_kern.h) through the runtime */
     PLD_CGEN_RUNTIME,          /* run by the runtime over src/sim_window (pld.*) */
     PLD_CGEN_NO_CODE,          /* no effect inside a kernel (annotations, debug tags) */
-    PLD_CGEN_UNSUPPORTED       /* refused at kernel load */
+    PLD_CGEN_NOT_KERNEL,       /* not an op of a kernel body: the checker refuses it there for every backend */
+    PLD_CGEN_UNSUPPORTED       /* refused at kernel load (none: test native_coverage; PLD_TEST_NATIVE_REFUSE) */
 } pld_cgen_class_t;
 
 /* The class of op id `op` and a short note (how, or why not). */
