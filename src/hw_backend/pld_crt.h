@@ -5,8 +5,10 @@
  * This file is copied verbatim at the top of every generated kernel source
  * (so a cached kernel is keyed by it too): it may include only the C
  * standard library, and everything in it is static or a type. Generated code
- * owns no memory: tile storage comes from pc_rt.alloc and lives until the
- * block ends. Every runtime call that can fail returns nonzero after the
+ * frees no memory: tile storage (pc_rt.alloc) and the buffers of the tensor
+ * pools (pc_rt.tensor_buf, reused by every execution of their op: bounded
+ * memory in loops) are allocated once and live until the block ends. The
+ * kernel library is called directly (pc_rt.k). Every runtime call that can fail returns nonzero after the
  * runtime recorded a located error (the site's file:line:col); the kernel
  * then returns 1 at once. docs/native.md describes the design. */
 #ifndef PLD_CRT_H
