@@ -386,6 +386,11 @@ static int gen_gather_row(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     char dv[32], sv[32];
     int nd, ns, nw, nv = -1;
+    for (int i = 0; i < 2; i++) {
+        const pld_expr_t *a = pld_op_bound(e, i);
+        if (!a || !a->type || a->type->kind != PLD_TY_TENSOR)
+            return -2;
+    }
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, dv) || pld_cg_toperand(g, pld_op_bound(e, 1), e, sv))
         return -1;
     const int doff = pld_cg_ilist(g, pld_op_bound(e, 2), &nd);
