@@ -66,12 +66,54 @@ static int fail_now(cg_t *g, int s, const char *op, const char *msg)
 
 /* ---------------------------------------------------------------- transpose, concat */
 
+/* transpose with axes known at run time: the result's storage has the source's
+ * element count; its shape (and the checks) are made at run time */
+static int gen_transpose_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s, int r, const int64_t *sa)
+{
+    char av[32];
+    if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av))
+        return -1;
+    int ax[2];
+    for (int i = 0; i < 2; i++) {
+        int fl;
+        pld_dtype_t d;
+        if ((ax[i] = pld_cg_scalar(g, pld_op_bound(e, 1 + i), &fl, &d)) < 0)
+            return -1;
+        if (fl)
+            return -2;
+    }
+    const char *ops[1] = {av};
+    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, r, sa, ops, 1);
+    pld_cg_emit(g, "{ int64_t x0 = (int64_t)t%d, x1 = (int64_t)t%d; const int r_ = %d;", ax[0], ax[1], r);
+    g->ind++;
+    pld_cg_emit(g, "if (x0 < 0) x0 += r_;");
+    pld_cg_emit(g, "if (x1 < 0) x1 += r_;");
+    pld_cg_emit(g, "if (r_ < 2 || x0 < 0 || x0 >= r_ || x1 < 0 || x1 >= r_ || x0 == x1)");
+    pld_cg_emit(g, "    PC_FAILF(%d, \"%s: axes %%lld and %%lld do not name two axes of a rank-%%d operand\", (long long)x0, "
+                   "(long long)x1, r_);", s, opname(e));
+    pld_cg_emit(g, "int64_t sh[PC_MAX_RANK]; memcpy(sh, %s.shape, sizeof sh); sh[x0] = %s.shape[x1]; sh[x1] = %s.shape[x0];", av,
+                av, av);
+    pld_cg_emit(g, "pc_tensor_packed(&r%d, r%d.data, r%d.dt, r_, sh);", q, q, q);
+    pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid); r%d.valid[x0] = %s.valid[x1]; r%d.valid[x1] = %s.valid[x0];",
+                q, av, q, q, av, q, av);
+    pld_cg_emit(g, "pc_view vo, vs; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vs, &%s);", q, av);
+    pld_cg_emit(g, "{ int64_t x = vs.shape[x0]; vs.shape[x0] = vs.shape[x1]; vs.shape[x1] = x;");
+    pld_cg_emit(g, "  x = vs.strides[x0]; vs.strides[x0] = vs.strides[x1]; vs.strides[x1] = x; }");
+    pld_cg_emit(g, "PC_K(%d, copy, &vo, &vs);", s);
+    g->ind--;
+    pld_cg_emit(g, "}");
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 static int gen_transpose(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK], ax[2];
     const int r = oshape(e, 0, sa);
-    if (r < 0 || !lit_int(pld_op_bound(e, 1), &ax[0]) || !lit_int(pld_op_bound(e, 2), &ax[1]))
+    if (r < 0)
         return -2;
+    if (!lit_int(pld_op_bound(e, 1), &ax[0]) || !lit_int(pld_op_bound(e, 2), &ax[1]))
+        return gen_transpose_rt(g, e, dst, s, r, sa);
     for (int i = 0; i < 2; i++)
         if (ax[i] < 0)
             ax[i] += r;
@@ -144,11 +186,40 @@ static int gen_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK], sx[PC_MAX_RANK], dim;
     const int ra = oshape(e, 0, sa), r = oshape(e, 2, sx);
-    if (ra < 0 || r < 0 || !lit_int(pld_op_bound(e, 1), &dim))
+    if (ra < 0 || r < 0)
         return -2;
     char av[32], xv[32], m[200];
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av) || pld_cg_toperand(g, pld_op_bound(e, 2), e, xv))
         return -1;
+    if (!lit_int(pld_op_bound(e, 1), &dim)) { /* a constant expression: dim and its checks at run time */
+        int fl, dv;
+        pld_dtype_t dd;
+        if ((dv = pld_cg_scalar(g, pld_op_bound(e, 1), &fl, &dd)) < 0)
+            return -1;
+        if (fl)
+            return -2;
+        const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
+        const char *ops[2] = {av, xv};
+        const int q = pld_cg_tresult(g, s, dt, r, sx, ops, 2);
+        pld_cg_emit(g, "{ int64_t dm = (int64_t)t%d; if (dm < 0) dm += %d;", dv, ra);
+        g->ind++;
+        pld_cg_emit(g, "if (%d != %d || dm < 0 || dm >= %d)", r, ra, r);
+        pld_cg_emit(g, "    PC_FAILF(%d, \"%s: index rank %d and dim %%lld do not fit a rank-%d input\", (long long)dm);", s,
+                    opname(e), r, ra);
+        for (int d = 0; d < r && d < ra; d++)
+            if (sx[d] > sa[d])
+                pld_cg_emit(g, "if (dm != %d) PC_FAILF(%d, \"%s: index dimension %d (%lld) exceeds the input's (%lld)\");", d,
+                            s, opname(e), d, (long long)sx[d], (long long)sa[d]);
+        zero_t(g, q, dt, r, sx);
+        pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, xv, q);
+        pld_cg_emit(g, "pc_view vo, vs, vx; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vs, &%s); pc_view_tensor(&vx, &%s);", q,
+                    av, xv);
+        pld_cg_emit(g, "PC_K(%d, gather, &vo, &vs, &vx, %s.valid, (int)dm);", s, xv);
+        g->ind--;
+        pld_cg_emit(g, "}");
+        pld_cg_emit(g, "%s = r%d;", dst, q);
+        return 0;
+    }
     if (dim < 0)
         dim += ra;
     if (r != ra || dim < 0 || dim >= r) {
@@ -328,6 +399,43 @@ static int gen_sort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 
 /* ---------------------------------------------------------------- fillpad, gather_row */
 
+/* fillpad_expand whose shape is a constant expression: the checker's static
+ * result shape, the shape's checks at run time */
+static int gen_fillpad_expand_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s, int r, const int64_t *sa)
+{
+    int64_t os[PC_MAX_RANK];
+    if (pld_cg_tshape(e->type, os) != r)
+        return -2;
+    char av[32];
+    if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av))
+        return -1;
+    int n;
+    const int ns = pld_cg_ilist(g, pld_op_bound(e, 1), &n);
+    if (ns < 0)
+        return -1;
+    const int mode = pld_check_pad_mode(pld_op_bound(e, 2));
+    if (mode < 0)
+        return fail_now(g, s, opname(e), ": pad_value is not one of the three padding modes");
+    if (n != r) {
+        char m[96];
+        snprintf(m, sizeof m, ": shape has %d entries, the source rank %d", n, r);
+        return fail_now(g, s, opname(e), m);
+    }
+    for (int d = 0; d < r; d++) {
+        pld_cg_emit(g, "if (t%d[%d] < %lld)", ns, d, (long long)sa[d]);
+        pld_cg_emit(g, "    PC_FAILF(%d, \"%s: destination dimension %d (%%lld) is smaller than the source's (%lld)\", "
+                       "(long long)t%d[%d]);", s, opname(e), d, (long long)sa[d], ns, d);
+        pld_cg_emit(g, "if (t%d[%d] != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from its static "
+                       "type\");", ns, d, (long long)os[d], s, opname(e));
+    }
+    const char *ops[1] = {av};
+    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, r, os, ops, 1);
+    pld_cg_emit(g, "{ pc_view vs, vd; pc_view_tensor(&vs, &%s); pc_view_tensor(&vd, &r%d);", av, q);
+    pld_cg_emit(g, "  PC_K(%d, fillpad, &vd, &vs, %s.valid, %d); }", s, av, mode);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 static int gen_fillpad(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     const int expand = e->op == PLD_OPID_TENSOR_FILLPAD_EXPAND;
@@ -338,12 +446,12 @@ static int gen_fillpad(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     memcpy(os, sa, sizeof os);
     if (expand) {
         const pld_expr_t *l = pld_op_bound(e, 1);
-        if (!l || (l->kind != PLD_EX_LIST && l->kind != PLD_EX_TUPLE))
-            return -2;
+        int lit = l && (l->kind == PLD_EX_LIST || l->kind == PLD_EX_TUPLE) && l->u.seq.n <= PC_MAX_RANK;
+        for (int d = 0; lit && d < l->u.seq.n; d++)
+            lit = lit_int(l->u.seq.items[d], &os[d]);
+        if (!lit)
+            return gen_fillpad_expand_rt(g, e, dst, s, r, sa);
         const int n = l->u.seq.n;
-        for (int d = 0; d < n; d++)
-            if (!lit_int(l->u.seq.items[d], &os[d > PC_MAX_RANK - 1 ? PC_MAX_RANK - 1 : d]))
-                return -2;
         const int mode = pld_check_pad_mode(pld_op_bound(e, 2));
         char av[32], m[200];
         if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av))
@@ -536,10 +644,21 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
         if (t->kind != PLD_EX_NAME || t->slot < 0 || g->slots[t->slot].kind != SK_TENSOR)
             return pld_cg_fail(g, t->span, "%s: the native backend needs two tensor names for its results", opname(e));
     }
-    int64_t sa[PC_MAX_RANK], oc;
+    int64_t sa[PC_MAX_RANK], oc = 0, ts[PC_MAX_RANK];
     const int ra = oshape(e, 0, sa);
-    if (ra < 0 || !lit_int(pld_op_bound(e, 7), &oc))
-        return pld_cg_fail(g, e->span, "%s: the native backend needs a source of static shape and a literal out_cols", opname(e));
+    const int lit = lit_int(pld_op_bound(e, 7), &oc);
+    if (!lit && pld_cg_tshape(rt->elems[0], ts) == 2) /* a constant expression: the checker's static shape */
+        oc = ts[1];
+    if (ra < 0 || (!lit && pld_cg_tshape(rt->elems[0], ts) != 2))
+        return pld_cg_fail(g, e->span, "%s: the native backend needs a source and results of static shapes", opname(e));
+    if (!lit) {
+        int fl, v;
+        pld_dtype_t d;
+        if ((v = pld_cg_scalar(g, pld_op_bound(e, 7), &fl, &d)) < 0)
+            return -1;
+        pld_cg_emit(g, "if ((int64_t)t%d != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from its "
+                       "static type\");", v, (long long)oc, s, opname(e));
+    }
     const int mode = pld_check_mode_arg(pld_op_bound(e, 6), pld_gather_cmp_modes, 6, 0);
     char av[32];
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av))
@@ -570,41 +689,53 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
  * a new zeroed [max_indices, size] tensor ([size, max_indices] transposed) filled by pld_k_paged_gather */
 static int gen_paged_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
-    int64_t ss[PC_MAX_RANK], sx[PC_MAX_RANK], sb[PC_MAX_RANK], size, mx, tr = 0;
+    int64_t ss[PC_MAX_RANK], sx[PC_MAX_RANK], sb[PC_MAX_RANK], os[PC_MAX_RANK], size = 0, mx = 0, tr = 0;
     const int rs = oshape(e, 0, ss), rx = oshape(e, 1, sx), rb = oshape(e, 2, sb);
-    if (rs < 0 || rx < 0 || rb < 0 || !lit_int(pld_op_bound(e, 4), &size) || !lit_int(pld_op_bound(e, 5), &mx) ||
-        (!absent(pld_op_bound(e, 8)) && !lit_int(pld_op_bound(e, 8), &tr)) || size < 0 || mx < 0)
+    const int lit = lit_int(pld_op_bound(e, 4), &size) && lit_int(pld_op_bound(e, 5), &mx) &&
+                    (absent(pld_op_bound(e, 8)) || lit_int(pld_op_bound(e, 8), &tr)) && size >= 0 && mx >= 0;
+    /* constant expressions: the checker's static result shape, checked against them at run time */
+    if (rs < 0 || rx < 0 || rb < 0 || (!lit && pld_cg_tshape(e->type, os) != 2))
         return -2;
     char sv[32], xv[32], bv[32];
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, sv) || pld_cg_toperand(g, pld_op_bound(e, 1), e, xv) ||
         pld_cg_toperand(g, pld_op_bound(e, 2), e, bv))
         return -1;
-    int bs, col, fl;
+    int v[5], fl;
     pld_dtype_t d;
-    if ((bs = pld_cg_scalar(g, pld_op_bound(e, 3), &fl, &d)) < 0)
-        return -1;
-    if (absent(pld_op_bound(e, 7))) {
-        col = tmp(g);
-        pld_cg_emit(g, "const int64_t t%d = 0;", col);
-    } else if ((col = pld_cg_scalar(g, pld_op_bound(e, 7), &fl, &d)) < 0) {
-        return -1;
+    static const int argi[5] = {3, 4, 5, 7, 8}; /* block_size, size, max_indices, col_off, is_trans */
+    for (int i = 0; i < 5; i++) {
+        if (absent(pld_op_bound(e, argi[i]))) {
+            v[i] = tmp(g);
+            pld_cg_emit(g, "const int64_t t%d = 0;", v[i]);
+        } else if ((v[i] = pld_cg_scalar(g, pld_op_bound(e, argi[i]), &fl, &d)) < 0) {
+            return -1;
+        }
     }
     int64_t n = 1;
     for (int i = 0; i < rx; i++)
         n *= sx[i];
-    pld_cg_emit(g, "if (%d != 2 || (int64_t)t%d <= 0 || %lld <= 0 || (int64_t)t%d < 0 || (int64_t)t%d + %lld > %lld || %lld > %lld)",
-                rs, bs, (long long)size, col, col, (long long)size, (long long)(rs >= 2 ? ss[1] : 0), (long long)n, (long long)mx);
+    pld_cg_emit(g, "{ const int64_t bs_ = (int64_t)t%d, sz_ = (int64_t)t%d, mx_ = (int64_t)t%d, col_ = (int64_t)t%d; const int tr_ "
+                   "= (int64_t)t%d != 0;", v[0], v[1], v[2], v[3], v[4]);
+    g->ind++;
+    pld_cg_emit(g, "if (%d != 2 || bs_ <= 0 || sz_ <= 0 || col_ < 0 || col_ + sz_ > %lld || %lld > mx_)", rs,
+                (long long)(rs >= 2 ? ss[1] : 0), (long long)n);
     pld_cg_emit(g, "    PC_FAILF(%d, \"%s: %%lld indices for max_indices %%lld, or columns %%lld + %%lld of src's %%lld\", %lldLL, "
-                   "%lldLL, (long long)t%d, %lldLL, (long long)%s.shape[1]);", s, opname(e), (long long)n, (long long)mx, col,
-                (long long)size, sv);
-    const int64_t os[2] = {tr ? size : mx, tr ? mx : size};
+                   "(long long)mx_, (long long)col_, (long long)sz_, (long long)%s.shape[1]);", s, opname(e), (long long)n, sv);
+    if (lit) {
+        os[0] = tr ? size : mx, os[1] = tr ? mx : size;
+    } else {
+        pld_cg_emit(g, "if ((tr_ ? sz_ : mx_) != %lld || (tr_ ? mx_ : sz_) != %lld) return rt->fail(bk, %d, \"%s: internal: the "
+                       "result's shape differs from its static type\");", (long long)os[0], (long long)os[1], s, opname(e));
+    }
+    g->ind--;
+    pld_cg_emit(g, "}");
     const char *ops[3] = {sv, xv, bv};
     const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, 2, os, ops, 3);
     zero_t(g, q, pld_op_bound(e, 0)->type->dtype, 2, os);
     pld_cg_emit(g, "{ pc_view vo, vs, vx, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vs, &%s); pc_view_tensor(&vx, &%s); "
                    "pc_view_tensor(&vb, &%s);", q, sv, xv, bv);
-    pld_cg_emit(g, "  PC_K(%d, paged_gather, &vo, &vs, &vx, &vb, (int64_t)t%d, %lld, (int64_t)t%d, %d); }", s, bs, (long long)size,
-                col, tr != 0);
+    pld_cg_emit(g, "  PC_K(%d, paged_gather, &vo, &vs, &vx, &vb, (int64_t)t%d, (int64_t)t%d, (int64_t)t%d, (int64_t)t%d != 0); }", s,
+                v[0], v[1], v[3], v[4]);
     pld_cg_emit(g, "%s = r%d;", dst, q);
     return 0;
 }
