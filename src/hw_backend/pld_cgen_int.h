@@ -228,6 +228,21 @@ int pld_cg_mm_load_mx(cg_t *g, const pld_expr_t *e, const char *dst, int src, in
  * pool); -2 when e is not one this file compiles (or its shapes are not
  * static): the caller leaves it to the runtime */
 int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* for pld_cgen_tlay.c: the static shape of tensor type t (its rank, or -1);
+ * a tensor operand's C name in nm (a nested expression evaluated first); the
+ * result descriptor rN over a buffer of the op's pool (ops: the operands'
+ * C names), returns N */
+int pld_cg_tshape(const pld_type_t *t, int64_t *s);
+int pld_cg_toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm);
+int pld_cg_tresult(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops);
+
+/* ---------------------------------------------------------------- pld_cgen_tlay.c */
+
+/* a pl.tensor.* layout / gather / scatter / sort / fillpad op into descriptor
+ * dst; -2 when not compiled here (or shapes not static) */
+int pld_cg_tlay_op(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* `d, c = pl.tensor.gather(..., kvalue=...)`: the compare form (targets: two tensor names) */
+int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e);
 
 /* ---------------------------------------------------------------- pld_cgen_dist.c */
 

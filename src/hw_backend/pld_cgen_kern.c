@@ -200,6 +200,12 @@ static int k_mx_unpack(const pc_view *out, const void *src, int64_t rows, int64_
     return pld_k_mx_unpack(V(out), src, rows, cols, off, a_layout, err, errn) != PLD_OK;
 }
 
+static int k_paged_gather(const pc_view *out, const pc_view *src, const pc_view *idx, const pc_view *table, int64_t bs,
+                          int64_t size, int64_t col, int trans, char *err, size_t errn)
+{
+    return pld_k_paged_gather(V(out), V(src), V(idx), V(table), bs, size, col, trans, err, errn) != PLD_OK;
+}
+
 const pc_kern pld_cgen_kern_table = {
     k_binary, k_binary_s, k_unary, k_reduce, k_ext, k_ext_s, k_cmp_mask, k_select, k_part, k_ci,
     k_tri, k_random, k_cast, k_matmul, k_matmul_mx, k_copy, k_accumulate, k_fill_f, k_fill_i,
@@ -208,4 +214,5 @@ const pc_kern pld_cgen_kern_table = {
     /* the GM gather / scatter family (pld_kern_gather.c) */
     k_mgather, k_mscatter, k_gatherb, k_scatter_update, k_gather_compare,
     k_mx_unpack,
+    k_paged_gather,
 };

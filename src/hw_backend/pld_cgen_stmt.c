@@ -422,6 +422,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         }
         if (t->kind == PLD_EX_TUPLE && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TILE_GATHER_COMPARE)
             return pld_cg_gather_compare(g, t, v);
+        if (t->kind == PLD_EX_TUPLE && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TENSOR_GATHER)
+            return pld_cg_tensor_gather_compare(g, t, v);
         if (t->kind != PLD_EX_NAME)
             return pld_cg_fail(g, t->span, "the native backend compiles assignments to plain names only");
         if (v->kind == PLD_EX_CALL && v->op < 0)

@@ -847,6 +847,23 @@ int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     case PLD_OPID_TENSOR_RESHAPE: return gen_view(g, e, dst, s);
     case PLD_OPID_TENSOR_SET_VALIDSHAPE: return gen_set_valid(g, e, dst, s);
     case PLD_OPID_TENSOR_MATMUL_ACC: return gen_matmul_acc(g, e, dst, s);
-    default: return -2;
+    default: return pld_cg_tlay_op(g, e, dst, s);
     }
+}
+
+/* ---------------------------------------------------------------- for pld_cgen_tlay.c */
+
+int pld_cg_tshape(const pld_type_t *t, int64_t *s)
+{
+    return tshape(t, s);
+}
+
+int pld_cg_toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
+{
+    return toperand(g, a, e, nm);
+}
+
+int pld_cg_tresult(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
+{
+    return result(g, site, dt, r, s, ops, nops);
 }

@@ -106,6 +106,9 @@ typedef struct pc_kern {
     /* pld_k_mx_unpack: the logical scales of a packed MX-layout tensor */
     int (*mx_unpack)(const pc_view *out, const void *src, int64_t rows, int64_t cols, const int64_t *off, int a_layout,
                      char *err, size_t errn);
+    /* pld_k_paged_gather (pld_kern_gather.c) */
+    int (*paged_gather)(const pc_view *out, const pc_view *src, const pc_view *idx, const pc_view *table, int64_t bs,
+                        int64_t size, int64_t col, int trans, char *err, size_t errn);
 } pc_kern;
 
 /* What a runtime-executed op returned (pc_rt.exec). */

@@ -34,14 +34,6 @@ static pld_status_t shaped_args(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return PLD_OK;
 }
 
-/* Element k (row-major) of view v. */
-static void *flat_at(const pld_view_t *v, int64_t k)
-{
-    int64_t idx[PLD_MAX_RANK];
-    pld_unflatten(k, v->rank, v->shape, idx);
-    return pld_view_at(v, idx);
-}
-
 /* Marks element k (row-major) of tensor t written (the Out tensor's written record). */
 static void mark_flat(const pld_tensor_t *t, int64_t k)
 {
@@ -223,33 +215,18 @@ static pld_status_t paged_gather(pld_interp_t *it, frame_t *f, const pld_expr_t 
         return st;
     }
     pld_view_t *s = &a[0].kv, *x = &a[1].kv, *bt = &a[2].kv, ov;
-    int64_t n = pld_view_numel(x), nb = pld_view_numel(bt), shape[2] = {tr ? size : mx, tr ? mx : size}, *valid;
+    int64_t n = pld_view_numel(x), shape[2] = {tr ? size : mx, tr ? mx : size}, *valid;
     if (s->rank != 2 || bs <= 0 || size <= 0 || col < 0 || col + size > s->shape[1] || n > mx)
         st = pld_rt_error(it, f, e->span, "%s: %lld indices for max_indices %lld, or columns %lld + %lld of src's %lld",
                           pld_op_name(e), (long long)n, (long long)mx, (long long)col, (long long)size,
                           (long long)s->shape[1]);
     if (st == PLD_OK)
         st = pld_new_like(it, f, e, 0, s->dt, 2, shape, PLD_MEM_NONE, out, &ov, &valid);
-    size_t eb = (size_t)pld_dtype_bytes(s->dt);
-    for (int64_t i = 0; st == PLD_OK && i < n; i++) {
-        int64_t li = pld_elem_get_i(flat_at(x, i), x->dt, 0), b = li >= 0 ? li / bs : -1;
-        if (b < 0 || b >= nb) {
-            st = pld_rt_error(it, f, e->span, "%s: index %lld (entry %lld) is outside the block table (%lld blocks of "
-                              "%lld)", pld_op_name(e), (long long)li, (long long)i, (long long)nb, (long long)bs);
+    if (st == PLD_OK) {
+        char err[ERRN];
+        st = pld_op_kcheck(it, f, e, pld_k_paged_gather(&ov, s, x, bt, bs, size, col, tr != 0, err, sizeof err), err);
+        if (st != PLD_OK)
             pld_value_release(out);
-            break;
-        }
-        int64_t phys = pld_elem_get_i(flat_at(bt, b), bt->dt, 0) * bs + li % bs;
-        if (phys < 0 || phys >= s->shape[0]) {
-            st = pld_rt_error(it, f, e->span, "%s: index %lld (entry %lld) maps to row %lld, outside src's %lld rows",
-                              pld_op_name(e), (long long)li, (long long)i, (long long)phys, (long long)s->shape[0]);
-            pld_value_release(out);
-            break;
-        }
-        for (int64_t c = 0; c < size; c++) {
-            int64_t p[2] = {phys, col + c}, q[2] = {tr ? c : i, tr ? i : c};
-            memcpy(pld_view_at(&ov, q), pld_view_at(s, p), eb);
-        }
     }
     release3(&a[0], &a[1], &a[2]);
     return st;

@@ -266,4 +266,12 @@ pld_status_t pld_k_scatter_update(const pld_view_t *out, const pld_view_t *idx, 
 pld_status_t pld_k_gather_compare(const pld_view_t *dst, const pld_view_t *cnt, const pld_view_t *src,
                                   const int64_t *box, int mode, double k, int64_t out_cols, char *err, size_t errn);
 
+/* paged_gather: row i < n (n = idx's element count, row-major) of out (is_trans:
+ * column i) = src[phys, col : col + size], phys = table[li / bs] * bs + li % bs
+ * for li = idx's element i (table read row-major); out holds zeros already.
+ * An index outside the table, or a row outside src, fails ("index ..."). */
+pld_status_t pld_k_paged_gather(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx,
+                                const pld_view_t *table, int64_t bs, int64_t size, int64_t col, int trans, char *err,
+                                size_t errn);
+
 #endif

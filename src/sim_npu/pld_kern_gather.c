@@ -188,3 +188,26 @@ pld_status_t pld_k_gather_compare(const pld_view_t *dst, const pld_view_t *cnt, 
     }
     return PLD_OK;
 }
+
+pld_status_t pld_k_paged_gather(const pld_view_t *out, const pld_view_t *src, const pld_view_t *idx,
+                                const pld_view_t *table, int64_t bs, int64_t size, int64_t col, int trans, char *err,
+                                size_t errn)
+{
+    const int64_t n = pld_view_numel(idx), nb = pld_view_numel(table);
+    const size_t eb = (size_t)pld_dtype_bytes(src->dt);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t li = pld_elem_get_i(flat_at(idx, i), idx->dt, 0), b = li >= 0 ? li / bs : -1;
+        if (b < 0 || b >= nb)
+            return fail(err, errn, "index %lld (entry %lld) is outside the block table (%lld blocks of %lld)",
+                                 (long long)li, (long long)i, (long long)nb, (long long)bs);
+        int64_t phys = pld_elem_get_i(flat_at(table, b), table->dt, 0) * bs + li % bs;
+        if (phys < 0 || phys >= src->shape[0])
+            return fail(err, errn, "index %lld (entry %lld) maps to row %lld, outside src's %lld rows",
+                                 (long long)li, (long long)i, (long long)phys, (long long)src->shape[0]);
+        for (int64_t c = 0; c < size; c++) {
+            int64_t p[2] = {phys, col + c}, q[2] = {trans ? c : i, trans ? i : c};
+            memcpy(at(out, q), at(src, p), eb);
+        }
+    }
+    return PLD_OK;
+}

@@ -61,6 +61,11 @@
             of its peak at 2,000: compiled tensor ops reuse their storage.
   tensor    tensor_views.pld (tensor views, reshape, slice, assemble as a
             statement, plain and atomic) byte-identical on sim and native.
+  tlayout   tensor_layout.pld (pl.tensor.transpose, concat, gather in its
+            index, mask and compare forms, scatter, sort32, mrgsort, fillpad,
+            fillpad_expand, paged_gather, gather_row, scatter_update,
+            reinterpret_view) byte-identical on sim and native, and no op of
+            the kernel run by the tree walker ("(0 in compiled kernels)").
   clang     numerics.pld compiled by clang (cc=clang, then CC=clang) gives the
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
@@ -71,7 +76,8 @@
             its n picks (extract, gather_row, reinterpret_view, mrgsort, slice).
 
 usage: run_native.py --pldrun PATH [--mpiexec mpirun]
-       {numerics,errors,load,control,ext,system,cache,cachedir,cachekey,clang,boundary,layout,mm,memory,tensor}
+       {numerics,errors,load,control,ext,system,cache,cachedir,cachekey,clang,boundary,layout,mm,memory,tensor,
+        tlayout}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -91,7 +97,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -100,7 +106,8 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
-         'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',)}
+         'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
+         'tlayout': ('tensor_layout.pld',)}
 
 
 def npy_scalar_i64(path, v):
@@ -523,6 +530,19 @@ def tensor(args, work, env):
     print('ok: tensor: the output byte-identical on sim and native')
 
 
+def tlayout(args, work, env):
+    """tensor_layout.pld: the pl.tensor.* layout / gather / scatter ops compiled (pld_cgen_tlay.c); sim's bytes and
+    no op of the kernel run by the tree walker"""
+    ins = ['--in', 'x=random:3']
+    same_on_sim_and_native(args, work, env, 'tensor_layout.pld', ins, ['out', 'ci'])
+    rc, out = run(args, 'tensor_layout.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'again.npy'),
+                                                              '--out', 'ci=' + os.path.join(work, 'again_ci.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_layout.pld on native: an op of the kernel ran in the tree walker (want "(0 in compiled kernels)")',
+             out)
+    print('ok: tlayout: both outputs byte-identical on sim and native, 0 interpreted ops in the compiled kernel')
+
+
 def peak_rss_kb(cmd, env, limit=300):
     """runs cmd (no MPI launcher: a singleton); its exit status, output and peak RSS in KiB (wait4)"""
     with tempfile.TemporaryFile() as log:
@@ -602,7 +622,8 @@ def main():
     try:
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
-         'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor}[args.what](args, work, env)
+         'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
+     'tlayout': tlayout}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
