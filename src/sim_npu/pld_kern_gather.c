@@ -6,24 +6,11 @@
  * row-major order; bytes are copied, never converted. Messages leave out
  * the op name (the caller prefixes it). */
 #include "pld_kern.h"
+#include "pld_kern_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static pld_status_t fail(char *err, size_t errn, const char *fmt, ...)
-{
-    if (err && errn) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errn, fmt, ap);
-        va_end(ap);
-    }
-    return PLD_E_RUNTIME;
-}
 
 static void *at(const pld_view_t *v, const int64_t *idx)
 {
@@ -71,7 +58,7 @@ pld_status_t pld_k_mgather(const pld_view_t *out, const pld_view_t *mem, const p
             int64_t p[2] = {row_mode && rowvec ? 0 : i, row_mode ? (rowvec ? i : 0) : j}, q[2] = {i, j};
             int64_t raw = pld_elem_get_i(at(idx, p), idx->dt, 0), k = resolve_oob(raw, rows, oob);
             if (k == -2)
-                return fail(err, errn, "index %lld at [%lld, %lld] is outside [0, %lld) (indices read as UINT32; "
+                return pld_kern_fail(err, errn, "index %lld at [%lld, %lld] is outside [0, %lld) (indices read as UINT32; "
                                        "gather_oob='undefined')", (long long)(uint32_t)raw, (long long)p[0],
                             (long long)p[1], (long long)rows);
             if (k >= 0) /* else gather_oob='zero': the new tile's 0 */
@@ -105,7 +92,7 @@ pld_status_t pld_k_mscatter(const pld_view_t *out, const pld_view_t *src, const 
                 m += (size_t)snprintf(ix + m, sizeof ix - m, "%s%lld", d ? ", " : "", (long long)p[d]);
             if (m < sizeof ix)
                 snprintf(ix + m, sizeof ix - m, "]");
-            return fail(err, errn, "index %lld at %s is outside [0, %lld)", (long long)k, ix, (long long)lim);
+            return pld_kern_fail(err, errn, "index %lld at %s is outside [0, %lld)", (long long)k, ix, (long long)lim);
         }
         memcpy(flat_at(out, k), at(src, p), eb);
     }
@@ -121,7 +108,7 @@ pld_status_t pld_k_gatherb(const pld_view_t *out, const pld_view_t *src, const p
             int64_t p[2] = {i, j}, q[2] = {i, j * k};
             int64_t o = (int64_t)(uint32_t)pld_elem_get_i(at(off, p), off->dt, 0);
             if (o % 32 || o + 32 > bytes)
-                return fail(err, errn, "byte offset %lld at [%lld, %lld] is %s (src has %lld bytes)", (long long)o,
+                return pld_kern_fail(err, errn, "byte offset %lld at [%lld, %lld] is %s (src has %lld bytes)", (long long)o,
                             (long long)i, (long long)j,
                             o % 32 ? "not a multiple of 32" : "outside src: its 32-byte block ends past src",
                             (long long)bytes);
@@ -143,10 +130,10 @@ pld_status_t pld_k_scatter_update(const pld_view_t *out, const pld_view_t *idx, 
             int64_t p[2] = {i, j}, k = i * idx->shape[1] + j;
             int64_t r = pld_elem_get_i(at(idx, p), idx->dt, 0);
             if (r < 0 || r >= rows)
-                return fail(err, errn, "index %lld at [%lld, %lld] is outside [0, %lld) (input's rows)", (long long)r,
+                return pld_kern_fail(err, errn, "index %lld at [%lld, %lld] is outside [0, %lld) (input's rows)", (long long)r,
                             (long long)i, (long long)j, (long long)rows);
             if (k >= srows)
-                return fail(err, errn, "index %lld at [%lld, %lld] has no src row (src has %lld)", (long long)r,
+                return pld_kern_fail(err, errn, "index %lld at [%lld, %lld] has no src row (src has %lld)", (long long)r,
                             (long long)i, (long long)j, (long long)srows);
             for (int64_t c = 0; c < d; c++)
                 memcpy(flat_at(out, r * d + c), flat_at(src, k * d + c), eb);
@@ -183,7 +170,7 @@ pld_status_t pld_k_gather_compare(const pld_view_t *dst, const pld_view_t *cnt, 
         }
         pld_elem_set_i(at(cnt, q), cnt->dt, 0, n);
         if (n != out_cols)
-            return fail(err, errn, "row %lld has %lld matches, out_cols is %lld (PyPTO leaves dst undefined unless they "
+            return pld_kern_fail(err, errn, "row %lld has %lld matches, out_cols is %lld (PyPTO leaves dst undefined unless they "
                                    "agree)", (long long)i, (long long)n, (long long)out_cols);
     }
     return PLD_OK;
@@ -198,11 +185,11 @@ pld_status_t pld_k_paged_gather(const pld_view_t *out, const pld_view_t *src, co
     for (int64_t i = 0; i < n; i++) {
         int64_t li = pld_elem_get_i(flat_at(idx, i), idx->dt, 0), b = li >= 0 ? li / bs : -1;
         if (b < 0 || b >= nb)
-            return fail(err, errn, "index %lld (entry %lld) is outside the block table (%lld blocks of %lld)",
+            return pld_kern_fail(err, errn, "index %lld (entry %lld) is outside the block table (%lld blocks of %lld)",
                                  (long long)li, (long long)i, (long long)nb, (long long)bs);
         int64_t phys = pld_elem_get_i(flat_at(table, b), table->dt, 0) * bs + li % bs;
         if (phys < 0 || phys >= src->shape[0])
-            return fail(err, errn, "index %lld (entry %lld) maps to row %lld, outside src's %lld rows",
+            return pld_kern_fail(err, errn, "index %lld (entry %lld) maps to row %lld, outside src's %lld rows",
                                  (long long)li, (long long)i, (long long)phys, (long long)src->shape[0]);
         for (int64_t c = 0; c < size; c++) {
             int64_t p[2] = {phys, col + c}, q[2] = {trans ? c : i, trans ? i : c};

@@ -7,26 +7,13 @@
  * copied, never converted. Messages are written without the op name (the
  * caller prefixes it). */
 #include "pld_kern.h"
+#include "pld_kern_int.h"
 #include "pld_mem.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static pld_status_t fail(char *err, size_t errn, const char *fmt, ...)
-{
-    if (err && errn) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errn, fmt, ap);
-        va_end(ap);
-    }
-    return PLD_E_RUNTIME;
-}
 
 static void unflatten(int64_t k, int r, const int64_t *ext, int64_t *idx)
 {
@@ -42,15 +29,6 @@ static void *at(const pld_view_t *v, const int64_t *idx)
     for (int d = 0; d < v->rank; d++)
         o += idx[d] * v->strides[d];
     return (char *)v->data + o * pld_dtype_bytes(v->dt);
-}
-
-static void shape_str(char *buf, size_t n, int rank, const int64_t *s)
-{
-    size_t k = (size_t)snprintf(buf, n, "[");
-    for (int i = 0; i < rank && k < n; i++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
-    if (k < n)
-        snprintf(buf + k, n - k, "]");
 }
 
 /* ---------------------------------------------------------------- valid regions */
@@ -92,7 +70,7 @@ pld_status_t pld_k_reshape_valid(int ri, const int64_t *in, const int64_t *v, in
     int64_t prefix = v[fd], step = 1;
     for (int d = fd + 1; d < ri; d++) {
         if (v[d] != in[d])
-            return fail(err, errn, "the valid data (dimension %d valid for %lld of %lld) is not a contiguous prefix of "
+            return pld_kern_fail(err, errn, "the valid data (dimension %d valid for %lld of %lld) is not a contiguous prefix of "
                                    "the buffer, so no box of the new shape holds it", d, (long long)v[d],
                         (long long)in[d]);
         prefix *= in[d];
@@ -108,7 +86,7 @@ pld_status_t pld_k_reshape_valid(int ri, const int64_t *in, const int64_t *v, in
             return PLD_OK;
         }
     }
-    return fail(err, errn, "%lld valid elements fill no box of the new shape (not a whole number of rows)",
+    return pld_kern_fail(err, errn, "%lld valid elements fill no box of the new shape (not a whole number of rows)",
                 (long long)prefix);
 }
 
@@ -134,17 +112,17 @@ pld_status_t pld_k_assemble_valid(int r, const int64_t *dshape, int64_t *dvalid,
         return PLD_OK;
     }
     if (empty_dst)
-        return fail(err, errn, "writes at a non-zero offset into a target whose valid region is empty (the valid region "
+        return pld_kern_fail(err, errn, "writes at a non-zero offset into a target whose valid region is empty (the valid region "
                                "would not start at the origin)");
     if (ngrow > 1)
-        return fail(err, errn, "grows the valid region along %d dimensions at once (an L-shape, not one "
+        return pld_kern_fail(err, errn, "grows the valid region along %d dimensions at once (an L-shape, not one "
                                "origin-anchored box)", ngrow);
     if (off[grow] > dvalid[grow])
-        return fail(err, errn, "leaves a gap in dimension %d: the write starts at %lld, past the target's valid extent "
+        return pld_kern_fail(err, errn, "leaves a gap in dimension %d: the write starts at %lld, past the target's valid extent "
                                "%lld", grow, (long long)off[grow], (long long)dvalid[grow]);
     for (int d = 0; d < r; d++)
         if (d != grow && (off[d] != 0 || svalid[d] != dvalid[d]))
-            return fail(err, errn, "grows dimension %d, so it must span dimension %d of the target's valid region "
+            return pld_kern_fail(err, errn, "grows dimension %d, so it must span dimension %d of the target's valid region "
                                    "exactly (offset 0, valid extent %lld)", grow, d, (long long)dvalid[d]);
     dvalid[grow] = off[grow] + svalid[grow];
     return PLD_OK;
@@ -214,8 +192,8 @@ pld_status_t pld_k_gather(const pld_view_t *out, const pld_view_t *src, const pl
         int64_t j = pld_elem_get_i(at(idx, ix), idx->dt, 0);
         if (j < 0 || j >= lim) {
             char s[160];
-            shape_str(s, sizeof s, r, ix);
-            return fail(err, errn, "index %lld at %s is outside [0, %lld)", (long long)j, s, (long long)lim);
+            pld_kern_shape_str(s, sizeof s, r, ix);
+            return pld_kern_fail(err, errn, "index %lld at %s is outside [0, %lld)", (long long)j, s, (long long)lim);
         }
         if (dim >= 0) {
             memcpy(sp, ix, sizeof sp);
@@ -238,7 +216,7 @@ pld_status_t pld_k_scatter(const pld_view_t *out, const pld_view_t *src, const p
             int64_t p[2] = {i, j}, q[2];
             int64_t k = pld_elem_get_i(at(idx, p), idx->dt, 0);
             if (k < 0 || k >= lim)
-                return fail(err, errn, "index %lld at [%lld, %lld] is outside [0, %lld)", (long long)k, (long long)i,
+                return pld_kern_fail(err, errn, "index %lld at [%lld, %lld] is outside [0, %lld)", (long long)k, (long long)i,
                             (long long)j, (long long)lim);
             if (row_form)
                 q[0] = i, q[1] = k;
@@ -304,7 +282,7 @@ pld_status_t pld_k_sort32(const pld_view_t *out, const pld_view_t *src, const pl
     int64_t R = src->shape[0], np = src->shape[1];
     pair_t *buf = pld_mem_calloc((size_t)(np ? np : 1), sizeof *buf);
     if (!buf)
-        return (void)fail(err, errn, "out of memory"), PLD_E_NOMEM;
+        return (void)pld_kern_fail(err, errn, "out of memory"), PLD_E_NOMEM;
     for (int64_t r = 0; r < R; r++) {
         for (int64_t k = 0; k < np; k++) {
             int64_t p[2] = {r, k};
@@ -337,7 +315,7 @@ pld_status_t pld_k_mrgsort(const pld_view_t *out, const pld_view_t *const *src, 
     if (!buf || !tmp) {
         pld_mem_free(buf);
         pld_mem_free(tmp);
-        return (void)fail(err, errn, "out of memory"), PLD_E_NOMEM;
+        return (void)pld_kern_fail(err, errn, "out of memory"), PLD_E_NOMEM;
     }
     for (int64_t r = 0; r < R; r++) {
         int64_t o = 0;
