@@ -541,6 +541,24 @@ static int holds_buffer(const crt_block_t *b, const pld_buffer_t *buf)
 }
 
 /* b->last (an op's value) as what the kernel gets */
+
+/* keeps tensor value v alive until the block ends (a tensor the runtime made
+ * for the kernel); 1 after a recorded error */
+static int keep_made(crt_block_t *b, int site, const pld_value_t *v)
+{
+    if (b->nmade == b->capmade) {
+        int cap = b->capmade ? 2 * b->capmade : 8;
+        pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
+        if (!m)
+            return rt_fail(b, site, "out of memory");
+        b->made = m;
+        b->capmade = cap;
+    }
+    b->made[b->nmade] = *v;
+    pld_value_retain(&b->made[b->nmade++]);
+    return 0;
+}
+
 static int to_out(crt_block_t *b, int site, pc_out *out)
 {
     const pld_value_t *v = &b->last;
@@ -557,16 +575,8 @@ static int to_out(crt_block_t *b, int site, pc_out *out)
          * collective's or put's target): nothing to keep alive */
         if (holds_buffer(b, t->buf))
             goto described;
-        if (b->nmade == b->capmade) {
-            int cap = b->capmade ? 2 * b->capmade : 8;
-            pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
-            if (!m)
-                return rt_fail(b, site, "out of memory");
-            b->made = m;
-            b->capmade = cap;
-        }
-        b->made[b->nmade] = *v;
-        pld_value_retain(&b->made[b->nmade++]);
+        if (keep_made(b, site, v))
+            return 1;
     described:
         out->kind = PC_OUT_TENSOR;
         out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
@@ -945,17 +955,7 @@ int pld_crt_out(void *bk, int site, const pld_value_t *v, pc_out *out)
          * its Out parameter keeps nothing) */
         if (owner_of(b, &out->t))
             return 0;
-        if (b->nmade == b->capmade) {
-            int cap = b->capmade ? 2 * b->capmade : 8;
-            pld_value_t *m = pld_mem_realloc(b->made, (size_t)cap * sizeof *m);
-            if (!m)
-                return rt_fail(b, site, "out of memory");
-            b->made = m;
-            b->capmade = cap;
-        }
-        b->made[b->nmade] = *v;
-        pld_value_retain(&b->made[b->nmade++]);
-        return 0;
+        return keep_made(b, site, v);
     }
     default: out->kind = PC_OUT_NONE; return 0;
     }
