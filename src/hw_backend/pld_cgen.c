@@ -378,6 +378,23 @@ void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done)
     }
 }
 
+
+/* the result of a runtime op (pc_out tO) as kind `want`: a scalar in a fresh
+ * C local (int64_t for SK_INT / SK_CTX, double for SK_FLT), else o itself */
+int pld_cg_out_as(cg_t *g, int o, int want)
+{
+    if (want == SK_INT || want == SK_CTX) {
+        int t = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = t%d.kind == PC_OUT_FLOAT ? (int64_t)t%d.f : t%d.i;", t, o, o, o);
+        return t;
+    }
+    if (want == SK_FLT) {
+        int t = tmp(g);
+        pld_cg_emit(g, "double t%d = t%d.kind == PC_OUT_FLOAT ? t%d.f : (double)t%d.i;", t, o, o, o);
+        return t;
+    }
+    return o;
+}
 /* Runs expression e in the runtime; the result as kind `want` (SK_NONE:
  * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want)
@@ -392,17 +409,7 @@ int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want)
     int s = pld_cg_site(g, e), o = tmp(g);
     pld_cg_emit(g, "pc_out t%d;", o);
     pld_cg_emit(g, "if (rt->exec(bk, %d, &t%d)) return 1;", s, o);
-    if (want == SK_INT || want == SK_CTX) {
-        int t = tmp(g);
-        pld_cg_emit(g, "int64_t t%d = t%d.kind == PC_OUT_FLOAT ? (int64_t)t%d.f : t%d.i;", t, o, o, o);
-        return t;
-    }
-    if (want == SK_FLT) {
-        int t = tmp(g);
-        pld_cg_emit(g, "double t%d = t%d.kind == PC_OUT_FLOAT ? t%d.f : (double)t%d.i;", t, o, o, o);
-        return t;
-    }
-    return o;
+    return pld_cg_out_as(g, o, want);
 }
 
 /* ---------------------------------------------------------------- entry */

@@ -153,6 +153,8 @@ void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done);
 /* Runs expression e in the runtime; the result as kind `want` (SK_NONE:
  * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want);
+/* pc_out tO of a runtime op as kind `want` (a scalar in a fresh C local, else o) */
+int pld_cg_out_as(cg_t *g, int o, int want);
 /* The static type statement s gives local `slot` where it defines it, NULL when it does not. */
 const pld_type_t *pld_cg_def_type_stmt(const pld_stmt_t *s, int slot);
 

@@ -135,17 +135,7 @@ int pld_cg_rtop(cg_t *g, const pld_expr_t *e, int want)
     } else {
         pld_cg_emit(g, "if (rt->op(bk, %d, t%d, %d, &t%d)) return 1;", s, arr, n, o);
     }
-    if (want == SK_INT || want == SK_CTX) {
-        int t = tmp(g);
-        pld_cg_emit(g, "int64_t t%d = t%d.kind == PC_OUT_FLOAT ? (int64_t)t%d.f : t%d.i;", t, o, o, o);
-        return t;
-    }
-    if (want == SK_FLT) {
-        int t = tmp(g);
-        pld_cg_emit(g, "double t%d = t%d.kind == PC_OUT_FLOAT ? t%d.f : (double)t%d.i;", t, o, o, o);
-        return t;
-    }
-    return o;
+    return pld_cg_out_as(g, o, want);
 }
 
 /* `return v0, ..., vn-1`: each value evaluated here, then handed to the
