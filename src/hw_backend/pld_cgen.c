@@ -378,7 +378,6 @@ void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done)
     }
 }
 
-
 /* the result of a runtime op (pc_out tO) as kind `want`: a scalar in a fresh
  * C local (int64_t for SK_INT / SK_CTX, double for SK_FLT), else o itself */
 int pld_cg_out_as(cg_t *g, int o, int want)
@@ -395,6 +394,7 @@ int pld_cg_out_as(cg_t *g, int o, int want)
     }
     return o;
 }
+
 /* Runs expression e in the runtime; the result as kind `want` (SK_NONE:
  * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want)
