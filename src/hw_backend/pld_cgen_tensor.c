@@ -6,8 +6,10 @@
  * is a buffer of the op's pool (pc_pool_get): one buffer per value still
  * live, reused by the next execution of the op once its value is dead, so a
  * loop of tensor ops runs in bounded memory (the interpreter makes a new
- * tensor per execution and frees it with its last reference). Results need
- * static shapes; an op of dynamic shape stays with the runtime (rt->exec).
+ * tensor per execution and frees it with its last reference). Element-wise,
+ * reduction and cast ops of a dynamic dim compute their result shape at run
+ * time from the operands' descriptors (the interpreter's rules and messages;
+ * pc_pool_get_dyn); the other ops need static shapes.
  * Checks and messages are the interpreter's (pld_exec_compute.c
  * pld_exec_elementwise / pld_exec_reduce / pld_exec_cast, pld_exec_mem.c
  * pld_exec_create / pld_exec_slice). */
@@ -58,13 +60,24 @@ static int toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
     return pld_cg_tensor_into(g, a, nm);
 }
 
-/* the result descriptor rN (packed, shape s of rank r, dtype dt) over a
- * buffer of the op's pool; ops: the operands' C names (their storage is
- * live). Returns N. */
-static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
+/* the rank of tensor type t (its dims static or not), or -1 */
+static int trank(const pld_type_t *t)
+{
+    if (!t || (t->kind != PLD_TY_TENSOR && t->kind != PLD_TY_DTENSOR) || t->rank < 0 || t->rank > PC_MAX_RANK)
+        return -1;
+    return t->rank;
+}
+
+/* the result descriptor rN (packed, dtype dt, rank r) over a buffer of the
+ * op's pool; its shape: s (static), or when s is NULL the C array named shv
+ * the generated code computed (the buffer's size known at run time only:
+ * pc_pool_get_dyn). ops: the operands' C names (their storage is live).
+ * Returns N. */
+static int result_x(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *shv, const char *const *ops,
+                    int nops)
 {
     int64_t n = 1;
-    for (int i = 0; i < r; i++)
+    for (int i = 0; s && i < r; i++)
         n *= s[i];
     const int nt = g->fn->nslots;
     int nlive = nops;
@@ -72,6 +85,8 @@ static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, co
         nlive += g->slots[i].kind == SK_TENSOR;
     const int q = tmp(g);
     pld_buf_printf(&g->tmpdecl, "    void *p%d[%d]; memset(p%d, 0, sizeof p%d);\n", q, nlive + 1, q, q);
+    if (!s)
+        pld_buf_printf(&g->tmpdecl, "    size_t z%d[%d]; memset(z%d, 0, sizeof z%d);\n", q, nlive + 1, q, q);
     pld_buf_t u;
     pld_buf_init(&u);
     int k = 0;
@@ -83,6 +98,14 @@ static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, co
     pld_cg_emit(g, "pc_tensor r%d;", q);
     pld_cg_emit(g, "{ const void *u[] = {%s};", k ? pld_buf_str(&u) : "NULL");
     pld_buf_fini(&u);
+    if (!s) {
+        shv = shv ? shv : "NULL";
+        pld_cg_emit(g, "  const int64_t n = pc_numel(%s, %d);", shv, r);
+        pld_cg_emit(g, "  void *b = pc_pool_get_dyn(rt, bk, %d, p%d, z%d, %d, (size_t)n * %d, %d, n, u, %d); if (!b) return 1;",
+                    site, q, q, nlive + 1, esize(dt), (int)dt, k);
+        pld_cg_emit(g, "  pc_tensor_packed(&r%d, b, %d, %d, %s); }", q, (int)dt, r, shv);
+        return q;
+    }
     pld_cg_emit(g, "  void *b = pc_pool_get(rt, bk, %d, p%d, %d, %lld, %d, %lld, u, %d); if (!b) return 1;", site, q, nlive + 1,
                 (long long)(n * esize(dt)), (int)dt, (long long)n, k);
     pld_cg_emit(g, "  const int64_t sh[%d] = {", r > 0 ? r : 1);
@@ -92,6 +115,11 @@ static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, co
         pld_cg_emit(g, "    1,");
     pld_cg_emit(g, "  }; pc_tensor_packed(&r%d, b, %d, %d, sh); }", q, (int)dt, r);
     return q;
+}
+
+static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
+{
+    return result_x(g, site, dt, r, s, NULL, ops, nops);
 }
 
 /* ---------------------------------------------------------------- element-wise */
@@ -198,6 +226,45 @@ static int scalar_args(cg_t *g, const pld_expr_t *x, char *sf, char *si)
     return 0;
 }
 
+/* the C name oN of the int64_t array the generated code holds */
+static const char *pc_name(int o)
+{
+    static char b[4][24];
+    static int k;
+    k = (k + 1) & 3;
+    snprintf(b[k], sizeof b[k], "o%d", o);
+    return b[k];
+}
+
+/* the broadcast shape oN of tensors a (rank ra) and b (rank rb; NULL: a
+ * scalar or none) computed at run time, with the interpreter's checks and
+ * messages (pld_exec_compute.c pld_exec_elementwise); xk: a row / column
+ * expand. Returns N. */
+static int emit_bcast_shape(cg_t *g, const pld_expr_t *e, int s, int xk, const char *a, int ra, const char *b, int rb)
+{
+    const int orank = b && rb > ra ? rb : ra, o = tmp(g);
+    char sb[48];
+    snprintf(sb, sizeof sb, "%s%s", b ? b : "NULL", b ? ".shape" : "");
+    pld_cg_emit(g, "int64_t o%d[%d];", o, orank > 0 ? orank : 1);
+    pld_cg_emit(g, "{ const int64_t *sa = %s.shape, *sb = %s; char s1[96], s2[96], m[320]; (void)sb;", a, sb);
+    if (xk) {
+        pld_cg_emit(g, "  if (!(%d == 2 && %d == 2 && (%s))) {", ra, b ? rb : 0,
+                    !b ? "0" : xk == 'r' ? "sb[1] == 1 && sb[0] == sa[0]" : "sb[0] == 1 && sb[1] == sa[1]");
+        pld_cg_emit(g, "    pc_shape_str(s1, sizeof s1, %d, sa); pc_shape_str(s2, sizeof s2, %d, sb);", ra, b ? rb : 0);
+        pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s: the vector %%s must be %s for the operand %%s\", s2, s1); "
+                       "return rt->fail(bk, %d, m); }", opname(e), xk == 'r' ? "[M, 1]" : "[1, N]", s);
+    }
+    pld_cg_emit(g, "  for (int d = 0; d < %d; d++) {", orank);
+    pld_cg_emit(g, "    const int ja = d - %d, jb = d - %d;", orank - ra, orank - rb);
+    pld_cg_emit(g, "    const int64_t x = ja >= 0 ? sa[ja] : 1, y = %s;", b ? "jb >= 0 ? sb[jb] : 1" : "1");
+    pld_cg_emit(g, "    if (x != y && x != 1 && y != 1) { pc_shape_str(s1, sizeof s1, %d, sa); pc_shape_str(s2, sizeof s2, %d, sb);",
+                ra, b ? rb : 0);
+    pld_cg_emit(g, "      snprintf(m, sizeof m, \"%s: shapes %%s and %%s do not broadcast\", s1, s2); return rt->fail(bk, %d, m); }",
+                opname(e), s);
+    pld_cg_emit(g, "    o%d[d] = x > y ? x : y; } }", o);
+    return o;
+}
+
 static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int form;
@@ -208,10 +275,19 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     char av[32], bv[32], sf[48], si[48];
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK], os[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
-    const int ra = A ? tshape(A->type, sa) : -1;
+    int ra = A ? tshape(A->type, sa) : -1, dyn = 0;
+    if (ra < 0 && A && (ra = trank(A->type)) >= 0)
+        dyn = 1; /* a dynamic dim: shapes at run time (emit_bcast_shape) */
     int rb = 0;
-    if (ra < 0 || !A->type || (nary == 2 && !sc && !fill && (!B || (rb = tshape(B->type, sb)) < 0)))
+    if (ra < 0 || !A->type || A->type->dtype == PLD_DT_NONE)
         return -2;
+    if (nary == 2 && !sc && !fill) {
+        if (!B || (rb = tshape(B->type, sb)) < 0) {
+            if (!B || (rb = trank(B->type)) < 0 || B->type->dtype == PLD_DT_NONE)
+                return -2;
+            dyn = 1;
+        }
+    }
     if (toperand(g, A, e, av))
         return -1;
     const pld_dtype_t dt = A->type->dtype;
@@ -246,6 +322,14 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     }
     const int xk = expand_axis(e->op);
     const int two = nary == 2 && !sc && !fill;
+    const char *ops[2] = {av, bv};
+    const int orank = two && rb > ra ? rb : ra;
+    int q;
+    if (dyn) {
+        const int o = emit_bcast_shape(g, e, s, xk, av, ra, two ? bv : NULL, rb);
+        q = result_x(g, s, dt, orank, NULL, pc_name(o), ops, two ? 2 : 1);
+        goto views;
+    }
     char s1[96], s2[96];
     shape_str(s1, sizeof s1, ra, sa);
     shape_str(s2, sizeof s2, two ? rb : 0, sb);
@@ -254,7 +338,6 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
                     xk == 'r' ? "[M, 1]" : "[1, N]", s1);
         return 0;
     }
-    const int orank = two && rb > ra ? rb : ra;
     for (int d = 0; d < orank; d++) {
         const int ja = d - (orank - ra), jb = d - (orank - rb);
         const int64_t x = ja >= 0 ? sa[ja] : 1, y = two && jb >= 0 ? sb[jb] : 1;
@@ -264,8 +347,8 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         }
         os[d] = x > y ? x : y;
     }
-    const char *ops[2] = {av, bv};
-    const int q = result(g, s, dt, orank, os, ops, two ? 2 : 1);
+    q = result(g, s, dt, orank, os, ops, two ? 2 : 1);
+views:
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_tbcast(&va, &%s, %d, r%d.shape);", q, av, orank, q);
     char opx[48];
     if (mode >= 0)
@@ -334,7 +417,9 @@ static int gen_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int op = redop(e->op, &row);
     int64_t sa[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0);
-    const int r = A ? tshape(A->type, sa) : -1;
+    int r = A ? tshape(A->type, sa) : -1, dyn = 0;
+    if (r < 0 && A && (r = trank(A->type)) >= 0 && A->type->dtype != PLD_DT_NONE)
+        dyn = 1; /* a dynamic dim: the result's shape at run time */
     if (r < 0)
         return -2;
     char av[32];
@@ -346,14 +431,22 @@ static int gen_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return 0;
     }
     const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : A->type->dtype;
-    sa[ax] = 1;
     const char *ops[1] = {av};
-    const int q = result(g, s, odt, r, sa, ops, 1);
-    /* a new tensor: zero outside the valid region */
-    int64_t n = 1;
-    for (int i = 0; i < r; i++)
-        n *= sa[i];
-    pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(odt)));
+    int q;
+    if (dyn) {
+        const int o = tmp(g);
+        pld_cg_emit(g, "int64_t o%d[%d]; for (int d = 0; d < %d; d++) o%d[d] = d == %d ? 1 : %s.shape[d];", o, r, r, o, ax, av);
+        q = result_x(g, s, odt, r, NULL, pc_name(o), ops, 1);
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(o%d, %d) * %d);", q, o, r, esize(odt));
+    } else {
+        sa[ax] = 1;
+        q = result(g, s, odt, r, sa, ops, 1);
+        /* a new tensor: zero outside the valid region */
+        int64_t n = 1;
+        for (int i = 0; i < r; i++)
+            n *= sa[i];
+        pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(odt)));
+    }
     pld_cg_emit(g, "for (int d = 0; d < %d; d++) r%d.valid[d] = d == %d ? 1 : %s.valid[d];", r, q, ax, av);
     pld_cg_emit(g, "{ pc_view vo, vi; pc_view_tensor(&vi, &%s); pc_view_tensor(&vo, &r%d);", av, q);
     pld_cg_emit(g, "  for (int d = 0; d < %d; d++) { vi.shape[d] = %s.valid[d]; vo.shape[d] = r%d.valid[d]; }", r, av, q);
@@ -381,14 +474,18 @@ static int gen_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0);
-    const int r = A ? tshape(A->type, sa) : -1;
+    int r = A ? tshape(A->type, sa) : -1, dyn = 0;
+    if (r < 0 && A && (r = trank(A->type)) >= 0)
+        dyn = 1; /* a dynamic dim: the operand's shape at run time */
     if (r < 0 || !e->type || e->type->dtype == PLD_DT_NONE)
         return -2;
     char av[32];
     if (toperand(g, A, e, av))
         return -1;
     const char *ops[1] = {av};
-    const int q = result(g, s, e->type->dtype, r, sa, ops, 1);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av);
+    const int q = result_x(g, s, e->type->dtype, r, dyn ? NULL : sa, shv, ops, 1);
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", q,
                 av, s, round_mode(pld_op_bound(e, 2)));
     pld_cg_emit(g, "%s = r%d;", dst, q);

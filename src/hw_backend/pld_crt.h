@@ -619,6 +619,45 @@ static inline void *pc_pool_get(const pc_rt *rt, void *bk, int site, void **p, i
     return NULL;
 }
 
+/* pc_pool_get for a result whose size is known at run time only (a dynamic
+ * dim): zs[i] = the bytes of p[i]; a free buffer too small for `bytes` is
+ * replaced by a new one (the old one stays with the block) */
+static inline void *pc_pool_get_dyn(const pc_rt *rt, void *bk, int site, void **p, size_t *zs, int n, size_t bytes,
+                                    int32_t dt, int64_t elems, const void *const *used, int nu)
+{
+    for (int i = 0; i < n; i++) {
+        if (!p[i]) {
+            zs[i] = bytes;
+            return p[i] = rt->tensor_buf(bk, site, dt, elems);
+        }
+        int busy = 0;
+        for (int j = 0; j < nu && !busy; j++)
+            busy = used[j] && (const char *)used[j] >= (const char *)p[i] && (const char *)used[j] < (const char *)p[i] + zs[i];
+        if (!busy) {
+            if (zs[i] < bytes) {
+                void *b = rt->tensor_buf(bk, site, dt, elems);
+                if (!b)
+                    return NULL;
+                p[i] = b;
+                zs[i] = bytes;
+            }
+            return p[i];
+        }
+    }
+    rt->fail(bk, site, "internal: a tensor pool of the compiled kernel is exhausted");
+    return NULL;
+}
+
+/* "[a, b, ...]" of shape s (rank r): the interpreter's pld_shape_str */
+static inline void pc_shape_str(char *b, size_t n, int r, const int64_t *s)
+{
+    size_t k = (size_t)snprintf(b, n, "[");
+    for (int i = 0; i < r && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
+    if (k < n)
+        snprintf(b + k, n - k, "]");
+}
+
 /* t = a packed tensor of dtype dt and shape s (rank r) at data, valid = shape */
 static inline void pc_tensor_packed(pc_tensor *t, void *data, int32_t dt, int r, const int64_t *s)
 {

@@ -84,6 +84,7 @@ usage: run_native.py --pldrun PATH [--mpiexec mpirun]
 import argparse
 import glob
 import os
+import random
 import re
 import shutil
 import signal
@@ -97,7 +98,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor', 'tlayout')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -107,7 +108,20 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',)}
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld')}
+
+
+def npy_f32(path, shape, seed):
+    """a float32 .npy of `shape` with values from a fixed seed (no numpy needed)"""
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ''.join('%d, ' % d for d in shape)
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    n = 1
+    for d in shape:
+        n *= d
+    rng = random.Random(seed)
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode())
+        f.write(struct.pack('<%df' % n, *[rng.uniform(-2, 2) for _ in range(n)]))
 
 
 def npy_scalar_i64(path, v):
@@ -543,6 +557,39 @@ def tlayout(args, work, env):
     print('ok: tlayout: both outputs byte-identical on sim and native, 0 interpreted ops in the compiled kernel')
 
 
+def tdyn(args, work, env):
+    """tensor_dyn.pld: pl.tensor.* element-wise / reduction / cast ops of a dynamic dim compiled (result shapes at run
+    time): sim's bytes, 0 ops of the kernel in the tree walker; tensor_dyn_err.pld: their shape errors with sim's
+    messages"""
+    f = {}
+    for nm, shape in (('x', (6, 20)), ('v', (6, 1)), ('w', (1, 20)), ('w7', (1, 7)), ('y', (6, 20)), ('y7', (6, 7))):
+        f[nm] = os.path.join(work, nm + '.npy')
+        npy_f32(f[nm], shape, nm)
+    ins = ['--in', 'x=' + f['x'], '--in', 'v=' + f['v'], '--in', 'w=' + f['w']]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn.pld', ins, ['out', 'ai'])
+    rc, out = run(args, 'tensor_dyn.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'again.npy'),
+                                                           '--out', 'ai=' + os.path.join(work, 'again_ai.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn.pld on native: an op of the kernel ran in the tree walker (want "(0 in compiled kernels)")', out)
+    for w, y, want in (('w7', 'y', 'pl.tensor.col_expand_mul: the vector [1, 7] must be [1, N] for the operand [6, 20]'),
+                       ('w', 'y7', 'pl.tensor.add: shapes [6, 20] and [6, 7] do not broadcast')):
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'tensor_dyn_err.pld', b, ['--in', 'x=' + f['x'], '--in', 'w=' + f[w], '--in', 'y=' + f[y],
+                                                          '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+            if rc == 0 or not any(want in l for l in msgs[b]):
+                fail('tensor_dyn_err.pld on %s: want exit != 0 and "%s"' % (b, want), out)
+        if msgs['sim'] != msgs['native']:
+            fail('tensor_dyn_err.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
+    rc, out = run(args, 'tensor_dyn_err.pld', 'native', ['--in', 'x=' + f['x'], '--in', 'w=' + f['w'], '--in',
+                                                         'y=' + f['y'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_err.pld on native (no error): want exit 0 and "(0 in compiled kernels)"', out)
+    print('ok: tdyn: dynamic-shape tensor ops byte-identical on sim and native, 0 interpreted ops in the kernel, '
+          'shape errors with sim\'s messages')
+
+
 def peak_rss_kb(cmd, env, limit=300):
     """runs cmd (no MPI launcher: a singleton); its exit status, output and peak RSS in KiB (wait4)"""
     with tempfile.TemporaryFile() as log:
@@ -623,7 +670,7 @@ def main():
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
-     'tlayout': tlayout}[args.what](args, work, env)
+     'tlayout': tlayout, 'tdyn': tdyn}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
