@@ -7,9 +7,10 @@
  * live, reused by the next execution of the op once its value is dead, so a
  * loop of tensor ops runs in bounded memory (the interpreter makes a new
  * tensor per execution and frees it with its last reference). Element-wise,
- * reduction and cast ops of a dynamic dim compute their result shape at run
- * time from the operands' descriptors (the interpreter's rules and messages;
- * pc_pool_get_dyn); the other ops need static shapes.
+ * reduction, cast and create / full ops of a dynamic dim compute their result
+ * shape at run time from the operands' descriptors or the shape argument (the
+ * interpreter's rules and messages; pc_pool_get_dyn); the other ops need
+ * static shapes.
  * Checks and messages are the interpreter's (pld_exec_compute.c
  * pld_exec_elementwise / pld_exec_reduce / pld_exec_cast, pld_exec_mem.c
  * pld_exec_create / pld_exec_slice). */
@@ -496,9 +497,24 @@ static int gen_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t os[PC_MAX_RANK];
-    const int r = tshape(e->type, os);
+    int r = tshape(e->type, os), dyn = 0, shl = -1;
+    if (r < 0 && (r = trank(e->type)) >= 0)
+        dyn = 1; /* a dynamic dim: the shape argument's values at run time (pld_op_shape's checks) */
     if (r < 0 || e->type->dtype == PLD_DT_NONE)
         return -2;
+    if (dyn) {
+        int ns;
+        const pld_expr_t *sh = pld_op_bound(e, 0);
+        if (!sh)
+            return -2;
+        if ((shl = pld_cg_ilist(g, sh, &ns)) < 0)
+            return -1;
+        if (ns != r)
+            return pld_cg_fail(g, e->span, "internal: %s: a shape of %d entries for a result of rank %d", opname(e), ns, r);
+        pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[200]; snprintf(m, sizeof m, \"%s: shape "
+                       "dimension %%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }",
+                    r, shl, opname(e), shl, s);
+    }
     const pld_dtype_t dt = e->type->dtype;
     const int full = e->op == PLD_OPID_TENSOR_FULL;
     if (full && !pld_kern_dtype_ok(dt)) {
@@ -513,11 +529,20 @@ static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     pld_dtype_t vd;
     if (v && (t = pld_cg_scalar(g, v, &fl, &vd)) < 0)
         return -1;
-    const int q = result(g, s, dt, r, os, NULL, 0);
+    char shv[24];
+    snprintf(shv, sizeof shv, "t%d", shl);
+    if (dyn) /* pld_value_bytes's limit, before the value is evaluated (as sim does) */
+        pld_cg_emit(g, "if (!pc_bytes_ok(%d, t%d, %d)) { char sh[96], m[300]; pc_shape_str(sh, sizeof sh, %d, t%d); snprintf(m, "
+                       "sizeof m, \"%s: a %s tensor of shape %%s is larger than pldrun allows (1 TiB)\", sh); "
+                       "return rt->fail(bk, %d, m); }", r, shl, pld_dtype_bytes(dt), r, shl, opname(e), pld_dtype_name(dt), s);
+    const int q = result_x(g, s, dt, r, dyn ? NULL : os, shv, NULL, 0);
     int64_t n = 1;
     for (int i = 0; i < r; i++)
         n *= os[i];
-    pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(dt)));
+    if (dyn)
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(t%d, %d) * %d);", q, shl, r, esize(dt));
+    else
+        pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(dt)));
     if (v) {
         pld_cg_emit(g, "{ pc_view vo; pc_view_tensor(&vo, &r%d);", q);
         if (e->op == PLD_OPID_TENSOR_CREATE || fl)

@@ -648,6 +648,22 @@ static inline void *pc_pool_get_dyn(const pc_rt *rt, void *bk, int site, void **
     return NULL;
 }
 
+/* whether shape s (rank r, dims >= 0) of esz-byte elements is within the
+ * interpreter's limit (pld_value_bytes: the product of the non-zero dims
+ * times esz at most 1 TiB, no overflow) */
+static inline int pc_bytes_ok(int r, const int64_t *s, int64_t esz)
+{
+    int64_t nz = 1;
+    for (int i = 0; i < r; i++) {
+        if (s[i] == 0)
+            continue;
+        if (nz > INT64_MAX / s[i])
+            return 0;
+        nz *= s[i];
+    }
+    return nz <= ((int64_t)1 << 40) / esz;
+}
+
 /* "[a, b, ...]" of shape s (rank r): the interpreter's pld_shape_str */
 static inline void pc_shape_str(char *b, size_t n, int r, const int64_t *s)
 {

@@ -108,7 +108,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld')}
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld')}
 
 
 def npy_f32(path, shape, seed):
@@ -586,6 +586,26 @@ def tdyn(args, work, env):
                                                          'y=' + f['y'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
     if rc != 0 or '(0 in compiled kernels)' not in out:
         fail('tensor_dyn_err.pld on native (no error): want exit 0 and "(0 in compiled kernels)"', out)
+    # tensor_dyn_create.pld: full / create of shape [6, n]
+    for v in (20, -3, 1 << 40):
+        npy_scalar_i64(os.path.join(work, 'n.npy'), v)
+        ins = ['--in', 'x=' + f['x'], '--in', 'n=' + os.path.join(work, 'n.npy')]
+        if v == 20:
+            same_on_sim_and_native(args, work, env, 'tensor_dyn_create.pld', ins, ['out'])
+            rc, out = run(args, 'tensor_dyn_create.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            if rc != 0 or '(0 in compiled kernels)' not in out:
+                fail('tensor_dyn_create.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+            continue
+        want = ('pl.tensor.full: shape dimension 1 is negative (-3)' if v < 0 else
+                'pl.tensor.full: a FP32 tensor of shape [6, 1099511627776] is larger than pldrun allows (1 TiB)')
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'tensor_dyn_create.pld', b, ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+            if rc == 0 or not any(want in l for l in msgs[b]):
+                fail('tensor_dyn_create.pld on %s (n = %d): want exit != 0 and "%s"' % (b, v, want), out)
+        if msgs['sim'] != msgs['native']:
+            fail('tensor_dyn_create.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
     print('ok: tdyn: dynamic-shape tensor ops byte-identical on sim and native, 0 interpreted ops in the kernel, '
           'shape errors with sim\'s messages')
 
