@@ -736,6 +736,40 @@ static void emit_mm_view(cg_t *g, const char *v, const char *nm, const int64_t *
     }
 }
 
+/* gen_matmul of operands with a dynamic dim (ranks xr, yr): the batch
+ * broadcast, the operand views (pc_mm_operand) and the result shape at run
+ * time, with pld_exec_matmul's checks and messages */
+static int gen_matmul_dyn(cg_t *g, const pld_expr_t *e, const char *dst, int s, int xr, int yr, int ta, int tb)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    char av[32], bv[32];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    const int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
+    if (na < 0 || nb < 0 || n + 2 > PC_MAX_RANK) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        return 0;
+    }
+    const int o = tmp(g);
+    pld_cg_emit(g, "int64_t o%d[%d]; pc_view ma%d, mb%d;", o, n + 2, o, o);
+    pld_cg_emit(g, "for (int i = 0; i < %d; i++) {", n);
+    pld_cg_emit(g, "  const int64_t p = i < %d ? 1 : %s.shape[i - %d], q = i < %d ? 1 : %s.shape[i - %d];", n - na, av, n - na,
+                n - nb, bv, n - nb);
+    pld_cg_emit(g, "  if (p != q && p != 1 && q != 1) { char m[200]; snprintf(m, sizeof m, \"%s: batch dims %%lld and %%lld do "
+                   "not broadcast\", (long long)p, (long long)q); return rt->fail(bk, %d, m); }", opname(e), s);
+    pld_cg_emit(g, "  o%d[i] = p == 1 ? q : p; }", o);
+    pld_cg_emit(g, "pc_mm_operand(&ma%d, &%s, %d, %d, o%d); pc_mm_operand(&mb%d, &%s, %d, %d, o%d);", o, av, ta, n, o, o, bv, tb, n, o);
+    pld_cg_emit(g, "if (ma%d.shape[%d] != mb%d.shape[%d]) return rt->fail(bk, %d, \"%s: incompatible shapes\");", o, n + 1, o, n,
+                s, opname(e));
+    pld_cg_emit(g, "o%d[%d] = ma%d.shape[%d]; o%d[%d] = mb%d.shape[%d];", o, n, o, n, o, n + 1, o, n + 1);
+    const pld_dtype_t dt = e->type->dtype != PLD_DT_NONE ? e->type->dtype : A->type->dtype;
+    const char *ops[2] = {av, bv};
+    const int q = result_x(g, s, dt, n + 2, NULL, pc_name(o), ops, 2);
+    pld_cg_emit(g, "{ pc_view vo; pc_view_tensor(&vo, &r%d); PC_K(%d, matmul, &vo, &ma%d, &mb%d, 0); }", q, s, o, o);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* pl.tensor.matmul(lhs, rhs, out_dtype, a_trans, b_trans): batch dims
  * broadcast, literal transposes (pld_exec_matmul's tensor path) */
 static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
@@ -744,6 +778,9 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
     const int ta = lit_flag(pld_op_bound(e, 3), 0), tb = lit_flag(pld_op_bound(e, 4), 0);
+    if ((xr < 0 || yr < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0 && ta >= 0 && tb >= 0 && e->type &&
+        A->type->dtype != PLD_DT_NONE)
+        return gen_matmul_dyn(g, e, dst, s, trank(A->type), trank(B->type), ta, tb);
     if (xr < 0 || yr < 0 || ta < 0 || tb < 0 || !e->type)
         return -2;
     char av[32], bv[32];

@@ -664,6 +664,28 @@ static inline int pc_bytes_ok(int r, const int64_t *s, int64_t esz)
     return nz <= ((int64_t)1 << 40) / esz;
 }
 
+/* v = tensor t as a rank-(n + 2) operand of pld_k_matmul (the interpreter's
+ * mm_operand): batch dims right-aligned with the n dims of os, the missing and
+ * size-1 ones broadcast (stride 0); the two last dims swapped when tr */
+static inline void pc_mm_operand(pc_view *v, const pc_tensor *t, int tr, int n, const int64_t *os)
+{
+    const int lead = n - (t->rank - 2);
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = n + 2;
+    for (int d = 0; d < n + 2; d++) {
+        const int k = d - lead;
+        const int bc = d < n && (k < 0 || t->shape[k] == 1);
+        v->shape[d] = bc ? os[d] : t->shape[k];
+        v->strides[d] = bc ? 0 : t->stride[k];
+    }
+    if (tr) {
+        const int64_t s0 = v->shape[n], t0 = v->strides[n];
+        v->shape[n] = v->shape[n + 1], v->strides[n] = v->strides[n + 1];
+        v->shape[n + 1] = s0, v->strides[n + 1] = t0;
+    }
+}
+
 /* "[a, b, ...]" of shape s (rank r): the interpreter's pld_shape_str */
 static inline void pc_shape_str(char *b, size_t n, int r, const int64_t *s)
 {

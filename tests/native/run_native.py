@@ -566,9 +566,10 @@ def tdyn(args, work, env):
         f[nm] = os.path.join(work, nm + '.npy')
         npy_f32(f[nm], shape, nm)
     ins = ['--in', 'x=' + f['x'], '--in', 'v=' + f['v'], '--in', 'w=' + f['w']]
-    same_on_sim_and_native(args, work, env, 'tensor_dyn.pld', ins, ['out', 'ai'])
+    same_on_sim_and_native(args, work, env, 'tensor_dyn.pld', ins, ['out', 'ai', 'mo'])
     rc, out = run(args, 'tensor_dyn.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'again.npy'),
-                                                           '--out', 'ai=' + os.path.join(work, 'again_ai.npy')], env)
+                                                           '--out', 'ai=' + os.path.join(work, 'again_ai.npy'),
+                                                           '--out', 'mo=' + os.path.join(work, 'again_mo.npy')], env)
     if rc != 0 or '(0 in compiled kernels)' not in out:
         fail('tensor_dyn.pld on native: an op of the kernel ran in the tree walker (want "(0 in compiled kernels)")', out)
     for w, y, want in (('w7', 'y', 'pl.tensor.col_expand_mul: the vector [1, 7] must be [1, N] for the operand [6, 20]'),
