@@ -183,7 +183,10 @@ int pld_cg_subscript(cg_t *g, const pld_expr_t *e, const char *dst)
     int slices = 0;
     for (int d = 0; d < n; d++)
         slices += e->u.sub.items[d]->kind == PLD_EX_SLICE;
-    if (!obj->type || !pld_type_is_tensorlike(obj->type) || slices == 0 || n > PC_MAX_RANK)
+    /* no slice: a view too when fewer indices than the (static) rank (pld_exec_subscript; n == rank is an
+     * element read) */
+    if (!obj->type || !pld_type_is_tensorlike(obj->type) || (slices == 0 && !(obj->type->rank > n && n > 0)) ||
+        n > PC_MAX_RANK)
         return -2;
     const int es = esize(obj->type->dtype);
     const int ob = tmp(g), lo = tmp(g), ex = tmp(g), dr = tmp(g);
