@@ -1026,3 +1026,13 @@ int pld_cg_tresult(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, c
 {
     return result(g, site, dt, r, s, ops, nops);
 }
+
+int pld_cg_tresult_rt(cg_t *g, int site, pld_dtype_t dt, int r, const char *shv, const char *const *ops, int nops)
+{
+    return result_x(g, site, dt, r, NULL, shv, ops, nops);
+}
+
+int pld_cg_trank(const pld_type_t *t)
+{
+    return trank(t);
+}

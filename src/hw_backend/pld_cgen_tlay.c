@@ -66,8 +66,9 @@ static int fail_now(cg_t *g, int s, const char *op, const char *msg)
 
 /* ---------------------------------------------------------------- transpose, concat */
 
-/* transpose with axes known at run time: the result's storage has the source's
- * element count; its shape (and the checks) are made at run time */
+/* transpose with axes known at run time, or of a dynamic dim (sa NULL): the
+ * result's storage has the source's element count; its shape (and the
+ * checks) are made at run time */
 static int gen_transpose_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s, int r, const int64_t *sa)
 {
     char av[32];
@@ -83,7 +84,10 @@ static int gen_transpose_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s
             return -2;
     }
     const char *ops[1] = {av};
-    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, r, sa, ops, 1);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av); /* the source's element count */
+    const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
+    const int q = sa ? pld_cg_tresult(g, s, dt, r, sa, ops, 1) : pld_cg_tresult_rt(g, s, dt, r, shv, ops, 1);
     pld_cg_emit(g, "{ int64_t x0 = (int64_t)t%d, x1 = (int64_t)t%d; const int r_ = %d;", ax[0], ax[1], r);
     g->ind++;
     pld_cg_emit(g, "if (x0 < 0) x0 += r_;");
@@ -110,6 +114,9 @@ static int gen_transpose(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK], ax[2];
     const int r = oshape(e, 0, sa);
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    if (r < 0 && A && A->type && A->type->dtype != PLD_DT_NONE && pld_cg_trank(A->type) >= 0)
+        return gen_transpose_rt(g, e, dst, s, pld_cg_trank(A->type), NULL); /* a dynamic dim: shapes at run time */
     if (r < 0)
         return -2;
     if (!lit_int(pld_op_bound(e, 1), &ax[0]) || !lit_int(pld_op_bound(e, 2), &ax[1]))
