@@ -493,6 +493,25 @@ static int gen_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
+/* the shape argument i of e as the C array tN (r entries) with pld_op_shape's
+ * negative-dim check; N, or -1 */
+static int shape_arg(cg_t *g, const pld_expr_t *e, int i, int r, int s)
+{
+    int ns;
+    const pld_expr_t *sh = pld_op_bound(e, i);
+    if (!sh)
+        return pld_cg_fail(g, e->span, "internal: %s: no shape argument", opname(e));
+    const int shl = pld_cg_ilist(g, sh, &ns);
+    if (shl < 0)
+        return -1;
+    if (ns != r)
+        return pld_cg_fail(g, e->span, "internal: %s: a shape of %d entries for a result of rank %d", opname(e), ns, r);
+    pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[200]; snprintf(m, sizeof m, \"%s: shape "
+                   "dimension %%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }",
+                r, shl, opname(e), shl, s);
+    return shl;
+}
+
 /* create (value: arg 4 as a float), full (arg 2 as its kind), create_l1 */
 static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
@@ -502,19 +521,8 @@ static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         dyn = 1; /* a dynamic dim: the shape argument's values at run time (pld_op_shape's checks) */
     if (r < 0 || e->type->dtype == PLD_DT_NONE)
         return -2;
-    if (dyn) {
-        int ns;
-        const pld_expr_t *sh = pld_op_bound(e, 0);
-        if (!sh)
-            return -2;
-        if ((shl = pld_cg_ilist(g, sh, &ns)) < 0)
-            return -1;
-        if (ns != r)
-            return pld_cg_fail(g, e->span, "internal: %s: a shape of %d entries for a result of rank %d", opname(e), ns, r);
-        pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[200]; snprintf(m, sizeof m, \"%s: shape "
-                       "dimension %%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }",
-                    r, shl, opname(e), shl, s);
-    }
+    if (dyn && (shl = shape_arg(g, e, 0, r, s)) < 0)
+        return -1;
     const pld_dtype_t dt = e->type->dtype;
     const int full = e->op == PLD_OPID_TENSOR_FULL;
     if (full && !pld_kern_dtype_ok(dt)) {
@@ -628,13 +636,15 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op
 }
 
 /* tensor.ci(start, shape, dtype, descending) and tensor.random(key0, key1,
- * counter0..3, shape, dtype, rounds): new tensors of static shape */
+ * counter0..3, shape, dtype, rounds): new tensors of static shape (the checker,
+ * pld_check_elem.c, admits constant shapes only: another is an internal error) */
 static int gen_gen(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t os[PC_MAX_RANK];
     const int r = tshape(e->type, os), rnd = e->op == PLD_OPID_TENSOR_RANDOM;
-    if (r < 0 || e->type->dtype == PLD_DT_NONE)
-        return -2;
+    if (r < 0 || e->type->dtype == PLD_DT_NONE) /* pld_check_elem.c: "shape element %d must be a positive compile-time constant" */
+        return pld_cg_fail(g, e->span, "internal: %s: a result shape that is not constant (the checker admits constant "
+                                       "shapes only)", opname(e));
     int v[8], nv = rnd ? 6 : 1;
     for (int i = 0; i < nv; i++) {
         int fl;
