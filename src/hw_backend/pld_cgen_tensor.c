@@ -247,20 +247,20 @@ static int emit_bcast_shape(cg_t *g, const pld_expr_t *e, int s, int xk, const c
     char sb[48];
     snprintf(sb, sizeof sb, "%s%s", b ? b : "NULL", b ? ".shape" : "");
     pld_cg_emit(g, "int64_t o%d[%d];", o, orank > 0 ? orank : 1);
-    pld_cg_emit(g, "{ const int64_t *sa = %s.shape, *sb = %s; char s1[96], s2[96], m[320]; (void)sb;", a, sb);
+    pld_cg_emit(g, "{ const int64_t *sa = %s.shape, *sb = %s; char h1[96], h2[96], m[320]; (void)sb;", a, sb);
     if (xk) {
         pld_cg_emit(g, "  if (!(%d == 2 && %d == 2 && (%s))) {", ra, b ? rb : 0,
                     !b ? "0" : xk == 'r' ? "sb[1] == 1 && sb[0] == sa[0]" : "sb[0] == 1 && sb[1] == sa[1]");
-        pld_cg_emit(g, "    pc_shape_str(s1, sizeof s1, %d, sa); pc_shape_str(s2, sizeof s2, %d, sb);", ra, b ? rb : 0);
-        pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s: the vector %%s must be %s for the operand %%s\", s2, s1); "
+        pld_cg_emit(g, "    pc_shape_str(h1, sizeof h1, %d, sa); pc_shape_str(h2, sizeof h2, %d, sb);", ra, b ? rb : 0);
+        pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s: the vector %%s must be %s for the operand %%s\", h2, h1); "
                        "return rt->fail(bk, %d, m); }", opname(e), xk == 'r' ? "[M, 1]" : "[1, N]", s);
     }
     pld_cg_emit(g, "  for (int d = 0; d < %d; d++) {", orank);
     pld_cg_emit(g, "    const int ja = d - %d, jb = d - %d;", orank - ra, orank - rb);
     pld_cg_emit(g, "    const int64_t x = ja >= 0 ? sa[ja] : 1, y = %s;", b ? "jb >= 0 ? sb[jb] : 1" : "1");
-    pld_cg_emit(g, "    if (x != y && x != 1 && y != 1) { pc_shape_str(s1, sizeof s1, %d, sa); pc_shape_str(s2, sizeof s2, %d, sb);",
+    pld_cg_emit(g, "    if (x != y && x != 1 && y != 1) { pc_shape_str(h1, sizeof h1, %d, sa); pc_shape_str(h2, sizeof h2, %d, sb);",
                 ra, b ? rb : 0);
-    pld_cg_emit(g, "      snprintf(m, sizeof m, \"%s: shapes %%s and %%s do not broadcast\", s1, s2); return rt->fail(bk, %d, m); }",
+    pld_cg_emit(g, "      snprintf(m, sizeof m, \"%s: shapes %%s and %%s do not broadcast\", h1, h2); return rt->fail(bk, %d, m); }",
                 opname(e), s);
     pld_cg_emit(g, "    o%d[d] = x > y ? x : y; } }", o);
     return o;
@@ -603,6 +603,43 @@ static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
+/* the run-time check that tensors a (rank ra, dtype da) and b have one shape
+ * and dtype (shapes of a dynamic dim), with `what` the message's format
+ * ("%s: ... (%s %s and %s %s)": op, shape a, dtype a, shape b, dtype b); for
+ * expand (the expand_clone rule) a dim of a may be 1 instead */
+static void emit_same_shape(cg_t *g, int s, const char *a, int ra, pld_dtype_t da, const char *b, int rb, pld_dtype_t db,
+                            int expand, const char *what)
+{
+    pld_cg_emit(g, "{ int ok = %d; for (int d = 0; ok && d < %d; d++) ok = %s.shape[d] == %s.shape[d]%s%s%s;", ra == rb && da == db,
+                ra, a, b, expand ? " || " : "", expand ? a : "", expand ? ".shape[d] == 1" : "");
+    pld_cg_emit(g, "  if (!ok) { char h1[96], h2[96], m[320]; pc_shape_str(h1, sizeof h1, %d, %s.shape); pc_shape_str(h2, sizeof h2, "
+                   "%d, %s.shape);", ra, a, rb, b);
+    pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s\", h1, h2); return rt->fail(bk, %d, m); } }", what, s);
+}
+
+/* gen_part of sources with a dynamic dim: the shape check and the result's
+ * shape (lhs's) at run time */
+static int gen_part_dyn(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    const int ra = trank(A->type), rb = trank(B->type);
+    char av[32], bv[32], what[200];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    snprintf(what, sizeof what, "%s: the sources must have one shape and dtype (%%s %s and %%s %s)", opname(e),
+             pld_dtype_name(A->type->dtype), pld_dtype_name(B->type->dtype));
+    emit_same_shape(g, s, av, ra, A->type->dtype, bv, rb, B->type->dtype, 0, what);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av);
+    const char *ops[2] = {av, bv};
+    const int q = result_x(g, s, A->type->dtype, ra, NULL, shv, ops, 2);
+    pld_cg_emit(g, "{ pc_view vo, va, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); pc_view_tensor(&vb, &%s);", q,
+                av, bv);
+    pld_cg_emit(g, "  PC_K(%d, part, %d, &vo, &va, %s.valid, &vb, %s.valid); }", s, op, av, bv);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* part_add / part_mul / part_max / part_min: pld_k_part over the sources'
  * valid regions, a result of lhs's shape (pld_exec_elem.c exec_part) */
 static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op)
@@ -610,6 +647,8 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
+    if ((ra < 0 || rb < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0)
+        return gen_part_dyn(g, e, dst, s, op);
     if (ra < 0 || rb < 0)
         return -2;
     char av[32], bv[32];
@@ -691,6 +730,22 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
+    if ((ra < 0 || rb < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0) { /* a dynamic dim: at run time */
+        const int xa = trank(A->type), xb = trank(B->type);
+        char av[32], bv[32], what[200], shv[48];
+        if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+            return -1;
+        snprintf(what, sizeof what, "%s: cannot expand %s %%s to %s %%s", opname(e), pld_dtype_name(A->type->dtype),
+                 pld_dtype_name(B->type->dtype));
+        emit_same_shape(g, s, av, xa, A->type->dtype, bv, xb, B->type->dtype, 1, what);
+        snprintf(shv, sizeof shv, "%s.shape", bv);
+        const char *ops[2] = {av, bv};
+        const int q = result_x(g, s, A->type->dtype, xb, NULL, shv, ops, 2);
+        pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &r%d); pc_view_tbcast(&vs, &%s, %d, r%d.shape);", q, av, xb, q);
+        pld_cg_emit(g, "  PC_K(%d, copy, &vo, &vs); }", s);
+        pld_cg_emit(g, "%s = r%d;", dst, q);
+        return 0;
+    }
     if (ra < 0 || rb < 0)
         return -2;
     char av[32], bv[32];
@@ -835,8 +890,12 @@ static int gen_matmul_acc(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t cs[PC_MAX_RANK], xs[PC_MAX_RANK], ys[PC_MAX_RANK];
     const pld_expr_t *C = pld_op_bound(e, 0), *A = pld_op_bound(e, 1), *B = pld_op_bound(e, 2);
-    const int cr = C ? tshape(C->type, cs) : -1, xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
-    if (cr < 0 || xr < 0 || yr < 0)
+    int cr = C ? tshape(C->type, cs) : -1, dyn = 0;
+    const int xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
+    if ((cr < 0 || xr < 0 || yr < 0) && C && A && B && trank(C->type) >= 0 && trank(A->type) >= 0 && trank(B->type) >= 0 &&
+        C->type->dtype != PLD_DT_NONE)
+        cr = trank(C->type), dyn = 1; /* a dynamic dim: the result has acc's shape at run time */
+    else if (cr < 0 || xr < 0 || yr < 0)
         return -2;
     char cv[32], av[32], bv[32];
     if (toperand(g, C, e, cv) || toperand(g, A, e, av) || toperand(g, B, e, bv))
@@ -859,7 +918,9 @@ static int gen_matmul_acc(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return 0;
     }
     const char *ops[3] = {cv, av, bv};
-    const int q = result(g, s, C->type->dtype, 2, cs, ops, 3);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", cv);
+    const int q = result_x(g, s, C->type->dtype, 2, dyn ? NULL : cs, shv, ops, 3);
     pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, cv, q);
     pld_cg_emit(g, "{ pc_view vo, vc, va, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vc, &%s); pc_view_tensor(&va, &%s); "
                    "pc_view_tensor(&vb, &%s);", q, cv, av, bv);
