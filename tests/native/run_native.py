@@ -108,7 +108,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld')}
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld')}
 
 
 def npy_f32(path, shape, seed):
@@ -620,6 +620,17 @@ def tdyn(args, work, env):
                   env)
     if rc != 0 or '(0 in compiled kernels)' not in out:
         fail('tensor_dyn_more.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # tensor_dyn_gather.pld: gather / scatter / fillpad / scatter_update of [6, M] (ix: [6, 4] INT32 column indices)
+    hdr = "{'descr': '<i4', 'fortran_order': False, 'shape': (6, 4, ), }"
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    with open(os.path.join(work, 'ix.npy'), 'wb') as fh:
+        fh.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode())
+        fh.write(struct.pack('<24i', *[(i * 7) % 20 for i in range(24)]))
+    ins = ['--in', 'x=' + f['x'], '--in', 'ix=' + os.path.join(work, 'ix.npy')]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn_gather.pld', ins, ['out'])
+    rc, out = run(args, 'tensor_dyn_gather.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_gather.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
     # tensor_index.pld: x[1] and x[i, 2] as views
     f['x3'] = os.path.join(work, 'x3.npy')
     npy_f32(f['x3'], (4, 6, 16), 'x3')
