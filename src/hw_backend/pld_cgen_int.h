@@ -87,6 +87,8 @@ typedef struct cg {
     int ncallees;
     pld_buf_t fns;     /* static functions of the unit (pl.split_aiv lanes), after it; protos: before */
     pld_buf_t protos;
+    const int32_t *uparams; /* the unit's parameters (slots; a scope's captures), in args[] order */
+    int unp;
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */

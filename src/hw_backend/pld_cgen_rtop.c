@@ -332,6 +332,37 @@ static int is_dynamic_call(const pld_expr_t *v)
     return v->kind == PLD_EX_CALL && v->u.call.fn->kind == PLD_EX_ATTR && strcmp(v->u.call.fn->u.attr.attr, "dynamic") == 0;
 }
 
+/* a dynamic dimension in a pl.at / pl.spmd scope unit: the enclosing
+ * function bound it from its tensor parameters' shapes at its call; a
+ * captured parameter the function never reassigns is the tensor it was bound
+ * from, and the scope's launch carries it (args[ti]'s ChipTensor shapes) */
+static int scope_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+{
+    const pld_func_t *fn = g->fn;
+    for (int i = 0, ti = 0; i < g->unp; i++) {
+        const int sl = g->uparams[i];
+        if (g->slots[sl].kind != SK_TENSOR)
+            continue;
+        const pld_type_t *pt = NULL;
+        for (int k = 0; k < fn->nparams && !pt; k++)
+            if (fn->params[k].slot == sl)
+                pt = fn->params[k].type;
+        int reassigned = 0;
+        for (int k = 0; pt && k < fn->body.n && !reassigned; k++)
+            reassigned = pld_cg_def_type_stmt(fn->body.stmts[k], sl) != NULL;
+        for (int d = 0; pt && !reassigned && d < pt->rank && d < PC_MAX_RANK; d++)
+            if (pt->shape[d].kind == PLD_DIM_SYM && pt->shape[d].sym == e->u.name) {
+                *fl = 0;
+                *dt = PLD_DT_INDEX;
+                const int t = tmp(g);
+                pld_cg_emit(g, "int64_t t%d = pc_arg_dim(args, %d, %d); /* %s */", t, ti, d, e->u.name);
+                return t;
+            }
+        ti++;
+    }
+    return -2;
+}
+
 int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
 {
     static int depth; /* a computed constant naming others (the checker rejects cycles) */
@@ -355,7 +386,7 @@ int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
      * arguments at its launch (pld_call.c), so the dimension of a tensor
      * parameter declared with it is its value (INDEX) */
     if (pld_check_func_ctx(g->fn) != PLD_CTX_KERNEL)
-        return -2;
+        return scope_dim(g, e, fl, dt);
     for (int i = 0, ti = 0; i < g->fn->nparams; i++) {
         const pld_type_t *pt = g->fn->params[i].type;
         const int sl = g->fn->params[i].slot;

@@ -108,7 +108,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld')}
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld')}
 
 
 def npy_f32(path, shape, seed):
@@ -631,6 +631,11 @@ def tdyn(args, work, env):
     rc, out = run(args, 'tensor_dyn_gather.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
     if rc != 0 or '(0 in compiled kernels)' not in out:
         fail('tensor_dyn_gather.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # scope_dyn.pld: M read in a pl.at scope and a pl.spmd grid
+    same_on_sim_and_native(args, work, env, 'scope_dyn.pld', ['--in', 'x=' + f['x']], ['out'])
+    rc, out = run(args, 'scope_dyn.pld', 'native', ['--in', 'x=' + f['x'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('scope_dyn.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
     # tensor_index.pld: x[1] and x[i, 2] as views
     f['x3'] = os.path.join(work, 'x3.npy')
     npy_f32(f['x3'], (4, 6, 16), 'x3')
