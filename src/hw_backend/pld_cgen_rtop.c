@@ -336,7 +336,18 @@ static int is_dynamic_call(const pld_expr_t *v)
  * function bound it from its tensor parameters' shapes at its call; a
  * captured parameter the function never reassigns is the tensor it was bound
  * from, and the scope's launch carries it (args[ti]'s ChipTensor shapes) */
-static int scope_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+/* a dynamic dimension no argument of the unit carries: the value the run
+ * bound (rt->dyn_dim: the interpreter's table, sim's message when unbound) */
+static int bound_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+{
+    *fl = 0;
+    *dt = PLD_DT_INDEX;
+    const int t = tmp(g);
+    pld_cg_emit(g, "int64_t t%d; if (rt->dyn_dim(bk, %d, \"%s\", &t%d)) return 1;", t, pld_cg_site(g, e), e->u.name, t);
+    return t;
+}
+
+static int scope_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt, int table)
 {
     const pld_func_t *fn = g->fn;
     for (int i = 0, ti = 0; i < g->unp; i++) {
@@ -360,7 +371,7 @@ static int scope_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
             }
         ti++;
     }
-    return -2;
+    return table ? bound_dim(g, e, fl, dt) : -2;
 }
 
 int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
@@ -386,7 +397,7 @@ int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
      * arguments at its launch (pld_call.c), so the dimension of a tensor
      * parameter declared with it is its value (INDEX) */
     if (pld_check_func_ctx(g->fn) != PLD_CTX_KERNEL)
-        return scope_dim(g, e, fl, dt);
+        return cd ? scope_dim(g, e, fl, dt, 1) : -2;
     for (int i = 0, ti = 0; i < g->fn->nparams; i++) {
         const pld_type_t *pt = g->fn->params[i].type;
         const int sl = g->fn->params[i].slot;
@@ -402,7 +413,7 @@ int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
             }
         ti++;
     }
-    return -2;
+    return cd ? bound_dim(g, e, fl, dt) : -2;
 }
 
 /* `tensor[i, j, ...] = scalar` (indices only): the element write

@@ -255,6 +255,11 @@ typedef struct pc_rt {
      * dtype checks sim makes, then the copy (accumulate when atomic) */
     int (*assemble)(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
                     int atomic);
+    /* the value of dynamic dimension `name` the run bound (from an input's
+     * or a call's tensor shapes: the interpreter's table, no evaluation),
+     * for a kernel none of whose own arguments carries it; sim's message
+     * (at expression `site`) when it is not bound */
+    int (*dyn_dim)(void *bk, int site, const char *name, int64_t *out);
 } pc_rt;
 
 /* one member call of a Group body (pc_rt.group) */

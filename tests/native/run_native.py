@@ -108,7 +108,8 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld')}
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
+                  'dyn_unbound.pld')}
 
 
 def npy_f32(path, shape, seed):
@@ -636,6 +637,22 @@ def tdyn(args, work, env):
     rc, out = run(args, 'scope_dyn.pld', 'native', ['--in', 'x=' + f['x'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
     if rc != 0 or '(0 in compiled kernels)' not in out:
         fail('scope_dyn.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # dyn_unbound_arg.pld: M bound by orch's x, read in a kernel that does not take x; dyn_unbound.pld: M never bound
+    f['y'] = os.path.join(work, 'y16.npy')
+    npy_f32(f['y'], (6, 16), 'y16')
+    ins = ['--in', 'x=' + f['x'], '--in', 'y=' + f['y']]
+    same_on_sim_and_native(args, work, env, 'dyn_unbound_arg.pld', ins, ['out'])
+    rc, out = run(args, 'dyn_unbound_arg.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('dyn_unbound_arg.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    msgs = {}
+    for b in ('sim', 'native'):
+        rc, out = run(args, 'dyn_unbound.pld', b, ['--in', 'y=' + f['y'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+        msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+        if rc == 0 or not any("dynamic dimension 'M' is not bound" in l for l in msgs[b]):
+            fail('dyn_unbound.pld on %s: want exit != 0 and the unbound-dimension message' % b, out)
+    if msgs['sim'] != msgs['native']:
+        fail('dyn_unbound.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
     # tensor_index.pld: x[1] and x[i, 2] as views
     f['x3'] = os.path.join(work, 'x3.npy')
     npy_f32(f['x3'], (4, 6, 16), 'x3')
