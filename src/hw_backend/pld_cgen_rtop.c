@@ -281,7 +281,8 @@ int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     int slices = 0;
     for (int d = 0; d < t->u.sub.n; d++)
         slices += t->u.sub.items[d]->kind == PLD_EX_SLICE;
-    if (slices == 0 || t->u.sub.n > PC_MAX_RANK)
+    /* no slice: the same window when fewer indices than the rank (x[i] = row; pld_cg_subscript) */
+    if ((slices == 0 && !(t->u.sub.obj->type->rank > t->u.sub.n && t->u.sub.n > 0)) || t->u.sub.n > PC_MAX_RANK)
         return -2;
     const int s = pld_cg_site(g, t), src = tmp(g), dv = tmp(g);
     char sn[32], dn[32];

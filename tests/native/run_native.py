@@ -109,7 +109,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
          'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
-                  'dyn_unbound.pld')}
+                  'dyn_unbound.pld', 'tensor_row_assign.pld')}
 
 
 def npy_f32(path, shape, seed):
@@ -656,23 +656,25 @@ def tdyn(args, work, env):
     # tensor_index.pld: x[1] and x[i, 2] as views
     f['x3'] = os.path.join(work, 'x3.npy')
     npy_f32(f['x3'], (4, 6, 16), 'x3')
-    for i in (3, 9):
-        npy_scalar_i64(os.path.join(work, 'i.npy'), i)
-        ins = ['--in', 'x=' + f['x3'], '--in', 'i=' + os.path.join(work, 'i.npy')]
-        if i == 3:
-            same_on_sim_and_native(args, work, env, 'tensor_index.pld', ins, ['out'])
-            rc, out = run(args, 'tensor_index.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
-            if rc != 0 or '(0 in compiled kernels)' not in out:
-                fail('tensor_index.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
-            continue
-        msgs = {}
-        for b in ('sim', 'native'):
-            rc, out = run(args, 'tensor_index.pld', b, ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
-            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
-            if rc == 0 or not any('index 9 out of range for dimension 0 (size 4)' in l for l in msgs[b]):
-                fail('tensor_index.pld on %s (i = 9): want exit != 0 and the index message' % b, out)
-        if msgs['sim'] != msgs['native']:
-            fail('tensor_index.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
+    # tensor_row_assign.pld: out[0] = ..., out[i] = x[2] as window copies
+    for prog in ('tensor_index.pld', 'tensor_row_assign.pld'):
+        for i in (3, 9):
+            npy_scalar_i64(os.path.join(work, 'i.npy'), i)
+            ins = ['--in', 'x=' + f['x3'], '--in', 'i=' + os.path.join(work, 'i.npy')]
+            if i == 3:
+                same_on_sim_and_native(args, work, env, prog, ins, ['out'])
+                rc, out = run(args, prog, 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+                if rc != 0 or '(0 in compiled kernels)' not in out:
+                    fail('%s on native: want exit 0 and "(0 in compiled kernels)"' % prog, out)
+                continue
+            msgs = {}
+            for b in ('sim', 'native'):
+                rc, out = run(args, prog, b, ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+                msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+                if rc == 0 or not any('index 9 out of range for dimension 0 (size 4)' in l for l in msgs[b]):
+                    fail('%s on %s (i = 9): want exit != 0 and the index message' % (prog, b), out)
+            if msgs['sim'] != msgs['native']:
+                fail('%s: the messages differ' % prog, '\n'.join(msgs['sim'] + msgs['native']))
     print('ok: tdyn: dynamic-shape tensor ops byte-identical on sim and native, 0 interpreted ops in the kernel, '
           'shape errors with sim\'s messages')
 
