@@ -843,6 +843,9 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
     const int ta = lit_flag(pld_op_bound(e, 3), 0), tb = lit_flag(pld_op_bound(e, 4), 0);
+    if (ta < 0 || tb < 0) /* pld_check_infer.c: "a_trans must be True or False" (literal booleans only) */
+        return pld_cg_fail(g, e->span, "internal: %s: a_trans / b_trans not literal booleans (the checker admits only those)",
+                           opname(e));
     if ((xr < 0 || yr < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0 && ta >= 0 && tb >= 0 && e->type &&
         A->type->dtype != PLD_DT_NONE)
         return gen_matmul_dyn(g, e, dst, s, trank(A->type), trank(B->type), ta, tb);
