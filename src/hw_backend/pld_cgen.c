@@ -539,6 +539,8 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
         snprintf(out->err, sizeof out->err, "out of memory");
         return -1;
     }
+    g.uparams = params;
+    g.unp = np;
     for (int i = 0; i < np && !g.failed; i++) {
         pld_expr_t nm;
         memset(&nm, 0, sizeof nm);

@@ -87,6 +87,8 @@ typedef struct cg {
     int ncallees;
     pld_buf_t fns;     /* static functions of the unit (pl.split_aiv lanes), after it; protos: before */
     pld_buf_t protos;
+    const int32_t *uparams; /* the unit's parameters (slots; a scope's captures), in args[] order */
+    int unp;
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -237,6 +239,11 @@ int pld_cg_tensor_op(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 int pld_cg_tshape(const pld_type_t *t, int64_t *s);
 int pld_cg_toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm);
 int pld_cg_tresult(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops);
+/* pld_cg_tresult of a shape known at run time only: the C array `shv` (r
+ * int64_t entries) the generated code holds */
+int pld_cg_tresult_rt(cg_t *g, int site, pld_dtype_t dt, int r, const char *shv, const char *const *ops, int nops);
+/* the rank of tensor type t (static dims or not), or -1 */
+int pld_cg_trank(const pld_type_t *t);
 
 /* ---------------------------------------------------------------- pld_cgen_tlay.c */
 

@@ -173,7 +173,10 @@ int pld_cg_subscript(cg_t *g, const pld_expr_t *e, const char *dst)
     int slices = 0;
     for (int d = 0; d < n; d++)
         slices += e->u.sub.items[d]->kind == PLD_EX_SLICE;
-    if (!obj->type || !pld_type_is_tensorlike(obj->type) || slices == 0 || n > PC_MAX_RANK)
+    /* no slice: a view too when fewer indices than the (static) rank (pld_exec_subscript; n == rank is an
+     * element read) */
+    if (!obj->type || !pld_type_is_tensorlike(obj->type) || (slices == 0 && !(obj->type->rank > n && n > 0)) ||
+        n > PC_MAX_RANK)
         return -2;
     const int es = esize(obj->type->dtype);
     const int ob = tmp(g), lo = tmp(g), ex = tmp(g), dr = tmp(g);
@@ -268,7 +271,8 @@ int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     int slices = 0;
     for (int d = 0; d < t->u.sub.n; d++)
         slices += t->u.sub.items[d]->kind == PLD_EX_SLICE;
-    if (slices == 0 || t->u.sub.n > PC_MAX_RANK)
+    /* no slice: the same window when fewer indices than the rank (x[i] = row; pld_cg_subscript) */
+    if ((slices == 0 && !(t->u.sub.obj->type->rank > t->u.sub.n && t->u.sub.n > 0)) || t->u.sub.n > PC_MAX_RANK)
         return -2;
     const int s = pld_cg_site(g, t), src = tmp(g), dv = tmp(g);
     char sn[32], dn[32];
@@ -319,6 +323,48 @@ static int is_dynamic_call(const pld_expr_t *v)
     return v->kind == PLD_EX_CALL && v->u.call.fn->kind == PLD_EX_ATTR && strcmp(v->u.call.fn->u.attr.attr, "dynamic") == 0;
 }
 
+/* a dynamic dimension in a pl.at / pl.spmd scope unit: the enclosing
+ * function bound it from its tensor parameters' shapes at its call; a
+ * captured parameter the function never reassigns is the tensor it was bound
+ * from, and the scope's launch carries it (args[ti]'s ChipTensor shapes) */
+/* a dynamic dimension no argument of the unit carries: the value the run
+ * bound (rt->dyn_dim: the interpreter's table, sim's message when unbound) */
+static int bound_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+{
+    *fl = 0;
+    *dt = PLD_DT_INDEX;
+    const int t = tmp(g);
+    pld_cg_emit(g, "int64_t t%d; if (rt->dyn_dim(bk, %d, \"%s\", &t%d)) return 1;", t, pld_cg_site(g, e), e->u.name, t);
+    return t;
+}
+
+static int scope_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt, int table)
+{
+    const pld_func_t *fn = g->fn;
+    for (int i = 0, ti = 0; i < g->unp; i++) {
+        const int sl = g->uparams[i];
+        if (g->slots[sl].kind != SK_TENSOR)
+            continue;
+        const pld_type_t *pt = NULL;
+        for (int k = 0; k < fn->nparams && !pt; k++)
+            if (fn->params[k].slot == sl)
+                pt = fn->params[k].type;
+        int reassigned = 0;
+        for (int k = 0; pt && k < fn->body.n && !reassigned; k++)
+            reassigned = pld_cg_def_type_stmt(fn->body.stmts[k], sl) != NULL;
+        for (int d = 0; pt && !reassigned && d < pt->rank && d < PC_MAX_RANK; d++)
+            if (pt->shape[d].kind == PLD_DIM_SYM && pt->shape[d].sym == e->u.name) {
+                *fl = 0;
+                *dt = PLD_DT_INDEX;
+                const int t = tmp(g);
+                pld_cg_emit(g, "int64_t t%d = pc_arg_dim(args, %d, %d); /* %s */", t, ti, d, e->u.name);
+                return t;
+            }
+        ti++;
+    }
+    return table ? bound_dim(g, e, fl, dt) : -2;
+}
+
 int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
 {
     static int depth; /* a computed constant naming others (the checker rejects cycles) */
@@ -342,7 +388,7 @@ int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
      * arguments at its launch (pld_call.c), so the dimension of a tensor
      * parameter declared with it is its value (INDEX) */
     if (pld_check_func_ctx(g->fn) != PLD_CTX_KERNEL)
-        return -2;
+        return cd ? scope_dim(g, e, fl, dt, 1) : -2;
     for (int i = 0, ti = 0; i < g->fn->nparams; i++) {
         const pld_type_t *pt = g->fn->params[i].type;
         const int sl = g->fn->params[i].slot;
@@ -358,7 +404,7 @@ int pld_cg_const_dyn(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
             }
         ti++;
     }
-    return -2;
+    return cd ? bound_dim(g, e, fl, dt) : -2;
 }
 
 /* `tensor[i, j, ...] = scalar` (indices only): the element write

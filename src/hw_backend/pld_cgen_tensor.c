@@ -6,8 +6,11 @@
  * is a buffer of the op's pool (pc_pool_get): one buffer per value still
  * live, reused by the next execution of the op once its value is dead, so a
  * loop of tensor ops runs in bounded memory (the interpreter makes a new
- * tensor per execution and frees it with its last reference). Results need
- * static shapes; an op of dynamic shape stays with the runtime (rt->exec).
+ * tensor per execution and frees it with its last reference). Element-wise,
+ * reduction, cast and create / full ops of a dynamic dim compute their result
+ * shape at run time from the operands' descriptors or the shape argument (the
+ * interpreter's rules and messages; pc_pool_get_dyn); the other ops need
+ * static shapes.
  * Checks and messages are the interpreter's (pld_exec_compute.c
  * pld_exec_elementwise / pld_exec_reduce / pld_exec_cast, pld_exec_mem.c
  * pld_exec_create / pld_exec_slice). */
@@ -58,13 +61,24 @@ static int toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
     return pld_cg_tensor_into(g, a, nm);
 }
 
-/* the result descriptor rN (packed, shape s of rank r, dtype dt) over a
- * buffer of the op's pool; ops: the operands' C names (their storage is
- * live). Returns N. */
-static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
+/* the rank of tensor type t (its dims static or not), or -1 */
+static int trank(const pld_type_t *t)
+{
+    if (!t || (t->kind != PLD_TY_TENSOR && t->kind != PLD_TY_DTENSOR) || t->rank < 0 || t->rank > PC_MAX_RANK)
+        return -1;
+    return t->rank;
+}
+
+/* the result descriptor rN (packed, dtype dt, rank r) over a buffer of the
+ * op's pool; its shape: s (static), or when s is NULL the C array named shv
+ * the generated code computed (the buffer's size known at run time only:
+ * pc_pool_get_dyn). ops: the operands' C names (their storage is live).
+ * Returns N. */
+static int result_x(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *shv, const char *const *ops,
+                    int nops)
 {
     int64_t n = 1;
-    for (int i = 0; i < r; i++)
+    for (int i = 0; s && i < r; i++)
         n *= s[i];
     const int nt = g->fn->nslots;
     int nlive = nops;
@@ -72,6 +86,8 @@ static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, co
         nlive += g->slots[i].kind == SK_TENSOR;
     const int q = tmp(g);
     pld_buf_printf(&g->tmpdecl, "    void *p%d[%d]; memset(p%d, 0, sizeof p%d);\n", q, nlive + 1, q, q);
+    if (!s)
+        pld_buf_printf(&g->tmpdecl, "    size_t z%d[%d]; memset(z%d, 0, sizeof z%d);\n", q, nlive + 1, q, q);
     pld_buf_t u;
     pld_buf_init(&u);
     int k = 0;
@@ -83,6 +99,14 @@ static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, co
     pld_cg_emit(g, "pc_tensor r%d;", q);
     pld_cg_emit(g, "{ const void *u[] = {%s};", k ? pld_buf_str(&u) : "NULL");
     pld_buf_fini(&u);
+    if (!s) {
+        shv = shv ? shv : "NULL";
+        pld_cg_emit(g, "  const int64_t n = pc_numel(%s, %d);", shv, r);
+        pld_cg_emit(g, "  void *b = pc_pool_get_dyn(rt, bk, %d, p%d, z%d, %d, (size_t)n * %d, %d, n, u, %d); if (!b) return 1;",
+                    site, q, q, nlive + 1, esize(dt), (int)dt, k);
+        pld_cg_emit(g, "  pc_tensor_packed(&r%d, b, %d, %d, %s); }", q, (int)dt, r, shv);
+        return q;
+    }
     pld_cg_emit(g, "  void *b = pc_pool_get(rt, bk, %d, p%d, %d, %lld, %d, %lld, u, %d); if (!b) return 1;", site, q, nlive + 1,
                 (long long)(n * esize(dt)), (int)dt, (long long)n, k);
     pld_cg_emit(g, "  const int64_t sh[%d] = {", r > 0 ? r : 1);
@@ -92,6 +116,11 @@ static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, co
         pld_cg_emit(g, "    1,");
     pld_cg_emit(g, "  }; pc_tensor_packed(&r%d, b, %d, %d, sh); }", q, (int)dt, r);
     return q;
+}
+
+static int result(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
+{
+    return result_x(g, site, dt, r, s, NULL, ops, nops);
 }
 
 /* ---------------------------------------------------------------- element-wise */
@@ -198,6 +227,45 @@ static int scalar_args(cg_t *g, const pld_expr_t *x, char *sf, char *si)
     return 0;
 }
 
+/* the C name oN of the int64_t array the generated code holds */
+static const char *pc_name(int o)
+{
+    static char b[4][24];
+    static int k;
+    k = (k + 1) & 3;
+    snprintf(b[k], sizeof b[k], "o%d", o);
+    return b[k];
+}
+
+/* the broadcast shape oN of tensors a (rank ra) and b (rank rb; NULL: a
+ * scalar or none) computed at run time, with the interpreter's checks and
+ * messages (pld_exec_compute.c pld_exec_elementwise); xk: a row / column
+ * expand. Returns N. */
+static int emit_bcast_shape(cg_t *g, const pld_expr_t *e, int s, int xk, const char *a, int ra, const char *b, int rb)
+{
+    const int orank = b && rb > ra ? rb : ra, o = tmp(g);
+    char sb[48];
+    snprintf(sb, sizeof sb, "%s%s", b ? b : "NULL", b ? ".shape" : "");
+    pld_cg_emit(g, "int64_t o%d[%d];", o, orank > 0 ? orank : 1);
+    pld_cg_emit(g, "{ const int64_t *sa = %s.shape, *sb = %s; char h1[96], h2[96], m[320]; (void)sb;", a, sb);
+    if (xk) {
+        pld_cg_emit(g, "  if (!(%d == 2 && %d == 2 && (%s))) {", ra, b ? rb : 0,
+                    !b ? "0" : xk == 'r' ? "sb[1] == 1 && sb[0] == sa[0]" : "sb[0] == 1 && sb[1] == sa[1]");
+        pld_cg_emit(g, "    pc_shape_str(h1, sizeof h1, %d, sa); pc_shape_str(h2, sizeof h2, %d, sb);", ra, b ? rb : 0);
+        pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s: the vector %%s must be %s for the operand %%s\", h2, h1); "
+                       "return rt->fail(bk, %d, m); }", opname(e), xk == 'r' ? "[M, 1]" : "[1, N]", s);
+    }
+    pld_cg_emit(g, "  for (int d = 0; d < %d; d++) {", orank);
+    pld_cg_emit(g, "    const int ja = d - %d, jb = d - %d;", orank - ra, orank - rb);
+    pld_cg_emit(g, "    const int64_t x = ja >= 0 ? sa[ja] : 1, y = %s;", b ? "jb >= 0 ? sb[jb] : 1" : "1");
+    pld_cg_emit(g, "    if (x != y && x != 1 && y != 1) { pc_shape_str(h1, sizeof h1, %d, sa); pc_shape_str(h2, sizeof h2, %d, sb);",
+                ra, b ? rb : 0);
+    pld_cg_emit(g, "      snprintf(m, sizeof m, \"%s: shapes %%s and %%s do not broadcast\", h1, h2); return rt->fail(bk, %d, m); }",
+                opname(e), s);
+    pld_cg_emit(g, "    o%d[d] = x > y ? x : y; } }", o);
+    return o;
+}
+
 static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int form;
@@ -208,10 +276,19 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     char av[32], bv[32], sf[48], si[48];
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK], os[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
-    const int ra = A ? tshape(A->type, sa) : -1;
+    int ra = A ? tshape(A->type, sa) : -1, dyn = 0;
+    if (ra < 0 && A && (ra = trank(A->type)) >= 0)
+        dyn = 1; /* a dynamic dim: shapes at run time (emit_bcast_shape) */
     int rb = 0;
-    if (ra < 0 || !A->type || (nary == 2 && !sc && !fill && (!B || (rb = tshape(B->type, sb)) < 0)))
+    if (ra < 0 || !A->type || A->type->dtype == PLD_DT_NONE)
         return -2;
+    if (nary == 2 && !sc && !fill) {
+        if (!B || (rb = tshape(B->type, sb)) < 0) {
+            if (!B || (rb = trank(B->type)) < 0 || B->type->dtype == PLD_DT_NONE)
+                return -2;
+            dyn = 1;
+        }
+    }
     if (toperand(g, A, e, av))
         return -1;
     const pld_dtype_t dt = A->type->dtype;
@@ -246,6 +323,14 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     }
     const int xk = expand_axis(e->op);
     const int two = nary == 2 && !sc && !fill;
+    const char *ops[2] = {av, bv};
+    const int orank = two && rb > ra ? rb : ra;
+    int q;
+    if (dyn) {
+        const int o = emit_bcast_shape(g, e, s, xk, av, ra, two ? bv : NULL, rb);
+        q = result_x(g, s, dt, orank, NULL, pc_name(o), ops, two ? 2 : 1);
+        goto views;
+    }
     char s1[96], s2[96];
     shape_str(s1, sizeof s1, ra, sa);
     shape_str(s2, sizeof s2, two ? rb : 0, sb);
@@ -254,7 +339,6 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
                     xk == 'r' ? "[M, 1]" : "[1, N]", s1);
         return 0;
     }
-    const int orank = two && rb > ra ? rb : ra;
     for (int d = 0; d < orank; d++) {
         const int ja = d - (orank - ra), jb = d - (orank - rb);
         const int64_t x = ja >= 0 ? sa[ja] : 1, y = two && jb >= 0 ? sb[jb] : 1;
@@ -264,8 +348,8 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         }
         os[d] = x > y ? x : y;
     }
-    const char *ops[2] = {av, bv};
-    const int q = result(g, s, dt, orank, os, ops, two ? 2 : 1);
+    q = result(g, s, dt, orank, os, ops, two ? 2 : 1);
+views:
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_tbcast(&va, &%s, %d, r%d.shape);", q, av, orank, q);
     char opx[48];
     if (mode >= 0)
@@ -334,7 +418,9 @@ static int gen_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int op = redop(e->op, &row);
     int64_t sa[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0);
-    const int r = A ? tshape(A->type, sa) : -1;
+    int r = A ? tshape(A->type, sa) : -1, dyn = 0;
+    if (r < 0 && A && (r = trank(A->type)) >= 0 && A->type->dtype != PLD_DT_NONE)
+        dyn = 1; /* a dynamic dim: the result's shape at run time */
     if (r < 0)
         return -2;
     char av[32];
@@ -346,14 +432,22 @@ static int gen_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return 0;
     }
     const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : A->type->dtype;
-    sa[ax] = 1;
     const char *ops[1] = {av};
-    const int q = result(g, s, odt, r, sa, ops, 1);
-    /* a new tensor: zero outside the valid region */
-    int64_t n = 1;
-    for (int i = 0; i < r; i++)
-        n *= sa[i];
-    pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(odt)));
+    int q;
+    if (dyn) {
+        const int o = tmp(g);
+        pld_cg_emit(g, "int64_t o%d[%d]; for (int d = 0; d < %d; d++) o%d[d] = d == %d ? 1 : %s.shape[d];", o, r, r, o, ax, av);
+        q = result_x(g, s, odt, r, NULL, pc_name(o), ops, 1);
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(o%d, %d) * %d);", q, o, r, esize(odt));
+    } else {
+        sa[ax] = 1;
+        q = result(g, s, odt, r, sa, ops, 1);
+        /* a new tensor: zero outside the valid region */
+        int64_t n = 1;
+        for (int i = 0; i < r; i++)
+            n *= sa[i];
+        pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(odt)));
+    }
     pld_cg_emit(g, "for (int d = 0; d < %d; d++) r%d.valid[d] = d == %d ? 1 : %s.valid[d];", r, q, ax, av);
     pld_cg_emit(g, "{ pc_view vo, vi; pc_view_tensor(&vi, &%s); pc_view_tensor(&vo, &r%d);", av, q);
     pld_cg_emit(g, "  for (int d = 0; d < %d; d++) { vi.shape[d] = %s.valid[d]; vo.shape[d] = r%d.valid[d]; }", r, av, q);
@@ -381,27 +475,54 @@ static int gen_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0);
-    const int r = A ? tshape(A->type, sa) : -1;
+    int r = A ? tshape(A->type, sa) : -1, dyn = 0;
+    if (r < 0 && A && (r = trank(A->type)) >= 0)
+        dyn = 1; /* a dynamic dim: the operand's shape at run time */
     if (r < 0 || !e->type || e->type->dtype == PLD_DT_NONE)
         return -2;
     char av[32];
     if (toperand(g, A, e, av))
         return -1;
     const char *ops[1] = {av};
-    const int q = result(g, s, e->type->dtype, r, sa, ops, 1);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av);
+    const int q = result_x(g, s, e->type->dtype, r, dyn ? NULL : sa, shv, ops, 1);
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", q,
                 av, s, round_mode(pld_op_bound(e, 2)));
     pld_cg_emit(g, "%s = r%d;", dst, q);
     return 0;
 }
 
+/* the shape argument i of e as the C array tN (r entries) with pld_op_shape's
+ * negative-dim check; N, or -1 */
+static int shape_arg(cg_t *g, const pld_expr_t *e, int i, int r, int s)
+{
+    int ns;
+    const pld_expr_t *sh = pld_op_bound(e, i);
+    if (!sh)
+        return pld_cg_fail(g, e->span, "internal: %s: no shape argument", opname(e));
+    const int shl = pld_cg_ilist(g, sh, &ns);
+    if (shl < 0)
+        return -1;
+    if (ns != r)
+        return pld_cg_fail(g, e->span, "internal: %s: a shape of %d entries for a result of rank %d", opname(e), ns, r);
+    pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[200]; snprintf(m, sizeof m, \"%s: shape "
+                   "dimension %%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }",
+                r, shl, opname(e), shl, s);
+    return shl;
+}
+
 /* create (value: arg 4 as a float), full (arg 2 as its kind), create_l1 */
 static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t os[PC_MAX_RANK];
-    const int r = tshape(e->type, os);
+    int r = tshape(e->type, os), dyn = 0, shl = -1;
+    if (r < 0 && (r = trank(e->type)) >= 0)
+        dyn = 1; /* a dynamic dim: the shape argument's values at run time (pld_op_shape's checks) */
     if (r < 0 || e->type->dtype == PLD_DT_NONE)
         return -2;
+    if (dyn && (shl = shape_arg(g, e, 0, r, s)) < 0)
+        return -1;
     const pld_dtype_t dt = e->type->dtype;
     const int full = e->op == PLD_OPID_TENSOR_FULL;
     if (full && !pld_kern_dtype_ok(dt)) {
@@ -416,11 +537,20 @@ static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     pld_dtype_t vd;
     if (v && (t = pld_cg_scalar(g, v, &fl, &vd)) < 0)
         return -1;
-    const int q = result(g, s, dt, r, os, NULL, 0);
+    char shv[24];
+    snprintf(shv, sizeof shv, "t%d", shl);
+    if (dyn) /* pld_value_bytes's limit, before the value is evaluated (as sim does) */
+        pld_cg_emit(g, "if (!pc_bytes_ok(%d, t%d, %d)) { char sh[96], m[300]; pc_shape_str(sh, sizeof sh, %d, t%d); snprintf(m, "
+                       "sizeof m, \"%s: a %s tensor of shape %%s is larger than pldrun allows (1 TiB)\", sh); "
+                       "return rt->fail(bk, %d, m); }", r, shl, pld_dtype_bytes(dt), r, shl, opname(e), pld_dtype_name(dt), s);
+    const int q = result_x(g, s, dt, r, dyn ? NULL : os, shv, NULL, 0);
     int64_t n = 1;
     for (int i = 0; i < r; i++)
         n *= os[i];
-    pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(dt)));
+    if (dyn)
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(t%d, %d) * %d);", q, shl, r, esize(dt));
+    else
+        pld_cg_emit(g, "memset(r%d.data, 0, %lld);", q, (long long)(n * esize(dt)));
     if (v) {
         pld_cg_emit(g, "{ pc_view vo; pc_view_tensor(&vo, &r%d);", q);
         if (e->op == PLD_OPID_TENSOR_CREATE || fl)
@@ -473,6 +603,43 @@ static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
+/* the run-time check that tensors a (rank ra, dtype da) and b have one shape
+ * and dtype (shapes of a dynamic dim), with `what` the message's format
+ * ("%s: ... (%s %s and %s %s)": op, shape a, dtype a, shape b, dtype b); for
+ * expand (the expand_clone rule) a dim of a may be 1 instead */
+static void emit_same_shape(cg_t *g, int s, const char *a, int ra, pld_dtype_t da, const char *b, int rb, pld_dtype_t db,
+                            int expand, const char *what)
+{
+    pld_cg_emit(g, "{ int ok = %d; for (int d = 0; ok && d < %d; d++) ok = %s.shape[d] == %s.shape[d]%s%s%s;", ra == rb && da == db,
+                ra, a, b, expand ? " || " : "", expand ? a : "", expand ? ".shape[d] == 1" : "");
+    pld_cg_emit(g, "  if (!ok) { char h1[96], h2[96], m[320]; pc_shape_str(h1, sizeof h1, %d, %s.shape); pc_shape_str(h2, sizeof h2, "
+                   "%d, %s.shape);", ra, a, rb, b);
+    pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s\", h1, h2); return rt->fail(bk, %d, m); } }", what, s);
+}
+
+/* gen_part of sources with a dynamic dim: the shape check and the result's
+ * shape (lhs's) at run time */
+static int gen_part_dyn(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    const int ra = trank(A->type), rb = trank(B->type);
+    char av[32], bv[32], what[200];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    snprintf(what, sizeof what, "%s: the sources must have one shape and dtype (%%s %s and %%s %s)", opname(e),
+             pld_dtype_name(A->type->dtype), pld_dtype_name(B->type->dtype));
+    emit_same_shape(g, s, av, ra, A->type->dtype, bv, rb, B->type->dtype, 0, what);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av);
+    const char *ops[2] = {av, bv};
+    const int q = result_x(g, s, A->type->dtype, ra, NULL, shv, ops, 2);
+    pld_cg_emit(g, "{ pc_view vo, va, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); pc_view_tensor(&vb, &%s);", q,
+                av, bv);
+    pld_cg_emit(g, "  PC_K(%d, part, %d, &vo, &va, %s.valid, &vb, %s.valid); }", s, op, av, bv);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* part_add / part_mul / part_max / part_min: pld_k_part over the sources'
  * valid regions, a result of lhs's shape (pld_exec_elem.c exec_part) */
 static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op)
@@ -480,6 +647,8 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
+    if ((ra < 0 || rb < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0)
+        return gen_part_dyn(g, e, dst, s, op);
     if (ra < 0 || rb < 0)
         return -2;
     char av[32], bv[32];
@@ -506,13 +675,15 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op
 }
 
 /* tensor.ci(start, shape, dtype, descending) and tensor.random(key0, key1,
- * counter0..3, shape, dtype, rounds): new tensors of static shape */
+ * counter0..3, shape, dtype, rounds): new tensors of static shape (the checker,
+ * pld_check_elem.c, admits constant shapes only: another is an internal error) */
 static int gen_gen(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t os[PC_MAX_RANK];
     const int r = tshape(e->type, os), rnd = e->op == PLD_OPID_TENSOR_RANDOM;
-    if (r < 0 || e->type->dtype == PLD_DT_NONE)
-        return -2;
+    if (r < 0 || e->type->dtype == PLD_DT_NONE) /* pld_check_elem.c: "shape element %d must be a positive compile-time constant" */
+        return pld_cg_fail(g, e->span, "internal: %s: a result shape that is not constant (the checker admits constant "
+                                       "shapes only)", opname(e));
     int v[8], nv = rnd ? 6 : 1;
     for (int i = 0; i < nv; i++) {
         int fl;
@@ -559,6 +730,22 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
+    if ((ra < 0 || rb < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0) { /* a dynamic dim: at run time */
+        const int xa = trank(A->type), xb = trank(B->type);
+        char av[32], bv[32], what[200], shv[48];
+        if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+            return -1;
+        snprintf(what, sizeof what, "%s: cannot expand %s %%s to %s %%s", opname(e), pld_dtype_name(A->type->dtype),
+                 pld_dtype_name(B->type->dtype));
+        emit_same_shape(g, s, av, xa, A->type->dtype, bv, xb, B->type->dtype, 1, what);
+        snprintf(shv, sizeof shv, "%s.shape", bv);
+        const char *ops[2] = {av, bv};
+        const int q = result_x(g, s, A->type->dtype, xb, NULL, shv, ops, 2);
+        pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &r%d); pc_view_tbcast(&vs, &%s, %d, r%d.shape);", q, av, xb, q);
+        pld_cg_emit(g, "  PC_K(%d, copy, &vo, &vs); }", s);
+        pld_cg_emit(g, "%s = r%d;", dst, q);
+        return 0;
+    }
     if (ra < 0 || rb < 0)
         return -2;
     char av[32], bv[32];
@@ -614,6 +801,40 @@ static void emit_mm_view(cg_t *g, const char *v, const char *nm, const int64_t *
     }
 }
 
+/* gen_matmul of operands with a dynamic dim (ranks xr, yr): the batch
+ * broadcast, the operand views (pc_mm_operand) and the result shape at run
+ * time, with pld_exec_matmul's checks and messages */
+static int gen_matmul_dyn(cg_t *g, const pld_expr_t *e, const char *dst, int s, int xr, int yr, int ta, int tb)
+{
+    const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
+    char av[32], bv[32];
+    if (toperand(g, A, e, av) || toperand(g, B, e, bv))
+        return -1;
+    const int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
+    if (na < 0 || nb < 0 || n + 2 > PC_MAX_RANK) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        return 0;
+    }
+    const int o = tmp(g);
+    pld_cg_emit(g, "int64_t o%d[%d]; pc_view ma%d, mb%d;", o, n + 2, o, o);
+    pld_cg_emit(g, "for (int i = 0; i < %d; i++) {", n);
+    pld_cg_emit(g, "  const int64_t p = i < %d ? 1 : %s.shape[i - %d], q = i < %d ? 1 : %s.shape[i - %d];", n - na, av, n - na,
+                n - nb, bv, n - nb);
+    pld_cg_emit(g, "  if (p != q && p != 1 && q != 1) { char m[200]; snprintf(m, sizeof m, \"%s: batch dims %%lld and %%lld do "
+                   "not broadcast\", (long long)p, (long long)q); return rt->fail(bk, %d, m); }", opname(e), s);
+    pld_cg_emit(g, "  o%d[i] = p == 1 ? q : p; }", o);
+    pld_cg_emit(g, "pc_mm_operand(&ma%d, &%s, %d, %d, o%d); pc_mm_operand(&mb%d, &%s, %d, %d, o%d);", o, av, ta, n, o, o, bv, tb, n, o);
+    pld_cg_emit(g, "if (ma%d.shape[%d] != mb%d.shape[%d]) return rt->fail(bk, %d, \"%s: incompatible shapes\");", o, n + 1, o, n,
+                s, opname(e));
+    pld_cg_emit(g, "o%d[%d] = ma%d.shape[%d]; o%d[%d] = mb%d.shape[%d];", o, n, o, n, o, n + 1, o, n + 1);
+    const pld_dtype_t dt = e->type->dtype != PLD_DT_NONE ? e->type->dtype : A->type->dtype;
+    const char *ops[2] = {av, bv};
+    const int q = result_x(g, s, dt, n + 2, NULL, pc_name(o), ops, 2);
+    pld_cg_emit(g, "{ pc_view vo; pc_view_tensor(&vo, &r%d); PC_K(%d, matmul, &vo, &ma%d, &mb%d, 0); }", q, s, o, o);
+    pld_cg_emit(g, "%s = r%d;", dst, q);
+    return 0;
+}
+
 /* pl.tensor.matmul(lhs, rhs, out_dtype, a_trans, b_trans): batch dims
  * broadcast, literal transposes (pld_exec_matmul's tensor path) */
 static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
@@ -622,6 +843,12 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const pld_expr_t *A = pld_op_bound(e, 0), *B = pld_op_bound(e, 1);
     const int xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
     const int ta = lit_flag(pld_op_bound(e, 3), 0), tb = lit_flag(pld_op_bound(e, 4), 0);
+    if (ta < 0 || tb < 0) /* pld_check_infer.c: "a_trans must be True or False" (literal booleans only) */
+        return pld_cg_fail(g, e->span, "internal: %s: a_trans / b_trans not literal booleans (the checker admits only those)",
+                           opname(e));
+    if ((xr < 0 || yr < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0 && ta >= 0 && tb >= 0 && e->type &&
+        A->type->dtype != PLD_DT_NONE)
+        return gen_matmul_dyn(g, e, dst, s, trank(A->type), trank(B->type), ta, tb);
     if (xr < 0 || yr < 0 || ta < 0 || tb < 0 || !e->type)
         return -2;
     char av[32], bv[32];
@@ -666,8 +893,12 @@ static int gen_matmul_acc(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t cs[PC_MAX_RANK], xs[PC_MAX_RANK], ys[PC_MAX_RANK];
     const pld_expr_t *C = pld_op_bound(e, 0), *A = pld_op_bound(e, 1), *B = pld_op_bound(e, 2);
-    const int cr = C ? tshape(C->type, cs) : -1, xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
-    if (cr < 0 || xr < 0 || yr < 0)
+    int cr = C ? tshape(C->type, cs) : -1, dyn = 0;
+    const int xr = A ? tshape(A->type, xs) : -1, yr = B ? tshape(B->type, ys) : -1;
+    if ((cr < 0 || xr < 0 || yr < 0) && C && A && B && trank(C->type) >= 0 && trank(A->type) >= 0 && trank(B->type) >= 0 &&
+        C->type->dtype != PLD_DT_NONE)
+        cr = trank(C->type), dyn = 1; /* a dynamic dim: the result has acc's shape at run time */
+    else if (cr < 0 || xr < 0 || yr < 0)
         return -2;
     char cv[32], av[32], bv[32];
     if (toperand(g, C, e, cv) || toperand(g, A, e, av) || toperand(g, B, e, bv))
@@ -690,7 +921,9 @@ static int gen_matmul_acc(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return 0;
     }
     const char *ops[3] = {cv, av, bv};
-    const int q = result(g, s, C->type->dtype, 2, cs, ops, 3);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", cv);
+    const int q = result_x(g, s, C->type->dtype, 2, dyn ? NULL : cs, shv, ops, 3);
     pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, cv, q);
     pld_cg_emit(g, "{ pc_view vo, vc, va, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vc, &%s); pc_view_tensor(&va, &%s); "
                    "pc_view_tensor(&vb, &%s);", q, cv, av, bv);
@@ -866,4 +1099,14 @@ int pld_cg_toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
 int pld_cg_tresult(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, const char *const *ops, int nops)
 {
     return result(g, site, dt, r, s, ops, nops);
+}
+
+int pld_cg_tresult_rt(cg_t *g, int site, pld_dtype_t dt, int r, const char *shv, const char *const *ops, int nops)
+{
+    return result_x(g, site, dt, r, NULL, shv, ops, nops);
+}
+
+int pld_cg_trank(const pld_type_t *t)
+{
+    return trank(t);
 }

@@ -43,6 +43,13 @@ static int lit_int(const pld_expr_t *a, int64_t *v)
     return 0;
 }
 
+/* the rank of operand i (a tensor of a known dtype; static dims or not), or -1 */
+static int orank(const pld_expr_t *e, int i)
+{
+    const pld_expr_t *a = pld_op_bound(e, i);
+    return a && a->type && a->type->dtype != PLD_DT_NONE ? pld_cg_trank(a->type) : -1;
+}
+
 /* the static shape of operand i (a tensor): its rank, or -1 */
 static int oshape(const pld_expr_t *e, int i, int64_t *s)
 {
@@ -66,8 +73,9 @@ static int fail_now(cg_t *g, int s, const char *op, const char *msg)
 
 /* ---------------------------------------------------------------- transpose, concat */
 
-/* transpose with axes known at run time: the result's storage has the source's
- * element count; its shape (and the checks) are made at run time */
+/* transpose with axes known at run time, or of a dynamic dim (sa NULL): the
+ * result's storage has the source's element count; its shape (and the
+ * checks) are made at run time */
 static int gen_transpose_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s, int r, const int64_t *sa)
 {
     char av[32];
@@ -83,7 +91,10 @@ static int gen_transpose_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s
             return -2;
     }
     const char *ops[1] = {av};
-    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, r, sa, ops, 1);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av); /* the source's element count */
+    const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
+    const int q = sa ? pld_cg_tresult(g, s, dt, r, sa, ops, 1) : pld_cg_tresult_rt(g, s, dt, r, shv, ops, 1);
     pld_cg_emit(g, "{ int64_t x0 = (int64_t)t%d, x1 = (int64_t)t%d; const int r_ = %d;", ax[0], ax[1], r);
     g->ind++;
     pld_cg_emit(g, "if (x0 < 0) x0 += r_;");
@@ -110,6 +121,9 @@ static int gen_transpose(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK], ax[2];
     const int r = oshape(e, 0, sa);
+    const pld_expr_t *A = pld_op_bound(e, 0);
+    if (r < 0 && A && A->type && A->type->dtype != PLD_DT_NONE && pld_cg_trank(A->type) >= 0)
+        return gen_transpose_rt(g, e, dst, s, pld_cg_trank(A->type), NULL); /* a dynamic dim: shapes at run time */
     if (r < 0)
         return -2;
     if (!lit_int(pld_op_bound(e, 1), &ax[0]) || !lit_int(pld_op_bound(e, 2), &ax[1]))
@@ -185,13 +199,15 @@ static void mask_cols(int m, int *stride, int *first)
 static int gen_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK], sx[PC_MAX_RANK], dim;
-    const int ra = oshape(e, 0, sa), r = oshape(e, 2, sx);
+    int ra = oshape(e, 0, sa), r = oshape(e, 2, sx), dyn = 0;
+    if ((ra < 0 || r < 0) && (ra = orank(e, 0)) >= 0 && (r = orank(e, 2)) >= 0)
+        dyn = 1; /* a dynamic dim: the shapes and their checks at run time */
     if (ra < 0 || r < 0)
         return -2;
     char av[32], xv[32], m[200];
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av) || pld_cg_toperand(g, pld_op_bound(e, 2), e, xv))
         return -1;
-    if (!lit_int(pld_op_bound(e, 1), &dim)) { /* a constant expression: dim and its checks at run time */
+    if (dyn || !lit_int(pld_op_bound(e, 1), &dim)) { /* a constant expression: dim and its checks at run time */
         int fl, dv;
         pld_dtype_t dd;
         if ((dv = pld_cg_scalar(g, pld_op_bound(e, 1), &fl, &dd)) < 0)
@@ -200,17 +216,26 @@ static int gen_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
             return -2;
         const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
         const char *ops[2] = {av, xv};
-        const int q = pld_cg_tresult(g, s, dt, r, sx, ops, 2);
+        char shv[48];
+        snprintf(shv, sizeof shv, "%s.shape", xv);
+        const int q = dyn ? pld_cg_tresult_rt(g, s, dt, r, shv, ops, 2) : pld_cg_tresult(g, s, dt, r, sx, ops, 2);
         pld_cg_emit(g, "{ int64_t dm = (int64_t)t%d; if (dm < 0) dm += %d;", dv, ra);
         g->ind++;
         pld_cg_emit(g, "if (%d != %d || dm < 0 || dm >= %d)", r, ra, r);
         pld_cg_emit(g, "    PC_FAILF(%d, \"%s: index rank %d and dim %%lld do not fit a rank-%d input\", (long long)dm);", s,
                     opname(e), r, ra);
         for (int d = 0; d < r && d < ra; d++)
-            if (sx[d] > sa[d])
+            if (dyn)
+                pld_cg_emit(g, "if (dm != %d && %s.shape[%d] > %s.shape[%d]) PC_FAILF(%d, \"%s: index dimension %d (%%lld) exceeds "
+                               "the input's (%%lld)\", (long long)%s.shape[%d], (long long)%s.shape[%d]);", d, xv, d, av, d, s,
+                            opname(e), d, xv, d, av, d);
+            else if (sx[d] > sa[d])
                 pld_cg_emit(g, "if (dm != %d) PC_FAILF(%d, \"%s: index dimension %d (%lld) exceeds the input's (%lld)\");", d,
                             s, opname(e), d, (long long)sx[d], (long long)sa[d]);
-        zero_t(g, q, dt, r, sx);
+        if (dyn)
+            pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(r%d.shape, %d) * %d);", q, q, r, esize(dt));
+        else
+            zero_t(g, q, dt, r, sx);
         pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, xv, q);
         pld_cg_emit(g, "pc_view vo, vs, vx; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vs, &%s); pc_view_tensor(&vx, &%s);", q,
                     av, xv);
@@ -283,7 +308,9 @@ static int gen_gather_mask(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 static int gen_scatter(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sd[PC_MAX_RANK], ss[PC_MAX_RANK], sx[PC_MAX_RANK];
-    const int rd = oshape(e, 0, sd), rs = oshape(e, 3, ss), rx = oshape(e, 2, sx);
+    int rd = oshape(e, 0, sd), rs = oshape(e, 3, ss), rx = oshape(e, 2, sx), dyn = 0;
+    if ((rd < 0 || rs < 0 || rx < 0) && orank(e, 0) >= 0 && orank(e, 3) >= 0 && orank(e, 2) >= 0)
+        rd = orank(e, 0), rs = orank(e, 3), rx = orank(e, 2), dyn = 1; /* a dynamic dim: input's shape at run time */
     if (rd < 0 || rs < 0 || rx < 0)
         return -2;
     char dv[32], sv[32], xv[32];
@@ -298,7 +325,9 @@ static int gen_scatter(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     pld_cg_emit(g, "    return rt->fail(bk, %d, \"%s%s\");", s, opname(e), msg);
     const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
     const char *ops[3] = {dv, sv, xv};
-    const int q = pld_cg_tresult(g, s, dt, 2, sd, ops, 3);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", dv);
+    const int q = dyn ? pld_cg_tresult_rt(g, s, dt, 2, shv, ops, 3) : pld_cg_tresult(g, s, dt, 2, sd, ops, 3);
     pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, dv, q);
     pld_cg_emit(g, "{ pc_view vo, vd, vs, vx; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vd, &%s); pc_view_tensor(&vs, &%s); "
                    "pc_view_tensor(&vx, &%s);", q, dv, sv, xv);
@@ -440,7 +469,9 @@ static int gen_fillpad(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     const int expand = e->op == PLD_OPID_TENSOR_FILLPAD_EXPAND;
     int64_t sa[PC_MAX_RANK], os[PC_MAX_RANK];
-    const int r = oshape(e, 0, sa);
+    int r = oshape(e, 0, sa), dyn = 0;
+    if (r < 0 && !expand && (r = orank(e, 0)) >= 0)
+        dyn = 1; /* a dynamic dim: the source's shape at run time */
     if (r < 0)
         return -2;
     memcpy(os, sa, sizeof os);
@@ -482,7 +513,10 @@ static int gen_fillpad(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (mode < 0)
         return fail_now(g, s, opname(e), ": pad_value is not one of the three padding modes");
     const char *ops[1] = {av};
-    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, r, os, ops, 1);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", av);
+    const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
+    const int q = dyn ? pld_cg_tresult_rt(g, s, dt, r, shv, ops, 1) : pld_cg_tresult(g, s, dt, r, os, ops, 1);
     pld_cg_emit(g, "{ pc_view vs, vd; pc_view_tensor(&vs, &%s); pc_view_tensor(&vd, &r%d);", av, q);
     pld_cg_emit(g, "  PC_K(%d, fillpad, &vd, &vs, %s.valid, %d); }", s, av, mode);
     pld_cg_emit(g, "%s = r%d;", dst, q);
@@ -557,7 +591,9 @@ static int gen_scatter_update(cg_t *g, const pld_expr_t *e, const char *dst, int
     if (!pld_check_scatter_update_args((const pld_expr_t *const *)e->bound, pos))
         return -2;
     int64_t si[PC_MAX_RANK], sx[PC_MAX_RANK], ss[PC_MAX_RANK];
-    const int ri = oshape(e, 0, si), rx = oshape(e, pos[1], sx), rs = oshape(e, pos[2], ss);
+    int ri = oshape(e, 0, si), rx = oshape(e, pos[1], sx), rs = oshape(e, pos[2], ss), dyn = 0;
+    if ((ri < 0 || rx < 0 || rs < 0) && orank(e, 0) >= 1 && orank(e, pos[1]) >= 0 && orank(e, pos[2]) >= 1)
+        ri = orank(e, 0), rx = orank(e, pos[1]), rs = orank(e, pos[2]), dyn = 1; /* a dynamic dim: shapes at run time */
     if (ri < 1 || rx < 0 || rs < 1)
         return -2;
     char iv[32], xv[32], sv[32];
@@ -565,10 +601,15 @@ static int gen_scatter_update(cg_t *g, const pld_expr_t *e, const char *dst, int
         pld_cg_toperand(g, pld_op_bound(e, pos[2]), e, sv))
         return -1;
     const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
-    if (rx != 2 || ss[rs - 1] != si[ri - 1] || pld_op_bound(e, pos[2])->type->dtype != dt)
+    if (rx != 2 || (!dyn && ss[rs - 1] != si[ri - 1]) || pld_op_bound(e, pos[2])->type->dtype != dt)
         return fail_now(g, s, opname(e), " needs a 2-D index and src rows of input's length and dtype");
+    if (dyn)
+        pld_cg_emit(g, "if (%s.shape[%d] != %s.shape[%d]) return rt->fail(bk, %d, \"%s needs a 2-D index and src rows of input's "
+                       "length and dtype\");", sv, rs - 1, iv, ri - 1, s, opname(e));
     const char *ops[3] = {iv, xv, sv};
-    const int q = pld_cg_tresult(g, s, dt, ri, si, ops, 3);
+    char shv[48];
+    snprintf(shv, sizeof shv, "%s.shape", iv);
+    const int q = dyn ? pld_cg_tresult_rt(g, s, dt, ri, shv, ops, 3) : pld_cg_tresult(g, s, dt, ri, si, ops, 3);
     pld_cg_emit(g, "memcpy(r%d.valid, %s.valid, sizeof r%d.valid);", q, iv, q);
     pld_cg_emit(g, "{ pc_view vo, vi, vx, vs; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vi, &%s); pc_view_tensor(&vx, &%s); "
                    "pc_view_tensor(&vs, &%s);", q, iv, xv, sv);

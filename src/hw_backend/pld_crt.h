@@ -255,6 +255,11 @@ typedef struct pc_rt {
      * dtype checks sim makes, then the copy (accumulate when atomic) */
     int (*assemble)(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
                     int atomic);
+    /* the value of dynamic dimension `name` the run bound (from an input's
+     * or a call's tensor shapes: the interpreter's table, no evaluation),
+     * for a kernel none of whose own arguments carries it; sim's message
+     * (at expression `site`) when it is not bound */
+    int (*dyn_dim)(void *bk, int site, const char *name, int64_t *out);
 } pc_rt;
 
 /* one member call of a Group body (pc_rt.group) */
@@ -617,6 +622,83 @@ static inline void *pc_pool_get(const pc_rt *rt, void *bk, int site, void **p, i
     }
     rt->fail(bk, site, "internal: a tensor pool of the compiled kernel is exhausted");
     return NULL;
+}
+
+/* pc_pool_get for a result whose size is known at run time only (a dynamic
+ * dim): zs[i] = the bytes of p[i]; a free buffer too small for `bytes` is
+ * replaced by a new one (the old one stays with the block) */
+static inline void *pc_pool_get_dyn(const pc_rt *rt, void *bk, int site, void **p, size_t *zs, int n, size_t bytes,
+                                    int32_t dt, int64_t elems, const void *const *used, int nu)
+{
+    for (int i = 0; i < n; i++) {
+        if (!p[i]) {
+            zs[i] = bytes;
+            return p[i] = rt->tensor_buf(bk, site, dt, elems);
+        }
+        int busy = 0;
+        for (int j = 0; j < nu && !busy; j++)
+            busy = used[j] && (const char *)used[j] >= (const char *)p[i] && (const char *)used[j] < (const char *)p[i] + zs[i];
+        if (!busy) {
+            if (zs[i] < bytes) {
+                void *b = rt->tensor_buf(bk, site, dt, elems);
+                if (!b)
+                    return NULL;
+                p[i] = b;
+                zs[i] = bytes;
+            }
+            return p[i];
+        }
+    }
+    rt->fail(bk, site, "internal: a tensor pool of the compiled kernel is exhausted");
+    return NULL;
+}
+
+/* whether shape s (rank r, dims >= 0) of esz-byte elements is within the
+ * interpreter's limit (pld_value_bytes: the product of the non-zero dims
+ * times esz at most 1 TiB, no overflow) */
+static inline int pc_bytes_ok(int r, const int64_t *s, int64_t esz)
+{
+    int64_t nz = 1;
+    for (int i = 0; i < r; i++) {
+        if (s[i] == 0)
+            continue;
+        if (nz > INT64_MAX / s[i])
+            return 0;
+        nz *= s[i];
+    }
+    return nz <= ((int64_t)1 << 40) / esz;
+}
+
+/* v = tensor t as a rank-(n + 2) operand of pld_k_matmul (the interpreter's
+ * mm_operand): batch dims right-aligned with the n dims of os, the missing and
+ * size-1 ones broadcast (stride 0); the two last dims swapped when tr */
+static inline void pc_mm_operand(pc_view *v, const pc_tensor *t, int tr, int n, const int64_t *os)
+{
+    const int lead = n - (t->rank - 2);
+    v->data = t->data;
+    v->dt = t->dt;
+    v->rank = n + 2;
+    for (int d = 0; d < n + 2; d++) {
+        const int k = d - lead;
+        const int bc = d < n && (k < 0 || t->shape[k] == 1);
+        v->shape[d] = bc ? os[d] : t->shape[k];
+        v->strides[d] = bc ? 0 : t->stride[k];
+    }
+    if (tr) {
+        const int64_t s0 = v->shape[n], t0 = v->strides[n];
+        v->shape[n] = v->shape[n + 1], v->strides[n] = v->strides[n + 1];
+        v->shape[n + 1] = s0, v->strides[n + 1] = t0;
+    }
+}
+
+/* "[a, b, ...]" of shape s (rank r): the interpreter's pld_shape_str */
+static inline void pc_shape_str(char *b, size_t n, int r, const int64_t *s)
+{
+    size_t k = (size_t)snprintf(b, n, "[");
+    for (int i = 0; i < r && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
+    if (k < n)
+        snprintf(b + k, n - k, "]");
 }
 
 /* t = a packed tensor of dtype dt and shape s (rank r) at data, valid = shape */

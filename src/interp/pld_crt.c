@@ -853,6 +853,16 @@ static void *rt_tensor_buf(void *bk, int site, int32_t dt, int64_t n)
     return (char *)t->buf->data;
 }
 
+static int rt_dyn_dim(void *bk, int site, const char *name, int64_t *out)
+{
+    crt_block_t *b = bk;
+    if (pld_dyn_get(b->it, name, out))
+        return 0;
+    char m[200];
+    snprintf(m, sizeof m, "dynamic dimension '%s' is not bound (no input shape defines it)", name);
+    return rt_fail(b, site, m);
+}
+
 static int rt_assemble(void *bk, int site, const pc_tensor *dst, const pc_tensor *src, const int64_t *off, int noff,
                        int atomic)
 {
@@ -874,7 +884,7 @@ static const pc_rt crt_table = {
     pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop, pld_crt_call, pld_crt_group,
     pld_crt_lanes, pld_crt_shard,
     rt_op, rt_ret_val,
-    rt_tensor_buf, rt_assemble,
+    rt_tensor_buf, rt_assemble, rt_dyn_dim,
 };
 
 /* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */

@@ -84,6 +84,7 @@ usage: run_native.py --pldrun PATH [--mpiexec mpirun]
 import argparse
 import glob
 import os
+import random
 import re
 import shutil
 import signal
@@ -97,7 +98,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor', 'tlayout')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -107,7 +108,21 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',)}
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
+                  'dyn_unbound.pld', 'tensor_row_assign.pld')}
+
+
+def npy_f32(path, shape, seed):
+    """a float32 .npy of `shape` with values from a fixed seed (no numpy needed)"""
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ''.join('%d, ' % d for d in shape)
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    n = 1
+    for d in shape:
+        n *= d
+    rng = random.Random(seed)
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode())
+        f.write(struct.pack('<%df' % n, *[rng.uniform(-2, 2) for _ in range(n)]))
 
 
 def npy_scalar_i64(path, v):
@@ -543,6 +558,127 @@ def tlayout(args, work, env):
     print('ok: tlayout: both outputs byte-identical on sim and native, 0 interpreted ops in the compiled kernel')
 
 
+def tdyn(args, work, env):
+    """tensor_dyn.pld: pl.tensor.* element-wise / reduction / cast ops of a dynamic dim compiled (result shapes at run
+    time): sim's bytes, 0 ops of the kernel in the tree walker; tensor_dyn_err.pld: their shape errors with sim's
+    messages"""
+    f = {}
+    for nm, shape in (('x', (6, 20)), ('v', (6, 1)), ('w', (1, 20)), ('w7', (1, 7)), ('y', (6, 20)), ('y7', (6, 7))):
+        f[nm] = os.path.join(work, nm + '.npy')
+        npy_f32(f[nm], shape, nm)
+    ins = ['--in', 'x=' + f['x'], '--in', 'v=' + f['v'], '--in', 'w=' + f['w']]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn.pld', ins, ['out', 'ai', 'mo'])
+    rc, out = run(args, 'tensor_dyn.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'again.npy'),
+                                                           '--out', 'ai=' + os.path.join(work, 'again_ai.npy'),
+                                                           '--out', 'mo=' + os.path.join(work, 'again_mo.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn.pld on native: an op of the kernel ran in the tree walker (want "(0 in compiled kernels)")', out)
+    for w, y, want in (('w7', 'y', 'pl.tensor.col_expand_mul: the vector [1, 7] must be [1, N] for the operand [6, 20]'),
+                       ('w', 'y7', 'pl.tensor.add: shapes [6, 20] and [6, 7] do not broadcast')):
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'tensor_dyn_err.pld', b, ['--in', 'x=' + f['x'], '--in', 'w=' + f[w], '--in', 'y=' + f[y],
+                                                          '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+            if rc == 0 or not any(want in l for l in msgs[b]):
+                fail('tensor_dyn_err.pld on %s: want exit != 0 and "%s"' % (b, want), out)
+        if msgs['sim'] != msgs['native']:
+            fail('tensor_dyn_err.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
+    rc, out = run(args, 'tensor_dyn_err.pld', 'native', ['--in', 'x=' + f['x'], '--in', 'w=' + f['w'], '--in',
+                                                         'y=' + f['y'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_err.pld on native (no error): want exit 0 and "(0 in compiled kernels)"', out)
+    # tensor_dyn_create.pld: full / create of shape [6, n]
+    for v in (20, -3, 1 << 40):
+        npy_scalar_i64(os.path.join(work, 'n.npy'), v)
+        ins = ['--in', 'x=' + f['x'], '--in', 'n=' + os.path.join(work, 'n.npy')]
+        if v == 20:
+            same_on_sim_and_native(args, work, env, 'tensor_dyn_create.pld', ins, ['out'])
+            rc, out = run(args, 'tensor_dyn_create.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            if rc != 0 or '(0 in compiled kernels)' not in out:
+                fail('tensor_dyn_create.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+            continue
+        want = ('pl.tensor.full: shape dimension 1 is negative (-3)' if v < 0 else
+                'pl.tensor.full: a FP32 tensor of shape [6, 1099511627776] is larger than pldrun allows (1 TiB)')
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'tensor_dyn_create.pld', b, ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+            if rc == 0 or not any(want in l for l in msgs[b]):
+                fail('tensor_dyn_create.pld on %s (n = %d): want exit != 0 and "%s"' % (b, v, want), out)
+        if msgs['sim'] != msgs['native']:
+            fail('tensor_dyn_create.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
+    # tensor_dyn_views.pld: transpose / reshape / view / slice / assemble of [6, M]
+    npy_scalar_i64(os.path.join(work, 'n.npy'), 20)
+    ins = ['--in', 'x=' + f['x'], '--in', 'n=' + os.path.join(work, 'n.npy')]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn_views.pld', ins, ['out'])
+    rc, out = run(args, 'tensor_dyn_views.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_views.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # tensor_dyn_more.pld: expand_clone / part_add / matmul_acc of [6, M]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn_more.pld', ['--in', 'x=' + f['x']], ['out'])
+    rc, out = run(args, 'tensor_dyn_more.pld', 'native', ['--in', 'x=' + f['x'], '--out', 'out=' + os.path.join(work, 'e.npy')],
+                  env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_more.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # tensor_dyn_gather.pld: gather / scatter / fillpad / scatter_update of [6, M] (ix: [6, 4] INT32 column indices)
+    hdr = "{'descr': '<i4', 'fortran_order': False, 'shape': (6, 4, ), }"
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    with open(os.path.join(work, 'ix.npy'), 'wb') as fh:
+        fh.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode())
+        fh.write(struct.pack('<24i', *[(i * 7) % 20 for i in range(24)]))
+    ins = ['--in', 'x=' + f['x'], '--in', 'ix=' + os.path.join(work, 'ix.npy')]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn_gather.pld', ins, ['out'])
+    rc, out = run(args, 'tensor_dyn_gather.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_gather.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # scope_dyn.pld: M read in a pl.at scope and a pl.spmd grid
+    same_on_sim_and_native(args, work, env, 'scope_dyn.pld', ['--in', 'x=' + f['x']], ['out'])
+    rc, out = run(args, 'scope_dyn.pld', 'native', ['--in', 'x=' + f['x'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('scope_dyn.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # dyn_unbound_arg.pld: M bound by orch's x, read in a kernel that does not take x; dyn_unbound.pld: M never bound
+    f['y'] = os.path.join(work, 'y16.npy')
+    npy_f32(f['y'], (6, 16), 'y16')
+    ins = ['--in', 'x=' + f['x'], '--in', 'y=' + f['y']]
+    same_on_sim_and_native(args, work, env, 'dyn_unbound_arg.pld', ins, ['out'])
+    rc, out = run(args, 'dyn_unbound_arg.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('dyn_unbound_arg.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    msgs = {}
+    for b in ('sim', 'native'):
+        rc, out = run(args, 'dyn_unbound.pld', b, ['--in', 'y=' + f['y'], '--out', 'out=' + os.path.join(work, 'e.npy')], env)
+        msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+        if rc == 0 or not any("dynamic dimension 'M' is not bound" in l for l in msgs[b]):
+            fail('dyn_unbound.pld on %s: want exit != 0 and the unbound-dimension message' % b, out)
+    if msgs['sim'] != msgs['native']:
+        fail('dyn_unbound.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
+    # tensor_index.pld: x[1] and x[i, 2] as views
+    f['x3'] = os.path.join(work, 'x3.npy')
+    npy_f32(f['x3'], (4, 6, 16), 'x3')
+    # tensor_row_assign.pld: out[0] = ..., out[i] = x[2] as window copies
+    for prog in ('tensor_index.pld', 'tensor_row_assign.pld'):
+        for i in (3, 9):
+            npy_scalar_i64(os.path.join(work, 'i.npy'), i)
+            ins = ['--in', 'x=' + f['x3'], '--in', 'i=' + os.path.join(work, 'i.npy')]
+            if i == 3:
+                same_on_sim_and_native(args, work, env, prog, ins, ['out'])
+                rc, out = run(args, prog, 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+                if rc != 0 or '(0 in compiled kernels)' not in out:
+                    fail('%s on native: want exit 0 and "(0 in compiled kernels)"' % prog, out)
+                continue
+            msgs = {}
+            for b in ('sim', 'native'):
+                rc, out = run(args, prog, b, ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+                msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+                if rc == 0 or not any('index 9 out of range for dimension 0 (size 4)' in l for l in msgs[b]):
+                    fail('%s on %s (i = 9): want exit != 0 and the index message' % (prog, b), out)
+            if msgs['sim'] != msgs['native']:
+                fail('%s: the messages differ' % prog, '\n'.join(msgs['sim'] + msgs['native']))
+    print('ok: tdyn: dynamic-shape tensor ops byte-identical on sim and native, 0 interpreted ops in the kernel, '
+          'shape errors with sim\'s messages')
+
+
 def peak_rss_kb(cmd, env, limit=300):
     """runs cmd (no MPI launcher: a singleton); its exit status, output and peak RSS in KiB (wait4)"""
     with tempfile.TemporaryFile() as log:
@@ -623,7 +759,7 @@ def main():
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
-     'tlayout': tlayout}[args.what](args, work, env)
+     'tlayout': tlayout, 'tdyn': tdyn}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
