@@ -327,6 +327,8 @@ int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const ch
 int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst);
 /* `d, c = pl.tile.gather_compare(...)` (targets: the tuple of two tile names) */
 int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e);
+/* the two result names of `d, c = op(...)`: a tuple of two locals of kind `kind` (word names it) */
+int pld_cg_two_targets(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e, int kind, const char *word);
 /* ---------------------------------------------------------------- pld_cgen_ext.c */
 
 /* 1 when op is one pld_cg_ext compiles (extension ops, cmp / sel, partial

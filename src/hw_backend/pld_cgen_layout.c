@@ -759,19 +759,30 @@ static int gen_scatter_update(cg_t *g, const pld_expr_t *e, const char *dst, siz
     return 0;
 }
 
+/* the two names `d, c = op(...)` binds (gather_compare's results): 0 when
+ * targets is a tuple of two names of local kind `kind` (word: its name in
+ * the message) and e's type a pair */
+int pld_cg_two_targets(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e, int kind, const char *word)
+{
+    const pld_type_t *rt = e->type;
+    if (targets->kind != PLD_EX_TUPLE || targets->u.seq.n != 2 || !rt || rt->kind != PLD_TY_TUPLE || rt->nelems != 2)
+        return pld_cg_fail(g, e->span, "%s: the native backend needs two names for its two results", opname(e));
+    for (int i = 0; i < 2; i++) {
+        const pld_expr_t *t = targets->u.seq.items[i];
+        if (t->kind != PLD_EX_NAME || t->slot < 0 || g->slots[t->slot].kind != kind)
+            return pld_cg_fail(g, t->span, "%s: the native backend needs two %s names for its results", opname(e), word);
+    }
+    return 0;
+}
+
 /* `d, c = pl.tile.gather_compare(...)`: both tiles made in temporaries, then
  * bound to the two names */
 int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e)
 {
     const int s = pld_cg_site(g, e);
     const pld_type_t *rt = e->type;
-    if (targets->kind != PLD_EX_TUPLE || targets->u.seq.n != 2 || !rt || rt->kind != PLD_TY_TUPLE || rt->nelems != 2)
-        return pld_cg_fail(g, e->span, "%s: the native backend needs two names for its two results", opname(e));
-    for (int i = 0; i < 2; i++) {
-        const pld_expr_t *t = targets->u.seq.items[i];
-        if (t->kind != PLD_EX_NAME || t->slot < 0 || g->slots[t->slot].kind != SK_TILE)
-            return pld_cg_fail(g, t->span, "%s: the native backend needs two tile names for its results", opname(e));
-    }
+    if (pld_cg_two_targets(g, targets, e, SK_TILE, "tile"))
+        return -1;
     int64_t bd = tile_bytes(rt->elems[0]), bc = tile_bytes(rt->elems[1]);
     if (bd < 0 || bc < 0)
         return pld_cg_fail(g, e->span, "%s: the results need static shapes for the native backend", opname(e));

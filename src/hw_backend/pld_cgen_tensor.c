@@ -1009,7 +1009,7 @@ static int gen_view(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         pld_cg_emit(g, "{ char m[240]; if (pc_tensor_view_of(\"%s\", &r%d, &%s, t%d, %d, %s, %d, m, sizeof m)) return rt->fail(bk, "
                        "%d, m); }", opname(e), q, av, shp, ns, vb, val >= 0 ? nv : -1, s);
     } else {
-        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_reshape(\"%s\", &r%d, &%s, t%d, %d, m, sizeof m)) return rt->fail(bk, %d, m); }",
+        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_reshape(rt, \"%s\", &r%d, &%s, t%d, %d, m, sizeof m)) return rt->fail(bk, %d, m); }",
                     opname(e), q, av, shp, ns, s);
     }
     pld_cg_emit(g, "%s = r%d;", dst, q);

@@ -678,13 +678,8 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
 {
     const int s = pld_cg_site(g, e);
     const pld_type_t *rt = e->type;
-    if (targets->kind != PLD_EX_TUPLE || targets->u.seq.n != 2 || !rt || rt->kind != PLD_TY_TUPLE || rt->nelems != 2)
-        return pld_cg_fail(g, e->span, "%s: the native backend needs two names for its two results", opname(e));
-    for (int i = 0; i < 2; i++) {
-        const pld_expr_t *t = targets->u.seq.items[i];
-        if (t->kind != PLD_EX_NAME || t->slot < 0 || g->slots[t->slot].kind != SK_TENSOR)
-            return pld_cg_fail(g, t->span, "%s: the native backend needs two tensor names for its results", opname(e));
-    }
+    if (pld_cg_two_targets(g, targets, e, SK_TENSOR, "tensor"))
+        return -1;
     int64_t sa[PC_MAX_RANK], oc = 0, ts[PC_MAX_RANK];
     const int ra = oshape(e, 0, sa);
     const int lit = lit_int(pld_op_bound(e, 7), &oc);

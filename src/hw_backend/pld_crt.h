@@ -844,28 +844,10 @@ static inline int pc_tensor_view_of(const char *op, pc_tensor *o, const pc_tenso
     return 0;
 }
 
-/* the interpreter's reshape_unit_axes */
-static inline int pc_reshape_unit_axes(const int64_t *in, const int64_t *v, int ni, const int64_t *out, int no, int64_t *ov)
-{
-    if (ni == 0 && no == 0)
-        return 1;
-    if (ni > 0 && no > 0 && in[0] == out[0] && pc_reshape_unit_axes(in + 1, v + 1, ni - 1, out + 1, no - 1, ov + 1)) {
-        ov[0] = v[0];
-        return 1;
-    }
-    if (ni > 0 && in[0] == 1 && v[0] == 1 && pc_reshape_unit_axes(in + 1, v + 1, ni - 1, out, no, ov))
-        return 1;
-    if (no > 0 && out[0] == 1 && pc_reshape_unit_axes(in, v, ni, out + 1, no - 1, ov + 1)) {
-        ov[0] = 1;
-        return 1;
-    }
-    return 0;
-}
-
 /* pl.tensor.reshape(t, shape) (the interpreter's pld_exec_reshape and
  * reshape_valid): a view; 0, or 1 with the message in msg */
-static inline int pc_tensor_reshape(const char *op, pc_tensor *o, const pc_tensor *t, const int64_t *out, int ro, char *msg,
-                                    size_t mn)
+static inline int pc_tensor_reshape(const pc_rt *rt, const char *op, pc_tensor *o, const pc_tensor *t, const int64_t *out,
+                                    int ro, char *msg, size_t mn)
 {
     int64_t n1 = pc_numel(t->shape, t->rank), n2 = 1, ov[PC_MAX_RANK];
     for (int d = 0; d < ro; d++)
@@ -877,44 +859,10 @@ static inline int pc_tensor_reshape(const char *op, pc_tensor *o, const pc_tenso
             snprintf(msg, mn, "%s needs a packed tensor (this one is a strided view)", op);
         return 1;
     }
-    const int ri = t->rank;
-    const int64_t *in = t->shape, *v = t->valid;
-    int full = 1, empty = 0;
-    for (int d = 0; d < ri; d++) {
-        full &= v[d] == in[d];
-        empty |= v[d] == 0;
-    }
-    for (int d = 0; d < ro; d++)
-        ov[d] = full ? out[d] : 0;
-    if (!(full || empty || pc_reshape_unit_axes(in, v, ri, out, ro, ov))) {
-        int fd = 0;
-        while (fd + 1 < ri && v[fd] == 1)
-            fd++;
-        int64_t prefix = v[fd];
-        for (int d = fd + 1; d < ri; d++) {
-            if (v[d] != in[d]) {
-                snprintf(msg, mn, "%s: the valid data (dimension %d valid for %lld of %lld) is not a contiguous prefix of "
-                         "the buffer, so no box of the new shape holds it", op, d, (long long)v[d], (long long)in[d]);
-                return 1;
-            }
-            prefix *= in[d];
-        }
-        int found = 0;
-        for (int d = 0; d < ro && !found; d++) {
-            int64_t step = 1;
-            for (int k = d + 1; k < ro; k++)
-                step *= out[k];
-            if (prefix % step == 0 && prefix / step <= out[d]) {
-                for (int k = 0; k < ro; k++)
-                    ov[k] = k < d ? 1 : k == d ? prefix / step : out[k];
-                found = 1;
-            }
-        }
-        if (!found) {
-            snprintf(msg, mn, "%s: %lld valid elements fill no box of the new shape (not a whole number of rows)", op,
-                     (long long)prefix);
-            return 1;
-        }
+    char e[200];
+    if (rt->k->reshape_valid(t->rank, t->shape, t->valid, ro, out, ov, e, sizeof e)) {
+        snprintf(msg, mn, "%s: %s", op, e);
+        return 1;
     }
     pc_tensor_alias(o, t, ro, out, ov);
     return 0;
