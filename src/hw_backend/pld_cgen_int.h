@@ -329,6 +329,9 @@ int pld_cg_mscatter(cg_t *g, const pld_expr_t *e, const char *dst);
 int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e);
 /* the two result names of `d, c = op(...)`: a tuple of two locals of kind `kind` (word names it) */
 int pld_cg_two_targets(cg_t *g, const pld_expr_t *targets, const pld_expr_t *e, int kind, const char *word);
+/* matmul's broadcast batch dims into os; 1 after emitting sim's failure (pld_cgen_mm.c) */
+int pld_cg_batch_dims(cg_t *g, int s, const pld_expr_t *e, const int64_t *xs, int na, const int64_t *ys, int nb,
+                      int64_t *os);
 /* ---------------------------------------------------------------- pld_cgen_ext.c */
 
 /* 1 when op is one pld_cg_ext compiles (extension ops, cmp / sel, partial

@@ -120,6 +120,25 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room
 
 /* ---------------------------------------------------------------- batch_matmul */
 
+/* the broadcast batch dims os[0..max(na, nb)) of two matmul operands with na
+ * and nb leading dims (xs, ys: their shapes), as pld_exec_matmul's mm_batch;
+ * 1 after emitting sim's failure (dims that do not broadcast) */
+int pld_cg_batch_dims(cg_t *g, int s, const pld_expr_t *e, const int64_t *xs, int na, const int64_t *ys, int nb,
+                      int64_t *os)
+{
+    const int n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) {
+        const int64_t p = i < n - na ? 1 : xs[i - (n - na)], q = i < n - nb ? 1 : ys[i - (n - nb)];
+        if (p != q && p != 1 && q != 1) {
+            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: batch dims %lld and %lld do not broadcast\");", s, opname(e),
+                        (long long)p, (long long)q);
+            return 1;
+        }
+        os[i] = p == 1 ? q : p;
+    }
+    return 0;
+}
+
 /* mm_operand (pld_exec_compute.c) over a packed tile of static shape xs
  * (rank xr): the view's shape and strides as rank n + 2 */
 static void batch_view(const int64_t *xs, int xr, int n, const int64_t *os, int64_t *vs, int64_t *vt)
@@ -162,15 +181,8 @@ static int gen_batch_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_
         pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
         return 0;
     }
-    for (int i = 0; i < n; i++) {
-        const int64_t p = i < n - na ? 1 : xs[i - (n - na)], q = i < n - nb ? 1 : ys[i - (n - nb)];
-        if (p != q && p != 1 && q != 1) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: batch dims %lld and %lld do not broadcast\");", s, opname(e),
-                        (long long)p, (long long)q);
-            return 0;
-        }
-        os[i] = p == 1 ? q : p;
-    }
+    if (pld_cg_batch_dims(g, s, e, xs, na, ys, nb, os))
+        return 0;
     os[n] = xs[xr - 2], os[n + 1] = ys[yr - 1];
     if (n + 2 > PC_MAX_RANK)
         return pld_cg_fail(g, e->span, "%s: a result of rank > %d is not compiled by the native backend", opname(e),

@@ -859,15 +859,8 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
         return 0;
     }
-    for (int i = 0; i < n; i++) {
-        const int64_t p = i < n - na ? 1 : xs[i - (n - na)], q = i < n - nb ? 1 : ys[i - (n - nb)];
-        if (p != q && p != 1 && q != 1) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: batch dims %lld and %lld do not broadcast\");", s, opname(e),
-                        (long long)p, (long long)q);
-            return 0;
-        }
-        os[i] = p == 1 ? q : p;
-    }
+    if (pld_cg_batch_dims(g, s, e, xs, na, ys, nb, os))
+        return 0;
     const int64_t am = ta ? xs[xr - 1] : xs[xr - 2], ak = ta ? xs[xr - 2] : xs[xr - 1];
     const int64_t bk_ = tb ? ys[yr - 1] : ys[yr - 2], bn = tb ? ys[yr - 2] : ys[yr - 1];
     if (ak != bk_) {
