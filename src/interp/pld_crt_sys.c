@@ -16,51 +16,23 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct xsite {
-    pld_interp_t *it;
+/* the block's state at `site`; 0, or 1 when the site is unknown (reported) */
+static int site_of(void *bk, int site, pld_xsite_t *s)
+{
     frame_t *f;
     const pld_expr_t *e;
     pld_span_t sp;
-    pld_cluster_site_t at;
-} xsite_t;
-
-static void on_yield(void *arg, int waiting)
-{
-    xsite_t *s = arg;
-    if (waiting) {
-        snprintf(s->it->where.what, sizeof s->it->where.what, "%s (cross-core)", s->at.op);
-        s->it->where.waiting = 1;
-    } else {
-        s->it->where.waiting = 0;
-        pld_where_at(s->it, s->f, s->sp);
-    }
-}
-
-static void on_sync(void *arg, pld_cluster_sync_t how)
-{
-    xsite_t *s = arg;
-    pld_race_sync(s->it, s->f, (int)how);
-}
-
-/* the block's state at `site`; 0, or 1 when the site is unknown (reported) */
-static int site_of(void *bk, int site, xsite_t *s)
-{
-    memset(s, 0, sizeof *s);
-    s->it = pld_crt_block(bk, &s->f, site, &s->e, &s->sp);
-    if (!s->e) {
-        pld_rt_error(s->it, s->f, s->sp, "internal: unknown site");
+    pld_interp_t *it = pld_crt_block(bk, &f, site, &e, &sp);
+    if (!e) {
+        pld_rt_error(it, f, sp, "internal: unknown site");
         return 1;
     }
-    s->at.op = pld_op_name(s->e);
-    s->at.line = (int)s->sp.line;
-    s->at.yield = on_yield;
-    s->at.sync = s->it->race ? on_sync : NULL;
-    s->at.arg = s;
+    pld_xsite_init(s, it, f, e, sp);
     return 0;
 }
 
-static int fail(xsite_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(xsite_t *s, const char *fmt, ...)
+static int fail(pld_xsite_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(pld_xsite_t *s, const char *fmt, ...)
 {
     char m[1024];
     va_list ap;
@@ -73,7 +45,7 @@ static int fail(xsite_t *s, const char *fmt, ...)
 }
 
 /* a failed op of the cluster (err empty: another core failed and reported) */
-static int failed(xsite_t *s, pld_status_t st, const char *err)
+static int failed(pld_xsite_t *s, pld_status_t st, const char *err)
 {
     if (st == PLD_E_NOMEM)
         return fail(s, "out of memory");
@@ -82,7 +54,7 @@ static int failed(xsite_t *s, pld_status_t st, const char *err)
     return 1;
 }
 
-static int need_group(xsite_t *s)
+static int need_group(pld_xsite_t *s)
 {
     if (s->f->xg)
         return 0;
@@ -110,7 +82,7 @@ int64_t pld_crt_sys_info(void *bk, int what)
 
 int pld_crt_task_dummy(void *bk, int site, const int64_t *deps, int n, int64_t *tid)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s))
         return 1;
     return pld_task_dummy(s.it, s.f, s.sp, deps, n, tid) != PLD_OK;
@@ -120,7 +92,7 @@ int pld_crt_task_dummy(void *bk, int site, const int64_t *deps, int n, int64_t *
 
 int pld_crt_tpush(void *bk, int site, int dir, int64_t split, int64_t id, const struct pc_tile *t)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s) || need_group(&s))
         return 1;
     pld_cluster_t *g = s.f->xg;
@@ -148,7 +120,7 @@ int pld_crt_tpush(void *bk, int site, int dir, int64_t split, int64_t id, const 
 }
 
 /* the popped tile against the pop's declared type (pld_xcore.c check_pop) */
-static int check_pop(xsite_t *s, const pld_cluster_tile_t *t)
+static int check_pop(pld_xsite_t *s, const pld_cluster_tile_t *t)
 {
     const pld_type_t *ty = s->e->type;
     if (!ty || ty->kind != PLD_TY_TILE)
@@ -172,7 +144,7 @@ static int check_pop(xsite_t *s, const pld_cluster_tile_t *t)
 
 int pld_crt_tpop(void *bk, int site, int dir, int64_t split, int64_t id, struct pc_tile *dst, size_t room)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s) || need_group(&s))
         return 1;
     if (id < 0 || id >= PLD_CLUSTER_IDS)
@@ -210,7 +182,7 @@ static const char *const core_types[] = {"mix", "aiv_only", "aic_only"};
 
 int pld_crt_xcore(void *bk, int site, int op, const int64_t *iv, int n)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s))
         return 1;
     frame_t *f = s.f;
@@ -330,7 +302,7 @@ static pld_status_t core_block(void *arg, int b, int n)
 
 int pld_crt_group(void *bk, int site, int n, const struct pc_member *members)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s))
         return 1;
     pld_interp_t *it = s.it;
@@ -425,7 +397,7 @@ int pld_crt_lanes(void *bk, int site, int64_t n, int split,
                   int (*fn)(const struct pc_rt *, void *, int64_t *, void **, int, int64_t), int64_t *args, void **fr,
                   int ubc)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s))
         return 1;
     pld_interp_t *it = s.it;
@@ -467,7 +439,7 @@ static void tile_desc(const struct pc_tile *t, pld_cluster_tile_t *d)
 }
 
 /* the cluster's tile d into dst (storage room bytes); d is freed */
-static int tile_out(xsite_t *s, pld_cluster_tile_t *d, struct pc_tile *dst, size_t room)
+static int tile_out(pld_xsite_t *s, pld_cluster_tile_t *d, struct pc_tile *dst, size_t room)
 {
     int64_t n = 1;
     for (int k = 0; k < d->rank; k++)
@@ -492,7 +464,7 @@ static int tile_out(xsite_t *s, pld_cluster_tile_t *d, struct pc_tile *dst, size
 /* pl.tile.aiv_shard / aic_gather (pld_xcore.c shard_gather) */
 int pld_crt_shard(void *bk, int site, int gather, int64_t split, const struct pc_tile *t, struct pc_tile *dst, size_t room)
 {
-    xsite_t s;
+    pld_xsite_t s;
     if (site_of(bk, site, &s))
         return 1;
     frame_t *f = s.f;

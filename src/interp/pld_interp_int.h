@@ -746,6 +746,18 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
  * the simulated cluster, pld_cluster.h), get_subblock_idx and the core
  * counts. */
 pld_status_t pld_exec_xcore(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* An op as the cluster sees it: its name, line and hooks (where the rank
+ * waits, the race detector's sync points). The compiled kernels' runtime
+ * (pld_crt_sys.c) uses it too. */
+typedef struct pld_xsite {
+    pld_interp_t *it;
+    frame_t *f;
+    const pld_expr_t *e;
+    pld_span_t sp;
+    pld_cluster_site_t at;
+} pld_xsite_t;
+/* s for op e of frame f, located at sp; s must stay where it is while the cluster holds s->at */
+void pld_xsite_init(pld_xsite_t *s, pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_span_t sp);
 
 /* The on-chip memory check after a tile is bound to slot `just` (liveness,
  * per memory space; pld_exec.c). */

@@ -27,39 +27,33 @@
 
 /* ------------------------------------------------------------ the cluster's side */
 
-/* An op as the cluster sees it: its name, line and hooks. */
-typedef struct site {
-    pld_interp_t *it;
-    frame_t *f;
-    const pld_expr_t *e;
-    pld_cluster_site_t at;
-} site_t;
-
 static void on_yield(void *arg, int waiting)
 {
-    site_t *s = arg;
+    pld_xsite_t *s = arg;
     if (waiting) {
         snprintf(s->it->where.what, sizeof s->it->where.what, "%s (cross-core)", s->at.op);
         s->it->where.waiting = 1;
     } else {
         s->it->where.waiting = 0;
-        pld_where_at(s->it, s->f, s->e->span);
+        pld_where_at(s->it, s->f, s->sp);
     }
 }
 
 static void on_sync(void *arg, pld_cluster_sync_t how)
 {
-    site_t *s = arg;
+    pld_xsite_t *s = arg;
     pld_race_sync(s->it, s->f, (int)how);
 }
 
-static void site_init(site_t *s, pld_interp_t *it, frame_t *f, const pld_expr_t *e)
+void pld_xsite_init(pld_xsite_t *s, pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_span_t sp)
 {
+    memset(s, 0, sizeof *s);
     s->it = it;
     s->f = f;
     s->e = e;
+    s->sp = sp;
     s->at.op = pld_op_name(e);
-    s->at.line = (int)e->span.line;
+    s->at.line = (int)sp.line;
     s->at.yield = on_yield;
     s->at.sync = it->race ? on_sync : NULL;
     s->at.arg = s;
@@ -167,8 +161,8 @@ static pld_status_t tpush(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
         return st;
     pld_cluster_tile_t t;
     tile_desc(pld_v_tile(&v), &t);
-    site_t s;
-    site_init(&s, it, f, e);
+    pld_xsite_t s;
+    pld_xsite_init(&s, it, f, e, e->span);
     char err[1024];
     st = pld_cluster_push(g, f->xcore, (int)f->subblock_idx, (pld_cluster_dir_t)dir, (int)id, (int)split, &t, &s.at,
                           err, sizeof err);
@@ -186,8 +180,8 @@ static pld_status_t tpop(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int 
         return st;
     if (id < 0 || id >= XC_IDS)
         return pld_rt_error(it, f, e->span, "%s: id %lld out of range", pld_op_name(e), (long long)id);
-    site_t s;
-    site_init(&s, it, f, e);
+    pld_xsite_t s;
+    pld_xsite_init(&s, it, f, e, e->span);
     char err[1024];
     pld_cluster_tile_t got;
     st = pld_cluster_pop(g, f->xcore, (int)f->subblock_idx, (pld_cluster_dir_t)dir, (int)id, (int)split, &s.at, &got,
@@ -212,8 +206,8 @@ static pld_status_t tfree(pld_interp_t *it, frame_t *f, const pld_expr_t *e, int
         return st;
     if (id < 0 || id >= XC_IDS)
         return pld_rt_error(it, f, e->span, "%s: id %lld out of range", pld_op_name(e), (long long)id);
-    site_t s;
-    site_init(&s, it, f, e);
+    pld_xsite_t s;
+    pld_xsite_init(&s, it, f, e, e->span);
     char err[1024];
     st = pld_cluster_free_slot(f->xg, (int)f->subblock_idx, (pld_cluster_dir_t)dir, (int)id, &s.at, err, sizeof err);
     return st == PLD_OK ? PLD_OK : failed(it, f, e, st, err);
@@ -249,8 +243,8 @@ static pld_status_t sync_event(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     if (ev < 0 || ev >= XC_IDS)
         return pld_rt_error(it, f, e->span, "%s: event %lld is outside 0-15", pld_op_name(e), (long long)ev);
     const int on_aic = f->fn && f->fn->ftype == PLD_FT_AIC;
-    site_t s;
-    site_init(&s, it, f, e);
+    pld_xsite_t s;
+    pld_xsite_init(&s, it, f, e, e->span);
     if (set) {
         pld_cluster_event_set(g, on_aic, (int)ev, (int)mode, &s.at);
         return PLD_OK;
@@ -284,8 +278,8 @@ static pld_status_t syncall(pld_interp_t *it, frame_t *f, const pld_expr_t *e)
     char err[1024];
     if (pld_cluster_syncall_check(pf, g, type, soft, used, f->block_num, err, sizeof err) != PLD_OK)
         return pld_rt_error(it, f, e->span, "%s", err);
-    site_t s;
-    site_init(&s, it, f, e);
+    pld_xsite_t s;
+    pld_xsite_init(&s, it, f, e, e->span);
     st = pld_cluster_syncall(it->sched, g, f->xcore, f->block_num, &s.at, err, sizeof err);
     return st == PLD_OK ? PLD_OK : failed(it, f, e, st, err);
 }
