@@ -771,30 +771,6 @@ static const pld_expr_t *member_of(const cg_t *g, const pld_stmt_t *st, const pl
     return k->ftype == PLD_FT_AIC || k->ftype == PLD_FT_AIV ? e : NULL;
 }
 
-/* 1 when kernel k runs on both AIV lanes (pld_group.c dual_lanes) */
-static int dual_lanes(const pld_func_t *k)
-{
-    const pld_expr_t *d = k->deco, *a = NULL;
-    if (!d || d->kind != PLD_EX_CALL)
-        return 0;
-    for (int i = 0; i < d->u.call.nargs; i++)
-        if (d->u.call.args[i].kw && strcmp(d->u.call.args[i].kw, "attrs") == 0)
-            a = d->u.call.args[i].value;
-    if (!a || a->kind != PLD_EX_DICT)
-        return 0;
-    for (int i = 0; i < a->u.dict.n; i++) {
-        const pld_expr_t *key = a->u.dict.keys[i], *v = a->u.dict.vals[i];
-        if (key->kind != PLD_EX_STR)
-            continue;
-        if (strcmp(key->u.str.s, "dual_aiv_dispatch") == 0 && v->kind == PLD_EX_BOOL && v->u.bval)
-            return 1;
-        if (strcmp(key->u.str.s, "split") == 0 &&
-            ((v->kind == PLD_EX_INT && v->u.ival != 0) || (v->kind == PLD_EX_ATTR && strcmp(v->u.attr.attr, "NONE") != 0)))
-            return 1;
-    }
-    return 0;
-}
-
 int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i)
 {
     if (g->fn->ftype != PLD_FT_GROUP || b != &g->fn->body)
@@ -823,7 +799,7 @@ int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i)
         const pld_func_t *k = g->p->funcs[f];
         pld_cg_emit(g, "t%d[%d].fidx = %d; t%d[%d].site = %d; t%d[%d].aic = %d; t%d[%d].dual = %d; t%d[%d].fn = pc_f%d; "
                        "t%d[%d].args = t%d; t%d[%d].out = &t%d;",
-                    mt, m, f, mt, m, pld_cg_site(g, calls[m]), mt, m, k->ftype == PLD_FT_AIC, mt, m, dual_lanes(k), mt, m,
+                    mt, m, f, mt, m, pld_cg_site(g, calls[m]), mt, m, k->ftype == PLD_FT_AIC, mt, m, pld_func_dual_aiv(k), mt, m,
                     f, mt, m, args[m], mt, m, outs[m]);
     }
     pld_cg_emit(g, "if (rt->group(bk, %d, %d, t%d)) return 1;", pld_cg_site(g, calls[0]), n, mt);

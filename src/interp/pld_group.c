@@ -22,29 +22,6 @@ static const pld_func_t *member_of(const pld_interp_t *it, const pld_stmt_t *s)
     return k->ftype == PLD_FT_AIC || k->ftype == PLD_FT_AIV ? k : NULL;
 }
 
-/* 1 when kernel k runs on both AIV lanes: attrs={"dual_aiv_dispatch": True}
- * or a split mode other than none. */
-static int dual_lanes(const pld_func_t *k)
-{
-    const pld_expr_t *d = k->deco;
-    if (!d || d->kind != PLD_EX_CALL)
-        return 0;
-    const pld_expr_t *a = pld_walk_kwarg(d, "attrs");
-    if (!a || a->kind != PLD_EX_DICT)
-        return 0;
-    for (int i = 0; i < a->u.dict.n; i++) {
-        const pld_expr_t *key = a->u.dict.keys[i], *v = a->u.dict.vals[i];
-        if (key->kind != PLD_EX_STR)
-            continue;
-        if (strcmp(key->u.str.s, "dual_aiv_dispatch") == 0 && v->kind == PLD_EX_BOOL && v->u.bval)
-            return 1;
-        if (strcmp(key->u.str.s, "split") == 0 &&
-            ((v->kind == PLD_EX_INT && v->u.ival != 0) || (v->kind == PLD_EX_ATTR && strcmp(v->u.attr.attr, "NONE") != 0)))
-            return 1;
-    }
-    return 0;
-}
-
 typedef struct run {
     pld_interp_t *it;
     frame_t *f;
@@ -89,7 +66,7 @@ static int run_members(pld_interp_t *it, frame_t *f, const pld_block_t *body, in
     int nlanes = 1;
     for (int i = from; i < to; i++) {
         const pld_func_t *k = member_of(it, body->stmts[i]);
-        if (k->ftype == PLD_FT_AIV && dual_lanes(k))
+        if (k->ftype == PLD_FT_AIV && pld_func_dual_aiv(k))
             nlanes = 2;
     }
     pld_cluster_t *g;

@@ -243,3 +243,26 @@ const pld_expr_t *pld_ast_find_call(const pld_block_t *b, int (*pred)(int op, vo
     }
     return r;
 }
+
+int pld_func_dual_aiv(const pld_func_t *k)
+{
+    const pld_expr_t *d = k->deco, *a = NULL;
+    if (!d || d->kind != PLD_EX_CALL)
+        return 0;
+    for (int i = 0; i < d->u.call.nargs; i++)
+        if (d->u.call.args[i].kw && strcmp(d->u.call.args[i].kw, "attrs") == 0)
+            a = d->u.call.args[i].value;
+    if (!a || a->kind != PLD_EX_DICT)
+        return 0;
+    for (int i = 0; i < a->u.dict.n; i++) {
+        const pld_expr_t *key = a->u.dict.keys[i], *v = a->u.dict.vals[i];
+        if (key->kind != PLD_EX_STR)
+            continue;
+        if (strcmp(key->u.str.s, "dual_aiv_dispatch") == 0 && v->kind == PLD_EX_BOOL && v->u.bval)
+            return 1;
+        if (strcmp(key->u.str.s, "split") == 0 &&
+            ((v->kind == PLD_EX_INT && v->u.ival != 0) || (v->kind == PLD_EX_ATTR && strcmp(v->u.attr.attr, "NONE") != 0)))
+            return 1;
+    }
+    return 0;
+}

@@ -265,6 +265,10 @@ void pld_ast_print_expr(const pld_expr_t *e, pld_buf_t *out);
 /* Dotted name of an attribute chain (`pl.tile.load` -> "pl.tile.load") into
  * buf (size n); returns 0 when e is not a pure NAME/ATTR chain. */
 int pld_ast_dotted(const pld_expr_t *e, char *buf, size_t n);
+/* 1 when kernel k runs on both AIV lanes of a cluster: its decorator's
+ * attrs={"dual_aiv_dispatch": True} or a split mode other than none (the
+ * interpreter's Groups and the compiled Group bodies) */
+int pld_func_dual_aiv(const pld_func_t *k);
 
 /* Span covering a..b (both inclusive, same file). */
 pld_span_t pld_span_join(pld_span_t a, pld_span_t b);
