@@ -32,15 +32,6 @@ typedef struct eop {
     int sv, sfl; /* scalars: temp tN, 1 when a double */
 } eop_t;
 
-static void shape_str(char *b, size_t n, int r, const int64_t *s)
-{
-    size_t k = (size_t)snprintf(b, n, "[");
-    for (int i = 0; i < r && k < n; i++)
-        k += (size_t)snprintf(b + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
-    if (k < n)
-        snprintf(b + k, n - k, "]");
-}
-
 static int static_geom(cg_t *g, const pld_type_t *t, const pld_expr_t *at, const pld_expr_t *e, eop_t *o)
 {
     if (!t || t->kind != PLD_TY_TILE || tile_bytes(t) < 0)
@@ -134,8 +125,8 @@ static int bcast(const pld_expr_t *e, const eop_t *o, int n, int *orank, int64_t
             int64_t y = j >= 0 ? o[i].shape[j] : 1;
             if (y != x && x != 1 && y != 1) {
                 char s1[96], s2[96];
-                shape_str(s1, sizeof s1, o[0].rank, o[0].shape);
-                shape_str(s2, sizeof s2, o[i].rank, o[i].shape);
+                pc_shape_str(s1, sizeof s1, o[0].rank, o[0].shape);
+                pc_shape_str(s2, sizeof s2, o[i].rank, o[i].shape);
                 snprintf(msg, mn, "%s: shapes %s and %s do not broadcast", opname(e), s1, s2);
                 return 1;
             }
@@ -279,8 +270,8 @@ int pld_cg_ext_elementwise(cg_t *g, const pld_expr_t *e, const char *dst)
                  (xk == 'r' ? b.shape[1] == 1 && b.shape[0] == a.shape[0] : b.shape[0] == 1 && b.shape[1] == a.shape[1]);
         if (!ok) {
             char s1[96], s2[96];
-            shape_str(s1, sizeof s1, a.rank, a.shape);
-            shape_str(s2, sizeof s2, b.rank, b.shape);
+            pc_shape_str(s1, sizeof s1, a.rank, a.shape);
+            pc_shape_str(s2, sizeof s2, b.rank, b.shape);
             snprintf(m, sizeof m, "%s: the vector %s must be %s for the operand %s", opname(e), s2,
                      xk == 'r' ? "[M, 1]" : "[1, N]", s1);
             return emit_fail(g, s, m);
@@ -524,8 +515,8 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         same = o[0].shape[d] == o[1].shape[d];
     if (!same) {
         char s1[96], s2[96], m[320];
-        shape_str(s1, sizeof s1, o[0].rank, o[0].shape);
-        shape_str(s2, sizeof s2, o[1].rank, o[1].shape);
+        pc_shape_str(s1, sizeof s1, o[0].rank, o[0].shape);
+        pc_shape_str(s2, sizeof s2, o[1].rank, o[1].shape);
         snprintf(m, sizeof m, "%s: the sources must have one shape and dtype (%s %s and %s %s)", opname(e), s1,
                  pld_dtype_name(o[0].dt), s2, pld_dtype_name(o[1].dt));
         return emit_fail(g, s, m);

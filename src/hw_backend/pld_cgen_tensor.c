@@ -36,15 +36,6 @@ static int tshape(const pld_type_t *t, int64_t *s)
     return t->rank;
 }
 
-static void shape_str(char *b, size_t n, int r, const int64_t *s)
-{
-    size_t k = (size_t)snprintf(b, n, "[");
-    for (int i = 0; i < r && k < n; i++)
-        k += (size_t)snprintf(b + k, n - k, "%s%lld", i ? ", " : "", (long long)s[i]);
-    if (k < n)
-        snprintf(b + k, n - k, "]");
-}
-
 /* a tensor operand: a local (its C name in nm) or a nested tensor expression
  * evaluated into a temporary descriptor first */
 static int toperand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm)
@@ -332,8 +323,8 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         goto views;
     }
     char s1[96], s2[96];
-    shape_str(s1, sizeof s1, ra, sa);
-    shape_str(s2, sizeof s2, two ? rb : 0, sb);
+    pc_shape_str(s1, sizeof s1, ra, sa);
+    pc_shape_str(s2, sizeof s2, two ? rb : 0, sb);
     if (xk && !(ra == 2 && rb == 2 && (xk == 'r' ? sb[1] == 1 && sb[0] == sa[0] : sb[0] == 1 && sb[1] == sa[1]))) {
         pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: the vector %s must be %s for the operand %s\");", s, opname(e), s2,
                     xk == 'r' ? "[M, 1]" : "[1, N]", s1);
@@ -659,8 +650,8 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op
         same = sa[d] == sb[d];
     if (!same) {
         char s1[96], s2[96];
-        shape_str(s1, sizeof s1, ra, sa);
-        shape_str(s2, sizeof s2, rb, sb);
+        pc_shape_str(s1, sizeof s1, ra, sa);
+        pc_shape_str(s2, sizeof s2, rb, sb);
         pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: the sources must have one shape and dtype (%s %s and %s %s)\");", s,
                     opname(e), s1, pld_dtype_name(A->type->dtype), s2, pld_dtype_name(B->type->dtype));
         return 0;
@@ -756,8 +747,8 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
         ok = sa[d] == sb[d] || sa[d] == 1;
     if (!ok) {
         char s1[96], s2[96];
-        shape_str(s1, sizeof s1, ra, sa);
-        shape_str(s2, sizeof s2, rb, sb);
+        pc_shape_str(s1, sizeof s1, ra, sa);
+        pc_shape_str(s2, sizeof s2, rb, sb);
         pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: cannot expand %s %s to %s %s\");", s, opname(e),
                     pld_dtype_name(A->type->dtype), s1, pld_dtype_name(B->type->dtype), s2);
         return 0;

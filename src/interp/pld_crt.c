@@ -559,6 +559,19 @@ static int keep_made(crt_block_t *b, int site, const pld_value_t *v)
     return 0;
 }
 
+/* the kernel's descriptor of tensor t (rank <= PC_MAX_RANK) */
+static void pc_of_tensor(pc_tensor *o, const pld_tensor_t *t)
+{
+    o->data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
+    o->dt = (int32_t)t->dt;
+    o->rank = t->rank;
+    for (int d = 0; d < PC_MAX_RANK; d++) {
+        o->shape[d] = d < t->rank ? t->shape[d] : 1;
+        o->valid[d] = d < t->rank ? t->valid[d] : 1;
+        o->stride[d] = d < t->rank ? t->strides[d] : 0;
+    }
+}
+
 static int to_out(crt_block_t *b, int site, pc_out *out)
 {
     const pld_value_t *v = &b->last;
@@ -579,14 +592,7 @@ static int to_out(crt_block_t *b, int site, pc_out *out)
             return 1;
     described:
         out->kind = PC_OUT_TENSOR;
-        out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
-        out->t.dt = (int32_t)t->dt;
-        out->t.rank = t->rank;
-        for (int d = 0; d < PC_MAX_RANK; d++) {
-            out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
-            out->t.valid[d] = d < t->rank ? t->valid[d] : 1;
-            out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
-        }
+        pc_of_tensor(&out->t, t);
         break;
     }
     case PLD_V_TILE: {
@@ -952,14 +958,7 @@ int pld_crt_out(void *bk, int site, const pld_value_t *v, pc_out *out)
         if (t->rank > PC_MAX_RANK)
             return rt_fail(b, site, "a tensor of rank > 5 cannot enter a compiled kernel");
         out->kind = PC_OUT_TENSOR;
-        out->t.data = (char *)t->buf->data + t->offset * pld_dtype_storage_bytes(t->dt);
-        out->t.dt = (int32_t)t->dt;
-        out->t.rank = t->rank;
-        for (int d = 0; d < PC_MAX_RANK; d++) {
-            out->t.shape[d] = d < t->rank ? t->shape[d] : 1;
-            out->t.valid[d] = d < t->rank ? t->valid[d] : 1;
-            out->t.stride[d] = d < t->rank ? t->strides[d] : 0;
-        }
+        pc_of_tensor(&out->t, t);
         /* kept alive until the block ends, unless a launch argument or a
          * tensor already kept holds its memory (a call in a loop returning
          * its Out parameter keeps nothing) */
