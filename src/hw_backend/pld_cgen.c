@@ -264,7 +264,7 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
     switch (s->kind) {
     case PLD_ST_ASSIGN:
         if (s->u.assign.target->kind == PLD_EX_SUBSCRIPT)
-            return 0; /* tensor[a:b, ...] = v: the runtime assigns (rt->assign) */
+            return 0; /* tensor[a:b, ...] = v: compiled (pld_cg_slice_assign, pld_cg_elem_assign) */
         return scan_targets(g, s->u.assign.target, s->u.assign.value);
     case PLD_ST_IF:
         return scan_block(g, &s->u.if_.then) || scan_block(g, &s->u.if_.els) ? -1 : 0;
@@ -331,53 +331,6 @@ static int scan_block(cg_t *g, const pld_block_t *b)
 
 /* ---------------------------------------------------------------- runtime exec */
 
-/* hands every local that expression e reads to the runtime */
-void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done)
-{
-    if (!e || g->failed)
-        return;
-    switch (e->kind) {
-    case PLD_EX_NAME:
-        if (e->slot >= 0 && !done[e->slot]) {
-            done[e->slot] = 1;
-            const cslot_t *s = &g->slots[e->slot];
-            int st = pld_cg_site(g, e);
-            switch (s->kind) {
-            case SK_INT: pld_cg_emit(g, "if (rt->set_int(bk, %d, %d, s%d)) return 1;", e->slot, (int)s->dt, e->slot); break;
-            case SK_FLT: pld_cg_emit(g, "if (rt->set_float(bk, %d, %d, s%d)) return 1;", e->slot, (int)s->dt, e->slot); break;
-            case SK_TENSOR: pld_cg_emit(g, "if (rt->set_tensor(bk, %d, %d, &s%d)) return 1;", st, e->slot, e->slot); break;
-            case SK_TILE: pld_cg_emit(g, "if (rt->set_tile(bk, %d, %d, &s%d)) return 1;", st, e->slot, e->slot); break;
-            case SK_CTX: pld_cg_emit(g, "if (rt->set_ctx(bk, %d, s%d)) return 1;", e->slot, e->slot); break;
-            default: break;
-            }
-        }
-        return;
-    case PLD_EX_UNARY: pld_cg_spill(g, e->u.un.a, done); return;
-    case PLD_EX_BINARY:
-        pld_cg_spill(g, e->u.bin.a, done);
-        pld_cg_spill(g, e->u.bin.b, done);
-        return;
-    case PLD_EX_CALL:
-        pld_cg_spill(g, e->u.call.fn, done);
-        for (int i = 0; i < e->u.call.nargs; i++)
-            pld_cg_spill(g, e->u.call.args[i].value, done);
-        return;
-    case PLD_EX_ATTR: pld_cg_spill(g, e->u.attr.obj, done); return;
-    case PLD_EX_SUBSCRIPT:
-        pld_cg_spill(g, e->u.sub.obj, done);
-        for (int i = 0; i < e->u.sub.n; i++)
-            pld_cg_spill(g, e->u.sub.items[i], done);
-        return;
-    case PLD_EX_LIST:
-    case PLD_EX_TUPLE:
-        for (int i = 0; i < e->u.seq.n; i++)
-            pld_cg_spill(g, e->u.seq.items[i], done);
-        return;
-    default:
-        return;
-    }
-}
-
 /* the result of a runtime op (pc_out tO) as kind `want`: a scalar in a fresh
  * C local (int64_t for SK_INT / SK_CTX, double for SK_FLT), else o itself */
 int pld_cg_out_as(cg_t *g, int o, int want)
@@ -395,21 +348,16 @@ int pld_cg_out_as(cg_t *g, int o, int want)
     return o;
 }
 
-/* Runs expression e in the runtime; the result as kind `want` (SK_NONE:
- * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
+/* Runs pld.* op call e in the runtime with its operands evaluated here
+ * (pld_cgen_rtop.c); the result as kind `want` (SK_NONE: ignored; SK_TILE /
+ * SK_TENSOR: in pc_out tN). Nothing else reaches the runtime's interpreter:
+ * any other expression here is a generator error. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want)
 {
-    if (e->kind == PLD_EX_CALL && pld_cg_is_rtop(e->op)) /* pld.*: operands evaluated here (pld_cgen_rtop.c) */
+    if (e->kind == PLD_EX_CALL && pld_cg_is_rtop(e->op))
         return pld_cg_rtop(g, e, want);
-    unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
-    if (!done)
-        return pld_cg_fail(g, e->span, "out of memory");
-    pld_cg_spill(g, e, done);
-    pld_mem_free(done);
-    int s = pld_cg_site(g, e), o = tmp(g);
-    pld_cg_emit(g, "pc_out t%d;", o);
-    pld_cg_emit(g, "if (rt->exec(bk, %d, &t%d)) return 1;", s, o);
-    return pld_cg_out_as(g, o, want);
+    return pld_cg_fail(g, e->span, "%s is not compiled by the native backend",
+                       e->kind == PLD_EX_CALL && e->op >= 0 ? pld_op_info((pld_op_id_t)e->op)->name : "this expression");
 }
 
 /* ---------------------------------------------------------------- entry */

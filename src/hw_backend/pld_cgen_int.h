@@ -3,7 +3,7 @@
  *
  *   pld_cgen.c          the driver: the op table, the emitter core (errors,
  *                       output, sites), the scan that gives every local its
- *                       C kind, runtime calls (rt->exec), one compiled unit
+ *                       C kind, runtime calls (rt->op), one compiled unit
  *                       (a kernel, a pl.at scope, a pl.spmd grid) and the
  *                       entry points
  *   pld_cgen_stmt.c     statements and control flow: assignments, moves
@@ -147,11 +147,8 @@ int pld_cg_fail(cg_t *g, pld_span_t sp, const char *fmt, ...);
 __attribute__((format(printf, 2, 3)))
 #endif
 void pld_cg_emit(cg_t *g, const char *fmt, ...);
-/* The site number of expression e (pld_cgen_t.sites: errors and rt->exec). */
+/* The site number of expression e (pld_cgen_t.sites: errors and runtime ops). */
 int pld_cg_site(cg_t *g, const pld_expr_t *e);
-/* Hands every local that expression e reads to the runtime (done: per slot,
- * already handed). */
-void pld_cg_spill(cg_t *g, const pld_expr_t *e, unsigned char *done);
 /* Runs expression e in the runtime; the result as kind `want` (SK_NONE:
  * ignored; SK_TILE / SK_TENSOR: in pc_out tN). Returns the temp. */
 int pld_cg_exec(cg_t *g, const pld_expr_t *e, int want);
@@ -307,6 +304,10 @@ int pld_cg_subscript(cg_t *g, const pld_expr_t *e, const char *dst);
 int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
 /* tensor[i, ...] = scalar: the element write in C; -2 when not one */
 int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
+/* x[i, j, ...] read as a scalar (tensors and tiles) and tile[i, j, ...] =
+ * scalar (pld_cgen_mem.c); -2 when not such a read / write */
+int pld_cg_elem_read(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
+int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
 /* module constant or dynamic dimension `e` (a name) that is not a literal:
  * a computed constant's expression compiled, a dynamic dimension read from
  * a kernel's tensor argument (args[]); -2 when neither applies */

@@ -3,6 +3,8 @@
  * pld_cgen_dist.c), tile descriptors and storage, element read / write,
  * pl.tile.load / store, create / full, move. */
 #include "pld_cgen_int.h"
+#include "pld_crt.h"
+#include "pld_kern.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +74,130 @@ int pld_cg_elem_write(cg_t *g, const pld_expr_t *e)
     int fl;
     pld_dtype_t d;
     return pld_cg_elem_access(g, e, 1, &fl, &d) < 0 ? -1 : 0;
+}
+
+/* x[i, j, ...] of a tensor or a tile, one integer index per dimension, read
+ * as a scalar: pld_exec_subscript's element read (the object, then each
+ * index: negative from the end, its bounds check at the index with sim's
+ * message; the dtype check; tensors through their strides, tiles packed
+ * row-major over the physical shape); -2 when e is not such a read */
+int pld_cg_elem_read(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
+{
+    const pld_expr_t *obj = e->u.sub.obj;
+    const pld_type_t *ot = obj->type;
+    const int n = e->u.sub.n;
+    if (!ot || (!pld_type_is_tensorlike(ot) && ot->kind != PLD_TY_TILE) || n < 1 || n != ot->rank || n > PC_MAX_RANK)
+        return -2;
+    for (int d = 0; d < n; d++)
+        if (e->u.sub.items[d]->kind == PLD_EX_SLICE)
+            return -2;
+    const int tile = ot->kind == PLD_TY_TILE, s = pld_cg_site(g, e);
+    const pld_dtype_t edt = ot->dtype;
+    if (edt == PLD_DT_NONE)
+        return pld_cg_fail(g, e->span, "this element read has no static dtype");
+    char on[32];
+    if (tile) {
+        if (obj->kind != PLD_EX_NAME || obj->slot < 0 || g->slots[obj->slot].kind != SK_TILE)
+            return pld_cg_fail(g, obj->span, "the native backend reads elements of named tiles only");
+        snprintf(on, sizeof on, "s%d", obj->slot);
+    } else {
+        const int ob = tmp(g);
+        snprintf(on, sizeof on, "t%d", ob);
+        pld_cg_emit(g, "pc_tensor t%d;", ob);
+        if (pld_cg_tensor_into(g, obj, on))
+            return -1;
+        pld_cg_emit(g, "if (%d > %s.rank) PC_FAILF(%d, \"%d indices for a rank-%%d value\", (int)%s.rank);", n, on, s, n, on);
+    }
+    const int off = tmp(g);
+    pld_cg_emit(g, "int64_t t%d = 0;", off);
+    for (int d = 0; d < n; d++) {
+        const pld_expr_t *it = e->u.sub.items[d];
+        int ifl;
+        pld_dtype_t idt;
+        const int k = pld_cg_scalar(g, it, &ifl, &idt);
+        if (k < 0)
+            return -1;
+        if (ifl)
+            return pld_cg_fail(g, it->span, "an index must be an integer");
+        pld_cg_emit(g, "{ int64_t k_ = (int64_t)t%d; if (k_ < 0) k_ += %s.shape[%d];", k, on, d);
+        pld_cg_emit(g, "  if (k_ < 0 || k_ >= %s.shape[%d]) PC_FAILF(%d, \"index %%lld out of range for dimension %d (size "
+                       "%%lld)\", (long long)k_, (long long)%s.shape[%d]);", on, d, pld_cg_site(g, it), d, on, d);
+        if (tile)
+            pld_cg_emit(g, "  t%d = t%d * %s.shape[%d] + k_; }", off, off, on, d);
+        else
+            pld_cg_emit(g, "  t%d += k_ * %s.stride[%d]; }", off, on, d);
+    }
+    if (!pld_kern_dtype_ok(edt)) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
+                       "4-bit or FP8 arithmetic yet)\");", s, pld_dtype_name(edt));
+        *fl = 0;
+        *dt = PLD_DT_INT64;
+        const int z = tmp(g);
+        pld_cg_emit(g, "int64_t t%d = 0;", z);
+        return z;
+    }
+    *fl = pld_dtype_is_float(edt);
+    *dt = edt;
+    const int r = tmp(g);
+    if (*fl)
+        pld_cg_emit(g, "double t%d = rt->get_f(%s.data, %d, t%d);", r, on, (int)edt, off);
+    else
+        pld_cg_emit(g, "int64_t t%d = rt->get_i(%s.data, %d, t%d);", r, on, (int)edt, off);
+    return r;
+}
+
+/* tile[i, j, ...] = scalar: pld_exec_subscript_assign's tile element write
+ * (the value first, then the indices; the dtype check; every index in range
+ * of the physical shape, no negatives, else "tile index out of range"), into
+ * the named tile's own storage (tiles are values: each local has its own) */
+int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
+{
+    const pld_expr_t *obj = t->u.sub.obj;
+    const int n = t->u.sub.n, s = pld_cg_site(g, t);
+    if (!obj->type || obj->type->kind != PLD_TY_TILE || !v->type || v->type->kind != PLD_TY_SCALAR)
+        return -2;
+    if (obj->kind != PLD_EX_NAME || obj->slot < 0 || g->slots[obj->slot].kind != SK_TILE)
+        return pld_cg_fail(g, obj->span, "the native backend writes elements of named tiles only");
+    if (n < 1 || n > PC_MAX_RANK)
+        return pld_cg_fail(g, t->span, "%d indices for a tile", n);
+    int fv;
+    pld_dtype_t dv;
+    const int val = pld_cg_scalar(g, v, &fv, &dv);
+    if (val < 0)
+        return -1;
+    int idx[PC_MAX_RANK];
+    for (int d = 0; d < n; d++) {
+        int ifl;
+        pld_dtype_t idt;
+        if ((idx[d] = pld_cg_scalar(g, t->u.sub.items[d], &ifl, &idt)) < 0)
+            return -1;
+        if (ifl)
+            return pld_cg_fail(g, t->u.sub.items[d]->span, "an index must be an integer");
+    }
+    const pld_dtype_t edt = obj->type->dtype;
+    if (!pld_kern_dtype_ok(edt)) {
+        pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
+                       "4-bit or FP8 arithmetic yet)\");", s, pld_dtype_name(edt));
+        return 0;
+    }
+    const int sl = obj->slot, off = tmp(g);
+    pld_cg_emit(g, "int64_t t%d = 0;", off);
+    pld_cg_emit(g, "if (%d < s%d.rank) return rt->fail(bk, %d, \"tile index out of range\");", n, sl, s);
+    for (int d = 0; d < n; d++) {
+        pld_cg_emit(g, "if (%d < s%d.rank) {", d, sl);
+        pld_cg_emit(g, "    if (t%d < 0 || t%d >= s%d.shape[%d]) return rt->fail(bk, %d, \"tile index out of range\");", idx[d],
+                    idx[d], sl, d, s);
+        pld_cg_emit(g, "    t%d = t%d * s%d.shape[%d] + t%d;", off, off, sl, d, idx[d]);
+        pld_cg_emit(g, "}");
+    }
+    if (pld_dtype_is_float(edt))
+        pld_cg_emit(g, "rt->set_f(s%d.data, %d, t%d, (double)t%d);", sl, (int)edt, off, val);
+    else if (fv)
+        pld_cg_emit(g, "rt->set_i(s%d.data, %d, t%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
+                       "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);", sl, (int)edt, off, val, val, val, val, val);
+    else
+        pld_cg_emit(g, "rt->set_i(s%d.data, %d, t%d, t%d);", sl, (int)edt, off, val);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- tiles */

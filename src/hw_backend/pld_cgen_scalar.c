@@ -375,6 +375,11 @@ int pld_cg_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
         const int sys = pld_cg_sys_scalar(g, e, fl, dt); /* an array element a[i] */
         if (sys != -2)
             return sys;
+        if (e->kind == PLD_EX_SUBSCRIPT) { /* an element x[i, j] of a tensor or a tile */
+            const int el = pld_cg_elem_read(g, e, fl, dt);
+            if (el != -2)
+                return el;
+        }
         return pld_cg_fail(g, e->span, "this expression is not compiled by the native backend");
     }
     }

@@ -6,6 +6,7 @@
 #include "pld_mem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- statements */
@@ -383,20 +384,11 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         g->cont_used[g->depth - 1] = 1;
         pld_cg_emit(g, "goto c%d;", g->cont[g->depth - 1]);
         return 0;
-    case PLD_ST_RETURN: {
+    case PLD_ST_RETURN:
         if (s->u.ret.n > 0)
             return pld_cg_return(g, s);
-        unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
-        if (!done)
-            return pld_cg_fail(g, s->span, "out of memory");
-        for (int i = 0; i < s->u.ret.n; i++)
-            pld_cg_spill(g, s->u.ret.vals[i], done);
-        pld_mem_free(done);
-        for (int i = 0; i < s->u.ret.n; i++)
-            pld_cg_emit(g, "if (rt->ret(bk, %d, %d, %d)) return 1;", pld_cg_site(g, s->u.ret.vals[i]), i, s->u.ret.n);
         pld_cg_emit(g, "return 0;");
         return 0;
-    }
     case PLD_ST_ASSIGN: {
         const pld_expr_t *t = s->u.assign.target, *v = s->u.assign.value;
         if (is_yield(v))
@@ -404,6 +396,9 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (t->kind == PLD_EX_SUBSCRIPT && pld_cg_sys_store(g, s) != -2)
             return g->failed ? -1 : 0;
         if (t->kind == PLD_EX_SUBSCRIPT) {
+            const int te = pld_cg_tile_elem_assign(g, t, v);
+            if (te != -2)
+                return te;
             if (!t->u.sub.obj->type || !pld_type_is_tensorlike(t->u.sub.obj->type))
                 return pld_cg_fail(g, t->span, "subscript assignment to a non-tensor is not compiled by the native backend");
             int r = pld_cg_slice_assign(g, t, v);
@@ -411,14 +406,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
                 r = pld_cg_elem_assign(g, t, v);
             if (r != -2)
                 return r;
-            unsigned char *done = pld_mem_calloc((size_t)(g->fn->nslots > 0 ? g->fn->nslots : 1), 1);
-            if (!done)
-                return pld_cg_fail(g, s->span, "out of memory");
-            pld_cg_spill(g, t, done);
-            pld_cg_spill(g, v, done);
-            pld_mem_free(done);
-            pld_cg_emit(g, "if (rt->assign(bk, %d, %d)) return 1;", pld_cg_site(g, t), pld_cg_site(g, v));
-            return 0;
+            return pld_cg_fail(g, t->span, "this subscript assignment is not compiled by the native backend");
         }
         if (t->kind == PLD_EX_TUPLE && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TILE_GATHER_COMPARE)
             return pld_cg_gather_compare(g, t, v);

@@ -8,9 +8,10 @@
  * numerics are the kernel library's (rt->k: copy, gather, scatter, sort32,
  * mrgsort, fillpad, scatter_update) over views of pc_tensor descriptors; a
  * new tensor's storage is a buffer of the op's pool (pld_cg_tresult), zeroed
- * first as sim's new tensors are. Results need static shapes (of the
- * operands and of literal arguments); an op whose shape is only known at run
- * time returns -2 (the caller leaves it to the runtime). */
+ * first as sim's new tensors are. Shapes known when the kernel is compiled
+ * are used as constants; a dynamic dimension's shapes and checks are made at
+ * run time (pld_cg_tresult_rt). A form none of these covers returns -2, which
+ * the caller reports as not compiled (nothing reaches the tree walker). */
 #include "pld_cgen_int.h"
 #include "pld_check.h"
 #include "pld_crt.h"
@@ -273,7 +274,9 @@ static int gen_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 static int gen_gather_mask(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK];
-    const int ra = oshape(e, 0, sa);
+    int ra = oshape(e, 0, sa), dyn = 0;
+    if (ra < 0 && (ra = orank(e, 0)) >= 0)
+        dyn = 1; /* a dynamic row count (the checker wants constant columns): the shape at run time */
     if (ra < 0)
         return -2;
     int stride, first;
@@ -290,13 +293,25 @@ static int gen_gather_mask(cg_t *g, const pld_expr_t *e, const char *dst, int s)
             return -2;
         od = e->type->dtype;
     }
-    if (m < 0 || ra != 2 || sa[1] % stride || esize(od) != esize(sd))
+    if (m < 0 || ra != 2 || (!dyn && sa[1] % stride) || esize(od) != esize(sd))
         return fail_now(g, s, opname(e), ": bad mask pattern, shape or output dtype");
-    const int64_t os[2] = {sa[0], sa[1] / stride};
     const char *ops[1] = {av};
-    const int q = pld_cg_tresult(g, s, od, 2, os, ops, 1);
-    pld_cg_emit(g, "{ int64_t z[2] = {0, %d}; const int64_t ext[2] = {%lld, %lld}; pc_view vo, sel;", first, (long long)os[0],
-                (long long)os[1]);
+    int q;
+    if (dyn) {
+        const int sh = tmp(g);
+        pld_cg_emit(g, "if (%s.shape[1] %% %d) return rt->fail(bk, %d, \"%s: bad mask pattern, shape or output dtype\");", av,
+                    stride, s, opname(e));
+        pld_cg_emit(g, "int64_t t%d[2] = {%s.shape[0], %s.shape[1] / %d};", sh, av, av, stride);
+        char shv[32];
+        snprintf(shv, sizeof shv, "t%d", sh);
+        q = pld_cg_tresult_rt(g, s, od, 2, shv, ops, 1);
+        pld_cg_emit(g, "{ int64_t z[2] = {0, %d}; const int64_t ext[2] = {t%d[0], t%d[1]}; pc_view vo, sel;", first, sh, sh);
+    } else {
+        const int64_t os[2] = {sa[0], sa[1] / stride};
+        q = pld_cg_tresult(g, s, od, 2, os, ops, 1);
+        pld_cg_emit(g, "{ int64_t z[2] = {0, %d}; const int64_t ext[2] = {%lld, %lld}; pc_view vo, sel;", first,
+                    (long long)os[0], (long long)os[1]);
+    }
     pld_cg_emit(g, "  pc_view_tensor(&vo, &r%d); pc_view_tensor(&sel, &%s); pc_view_box(&sel, z, ext, %d);", q, av, esize(sd));
     pld_cg_emit(g, "  sel.strides[1] *= %d; sel.dt = %d;", stride, (int)od);
     pld_cg_emit(g, "  PC_K(%d, copy, &vo, &sel); }", s);
@@ -374,13 +389,20 @@ static int gen_sort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int sort = e->op == PLD_OPID_TENSOR_SORT32;
     const int fmt1 = !sort && !absent(pld_op_bound(e, 5));
     int64_t sh[5][PC_MAX_RANK];
-    int rk[5], ns = 0, at[5];
+    int rk[5], ns = 0, at[5], dyn = 0;
     char nm[5][32];
     for (int i = 0; i < (sort ? 2 : fmt1 ? 1 : 4); i++) {
         if (!sort && i > 0 && absent(pld_op_bound(e, i)))
             continue;
-        if ((rk[ns] = oshape(e, i, sh[ns])) < 0)
-            return -2;
+        if ((rk[ns] = oshape(e, i, sh[ns])) < 0) {
+            /* a dynamic row count (the checker wants constant columns): the rows and their check at run time */
+            const pld_type_t *t = pld_op_bound(e, i)->type;
+            if ((rk[ns] = orank(e, i)) != 2 || t->shape[1].kind != PLD_DIM_CONST)
+                return -2;
+            sh[ns][0] = -1;
+            sh[ns][1] = t->shape[1].v;
+            dyn = 1;
+        }
         at[ns++] = i;
     }
     for (int i = 0; i < ns; i++)
@@ -398,10 +420,15 @@ static int gen_sort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     }
     const int nsrc = sort ? 1 : ns;
     const int64_t R = sh[0][0];
+    const char *rows_msg = " needs 2-D FP32 sources of one row count (pairs: an even column count)";
+    for (int i = 0; dyn && i < ns; i++)
+        if (rk[i] == 2)
+            pld_cg_emit(g, "if (%s.shape[0] != %s.shape[0]) return rt->fail(bk, %d, \"%s%s\");", nm[i], nm[0], s, opname(e),
+                        rows_msg);
     for (int i = 0; i < ns; i++)
-        if (rk[i] != 2 || sh[i][0] != R ||
+        if (rk[i] != 2 || (!dyn && sh[i][0] != R) ||
             (i < nsrc && (pld_op_bound(e, at[i])->type->dtype != PLD_DT_FP32 || (!sort && sh[i][1] % 2))))
-            return fail_now(g, s, opname(e), " needs 2-D FP32 sources of one row count (pairs: an even column count)");
+            return fail_now(g, s, opname(e), rows_msg);
     if (sort && (sh[1][1] != sh[0][1] || sh[0][1] % 32 || esize(pld_op_bound(e, 1)->type->dtype) != 4))
         return fail_now(g, s, opname(e), ": idx must have src's shape (columns a multiple of 32), 4-byte elements");
     int64_t cols = 0;
@@ -411,8 +438,18 @@ static int gen_sort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const char *ops[4];
     for (int i = 0; i < ns; i++)
         ops[i] = nm[i];
-    const int q = pld_cg_tresult(g, s, PLD_DT_FP32, 2, os, ops, ns);
-    zero_t(g, q, PLD_DT_FP32, 2, os);
+    int q;
+    if (dyn) {
+        const int sv = tmp(g);
+        pld_cg_emit(g, "int64_t t%d[2] = {%s.shape[0], %lld};", sv, nm[0], (long long)os[1]);
+        char shv[32];
+        snprintf(shv, sizeof shv, "t%d", sv);
+        q = pld_cg_tresult_rt(g, s, PLD_DT_FP32, 2, shv, ops, ns);
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(r%d.shape, 2) * 4);", q, q);
+    } else {
+        q = pld_cg_tresult(g, s, PLD_DT_FP32, 2, os, ops, ns);
+        zero_t(g, q, PLD_DT_FP32, 2, os);
+    }
     pld_cg_emit(g, "{ pc_view vo, vs[4]; const pc_view *sv[4] = {NULL}; pc_view_tensor(&vo, &r%d);", q);
     for (int i = 0; i < ns; i++)
         pld_cg_emit(g, "  pc_view_tensor(&vs[%d], &%s); sv[%d] = &vs[%d];", i, nm[i], i, i);
@@ -428,13 +465,13 @@ static int gen_sort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 
 /* ---------------------------------------------------------------- fillpad, gather_row */
 
-/* fillpad_expand whose shape is a constant expression: the checker's static
- * result shape, the shape's checks at run time */
+/* fillpad_expand whose shape is a constant expression, or of a source of a
+ * dynamic dim (sa NULL): the checks at run time; the result's shape is the
+ * checker's static one where it has one, else the shape argument's values */
 static int gen_fillpad_expand_rt(cg_t *g, const pld_expr_t *e, const char *dst, int s, int r, const int64_t *sa)
 {
     int64_t os[PC_MAX_RANK];
-    if (pld_cg_tshape(e->type, os) != r)
-        return -2;
+    const int st = pld_cg_tshape(e->type, os) == r;
     char av[32];
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, av))
         return -1;
@@ -451,14 +488,21 @@ static int gen_fillpad_expand_rt(cg_t *g, const pld_expr_t *e, const char *dst, 
         return fail_now(g, s, opname(e), m);
     }
     for (int d = 0; d < r; d++) {
-        pld_cg_emit(g, "if (t%d[%d] < %lld)", ns, d, (long long)sa[d]);
-        pld_cg_emit(g, "    PC_FAILF(%d, \"%s: destination dimension %d (%%lld) is smaller than the source's (%lld)\", "
-                       "(long long)t%d[%d]);", s, opname(e), d, (long long)sa[d], ns, d);
-        pld_cg_emit(g, "if (t%d[%d] != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from its static "
-                       "type\");", ns, d, (long long)os[d], s, opname(e));
+        if (sa)
+            pld_cg_emit(g, "if (t%d[%d] < %lld)", ns, d, (long long)sa[d]);
+        else
+            pld_cg_emit(g, "if (t%d[%d] < %s.shape[%d])", ns, d, av, d);
+        pld_cg_emit(g, "    PC_FAILF(%d, \"%s: destination dimension %d (%%lld) is smaller than the source's (%%lld)\", "
+                       "(long long)t%d[%d], (long long)%s.shape[%d]);", s, opname(e), d, ns, d, av, d);
+        if (st)
+            pld_cg_emit(g, "if (t%d[%d] != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from its "
+                           "static type\");", ns, d, (long long)os[d], s, opname(e));
     }
     const char *ops[1] = {av};
-    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, r, os, ops, 1);
+    char shv[32];
+    snprintf(shv, sizeof shv, "t%d", ns);
+    const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
+    const int q = st ? pld_cg_tresult(g, s, dt, r, os, ops, 1) : pld_cg_tresult_rt(g, s, dt, r, shv, ops, 1);
     pld_cg_emit(g, "{ pc_view vs, vd; pc_view_tensor(&vs, &%s); pc_view_tensor(&vd, &r%d);", av, q);
     pld_cg_emit(g, "  PC_K(%d, fillpad, &vd, &vs, %s.valid, %d); }", s, av, mode);
     pld_cg_emit(g, "%s = r%d;", dst, q);
@@ -470,10 +514,12 @@ static int gen_fillpad(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int expand = e->op == PLD_OPID_TENSOR_FILLPAD_EXPAND;
     int64_t sa[PC_MAX_RANK], os[PC_MAX_RANK];
     int r = oshape(e, 0, sa), dyn = 0;
-    if (r < 0 && !expand && (r = orank(e, 0)) >= 0)
+    if (r < 0 && (r = orank(e, 0)) >= 0)
         dyn = 1; /* a dynamic dim: the source's shape at run time */
     if (r < 0)
         return -2;
+    if (expand && dyn)
+        return gen_fillpad_expand_rt(g, e, dst, s, r, NULL);
     memcpy(os, sa, sizeof os);
     if (expand) {
         const pld_expr_t *l = pld_op_bound(e, 1);
@@ -681,19 +727,24 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
     if (pld_cg_two_targets(g, targets, e, SK_TENSOR, "tensor"))
         return -1;
     int64_t sa[PC_MAX_RANK], oc = 0, ts[PC_MAX_RANK];
-    const int ra = oshape(e, 0, sa);
+    int ra = oshape(e, 0, sa), dyn = 0;
+    if (ra < 0 && (ra = orank(e, 0)) >= 0)
+        dyn = 1; /* a source of a dynamic dim: the result shapes at run time */
     const int lit = lit_int(pld_op_bound(e, 7), &oc);
-    if (!lit && pld_cg_tshape(rt->elems[0], ts) == 2) /* a constant expression: the checker's static shape */
+    const int stc = lit || pld_cg_tshape(rt->elems[0], ts) == 2; /* a constant expression: the checker's static shape */
+    if (!lit && stc)
         oc = ts[1];
-    if (ra < 0 || (!lit && pld_cg_tshape(rt->elems[0], ts) != 2))
-        return pld_cg_fail(g, e->span, "%s: the native backend needs a source and results of static shapes", opname(e));
+    if (ra < 0)
+        return pld_cg_fail(g, e->span, "%s: the native backend needs a source of a known rank", opname(e));
+    int v = -1;
     if (!lit) {
-        int fl, v;
+        int fl;
         pld_dtype_t d;
         if ((v = pld_cg_scalar(g, pld_op_bound(e, 7), &fl, &d)) < 0)
             return -1;
-        pld_cg_emit(g, "if ((int64_t)t%d != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from its "
-                       "static type\");", v, (long long)oc, s, opname(e));
+        if (stc)
+            pld_cg_emit(g, "if ((int64_t)t%d != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from "
+                           "its static type\");", v, (long long)oc, s, opname(e));
     }
     const int mode = pld_check_mode_arg(pld_op_bound(e, 6), pld_gather_cmp_modes, 6, 0);
     char av[32];
@@ -704,18 +755,37 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
     const int kv = pld_cg_scalar(g, pld_op_bound(e, 5), &fl, &kd);
     if (kv < 0)
         return -1;
-    if (ra != 2 || oc < 0)
+    if (ra != 2 || (stc && oc < 0))
         return fail_now(g, s, opname(e), " needs a 2-D src and a scalar kvalue");
     const pld_dtype_t cd = rt->elems[1] && rt->elems[1]->dtype != PLD_DT_NONE ? rt->elems[1]->dtype : PLD_DT_INT32;
-    const int64_t ds[2] = {sa[0], oc}, cs[2] = {1, sa[0]};
     const char *ops[1] = {av};
-    const int qd = pld_cg_tresult(g, s, PLD_DT_INT32, 2, ds, ops, 1);
-    zero_t(g, qd, PLD_DT_INT32, 2, ds);
-    const int qc = pld_cg_tresult(g, s, cd, 2, cs, ops, 1);
-    zero_t(g, qc, cd, 2, cs);
+    int qd, qc;
+    char ocx[48];
+    if (stc)
+        snprintf(ocx, sizeof ocx, "%lldLL", (long long)oc);
+    else
+        snprintf(ocx, sizeof ocx, "(int64_t)t%d", v);
+    if (!dyn && stc) {
+        const int64_t ds[2] = {sa[0], oc}, cs[2] = {1, sa[0]};
+        qd = pld_cg_tresult(g, s, PLD_DT_INT32, 2, ds, ops, 1);
+        zero_t(g, qd, PLD_DT_INT32, 2, ds);
+        qc = pld_cg_tresult(g, s, cd, 2, cs, ops, 1);
+        zero_t(g, qc, cd, 2, cs);
+    } else {
+        const int sd = tmp(g), sc = tmp(g);
+        pld_cg_emit(g, "if (%s < 0) return rt->fail(bk, %d, \"%s needs a 2-D src and a scalar kvalue\");", ocx, s, opname(e));
+        pld_cg_emit(g, "int64_t t%d[2] = {%s.shape[0], %s}, t%d[2] = {1, %s.shape[0]};", sd, av, ocx, sc, av);
+        char dv[32], cv[32];
+        snprintf(dv, sizeof dv, "t%d", sd);
+        snprintf(cv, sizeof cv, "t%d", sc);
+        qd = pld_cg_tresult_rt(g, s, PLD_DT_INT32, 2, dv, ops, 1);
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(r%d.shape, 2) * 4);", qd, qd);
+        qc = pld_cg_tresult_rt(g, s, cd, 2, cv, ops, 1);
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(r%d.shape, 2) * %d);", qc, qc, esize(cd));
+    }
     pld_cg_emit(g, "{ pc_view dv, cv, sv; pc_view_tensor(&dv, &r%d); pc_view_tensor(&cv, &r%d); pc_view_tensor(&sv, &%s);", qd, qc,
                 av);
-    pld_cg_emit(g, "  PC_K(%d, gather_compare, &dv, &cv, &sv, %s.valid, %d, (double)t%d, %lld); }", s, av, mode, kv, (long long)oc);
+    pld_cg_emit(g, "  PC_K(%d, gather_compare, &dv, &cv, &sv, %s.valid, %d, (double)t%d, %s); }", s, av, mode, kv, ocx);
     pld_cg_emit(g, "s%d = r%d;", targets->u.seq.items[0]->slot, qd);
     pld_cg_emit(g, "s%d = r%d;", targets->u.seq.items[1]->slot, qc);
     return 0;
@@ -725,12 +795,15 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
  * a new zeroed [max_indices, size] tensor ([size, max_indices] transposed) filled by pld_k_paged_gather */
 static int gen_paged_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
-    int64_t ss[PC_MAX_RANK], sx[PC_MAX_RANK], sb[PC_MAX_RANK], os[PC_MAX_RANK], size = 0, mx = 0, tr = 0;
-    const int rs = oshape(e, 0, ss), rx = oshape(e, 1, sx), rb = oshape(e, 2, sb);
+    int64_t os[PC_MAX_RANK], size = 0, mx = 0, tr = 0;
+    /* operands of dynamic dims too: their shapes at run time */
+    const int rs = orank(e, 0), rx = orank(e, 1), rb = orank(e, 2);
     const int lit = lit_int(pld_op_bound(e, 4), &size) && lit_int(pld_op_bound(e, 5), &mx) &&
                     (absent(pld_op_bound(e, 8)) || lit_int(pld_op_bound(e, 8), &tr)) && size >= 0 && mx >= 0;
-    /* constant expressions: the checker's static result shape, checked against them at run time */
-    if (rs < 0 || rx < 0 || rb < 0 || (!lit && pld_cg_tshape(e->type, os) != 2))
+    /* constant expressions: the checker's static result shape where it has one, checked against them at run time;
+     * else the shape they give, at run time */
+    const int st = lit || pld_cg_tshape(e->type, os) == 2;
+    if (rs < 0 || rx < 0 || rb < 0 || !e->type || e->type->dtype == PLD_DT_NONE)
         return -2;
     char sv[32], xv[32], bv[32];
     if (pld_cg_toperand(g, pld_op_bound(e, 0), e, sv) || pld_cg_toperand(g, pld_op_bound(e, 1), e, xv) ||
@@ -747,27 +820,36 @@ static int gen_paged_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s
             return -1;
         }
     }
-    int64_t n = 1;
-    for (int i = 0; i < rx; i++)
-        n *= sx[i];
+    const int osv = tmp(g);
+    pld_cg_emit(g, "int64_t t%d[2];", osv);
     pld_cg_emit(g, "{ const int64_t bs_ = (int64_t)t%d, sz_ = (int64_t)t%d, mx_ = (int64_t)t%d, col_ = (int64_t)t%d; const int tr_ "
                    "= (int64_t)t%d != 0;", v[0], v[1], v[2], v[3], v[4]);
     g->ind++;
-    pld_cg_emit(g, "if (%d != 2 || bs_ <= 0 || sz_ <= 0 || col_ < 0 || col_ + sz_ > %lld || %lld > mx_)", rs,
-                (long long)(rs >= 2 ? ss[1] : 0), (long long)n);
-    pld_cg_emit(g, "    PC_FAILF(%d, \"%s: %%lld indices for max_indices %%lld, or columns %%lld + %%lld of src's %%lld\", %lldLL, "
-                   "(long long)mx_, (long long)col_, (long long)sz_, (long long)%s.shape[1]);", s, opname(e), (long long)n, sv);
-    if (lit) {
+    if (rs >= 2)
+        pld_cg_emit(g, "const int64_t n_ = pc_numel(%s.shape, %d), c_ = %s.shape[1];", xv, rx, sv);
+    else
+        pld_cg_emit(g, "const int64_t n_ = pc_numel(%s.shape, %d), c_ = 0;", xv, rx);
+    pld_cg_emit(g, "if (%d != 2 || bs_ <= 0 || sz_ <= 0 || col_ < 0 || col_ + sz_ > c_ || n_ > mx_)", rs);
+    pld_cg_emit(g, "    PC_FAILF(%d, \"%s: %%lld indices for max_indices %%lld, or columns %%lld + %%lld of src's %%lld\", "
+                   "(long long)n_, (long long)mx_, (long long)col_, (long long)sz_, (long long)%s.shape[%d]);", s, opname(e),
+                sv, rs >= 2 ? 1 : 0);
+    if (lit)
         os[0] = tr ? size : mx, os[1] = tr ? mx : size;
-    } else {
+    else if (st)
         pld_cg_emit(g, "if ((tr_ ? sz_ : mx_) != %lld || (tr_ ? mx_ : sz_) != %lld) return rt->fail(bk, %d, \"%s: internal: the "
                        "result's shape differs from its static type\");", (long long)os[0], (long long)os[1], s, opname(e));
-    }
+    pld_cg_emit(g, "t%d[0] = tr_ ? sz_ : mx_; t%d[1] = tr_ ? mx_ : sz_;", osv, osv);
     g->ind--;
     pld_cg_emit(g, "}");
     const char *ops[3] = {sv, xv, bv};
-    const int q = pld_cg_tresult(g, s, pld_op_bound(e, 0)->type->dtype, 2, os, ops, 3);
-    zero_t(g, q, pld_op_bound(e, 0)->type->dtype, 2, os);
+    const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
+    char shv[32];
+    snprintf(shv, sizeof shv, "t%d", osv);
+    const int q = st ? pld_cg_tresult(g, s, dt, 2, os, ops, 3) : pld_cg_tresult_rt(g, s, dt, 2, shv, ops, 3);
+    if (st)
+        zero_t(g, q, dt, 2, os);
+    else
+        pld_cg_emit(g, "memset(r%d.data, 0, (size_t)pc_numel(r%d.shape, 2) * %d);", q, q, esize(dt));
     pld_cg_emit(g, "{ pc_view vo, vs, vx, vb; pc_view_tensor(&vo, &r%d); pc_view_tensor(&vs, &%s); pc_view_tensor(&vx, &%s); "
                    "pc_view_tensor(&vb, &%s);", q, sv, xv, bv);
     pld_cg_emit(g, "  PC_K(%d, paged_gather, &vo, &vs, &vx, &vb, (int64_t)t%d, (int64_t)t%d, (int64_t)t%d, (int64_t)t%d != 0); }", s,

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PC_VERSION 1
+#define PC_VERSION 2
 #define PC_MAX_RANK 5
 
 /* A tensor or a view of one. dt is pldrun's pld_dtype_t. */
@@ -111,7 +111,7 @@ typedef struct pc_kern {
                         int64_t size, int64_t col, int trans, char *err, size_t errn);
 } pc_kern;
 
-/* What a runtime-executed op returned (pc_rt.exec). */
+/* What an op the runtime ran returned (pc_rt.op). */
 enum { PC_OUT_NONE = 0, PC_OUT_INT, PC_OUT_FLOAT, PC_OUT_TENSOR, PC_OUT_TILE, PC_OUT_CTX };
 typedef struct pc_out {
     int32_t kind;                      /* PC_OUT_* */
@@ -166,31 +166,20 @@ typedef struct pc_rt {
     int64_t (*get_i)(const void *data, int32_t dt, int64_t i);
     void (*set_f)(void *data, int32_t dt, int64_t i, double v);
     void (*set_i)(void *data, int32_t dt, int64_t i, int64_t v);
-    /* the kernel library (the loops `sim` runs): whole physical tiles */
-    int (*binary)(void *bk, int site, int op, pc_tile *out, const pc_tile *a, const pc_tile *b);
-    int (*binary_s)(void *bk, int site, int op, pc_tile *out, const pc_tile *a, double sf, int64_t si);
-    int (*unary)(void *bk, int site, int op, pc_tile *out, const pc_tile *a);
+    /* a tile filled with one value (pl.tile.full / create) */
     int (*fill)(void *bk, int site, pc_tile *out, double vf, int64_t vi);
-    int (*reduce)(void *bk, int site, int op, int row, pc_tile *out, const pc_tile *a);
-    int (*matmul)(void *bk, int site, int acc, pc_tile *out, const pc_tile *a, const pc_tile *b);
-    int (*cast)(void *bk, int site, int mode, pc_tile *out, const pc_tile *a);
-    /* ops run by the runtime (pld.*: windows, signals, waits, collectives):
-     * the kernel first hands over the locals the op reads (set_*), then
-     * exec runs the op at `site` */
+    /* a scope body's locals handed back to the frame it runs in (set_*),
+     * and a CommContext parameter of the frame (param_ctx) */
     int (*set_int)(void *bk, int slot, int32_t dt, int64_t v);
     int (*set_float)(void *bk, int slot, int32_t dt, double v);
     int (*set_tensor)(void *bk, int site, int slot, const pc_tensor *t);
     int (*set_tile)(void *bk, int site, int slot, const pc_tile *t);
     int (*set_ctx)(void *bk, int slot, int64_t handle);
     int64_t (*param_ctx)(void *bk, int slot);
-    int (*exec)(void *bk, int site, pc_out *out);
-    /* `target = value` for a target the kernel does not hold (a slice of a
-     * tensor: tensor[a:b, c:d] = value), both given as sites */
-    int (*assign)(void *bk, int target_site, int value_site);
     /* the CommContext (pld_backend.h layout) of window tensor t when the
      * peers' windows of its domain are mapped in this process, so that the
      * kernel may reach them through windowsIn[] as the NPU does; NULL: the op
-     * goes through the runtime (exec) */
+     * goes through the runtime (op) */
     const void *(*comm_ctx)(void *bk, const pc_tensor *t);
     /* a tile of `bytes` in memory space `mem` was bound to local `slot` by
      * statement number seq: the on-chip capacity check `sim` makes (the
@@ -200,9 +189,6 @@ typedef struct pc_rt {
      * could exceed this platform's capacity: only then are tile_bound calls
      * needed (the live tiles never exceed all of the storage) */
     int (*ub_needed)(void *bk, const int64_t *bytes, int n);
-    /* `return v0, ..., vn-1`: value i is expression `site` (its locals handed
-     * over first); block 0's values become the kernel's result */
-    int (*ret)(void *bk, int site, int i, int n);
     /* the kernel library (pc_kern), and its failure at `site` reported as
      * sim reports it ("<op name>: <err>"); returns 1 */
     const pc_kern *k;

@@ -247,35 +247,7 @@ static int rt_store(void *bk, int site, const pc_tile *src, const int64_t *off, 
     return 0;
 }
 
-/* ---- the kernel library over whole physical tiles ---- */
-
-static int rt_binary(void *bk, int site, int op, pc_tile *out, const pc_tile *a, const pc_tile *bb)
-{
-    pld_view_t vo, va, vb;
-    tile_view(out, &vo, 0);
-    tile_view(a, &va, 0);
-    tile_view(bb, &vb, 0);
-    char err[ERRN];
-    return kfail(bk, site, pld_k_binary((pld_binop_k_t)op, &vo, &va, &vb, err, sizeof err), err);
-}
-
-static int rt_binary_s(void *bk, int site, int op, pc_tile *out, const pc_tile *a, double sf, int64_t si)
-{
-    pld_view_t vo, va;
-    tile_view(out, &vo, 0);
-    tile_view(a, &va, 0);
-    char err[ERRN];
-    return kfail(bk, site, pld_k_binary_scalar((pld_binop_k_t)op, &vo, &va, sf, si, err, sizeof err), err);
-}
-
-static int rt_unary(void *bk, int site, int op, pc_tile *out, const pc_tile *a)
-{
-    pld_view_t vo, va;
-    tile_view(out, &vo, 0);
-    tile_view(a, &va, 0);
-    char err[ERRN];
-    return kfail(bk, site, pld_k_unary((pld_unop_k_t)op, &vo, &va, err, sizeof err), err);
-}
+/* ---- pl.tile.full over a whole physical tile ---- */
 
 static int rt_fill(void *bk, int site, pc_tile *out, double vf, int64_t vi)
 {
@@ -288,51 +260,6 @@ static int rt_fill(void *bk, int site, pc_tile *out, double vf, int64_t vi)
     else
         pld_k_fill_i(&vo, vi);
     return 0;
-}
-
-static int rt_reduce(void *bk, int site, int op, int row, pc_tile *out, const pc_tile *a)
-{
-    const int ax = row ? a->rank - 1 : a->rank - 2;
-    if (ax < 0)
-        return rt_fail(bk, site, "a reduction needs a tile of rank >= 2");
-    for (int d = 0; d < a->rank; d++)
-        out->valid[d] = d == ax ? 1 : a->valid[d];
-    /* a new tile on sim: zero outside the valid region too */
-    memset(out->data, 0, (size_t)pc_numel(out->shape, out->rank) * (size_t)pld_dtype_storage_bytes((pld_dtype_t)out->dt));
-    pld_view_t vo, vi;
-    tile_view(a, &vi, 1);
-    tile_view(out, &vo, 1);
-    char err[ERRN];
-    return kfail(bk, site, pld_k_reduce((pld_redop_k_t)op, row ? PLD_K_RED_ROW : 0, &vo, &vi, err, sizeof err), err);
-}
-
-static int rt_matmul(void *bk, int site, int acc, pc_tile *out, const pc_tile *a, const pc_tile *bb)
-{
-    if (a->rank != 2 || bb->rank != 2 || a->shape[1] != bb->shape[0])
-        return rt_fail(bk, site, "matmul: incompatible shapes");
-    if (!acc) {
-        out->valid[0] = a->valid[0];
-        out->valid[1] = bb->valid[1];
-    }
-    pld_view_t vo, va, vb;
-    tile_view(out, &vo, 0);
-    tile_view(a, &va, 0);
-    tile_view(bb, &vb, 0);
-    char err[ERRN];
-    return kfail(bk, site, pld_k_matmul(&vo, &va, &vb, acc, err, sizeof err), err);
-}
-
-static int rt_cast(void *bk, int site, int mode, pc_tile *out, const pc_tile *a)
-{
-    (void)mode;
-    crt_block_t *b = bk;
-    const pld_expr_t *e = site_expr(b, site);
-    memcpy(out->valid, a->valid, sizeof out->valid);
-    pld_view_t vo, va;
-    tile_view(out, &vo, 0);
-    tile_view(a, &va, 0);
-    char err[ERRN];
-    return kfail(b, site, pld_k_cast(&vo, &va, pld_round_mode(e ? pld_op_arg(e, 2) : NULL), err, sizeof err), err);
 }
 
 /* ---- runtime-run ops: the frame ---- */
@@ -507,22 +434,6 @@ static int rt_set_tile(void *bk, int site, int slot, const pc_tile *t)
 
 static int to_out(crt_block_t *b, int site, pc_out *out);
 
-static int rt_exec(void *bk, int site, pc_out *out)
-{
-    crt_block_t *b = bk;
-    const pld_expr_t *e = site_expr(b, site);
-    memset(out, 0, sizeof *out);
-    if (!e)
-        return rt_fail(b, site, "internal: unknown site");
-    pld_value_release(&b->last);
-    pld_where_at(b->it, &b->f, e->span);
-    if (pld_eval(b->it, &b->f, e, &b->last) != PLD_OK) {
-        b->failed = 1;
-        return 1;
-    }
-    return to_out(b, site, out);
-}
-
 /* 1 when a kernel's launch argument (they live as long as the launch) or a
  * tensor made for the block holds buffer buf */
 static int holds_buffer(const crt_block_t *b, const pld_buffer_t *buf)
@@ -612,25 +523,6 @@ static int to_out(crt_block_t *b, int site, pc_out *out)
     default: out->kind = PC_OUT_NONE; break;
     }
     return 0;
-}
-
-static int rt_assign(void *bk, int target_site, int value_site)
-{
-    crt_block_t *b = bk;
-    const pld_expr_t *t = site_expr(b, target_site), *e = site_expr(b, value_site);
-    if (!t || !e)
-        return rt_fail(b, target_site, "internal: unknown site");
-    pld_value_t v;
-    pld_where_at(b->it, &b->f, t->span);
-    if (pld_eval(b->it, &b->f, e, &v) != PLD_OK) {
-        b->failed = 1;
-        return 1;
-    }
-    pld_status_t st = pld_walk_assign(b->it, &b->f, t, &v);
-    pld_value_release(&v);
-    if (st != PLD_OK)
-        b->failed = 1;
-    return st != PLD_OK;
 }
 
 /* the value of an operand the kernel evaluated (ae: its expression, for a
@@ -762,20 +654,6 @@ static int rt_ub_needed(void *bk, const int64_t *bytes, int n)
 
 static int ret_value(crt_block_t *b, int site, int i, int n, pld_value_t v);
 
-static int rt_ret(void *bk, int site, int i, int n)
-{
-    crt_block_t *b = bk;
-    const pld_expr_t *e = site_expr(b, site);
-    pld_value_t v;
-    if (!e || n < 1 || i < 0 || i >= n)
-        return rt_fail(b, site, "internal: a bad return");
-    if (pld_eval(b->it, &b->f, e, &v) != PLD_OK) {
-        b->failed = 1;
-        return 1;
-    }
-    return ret_value(b, site, i, n, v);
-}
-
 /* `return v0, ..., vn-1` with value i evaluated by the kernel */
 static int rt_ret_val(void *bk, int site, int i, int n, const pc_arg *a)
 {
@@ -884,8 +762,8 @@ static int rt_assemble(void *bk, int site, const pc_tensor *dst, const pc_tensor
 
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
-    rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_binary, rt_binary_s, rt_unary, rt_fill, rt_reduce, rt_matmul, rt_cast,
-    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_exec, rt_assign, rt_comm_ctx, rt_tile_bound, rt_ub_needed, rt_ret,
+    rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_fill,
+    rt_set_int, rt_set_float, rt_set_tensor, rt_set_tile, rt_set_ctx, rt_param_ctx, rt_comm_ctx, rt_tile_bound, rt_ub_needed,
     &pld_cgen_kern_table, rt_kfail,
     pld_crt_sys_info, pld_crt_task_dummy, pld_crt_xcore, pld_crt_tpush, pld_crt_tpop, pld_crt_call, pld_crt_group,
     pld_crt_lanes, pld_crt_shard,

@@ -883,6 +883,10 @@ static const pld_type_t *check_subscript(pld_ck_t *ck, pld_expr_t *e)
         }
         if (slices == 0 && n == t->rank)
             return scalar(ck, t->dtype);
+        if (t->kind == PLD_TY_TILE) { /* no backend makes a view of a tile (pld_exec_subscript) */
+            pld_ck_error(ck, e->span, "slicing a tile with [...] is not supported; use pl.tile.slice");
+            return &pld_type_unknown;
+        }
         pld_dim_t d[PLD_CK_MAX_RANK];
         int k = 0;
         for (int i = 0; i < t->rank && k < PLD_CK_MAX_RANK; i++) {

@@ -134,9 +134,11 @@ static void assign_targets(pld_ck_t *ck, pld_expr_t *target, const pld_type_t *t
     if (target->kind == PLD_EX_SUBSCRIPT) {
         /* t[...] = v : tensor/tile window write or array element write */
         const pld_type_t *ot = pld_ck_expr(ck, target->u.sub.obj);
+        int slices = 0;
         for (int i = 0; i < target->u.sub.n; i++) {
             pld_expr_t *it = target->u.sub.items[i];
             if (it->kind == PLD_EX_SLICE) {
+                slices++;
                 if (it->u.slice.lo)
                     pld_ck_expr(ck, it->u.slice.lo);
                 if (it->u.slice.hi)
@@ -148,6 +150,11 @@ static void assign_targets(pld_ck_t *ck, pld_expr_t *target, const pld_type_t *t
         if (ot->kind != PLD_TY_UNKNOWN && ot->kind != PLD_TY_TENSOR && ot->kind != PLD_TY_DTENSOR &&
             ot->kind != PLD_TY_TILE && ot->kind != PLD_TY_ARRAY)
             pld_ck_error(ck, target->span, "cannot assign into %s", pld_ck_tystr(ck, ot));
+        else if (slices && ot->kind == PLD_TY_TILE) /* pld_exec_subscript_assign writes one element of a tile */
+            pld_ck_error(ck, target->span, "assigning into a slice of a tile is not supported; use pl.tile.assemble");
+        else if (slices && t->kind == PLD_TY_SCALAR)
+            pld_ck_error(ck, value_span, "a scalar cannot be assigned to a slice; assign a tensor of the slice's shape "
+                                         "(pl.tensor.full)");
         else if (pld_type_is_tensorlike(ot) && t->kind == PLD_TY_TENSOR && t->dtype != ot->dtype)
             pld_ck_error(ck, value_span, "cannot assemble a %s tensor into a %s tensor", pld_dtype_name(t->dtype),
                      pld_dtype_name(ot->dtype));

@@ -108,7 +108,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
+         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
 
 
@@ -675,6 +675,33 @@ def tdyn(args, work, env):
                     fail('%s on %s (i = 9): want exit != 0 and the index message' % (prog, b), out)
             if msgs['sim'] != msgs['native']:
                 fail('%s: the messages differ' % prog, '\n'.join(msgs['sim'] + msgs['native']))
+    # tensor_dyn_layout.pld: tensor_layout.pld's ops on x [8, M] and y [N, 32] (shapes and checks at run time)
+    npy_f32(os.path.join(work, 'x16.npy'), (8, 16), 'x16')
+    npy_f32(os.path.join(work, 'y32.npy'), (8, 32), 'y32')
+    ins = ['--in', 'x=' + os.path.join(work, 'x16.npy'), '--in', 'y=' + os.path.join(work, 'y32.npy')]
+    same_on_sim_and_native(args, work, env, 'tensor_dyn_layout.pld', ins, ['out', 'ci'])
+    rc, out = run(args, 'tensor_dyn_layout.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy'),
+                                                                  '--out', 'ci=' + os.path.join(work, 'e2.npy')], env)
+    if rc != 0 or '(0 in compiled kernels)' not in out:
+        fail('tensor_dyn_layout.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+    # elem_subscript.pld: x[i, j] reads of tensors and tiles, tile[i, j] = v writes
+    for i, want in ((2, None), (9, 'index 9 out of range for dimension 0 (size 8)'), (-1, 'tile index out of range')):
+        npy_scalar_i64(os.path.join(work, 'i.npy'), i)
+        ins = ['--in', 'x=' + os.path.join(work, 'x16.npy'), '--in', 'i=' + os.path.join(work, 'i.npy')]
+        if want is None:
+            same_on_sim_and_native(args, work, env, 'elem_subscript.pld', ins, ['out'])
+            rc, out = run(args, 'elem_subscript.pld', 'native', ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            if rc != 0 or '(0 in compiled kernels)' not in out:
+                fail('elem_subscript.pld on native: want exit 0 and "(0 in compiled kernels)"', out)
+            continue
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'elem_subscript.pld', b, ins + ['--out', 'out=' + os.path.join(work, 'e.npy')], env)
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l]
+            if rc == 0 or not any(want in l for l in msgs[b]):
+                fail('elem_subscript.pld on %s (i = %d): want exit != 0 and "%s"' % (b, i, want), out)
+        if msgs['sim'] != msgs['native']:
+            fail('elem_subscript.pld: the messages differ', '\n'.join(msgs['sim'] + msgs['native']))
     print('ok: tdyn: dynamic-shape tensor ops byte-identical on sim and native, 0 interpreted ops in the kernel, '
           'shape errors with sim\'s messages')
 
