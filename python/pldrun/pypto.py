@@ -99,17 +99,18 @@ def _unsupported(reason):
 
 
 def _text_of(compiled):
-    """(text, path) of the front-end program captured when `compiled` was compiled: its output dir's
-    pldrun_program.pld (pldrun's diagnostics then point into a file that stays), else the text kept on the
-    object."""
+    """(text, path) of the front-end program captured when `compiled` was compiled: the text kept on the
+    object (else its output dir's pldrun_program.pld, for a program reloaded from its build directory);
+    path is that file when it holds this text (pldrun's diagnostics then point into a file that stays)."""
     out = getattr(compiled, 'output_dir', None) or os.fspath(compiled)
     path = os.path.join(os.fspath(out), PROGRAM_FILE)
+    on_disk = None
     if os.path.isfile(path):
         with open(path) as f:
-            return f.read(), path
-    text = getattr(compiled, '_pldrun_program', None)
+            on_disk = f.read()
+    text = getattr(compiled, '_pldrun_program', None) or on_disk
     if text:
-        return text, None
+        return text, (path if on_disk == text else None)
     raise PldrunUnsupported('no program was captured for %s: pldrun.pypto runs programs compiled by ir.compile '
                             'in this session (it writes %s there)' % (out, PROGRAM_FILE))
 
@@ -330,7 +331,8 @@ def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_pe
         declared = sub_workers(_text_of(self)[0])
         unknown = sorted(set(bound) - set(declared))
         if unknown:
-            raise ValueError('unknown sub-worker name(s) %s; the program declares %s' % (unknown, declared))
+            raise ValueError('callbacks names %s are not sub-workers of this program (it declares %s)'
+                             % (unknown, declared))
         _unsupported('%s: prepare() binds %s' % (SUBWORKER_MESSAGE, ', '.join(sorted(bound))))
     if persistent and reset_persistent_windows is False:
         _unsupported('persistent windows kept without reset across dispatches are not supported by pldrun '
