@@ -9,9 +9,10 @@ device_id=)`, return-style calls that allocate the Out parameters and return one
 passed as ctypes values; the stand-in runtimes fail when called (no simpler here). A conftest like PyPTO's
 turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style test files under
 `python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
-capture and no ptoas, argument mapping (in place at P = 2 and 4, return style, tuple returns, scalars,
-next_levels/<name> entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
-SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent.
+capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
+tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name> entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
+SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent; and
+which printed functions count as SubWorkers (not PyPTO's InCore kernels, printed role=SubWorker).
 torch: the real one when importable (Debian python3-torch), else a stand-in module written next to the
 stand-in PyPTO (the test prints which).
 """
@@ -251,6 +252,7 @@ from pypto.ir.distributed_compiled_program import DistributedConfig
 from pypto.ir.program import Program
 from pypto.runtime.runner import execute_compiled
 
+import pldrun
 import pldrun.pypto as plugin
 
 TEXTS = %(texts)r
@@ -278,6 +280,22 @@ def test_inplace(n_ranks, device_ids):
     with open(os.path.join(compiled.output_dir, "pldrun_program.pld")) as f:
         assert f.read() == TEXTS["allgather"]
 
+
+
+def test_printed_form_matches_api(device_ids):
+    """PyPTO's own printed form (as_python() at e2d0f78): FP32 and FP16 inputs, two Out tensors."""
+    params = [("xs", "in", None, "float32"), ("ws", "in", None, "float16"), ("ys", "out", None, "float32"),
+              ("hs", "out", None, "float32")]
+    prog = Program("ScaleBias", TEXTS["scale_bias"], params)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    rng = np.random.default_rng(5)
+    xs_np = rng.standard_normal((2, 8, 64)).astype(np.float32)
+    ws_np = rng.standard_normal((2, 8, 64)).astype(np.float16)
+    ys, hs = torch.zeros((2, 8, 64), dtype=torch.float32), torch.zeros((2, 8, 64), dtype=torch.float32)
+    compiled(t(xs_np), t(ws_np), ys, hs)
+    ref = pldrun.run(TEXTS["scale_bias"], {"xs": xs_np, "ws": ws_np}, ranks=2)
+    assert np.array_equal(ys.numpy(), ref["ys"]) and np.array_equal(hs.numpy(), ref["hs"])
+    assert np.any(ref["ys"]) and np.any(ref["hs"])
 
 def test_tuple_return(device_ids):
     prog = Program("HelloRank", TEXTS["hello_tuple"], HELLO_PARAMS, returns=2)
@@ -392,7 +410,8 @@ def run_pytest(tmp_path, args, with_pypto=True):
              'hello_tuple': program('programs/tutorial/hello_rank.pld', fixed_nr=2, tuple_return=True),
              'single': program('programs/tutorial/hello_rank.pld', drop_host=True),
              'subworker': program('programs/tutorial/hello_rank.pld', fixed_nr=2, subworker=True),
-             'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld')}
+             'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
+             'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
     assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
     (work / 'conftest.py').write_text(CONFTEST)
     (work / 'test_pypto_like.py').write_text(TESTS % {'texts': texts})
@@ -418,7 +437,7 @@ def run_pytest(tmp_path, args, with_pypto=True):
 def test_plugin_on_standin_pypto(tmp_path):
     rc, out, res = run_pytest(tmp_path, [])
     print(out[-6000:])
-    for name in ('test_inplace[2]', 'test_inplace[4]', 'test_tuple_return', 'test_single_device_scalar',
+    for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return', 'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_prepare_worker',
                  'test_prepare_unknown_callback'):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
@@ -434,7 +453,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 11
+    assert len(res) == 12
 
 
 def test_unsupported_as_xfail(tmp_path):
@@ -452,3 +471,16 @@ def test_without_pypto(tmp_path):
     assert rc == 4
     assert 'pldrun.pypto: PyPTO is not importable in' in out
     assert "No module named 'pypto'" in out
+
+
+def test_sub_workers_of_printed_forms():
+    """PyPTO prints every InCore kernel with role=pl.Role.SubWorker at CHIP_DIE level: not a SubWorker here;
+    a HOST-level SubWorker is."""
+    sys.path.insert(0, os.path.join(REPO, 'python'))
+    from pldrun.pypto import sub_workers  # noqa: PLC0415
+    for name in sorted(os.listdir(os.path.join(REPO, 'tests', 'examples'))):
+        if name.endswith('.pld'):
+            text = program(os.path.join('tests', 'examples', name))
+            assert 'role=pl.Role.SubWorker' in text, name
+            assert sub_workers(text) == [], name
+    assert sub_workers(program('programs/tutorial/hello_rank.pld', subworker=True)) == ['verify']
