@@ -355,14 +355,33 @@ def _set(obj, name, value):
     setattr(obj, name, value)
 
 
+# The points patched, as PyPTO e2d0f78 has them: (module, attribute path).
+HOOKS = (('pypto.ir.compile', 'compile'), ('pypto.ir.compile', 'generate'), ('pypto.ir', 'compile'),
+         ('pypto.runtime.runner', 'execute_compiled'),
+         ('pypto.runtime.distributed_runner', 'execute_distributed'),
+         ('pypto.runtime.distributed_runner', 'DistributedWorker.__init__'),
+         ('pypto.ir.distributed_compiled_program', 'DistributedCompiledProgram.prepare'))
+
+
+class SurfaceError(ImportError):
+    """The importable PyPTO lacks a point the plugin patches (another PyPTO version)."""
+
+
 def install():
-    """Patches the importable PyPTO. Raises ImportError when PyPTO (or a module named here) cannot be imported."""
+    """Patches the importable PyPTO. Raises ImportError when PyPTO (or a module named in HOOKS) cannot be
+    imported, SurfaceError (an ImportError) when one of the HOOKS is missing; nothing is patched then."""
     import importlib  # noqa: PLC0415
-    mods = {}
-    for name in ('pypto', 'pypto.ir', 'pypto.ir.compile', 'pypto.ir.distributed_compiled_program', 'pypto.runtime',
-                 'pypto.runtime.runner', 'pypto.runtime.distributed_runner'):
-        mods[name] = importlib.import_module(name)
-    comp_mod = sys.modules['pypto.ir.compile']           # pypto.ir.compile the attribute is the function
+    mods = {'pypto': importlib.import_module('pypto')}
+    for mod, attr in HOOKS:
+        mods[mod] = importlib.import_module(mod)
+        obj = sys.modules[mod] if mod == 'pypto.ir.compile' else mods[mod]   # pypto.ir.compile is also a function
+        for part in attr.split('.'):
+            if part not in dir(obj):
+                raise SurfaceError('%s has no %s: pldrun.pypto patches the points of PyPTO e2d0f78 (docs/pypto.md)'
+                                   % (mod, attr))
+            obj = getattr(obj, part)
+    mods['pypto.runtime'] = importlib.import_module('pypto.runtime')
+    comp_mod = sys.modules['pypto.ir.compile']
     real_compile = comp_mod.compile
     _set(comp_mod, 'generate', _make_generate(comp_mod.generate))
     ours = _make_compile(real_compile)
@@ -417,6 +436,9 @@ def pytest_configure(config):
         raise pytest.UsageError('pldrun.pypto: %s' % e) from None
     try:
         install()
+    except SurfaceError as e:
+        uninstall()
+        raise pytest.UsageError('pldrun.pypto: this PyPTO does not have what the plugin replaces: %s' % e) from None
     except ImportError as e:
         uninstall()
         raise pytest.UsageError('pldrun.pypto: PyPTO is not importable in %s (%s: %s): install PyPTO as its own '

@@ -11,7 +11,8 @@ turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style tes
 `python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
 capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
 tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name> entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
-SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent; and
+SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent or
+without a point the plugin patches; and
 which printed functions count as SubWorkers (not PyPTO's InCore kernels, printed role=SubWorker).
 torch: the real one when importable (Debian python3-torch), else a stand-in module written next to the
 stand-in PyPTO (the test prints which).
@@ -398,13 +399,16 @@ def torch_missing():
         return True
 
 
-def run_pytest(tmp_path, args, with_pypto=True):
+def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
     """Runs the PyPTO-style tests under -p pldrun.pypto; returns (exit status, output, {name: (outcome, message)})."""
     lib, work = tmp_path / 'lib', tmp_path / 'work'
     lib.mkdir(exist_ok=True)
     work.mkdir(exist_ok=True)
     if with_pypto:
         write_standin(str(lib), torch_missing())
+    if renamed_generate:   # another PyPTO whose codegen entry has another name
+        path = lib / 'pypto' / 'ir' / 'compile.py'
+        path.write_text(path.read_text().replace('generate(', 'generate_all('))
     texts = {'allgather': program('programs/host/allgather.pld'),
              'hello': program('programs/tutorial/hello_rank.pld', fixed_nr=2),
              'hello_tuple': program('programs/tutorial/hello_rank.pld', fixed_nr=2, tuple_return=True),
@@ -471,6 +475,14 @@ def test_without_pypto(tmp_path):
     assert rc == 4
     assert 'pldrun.pypto: PyPTO is not importable in' in out
     assert "No module named 'pypto'" in out
+
+
+def test_other_pypto_surface(tmp_path):
+    rc, out, _ = run_pytest(tmp_path, [], renamed_generate=True)
+    print(out[-2000:])
+    assert rc == 4
+    assert ('pldrun.pypto: this PyPTO does not have what the plugin replaces: pypto.ir.compile has no generate: '
+            'pldrun.pypto patches the points of PyPTO e2d0f78') in out
 
 
 def test_sub_workers_of_printed_forms():
