@@ -84,11 +84,15 @@ state = _State()
 _DECO = re.compile(r'@pl\.function\(([^()]*)\)\s*\n\s*def\s+(\w+)')
 
 
+_HOST_LEVELS = r'(HOST|NODE|CLUSTER_[012]|POD|CLOS[12]|GLOBAL)'   # Linqu level 3 and above
+
+
 def sub_workers(text):
-    """Names of the functions `text` declares as HOST SubWorkers (`level=pl.Level.HOST, role=pl.Role.SubWorker`).
-    InCore kernels print role=pl.Role.SubWorker too, at CHIP_DIE level: those are not SubWorkers here."""
+    """Names of the functions `text` declares as SubWorkers at HOST level or above (`level=pl.Level.HOST,
+    role=pl.Role.SubWorker`: Python functions). InCore kernels print role=pl.Role.SubWorker too, at CHIP_DIE
+    level: those are not SubWorkers here."""
     return [m.group(2) for m in _DECO.finditer(text)
-            if re.search(r'\blevel\s*=\s*pl\.Level\.HOST\b', m.group(1))
+            if re.search(r'\blevel\s*=\s*pl\.Level\.' + _HOST_LEVELS + r'\b', m.group(1))
             and re.search(r'\brole\s*=\s*pl\.Role\.SubWorker\b', m.group(1))]
 
 
@@ -138,8 +142,9 @@ def _value(arg, param, where):
 
 
 def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program'):
-    """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments `args` (one per entry parameter, in
-    `pldrun --signature` order); fills the Out/InOut tensors of `args` in place. Returns the pldrun Result."""
+    """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
+    `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
+    in place. Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
     subs = sub_workers(text)
     if subs:
         _unsupported('%s: %s declares %s' % (SUBWORKER_MESSAGE, where, ', '.join(subs)))
@@ -161,9 +166,9 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     state.calls += 1
     state.last_ranks = ranks
     try:
-        res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend, options=state.options,
-                         entry=entry, timeout=state.timeout, run_timeout=state.run_timeout, platform=platform,
-                         pldrun=state.exe)
+        res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend,
+                         options=state.options, entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
+                         platform=platform, pldrun=state.exe)
     except pldrun.RunError as e:
         msg = '%s on %d rank%s: %s' % (where, ranks, '' if ranks == 1 else 's', e)
         if e.diagnostics.strip():
@@ -189,8 +194,8 @@ def _ranks_of(compiled):
 
 def _run_distributed(compiled, args):
     text, path = _text_of(compiled)
-    return run_call(text, list(args), _ranks_of(compiled), path=path, platform=_platform(getattr(compiled, 'platform', None)),
-                    where=_name_of(text))
+    return run_call(text, list(args), _ranks_of(compiled), path=path,
+                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text))
 
 
 def _name_of(text):

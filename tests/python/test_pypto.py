@@ -10,7 +10,8 @@ passed as ctypes values; the stand-in runtimes fail when called (no simpler here
 turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style test files under
 `python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
 capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
-tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name> entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
+tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name>
+entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
 SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent or
 without a point the plugin patches; and
 which printed functions count as SubWorkers (not PyPTO's InCore kernels, printed role=SubWorker).
@@ -259,6 +260,7 @@ import pldrun.pypto as plugin
 TEXTS = %(texts)r
 HELLO_PARAMS = [("xs", "in", None, "float32"), ("ys", "out", [2, 4, 16], "float32"),
                 ("ids", "out", [2, 1, 1], "int32")]
+XS_OUTS = [("xs", "in", None, "float32"), ("outs", "out", None, "float32")]
 SINGLE_PARAMS = [("x", "in", [4, 16], "float32"), ("y", "out", [4, 16], "float32"),
                  ("ids", "out", [1, 1], "int32"), ("rank", "scalar", None, "int32")]
 
@@ -269,8 +271,9 @@ def t(a):
 
 @pytest.mark.parametrize("n_ranks", [2, 4])
 def test_inplace(n_ranks, device_ids):
-    prog = Program("HostAllGather", TEXTS["allgather"], [("xs", "in", None, "float32"), ("outs", "out", None, "float32")])
-    compiled = ir.compile(prog, platform="a2a3sim", distributed_config=DistributedConfig(device_ids=device_ids[:n_ranks]))
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    dc = DistributedConfig(device_ids=device_ids[:n_ranks])
+    compiled = ir.compile(prog, platform="a2a3sim", distributed_config=dc)
     xs_np = np.arange(n_ranks * 64, dtype=np.float32).reshape(n_ranks, 1, 64) * 0.5 - 3
     xs, outs = t(xs_np.copy()), torch.zeros((n_ranks, n_ranks, 64), dtype=torch.float32)
     assert compiled(xs, outs) is None
@@ -364,6 +367,11 @@ def test_expect_fail_device_tensor(device_ids):
         rt.alloc_tensor((2, 4, 16))
 
 
+def test_expect_fail_no_reset(device_ids):
+    prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    compiled.prepare(persistent=True, reset_persistent_windows=False)
+
 def test_expect_fail_subworker(device_ids):
     prog = Program("HelloRank", TEXTS["subworker"], HELLO_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
@@ -372,7 +380,7 @@ def test_expect_fail_subworker(device_ids):
 
 
 def test_expect_fail_deadlock(device_ids):
-    prog = Program("DivergentWait", TEXTS["deadlock"], [("xs", "in", None, "float32"), ("outs", "out", None, "float32")])
+    prog = Program("DivergentWait", TEXTS["deadlock"], XS_OUTS)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
     compiled(t(np.ones((2, 1, 64), dtype=np.float32)), torch.zeros((2, 1, 64), dtype=torch.float32))
 '''
@@ -441,7 +449,8 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
 def test_plugin_on_standin_pypto(tmp_path):
     rc, out, res = run_pytest(tmp_path, [])
     print(out[-6000:])
-    for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return', 'test_single_device_scalar',
+    for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
+                 'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_prepare_worker',
                  'test_prepare_unknown_callback'):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
@@ -451,13 +460,15 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'declares verify' in msg
     outcome, msg = res['test_expect_fail_device_tensor']
     assert outcome == 'failed' and 'device-resident tensors' in msg
+    outcome, msg = res['test_expect_fail_no_reset']
+    assert outcome == 'failed' and 'persistent windows kept without reset' in msg
     outcome, msg = res['test_expect_fail_deadlock']
     assert outcome == 'failed'
     assert 'PldrunFailure: CollNegDivergentWait on 2 ranks: pldrun exited with status 70' in msg
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 12
+    assert len(res) == 13
 
 
 def test_unsupported_as_xfail(tmp_path):
