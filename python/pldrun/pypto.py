@@ -1,0 +1,461 @@
+"""pldrun.pypto - a pytest plugin that runs PyPTO's own tests on pldrun, unchanged.
+
+    PYTHONPATH=/path/to/pldrun/python python3 -m pytest -p pldrun.pypto \\
+        tests/st/distributed --device 0-3 --platform a2a3sim
+
+It patches PyPTO at run time (PyPTO is imported when pytest configures, never
+at import of this module) at the points its own tests/st/distributed/conftest.py
+replaces for --codegen-only:
+
+- `pypto.ir.compile`: captures the front-end program's `as_python()` and lets
+  PyPTO's pass pipeline run, but replaces code generation (`generate` in
+  pypto/ir/compile.py) so that neither ptoas nor device code generation runs. A
+  caller that asks for `skip_ptoas=True` gets PyPTO's codegen as before (it
+  needs no ptoas). The text is kept on the returned object and written to
+  `<output_dir>/pldrun_program.pld`.
+- `pypto.runtime.distributed_runner.execute_distributed` (one-shot calls of a
+  DistributedCompiledProgram): runs the captured program on
+  len(DistributedConfig.device_ids) ranks through `pldrun.run`.
+- `pypto.runtime.runner.execute_compiled` (single-device calls): one rank; a
+  multi-orchestration program's `next_levels/<name>` runs entry `<name>`.
+- `DistributedCompiledProgram.prepare()` returns a stand-in worker whose
+  dispatches run the same way; `DistributedWorker(...)` built by hand fails.
+
+Each call's arguments map by position onto the entry's parameters as
+`pldrun --signature` lists them (PyPTO passes them in that order): In and InOut
+tensors and scalars go in, Out and InOut tensors are filled IN PLACE, so the
+test's own torch.allclose decides. PyPTO's own __call__ keeps doing the rest
+(argument checks, return-style allocation, tuple returns from the Out
+parameters). pldrun's failures raise PldrunFailure (a pldrun.RunError) whose
+message carries pldrun's diagnostics (the located error, the hang report).
+
+What pldrun cannot run fails with the reason (or is marked xfail with
+--pldrun-unsupported=xfail): SubWorkers (Python HOST functions, prepare()
+callbacks), device-resident tensors (DeviceTensor, malloc/copy_to/...), a hand
+built DistributedWorker, persistent windows without reset. docs/pypto.md is the
+manual.
+"""
+import ctypes
+import os
+import re
+import sys
+import warnings
+
+import pytest
+
+import pldrun
+
+__all__ = ['PldrunFailure', 'PldrunUnsupported', 'sub_workers', 'run_call', 'install', 'uninstall', 'state']
+
+PROGRAM_FILE = 'pldrun_program.pld'
+SUBWORKER_MESSAGE = 'SubWorkers (Python HOST functions) are not supported by pldrun'
+
+
+class PldrunFailure(pldrun.RunError):
+    """pldrun ran the test's program and failed: the message has pldrun's whole diagnostics."""
+
+
+class PldrunUnsupported(Exception):
+    """The test needs something pldrun does not provide (the message says what)."""
+
+
+class _State:
+    """The session's settings and what the last call did (tests and users may look)."""
+
+    def __init__(self):
+        self.backend = 'sim'
+        self.timeout = None
+        self.run_timeout = 600.0
+        self.options = []
+        self.unsupported = 'fail'
+        self.exe = None
+        self.last_result = None
+        self.last_ranks = None
+        self.calls = 0
+        self.patches = []
+        self.signatures = {}
+
+
+state = _State()
+
+
+# ---------------------------------------------------------------- the program text
+
+_DECO = re.compile(r'@pl\.function\(([^()]*)\)\s*\n\s*def\s+(\w+)')
+
+
+_HOST_LEVELS = r'(HOST|NODE|CLUSTER_[012]|POD|CLOS[12]|GLOBAL)'   # Linqu level 3 and above
+
+
+def sub_workers(text):
+    """Names of the functions `text` declares as SubWorkers at HOST level or above (`level=pl.Level.HOST,
+    role=pl.Role.SubWorker`: Python functions). InCore kernels print role=pl.Role.SubWorker too, at CHIP_DIE
+    level: those are not SubWorkers here."""
+    return [m.group(2) for m in _DECO.finditer(text)
+            if re.search(r'\blevel\s*=\s*pl\.Level\.' + _HOST_LEVELS + r'\b', m.group(1))
+            and re.search(r'\brole\s*=\s*pl\.Role\.SubWorker\b', m.group(1))]
+
+
+def _unsupported(reason):
+    if state.unsupported == 'xfail':
+        pytest.xfail('pldrun.pypto: ' + reason)
+    raise PldrunUnsupported(reason)
+
+
+def _text_of(compiled):
+    """(text, path) of the front-end program captured when `compiled` was compiled: the text kept on the
+    object (else its output dir's pldrun_program.pld, for a program reloaded from its build directory);
+    path is that file when it holds this text (pldrun's diagnostics then point into a file that stays)."""
+    out = getattr(compiled, 'output_dir', None) or os.fspath(compiled)
+    path = os.path.join(os.fspath(out), PROGRAM_FILE)
+    on_disk = None
+    if os.path.isfile(path):
+        with open(path) as f:
+            on_disk = f.read()
+    text = getattr(compiled, '_pldrun_program', None) or on_disk
+    if text:
+        return text, (path if on_disk == text else None)
+    raise PldrunUnsupported('no program was captured for %s: pldrun.pypto runs programs compiled by ir.compile '
+                            'in this session (it writes %s there)' % (out, PROGRAM_FILE))
+
+
+def _platform(name):
+    """PyPTO's platform ('a2a3sim', 'a5', ...) as pldrun's hardware profile."""
+    return 'a5' if name and str(name).startswith('a5') else 'a2a3'
+
+
+def _signature(text, entry):
+    key = (text, entry)
+    if key not in state.signatures:
+        state.signatures[key] = pldrun.signature(text, entry=entry, pldrun=state.exe)
+    return state.signatures[key]
+
+
+def _value(arg, param, where):
+    """A call argument as pldrun.run takes it: ctypes scalars unwrapped; device-resident tensors refused."""
+    if isinstance(arg, ctypes._SimpleCData):
+        return arg.value
+    if type(arg).__name__ in ('DeviceTensor', 'StackedDeviceTensor'):
+        _unsupported('parameter %r of %s is a %s: device-resident tensors are not supported by pldrun (each '
+                     'dispatch is a pldrun run on host tensors)' % (param['name'], where, type(arg).__name__))
+    return arg
+
+
+def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program'):
+    """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
+    `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
+    in place. Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
+    subs = sub_workers(text)
+    if subs:
+        _unsupported('%s: %s declares %s' % (SUBWORKER_MESSAGE, where, ', '.join(subs)))
+    sig = _signature(text, entry)
+    params = sig['params']
+    if len(args) != len(params):
+        raise TypeError('pldrun.pypto: %s got %d arguments, but its entry %s has %d parameters (%s)'
+                        % (where, len(args), sig['entry'], len(params), ', '.join(p['name'] for p in params)))
+    inputs, targets = {}, {}
+    for p, a in zip(params, args):
+        v = _value(a, p, where)
+        if p['dir'] in ('in', 'inout'):
+            inputs[p['name']] = v
+        if p['dir'] in ('out', 'inout'):
+            if not hasattr(v, 'shape'):
+                raise TypeError('pldrun.pypto: parameter %r of %s is an output; got %s, not a tensor'
+                                % (p['name'], where, type(v).__name__))
+            targets[p['name']] = v
+    state.calls += 1
+    state.last_ranks = ranks
+    try:
+        res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend,
+                         options=state.options, entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
+                         platform=platform, pldrun=state.exe)
+    except pldrun.RunError as e:
+        msg = '%s on %d rank%s: %s' % (where, ranks, '' if ranks == 1 else 's', e)
+        if e.diagnostics.strip():
+            msg += '\npldrun said:\n' + e.diagnostics.rstrip()
+        if e.command:
+            msg += '\ncommand: ' + ' '.join(str(c) for c in e.command)
+        raise PldrunFailure(msg, e.returncode, e.diagnostics, e.stdout, e.command) from None
+    state.last_result = res
+    print('pldrun.pypto: %s: %s' % (where, res.summary))
+    for f in res.findings:
+        warnings.warn('pldrun finding in %s:\n%s' % (where, f))
+    return res
+
+
+# ---------------------------------------------------------------- the replacements
+
+
+def _ranks_of(compiled):
+    dc = getattr(compiled, '_distributed_config', None)
+    ids = getattr(dc, 'device_ids', None) or [0]
+    return len(ids)
+
+
+def _run_distributed(compiled, args):
+    text, path = _text_of(compiled)
+    return run_call(text, list(args), _ranks_of(compiled), path=path,
+                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text))
+
+
+def _name_of(text):
+    m = re.search(r'^class\s+(\w+)', text, re.M)
+    return m.group(1) if m else 'the program'
+
+
+def _make_compile(real_compile):
+    def compile(program, *args, **kwargs):  # noqa: A001 (PyPTO's name)
+        text = program.as_python()
+        result = real_compile(program, *args, **kwargs)
+        try:
+            result._pldrun_program = text
+        except AttributeError:
+            pass
+        out = getattr(result, 'output_dir', None) or os.fspath(result)
+        with open(os.path.join(os.fspath(out), PROGRAM_FILE), 'w') as f:
+            f.write(text)
+        return result
+    compile.__doc__ = 'pldrun.pypto: ir.compile without ptoas and device codegen; keeps as_python() for pldrun.'
+    compile.__wrapped__ = real_compile
+    return compile
+
+
+def _make_generate(real_generate):
+    def generate(*args, **kwargs):
+        if kwargs.get('skip_ptoas'):
+            return real_generate(*args, **kwargs)   # the caller asked for codegen without ptoas
+        return {}                                    # no ptoas, no device code: pldrun interprets the program
+    generate.__wrapped__ = real_generate
+    return generate
+
+
+def _execute_distributed(compiled, coerced_args, config=None):
+    del config
+    _run_distributed(compiled, coerced_args)
+
+
+def _execute_compiled(work_dir, args, *, platform=None, device_id=0, **kwargs):
+    del device_id, kwargs
+    work_dir = os.path.abspath(os.fspath(work_dir))
+    entry, root = None, work_dir
+    if not os.path.isfile(os.path.join(work_dir, PROGRAM_FILE)) and \
+            os.path.basename(os.path.dirname(work_dir)) == 'next_levels':
+        entry, root = os.path.basename(work_dir), os.path.dirname(os.path.dirname(work_dir))
+    path = os.path.join(root, PROGRAM_FILE)
+    if not os.path.isfile(path):
+        raise PldrunUnsupported('no program was captured for %s: pldrun.pypto runs programs compiled by ir.compile '
+                                'in this session (it writes %s there)' % (work_dir, PROGRAM_FILE))
+    with open(path) as f:
+        text = f.read()
+    run_call(text, list(args), 1, path=path, entry=entry, platform=_platform(platform),
+             where=entry or _name_of(text))
+
+
+class _Handle:
+    """A finished dispatch (pldrun runs each dispatch to completion)."""
+
+    def __init__(self, error=None):
+        self._error = error
+
+    def done(self):
+        return True
+
+    def result(self, timeout=None):
+        del timeout
+        if self._error is not None:
+            raise self._error
+
+    def wait(self, timeout=None):
+        self.result(timeout)
+
+
+class Worker:
+    """What prepare() returns under pldrun.pypto: every dispatch is one pldrun run of the captured program on
+    host tensors (Out/InOut filled in place). Persistent windows are zero at every dispatch, as PyPTO's
+    default reset gives."""
+
+    _DEVICE = ('device-resident tensors (alloc_tensor, malloc, copy_to, copy_from, ...) are not supported by '
+               'pldrun: each dispatch is a pldrun run on host tensors')
+
+    def __init__(self, programs):
+        self._programs = list(programs)
+        self._open = True
+
+    def _require_open(self, op):
+        if not self._open:
+            raise RuntimeError('DistributedWorker.%s: the worker is closed' % op)
+
+    def __call__(self, *args, config=None):
+        del config
+        if len(self._programs) > 1:
+            raise TypeError('rt(*args) is ambiguous on a multi-program worker; dispatch with rt.run(compiled, ...)')
+        return self.run(self._programs[0], *args)
+
+    def run(self, compiled, *args, config=None):
+        del config
+        self._require_open('run')
+        if not any(compiled is p for p in self._programs):
+            raise ValueError('DistributedWorker.run(compiled): the program was not prepared on this worker')
+        _run_distributed(compiled, args)
+
+    def submit(self, compiled, *args, config=None):
+        try:
+            self.run(compiled, *args, config=config)
+        except Exception as e:  # noqa: BLE001 (kept for result(), as PyPTO's handle does)
+            return _Handle(e)
+        return _Handle()
+
+    def register(self, compiled):
+        self._require_open('register')
+        if not any(compiled is p for p in self._programs):
+            raise ValueError('DistributedWorker.register(compiled): the program was not prepared on this worker')
+        return lambda *args, config=None: self.run(compiled, *args, config=config)
+
+    def close(self):
+        self._open = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _device(self, *args, **kwargs):
+        del args, kwargs
+        _unsupported(self._DEVICE)
+
+    alloc_tensor = alloc_stacked_tensor = malloc = free = copy_to = copy_from = _device
+    copy_stacked_from = free_stacked_tensor = committed_device_memory = _device
+
+
+def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_persistent_windows=None,
+             callbacks=None, sub_worker_overrides=None, startup_timeout_s=None):
+    del config, startup_timeout_s
+    bound = dict(callbacks or {}, **(sub_worker_overrides or {}))
+    if bound:
+        declared = sub_workers(_text_of(self)[0])
+        unknown = sorted(set(bound) - set(declared))
+        if unknown:
+            raise ValueError('callbacks names %s are not sub-workers of this program (it declares %s)'
+                             % (unknown, declared))
+        _unsupported('%s: prepare() binds %s' % (SUBWORKER_MESSAGE, ', '.join(sorted(bound))))
+    if persistent and reset_persistent_windows is False:
+        _unsupported('persistent windows kept without reset across dispatches are not supported by pldrun '
+                     '(each dispatch is a separate pldrun run; its windows start at zero)')
+    return Worker([self, *extra_compiled])
+
+
+def _worker_init(self, *args, **kwargs):
+    del self, args, kwargs
+    _unsupported('a DistributedWorker built by hand is not supported by pldrun.pypto (use compiled.prepare())')
+
+
+# ---------------------------------------------------------------- installing
+
+
+def _set(obj, name, value):
+    """setattr, remembered for uninstall (an attribute a class only inherits is deleted again, not copied)."""
+    own = name in vars(obj)
+    state.patches.append((obj, name, own, vars(obj).get(name)))
+    setattr(obj, name, value)
+
+
+# The points patched, as PyPTO e2d0f78 has them: (module, attribute path).
+HOOKS = (('pypto.ir.compile', 'compile'), ('pypto.ir.compile', 'generate'), ('pypto.ir', 'compile'),
+         ('pypto.runtime.runner', 'execute_compiled'),
+         ('pypto.runtime.distributed_runner', 'execute_distributed'),
+         ('pypto.runtime.distributed_runner', 'DistributedWorker.__init__'),
+         ('pypto.ir.distributed_compiled_program', 'DistributedCompiledProgram.prepare'))
+
+
+class SurfaceError(ImportError):
+    """The importable PyPTO lacks a point the plugin patches (another PyPTO version)."""
+
+
+def install():
+    """Patches the importable PyPTO. Raises ImportError when PyPTO (or a module named in HOOKS) cannot be
+    imported, SurfaceError (an ImportError) when one of the HOOKS is missing; nothing is patched then."""
+    import importlib  # noqa: PLC0415
+    mods = {'pypto': importlib.import_module('pypto')}
+    for mod, attr in HOOKS:
+        mods[mod] = importlib.import_module(mod)
+        obj = sys.modules[mod] if mod == 'pypto.ir.compile' else mods[mod]   # pypto.ir.compile is also a function
+        for part in attr.split('.'):
+            if part not in dir(obj):
+                raise SurfaceError('%s has no %s: pldrun.pypto patches the points of PyPTO e2d0f78 (docs/pypto.md)'
+                                   % (mod, attr))
+            obj = getattr(obj, part)
+    mods['pypto.runtime'] = importlib.import_module('pypto.runtime')
+    comp_mod = sys.modules['pypto.ir.compile']
+    real_compile = comp_mod.compile
+    _set(comp_mod, 'generate', _make_generate(comp_mod.generate))
+    ours = _make_compile(real_compile)
+    _set(comp_mod, 'compile', ours)
+    _set(mods['pypto.ir'], 'compile', ours)
+    _set(mods['pypto.runtime.runner'], 'execute_compiled', _execute_compiled)
+    if hasattr(mods['pypto.runtime'], 'execute_compiled'):
+        _set(mods['pypto.runtime'], 'execute_compiled', _execute_compiled)
+    dr = mods['pypto.runtime.distributed_runner']
+    _set(dr, 'execute_distributed', _execute_distributed)
+    _set(dr.DistributedWorker, '__init__', _worker_init)
+    _set(mods['pypto.ir.distributed_compiled_program'].DistributedCompiledProgram, 'prepare', _prepare)
+
+
+def uninstall():
+    while state.patches:
+        obj, name, own, old = state.patches.pop()
+        if own:
+            setattr(obj, name, old)
+        else:
+            delattr(obj, name)
+
+
+# ---------------------------------------------------------------- pytest hooks
+
+
+def pytest_addoption(parser):
+    g = parser.getgroup('pldrun', 'run PyPTO programs on pldrun (pldrun.pypto, docs/pypto.md)')
+    g.addoption('--pldrun-backend', default=os.environ.get('PLDRUN_BACKEND', 'sim'),
+                help="pldrun's kernel backend: sim (default; $PLDRUN_BACKEND), native, ascend or a plugin path")
+    g.addoption('--pldrun-timeout', type=int, default=None,
+                help="pldrun's hang watchdog in seconds (--timeout; default pldrun's 30)")
+    g.addoption('--pldrun-run-timeout', type=float, default=600.0,
+                help='kill a pldrun run after this many seconds (default 600)')
+    g.addoption('--pldrun-option', action='append', default=[], metavar='ARG',
+                help='one more pldrun argument, as --pldrun-option=--check-races (repeatable)')
+    g.addoption('--pldrun-unsupported', choices=('fail', 'xfail'), default='fail',
+                help='what a test needing what pldrun lacks (SubWorkers, device tensors) does: fail (default) '
+                     'or xfail, with the reason either way')
+    g.addoption('--pldrun-exe', default=None, help='the pldrun binary (default: $PLDRUN, the checkout, PATH)')
+
+
+def pytest_configure(config):
+    state.backend = config.getoption('--pldrun-backend')
+    state.timeout = config.getoption('--pldrun-timeout')
+    state.run_timeout = config.getoption('--pldrun-run-timeout')
+    state.options = list(config.getoption('--pldrun-option'))
+    state.unsupported = config.getoption('--pldrun-unsupported')
+    try:
+        state.exe = pldrun.find_pldrun(config.getoption('--pldrun-exe'))
+    except pldrun.RunError as e:
+        raise pytest.UsageError('pldrun.pypto: %s' % e) from None
+    try:
+        install()
+    except SurfaceError as e:
+        uninstall()
+        raise pytest.UsageError('pldrun.pypto: this PyPTO does not have what the plugin replaces: %s' % e) from None
+    except ImportError as e:
+        uninstall()
+        raise pytest.UsageError('pldrun.pypto: PyPTO is not importable in %s (%s: %s): install PyPTO as its own '
+                                'documentation says, in this Python, then run pytest again'
+                                % (sys.executable, type(e).__name__, e)) from None
+
+
+def pytest_unconfigure(config):
+    del config
+    uninstall()
+
+
+def pytest_report_header(config):
+    del config
+    return 'pldrun.pypto: PyPTO runs on %s (backend %s)' % (state.exe, state.backend)

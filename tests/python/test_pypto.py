@@ -1,0 +1,509 @@
+"""test_pypto.py - the pytest plugin pldrun.pypto (python/pldrun/pypto.py) on a stand-in PyPTO (CTest python_pypto).
+
+CI has no PyPTO, so this test writes a stand-in `pypto` package into a temp dir with the surface the plugin
+patches, as PyPTO e2d0f78 has it (names and call paths only, none of its code): `pypto.ir.compile` (whose
+`generate` fails like a machine without ptoas unless skip_ptoas=True), `DistributedCompiledProgram.__call__`
+calling `pypto.runtime.distributed_runner.execute_distributed(self, coerced, config)` and `prepare()`,
+`CompiledProgram.__call__` calling `pypto.runtime.runner.execute_compiled(work_dir, coerced, platform=,
+device_id=)`, return-style calls that allocate the Out parameters and return one tensor or a tuple, scalars
+passed as ctypes values; the stand-in runtimes fail when called (no simpler here). A conftest like PyPTO's
+turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style test files under
+`python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
+capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
+tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name>
+entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
+SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent or
+without a point the plugin patches; and
+which printed functions count as SubWorkers (not PyPTO's InCore kernels, printed role=SubWorker).
+torch: the real one when importable (Debian python3-torch), else a stand-in module written next to the
+stand-in PyPTO (the test prints which).
+"""
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
+
+STANDIN = {
+    'pypto/__init__.py': 'from . import ir, runtime\n',
+    'pypto/ir/__init__.py': 'from .compile import compile\nfrom .compiled_program import CompiledProgram\n',
+    'pypto/ir/program.py': '''
+class Program:
+    """Stand-in for a parsed @pl.program: its printed text and what PyPTO's IR knows of the entry."""
+    def __init__(self, name, text, params, returns=0, distributed=True):
+        self.name, self._text, self.params, self.returns, self.distributed = name, text, params, returns, distributed
+    def as_python(self, prefix="pl", concise=False, format=True):
+        return self._text
+''',
+    'pypto/ir/compile.py': '''
+import os
+from .compiled_program import CompiledProgram
+from .distributed_compiled_program import DistributedCompiledProgram, DistributedConfig
+
+def generate(program, output_dir, skip_ptoas=False, **kwargs):
+    if not skip_ptoas:
+        raise RuntimeError("stand-in codegen: the ptoas binary is not installed")
+    return {"orchestration/host_orch.py": "# stand-in codegen of %s\\n" % program.name}
+
+def compile(program, output_dir=None, strategy=None, dump_passes=True, backend_type=None, skip_ptoas=False,
+            platform=None, distributed_config=None, **kwargs):
+    if output_dir is None:
+        output_dir = os.path.join(os.environ.get("PYPTO_PROG_BUILD_DIR") or "build_output", program.name)
+    os.makedirs(output_dir, exist_ok=True)
+    for rel, text in generate(program, output_dir, skip_ptoas=skip_ptoas).items():
+        path = os.path.join(output_dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    if program.distributed:
+        return DistributedCompiledProgram(program, output_dir, platform=platform,
+                                          distributed_config=distributed_config or DistributedConfig())
+    return CompiledProgram(program, output_dir, platform=platform)
+''',
+    'pypto/ir/compiled_program.py': '''
+import ctypes
+import os
+import torch
+
+def coerce(program, args):
+    """PyPTO's calling convention: one argument per parameter (in place), or the inputs only when the entry
+    returns something (the Out tensors are allocated and returned); scalars as ctypes values."""
+    params = program.params
+    outs = [i for i, p in enumerate(params) if p[1] == "out"]
+    n_in = len(params) - len(outs)
+    return_style = program.returns > 0 and len(args) == n_in and len(args) != len(params)
+    if len(args) == len(params):
+        full = list(args)
+    elif return_style:
+        it = iter(args)
+        full = [torch.zeros(p[2], dtype=getattr(torch, p[3])) if i in outs else next(it) for i, p in enumerate(params)]
+    else:
+        raise TypeError("expects %d arguments, got %d" % (len(params), len(args)))
+    coerced = []
+    for p, a in zip(params, full):
+        if p[1] == "scalar":
+            coerced.append(getattr(ctypes, "c_" + p[3])(a))
+        elif not isinstance(a, torch.Tensor):
+            raise TypeError("parameter %r: expected a torch.Tensor, got %s" % (p[0], type(a).__name__))
+        else:
+            coerced.append(a)
+    return coerced, return_style, outs
+
+def returned(coerced, return_style, outs):
+    if not return_style:
+        return None
+    got = [coerced[i] for i in outs]
+    return got[0] if len(got) == 1 else tuple(got)
+
+class CompiledProgram:
+    def __init__(self, program, output_dir, platform=None):
+        self._program, self._output_dir, self._platform = program, os.path.abspath(output_dir), platform or "a2a3sim"
+    output_dir = property(lambda self: self._output_dir)
+    platform = property(lambda self: self._platform)
+    def __fspath__(self):
+        return self._output_dir
+    def __call__(self, *args, config=None):
+        from pypto.runtime.runner import execute_compiled
+        coerced, rs, outs = coerce(self._program, args)
+        execute_compiled(self._output_dir, coerced, platform=self._platform, device_id=0)
+        return returned(coerced, rs, outs)
+''',
+    'pypto/ir/distributed_compiled_program.py': '''
+import os
+from dataclasses import dataclass, field
+from .compiled_program import coerce, returned
+
+@dataclass
+class DistributedConfig:
+    device_ids: list = field(default_factory=lambda: [0])
+    num_sub_workers: int = 0
+    runtime: str = "tensormap_and_ringbuffer"
+    aicpu_thread_num: int = 0
+
+class DistributedCompiledProgram:
+    def __init__(self, program, output_dir, platform=None, distributed_config=None):
+        self._program, self._output_dir = program, os.path.abspath(output_dir)
+        self._platform = platform or "a2a3sim"
+        self._distributed_config = distributed_config or DistributedConfig()
+    output_dir = property(lambda self: self._output_dir)
+    platform = property(lambda self: self._platform)
+    program = property(lambda self: self._program)
+    def __fspath__(self):
+        return self._output_dir
+    def __call__(self, *args, config=None):
+        from pypto.runtime.distributed_runner import execute_distributed
+        coerced, rs, outs = coerce(self._program, args)
+        execute_distributed(self, coerced, config)
+        return returned(coerced, rs, outs)
+    def prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_persistent_windows=None,
+                callbacks=None, sub_worker_overrides=None, startup_timeout_s=None):
+        from pypto.runtime.distributed_runner import DistributedWorker
+        return DistributedWorker([self, *extra_compiled], config, persistent=persistent, callbacks=callbacks)
+''',
+    'pypto/runtime/__init__.py': 'from .runner import RunConfig, execute_compiled\n'
+                                 'from .distributed_runner import DistributedWorker\n',
+    'pypto/runtime/runner.py': '''
+class RunConfig:
+    def __init__(self, platform="a2a3sim", device_id=0):
+        self.platform, self.device_id = platform, device_id
+
+def execute_compiled(work_dir, args, *, platform, device_id, **kwargs):
+    raise RuntimeError("stand-in runtime: simpler is not installed")
+''',
+    'pypto/runtime/distributed_runner.py': '''
+def execute_distributed(compiled, coerced_args, config=None):
+    raise RuntimeError("stand-in runtime: simpler is not installed")
+
+class DistributedWorker:
+    def __init__(self, compiled, config=None, **kwargs):
+        raise RuntimeError("stand-in runtime: simpler is not installed")
+''',
+}
+
+# A conftest like PyPTO's tests/st/conftest.py for what these tests use (written here): --device and the
+# device_ids fixture ("0-3" -> [0, 1, 2, 3]).
+CONFTEST = '''
+import pytest
+
+def pytest_addoption(parser):
+    parser.addoption("--device", default="0")
+
+@pytest.fixture(scope="session")
+def device_ids(request):
+    ids = []
+    for tok in request.config.getoption("--device").split(","):
+        lo, _, hi = tok.partition("-")
+        ids += list(range(int(lo), int(hi or lo) + 1))
+    return ids
+'''
+
+# A stand-in torch (when torch is not importable): what pldrun's API and the tests below touch.
+FAKE_TORCH = '''
+import numpy as np
+float32, int32, int16, bfloat16 = np.float32, np.int32, np.int16, "bfloat16"
+
+class Tensor:
+    def __init__(self, a):
+        self.a = a
+    shape = property(lambda self: self.a.shape)
+    dtype = property(lambda self: self.a.dtype.type)
+    def detach(self):
+        return self
+    cpu = contiguous = detach
+    def numpy(self):
+        return self.a
+    def reshape(self, shape):
+        return Tensor(self.a.reshape(shape))
+    def copy_(self, src):
+        self.a[...] = src.a
+        return self
+    def __getitem__(self, i):
+        return Tensor(self.a[i])
+    def __add__(self, x):
+        return Tensor(self.a + (x.a if isinstance(x, Tensor) else x))
+
+class no_grad:
+    def __enter__(self):
+        return self
+    def __exit__(self, *a):
+        return False
+
+def from_numpy(a):
+    return Tensor(a)
+
+def zeros(shape, dtype=np.float32):
+    return Tensor(np.zeros(shape, dtype=dtype))
+
+def allclose(x, y, rtol=1e-5, atol=1e-8):
+    return bool(np.allclose(x.a, y.a, rtol=rtol, atol=atol))
+'''
+
+
+def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=False):
+    with open(os.path.join(REPO, rel)) as f:
+        text = f.read()
+    if fixed_nr is not None:
+        text = text.replace('NR = pl.dynamic("NR")', 'NR = %d' % fixed_nr)
+    if tuple_return:
+        text = text.replace(') -> pl.Tensor[[NR, ROWS, COLS], pl.FP32]:\n        # the rank',
+                            ') -> tuple[pl.Tensor[[NR, ROWS, COLS], pl.FP32], pl.Tensor[[NR, 1, 1], pl.INT32]]:\n'
+                            '        # the rank').replace('        return ys\n', '        return ys, ids\n')
+    if drop_host:
+        text = text[:text.index('    @pl.function(level=pl.Level.HOST')]
+    if subworker:
+        text = text.replace('    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)',
+                            '    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n'
+                            '    def verify(self, ys: pl.Tensor[[NR, ROWS, COLS], pl.FP32]):\n'
+                            '        assert ys is not None\n\n'
+                            '    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)')
+    return text
+
+
+# PyPTO-style tests (torch tensors, ir.compile, DistributedConfig(device_ids=device_ids[:n]), torch.allclose).
+TESTS = '''
+import ctypes
+import os
+
+import numpy as np
+import pytest
+import torch
+from pypto import ir
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.ir.program import Program
+from pypto.runtime.runner import execute_compiled
+
+import pldrun
+import pldrun.pypto as plugin
+
+TEXTS = %(texts)r
+HELLO_PARAMS = [("xs", "in", None, "float32"), ("ys", "out", [2, 4, 16], "float32"),
+                ("ids", "out", [2, 1, 1], "int32")]
+XS_OUTS = [("xs", "in", None, "float32"), ("outs", "out", None, "float32")]
+SINGLE_PARAMS = [("x", "in", [4, 16], "float32"), ("y", "out", [4, 16], "float32"),
+                 ("ids", "out", [1, 1], "int32"), ("rank", "scalar", None, "int32")]
+
+
+def t(a):
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+@pytest.mark.parametrize("n_ranks", [2, 4])
+def test_inplace(n_ranks, device_ids):
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    dc = DistributedConfig(device_ids=device_ids[:n_ranks])
+    compiled = ir.compile(prog, platform="a2a3sim", distributed_config=dc)
+    xs_np = np.arange(n_ranks * 64, dtype=np.float32).reshape(n_ranks, 1, 64) * 0.5 - 3
+    xs, outs = t(xs_np.copy()), torch.zeros((n_ranks, n_ranks, 64), dtype=torch.float32)
+    assert compiled(xs, outs) is None
+    want = t(np.broadcast_to(xs_np[:, 0, :], (n_ranks, n_ranks, 64)).copy())
+    assert torch.allclose(outs, want)
+    assert plugin.state.last_ranks == n_ranks
+    assert plugin.state.last_result.summary.startswith("pldrun: %%d ranks" %% n_ranks)
+    with open(os.path.join(compiled.output_dir, "pldrun_program.pld")) as f:
+        assert f.read() == TEXTS["allgather"]
+
+
+
+def test_printed_form_matches_api(device_ids):
+    """PyPTO's own printed form (as_python() at e2d0f78): FP32 and FP16 inputs, two Out tensors."""
+    params = [("xs", "in", None, "float32"), ("ws", "in", None, "float16"), ("ys", "out", None, "float32"),
+              ("hs", "out", None, "float32")]
+    prog = Program("ScaleBias", TEXTS["scale_bias"], params)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    rng = np.random.default_rng(5)
+    xs_np = rng.standard_normal((2, 8, 64)).astype(np.float32)
+    ws_np = rng.standard_normal((2, 8, 64)).astype(np.float16)
+    ys, hs = torch.zeros((2, 8, 64), dtype=torch.float32), torch.zeros((2, 8, 64), dtype=torch.float32)
+    compiled(t(xs_np), t(ws_np), ys, hs)
+    ref = pldrun.run(TEXTS["scale_bias"], {"xs": xs_np, "ws": ws_np}, ranks=2)
+    assert np.array_equal(ys.numpy(), ref["ys"]) and np.array_equal(hs.numpy(), ref["hs"])
+    assert np.any(ref["ys"]) and np.any(ref["hs"])
+
+def test_tuple_return(device_ids):
+    prog = Program("HelloRank", TEXTS["hello_tuple"], HELLO_PARAMS, returns=2)
+    compiled = ir.compile(prog, platform="a2a3sim", distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    xs_np = np.arange(2 * 4 * 16, dtype=np.float32).reshape(2, 4, 16)
+    ys, ids = compiled(t(xs_np))
+    assert torch.allclose(ys, t(xs_np + np.arange(2, dtype=np.float32).reshape(2, 1, 1)))
+    assert ids.numpy().reshape(-1).tolist() == [0, 1]
+
+
+def test_single_device_scalar(tmp_path):
+    prog = Program("HelloRank", TEXTS["single"], SINGLE_PARAMS, distributed=False)
+    compiled = ir.compile(prog, output_dir=str(tmp_path), platform="a2a3sim")
+    x = t(np.arange(64, dtype=np.float32).reshape(4, 16))
+    y, ids = torch.zeros((4, 16), dtype=torch.float32), torch.zeros((1, 1), dtype=torch.int32)
+    compiled(x, y, ids, 3)
+    assert torch.allclose(y, x + 3.0)
+    assert ids.numpy().tolist() == [[3]]
+    assert plugin.state.last_ranks == 1
+
+
+def test_next_levels_entry(tmp_path):
+    prog = Program("HelloRank", TEXTS["single"], SINGLE_PARAMS, distributed=False)
+    ir.compile(prog, output_dir=str(tmp_path), platform="a2a3sim")
+    x = t(np.ones((4, 16), dtype=np.float32))
+    y, ids = torch.zeros((4, 16), dtype=torch.float32), torch.zeros((1, 1), dtype=torch.int32)
+    execute_compiled(str(tmp_path / "next_levels" / "per_rank"), [x, y, ids, ctypes.c_int32(5)], platform="a2a3sim",
+                     device_id=0)
+    assert torch.allclose(y, x + 5.0)
+    assert ids.numpy().tolist() == [[5]]
+
+
+def test_skip_ptoas_keeps_codegen(tmp_path):
+    prog = Program("HostAllGather", TEXTS["allgather"], [])
+    ir.compile(prog, output_dir=str(tmp_path), skip_ptoas=True)
+    assert (tmp_path / "orchestration" / "host_orch.py").is_file()
+    assert (tmp_path / "pldrun_program.pld").read_text() == TEXTS["allgather"]
+
+
+def test_prepare_worker(device_ids):
+    prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    ys, ids = torch.zeros((2, 4, 16), dtype=torch.float32), torch.zeros((2, 1, 1), dtype=torch.int32)
+    with compiled.prepare(persistent=True) as rt:
+        for k in range(2):
+            xs = t(np.full((2, 4, 16), 10.0 * k, dtype=np.float32))
+            rt(xs, ys, ids)
+            assert torch.allclose(ys, xs + t(np.arange(2, dtype=np.float32).reshape(2, 1, 1)))
+        xs = t(np.full((2, 4, 16), 7.0, dtype=np.float32))
+        rt.submit(compiled, xs, ys, ids).result()
+        assert torch.allclose(ys[1], xs[1] + 1.0)
+
+
+def test_prepare_unknown_callback(device_ids):
+    prog = Program("HelloRank", TEXTS["subworker"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:1]))
+    with pytest.raises(ValueError, match="not sub-workers"):
+        compiled.prepare(callbacks={"nope": print})
+
+
+def test_expect_fail_device_tensor(device_ids):
+    prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    with compiled.prepare() as rt:
+        rt.alloc_tensor((2, 4, 16))
+
+
+def test_expect_fail_no_reset(device_ids):
+    prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    compiled.prepare(persistent=True, reset_persistent_windows=False)
+
+def test_expect_fail_subworker(device_ids):
+    prog = Program("HelloRank", TEXTS["subworker"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    compiled(t(np.zeros((2, 4, 16), dtype=np.float32)), torch.zeros((2, 4, 16), dtype=torch.float32),
+             torch.zeros((2, 1, 1), dtype=torch.int32))
+
+
+def test_expect_fail_deadlock(device_ids):
+    prog = Program("DivergentWait", TEXTS["deadlock"], XS_OUTS)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    compiled(t(np.ones((2, 1, 64), dtype=np.float32)), torch.zeros((2, 1, 64), dtype=torch.float32))
+'''
+
+
+def write_standin(root, fake_torch):
+    for rel, src in STANDIN.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(src.lstrip('\n'))
+    if fake_torch:
+        with open(os.path.join(root, 'torch.py'), 'w') as f:
+            f.write(FAKE_TORCH)
+
+
+def torch_missing():
+    try:
+        import torch  # noqa: F401, PLC0415
+        print('with torch', torch.__version__)
+        return False
+    except ImportError:
+        print('with the stand-in torch module (torch is not importable)')
+        return True
+
+
+def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
+    """Runs the PyPTO-style tests under -p pldrun.pypto; returns (exit status, output, {name: (outcome, message)})."""
+    lib, work = tmp_path / 'lib', tmp_path / 'work'
+    lib.mkdir(exist_ok=True)
+    work.mkdir(exist_ok=True)
+    if with_pypto:
+        write_standin(str(lib), torch_missing())
+    if renamed_generate:   # another PyPTO whose codegen entry has another name
+        path = lib / 'pypto' / 'ir' / 'compile.py'
+        path.write_text(path.read_text().replace('generate(', 'generate_all('))
+    texts = {'allgather': program('programs/host/allgather.pld'),
+             'hello': program('programs/tutorial/hello_rank.pld', fixed_nr=2),
+             'hello_tuple': program('programs/tutorial/hello_rank.pld', fixed_nr=2, tuple_return=True),
+             'single': program('programs/tutorial/hello_rank.pld', drop_host=True),
+             'subworker': program('programs/tutorial/hello_rank.pld', fixed_nr=2, subworker=True),
+             'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
+             'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
+    assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
+    (work / 'conftest.py').write_text(CONFTEST)
+    (work / 'test_pypto_like.py').write_text(TESTS % {'texts': texts})
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.pathsep.join([str(lib), os.path.join(REPO, 'python')])
+    xml = tmp_path / ('junit%d.xml' % len(list(tmp_path.glob('junit*.xml'))))
+    cmd = [sys.executable, '-m', 'pytest', '-p', 'pldrun.pypto', '-p', 'no:cacheprovider', '-q', '-rA',
+           '--junitxml', str(xml), '--device', '0-3', '--pldrun-timeout', '5', '--pldrun-run-timeout', '120'] + args
+    p = subprocess.run(cmd, cwd=str(work), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=300)
+    outcomes = {}
+    if xml.exists():
+        for case in ET.parse(str(xml)).getroot().iter('testcase'):
+            outcome, msg = 'passed', ''
+            for child in case:
+                if child.tag in ('failure', 'error', 'skipped'):
+                    outcome = {'failure': 'failed', 'error': 'error'}.get(child.tag, child.get('type', 'skipped'))
+                    msg = (child.get('message') or '') + '\n' + (child.text or '')
+            outcomes[case.get('name')] = (outcome, msg)
+    return p.returncode, p.stdout, outcomes
+
+
+def test_plugin_on_standin_pypto(tmp_path):
+    rc, out, res = run_pytest(tmp_path, [])
+    print(out[-6000:])
+    for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
+                 'test_single_device_scalar',
+                 'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_prepare_worker',
+                 'test_prepare_unknown_callback'):
+        assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
+    outcome, msg = res['test_expect_fail_subworker']
+    assert outcome == 'failed'
+    assert 'PldrunUnsupported: SubWorkers (Python HOST functions) are not supported by pldrun' in msg
+    assert 'declares verify' in msg
+    outcome, msg = res['test_expect_fail_device_tensor']
+    assert outcome == 'failed' and 'device-resident tensors' in msg
+    outcome, msg = res['test_expect_fail_no_reset']
+    assert outcome == 'failed' and 'persistent windows kept without reset' in msg
+    outcome, msg = res['test_expect_fail_deadlock']
+    assert outcome == 'failed'
+    assert 'PldrunFailure: CollNegDivergentWait on 2 ranks: pldrun exited with status 70' in msg
+    assert 'pldrun said:' in msg and 'state of every rank' in msg
+    assert 'error: wait on sig[0, 0] (Ge 1)' in msg
+    assert rc == 1
+    assert len(res) == 13
+
+
+def test_unsupported_as_xfail(tmp_path):
+    rc, out, res = run_pytest(tmp_path, ['--pldrun-unsupported=xfail', '-k', 'subworker or device_tensor'])
+    print(out[-3000:])
+    assert res['test_expect_fail_subworker'][0] == 'pytest.xfail'
+    assert 'SubWorkers (Python HOST functions) are not supported by pldrun' in res['test_expect_fail_subworker'][1]
+    assert res['test_expect_fail_device_tensor'][0] == 'pytest.xfail'
+    assert rc == 0
+
+
+def test_without_pypto(tmp_path):
+    rc, out, _ = run_pytest(tmp_path, [], with_pypto=False)
+    print(out[-2000:])
+    assert rc == 4
+    assert 'pldrun.pypto: PyPTO is not importable in' in out
+    assert "No module named 'pypto'" in out
+
+
+def test_other_pypto_surface(tmp_path):
+    rc, out, _ = run_pytest(tmp_path, [], renamed_generate=True)
+    print(out[-2000:])
+    assert rc == 4
+    assert ('pldrun.pypto: this PyPTO does not have what the plugin replaces: pypto.ir.compile has no generate: '
+            'pldrun.pypto patches the points of PyPTO e2d0f78') in out
+
+
+def test_sub_workers_of_printed_forms():
+    """PyPTO prints every InCore kernel with role=pl.Role.SubWorker at CHIP_DIE level: not a SubWorker here;
+    a HOST-level SubWorker is."""
+    sys.path.insert(0, os.path.join(REPO, 'python'))
+    from pldrun.pypto import sub_workers  # noqa: PLC0415
+    for name in sorted(os.listdir(os.path.join(REPO, 'tests', 'examples'))):
+        if name.endswith('.pld'):
+            text = program(os.path.join('tests', 'examples', name))
+            assert 'role=pl.Role.SubWorker' in text, name
+            assert sub_workers(text) == [], name
+    assert sub_workers(program('programs/tutorial/hello_rank.pld', subworker=True)) == ['verify']
