@@ -91,8 +91,10 @@ endforeach()
 #   schedule_sweep_<case>_p<P>  tests/schedule/run_sweep.py: a schedule-dependent result (block_order) stops the
 #                               sweep at a seed with exit 1 and a replay command that, run as printed, reproduces
 #                               the reported difference; a seed that deadlocks (flag_put) stops it with the hang
-#                               report and exit 70; a correct program (spmd_ring) runs every seed, exit 0; bad
-#                               ranges and conflicting options exit 64. About 5 s in all.
+#                               report and exit 70; a correct program (spmd_ring) runs every seed, exit 0; a
+#                               race under --check-races (tests/races/racy/put_vs_store.pld) stops it with exit 1,
+#                               the fixed program runs every seed; bad ranges and conflicting options exit 64.
+#                               About 10 s in all.
 pld_runner_list(_pld_sweep_tests tests/schedule/run_sweep.py
                 "${PLD_PYTHON3_SCHEDULE}" "${_pld_sched_dir}/run_sweep.py" --pldrun pldrun --list)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_sched_dir}/run_sweep.py")

@@ -22,6 +22,10 @@ Cases:
       schedule gives the same result): `--schedule-seeds 0-5` runs every seed,
       prints "6 seeds run, every output equal to seed 0's", exits 0, and the
       --out file holds the golden result.
+  race (P = 2)  tests/races/racy/put_vs_store.pld with --check-races: the
+      sweep stops at seed 0 ("reports a data race"), exit 1, with the replay
+      command; tests/races/clean/put_vs_store.pld (the fixed program) runs
+      every seed: "..., no data race", exit 0.
   usage (P = 1)  bad ranges (5-3, 7, 1-, -2, a-b, 1-2-3, none) and a sweep
       with --schedule-seed or --schedule random: exit 64 and the message.
 
@@ -45,7 +49,7 @@ sys.path.insert(0, os.path.join(REPO, 'tests', 'mpi'))
 import pld_mpitest as T  # noqa: E402
 
 CASES = {'diverge': ('block_order', 1), 'hang': ('flag_put', 2), 'equal': ('spmd_ring', 3),
-         'usage': ('block_order', 1)}
+         'race': ('../races/racy/put_vs_store', 2), 'usage': ('block_order', 1)}
 ROWS, COLS = 2, 16
 
 
@@ -178,6 +182,18 @@ def case_equal(R):
         R.fail('equal: ys differs from the golden', se)
     if len(re.findall(r'^pldrun: \d+ ranks?, ', so, re.M)) != 1:
         R.fail('equal: only the first run prints its statistics', so)
+
+
+def case_race(R):
+    rc, so, se = R.pld('../races/racy/put_vs_store', 2, ['--in', 'xs=arange', '--check-races', '--schedule-seeds', '0-3'])
+    line = replay_line(se)
+    if rc != 1 or not re.search(r'^pldrun: --schedule-seeds 0-3: seed 0 reports a data race \(--check-races\)$', se,
+                                re.M) or not line or not line.endswith('--check-races --schedule-seed 0'):
+        R.fail('race: exit %d (expected 1), the race line or the replay command missing' % rc, so + se)
+    rc, so, se = R.pld('../races/clean/put_vs_store', 2, ['--in', 'xs=arange', '--check-races', '--schedule-seeds', '0-3'])
+    if rc != 0 or not re.search(r"^pldrun: --schedule-seeds 0-3: 4 seeds run, every output equal to seed 0's, no data "
+                                r"race$", so, re.M):
+        R.fail('race: the clean program: exit %d (expected 0 and the summary)' % rc, so + se)
 
 
 def case_usage(R):
