@@ -1,8 +1,9 @@
 /* pldrun - command-line tool: arguments, MPI_Init/Finalize, rendering of
  * diagnostics and exit codes. Library code never prints; this file does.
  *
- * Exit codes: 0 ok, 64 usage, 65 program error (parse/check), 69 backend or
- * feature unavailable, 70 runtime error, 74 I/O error. */
+ * Exit codes: 0 ok, 1 a --schedule-seeds sweep found a seed whose outputs
+ * differ or that reports a race (sweep.h), 64 usage, 65 program error
+ * (parse/check), 69 backend or feature unavailable, 70 runtime error, 74 I/O error. */
 #include "pld_check.h"
 #include "pld_interp.h"
 #include "pld_kern.h"
@@ -117,13 +118,15 @@ static void usage(FILE *f)
           "                      ops, puts become visible late (within the memory model); the same N\n"
           "                      replays the same decisions\n"
           "  --schedule random   the same with a seed drawn now and printed\n"
-          "  --schedule-seeds A-B run under each seed A..B in one job until a seed's outputs differ from A's,\n"
-          "                      or it hangs or reports a race (exit 1 or its status), printing its replay\n"
+          "  --schedule-seeds A-B\n"
+          "                      run under each seed A..B in one job; stop at a seed whose outputs differ\n"
+          "                      from A's (exit 1) or that hangs or reports a race, with its replay command\n"
           "  --batch LIST        run each line of LIST (CWD<TAB>OUT<TAB>ERR<TAB>ARGS) as its own run, in one MPI job\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
-          "exit status: 0 ok, 1 --schedule-seeds found a differing seed, 64 usage, 65 program error, 69 unavailable, 70 runtime error, 74 I/O error\n",
+          "exit status: 0 ok, 1 a --schedule-seeds seed differs, 64 usage, 65 program error, 69 unavailable,\n"
+          "             70 runtime error, 74 I/O error\n",
           f);
 }
 
@@ -1105,9 +1108,7 @@ static int run_job(opts_t *o, int rank, int size, int leak_check, int *worst)
 {
     if (o->sweep.on && !o->sweep.running) { /* --schedule-seeds: run_job once per seed (sweep.c) */
         int rc = sweep_run(&o->sweep, &o->schedule, &o->seed, o->check_races, run_job, o, rank, size, worst);
-        if (leak_check)
-            pld_mem_fail_after(-1), PLD_LEAK_CHECK();
-        return rc;
+        return leak_check ? (pld_mem_fail_after(-1), PLD_LEAK_CHECK(), rc) : rc; /* after every seed's run */
     }
     report_phase("setting up the windows");
     pld_win_sys_t *win = NULL;
