@@ -56,7 +56,6 @@ int sweep_option(int argc, char **argv, int *i, sweep_t *s)
     s->last = b;
     s->argc = argc;
     s->argv = argv;
-    s->opt_index = *i;
     (*i)++;
     return 1;
 }
@@ -102,13 +101,13 @@ static void replay_line(const sweep_t *s, int size, uint64_t seed, pld_buf_t *b)
 {
     pld_buf_printf(b, "mpirun -n %d", size);
     for (int k = 0; k < s->argc; k++) {
-        if (k == s->opt_index) {
-            k++; /* and its value */
+        if (k > 0 && strcmp(s->argv[k], "--schedule-seeds") == 0) {
+            k++; /* and its value (each of them, when it was given twice) */
             continue;
         }
         const char *a = k == 0 ? (s->argv[0] && s->argv[0][0] ? s->argv[0] : "pldrun") : s->argv[k];
         if (k >= 2 && (strcmp(s->argv[k - 1], "--in") == 0 || strcmp(s->argv[k - 1], "--out") == 0) &&
-            k - 1 != s->opt_index + 1 && !strchr(a, '=')) {
+            !strchr(a, '=')) {
             char whole[4096];
             snprintf(whole, sizeof whole, "%s=%s", a, a + strlen(a) + 1);
             put_arg(b, whole);

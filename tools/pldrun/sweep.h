@@ -35,7 +35,6 @@ typedef struct sweep {
     uint64_t first, last;  /* the seeds, first <= last */
     int argc;              /* the command line (borrowed), for the replay command */
     char **argv;
-    int opt_index;         /* argv index of --schedule-seeds (skipped in the replay) */
     int running;           /* inside the sweep's loop: run_job runs one seed */
     uint64_t index;        /* runs done before the current one */
     /* what sweep_capture saw of the current run */
