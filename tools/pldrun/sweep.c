@@ -234,6 +234,7 @@ void sweep_capture(sweep_t *s, const pld_interp_t *it, int ok, int rank)
     pld_interp_stats(it, &st);
     s->captured = 1;
     s->hang = pld_interp_hang(it) != 0;
+    s->error = !ok && !s->hang; /* an error of its own, not a stop because of another rank's */
     s->races = st.races;
     if (!ok || rank != 0)
         return;
@@ -258,14 +259,14 @@ int sweep_run(sweep_t *s, int *schedule, uint64_t *seed, int check_races, sweep_
         const uint64_t sd = s->first + s->index;
         *schedule = 1;
         *seed = sd;
-        s->captured = s->differs = s->hang = 0;
+        s->captured = s->differs = s->hang = s->error = 0;
         s->races = 0;
         s->what[0] = '\0';
         int w = 0;
         job(o, rank, size, 0, &w);
-        /* every rank's verdict: the run's status, outputs, races, hang, whether the run got that far */
-        int64_t mine[5] = {w, s->differs, s->races > 0, s->hang, !s->captured}, all[5];
-        if (MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        /* every rank's verdict: the run's status, outputs, races, hang, whether the run got that far, an error */
+        int64_t mine[6] = {w, s->differs, s->races > 0, s->hang, !s->captured, s->error}, all[6];
+        if (MPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
             fprintf(stderr, "[rank %d/%d] pldrun: MPI failed while the ranks compared seed %llu's run\n", rank, size,
                     (unsigned long long)sd);
             rc = 70;
@@ -276,7 +277,7 @@ int sweep_run(sweep_t *s, int *schedule, uint64_t *seed, int check_races, sweep_
         if (all[0] != 0) {
             rc = (int)all[0];
             snprintf(buf, sizeof buf, "%s (exit status %d)",
-                     all[3] ? "hangs" : all[4] ? "does not run" : "fails", rc);
+                     all[5] ? "fails" : all[3] ? "hangs" : all[4] ? "does not run" : "fails", rc);
             why = buf;
         } else if (all[1]) {
             rc = SWEEP_EX_DIVERGED;

@@ -38,7 +38,7 @@ typedef struct sweep {
     int running;           /* inside the sweep's loop: run_job runs one seed */
     uint64_t index;        /* runs done before the current one */
     /* what sweep_capture saw of the current run */
-    int captured, differs, hang;
+    int captured, differs, hang, error;
     uint64_t races;
     char what[256];        /* rank 0: how the outputs differ */
     /* rank 0: the first run's outputs */
