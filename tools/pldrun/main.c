@@ -937,7 +937,7 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         report_phase("running");
         report_where(pld_interp_where(it));
         pld_status_t st = pld_interp_run(it);
-        sweep_capture(&o->sweep, it, st == PLD_OK, rank);
+        sweep_capture(&o->sweep, it, win, st == PLD_OK, rank);
         report_where(NULL);
         report_phase("after the run");
         /* a rank that did not stop (hang 2) takes no part in a collective:

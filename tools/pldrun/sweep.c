@@ -226,15 +226,17 @@ static int compare_outputs(sweep_t *s, const pld_interp_t *it)
     return 0;
 }
 
-void sweep_capture(sweep_t *s, const pld_interp_t *it, int ok, int rank)
+void sweep_capture(sweep_t *s, const pld_interp_t *it, pld_win_sys_t *win, int ok, int rank)
 {
     if (!s->on)
         return;
     pld_interp_stats_t st;
     pld_interp_stats(it, &st);
     s->captured = 1;
-    s->hang = pld_interp_hang(it) != 0;
-    s->error = !ok && !s->hang; /* an error of its own, not a stop because of another rank's */
+    /* why the run was stopped (the status board every rank sees): a hang, or a rank's error */
+    const int why = win ? pld_win_status_aborted(win) : 0;
+    s->hang = why == PLD_WA_DEADLOCK || why == PLD_WA_TIMEOUT || (!why && pld_interp_hang(it) != 0);
+    s->error = !ok && !s->hang;
     s->races = st.races;
     if (!ok || rank != 0)
         return;
@@ -277,7 +279,7 @@ int sweep_run(sweep_t *s, int *schedule, uint64_t *seed, int check_races, sweep_
         if (all[0] != 0) {
             rc = (int)all[0];
             snprintf(buf, sizeof buf, "%s (exit status %d)",
-                     all[5] ? "fails" : all[3] ? "hangs" : all[4] ? "does not run" : "fails", rc);
+                     all[3] ? "hangs" : all[4] && !all[5] ? "does not run" : "fails", rc);
             why = buf;
         } else if (all[1]) {
             rc = SWEEP_EX_DIVERGED;

@@ -20,6 +20,7 @@
 #define PLDRUN_SWEEP_H
 
 #include "pld_interp.h"
+#include "pld_win.h"
 
 #include <stdint.h>
 
@@ -61,10 +62,12 @@ typedef int (*sweep_job_fn)(struct opts *o, int rank, int size, int leak_check, 
  * the same on every rank (also in *worst). */
 int sweep_run(sweep_t *s, int *schedule, uint64_t *seed, int check_races, sweep_job_fn job, struct opts *o, int rank,
               int size, int *worst);
-/* After pld_interp_run (every rank, ok: it returned PLD_OK): records the
- * hang state and the races, and on rank 0 keeps (first run) or compares
+/* After pld_interp_run (every rank, ok: it returned PLD_OK; win: the run's
+ * window system, whose status board says why a run was stopped): records
+ * whether the run hung (the watchdog or the deadlock detector stopped it) and
+ * its races, and on rank 0 keeps (first run) or compares
  * (later runs) the outputs. */
-void sweep_capture(sweep_t *s, const pld_interp_t *it, int ok, int rank);
+void sweep_capture(sweep_t *s, const pld_interp_t *it, pld_win_sys_t *win, int ok, int rank);
 /* 1 in the runs after a sweep's first: they write no --out files and print no
  * output summary or statistics */
 int sweep_quiet(const sweep_t *s);
