@@ -249,6 +249,7 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
     pld_trace_json(o->tr, o->rank, o->size, host, o->offset, o->origin, &mine);
     /* the arrows' records: after a NUL (other ranks), in flows (rank 0) */
     const size_t text_len = mine.len;
+    const int text_oom = mine.oom;
     pld_buf_t flows;
     pld_buf_init(&flows);
     if (o->rank != 0)
@@ -259,10 +260,12 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
         char note[160];
         const char *p = mine.p ? mine.p : "";
         size_t n = mine.len;
-        if (mine.oom || n > INT_MAX) {
+        if (!text_oom && (mine.oom || n > INT_MAX))
+            n = text_len; /* no room for the arrows' records: the events without them */
+        if (text_oom || n > INT_MAX) {
             snprintf(note, sizeof note, "{\"name\":\"trace lost\",\"ph\":\"i\",\"s\":\"p\",\"ts\":0,\"pid\":%d,\"tid\":0,"
                                         "\"args\":{\"why\":\"%s\"}}",
-                     o->rank, mine.oom ? "out of memory" : "the rank's events exceed 2 GiB");
+                     o->rank, text_oom ? "out of memory" : "the rank's events exceed 2 GiB");
             p = note;
             n = strlen(note);
         }
@@ -277,7 +280,7 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp", o->trace_path);
     FILE *f = fopen(tmp, "w");
-    int ok = f != NULL && !mine.oom;
+    int ok = f != NULL && !text_oom;
     if (ok)
         ok = fputs("{\"traceEvents\":[\n", f) != EOF && fwrite(mine.p ? mine.p : "", 1, text_len, f) == text_len;
     pld_buf_fini(&mine);
