@@ -62,7 +62,11 @@ Cases:
               notify) -> rank 1's wait, rank 1's notify -> rank 0's wait,
               rank 0's put -> rank 1's wait (none from rank 1, which puts
               nothing); each starts in its producer's slice and ends in the
-              wait's slice, later in time (docs/debugging.md, "Arrows")
+              wait's slice, later in time (docs/debugging.md, "Arrows");
+              tests/schedule/spmd_ring.pld at P = 3 under --schedule-seed 3
+              (4 blocks interleaved, puts held back): every arrow joins block
+              b of rank r to block b of rank r + 1, 12 notify -> wait, at
+              least 12 put -> wait (held puts' "landed" slices have theirs)
 """
 import json
 import os
@@ -85,7 +89,8 @@ PROGRAMS = [os.path.join(ROOT, 'programs', p) for p in ('incore/allreduce_mesh.p
                                                          'tutorial/put_get.pld', 'tutorial/hello_rank.pld')] + \
     [os.path.join(ROOT, 'tests', 'mpi', 'programs', p) for p in (
         'coll_incore_allreduce.pld', 'coll_spmd_allreduce.pld', 'coll_incore_a2av.pld', 'coll_neg_mismatch.pld',
-        'coll_neg_divergent_wait.pld', 'oob_on_rank1.pld')] + [os.path.join(HERE, 'notify_wait.pld')]
+        'coll_neg_divergent_wait.pld', 'oob_on_rank1.pld')] + [os.path.join(HERE, 'notify_wait.pld'),
+                                                               os.path.join(ROOT, 'tests', 'schedule', 'spmd_ring.pld')]
 
 
 class Fail(Exception):
@@ -542,6 +547,23 @@ class Runner:
         want = sorted([('notify -> wait', 0, n0, 1, w1), ('notify -> wait', 1, n1, 0, w0),
                        ('put -> wait', 0, put, 1, w1)])
         need(got == want, 'the arrows (name, from rank, at, to rank, at):\n  got  %s\n  want %s' % (got, want))
+        # blocks interleaved by a seeded schedule: block b of rank r puts into row b of rank r + 1 and
+        # notifies its cell b, which block b of rank r + 1 waits on; every arrow joins the two blocks
+        P, blocks = 3, 4
+        trace = self.path('ring.json')
+        rc, so, se = self.run(P, os.path.join(ROOT, 'tests', 'schedule', 'spmd_ring.pld'),
+                              ['--in', 'xs=arange', '--schedule-seed', '3', '--trace', trace])
+        need(rc == 0, 'spmd_ring: exit %d\n%s%s' % (rc, so, se))
+        arrows = []
+        validate(trace, P, arrows)
+        kinds = {}
+        for name, s_, f_, src, dst in arrows:
+            need(src['tid'] == dst['tid'] and dst['pid'] == (src['pid'] + 1) % P,
+                 'spmd_ring: %s from rank %d track %d to rank %d track %d' %
+                 (name, src['pid'], src['tid'], dst['pid'], dst['tid']))
+            kinds[name] = kinds.get(name, 0) + 1
+        need(kinds.get('notify -> wait') == P * blocks and kinds.get('put -> wait', 0) >= P * blocks,
+             'spmd_ring: arrows %r, expected %d notify -> wait and at least as many put -> wait' % (kinds, P * blocks))
 
 
 def main():

@@ -56,15 +56,39 @@ static int by_cell(const void *a, const void *b)
     return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-/* notifies ordered by (pid, target, t0): the notify that publishes a write */
+/* notifies ordered by (pid, tid, target, t0): the notify that publishes a write */
 static int by_issuer(const void *a, const void *b)
 {
     const rec_t *x = *(const rec_t *const *)a, *y = *(const rec_t *const *)b;
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
     if (x->target != y->target)
         return x->target < y->target ? -1 : 1;
     return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* The first notify (in is, by_issuer order) of rank pid's track tid to
+ * target that started at or after t, or NULL. */
+static const rec_t *first_notify(const rec_t *const *is, size_t nn, int32_t pid, int32_t tid, int32_t target, int64_t t)
+{
+    rec_t key;
+    memset(&key, 0, sizeof key);
+    key.pid = pid;
+    key.tid = tid;
+    key.target = target;
+    key.t0 = t;
+    const rec_t *kp = &key;
+    size_t lo = 0, hi = nn;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (by_issuer(&is[mid], &kp) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nn && is[lo]->pid == pid && is[lo]->tid == tid && is[lo]->target == target ? is[lo] : NULL;
 }
 
 /* One arrow: "s" inside the producer's slice (its middle, or earlier so as
@@ -89,12 +113,15 @@ static int arrow(FILE *f, const char *name, long id, const rec_t *from, const re
                : 0;
 }
 
-/* waits ordered by the notify that released them */
-static const long *g_released_by;
-static int by_releaser(const void *a, const void *b)
+/* a released wait: the notify (index in the by_cell order) and the wait (index in the records) */
+typedef struct release {
+    long notify, wait;
+} release_t;
+
+static int by_notify(const void *a, const void *b)
 {
-    long x = g_released_by[*(const long *)a], y = g_released_by[*(const long *)b];
-    return (x > y) - (x < y);
+    const release_t *x = a, *y = b;
+    return (x->notify > y->notify) - (x->notify < y->notify);
 }
 
 long flow_write(FILE *f, const char *recs, size_t bytes)
@@ -103,7 +130,8 @@ long flow_write(FILE *f, const char *recs, size_t bytes)
     rec_t *r = pld_mem_alloc((n ? n : 1) * sizeof *r);
     const rec_t **nt = pld_mem_alloc((n ? n : 1) * sizeof *nt), **is = pld_mem_alloc((n ? n : 1) * sizeof *is);
     long *released_by = pld_mem_alloc((n ? n : 1) * sizeof *released_by); /* wait i: index in nt, or -1 */
-    long *wt = pld_mem_alloc((n ? n : 1) * sizeof *wt), *pos = pld_mem_alloc((n ? n : 1) * sizeof *pos);
+    release_t *wt = pld_mem_alloc((n ? n : 1) * sizeof *wt);
+    long *pos = pld_mem_alloc((n ? n : 1) * sizeof *pos);
     long arrows = 0;
     if (!r || !nt || !is || !released_by || !wt || !pos)
         goto done;
@@ -143,39 +171,31 @@ long flow_write(FILE *f, const char *recs, size_t bytes)
     size_t nw = 0;
     for (size_t i = 0; i < n; i++)
         if (released_by[i] >= 0)
-            wt[nw++] = (long)i;
-    g_released_by = released_by;
-    qsort(wt, nw, sizeof *wt, by_releaser);
+            wt[nw++] = (release_t){released_by[i], (long)i};
+    qsort(wt, nw, sizeof *wt, by_notify);
     for (size_t k = 0; k < nn; k++)
         pos[nt[k] - r] = (long)k;
-    /* put -> wait: the first notify of the writer to the same target after the write, and its waits */
+    /* put -> wait: the first notify to the same target after the write, from the writer's track (program
+     * order), else from its rank's orchestration track (after the kernel that wrote); and its waits */
     for (size_t i = 0; i < n; i++) {
         if (r[i].kind != REC_WRITE)
             continue;
-        size_t lo = 0, hi = nn; /* the first notify of (pid, target) at or after t1 */
-        rec_t key = r[i];
-        key.t0 = r[i].t1;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const rec_t *kp = &key;
-            if (by_issuer(&is[mid], &kp) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == nn || is[lo]->pid != r[i].pid || is[lo]->target != r[i].target)
+        const rec_t *pub = first_notify(is, nn, r[i].pid, r[i].tid, r[i].target, r[i].t1);
+        if (!pub && r[i].tid != 0)
+            pub = first_notify(is, nn, r[i].pid, 0, r[i].target, r[i].t1);
+        if (!pub)
             continue;
-        const long p = pos[is[lo] - r];
+        const long p = pos[pub - r];
         size_t a = 0, z = nw; /* the released waits of notify p */
         while (a < z) {
             size_t mid = (a + z) / 2;
-            if (released_by[wt[mid]] < p)
+            if (wt[mid].notify < p)
                 a = mid + 1;
             else
                 z = mid;
         }
-        for (; a < nw && released_by[wt[a]] == p; a++)
-            if (arrow(f, "put -> wait", ++arrows, &r[i], &r[wt[a]]) < 0)
+        for (; a < nw && wt[a].notify == p; a++)
+            if (arrow(f, "put -> wait", ++arrows, &r[i], &r[wt[a].wait]) < 0)
                 goto fail;
     }
     goto done;

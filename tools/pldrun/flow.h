@@ -15,10 +15,12 @@
  *                   several waits (several arrows); a notify that released
  *                   none has no arrow.
  *   put -> wait     a remote write from rank P into rank W's windows is
- *                   published by the first notify P issues to W after the
- *                   write returned (P's own clock: no clock error); the
+ *                   published by the first notify to W that P issues after
+ *                   the write returned, from the write's track (program
+ *                   order), else from P's orchestration track (track 0,
+ *                   after the kernel); P's own clock: no clock error. The
  *                   write's arrow goes to every wait that notify released.
- *                   A write followed by no notify to W has no arrow.
+ *                   A write followed by no such notify has no arrow.
  *
  * The arrow starts where the producer's slice starts and ends inside the
  * wait's slice, at its end (when it was released), never before its start. */
