@@ -86,3 +86,33 @@ foreach(_p IN LISTS _pld_sched_ranks)
   set_tests_properties(schedule_programs_p${_p} PROPERTIES LABELS "schedule;mpi" TIMEOUT 240 PROCESSORS ${_p}
                                                         ENVIRONMENT "${_pld_sched_env}")
 endforeach()
+
+# issue 42: --schedule-seeds A-B, the schedule sweep (tools/pldrun/sweep.c; docs/debugging.md, "Schedule sweeps")
+#   schedule_sweep_<case>_p<P>  tests/schedule/run_sweep.py: a schedule-dependent result (block_order) stops the
+#                               sweep at a seed with exit 1 and a replay command that, run as printed, reproduces
+#                               the reported difference; a seed that deadlocks (flag_put) stops it with the hang
+#                               report and exit 70; a correct program (spmd_ring) runs every seed, exit 0; a
+#                               race under --check-races (tests/races/racy/put_vs_store.pld) stops it with exit 1,
+#                               the fixed program runs every seed; bad ranges and conflicting options exit 64.
+#                               About 10 s in all.
+pld_runner_list(_pld_sweep_tests tests/schedule/run_sweep.py
+                "${PLD_PYTHON3_SCHEDULE}" "${_pld_sched_dir}/run_sweep.py" --pldrun pldrun --list)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_sched_dir}/run_sweep.py")
+foreach(_line IN LISTS _pld_sweep_tests)
+  string(REPLACE " " ";" _f "${_line}")
+  list(GET _f 0 _case)
+  list(GET _f 1 _p)
+  set(_name schedule_sweep_${_case}_p${_p})
+  add_test(NAME ${_name}
+           COMMAND "${PLD_PYTHON3_SCHEDULE}" "${_pld_sched_dir}/run_sweep.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${PLD_MPI_NP_FLAG}" --case ${_case}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/schedule_runs/sweep")
+  if(_p EQUAL 1)
+    set(_labels schedule)
+  else()
+    set(_labels "schedule;mpi")
+  endif()
+  set_tests_properties(${_name} PROPERTIES LABELS "${_labels}" TIMEOUT 60 PROCESSORS ${_p}
+                                           ENVIRONMENT "${_pld_sched_env}")
+endforeach()

@@ -1062,7 +1062,8 @@ static pld_status_t watch(pld_interp_t *it, frame_t *f, pld_span_t sp, const pld
     ev.obj = what;
     if (w->d) {
         ev.dom = (int32_t)(w->d - it->doms);
-        ev.offset = (int64_t)w->disp;
+        /* a signal cell's offset; a transfer set's wait has no cell (and no arrow in the trace) */
+        ev.offset = w->poll == pld_wait_poll_cell ? (int64_t)w->disp : -1;
     }
     ev.cmp = w->cmp;
     ev.expected = w->expected;

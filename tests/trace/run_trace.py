@@ -5,7 +5,11 @@ Every trace is checked by validate(): it parses as JSON in the Chrome trace
 format, with no key twice in an object; every event has the fields its phase needs; every rank 0..P-1 is a
 process named "rank R of P", every track an event uses is a thread named
 "orchestration" or "block B"; the complete ("X") events of one track nest
-(two events are disjoint or one contains the other).
+(two events are disjoint or one contains the other); every flow (arrow) is one
+"s" and one "f" event with the same id, cat "flow", named "notify -> wait" or
+"put -> wait", the "f" with "bp":"e"; the "s" lies inside a notify (put, add)
+slice of its pid/tid, the "f" inside a satisfied wait slice of its pid/tid,
+and s.ts <= f.ts.
 
 Cases:
   collective  programs/incore/allreduce_mesh.pld at P = 4: the results still
@@ -52,6 +56,17 @@ Cases:
               value found
   errors      --trace into a missing directory (exit 74, named), --log-dir on
               a file (74), --trace without a value (64)
+  flows       tests/trace/notify_wait.pld at P = 2 (rank 0 puts into rank 1's
+              inbox and notifies it; rank 1 waits, reads, notifies rank 0
+              back): exactly three arrows: rank 0's notify (line of the
+              notify) -> rank 1's wait, rank 1's notify -> rank 0's wait,
+              rank 0's put -> rank 1's wait (none from rank 1, which puts
+              nothing); each starts in its producer's slice and ends in the
+              wait's slice, later in time (docs/debugging.md, "Arrows");
+              tests/schedule/spmd_ring.pld at P = 3 under --schedule-seed 3
+              (4 blocks interleaved, puts held back): every arrow joins block
+              b of rank r to block b of rank r + 1, 12 notify -> wait, at
+              least 12 put -> wait (held puts' "landed" slices have theirs)
 """
 import json
 import os
@@ -68,13 +83,14 @@ import pld_mpitest as T  # noqa: E402
 EPS = 0.002  # microseconds: the JSON keeps 3 decimals
 
 # the cases (Runner methods), in the order tests/trace.cmake registers them (`--list`)
-CASES = ('collective', 'clock', 'blocks', 'plans', 'hang', 'error', 'logs', 'errors')
+CASES = ('collective', 'clock', 'blocks', 'plans', 'hang', 'error', 'logs', 'errors', 'flows')
 # the programs they run (a missing one fails --list and the run)
 PROGRAMS = [os.path.join(ROOT, 'programs', p) for p in ('incore/allreduce_mesh.pld', 'host/allreduce_multicore.pld',
                                                          'tutorial/put_get.pld', 'tutorial/hello_rank.pld')] + \
     [os.path.join(ROOT, 'tests', 'mpi', 'programs', p) for p in (
         'coll_incore_allreduce.pld', 'coll_spmd_allreduce.pld', 'coll_incore_a2av.pld', 'coll_neg_mismatch.pld',
-        'coll_neg_divergent_wait.pld', 'oob_on_rank1.pld')]
+        'coll_neg_divergent_wait.pld', 'oob_on_rank1.pld')] + [os.path.join(HERE, 'notify_wait.pld'),
+                                                               os.path.join(ROOT, 'tests', 'schedule', 'spmd_ring.pld')]
 
 
 class Fail(Exception):
@@ -86,8 +102,9 @@ def need(cond, msg):
         raise Fail(msg)
 
 
-def validate(path, P):
-    """Checks the format; returns (events by pid: X and i events, thread names)."""
+def validate(path, P, flows_out=None):
+    """Checks the format; returns (events by pid: X and i events, thread names).
+    flows_out (a list): receives the arrows, (name, s event, f event, producer slice, wait slice)."""
     def no_duplicates(pairs):
         keys = [k for k, _ in pairs]
         need(len(keys) == len(set(keys)), 'duplicate keys in a JSON object: %r' % keys)
@@ -95,11 +112,18 @@ def validate(path, P):
     with open(path) as f:
         d = json.load(f, object_pairs_hook=no_duplicates)
     need(isinstance(d, dict) and isinstance(d.get('traceEvents'), list), 'no traceEvents array')
-    procs, threads, by_pid = {}, {}, {p: [] for p in range(P)}
+    procs, threads, by_pid, flows = {}, {}, {p: [] for p in range(P)}, {}
     for e in d['traceEvents']:
-        need(isinstance(e.get('name'), str) and e.get('ph') in ('X', 'i', 'M'), 'bad event %r' % e)
+        need(isinstance(e.get('name'), str) and e.get('ph') in ('X', 'i', 'M', 's', 'f'), 'bad event %r' % e)
         need(isinstance(e.get('pid'), int) and isinstance(e.get('tid'), int), 'pid/tid not integers: %r' % e)
         need(0 <= e['pid'] < P, 'pid %d outside [0, %d)' % (e['pid'], P))
+        if e['ph'] in ('s', 'f'):
+            need(e.get('cat') == 'flow' and e['name'] in ('notify -> wait', 'put -> wait') and
+                 isinstance(e.get('id'), int) and isinstance(e.get('ts'), (int, float)), 'bad flow event %r' % e)
+            need(e['ph'] == 's' or e.get('bp') == 'e', 'a flow end without "bp":"e": %r' % e)
+            need(e['ph'] not in flows.get(e['id'], {}), 'flow id %d has two "%s" events' % (e['id'], e['ph']))
+            flows.setdefault(e['id'], {})[e['ph']] = e
+            continue
         if e['ph'] == 'M':
             if e['name'] == 'process_name':
                 procs[e['pid']] = e['args']['name']
@@ -138,6 +162,23 @@ def validate(path, P):
                          (p, t, e['cat'], e['name'], e['ts'], e['ts'] + e['dur'], top['cat'], top['name'], top['ts'],
                           top['ts'] + top['dur']))
                 stack.append(e)
+    # the arrows: s in a producer's slice, f in a satisfied wait's slice, s before f
+    def slice_at(ev, cats):
+        hits = [x for x in by_pid[ev['pid']] if x['ph'] == 'X' and x['tid'] == ev['tid'] and x['cat'] in cats and
+                x['ts'] - EPS <= ev['ts'] <= x['ts'] + x['dur'] + EPS]
+        need(len(hits) == 1, 'flow %s %d at %.3f (rank %d track %d) is in %d %s slices' %
+             (ev['ph'], ev['id'], ev['ts'], ev['pid'], ev['tid'], len(hits), '/'.join(cats)))
+        return hits[0]
+    for i, sf in sorted(flows.items()):
+        need(set(sf) == {'s', 'f'}, 'flow id %d has %s only' % (i, list(sf)))
+        s_, f_ = sf['s'], sf['f']
+        need(s_['name'] == f_['name'], 'flow id %d: names %r / %r' % (i, s_['name'], f_['name']))
+        need(s_['ts'] <= f_['ts'] + EPS, 'flow id %d ends (%.3f) before it starts (%.3f)' % (i, f_['ts'], s_['ts']))
+        src = slice_at(s_, ('notify',) if s_['name'].startswith('notify') else ('put', 'add'))
+        dst = slice_at(f_, ('wait',))
+        need(dst['args'].get('result') == 'satisfied', 'flow id %d ends in a wait that stopped' % i)
+        if flows_out is not None:
+            flows_out.append((s_['name'], s_, f_, src, dst))
     return by_pid, threads
 
 
@@ -486,6 +527,43 @@ class Runner:
         need(rc == 74 and '--log-dir' in se, '--log-dir on a file: %d\n%s' % (rc, se))
         rc, so, se = self.run(1, prog, ['--trace'])
         need(rc == 64 and '--trace needs' in se, '--trace without a value: %d\n%s' % (rc, se))
+
+
+    def flows(self):
+        P = 2
+        prog = os.path.join(HERE, 'notify_wait.pld')
+        out, trace = self.path('ys.npy'), self.path('flows.json')
+        rc, so, se = self.run(P, prog, ['--in', 'xs=arange', '--out', 'ys=' + out, '--trace', trace])
+        need(rc == 0, 'exit %d\n%s%s' % (rc, so, se))
+        need(T.read_npy(out)[2][32:] == [float(i) for i in range(32)], 'ys[1] != xs[0]')
+        arrows = []
+        validate(trace, P, arrows)
+        line = lambda marker: '%s:%d:%d' % ((prog,) + T.locate(prog, marker))  # noqa: E731
+        n0, n1 = line('pld.system.notify(sig, 1'), line('pld.system.notify(sig, 0')
+        w0, w1 = line('pld.system.wait(sig, [1, 0]'), line('pld.system.wait(sig, [0, 0]')
+        put = line('pld.tensor.put(inbox, 1, x)')
+        got = sorted((name, src['pid'], src['args'].get('at'), dst['pid'], dst['args'].get('at'))
+                     for name, s_, f_, src, dst in arrows)
+        want = sorted([('notify -> wait', 0, n0, 1, w1), ('notify -> wait', 1, n1, 0, w0),
+                       ('put -> wait', 0, put, 1, w1)])
+        need(got == want, 'the arrows (name, from rank, at, to rank, at):\n  got  %s\n  want %s' % (got, want))
+        # blocks interleaved by a seeded schedule: block b of rank r puts into row b of rank r + 1 and
+        # notifies its cell b, which block b of rank r + 1 waits on; every arrow joins the two blocks
+        P, blocks = 3, 4
+        trace = self.path('ring.json')
+        rc, so, se = self.run(P, os.path.join(ROOT, 'tests', 'schedule', 'spmd_ring.pld'),
+                              ['--in', 'xs=arange', '--schedule-seed', '3', '--trace', trace])
+        need(rc == 0, 'spmd_ring: exit %d\n%s%s' % (rc, so, se))
+        arrows = []
+        validate(trace, P, arrows)
+        kinds = {}
+        for name, s_, f_, src, dst in arrows:
+            need(src['tid'] == dst['tid'] and dst['pid'] == (src['pid'] + 1) % P,
+                 'spmd_ring: %s from rank %d track %d to rank %d track %d' %
+                 (name, src['pid'], src['tid'], dst['pid'], dst['tid']))
+            kinds[name] = kinds.get(name, 0) + 1
+        need(kinds.get('notify -> wait') == P * blocks and kinds.get('put -> wait', 0) >= P * blocks,
+             'spmd_ring: arrows %r, expected %d notify -> wait and at least as many put -> wait' % (kinds, P * blocks))
 
 
 def main():

@@ -1,8 +1,9 @@
 /* pldrun - command-line tool: arguments, MPI_Init/Finalize, rendering of
  * diagnostics and exit codes. Library code never prints; this file does.
  *
- * Exit codes: 0 ok, 64 usage, 65 program error (parse/check), 69 backend or
- * feature unavailable, 70 runtime error, 74 I/O error. */
+ * Exit codes: 0 ok, 1 a --schedule-seeds sweep found a seed whose outputs
+ * differ or that reports a race (sweep.h), 64 usage, 65 program error
+ * (parse/check), 69 backend or feature unavailable, 70 runtime error, 74 I/O error. */
 #include "pld_check.h"
 #include "pld_interp.h"
 #include "pld_kern.h"
@@ -13,6 +14,7 @@
 #include "observe.h"
 #include "report.h"
 #include "signature.h"
+#include "sweep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +62,7 @@ typedef struct opts {
     int chunk_steps;     /* --collective-steps chunk */
     int schedule;        /* 1 --schedule-seed N, 2 --schedule random (rank 0 draws the seed) */
     uint64_t seed;
+    sweep_t sweep;       /* --schedule-seeds A-B (sweep.c) */
 } opts_t;
 
 static void usage(FILE *f)
@@ -115,11 +118,15 @@ static void usage(FILE *f)
           "                      ops, puts become visible late (within the memory model); the same N\n"
           "                      replays the same decisions\n"
           "  --schedule random   the same with a seed drawn now and printed\n"
+          "  --schedule-seeds A-B\n"
+          "                      run under each seed A..B in one job; stop at a seed whose outputs differ\n"
+          "                      from A's (exit 1) or that hangs or reports a race, with its replay command\n"
           "  --batch LIST        run each line of LIST (CWD<TAB>OUT<TAB>ERR<TAB>ARGS) as its own run, in one MPI job\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
-          "exit status: 0 ok, 64 usage, 65 program error, 69 unavailable, 70 runtime error, 74 I/O error\n",
+          "exit status: 0 ok, 1 a --schedule-seeds seed differs, 64 usage, 65 program error, 69 unavailable,\n"
+          "             70 runtime error, 74 I/O error\n",
           f);
 }
 
@@ -155,7 +162,7 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
     o->timeout = 30;
     o->dispatches = 1;
     o->reset = -1;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1, k; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (in_batch && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0 ||
@@ -231,6 +238,9 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
                 return EX_USAGE;
             }
             i++;
+        } else if ((k = sweep_option(argc, argv, &i, &o->sweep)) != 0) {
+            if (k < 0)
+                return EX_USAGE;
         } else if (strcmp(a, "--reset-persistent-windows") == 0 || strcmp(a, "--collective-steps") == 0) {
             const int reset = strcmp(a, "--reset-persistent-windows") == 0;
             const int v = choice(a, val, reset ? "yes" : "merged", reset ? "no" : "chunk");
@@ -308,7 +318,7 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
         fprintf(stderr, "pldrun: --reset-persistent-windows yes requires --persistent-windows\n");
         return EX_USAGE;
     }
-    return -1;
+    return sweep_conflict(&o->sweep, o->schedule) ? EX_USAGE : -1;
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -865,7 +875,7 @@ static int write_outputs(const opts_t *o, pld_interp_t *it)
     return rc;
 }
 
-static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size)
+static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size)
 {
     double t0 = MPI_Wtime();
     pld_buf_t msg;
@@ -927,6 +937,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         report_phase("running");
         report_where(pld_interp_where(it));
         pld_status_t st = pld_interp_run(it);
+        sweep_capture(&o->sweep, it, win, st == PLD_OK, rank);
         report_where(NULL);
         report_phase("after the run");
         /* a rank that did not stop (hang 2) takes no part in a collective:
@@ -967,7 +978,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
             if (rc == EX_OK)
                 rc = EX_SOFTWARE;
         }
-        if (st == PLD_OK && rank == 0) {
+        if (st == PLD_OK && rank == 0 && !sweep_quiet(&o->sweep)) {
             report_phase("writing the outputs");
             rc = write_outputs(o, it);
             char wins[64] = "";
@@ -991,7 +1002,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         }
         if (rc == EX_OK)
             rc = trace_rc;
-        if (o->check_races && st == PLD_OK && rank == 0)
+        if (o->check_races && st == PLD_OK && rank == 0 && !sweep_quiet(&o->sweep))
             fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[6],
                     tot[6] == 1 ? "" : "s");
         if (stuck) {
@@ -1000,6 +1011,7 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
             fflush(stderr);
             if (rank == 0)
                 fprintf(stderr, "pldrun: a rank did not stop after the run was aborted; killing the job\n");
+            sweep_abort_note(&o->sweep, rank, size);
             MPI_Abort(MPI_COMM_WORLD, EX_SOFTWARE);
         }
     }
@@ -1094,6 +1106,10 @@ static void testing_win_hooks(pld_win_sys_t *win) { (void)win; }
  * the clock exchange, a rank that did not stop) end the job. */
 static int run_job(opts_t *o, int rank, int size, int leak_check, int *worst)
 {
+    if (o->sweep.on && !o->sweep.running) { /* --schedule-seeds: run_job once per seed (sweep.c) */
+        int rc = sweep_run(&o->sweep, &o->schedule, &o->seed, o->check_races, run_job, o, rank, size, worst);
+        return leak_check ? (pld_mem_fail_after(-1), PLD_LEAK_CHECK(), rc) : rc; /* after every seed's run */
+    }
     report_phase("setting up the windows");
     pld_win_sys_t *win = NULL;
     char err[512];

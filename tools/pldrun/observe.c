@@ -1,6 +1,8 @@
 /* observe.c - recorder, log sinks, clocks and the merged trace (observe.h). */
 #include "observe.h"
 
+#include "flow.h"
+
 #include "pld_buf.h"
 #include "pld_mem.h"
 
@@ -191,9 +193,11 @@ int observe_sync_clocks(observe_t *o)
 }
 
 /* Rank 0: receives rank r's fragment and writes it to f (after ",\n"),
- * waiting until `deadline` (MPI_Wtime). 1 written, 0 not received, -1 the
- * file could not be written. buf/cap: a reusable receive buffer. */
-static int recv_fragment(int r, double deadline, FILE *f, char **buf, size_t *cap)
+ * waiting until `deadline` (MPI_Wtime). The fragment's JSON text may be
+ * followed by a NUL and the rank's flow records (flow.h), which are appended
+ * to flows. 1 written, 0 not received, -1 the file could not be written.
+ * buf/cap: a reusable receive buffer. */
+static int recv_fragment(int r, double deadline, FILE *f, char **buf, size_t *cap, pld_buf_t *flows)
 {
     int flag = 0;
     MPI_Status st;
@@ -224,6 +228,11 @@ static int recv_fragment(int r, double deadline, FILE *f, char **buf, size_t *ca
     }
     if (MPI_Recv(*buf, n, MPI_CHAR, r, TAG_TRACE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
         return 0;
+    const char *nul = memchr(*buf, '\0', (size_t)n);
+    if (nul) {
+        pld_buf_putn(flows, nul + 1, (size_t)(*buf + n - (nul + 1)));
+        n = (int)(nul - *buf);
+    }
     if (f && n > 0 && (fputs(",\n", f) == EOF || fwrite(*buf, 1, (size_t)n, f) != (size_t)n))
         return -1;
     return 1;
@@ -238,20 +247,31 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
     pld_buf_t mine;
     pld_buf_init(&mine);
     pld_trace_json(o->tr, o->rank, o->size, host, o->offset, o->origin, &mine);
+    /* the arrows' records: after a NUL (other ranks), in flows (rank 0) */
+    const size_t text_len = mine.len;
+    const int text_oom = mine.oom;
+    pld_buf_t flows;
+    pld_buf_init(&flows);
+    if (o->rank != 0)
+        pld_buf_putc(&mine, '\0');
+    flow_records(o->tr, o->rank, o->origin + o->offset, o->rank != 0 ? &mine : &flows);
     if (o->rank != 0) {
         /* a fragment too large for one message, or out of memory: a note instead */
         char note[160];
         const char *p = mine.p ? mine.p : "";
         size_t n = mine.len;
-        if (mine.oom || n > INT_MAX) {
+        if (!text_oom && (mine.oom || n > INT_MAX))
+            n = text_len; /* no room for the arrows' records: the events without them */
+        if (text_oom || n > INT_MAX) {
             snprintf(note, sizeof note, "{\"name\":\"trace lost\",\"ph\":\"i\",\"s\":\"p\",\"ts\":0,\"pid\":%d,\"tid\":0,"
                                         "\"args\":{\"why\":\"%s\"}}",
-                     o->rank, mine.oom ? "out of memory" : "the rank's events exceed 2 GiB");
+                     o->rank, text_oom ? "out of memory" : "the rank's events exceed 2 GiB");
             p = note;
             n = strlen(note);
         }
         int rc = MPI_Send(p, (int)n, MPI_CHAR, 0, TAG_TRACE, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
         pld_buf_fini(&mine);
+        pld_buf_fini(&flows);
         if (rc)
             snprintf(err, errn, "MPI failed while sending the trace to rank 0");
         return rc;
@@ -260,9 +280,9 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp", o->trace_path);
     FILE *f = fopen(tmp, "w");
-    int ok = f != NULL && !mine.oom;
+    int ok = f != NULL && !text_oom;
     if (ok)
-        ok = fputs("{\"traceEvents\":[\n", f) != EOF && fwrite(mine.p ? mine.p : "", 1, mine.len, f) == mine.len;
+        ok = fputs("{\"traceEvents\":[\n", f) != EOF && fwrite(mine.p ? mine.p : "", 1, text_len, f) == text_len;
     pld_buf_fini(&mine);
     double deadline = MPI_Wtime() + wait_s;
     pld_buf_t missing;
@@ -271,13 +291,16 @@ int observe_write_trace(observe_t *o, double wait_s, char *err, size_t errn)
     size_t cap = 0;
     for (int r = 1; r < o->size; r++) {
         /* receive even when the file failed: the ranks are sending */
-        int got = recv_fragment(r, deadline, ok ? f : NULL, &buf, &cap);
+        int got = recv_fragment(r, deadline, ok ? f : NULL, &buf, &cap, &flows);
         if (got < 0)
             ok = 0;
         else if (got == 0)
             pld_buf_printf(&missing, "%s%d", missing.len ? ", " : "", r);
     }
     pld_mem_free(buf);
+    if (ok && !flows.oom && flow_write(f, flows.p, flows.len) < 0)
+        ok = 0;
+    pld_buf_fini(&flows);
     if (ok) {
         fprintf(f, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"tool\":\"pldrun\",\"ranks\":%d,"
                    "\"clock\":\"rank 0's CLOCK_MONOTONIC, zero after the clock exchange\"",
