@@ -125,7 +125,8 @@ static void usage(FILE *f)
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
-          "exit status: 0 ok, 64 usage, 65 program error, 69 unavailable, 70 runtime error, 74 I/O error\n",
+          "exit status: 0 ok, 1 findings (--check-races=error, --poison=error), 64 usage, 65 program error,\n"
+          "69 unavailable, 70 runtime error, 74 I/O error\n",
           f);
 }
 
