@@ -10,7 +10,10 @@
  * before the loop).
  * A read inside a loop of a slot first defined before that loop keeps the
  * slot alive to the end of the outermost such loop (the next iteration reads
- * it again). Parameters count as defined before the body. */
+ * it again). Parameters count as defined before the body.
+ *
+ * Also pld_func_t.autol0: the matmuls PyPTO's AutoTileMatmulL0 computes one
+ * L0 sub-tile at a time (below). */
 #include "pld_check_int.h"
 
 #include <stdint.h>
@@ -262,7 +265,8 @@ static void a0_use(a0_t *t, int nslots, const pld_expr_t *e, const pld_expr_t *p
     int op = p ? p->op : -1;
     if (op == PLD_OPID_TILE_STORE && k == 0)
         u->n_store++;
-    else if ((op == PLD_OPID_TILE_MATMUL && (k == 0 || k == 1)) || (op == PLD_OPID_TILE_MATMUL_ACC && (k == 1 || k == 2)) ||
+    else if ((op == PLD_OPID_TILE_MATMUL && (k == 0 || k == 1)) ||
+             (op == PLD_OPID_TILE_MATMUL_ACC && (k == 1 || k == 2)) ||
              (op == PLD_OPID_TILE_MATMUL_BIAS && (k == 0 || k == 1)))
         u->n_mm++;
     else if (op == PLD_OPID_TILE_CAST && k == 0)
