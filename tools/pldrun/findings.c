@@ -237,7 +237,7 @@ static int write_log(const char *path, char *text, int races_error, int poison_e
         return -1;
     }
     fprintf(fp, "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{"
-                "\"tool\":{\"driver\":{\"name\":\"pldrun\",\"informationUri\":\"docs/debugging.md\",\"rules\":["
+                "\"tool\":{\"driver\":{\"name\":\"pldrun\",\"rules\":["
                 "{\"id\":\"data-race\",\"shortDescription\":{\"text\":\"unordered conflicting window accesses "
                 "(--check-races, docs/races.md)\"},\"defaultConfiguration\":{\"level\":\"%s\"}},"
                 "{\"id\":\"poison-read\",\"shortDescription\":{\"text\":\"a read of never-written window bytes or "
