@@ -25,6 +25,22 @@ function(pld_ops_test name script workdir timeout)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 endfunction()
+# ops_autol0 (issue 42): an oversized plain matmul that PyPTO's AutoTileMatmulL0 computes one L0
+# sub-tile at a time: the chained (a @ b) @ e of PyPTO's test_chained_matmul_mat_scratch (256x256x256
+# BF16) and a [256, 256] FP32 result stored once run and match numpy goldens; an intermediate whose
+# BF16 Mat scratch does not fit L1, and a cast that cannot fold into the sub-tiles' writeback, are
+# still rejected with the reason (tests/ops/run_autol0.py; numpy: Debian's python3 is preferred, as
+# in tests/python.cmake; without numpy the test fails and says what to install)
+find_program(PLD_PYTHON3_NUMPY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT PLD_PYTHON3_NUMPY)
+  find_program(PLD_PYTHON3_NUMPY NAMES python3)
+endif()
+if(PLD_PYTHON3_NUMPY)
+  add_test(NAME ops_autol0
+           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_autol0.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_autol0")
+  set_tests_properties(ops_autol0 PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+endif()
 if(PLD_PYTHON3_OPS)
   pld_ops_test(ops_reduce ops/run_ops.py ops_reduce 120 SAMPLE)
   # the memory/layout/matmul ops: fillpad family, set_validshape, matmul_acc (init_cond), matmul_bias

@@ -17,6 +17,12 @@
 #                           which of its pairs a run reports, and from which rank, depends on
 #                           the timing, so the test asks for a report on one of its windows
 #                           (tests/expect_run.py: exit status 0, the report, the closing count)
+#   findings_gate           tests/races/run_findings.py (issue 42): --check-races=error and
+#                           --poison=error exit 1 on a finding, 0 without one, plain --check-races
+#                           keeps 0; --findings FILE.json is a SARIF 2.1.0 log naming both sides of
+#                           a race (rank, block, op, line:col, window, bytes) and each poisoned read,
+#                           byte for byte the same on a replay with the same --schedule-seed (an
+#                           in-rank race between two blocks, decided by the seeded scheduler)
 #   races_rma_refused, races_backend_refused
 #                           --check-races over the rma transport (exit 70) and with a compiled
 #                           backend (exit 64): refused with the reason
@@ -115,6 +121,13 @@ add_test(NAME races_finding_collectives_keep3
                  --in xs=arange --in chunks=arange --in parts=arange --dispatches 3 --persistent-windows
                  --reset-persistent-windows no --check-races)
 set_tests_properties(races_finding_collectives_keep3 PROPERTIES LABELS "races;mpi" TIMEOUT 120 PROCESSORS 2
+                     ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+
+add_test(NAME findings_gate
+         COMMAND "${PLD_PYTHON3_RACES}" "${_pld_races_dir}/run_findings.py"
+                 --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                 "--numproc-flag=${PLD_MPI_NP_FLAG}" --workdir "${CMAKE_CURRENT_BINARY_DIR}/race_runs/findings")
+set_tests_properties(findings_gate PROPERTIES LABELS "races;poison;mpi" TIMEOUT 120 PROCESSORS 2
                      ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 
 add_test(NAME races_rma_refused

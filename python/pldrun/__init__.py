@@ -53,15 +53,20 @@ class RunError(Exception):
         self.diagnostics = diagnostics
         self.stdout = stdout
         self.command = list(command)
+        self.records = []
 
 
 class Result(dict):
     """The outputs by parameter name (numpy arrays; BF16 outputs as float32
     unless bf16='bits'), plus what the run said: `findings` (the race and
-    poison reports of --check-races / --poison, one string each), `summary`
+    poison reports of --check-races / --poison, one string each), `records`
+    (the same findings as pldrun's --findings log gives them: its SARIF
+    results, dicts whose `properties` hold kind, window or tile, owner, bytes
+    and `sides`: rank, block, op, access, file, line, col), `summary`
     (pldrun's closing line), `stdout`, `stderr`, `command`."""
 
     findings = ()
+    records = ()
     summary = ''
     stdout = ''
     stderr = ''
@@ -247,6 +252,14 @@ def findings_of(stderr):
     return ['\n'.join(f) for f in out]
 
 
+def _records(path):
+    """The results of pldrun's --findings log (SARIF 2.1.0), [] when there is none."""
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)['runs'][0]['results']
+
+
 def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), *, entry=None, timeout=None,
         transport=None, collective_steps=None, dispatches=None, platform=None, devices=None, backend_options=None,
         trace=None, log_dir=None, verbose=False, check_races=False, poison=False, schedule_seed=None,
@@ -260,7 +273,8 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
       arrays / torch tensors in place (they are returned too).
     The keyword options map to pldrun's flags: timeout (--timeout, the hang watchdog, seconds), transport
       (--window-transport), collective_steps, dispatches, platform, devices, backend_options, trace
-      (--trace FILE.json), log_dir, verbose (-v), check_races, poison, schedule_seed, persistent_windows;
+      (--trace FILE.json), log_dir, verbose (-v), check_races, poison (True, or 'error': a finding fails
+      the run, exit status 1), schedule_seed, persistent_windows;
       `options` are more pldrun arguments as they are. run_timeout: seconds before the whole job is killed
       (RunError, returncode 124). bf16: 'float32' (BF16 outputs as exact float32) or 'bits' (uint16).
     Raises RunError on a non-zero exit, with pldrun's diagnostics."""
@@ -305,7 +319,10 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         for flag, on in (('-v', verbose), ('--check-races', check_races), ('--poison', poison),
                          ('--persistent-windows', persistent_windows)):
             if on:
-                cmd.append(flag)
+                cmd.append(flag + ('=error' if on == 'error' else ''))
+        log = os.path.join(wd, 'findings.json') if check_races or poison else None
+        if log:
+            cmd += ['--findings', log]
         cmd += [str(o) for o in options]
         run_env = dict(os.environ)
         run_env.update(mpi_env())
@@ -319,10 +336,14 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
             out, err = p.communicate()
             raise RunError('pldrun did not end within %s s (killed):\n%s' % (run_timeout, err.rstrip()), 124, err,
                            out, cmd) from None
+        records = _records(log)
         if p.returncode != 0:
             lines = [ln.strip() for ln in err.splitlines() if ln.strip() and not ln.startswith('---')]
-            first = next((ln for ln in lines if ': error: ' in ln), lines[0] if lines else 'no message')
-            raise RunError('pldrun exited with status %d: %s' % (p.returncode, first), p.returncode, err, out, cmd)
+            first = next((ln for ln in lines if ': error: ' in ln or 'findings fail the run' in ln),
+                         lines[0] if lines else 'no message')
+            e = RunError('pldrun exited with status %d: %s' % (p.returncode, first), p.returncode, err, out, cmd)
+            e.records = records
+            raise e
         res = Result()
         for name in names:
             arr = _from_npy(os.path.join(wd, 'out_%s.npy' % name), params[name]['dtype'], bf16)
@@ -334,6 +355,7 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         res.stdout, res.stderr, res.command = out, err, cmd
         res.summary = next((line for line in out.splitlines() if line.startswith('pldrun: ') and 'rank' in line), '')
         res.findings = findings_of(err)
+        res.records = records
         return res
     finally:
         if own and not keep:

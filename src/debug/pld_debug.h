@@ -74,6 +74,31 @@ typedef struct pld_debug_thread {
     int64_t block, lane;
 } pld_debug_thread_t;
 
+/* A finding as a record, beside its warning (--findings, --check-races=error,
+ * --poison=error): the caller's sink gets each one as it is reported; the
+ * strings are borrowed for the call only. */
+enum { PLD_DEBUG_FINDING_RACE = 1, PLD_DEBUG_FINDING_POISON = 2 };
+typedef struct pld_debug_side {
+    int rank;                   /* world rank of the thread */
+    int64_t block;              /* its block (or core, lane) of a launch; -1 the orchestration or unknown */
+    const char *op;             /* the text naming the op */
+    const char *access;         /* "read", "write" or "atomic" */
+    pld_span_t span;            /* where in the program */
+} pld_debug_side_t;
+typedef struct pld_debug_finding {
+    int kind;                   /* PLD_DEBUG_FINDING_* */
+    const char *message;        /* the warning's text */
+    int nsides;                 /* race: 2 (the access that found it, then the other); poison: 1 */
+    pld_debug_side_t side[2];
+    const char *target;         /* the window buffer's name, or the tile's ("" unnamed) */
+    int tile;                   /* poison: 1 a tile read, 0 a window read */
+    pld_span_t born;            /* a tile: where it was created */
+    int owner;                  /* world rank holding the bytes */
+    size_t lo, hi;              /* the bytes [lo, hi) of the buffer or tile */
+    size_t count;               /* poison: how many of them were never written */
+} pld_debug_finding_t;
+typedef void (*pld_debug_finding_fn)(void *ctx, const pld_debug_finding_t *f);
+
 typedef struct pld_debug_opts {
     int tools;                  /* PLD_DEBUG_* bits; 0 creates nothing */
     uint64_t seed;              /* --schedule-seed (mixed with the world rank here) */
@@ -89,6 +114,8 @@ typedef struct pld_debug_opts {
     uint64_t *races;            /* counters (borrowed, each may be NULL): races reported, */
     uint64_t *puts_held;        /*   puts held back */
     pld_debug_host_t host;
+    pld_debug_finding_fn finding; /* each report as a record too, or NULL */
+    void *finding_ctx;
 } pld_debug_opts_t;
 
 /* The handle of the tools o->tools names, or *out = NULL when none. Errors:

@@ -190,16 +190,41 @@ void pld_debug_poison_scan(pld_debug_acc_t *acc, const uint8_t *shadow, int64_t 
         }
 }
 
+/* The record of a warning for the caller's sink (pld_debug_opts_t.finding). */
+static void finding(pld_debug_t *d, const pld_diag_t *dg, const pld_debug_at_t *at, const char *target, int tile,
+                    pld_span_t born, int owner, size_t lo, size_t hi, size_t count)
+{
+    if (!d->o.finding)
+        return;
+    pld_debug_finding_t f;
+    memset(&f, 0, sizeof f);
+    f.kind = PLD_DEBUG_FINDING_POISON;
+    f.message = dg ? dg->msg : "";
+    f.nsides = 1;
+    f.side[0] = (pld_debug_side_t){d->o.rank, -1, d->o.host.site_name(d->o.host.ctx, at->key), "read", at->span};
+    f.target = target;
+    f.tile = tile;
+    f.born = born;
+    f.owner = owner;
+    f.lo = lo;
+    f.hi = hi;
+    f.count = count;
+    d->o.finding(d->o.finding_ctx, &f);
+}
+
 void pld_debug_poison_report(pld_debug_t *d, const pld_debug_at_t *at, const pld_debug_window_t *w, int owner,
                              pld_dtype_t dt, const pld_debug_acc_t *acc)
 {
     if (!first_at(d, at->key))
         return;
-    pld_diag_add(d->o.diags, PLD_SEV_WARNING, at->span,
-                 "%s reads %zu never-written byte%s of window '%s' on rank %d (bytes %zu..%zu of %zu): they read as "
-                 "%s under --poison",
-                 d->o.host.site_name(d->o.host.ctx, at->key), acc->n, acc->n == 1 ? "" : "s",
-                 w->synth ? "the allreduce signal" : w->name, owner, acc->lo, acc->hi, w->bytes, pattern_text(dt));
+    pld_diag_t *dg = pld_diag_add(
+        d->o.diags, PLD_SEV_WARNING, at->span,
+        "%s reads %zu never-written byte%s of window '%s' on rank %d (bytes %zu..%zu of %zu): they read as "
+        "%s under --poison",
+        d->o.host.site_name(d->o.host.ctx, at->key), acc->n, acc->n == 1 ? "" : "s",
+        w->synth ? "the allreduce signal" : w->name, owner, acc->lo, acc->hi, w->bytes, pattern_text(dt));
+    finding(d, dg, at, w->synth ? "the allreduce signal" : w->name, 0, (pld_span_t){0, 0, 0, 0}, owner, acc->lo,
+            acc->hi + 1, acc->n);
 }
 
 /* ------------------------------------------------------------ tiles */
@@ -251,9 +276,11 @@ void pld_debug_poison_tile_read(pld_debug_t *d, const pld_debug_at_t *at, const 
     char nm[96] = "";
     if (name)
         snprintf(nm, sizeof nm, " '%s'", name);
-    pld_diag_add(d->o.diags, PLD_SEV_WARNING, at->span,
-                 "%s reads %zu never-written byte%s of tile%s (created by pl.tile.create at %d:%d) on rank %d "
-                 "(bytes %zu..%zu of %lld): they read as %s under --poison",
-                 d->o.host.site_name(d->o.host.ctx, at->key), n, n == 1 ? "" : "s", nm, (int)born.line, (int)born.col,
-                 d->o.rank, lo, hi, (long long)(total * (int64_t)w), pattern_text(dt));
+    pld_diag_t *dg = pld_diag_add(
+        d->o.diags, PLD_SEV_WARNING, at->span,
+        "%s reads %zu never-written byte%s of tile%s (created by pl.tile.create at %d:%d) on rank %d "
+        "(bytes %zu..%zu of %lld): they read as %s under --poison",
+        d->o.host.site_name(d->o.host.ctx, at->key), n, n == 1 ? "" : "s", nm, (int)born.line, (int)born.col,
+        d->o.rank, lo, hi, (long long)(total * (int64_t)w), pattern_text(dt));
+    finding(d, dg, at, name ? name : "", 1, born, d->o.rank, lo, hi + 1, n);
 }

@@ -189,6 +189,11 @@ static const char *kind_then(int k)
     return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "wrote" : "atomically added to";
 }
 
+static const char *access_text(int k)
+{
+    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "write" : "atomic";
+}
+
 static const char *op_text(const pld_debug_t *d, uint16_t op)
 {
     return op ? d->o.host.op_name(d->o.host.ctx, op - 1) : "a builtin collective kernel";
@@ -261,6 +266,22 @@ static void on_race(void *ctx, const pld_hb_race_t *x)
                                   d->o.host.site_name(d->o.host.ctx, c->at->key), me, kind_now(c->kind),
                                   op_text(d, other.op), them, kind_then(x->kind));
     pld_diag_note(d->o.diags, dg, span_of(d, &other), "the other access: %s by %s", op_text(d, other.op), them);
+    if (d->o.finding) {
+        pld_debug_finding_t f;
+        memset(&f, 0, sizeof f);
+        f.kind = PLD_DEBUG_FINDING_RACE;
+        f.message = dg ? dg->msg : "";
+        f.nsides = 2;
+        f.side[0] = (pld_debug_side_t){(int)r->me, c->site.block == 0xFFFF ? -1 : c->site.block,
+                                       op_text(d, c->site.op), access_text(c->kind), c->at->span};
+        f.side[1] = (pld_debug_side_t){(int)(x->tid / PLD_RACE_SLOTS), other.block == 0xFFFF ? -1 : other.block,
+                                       op_text(d, other.op), access_text(x->kind), span_of(d, &other)};
+        f.target = have ? (w.synth ? "the allreduce signal" : w.name) : "?";
+        f.owner = r->dom[c->dom].members[c->owner];
+        f.lo = x->lo - base;
+        f.hi = x->hi - base;
+        d->o.finding(d->o.finding_ctx, &f);
+    }
 }
 
 /* ------------------------------------------------------------ accesses */

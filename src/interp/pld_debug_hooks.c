@@ -75,6 +75,8 @@ pld_status_t pld_debug_hooks_open(pld_interp_t *it, char *err, size_t errn)
     o.host.site_name = host_site_name;
     o.host.op_name = host_op_name;
     o.host.window_at = host_window_at;
+    o.finding = it->opts.finding;
+    o.finding_ctx = it->opts.finding_ctx;
     pld_status_t st = pld_debug_create(&o, &it->debug, err, errn);
     if (st != PLD_OK)
         return st;

@@ -284,6 +284,72 @@ static int64_t tile_bytes(const pld_tile_t *t)
     return n;
 }
 
+/* The memory space slot i's tile counts in: its own (Vec when none), or Mat
+ * for the cast result of a matmul AutoTileMatmulL0 keeps in a Mat scratch
+ * (the cast is folded into the sub-tiles' writeback into that scratch). */
+static pld_mem_t eff_mem(const pld_func_t *fn, const pld_ub_slot_t *u, int i)
+{
+    if (fn && fn->autol0 && fn->autol0[i].kind == PLD_AUTOL0_SCRATCH_TILE)
+        return PLD_MEM_MAT;
+    return u[i].mem == PLD_MEM_NONE ? PLD_MEM_VEC : u[i].mem;
+}
+
+/* The Acc bytes slot i's tile takes: its size, or, for an oversized result
+ * of a matmul PyPTO's AutoTileMatmulL0 computes one sub-tile at a time
+ * (pld_autol0_t), the largest sub-tile that pass may choose: the largest
+ * AlignUp(m, align_m) x n x element bytes within the L0C capacity, m and n
+ * multiples of 16 up to the result's (rounded up) dims. A Mat scratch above
+ * the Mat capacity: the pass leaves the matmul whole (the full size). */
+static int64_t acc_charge(const pld_npu_profile_t *pf, const pld_func_t *fn, const pld_ub_slot_t *u, int i,
+                          int64_t acc_cap)
+{
+    const pld_autol0_t *a = fn && fn->autol0 ? &fn->autol0[i] : NULL;
+    if (!a || u[i].mem != PLD_MEM_ACC || u[i].bytes <= acc_cap ||
+        (a->kind != PLD_AUTOL0_STORE && a->kind != PLD_AUTOL0_SCRATCH) ||
+        (a->kind == PLD_AUTOL0_SCRATCH && a->scratch > pld_npu_space_bytes(pf, PLD_NPU_SPACE_MAT)))
+        return u[i].bytes;
+    int64_t best = 0;
+    for (int64_t m = 16; m < a->m + 16; m += 16) {
+        const int64_t rows = (m + a->align_m - 1) / a->align_m * a->align_m;
+        for (int64_t n = 16; n < a->n + 16; n += 16) {
+            const int64_t b = rows * n * a->cbytes;
+            if (b <= acc_cap && b > best)
+                best = b;
+        }
+    }
+    return best > 0 ? best : u[i].bytes;
+}
+
+/* Why the matmul of slot i, if it is one, keeps its whole Acc result (the
+ * end of the capacity message), or "". */
+static const char *kept_why(const pld_npu_profile_t *pf, const pld_func_t *fn, int i)
+{
+    const pld_autol0_t *a = fn && fn->autol0 ? &fn->autol0[i] : NULL;
+    if (!a || a->kind == PLD_AUTOL0_NONE || a->kind == PLD_AUTOL0_STORE)
+        return "";
+    if (a->kind == PLD_AUTOL0_SCRATCH)
+        return a->scratch > pld_npu_space_bytes(pf, PLD_NPU_SPACE_MAT)
+                   ? "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: its BF16/FP16 scratch does not fit "
+                     "Mat (L1) (docs/interpreter.md)"
+                   : "";
+    switch (a->why) {
+    case PLD_AUTOL0_WHY_USE:
+        return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: its result is read by something other "
+               "than one store or, through one cast to BF16/FP16 with mode='rint', matmuls only (docs/interpreter.md)";
+    case PLD_AUTOL0_WHY_CAST:
+        return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: its cast is not FP32 to BF16/FP16 with "
+               "mode='rint' (docs/interpreter.md)";
+    case PLD_AUTOL0_WHY_MEM:
+        return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: an operand is not in Mat (L1) "
+               "(docs/interpreter.md)";
+    case PLD_AUTOL0_WHY_K:
+        return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: K is not a multiple of 16 "
+               "(docs/interpreter.md)";
+    default:
+        return "";
+    }
+}
+
 /* 1 when slot i holds a tile that counts in memory space m after statement
  * cur: the tile just assigned (`just`), or one a later statement reads
  * (liveness from the checker; without it, every tile). */
@@ -291,7 +357,7 @@ static int counts(const pld_func_t *fn, const pld_ub_slot_t *u, int i, int just,
 {
     if (u[i].bytes <= 0)
         return 0;
-    pld_mem_t tm = u[i].mem == PLD_MEM_NONE ? PLD_MEM_VEC : u[i].mem;
+    pld_mem_t tm = eff_mem(fn, u, i);
     if (tm != m)
         return 0;
     const int32_t *lu = fn ? fn->last_use : NULL, *fd = fn ? fn->first_def : NULL;
@@ -310,9 +376,7 @@ pld_status_t pld_ub_check(pld_interp_t *it, frame_t *f, const pld_func_t *fn, in
     if (just < 0 || just >= nslots || u[just].bytes <= 0)
         return PLD_OK;
     const pld_npu_profile_t *pf = pld_npu_profile_or_default(it->opts.platform);
-    pld_mem_t m = u[just].mem;
-    if (m == PLD_MEM_NONE)
-        m = PLD_MEM_VEC;
+    pld_mem_t m = eff_mem(fn, u, just);
     const char *space;
     int64_t limit = mem_capacity(pf, m, &space);
     if (limit <= 0)
@@ -320,30 +384,35 @@ pld_status_t pld_ub_check(pld_interp_t *it, frame_t *f, const pld_func_t *fn, in
     int64_t live = 0;
     for (int i = 0; i < nslots; i++)
         if (counts(fn, u, i, just, cur, m))
-            live += u[i].bytes;
+            live += m == PLD_MEM_ACC ? acc_charge(pf, fn, u, i, limit) : u[i].bytes;
     if (live <= limit)
         return PLD_OK;
     /* name the largest tiles */
     char list[512] = "";
+    const char *why = "";
     int shown = 0, chosen[3] = {-1, -1, -1};
     for (int pass = 0; pass < 3 && shown < 3; pass++) {
         int64_t best = -1;
         int bi = -1;
         for (int i = 0; i < nslots; i++)
             if (counts(fn, u, i, just, cur, m) && i != chosen[0] && i != chosen[1] && i != chosen[2]) {
-                if (u[i].bytes > best)
-                    best = u[i].bytes, bi = i;
+                const int64_t b = m == PLD_MEM_ACC ? acc_charge(pf, fn, u, i, limit) : u[i].bytes;
+                if (b > best)
+                    best = b, bi = i;
             }
         if (bi < 0)
             break;
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s' (%lld bytes)", shown ? ", " : "",
-                 fn->slot_names[bi], (long long)best);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s' (%lld bytes%s)", shown ? ", " : "",
+                 fn->slot_names[bi], (long long)best,
+                 best < u[bi].bytes ? ": its largest AutoTileMatmulL0 sub-tile" : "");
+        if (!why[0])
+            why = kept_why(pf, fn, bi);
         chosen[shown++] = bi;
     }
     return pld_rt_error(it, f, sp,
                         "kernel %s needs %lld bytes of %s tiles at once (the tiles a later statement still reads), "
-                        "above the %lld bytes of %s on platform %s; largest: %s",
-                        fn ? fn->name : "?", (long long)live, space, (long long)limit, space, pf->name, list);
+                        "above the %lld bytes of %s on platform %s; largest: %s%s",
+                        fn ? fn->name : "?", (long long)live, space, (long long)limit, space, pf->name, list, why);
 }
 
 int pld_ub_may_overflow(pld_interp_t *it, const int64_t *bytes, int n)

@@ -46,6 +46,7 @@ const pld_comm_t *pld_comm_self(void);
 
 struct pld_win_sys;
 struct pld_trace;
+struct pld_debug_finding;
 
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
@@ -77,6 +78,10 @@ typedef struct pld_interp_opts {
                                merged steps, the same results (docs/transport.md) */
     int schedule;           /* --schedule-seed / --schedule random: a seeded schedule (docs/races.md) */
     uint64_t schedule_seed; /* its seed: every rank draws from a PRNG seeded with seed ^ rank */
+    /* --poison / --check-races: each warning also as a record (pld_debug.h), handed to
+       finding(finding_ctx, record) on the rank that reports it; NULL = none */
+    void (*finding)(void *ctx, const struct pld_debug_finding *f);
+    void *finding_ctx;
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;

@@ -181,8 +181,34 @@ typedef struct pld_func {
                                   the slot's value, -1 = none (arena; NULL = unknown) */
     int32_t *first_def;        /* nslots: number of the first statement that assigns the slot,
                                   -1 for a parameter (arena; NULL = unknown) */
+    const struct pld_autol0 *autol0; /* nslots: what PyPTO's AutoTileMatmulL0 does to the matmul
+                                  assigned to each slot (pld_check_live.c; arena; NULL = unknown) */
     void *sema;                /* checker-private data */
 } pld_func_t;
+
+/* PyPTO's AutoTileMatmulL0 pass and an oversized plain matmul (docs/interpreter.md,
+ * "On-chip memory"): the matmul of a slot's only definition, when its Acc
+ * result does not fit L0C, is computed one [m, n] sub-tile at a time
+ * (STORE: the result's only use is one store; SCRATCH: its only use is one
+ * cast to BF16/FP16 with mode 'rint' whose result only feeds matmuls, kept
+ * in a Mat scratch of `scratch` bytes), or left whole (KEPT, why: a
+ * PLD_AUTOL0_WHY_* reason). SCRATCH_TILE: the slot holds the cast result of
+ * a SCRATCH matmul, which is the Mat scratch. NONE: none of these. */
+enum { PLD_AUTOL0_NONE = 0, PLD_AUTOL0_STORE, PLD_AUTOL0_SCRATCH, PLD_AUTOL0_KEPT, PLD_AUTOL0_SCRATCH_TILE };
+enum {
+    PLD_AUTOL0_WHY_USE = 1, /* read by something other than one store or matmuls through one rint cast */
+    PLD_AUTOL0_WHY_CAST,    /* the cast is not FP32 -> BF16/FP16 with mode 'rint' */
+    PLD_AUTOL0_WHY_MEM,     /* an operand is not in Mat (L1) */
+    PLD_AUTOL0_WHY_K,       /* K is not a multiple of 16 */
+    PLD_AUTOL0_WHY_SHAPE    /* not static 2-D */
+};
+typedef struct pld_autol0 {
+    uint8_t kind, why;
+    int64_t m, n;              /* the result's shape */
+    int32_t cbytes;            /* bytes of an accumulator element */
+    int32_t align_m;           /* the physical row alignment of L0C (16; 32 for INT32) */
+    int64_t scratch;           /* SCRATCH: bytes of the Mat scratch */
+} pld_autol0_t;
 
 /* -------------------------------------------------------------------- modules */
 

@@ -10,10 +10,14 @@
  * before the loop).
  * A read inside a loop of a slot first defined before that loop keeps the
  * slot alive to the end of the outermost such loop (the next iteration reads
- * it again). Parameters count as defined before the body. */
+ * it again). Parameters count as defined before the body.
+ *
+ * Also pld_func_t.autol0: the matmuls PyPTO's AutoTileMatmulL0 computes one
+ * L0 sub-tile at a time (below). */
 #include "pld_check_int.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define LIVE_MAX_LOOPS 128 /* deeper loops (beyond the parser's nesting limit) are not tracked */
 #define LIVE_MAX_SCOPES 16 /* nested kernel scopes whose captures are collected */
@@ -223,10 +227,252 @@ static void walk_block(live_t *lv, const pld_block_t *b, int pass)
         walk_stmt(lv, b->stmts[i], pass);
 }
 
+/* ------------------------------------------------------------ AutoTileMatmulL0
+ *
+ * Which slots hold the result of a plain matmul that PyPTO's
+ * AutoTileMatmulL0 pass computes one [m, n] sub-tile at a time when the
+ * result does not fit L0C (docs/interpreter.md, "On-chip memory"): the
+ * slot's only definition is pl.tile.matmul of two static 2-D Mat tiles with
+ * K a multiple of 16, and its result is either stored once and read by
+ * nothing else, or cast once (FP32 -> BF16/FP16, mode 'rint', the cast
+ * assigned to a slot) and that slot only feeds matmuls (lhs / rhs). */
+
+typedef struct a0 {
+    int ndefs;
+    const pld_expr_t *def;    /* the value of its (last) NAME assignment */
+    int n_store, n_mm, n_cast, n_other;
+    const pld_expr_t *cast;   /* the cast that reads it, assigned to cast_to */
+    int cast_to;
+} a0_t;
+
+/* The index of v among the first n bound parameters of call c, or -1. */
+static int bound_at(const pld_expr_t *c, const pld_expr_t *v, int n)
+{
+    for (int j = 0; c->bound && j < n; j++)
+        if (c->bound[j] == v)
+            return j;
+    return -1;
+}
+
+static void a0_expr(a0_t *t, int nslots, const pld_expr_t *e, const pld_expr_t *parent);
+
+static void a0_use(a0_t *t, int nslots, const pld_expr_t *e, const pld_expr_t *p)
+{
+    if (e->slot < 0 || e->slot >= nslots)
+        return;
+    a0_t *u = &t[e->slot];
+    int k = p ? bound_at(p, e, 3) : -1;
+    int op = p ? p->op : -1;
+    if (op == PLD_OPID_TILE_STORE && k == 0)
+        u->n_store++;
+    else if ((op == PLD_OPID_TILE_MATMUL && (k == 0 || k == 1)) ||
+             (op == PLD_OPID_TILE_MATMUL_ACC && (k == 1 || k == 2)) ||
+             (op == PLD_OPID_TILE_MATMUL_BIAS && (k == 0 || k == 1)))
+        u->n_mm++;
+    else if (op == PLD_OPID_TILE_CAST && k == 0)
+        u->n_cast++;
+    else
+        u->n_other++;
+}
+
+static void a0_expr(a0_t *t, int nslots, const pld_expr_t *e, const pld_expr_t *parent)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case PLD_EX_NAME:
+        a0_use(t, nslots, e, parent);
+        return;
+    case PLD_EX_UNARY:
+        a0_expr(t, nslots, e->u.un.a, NULL);
+        return;
+    case PLD_EX_BINARY:
+        a0_expr(t, nslots, e->u.bin.a, NULL);
+        a0_expr(t, nslots, e->u.bin.b, NULL);
+        return;
+    case PLD_EX_CALL:
+        a0_expr(t, nslots, e->u.call.fn, NULL);
+        for (int i = 0; i < e->u.call.nargs; i++)
+            a0_expr(t, nslots, e->u.call.args[i].value, e->op >= 0 ? e : NULL);
+        return;
+    case PLD_EX_ATTR:
+        a0_expr(t, nslots, e->u.attr.obj, NULL);
+        return;
+    case PLD_EX_SUBSCRIPT:
+        a0_expr(t, nslots, e->u.sub.obj, NULL);
+        for (int i = 0; i < e->u.sub.n; i++)
+            a0_expr(t, nslots, e->u.sub.items[i], NULL);
+        return;
+    case PLD_EX_SLICE:
+        a0_expr(t, nslots, e->u.slice.lo, NULL);
+        a0_expr(t, nslots, e->u.slice.hi, NULL);
+        a0_expr(t, nslots, e->u.slice.step, NULL);
+        return;
+    case PLD_EX_LIST:
+    case PLD_EX_TUPLE:
+        for (int i = 0; i < e->u.seq.n; i++)
+            a0_expr(t, nslots, e->u.seq.items[i], NULL);
+        return;
+    case PLD_EX_DICT:
+        for (int i = 0; i < e->u.dict.n; i++) {
+            a0_expr(t, nslots, e->u.dict.keys[i], NULL);
+            a0_expr(t, nslots, e->u.dict.vals[i], NULL);
+        }
+        return;
+    case PLD_EX_COND:
+        a0_expr(t, nslots, e->u.cond.a, NULL);
+        a0_expr(t, nslots, e->u.cond.cond, NULL);
+        a0_expr(t, nslots, e->u.cond.b, NULL);
+        return;
+    default:
+        return;
+    }
+}
+
+/* Definitions of a target: names count; anything else is read. */
+static void a0_target(a0_t *t, int nslots, const pld_expr_t *e, const pld_expr_t *value)
+{
+    if (!e)
+        return;
+    if (e->kind == PLD_EX_NAME) {
+        if (e->slot >= 0 && e->slot < nslots) {
+            t[e->slot].ndefs++;
+            t[e->slot].def = value;
+        }
+    } else if (e->kind == PLD_EX_TUPLE || e->kind == PLD_EX_LIST) {
+        for (int i = 0; i < e->u.seq.n; i++)
+            a0_target(t, nslots, e->u.seq.items[i], NULL);
+    } else {
+        a0_expr(t, nslots, e, NULL);
+    }
+}
+
+static void a0_block(a0_t *t, int nslots, const pld_block_t *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        switch (s->kind) {
+        case PLD_ST_EXPR:
+            a0_expr(t, nslots, s->u.expr, NULL);
+            break;
+        case PLD_ST_ASSIGN: {
+            const pld_expr_t *v = s->u.assign.value, *tg = s->u.assign.target;
+            a0_expr(t, nslots, v, NULL);
+            a0_target(t, nslots, tg, v);
+            if (v && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TILE_CAST && v->bound && v->bound[0] &&
+                v->bound[0]->kind == PLD_EX_NAME && v->bound[0]->slot >= 0 && v->bound[0]->slot < nslots &&
+                tg && tg->kind == PLD_EX_NAME) {
+                t[v->bound[0]->slot].cast = v;
+                t[v->bound[0]->slot].cast_to = tg->slot;
+            }
+            break;
+        }
+        case PLD_ST_RETURN:
+            for (int k = 0; k < s->u.ret.n; k++)
+                a0_expr(t, nslots, s->u.ret.vals[k], NULL);
+            break;
+        case PLD_ST_IF:
+            a0_expr(t, nslots, s->u.if_.cond, NULL);
+            a0_block(t, nslots, &s->u.if_.then);
+            a0_block(t, nslots, &s->u.if_.els);
+            break;
+        case PLD_ST_FOR:
+            a0_expr(t, nslots, s->u.for_.iter, NULL);
+            a0_target(t, nslots, s->u.for_.target, NULL);
+            a0_block(t, nslots, &s->u.for_.body);
+            break;
+        case PLD_ST_WHILE:
+            a0_expr(t, nslots, s->u.while_.cond, NULL);
+            a0_block(t, nslots, &s->u.while_.body);
+            break;
+        case PLD_ST_WITH:
+            a0_expr(t, nslots, s->u.with.item, NULL);
+            a0_block(t, nslots, &s->u.with.body);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* 1 and the two static dims of a 2-D tile type. */
+static int static2d(const pld_type_t *ty, int64_t *r, int64_t *c)
+{
+    if (!ty || ty->kind != PLD_TY_TILE || ty->rank != 2 || !ty->shape || ty->shape[0].kind != PLD_DIM_CONST ||
+        ty->shape[1].kind != PLD_DIM_CONST)
+        return 0;
+    *r = ty->shape[0].v;
+    *c = ty->shape[1].v;
+    return 1;
+}
+
+static void autol0(pld_ck_t *ck, pld_func_t *f)
+{
+    f->autol0 = NULL;
+    a0_t *t = pld_arena_alloc(&ck->p->arena, sizeof *t * (size_t)f->nslots);
+    pld_autol0_t *out = pld_arena_alloc(&ck->p->arena, sizeof *out * (size_t)f->nslots);
+    if (!t || !out)
+        return;
+    memset(t, 0, sizeof *t * (size_t)f->nslots);
+    memset(out, 0, sizeof *out * (size_t)f->nslots);
+    for (int i = 0; i < f->nslots; i++)
+        t[i].cast_to = -1;
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i].slot >= 0 && f->params[i].slot < f->nslots)
+            t[f->params[i].slot].ndefs++;
+    a0_block(t, f->nslots, &f->body);
+    for (int i = 0; i < f->nslots; i++) {
+        const pld_expr_t *d = t[i].def;
+        if (t[i].ndefs != 1 || !d || d->kind != PLD_EX_CALL || d->op != PLD_OPID_TILE_MATMUL || !d->bound)
+            continue;
+        pld_autol0_t *a = &out[i];
+        a->kind = PLD_AUTOL0_KEPT;
+        const pld_type_t *lt = d->bound[0] ? d->bound[0]->type : NULL, *rt = d->bound[1] ? d->bound[1]->type : NULL;
+        int64_t lm, lk, rk, rn;
+        if (!static2d(d->type, &a->m, &a->n) || !static2d(lt, &lm, &lk) || !static2d(rt, &rk, &rn)) {
+            a->why = PLD_AUTOL0_WHY_SHAPE;
+            continue;
+        }
+        a->cbytes = pld_dtype_bytes(d->type->dtype);
+        a->align_m = d->type->dtype == PLD_DT_INT32 ? 32 : 16;
+        if (lt->mem != PLD_MEM_MAT || rt->mem != PLD_MEM_MAT) {
+            a->why = PLD_AUTOL0_WHY_MEM;
+            continue;
+        }
+        if (lk % 16) {
+            a->why = PLD_AUTOL0_WHY_K;
+            continue;
+        }
+        const a0_t *u = &t[i];
+        if (u->n_store == 1 && !u->n_mm && !u->n_cast && !u->n_other) {
+            a->kind = PLD_AUTOL0_STORE;
+            continue;
+        }
+        const int to = u->cast_to;
+        if (u->n_cast != 1 || u->n_store || u->n_mm || u->n_other || to < 0 || to >= f->nslots || !u->cast ||
+            t[to].ndefs != 1 || !t[to].n_mm || t[to].n_store || t[to].n_cast || t[to].n_other) {
+            a->why = PLD_AUTOL0_WHY_USE;
+            continue;
+        }
+        const pld_expr_t *c = u->cast, *mode = c->bound[2];
+        const pld_dtype_t cd = c->type && c->type->kind == PLD_TY_TILE ? c->type->dtype : PLD_DT_FP32;
+        if (d->type->dtype != PLD_DT_FP32 || (cd != PLD_DT_BF16 && cd != PLD_DT_FP16) || !mode ||
+            mode->kind != PLD_EX_STR || strcmp(mode->u.str.s, "rint") != 0) {
+            a->why = PLD_AUTOL0_WHY_CAST;
+            continue;
+        }
+        a->kind = PLD_AUTOL0_SCRATCH;
+        a->scratch = a->m * a->n * 2;
+        out[to].kind = PLD_AUTOL0_SCRATCH_TILE;
+    }
+    f->autol0 = out;
+}
+
 void pld_ck_liveness(pld_ck_t *ck, pld_func_t *f)
 {
     f->last_use = NULL;
     f->first_def = NULL;
+    f->autol0 = NULL;
     if (f->nslots <= 0)
         return;
     live_t lv;
@@ -251,4 +497,5 @@ void pld_ck_liveness(pld_ck_t *ck, pld_func_t *f)
     }
     f->last_use = lv.last_use;
     f->first_def = lv.first_def;
+    autol0(ck, f);
 }

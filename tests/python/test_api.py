@@ -11,7 +11,8 @@ Runs with Debian's python3 and python3-numpy / python3-pytest:
 - torch tensors as inputs and as outputs filled in place: with torch when it is importable, else
   with a stand-in module of the same surface (CI has no torch), the test says which;
 - a deadlock raises RunError with status 70 and the hang report; a racy program under
-  check_races returns its findings; usage errors (unknown parameter, missing program) raise.
+  check_races returns its findings (text and --findings records; 'error' fails the run with status
+  1); usage errors (unknown parameter, missing program) raise.
 """
 import os
 import re
@@ -215,9 +216,27 @@ def test_race_findings():
     assert len(res.findings) == 2
     for f in res.findings:
         assert 'warning: data race on window' in f and 'note: the other access' in f
+    assert len(res.records) == len(res.findings)
+    for r in res.records:
+        assert r['ruleId'] == 'data-race' and len(r['properties']['sides']) == 2
     clean = pldrun.run(os.path.join(REPO, 'programs', 'host', 'allreduce_ring.pld'), {'xs': 'arange'}, ranks=4,
                        check_races=True)
-    assert clean.findings == []
+    assert clean.findings == [] and clean.records == []
+
+
+def test_race_findings_fail_the_run():
+    """check_races='error': a race makes pldrun exit 1; the RunError carries the --findings records."""
+    prog = os.path.join(REPO, 'tests', 'races', 'racy', 'blocks_store_load.pld')
+    with pytest.raises(pldrun.RunError) as ei:
+        pldrun.run(prog, {'xs': 'arange'}, ranks=2, check_races='error', schedule_seed=7)
+    e = ei.value
+    assert e.returncode == 1, e.diagnostics
+    assert 'findings fail the run' in str(e)
+    sides = [[(sd['rank'], sd['block'], sd['op'], sd['line']) for sd in r['properties']['sides']] for r in e.records]
+    assert sides == [[(k, 0, 'pl.tile.store', 27), (k, 1, 'pl.tile.load', 30)] for k in (0, 1)]
+    clean = pldrun.run(os.path.join(REPO, 'tests', 'races', 'clean', 'blocks_store_load.pld'), {'xs': 'arange'},
+                       ranks=2, check_races='error', schedule_seed=7)
+    assert clean.records == []
 
 
 def test_usage_errors():

@@ -1,9 +1,11 @@
 /* pldrun - command-line tool: arguments, MPI_Init/Finalize, rendering of
  * diagnostics and exit codes. Library code never prints; this file does.
  *
- * Exit codes: 0 ok, 1 a --schedule-seeds sweep found a seed whose outputs
- * differ or that reports a race (sweep.h), 64 usage, 65 program error
- * (parse/check), 69 backend or feature unavailable, 70 runtime error, 74 I/O error. */
+ * Exit codes: 0 ok, 1 a run that went well but has a finding under
+ * --check-races=error or --poison=error (findings.h), or a --schedule-seeds
+ * sweep that found a seed whose outputs differ or that reports a race
+ * (sweep.h), 64 usage, 65 program error (parse/check), 69 backend or feature
+ * unavailable, 70 runtime error, 74 I/O error. */
 #include "pld_check.h"
 #include "pld_interp.h"
 #include "pld_kern.h"
@@ -12,6 +14,7 @@
 #include "pld_parse.h"
 #include "pld_win.h"
 #include "observe.h"
+#include "findings.h"
 #include "report.h"
 #include "signature.h"
 #include "sweep.h"
@@ -59,6 +62,7 @@ typedef struct opts {
     const char *log_dir; /* --log-dir DIR */
     int poison;
     int check_races;     /* --check-races */
+    findings_opts_t findings; /* --findings, --check-races=error, --poison=error (findings.h) */
     int chunk_steps;     /* --collective-steps chunk */
     int schedule;        /* 1 --schedule-seed N, 2 --schedule random (rank 0 draws the seed) */
     uint64_t seed;
@@ -114,6 +118,9 @@ static void usage(FILE *f)
           "                      each read of them is a warning, once per site (sim backend only)\n"
           "  --check-races       report every pair of unordered conflicting window accesses, both\n"
           "                      sides with rank, block, op and line:col (docs/races.md; sim backend)\n"
+          "  --check-races=error, --poison=error\n"
+          "                      the same, and a run with a finding exits with status 1\n"
+          "  --findings FILE.json  write every race and poison finding as one SARIF 2.1.0 log\n"
           "  --schedule-seed N   a seeded schedule: blocks run in a random order, preempted at remote\n"
           "                      ops, puts become visible late (within the memory model); the same N\n"
           "                      replays the same decisions\n"
@@ -125,8 +132,8 @@ static void usage(FILE *f)
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
-          "exit status: 0 ok, 1 a --schedule-seeds seed differs, 64 usage, 65 program error, 69 unavailable,\n"
-          "             70 runtime error, 74 I/O error\n",
+          "exit status: 0 ok, 1 findings (--check-races=error, --poison=error) or a --schedule-seeds seed differs,\n"
+          "             64 usage, 65 program error, 69 unavailable, 70 runtime error, 74 I/O error\n",
           f);
 }
 
@@ -220,10 +227,10 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
             i++;
         } else if (strcmp(a, "--persistent-windows") == 0) {
             o->persistent = 1;
-        } else if (strcmp(a, "--poison") == 0) {
-            o->poison = 1;
-        } else if (strcmp(a, "--check-races") == 0) {
-            o->check_races = 1;
+        } else if ((k = findings_option(a, val, &o->check_races, &o->poison, &o->findings)) != 0) {
+            if (k < 0)
+                return EX_USAGE;
+            i += k - 1;
         } else if (strcmp(a, "--schedule-seed") == 0 || strcmp(a, "--schedule") == 0) {
             char *end = NULL;
             unsigned long long v = val && val[0] != '-' ? strtoull(val, &end, 10) : 0;
@@ -915,6 +922,8 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         io.check_races = o->check_races;
         io.schedule = o->schedule != 0;
         io.schedule_seed = o->seed;
+        io.finding = findings_record;
+        io.finding_ctx = (void *)o->path;
         io.hw = hw;
         io.trace = observe_recorder(obs);
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
@@ -1005,6 +1014,7 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         if (o->check_races && st == PLD_OK && rank == 0 && !sweep_quiet(&o->sweep))
             fprintf(stderr, "pldrun: --check-races: %llu data race%s reported\n", (unsigned long long)tot[6],
                     tot[6] == 1 ? "" : "s");
+        rc = stuck ? (findings_drop(), rc) : findings_finish(&o->findings, rc, rank, size);
         if (stuck) {
             /* a rank neither finished nor stopped: nothing else will end the job */
             fflush(stdout);

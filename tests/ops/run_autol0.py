@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""run_autol0.py - an oversized matmul that PyPTO's AutoTileMatmulL0 pass computes one L0 sub-tile at a
+time (issue 42; docs/interpreter.md, "On-chip memory"), through pldrun at one rank without mpirun
+(CTest `ops_autol0`).
+
+  chained         tests/ops/autol0/chained_matmul.pld, the form of PyPTO's
+                  test_chained_matmul_mat_scratch: out = bf16(a @ b, rint) @ e, 256x256x256 BF16 (the
+                  intermediate is 256 KiB of FP32 Acc on a2a3's 128 KiB): runs, and matches the numpy
+                  golden within PyPTO's tolerance (rtol = atol = 2e-2; the data scaled as PyPTO's test
+                  scales it)
+  store           tests/ops/autol0/store_matmul.pld: a [256, 256] FP32 result stored once: runs, and
+                  matches a @ b (FP32 accumulation: rtol 1e-5, atol 1e-4)
+  scratch_too_big tests/ops/autol0/scratch_too_big.pld: the intermediate's BF16 Mat scratch (1 MiB) does
+                  not fit Mat (L1): exit 70, the Acc message and the reason the matmul stays whole
+  round_cast      chained_matmul.pld with mode="round": the cast cannot fold into the sub-tiles'
+                  writeback, so the matmul stays whole: exit 70 and that reason
+
+numpy is required (python3-numpy); without it the runner fails and says so.
+
+usage: run_autol0.py --pldrun PATH [--workdir DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+except ImportError:
+    sys.exit('run_autol0.py: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
+             % sys.executable)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGS = os.path.join(HERE, 'autol0')
+FAILS = []
+
+
+def need(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print('FAIL: ' + what, file=sys.stderr)
+    return cond
+
+
+def bf16_bits(x):
+    """float32 array -> bfloat16 bits (uint16), round to nearest even (finite values)."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def save_bf16(path, bits):
+    np.save(path, bits.view('V2'), allow_pickle=False)
+
+
+def pldrun(a, prog, binds, out):
+    cmd = [a.pldrun, prog]
+    for name, path in binds:
+        cmd += ['--in', '%s=%s' % (name, path)]
+    cmd += ['--out', 'out=%s' % out]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return p.returncode, p.stderr.decode(errors='replace')
+
+
+def inputs(a, shapes):
+    """BF16 inputs: a natural, the others scaled by 1/sqrt(fan-in) (as PyPTO's test does); returns the
+    bindings and the float64 values."""
+    binds, vals = [], {}
+    for k, (name, shape, scale) in enumerate(shapes):
+        rng = np.random.default_rng(1 + k)
+        bits = bf16_bits(rng.standard_normal(shape).astype(np.float32) * np.float32(scale))
+        path = os.path.join(a.workdir, '%s.npy' % name)
+        save_bf16(path, bits)
+        binds.append((name, path))
+        vals[name] = bf16_value(bits).astype(np.float64)
+    return binds, vals
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--workdir', default='autol0_runs')
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    out = os.path.join(a.workdir, 'out.npy')
+
+    # chained: (a @ b) @ e, 256 x 256 x 256 x 64
+    prog = os.path.join(PROGS, 'chained_matmul.pld')
+    binds, v = inputs(a, [('a', (256, 256), 1.0), ('b', (256, 256), 256 ** -0.5), ('e', (256, 64), 256 ** -0.5)])
+    if os.path.exists(out):
+        os.remove(out)
+    rc, err = pldrun(a, prog, binds, out)
+    if need(rc == 0, 'chained: exit status %d, want 0: %s' % (rc, err.strip()[:600])):
+        got = np.load(out).astype(np.float64)
+        mid = (v['a'] @ v['b']).astype(np.float32)
+        want = bf16_value(bf16_bits(mid)).astype(np.float64) @ v['e']
+        need(got.shape == (256, 64), 'chained: shape %r' % (got.shape,))
+        worst = float(np.max(np.abs(got - want)))
+        need(np.allclose(got, want, rtol=2e-2, atol=2e-2), 'chained: max |out - golden| %.3g' % worst)
+        print('chained: max |out - golden| = %.3g (|golden| max %.3g)' % (worst, float(np.max(np.abs(want)))))
+
+    # store: a [256, 128] @ b [128, 256] stored once
+    prog = os.path.join(PROGS, 'store_matmul.pld')
+    binds, v = inputs(a, [('a', (256, 128), 1.0), ('b', (128, 256), 128 ** -0.5)])
+    if os.path.exists(out):
+        os.remove(out)
+    rc, err = pldrun(a, prog, binds, out)
+    if need(rc == 0, 'store: exit status %d, want 0: %s' % (rc, err.strip()[:600])):
+        got = np.load(out).astype(np.float64)
+        want = v['a'] @ v['b']
+        worst = float(np.max(np.abs(got - want)))
+        need(got.shape == (256, 256) and np.allclose(got, want, rtol=1e-5, atol=1e-4),
+             'store: max |out - golden| %.3g' % worst)
+        print('store: max |out - golden| = %.3g' % worst)
+
+    # still rejected: the scratch does not fit Mat (L1); a cast that cannot fold
+    prog = os.path.join(PROGS, 'scratch_too_big.pld')
+    binds, _ = inputs(a, [('a', (512, 16), 1.0), ('b', (16, 1024), 0.25), ('e', (1024, 16), 1 / 32)])
+    rc, err = pldrun(a, prog, binds, out)
+    need(rc == 70, 'scratch_too_big: exit status %d, want 70' % rc)
+    for text in ('scratch_too_big.pld:24:9: error: kernel chain needs 2097152 bytes of Acc (L0C) tiles at once',
+                 "largest: 'mid' (2097152 bytes); PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: its "
+                 'BF16/FP16 scratch does not fit Mat (L1)'):
+        need(text in err, 'scratch_too_big: %r not in %r' % (text, err[:800]))
+    with open(os.path.join(PROGS, 'chained_matmul.pld')) as f:
+        src = f.read()
+    need('mode="rint"' in src, 'round_cast: mode="rint" not in chained_matmul.pld')
+    prog = os.path.join(a.workdir, 'round_cast.pld')
+    with open(prog, 'w') as f:
+        f.write(src.replace('mode="rint"', 'mode="round"', 1))
+    binds, _ = inputs(a, [('a', (256, 256), 1.0), ('b', (256, 256), 256 ** -0.5), ('e', (256, 64), 256 ** -0.5)])
+    rc, err = pldrun(a, prog, binds, out)
+    need(rc == 70, 'round_cast: exit status %d, want 70' % rc)
+    text = ("largest: 'mid' (262144 bytes); PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: its cast is "
+            "not FP32 to BF16/FP16 with mode='rint'")
+    need(text in err, 'round_cast: %r not in %r' % (text, err[:800]))
+
+    print('run_autol0.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
+    return 1 if FAILS else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
