@@ -84,7 +84,8 @@ endforeach()
 if(TARGET pld_interp_testing)
   add_executable(pldrun_testing "${PROJECT_SOURCE_DIR}/tools/pldrun/main.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/report.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/signature.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/observe.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/sweep.c"
-    "${PROJECT_SOURCE_DIR}/tools/pldrun/flow.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/findings.c")
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/flow.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/findings.c"
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/batchlist.c")
   target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun")
   target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
   set(_pld_testing_tool $<TARGET_FILE:pldrun_testing>)
