@@ -16,8 +16,8 @@
 #                                           transports in every cell
 #     conformance_<backend>_<group>_p<P>    the other backends: every program once
 #                                           (--one-cell-per-program over the sweep 2,4)
-#     conformance_<backend>_<group>_p<P>_matrix  label `long`: P = 2 and 4, one
-#                                           transport per cell over 2,4
+#     conformance_<backend>_<group>_p<P>_matrix, _other  label `long`: as sim's
+#                                           (P = 2, 3, 4, both transports in every cell)
 #   sanitizer tree (PLD_SANITIZE ON)
 #     conformance_sim_<group>_p<P>          every program once (--one-cell-per-program:
 #                                           its P rotating over the sweep 2,3,4, its
@@ -98,11 +98,9 @@ set(_pld_conf_env "PLD_EXAMPLES_DIR=${PLD_EXAMPLES_DIR_ABS}" "XDG_CACHE_HOME=${C
 # Why these plans:
 # - Release: sim (the reference) covers the sweep P = 2, 3, 4; one transport per cell
 #   in the default tier (each program meets both over its P), the other transport in
-#   the long tier. The other backends (native) run as in the sanitizer tree: every
-#   program once in the default tier (its P rotating over 2 and 4, its transport
-#   alternating), the P = 2 and 4 matrix with one transport per cell in the long tier
-#   (a backend's kernels are the same code at any P; their windows and signals are
-#   the same runtime code as sim's, which sim's sweep covers).
+#   the long tier. The other backends (native) run every program once in the default
+#   tier (its P rotating over 2 and 4, its transport alternating) and sim's whole
+#   matrix in the long tier (P = 2, 3, 4, both transports in every cell: issue 39).
 # - sanitizer tree: every pldrun start costs 2-4 s, so the default tier runs every
 #   program once (one code path each) with the leak check; the long tier is the matrix
 #   of before (P = 2 with the leak check, P = 4 without: LeakSanitizer symbolizes the
@@ -123,8 +121,17 @@ function(_pld_conf_specs sanitize bname out)
       foreach(_p IN LISTS _sweep)
         list(APPEND _specs "${_n}${_p}|default|${_p}|leak|${_o} --ranks=${_p} --sweep=${_sw} --one-cell-per-program")
       endforeach()
-      list(APPEND _specs "${_n}2_matrix|long|2|leak|${_o} --ranks=2 --sweep=2,4 --alternate-transports"
-                         "${_n}4_matrix|long|4|noleak|${_o} --ranks=4 --sweep=2,4 --alternate-transports")
+      if(sanitize)
+        list(APPEND _specs "${_n}2_matrix|long|2|leak|${_o} --ranks=2 --sweep=2,4 --alternate-transports"
+                           "${_n}4_matrix|long|4|noleak|${_o} --ranks=4 --sweep=2,4 --alternate-transports")
+      else()  # another backend in the Release tree: sim's full matrix in the long tier (issue 39)
+        foreach(_p 2 3 4)
+          list(APPEND _specs "${_n}${_p}_matrix|long|${_p}|leak|${_o} --ranks=${_p} --sweep=2,3,4 --alternate-transports")
+          if(NOT _g STREQUAL "tier0")
+            list(APPEND _specs "${_n}${_p}_other|long|${_p}|leak|${_o} --ranks=${_p} --sweep=2,3,4 --other-transports")
+          endif()
+        endforeach()
+      endif()
     else()  # sim in the Release tree
       foreach(_p 2 3 4)
         list(APPEND _specs "${_n}${_p}|default|${_p}|leak|${_o} --ranks=${_p} --sweep=2,3,4 --alternate-transports")
@@ -187,8 +194,8 @@ foreach(_san OFF ON)
   endif()
   foreach(_bname sim native)
     set(_matrix one)
-    if(NOT _san AND _bname STREQUAL "sim")
-      set(_matrix both)  # the Release tree's sim: every transport in every cell
+    if(NOT _san)
+      set(_matrix both)  # the Release tree: every transport in every cell, P = 2, 3, 4
     endif()
     string(APPEND _pld_conf_plan "config ${_tree}/${_bname} matrix=${_matrix}\n")
     _pld_conf_specs(${_san} ${_bname} _specs)
