@@ -65,6 +65,7 @@
 #include "pld_win.h"
 #include "pld_coll.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Enum members pld_op_iarg knows (pld_rt.c). */
@@ -201,6 +202,10 @@ struct pld_interp {
     unsigned char ops_seen[PLD_OPID__COUNT]; /* op ids evaluated (pld_interp_ops_seen) */
     pld_interp_where_t where;      /* what this rank is doing, for signal handlers */
     uint64_t steps;                /* operations of this pld_interp_run, against step_limit */
+    pld_win_progress_t *prog;      /* where pld_rt_step publishes them: this rank's status record, or
+                                      prog_local without a window layer (pld_dist_progress_bind) */
+    pld_win_progress_t prog_local;
+    struct pld_wait_watch *watch;  /* what the hang watchdog saw of every rank's progress (pld_wait.h) */
     uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */
     /* tasks (pld_task.c) */
     int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
@@ -302,6 +307,12 @@ static inline pld_status_t pld_stack_check(pld_interp_t *it, frame_t *f, pld_spa
 pld_status_t pld_rt_step_limit(pld_interp_t *it, frame_t *f, pld_span_t sp);
 static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
+    /* the hang watchdog's progress: two relaxed stores, read by the other
+     * ranks' waits (pld_wait.h) */
+    pld_win_progress_t *pr = it->prog;
+    atomic_store_explicit((_Atomic int64_t *)(void *)&pr->count, (int64_t)it->steps, memory_order_relaxed);
+    atomic_store_explicit((_Atomic uint64_t *)(void *)&pr->at, (uint64_t)sp.line | (uint64_t)sp.col << 32,
+                          memory_order_relaxed);
     if (++it->steps <= it->step_limit)
         return PLD_OK;
     return pld_rt_step_limit(it, f, sp); /* the budget, or a --schedule-seed deadline (pld_sched_stale) */
@@ -398,6 +409,9 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
  * the run, before the outputs are assembled). PLD_E_HW with a diagnostic. */
 pld_status_t pld_dist_fetch(pld_interp_t *it);
 void pld_dist_fini(pld_interp_t *it);
+/* Points it->prog at this rank's status record (it->win) or at prog_local,
+ * and creates it->watch for a window layer; call when it->win changes. */
+void pld_dist_progress_bind(pld_interp_t *it);
 /* Between two dispatches of the entry (--dispatches): waits until every rank
  * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
  * waits until every rank did (fresh or reset persistent windows, §1.5).
