@@ -126,7 +126,9 @@ static int rt_tick(void *bk, int site)
             return rt_fail(b, site, m);
         }
     }
-    return pld_rt_step(it, &b->f, site_span(b, site)) != PLD_OK;
+    const pld_span_t sp = site_span(b, site);
+    pld_rt_progress_at(it, sp);
+    return pld_rt_step(it, &b->f, sp) != PLD_OK;
 }
 
 static double rt_round_f(int32_t dt, double v)

@@ -1031,6 +1031,7 @@ static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, cons
                                pld_describe_fn describe, const void *dctx, int32_t *found)
 {
     watch_ctx_t c = {it, f, sp};
+    pld_rt_progress(it, e ? e->span : sp); /* exact, before it may block (pld_rt_step publishes every 64) */
     pld_wait_t pw;
     memset(&pw, 0, sizeof pw);
     pw.h = it->sched_on ? &watch_hooks_sched : &watch_hooks;

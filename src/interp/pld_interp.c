@@ -647,6 +647,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                          it->comm.nranks == 1 ? "" : "s", it->comm.nranks - 1);
     }
     it->steps = 0;
+    it->prog_next = 0;
     it->step_limit = it->opts.op_budget ? it->opts.op_budget : UINT64_MAX;
     if (it->sched_on)
         pld_sched_run_begin(it);

@@ -65,7 +65,6 @@
 #include "pld_win.h"
 #include "pld_coll.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 /* Enum members pld_op_iarg knows (pld_rt.c). */
@@ -205,6 +204,7 @@ struct pld_interp {
     pld_win_progress_t *prog;      /* where pld_rt_step publishes them: this rank's status record, or
                                       prog_local without a window layer (pld_dist_progress_bind) */
     pld_win_progress_t prog_local;
+    uint64_t prog_next;            /* steps at which pld_rt_progress_at publishes again */
     struct pld_wait_watch *watch;  /* what the hang watchdog saw of every rank's progress (pld_wait.h) */
     uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */
     /* tasks (pld_task.c) */
@@ -307,15 +307,21 @@ static inline pld_status_t pld_stack_check(pld_interp_t *it, frame_t *f, pld_spa
 pld_status_t pld_rt_step_limit(pld_interp_t *it, frame_t *f, pld_span_t sp);
 static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t sp)
 {
-    /* the hang watchdog's progress: two relaxed stores, read by the other
-     * ranks' waits (pld_wait.h) */
-    pld_win_progress_t *pr = it->prog;
-    atomic_store_explicit((_Atomic int64_t *)(void *)&pr->count, (int64_t)it->steps, memory_order_relaxed);
-    atomic_store_explicit((_Atomic uint64_t *)(void *)&pr->at, (uint64_t)sp.line | (uint64_t)sp.col << 32,
-                          memory_order_relaxed);
     if (++it->steps <= it->step_limit)
         return PLD_OK;
     return pld_rt_step_limit(it, f, sp); /* the budget, or a --schedule-seed deadline (pld_sched_stale) */
+}
+/* Publishes the operation count and sp as this rank's progress (it->prog:
+ * two relaxed stores, read by the other ranks' hang watchdog, pld_wait.h),
+ * and the count at which pld_rt_progress_at publishes next. */
+void pld_rt_progress(pld_interp_t *it, pld_span_t sp);
+/* At every statement and every back edge of a compiled loop: publishes the
+ * progress once 64 operations passed since the last time (one compare; the
+ * watchdog's budget is seconds, and a wait publishes the exact count first). */
+static inline void pld_rt_progress_at(pld_interp_t *it, pld_span_t sp)
+{
+    if (__builtin_expect(it->steps >= it->prog_next, 0))
+        pld_rt_progress(it, sp);
 }
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
