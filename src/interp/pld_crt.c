@@ -116,7 +116,7 @@ static int rt_tick(void *bk, int site)
         if (dt >= lim) {
             char m[160];
             snprintf(m, sizeof m, "kernel %s: this loop still runs after %.3g s (the hang watchdog's per-wait limit "
-                     "expired)", b->c->fn ? b->c->fn->name : "scope", dt);
+                     "expired)", b->c->fn ? b->c->fn->name : "scope", lim); /* the limit: the same text on every rank */
             it->hang = 1;
             if (it->win) {
                 /* the status board as a wait past the limit leaves it (pld_wait_run) */

@@ -5,7 +5,8 @@
 Cases (each on `sim` and, with a `_native` suffix, on `--backend native`,
 whose compiled kernels publish their progress at every loop back edge):
   slow            slow_producer.pld: rank 1 computes (a loop of tile loads,
-                  about 3 s, at least twice the timeout) before it notifies
+                  about 3.5 s, its trips calibrated by a first run, at least
+                  twice the timeout) before it notifies
                   rank 0, which waits all along; with `--timeout 1` the run
                   ends with exit 0: rank 1 progresses, so the long wait is not
                   a hang (it was one with the per-wait watchdog).
@@ -32,10 +33,11 @@ import pld_mpitest as T  # noqa: E402
 
 SLOW = os.path.join(HERE, 'slow_producer.pld')
 TRUE_HANG = os.path.join(HERE, 'true_hang.pld')
-# loop trips of slow_producer.pld's rank 1: about 3-4 s on an idle machine
-# (sim about 1.5 M trips/s, native about 4 M/s); slower under load, which
-# only makes the wait longer
-TRIPS = {'sim': 6000000, 'native': 12000000}
+# slow_producer.pld's rank 1 computes for about TARGET_S seconds: its loop
+# trips are calibrated per backend by a first run of CALIB_TRIPS (the machine's
+# speed varies several-fold with its load)
+CALIB_TRIPS = {'sim': 1000000, 'native': 2000000}
+TARGET_S = 3.5
 CASES = ['slow', 'wait_timeout', 'true_hang', 'slow_native', 'wait_timeout_native', 'true_hang_native']
 
 
@@ -46,9 +48,22 @@ def run(args, env, wd, prog, cli, backend, limit=60):
     return rc, out, err, time.time() - t0
 
 
-def trips_file(wd, backend):
+def run_seconds(out):
+    """The run time pldrun prints (rank 0, the program's start to its end)."""
+    m = re.search(r'pldrun: .*, ([0-9.]+) s$', out, re.M)
+    return float(m.group(1)) if m else None
+
+
+def trips_file(args, env, wd, backend):
+    """A trips.npy with which rank 1 computes for about TARGET_S seconds now."""
     f = os.path.join(wd, 'trips_%s.npy' % backend)
-    T.write_npy(f, 'INT64', (1, 1), [TRIPS[backend]])
+    n = CALIB_TRIPS[backend]
+    T.write_npy(f, 'INT64', (1, 1), [n])
+    rc, out, err, _ = run(args, env, wd, SLOW, ['--in', 'xs=random:1', '--in', 'trips=' + f], backend)
+    t = run_seconds(out)
+    if rc != 0 or not t:
+        raise RuntimeError('the calibration run failed (exit %d):\n%s' % (rc, err))
+    T.write_npy(f, 'INT64', (1, 1), [int(n * TARGET_S / max(t, 0.05))])
     return f
 
 
@@ -59,7 +74,7 @@ def need(problems, cond, what):
 
 def case_slow(args, env, wd, backend):
     outs = os.path.join(wd, 'outs.npy')
-    cli = ['--in', 'xs=random:1', '--in', 'trips=' + trips_file(wd, backend), '--out', 'outs=' + outs,
+    cli = ['--in', 'xs=random:1', '--in', 'trips=' + trips_file(args, env, wd, backend), '--out', 'outs=' + outs,
            '--timeout', '1']
     rc, out, err, dt = run(args, env, wd, SLOW, cli, backend)
     p = []
@@ -67,12 +82,14 @@ def case_slow(args, env, wd, backend):
     need(p, 'error' not in err, 'an error was reported')
     need(p, os.path.exists(outs), 'no outputs written')
     # the wait must have lasted well past the timeout, or the case proves nothing
-    need(p, dt >= 2.5, 'the run took %.1f s: rank 1 must compute for at least twice --timeout 1 (raise TRIPS)' % dt)
+    t = run_seconds(out)
+    need(p, rc != 0 or (t or 0) >= 2.0, 'the run took %s s: rank 1 must compute for at least twice --timeout 1 '
+         '(the machine got faster after the calibration?)' % t)
     return p, cli, err
 
 
 def case_wait_timeout(args, env, wd, backend):
-    cli = ['--in', 'xs=random:1', '--in', 'trips=' + trips_file(wd, backend), '--wait-timeout', '1']
+    cli = ['--in', 'xs=random:1', '--in', 'trips=' + trips_file(args, env, wd, backend), '--wait-timeout', '1']
     rc, out, err, dt = run(args, env, wd, SLOW, cli, backend)
     p = []
     need(p, rc == 70, 'exit status %d, expected 70 (the per-wait limit)' % rc)
