@@ -19,6 +19,15 @@ whose compiled kernels publish their progress at every loop back edge):
                   timeout (plus start-up) with exit 70 and a summary giving
                   each rank's last progress (how long before the stop, where)
                   and the budget.
+  true_hang_timeout
+                  (sim; pldrun_testing, --pldrun-testing) a hang the deadlock
+                  detector cannot prove: tests/mpi/programs/coll_neg_shape.pld
+                  at P = 4 over `hybrid` with ranks 0, 1 and 2, 3 on two
+                  emulated hosts (PLD_TEST_SPLIT_HOSTS=2b): rank 0's large
+                  parts stay in flight, nobody progresses, and `--timeout 3`
+                  stops the run after 3 s without progress: exit 70, "no rank
+                  made progress for 3 s" and every rank's last progress about
+                  3 s before the stop.
 """
 import argparse
 import os
@@ -38,7 +47,9 @@ TRUE_HANG = os.path.join(HERE, 'true_hang.pld')
 # speed varies several-fold with its load)
 CALIB_TRIPS = {'sim': 1000000, 'native': 2000000}
 TARGET_S = 3.5
-CASES = ['slow', 'wait_timeout', 'true_hang', 'slow_native', 'wait_timeout_native', 'true_hang_native']
+NEG_SHAPE = os.path.join(REPO, 'tests', 'mpi', 'programs', 'coll_neg_shape.pld')
+CASES = ['slow', 'wait_timeout', 'true_hang', 'true_hang_timeout', 'slow_native', 'wait_timeout_native',
+         'true_hang_native']
 
 
 def run(args, env, wd, prog, cli, backend, limit=60):
@@ -126,9 +137,32 @@ def case_true_hang(args, env, wd, backend):
     return p, cli, err
 
 
+def case_true_hang_timeout(args, env, wd, backend):
+    if not args.pldrun_testing:
+        return ['needs --pldrun-testing (pldrun_testing: PLD_TEST_SPLIT_HOSTS)'], [], ''
+    cli = ['--in', 'xs=random:1', '--window-transport', 'hybrid', '--timeout', '3', '--backend', backend]
+    t0 = time.time()
+    rc, out, err = T.run_pldrun(args.mpiexec, args.numproc_flag, 4, args.pldrun_testing, NEG_SHAPE, cli,
+                                dict(env, PLD_TEST_SPLIT_HOSTS='2b'), wd, timeout=60)
+    dt = time.time() - t0
+    p = []
+    need(p, rc == 70, 'exit status %d, expected 70' % rc)
+    need(p, dt < 20, 'the hang was reported after %.1f s (timeout 3 s)' % dt)
+    pats = [r"\[rank 0/4\] .*coll_neg_shape\.pld:\d+:\d+: error: allreduce \(mesh\): .*\(the hang watchdog's "
+            r"timeout expired: no rank made progress for 3 s\)",
+            r"note: the run stopped \(hang watchdog timeout: no rank made progress; budget: no progress for 3 s\); "
+            r"state of every rank:"]
+    pats += [r"note: rank %d: stopped at .*coll_neg_shape\.pld:\d+:\d+: .*; last progress (2\.9\d|[3-9]\.\d\d) s "
+             r"before the stop, at .*coll_neg_shape\.pld:\d+:\d+ in step" % r for r in range(4)]
+    for pat in pats:
+        need(p, re.search(pat, err), 'stderr does not match %r' % pat)
+    return p, cli, err
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--pldrun-testing', default='', help='pldrun_testing (for true_hang_timeout)')
     ap.add_argument('--mpiexec', default='mpirun')
     ap.add_argument('--numproc-flag', default='-n')
     ap.add_argument('--case', action='append', help='case name (repeatable); default: all')
@@ -144,6 +178,8 @@ def main():
             print('run_hang.py: unknown case %r (see --list)' % c, file=sys.stderr)
             return 2
     args.pldrun = os.path.abspath(args.pldrun)
+    if args.pldrun_testing:
+        args.pldrun_testing = os.path.abspath(args.pldrun_testing)
     env = T.mpi_env(REPO)
     failed = 0
     for c in cases:
