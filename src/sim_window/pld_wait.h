@@ -13,9 +13,9 @@
  * message applied, a phase or state passed, a changed signal value); a wait
  * longer than the explicit per-wait limit (when one is given) a hang too;
  * another rank's abort a stop. A wait that is merely long while some rank
- * progresses is not a hang. What only the caller knows (where it is, for its signal handlers; a
- * seeded schedule's held puts; how to report an error at its location) goes
- * through pld_wait_hooks_t. Nothing here knows the syntax or the
+ * progresses is not a hang. What only the caller knows (where it is, for its
+ * signal handlers; a seeded schedule's held puts; how to report an error at
+ * its location) goes through pld_wait_hooks_t. Nothing here knows the syntax or the
  * interpreter's values. */
 #ifndef PLD_WAIT_H
 #define PLD_WAIT_H
@@ -79,8 +79,9 @@ typedef struct pld_wait_hooks {
 /* What a rank saw of every rank's progress (pld_wait_run and pld_wait_drain
  * update it from the status board they read anyway, every ~20 ms): per rank,
  * when (this rank's clock) its record last changed and where it was. One per
- * run, owned by the caller; NULL when the caller keeps none (then only the
- * watcher's own wait is timed: the per-wait behaviour). */
+ * run, owned by the caller; NULL when the caller keeps none (then each wait
+ * keeps its own: progress counts from the wait's start, and nothing is left
+ * for a report). */
 typedef struct pld_wait_watch pld_wait_watch_t;
 /* Returns owned (pld_wait_watch_destroy), NULL when out of memory. */
 pld_wait_watch_t *pld_wait_watch_create(int nranks);
@@ -98,7 +99,7 @@ typedef struct pld_wait {
     pld_npu_sched_t *sched;        /* the other blocks of this rank */
     double timeout_s;              /* > 0; the caller's default applied: the no-progress budget */
     double wait_timeout_s;         /* > 0: this wait alone may last no longer (0: no per-wait limit) */
-    pld_wait_watch_t *watch;       /* the run's progress record (NULL: the timeout is per wait) */
+    pld_wait_watch_t *watch;       /* the run's progress record (NULL: the wait keeps its own) */
     int32_t line, col;             /* the location published on the status board (0: none) */
     int dom_rank;                  /* this rank's rank in the domain of the cell (the board shows it) */
     pld_wait_poll_fn poll;
