@@ -85,7 +85,8 @@ if(TARGET pld_interp_testing)
   add_executable(pldrun_testing "${PROJECT_SOURCE_DIR}/tools/pldrun/main.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/report.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/signature.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/observe.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/sweep.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/flow.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/findings.c"
-    "${PROJECT_SOURCE_DIR}/tools/pldrun/batchlist.c")
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/batchlist.c"
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/hang_opts.c")
   target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun")
   target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
   set(_pld_testing_tool $<TARGET_FILE:pldrun_testing>)
@@ -125,3 +126,34 @@ add_test(NAME mpi_batch
                  --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_batch")
 set_tests_properties(mpi_batch PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2 ENVIRONMENT "${_pld_mpi_env}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/test_batch.py")
+
+# hang_<case>: tests/hang/run_hang.py - the hang watchdog tells a slow producer
+# from a stuck run (docs/debugging.md, "Hangs and slow producers"): rank 1
+# computes for about 3x `--timeout 1` before it notifies rank 0 and the run
+# ends with exit 0 (progress, not a hang); the same run with `--wait-timeout 1`
+# (the per-wait limit) is stopped as a hang; a true hang is stopped within the
+# timeout with every rank's last progress and the budget; true_hang_timeout: a
+# hang the deadlock detector cannot prove (parts in flight between two emulated
+# hosts, pldrun_testing, P = 4) stopped after `--timeout 3` without progress.
+# Each case on sim and (`_native`) on the native backend, whose compiled loops
+# publish progress at their back edges; the native cases run in the Release
+# tree only (CI time).
+pld_runner_list(_pld_hang_cases tests/hang/run_hang.py
+                "${PLD_PYTHON3_MPI}" "${CMAKE_CURRENT_SOURCE_DIR}/hang/run_hang.py" --pldrun pldrun --list)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/hang/run_hang.py")
+foreach(_case IN LISTS _pld_hang_cases)
+  if((PLD_SANITIZE AND _case MATCHES "_native$") OR (_case STREQUAL "true_hang_timeout" AND NOT _pld_testing_tool))
+    continue()
+  endif()
+  set(_p 2)
+  if(_case STREQUAL "true_hang_timeout")
+    set(_p 4)
+  endif()
+  add_test(NAME hang_${_case}
+           COMMAND "${PLD_PYTHON3_MPI}" "${CMAKE_CURRENT_SOURCE_DIR}/hang/run_hang.py"
+                   --pldrun $<TARGET_FILE:pldrun> --pldrun-testing "${_pld_testing_tool}"
+                   --mpiexec "${MPIEXEC_EXECUTABLE}" "--numproc-flag=${_pld_mpi_flag}" --case ${_case}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/hang")
+  set_tests_properties(hang_${_case} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${_p}
+                                                ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${_pld_mpi_env}")
+endforeach()

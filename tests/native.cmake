@@ -3,7 +3,7 @@
 # (unsupported op, missing / failing compiler, a located error in compiled
 # code), load (scope kernels compiled at load: a refused scope stops the run
 # before the first kernel), control flow (every form vs sim; a spinning kernel stopped by
-# --timeout), the system family (system.pld vs sim), the kernel cache and its safety (cachedir, cachekey), clang
+# --wait-timeout), the system family (system.pld vs sim), the kernel cache and its safety (cachedir, cachekey), clang
 # (native_clang), the runtime boundary (boundary: distributed programs byte-identical to sim with no op
 # evaluated by the tree walker inside a kernel). Labels `native`, `mpi`. Included after conformance.cmake.
 # The op coverage table is test native_coverage (tools/CMakeLists.txt).

@@ -261,7 +261,7 @@ def _records(path):
 
 
 def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), *, entry=None, timeout=None,
-        transport=None, collective_steps=None, dispatches=None, platform=None, devices=None, backend_options=None,
+        wait_timeout=None, transport=None, collective_steps=None, dispatches=None, platform=None, devices=None, backend_options=None,
         trace=None, log_dir=None, verbose=False, check_races=False, poison=False, schedule_seed=None,
         persistent_windows=False, pldrun=None, mpiexec='mpirun', env=None, run_timeout=None, workdir=None,
         keep=False, bf16='float32'):
@@ -271,7 +271,8 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
       program's; a float array for a BF16 parameter is rounded to BF16 here).
     outputs: None = every pl.Out / pl.InOut parameter; a list of names; or {name: target} to fill numpy
       arrays / torch tensors in place (they are returned too).
-    The keyword options map to pldrun's flags: timeout (--timeout, the hang watchdog, seconds), transport
+    The keyword options map to pldrun's flags: timeout (--timeout, the hang watchdog: seconds without progress on
+      any rank), wait_timeout (--wait-timeout, the per-wait limit, seconds), transport
       (--window-transport), collective_steps, dispatches, platform, devices, backend_options, trace
       (--trace FILE.json), log_dir, verbose (-v), check_races, poison (True, or 'error': a finding fails
       the run, exit status 1), schedule_seed, persistent_windows;
@@ -308,7 +309,8 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
             if name not in params:
                 raise RunError('the entry %s has no parameter %r to read back' % (sig['entry'], name), 64)
             cmd += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
-        flags = [('--entry', entry), ('--timeout', timeout), ('--window-transport', transport),
+        flags = [('--entry', entry), ('--timeout', timeout), ('--wait-timeout', wait_timeout),
+                 ('--window-transport', transport),
                  ('--collective-steps', collective_steps), ('--dispatches', dispatches), ('--platform', platform),
                  ('--devices', devices), ('--backend-options', backend_options), ('--trace', trace),
                  ('--log-dir', log_dir), ('--schedule-seed', schedule_seed)]

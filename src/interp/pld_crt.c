@@ -99,32 +99,36 @@ static void *rt_alloc(void *bk, int site, size_t bytes)
 }
 
 /* Every back edge of a compiled loop (for, while, pl.while_, `continue`
- * included): the operation budget, a stop of the run, and the hang watchdog:
- * a block still running --timeout seconds (30 by default) after it began
- * stops the run as a wait past the timeout does (exit 70, the loop located). */
+ * included): the operation budget and the hang watchdog's progress
+ * (pld_rt_step), a stop of the run, and the per-wait limit: with
+ * --wait-timeout S, a block still running S seconds after it began stops the
+ * run as a wait past the limit does (exit 70, the loop located). Without it a
+ * running loop is progress, as an interpreted one is. */
 static int rt_tick(void *bk, int site)
 {
     crt_block_t *b = bk;
     pld_interp_t *it = b->it;
     if (it->failed || pld_npu_cancelled(it->sched))
         return 1;
-    if ((++b->ticks & 1023u) == 0) {
-        const double lim = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    if ((++b->ticks & 1023u) == 0 && it->opts.wait_timeout_s > 0) {
+        const double lim = it->opts.wait_timeout_s;
         const double dt = (double)(pld_trace_now() - b->t0) * 1e-9;
         if (dt >= lim) {
             char m[160];
-            snprintf(m, sizeof m, "kernel %s: this loop still runs after %.3g s (the hang watchdog's timeout expired)",
-                     b->c->fn ? b->c->fn->name : "scope", dt);
+            snprintf(m, sizeof m, "kernel %s: this loop still runs after %.3g s (the hang watchdog's per-wait limit "
+                     "expired)", b->c->fn ? b->c->fn->name : "scope", lim); /* the limit: the same text on every rank */
             it->hang = 1;
             if (it->win) {
-                /* the status board as a wait past the timeout leaves it (pld_wait_run) */
+                /* the status board as a wait past the limit leaves it (pld_wait_run) */
                 pld_wait_publish(it->win, PLD_WS_FAILED, 0, 0, 0, 0, 0, 0, m);
-                pld_win_status_abort_all(it->win, PLD_WA_TIMEOUT);
+                pld_win_status_abort_all(it->win, PLD_WA_WAIT_TIMEOUT);
             }
             return rt_fail(b, site, m);
         }
     }
-    return pld_rt_step(it, &b->f, site_span(b, site)) != PLD_OK;
+    const pld_span_t sp = site_span(b, site);
+    pld_rt_progress_at(it, sp);
+    return pld_rt_step(it, &b->f, sp) != PLD_OK;
 }
 
 static double rt_round_f(int32_t dt, double v)

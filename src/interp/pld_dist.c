@@ -766,6 +766,18 @@ void pld_dist_fini(pld_interp_t *it)
     if (it->own_win)
         pld_win_sys_fini(it->win);
     it->win = NULL;
+    pld_dist_progress_bind(it);
+}
+
+void pld_dist_progress_bind(pld_interp_t *it)
+{
+    it->prog = it->win ? pld_win_progress_slot(it->win) : &it->prog_local;
+    if (!it->win) {
+        pld_wait_watch_destroy(it->watch);
+        it->watch = NULL;
+    } else if (!it->watch) {
+        it->watch = pld_wait_watch_create(pld_win_world_size(it->win)); /* NULL: each wait keeps its own */
+    }
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -1019,6 +1031,7 @@ static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, cons
                                pld_describe_fn describe, const void *dctx, int32_t *found)
 {
     watch_ctx_t c = {it, f, sp};
+    pld_rt_progress(it, e ? e->span : sp); /* exact, before it may block (pld_rt_step publishes every 64) */
     pld_wait_t pw;
     memset(&pw, 0, sizeof pw);
     pw.h = it->sched_on ? &watch_hooks_sched : &watch_hooks;
@@ -1026,6 +1039,8 @@ static pld_status_t watch_loop(pld_interp_t *it, frame_t *f, pld_span_t sp, cons
     pw.win = it->win;
     pw.sched = it->sched;
     pw.timeout_s = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    pw.wait_timeout_s = it->opts.wait_timeout_s;
+    pw.watch = it->watch;
     pw.line = e ? (int32_t)e->span.line : 0;
     pw.col = e ? (int32_t)e->span.col : 0;
     pw.dom_rank = w->d ? w->d->me : it->comm.rank;
@@ -1153,6 +1168,63 @@ static pld_status_t sticky_error(pld_interp_t *it, pld_status_t st)
     return pld_rt_error(it, NULL, none, "%s", msg);
 }
 
+/* The function whose definition holds source line `line` (the last one
+ * defined at or before it), "" when none. */
+static const char *func_at_line(const pld_interp_t *it, uint32_t line)
+{
+    const char *name = "";
+    for (int i = 0; i < it->p->nfuncs; i++)
+        if (it->p->funcs[i]->name_span.line <= line)
+            name = it->p->funcs[i]->name;
+    return name;
+}
+
+/* Rank 0, after a hang: one-screen summary of every rank (its state, its
+ * blocked wait, and its last progress as this rank's watch saw it) and the
+ * budget. */
+static void hang_summary(pld_interp_t *it)
+{
+    pld_span_t none = {0, 0, 0, 0};
+    const int P = pld_win_world_size(it->win), reason = pld_win_status_aborted(it->win);
+    const double budget = it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0;
+    char limits[96];
+    if (it->opts.wait_timeout_s > 0)
+        snprintf(limits, sizeof limits, "budget: no progress for %g s, or one wait of %g s", budget,
+                 it->opts.wait_timeout_s);
+    else
+        snprintf(limits, sizeof limits, "budget: no progress for %g s", budget);
+    pld_diag_t *dg = pld_diag_add(&it->p->diags, PLD_SEV_NOTE, none, "the run stopped (%s; %s); state of every rank:",
+                                  reason == PLD_WA_DEADLOCK        ? "deadlock"
+                                  : reason == PLD_WA_TIMEOUT      ? "hang watchdog timeout: no rank made progress"
+                                  : reason == PLD_WA_WAIT_TIMEOUT ? "hang watchdog: a wait passed the per-wait limit"
+                                                                  : "a rank failed",
+                                  limits);
+    for (int r = 0; r < P; r++) {
+        pld_win_status_t s;
+        if (pld_win_status_get(it->win, r, &s) != PLD_OK)
+            continue;
+        const char *state = s.state == PLD_WS_FINISHED ? "finished" : s.state == PLD_WS_RUNNING ? "running"
+                          : s.state == PLD_WS_BLOCKED ? "blocked" : "stopped";
+        char prog[200] = "";
+        double ago = 0;
+        uint32_t line = 0, col = 0;
+        if (pld_wait_watch_rank(it->watch, r, &ago, &line, &col)) {
+            int n = snprintf(prog, sizeof prog, "; last progress %.2f s before the stop", ago);
+            if (line > 0 && n > 0 && (size_t)n < sizeof prog)
+                snprintf(prog + n, sizeof prog - (size_t)n, ", at %s:%u:%u in %s", it->p->file, line, col,
+                         func_at_line(it, line));
+        } else {
+            snprintf(prog, sizeof prog, "; last progress not seen by rank 0");
+        }
+        if (s.line > 0)
+            pld_diag_note(&it->p->diags, dg, none, "rank %d: %s at %s:%d:%d: %s (found %d, expected %s %d)%s", r,
+                          state, it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, pld_wait_cmp_text(s.cmp),
+                          (int)s.expected, prog);
+        else
+            pld_diag_note(&it->p->diags, dg, none, "rank %d: %s%s", r, s.what[0] ? s.what : state, prog);
+    }
+}
+
 pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
 {
     if (it->win)
@@ -1166,7 +1238,8 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
     } else if (st == PLD_OK) {
         pld_wait_publish(it->win, PLD_WS_FINISHED, 0, 0, 0, 0, 0, 0, "finished");
     }
-    if (pld_wait_drain(it->win, it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0))
+    if (pld_wait_drain(it->win, it->opts.timeout_s > 0 ? it->opts.timeout_s : 30.0, it->opts.wait_timeout_s,
+                       it->watch))
         it->must_abort = 1;
     int P = pld_win_world_size(it->win);
     int aborted = pld_win_status_aborted(it->win);
@@ -1176,28 +1249,8 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
         if (pld_win_status_get(it->win, r, &s) == PLD_OK && s.line > 0)
             waits++;
     }
-    if (aborted && waits && it->comm.rank == 0) {
-        /* a hang: one-screen summary of every rank */
-        pld_span_t none = {0, 0, 0, 0};
-        int reason = pld_win_status_aborted(it->win);
-        pld_diag_t *dg = pld_diag_add(&it->p->diags, PLD_SEV_NOTE, none, "the run stopped (%s); state of every rank:",
-                                      reason == PLD_WA_DEADLOCK ? "deadlock" : reason == PLD_WA_TIMEOUT
-                                                                                     ? "hang watchdog timeout"
-                                                                                     : "a rank failed");
-        for (int r = 0; r < P; r++) {
-            pld_win_status_t s;
-            if (pld_win_status_get(it->win, r, &s) != PLD_OK)
-                continue;
-            const char *state = s.state == PLD_WS_FINISHED ? "finished" : s.state == PLD_WS_RUNNING ? "running"
-                              : s.state == PLD_WS_BLOCKED ? "blocked" : "stopped";
-            if (s.line > 0)
-                pld_diag_note(&it->p->diags, dg, none, "rank %d: %s at %s:%d:%d: %s (found %d, expected %s %d)", r, state,
-                              it->p->file, (int)s.line, (int)s.col, s.what, (int)s.found, pld_wait_cmp_text(s.cmp),
-                              (int)s.expected);
-            else
-                pld_diag_note(&it->p->diags, dg, none, "rank %d: %s", r, s.what[0] ? s.what : state);
-        }
-    }
+    if (aborted && waits && it->comm.rank == 0)
+        hang_summary(it);
     if (aborted && st == PLD_OK)
         st = PLD_E_PEER; /* finished, but another rank failed or hung: its report says why */
     return sticky_error(it, st);

@@ -587,6 +587,7 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     f->cur_seq = s->seq;
     if (pld_rt_step(it, f, s->span) != PLD_OK)
         return FLOW_ERROR;
+    pld_rt_progress_at(it, s->span);
     switch (s->kind) {
     case PLD_ST_EXPR: {
         const pld_expr_t *e = s->u.expr;

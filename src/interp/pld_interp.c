@@ -40,6 +40,7 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
         return PLD_E_NOMEM;
     if (opts)
         it->opts = *opts;
+    it->prog = &it->prog_local;
     it->trace = it->opts.trace;
     it->comm = comm ? *comm : *pld_comm_self();
     it->walk = &pld_walker;
@@ -646,6 +647,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
                          it->comm.nranks == 1 ? "" : "s", it->comm.nranks - 1);
     }
     it->steps = 0;
+    it->prog_next = 0;
     it->step_limit = it->opts.op_budget ? it->opts.op_budget : UINT64_MAX;
     if (it->sched_on)
         pld_sched_run_begin(it);
@@ -654,6 +656,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     it->win = it->opts.win;
     if (ctx == PLD_CTX_HOST && st == PLD_OK)
         st = pld_dist_plan(it, fn);
+    pld_dist_progress_bind(it);
     if (st == PLD_E_NOMEM && !it->p->diags.n_errors)
         pld_diag_add(&it->p->diags, PLD_SEV_ERROR, none, "out of memory while preparing the run");
     st = agree(it, st);

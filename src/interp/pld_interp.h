@@ -51,7 +51,9 @@ struct pld_debug_finding;
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
     struct pld_win_sys *win;/* window layer over MPI (borrowed); NULL = a local one (one rank only) */
-    double timeout_s;       /* hang watchdog: a wait unsatisfied this long stops the run; 0 = 30 s */
+    double timeout_s;       /* hang watchdog: no rank making progress this long stops the run; 0 = 30 s */
+    double wait_timeout_s;  /* > 0: also a wait (or a compiled kernel's loop) lasting this long, however
+                               the other ranks progress (the per-wait limit); 0 = none */
     pld_hw_t *hw;           /* kernel backend (borrowed); NULL = open the built-in sim backend */
     const pld_npu_profile_t *platform; /* platform profile (borrowed): AIV cores, UB bytes; NULL = a2a3 */
     int dispatches;         /* how many times the entry runs (a worker serving N calls); 0 = 1 */

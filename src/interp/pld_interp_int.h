@@ -201,6 +201,11 @@ struct pld_interp {
     unsigned char ops_seen[PLD_OPID__COUNT]; /* op ids evaluated (pld_interp_ops_seen) */
     pld_interp_where_t where;      /* what this rank is doing, for signal handlers */
     uint64_t steps;                /* operations of this pld_interp_run, against step_limit */
+    pld_win_progress_t *prog;      /* where pld_rt_step publishes them: this rank's status record, or
+                                      prog_local without a window layer (pld_dist_progress_bind) */
+    pld_win_progress_t prog_local;
+    uint64_t prog_next;            /* steps at which pld_rt_progress_at publishes again */
+    struct pld_wait_watch *watch;  /* what the hang watchdog saw of every rank's progress (pld_wait.h) */
     uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */
     /* tasks (pld_task.c) */
     int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
@@ -306,6 +311,18 @@ static inline pld_status_t pld_rt_step(pld_interp_t *it, frame_t *f, pld_span_t 
         return PLD_OK;
     return pld_rt_step_limit(it, f, sp); /* the budget, or a --schedule-seed deadline (pld_sched_stale) */
 }
+/* Publishes the operation count and sp as this rank's progress (it->prog:
+ * two relaxed stores, read by the other ranks' hang watchdog, pld_wait.h),
+ * and the count at which pld_rt_progress_at publishes next. */
+void pld_rt_progress(pld_interp_t *it, pld_span_t sp);
+/* At every statement and every back edge of a compiled loop: publishes the
+ * progress once 64 operations passed since the last time (one compare; the
+ * watchdog's budget is seconds, and a wait publishes the exact count first). */
+static inline void pld_rt_progress_at(pld_interp_t *it, pld_span_t sp)
+{
+    if (__builtin_expect(it->steps >= it->prog_next, 0))
+        pld_rt_progress(it, sp);
+}
 /* Static dtype named by an expression (pl.FP32, FP32, a dtype constant). */
 pld_dtype_t pld_expr_dtype(pld_interp_t *it, const pld_expr_t *e);
 /* Value of dynamic dim `name`; 0 when unbound. */
@@ -398,6 +415,9 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
  * the run, before the outputs are assembled). PLD_E_HW with a diagnostic. */
 pld_status_t pld_dist_fetch(pld_interp_t *it);
 void pld_dist_fini(pld_interp_t *it);
+/* Points it->prog at this rank's status record (it->win) or at prog_local,
+ * and creates it->watch for a window layer; call when it->win changes. */
+void pld_dist_progress_bind(pld_interp_t *it);
 /* Between two dispatches of the entry (--dispatches): waits until every rank
  * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
  * waits until every rank did (fresh or reset persistent windows, §1.5).

@@ -5,6 +5,7 @@
 #include "pld_mem.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,15 @@ pld_status_t pld_stack_exhausted(pld_interp_t *it, frame_t *f, pld_span_t sp, ui
                         "stack exhausted: %lu KiB left on %s (of %lu KiB) at call depth %d; too deep a recursion or "
                         "expression nesting",
                         left, where, size, f ? f->depth : 0);
+}
+
+void pld_rt_progress(pld_interp_t *it, pld_span_t sp)
+{
+    pld_win_progress_t *pr = it->prog;
+    atomic_store_explicit((_Atomic int64_t *)(void *)&pr->count, (int64_t)it->steps, memory_order_relaxed);
+    atomic_store_explicit((_Atomic uint64_t *)(void *)&pr->at, (uint64_t)sp.line | (uint64_t)sp.col << 32,
+                          memory_order_relaxed);
+    it->prog_next = it->steps + 64;
 }
 
 pld_status_t pld_rt_step_limit(pld_interp_t *it, frame_t *f, pld_span_t sp)

@@ -8,10 +8,14 @@
  * (pld_npu.h), and after its first 64 polls (a quiet spin: no clock, no
  * status board, no description) it publishes its blocked state and watches:
  * every rank blocked with nothing in flight and no change for a while is a
- * deadlock, a wait longer than the timeout a hang, another rank's abort a
- * stop. What only the caller knows (where it is, for its signal handlers; a
- * seeded schedule's held puts; how to report an error at its location) goes
- * through pld_wait_hooks_t. Nothing here knows the syntax or the
+ * deadlock; no rank making progress for the timeout a hang (progress: the
+ * caller's operation count in a record, pld_win_progress_t, an op issued, a
+ * message applied, a phase or state passed, a changed signal value); a wait
+ * longer than the explicit per-wait limit (when one is given) a hang too;
+ * another rank's abort a stop. A wait that is merely long while some rank
+ * progresses is not a hang. What only the caller knows (where it is, for its
+ * signal handlers; a seeded schedule's held puts; how to report an error at
+ * its location) goes through pld_wait_hooks_t. Nothing here knows the syntax or the
  * interpreter's values. */
 #ifndef PLD_WAIT_H
 #define PLD_WAIT_H
@@ -72,13 +76,30 @@ typedef struct pld_wait_hooks {
     pld_status_t (*error)(void *ctx, const char *msg);
 } pld_wait_hooks_t;
 
+/* What a rank saw of every rank's progress (pld_wait_run and pld_wait_drain
+ * update it from the status board they read anyway, every ~20 ms): per rank,
+ * when (this rank's clock) its record last changed and where it was. One per
+ * run, owned by the caller; NULL when the caller keeps none (then each wait
+ * keeps its own: progress counts from the wait's start, and nothing is left
+ * for a report). */
+typedef struct pld_wait_watch pld_wait_watch_t;
+/* Returns owned (pld_wait_watch_destroy), NULL when out of memory. */
+pld_wait_watch_t *pld_wait_watch_create(int nranks);
+void pld_wait_watch_destroy(pld_wait_watch_t *w);
+/* What w saw of rank r: *ago_s = seconds from its last observed progress to
+ * the moment the run stopped (or to now while it runs), *line / *col the
+ * location it last published (0: none). Returns 0 when r was never seen. */
+int pld_wait_watch_rank(const pld_wait_watch_t *w, int r, double *ago_s, uint32_t *line, uint32_t *col);
+
 /* One wait. */
 typedef struct pld_wait {
     const pld_wait_hooks_t *h;
     void *ctx;
     pld_win_sys_t *win;            /* the status board */
     pld_npu_sched_t *sched;        /* the other blocks of this rank */
-    double timeout_s;              /* > 0; the caller's default applied */
+    double timeout_s;              /* > 0; the caller's default applied: the no-progress budget */
+    double wait_timeout_s;         /* > 0: this wait alone may last no longer (0: no per-wait limit) */
+    pld_wait_watch_t *watch;       /* the run's progress record (NULL: the wait keeps its own) */
     int32_t line, col;             /* the location published on the status board (0: none) */
     int dom_rank;                  /* this rank's rank in the domain of the cell (the board shows it) */
     pld_wait_poll_fn poll;
@@ -102,9 +123,10 @@ void pld_wait_publish(pld_win_sys_t *win, int state, int32_t line, int32_t col, 
                       int32_t found, int dom_rank, const char *what);
 
 /* At the end of a run: waits until no rank runs or waits any longer, still
- * detecting deadlocks and the timeout (then stopping every rank). Returns 1
- * when a rank neither finished nor noticed a stop within 5 s of it (busy in a
- * loop that never waits): the job must be killed. */
-int pld_wait_drain(pld_win_sys_t *win, double timeout_s);
+ * detecting deadlocks, no progress for timeout_s and (wait_timeout_s > 0)
+ * the per-wait limit (then stopping every rank); watch as in pld_wait_t.
+ * Returns 1 when a rank neither finished nor noticed a stop within 5 s of it
+ * (busy in a loop that never waits): the job must be killed. */
+int pld_wait_drain(pld_win_sys_t *win, double timeout_s, double wait_timeout_s, pld_wait_watch_t *watch);
 
 #endif

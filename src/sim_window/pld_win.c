@@ -769,6 +769,8 @@ void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st)
         PLD_MPI_NOTE(MPI_Win_sync(sys->status_win));
 }
 
+pld_win_progress_t *pld_win_progress_slot(pld_win_sys_t *sys) { return &sys->status->progress; }
+
 void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase)
 {
     settle(sys, PLD_WS_FINISHED);

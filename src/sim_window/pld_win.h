@@ -324,6 +324,16 @@ const char *pld_win_last_error(const pld_win_sys_t *sys);
  * Each rank publishes a fixed-size record; any rank can read all of them. */
 typedef enum pld_win_state { PLD_WS_RUNNING = 0, PLD_WS_BLOCKED, PLD_WS_FINISHED, PLD_WS_FAILED } pld_win_state_t;
 
+/* What a rank did last, as its caller counts it (an interpreter: its
+ * operations and the location of the last one). The caller stores into its
+ * own record directly, with relaxed atomic stores and no MPI call (one or two
+ * plain stores per operation): readers (pld_win_status_get) may see it torn
+ * or late, which the hang watchdog tolerates; it only asks whether it changed. */
+typedef struct pld_win_progress {
+    int64_t count;          /* operations so far (changes while the rank progresses) */
+    uint64_t at;            /* source location of the last one: line | col << 32 (0: none) */
+} pld_win_progress_t;
+
 typedef struct pld_win_status {
     int32_t state;          /* pld_win_state_t */
     int32_t abort;          /* set by any rank to stop everyone (deadlock, failure, timeout) */
@@ -340,6 +350,7 @@ typedef struct pld_win_status {
     int64_t msgs_applied;   /* hybrid: signal messages applied to this rank's cells, and transfers
                                of this rank completed (kept by the layer); sums over all ranks
                                equal when nothing is in flight */
+    pld_win_progress_t progress; /* the caller's progress (pld_win_progress_slot) */
 } pld_win_status_t;
 
 /* Publishes this rank's record (local write + MPI_Win_sync, visible to
@@ -348,6 +359,10 @@ typedef struct pld_win_status {
  * a reader can tell that a rank has published again since it last looked).
  * `what` is copied NUL-terminated. */
 void pld_win_status_set(pld_win_sys_t *sys, const pld_win_status_t *st);
+/* This rank's progress record in its own status record, for the caller to
+ * store into (pld_win_progress_t); valid until pld_win_sys_fini. Not
+ * collective, no MPI call. */
+pld_win_progress_t *pld_win_progress_slot(pld_win_sys_t *sys);
 /* Sets this rank's phase (monotonic; readers wait for every rank to reach a
  * phase between two runs of a program) and publishes it. */
 void pld_win_status_phase(pld_win_sys_t *sys, int64_t phase);
@@ -361,7 +376,9 @@ pld_status_t pld_win_status_get(pld_win_sys_t *sys, int r, pld_win_status_t *st)
  * pld_win_last_error and the sticky error. Not collective. */
 void pld_win_status_abort_all(pld_win_sys_t *sys, int reason);
 /* Abort reasons (the value stored in every record's abort field). */
-enum { PLD_WA_NONE = 0, PLD_WA_FAILED = 1, PLD_WA_DEADLOCK = 2, PLD_WA_TIMEOUT = 3 };
+enum { PLD_WA_NONE = 0, PLD_WA_FAILED = 1, PLD_WA_DEADLOCK = 2, PLD_WA_TIMEOUT = 3, PLD_WA_WAIT_TIMEOUT = 4 };
+/* PLD_WA_TIMEOUT: no rank made progress for the timeout (pld_wait.h);
+ * PLD_WA_WAIT_TIMEOUT: one wait passed the explicit per-wait limit. */
 /* 1 when this rank's abort flag is set (MPI_Win_sync + atomic load). */
 int pld_win_status_aborted(pld_win_sys_t *sys); /* returns the reason, 0 when not aborted */
 

@@ -16,7 +16,7 @@
             scalars and tiles with continue / break, while, pl.while_, an early
             return) on sim and native: every output byte-identical; and
             tests/native/spin.pld (2^40 trips that each end in `continue`)
-            stopped by --timeout 2 on native at P = 1 and 2: exit 70, every
+            stopped by --wait-timeout 2 on native at P = 1 and 2: exit 70, every
             rank's timeout report naming the loop, within 60 s.
   system    tests/native/system.pld (arrays, TaskIds, scopes and a pl.spmd
             grid inside a kernel, the core facts, no-effect ops, prefetch and
@@ -470,13 +470,14 @@ def control(args, work, env):
     same_on_sim_and_native(args, work, env, 'control.pld', ['--in', 'x=random:11'], outs, limit=60)
     print('ok: control: %d outputs byte-identical on sim and native' % len(outs))
     # a kernel that spins (every trip ends in `continue`): the watchdog tick of
-    # the loop's back edge stops it after --timeout, on every rank
-    o = ['--in', 'x=random:1', '--out', 'cnt=' + os.path.join(work, 'spin.npy'), '--timeout', '2']
+    # the loop's back edge stops it after --wait-timeout (the per-wait limit;
+    # under --timeout alone a running loop is progress), on every rank
+    o = ['--in', 'x=random:1', '--out', 'cnt=' + os.path.join(work, 'spin.npy'), '--wait-timeout', '2']
     for P in (1, 2):
         rc, out = run(args, 'spin.pld', 'native', o, env, P=P, limit=60)
         needles = ['[rank %d/%d] %s:10:18: error: kernel spin: this loop still runs after 2 s (the hang watchdog\'s '
-                   'timeout expired)' % (r, P, os.path.join(HERE, 'spin.pld')) for r in range(P)]
-        expect(rc, out, 70, needles, 'a spinning kernel stopped by --timeout 2 at P=%d' % P)
+                   'per-wait limit expired)' % (r, P, os.path.join(HERE, 'spin.pld')) for r in range(P)]
+        expect(rc, out, 70, needles, 'a spinning kernel stopped by --wait-timeout 2 at P=%d' % P)
         if 'did not stop' in out:
             fail('a rank did not stop by itself at P=%d' % P, out)
 

@@ -14,6 +14,7 @@
 #include "pld_parse.h"
 #include "pld_win.h"
 #include "batchlist.h"
+#include "hang_opts.h"
 #include "observe.h"
 #include "findings.h"
 #include "report.h"
@@ -54,6 +55,7 @@ typedef struct opts {
     const char *devices; /* --devices: the device id of each rank of a host, "0,1,2,3" */
     const char *entry;
     int timeout;
+    double wait_timeout; /* --wait-timeout (hang_opts.c); 0: none */
     pld_win_transport_t transport;
     int dispatches;
     int persistent;
@@ -95,7 +97,8 @@ static void usage(FILE *f)
           "  --backend-options S options text handed to the backend's open\n"
           "  --devices LIST      device ids for the ranks of each host, by local rank (\"0,1,2,3\");\n"
           "                      default: the backend chooses (ascend: local rank)\n"
-          "  --timeout SECONDS   hang watchdog: a wait unsatisfied this long stops the run (default 30)\n"
+          "  --timeout SECONDS   hang watchdog: no rank making progress this long stops the run (default 30)\n"
+          HANG_OPTS_USAGE
           "  --window-transport auto|shm|hybrid|rma\n"
           "                      how ranks reach each other's windows (default auto: shm on one node,\n"
           "                      hybrid across nodes: shm within a node, RMA and messages between nodes)\n"
@@ -208,6 +211,9 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
             else
                 o->timeout = v;
             i++;
+        } else if (hang_option(a, val, &o->wait_timeout, &i)) {
+            if (o->wait_timeout < 0)
+                return EX_USAGE;
         } else if (strcmp(a, "--dispatches") == 0) {
             if (!val || !parse_int(val, &o->dispatches) || o->dispatches < 1) {
                 fprintf(stderr, "pldrun: --dispatches needs a positive integer\n");
@@ -884,6 +890,7 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         io.entry = o->entry;
         io.win = win;
         io.timeout_s = o->timeout;
+        io.wait_timeout_s = o->wait_timeout;
         io.platform = o->platform;
         io.dispatches = o->dispatches;
         io.persistent_windows = o->persistent;
