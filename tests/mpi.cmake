@@ -83,7 +83,8 @@ endforeach()
 # PLD_TEST_FAIL_ALLOC=N). The one-rank failure cases of run_negative.py use it.
 if(TARGET pld_interp_testing)
   add_executable(pldrun_testing "${PROJECT_SOURCE_DIR}/tools/pldrun/main.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/report.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/signature.c"
-    "${PROJECT_SOURCE_DIR}/tools/pldrun/observe.c")
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/observe.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/dispatch_io.c"
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/dump.c")
   target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun")
   target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
   set(_pld_testing_tool $<TARGET_FILE:pldrun_testing>)

@@ -1105,10 +1105,18 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
 
 pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear)
 {
+    /* a dispatch hook: its work between the two barriers (the second one
+     * also when the windows are kept) */
+    int io = it->opts.dispatch_io != NULL;
     if (!it->win)
-        return PLD_OK;
-    for (int step = 0; step < 1 + (clear != 0); step++) {
-        if (step == 1) {
+        return io ? pld_interp_between_io(it, f, sp, done - 1) : PLD_OK;
+    for (int step = 0; step < 1 + (clear != 0 || io); step++) {
+        if (step == 1 && io) {
+            pld_status_t st = pld_interp_between_io(it, f, sp, done - 1);
+            if (st != PLD_OK)
+                return st;
+        }
+        if (step == 1 && clear) {
             /* every rank finished dispatch `done`: clear this rank's part of
              * every window, then wait until everybody did before anyone
              * writes into a peer's window again */

@@ -177,6 +177,7 @@ struct pld_interp {
     const pld_func_t *entry;
     int entry_index;
     pld_value_t *args;             /* entry arguments, one per entry parameter */
+    int dispatch;                  /* the dispatch being run, 0-based (--dump) */
     int *bound;
     /* module constants (index = p->consts index) */
     pld_value_t *consts;
@@ -403,6 +404,12 @@ void pld_dist_fini(pld_interp_t *it);
  * waits until every rank did (fresh or reset persistent windows, §1.5).
  * Collective, under the hang watchdog. */
 pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear);
+/* Between dispatches `done` and done + 1, once every rank finished `done`
+ * (pld_dist_between's barrier): the dispatch hook's outputs (collective
+ * assembly) and inputs (pld_interp_dispatch_hook_t). */
+/* --dump: hands the value v of the marker e (pl.dump_tag) to the tool's hook. */
+pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v);
+pld_status_t pld_interp_between_io(pld_interp_t *it, frame_t *f, pld_span_t sp, int done);
 /* The domain of a window-bound tensor, or NULL with an error reported. */
 domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
 /* The window buffer of allocation call e (pld.alloc_window_buffer, or a HOST

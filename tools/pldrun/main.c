@@ -10,6 +10,8 @@
 #include "pld_npy.h"
 #include "pld_parse.h"
 #include "pld_win.h"
+#include "dispatch_io.h"
+#include "dump.h"
 #include "observe.h"
 #include "report.h"
 #include "signature.h"
@@ -28,11 +30,6 @@ enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_UNAVAILABLE = 69, EX_SOFTWA
 
 #define MAX_BINDINGS 64
 
-typedef struct binding {
-    const char *name;   /* points into argv (NUL written over '=') */
-    const char *value;
-} binding_t;
-
 typedef struct opts {
     const char *path;
     binding_t in[MAX_BINDINGS];
@@ -49,12 +46,13 @@ typedef struct opts {
     const char *entry;
     int timeout;
     pld_win_transport_t transport;
-    int dispatches;
+    int dispatches, dispatches_given;
     int persistent;
     int reset; /* -1 default (reset iff persistent), 0 no, 1 yes */
     const char *trace;   /* --trace FILE.json */
     int verbose;         /* -v */
     const char *log_dir; /* --log-dir DIR */
+    const char *dump_dir; /* --dump DIR */
     int poison;
     int check_races;     /* --check-races */
     int chunk_steps;     /* --collective-steps chunk */
@@ -77,8 +75,9 @@ static void usage(FILE *f)
           "  --signature         print the entry's parameters as one line of JSON (name, kind, dtype,\n"
           "                      shape, dir) and run nothing (the Python API uses it)\n"
           "  --entry NAME        function to run (default: the HOST orchestrator)\n"
-          "  --in NAME=FILE.npy  bind an entry parameter (repeatable)\n"
-          "  --out NAME=FILE.npy write a parameter's final contents (repeatable)\n"
+          "  --in NAME=FILE.npy  bind an entry parameter (repeatable); FILE,FILE,... or DIR/: one per dispatch\n"
+          "  --out NAME=FILE.npy write a parameter's final contents (repeatable); FILE,FILE,... or DIR/\n"
+          "                      (DIR/NAME.D.npy): each dispatch's\n"
           "  --platform a2a3|a5  hardware profile to emulate (default a2a3)\n"
           "  --backend NAME|PATH.so\n"
           "                      kernel backend: a built-in one (default sim) or a plugin\n"
@@ -107,6 +106,7 @@ static void usage(FILE *f)
           "                      ui.perfetto.dev or chrome://tracing), also when the run hangs or fails\n"
           "  -v, --verbose       log every rank's steps (ops, peers, cells, values) to stderr\n"
           "  --log-dir DIR       write the same log per rank to DIR/rank<R>.log\n"
+          "  --dump DIR          write each pl.dump_tag hit as DIR/TAG-lLINE-rRANK-dD-hHIT.npy, indexed in DIR/index.tsv\n"
           "  --poison            never-written window bytes and created tiles read as NaN / 0xA5 bytes;\n"
           "                      each read of them is a warning, once per site (sim backend only)\n"
           "  --check-races       report every pair of unordered conflicting window accesses, both\n"
@@ -198,18 +198,16 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
                 fprintf(stderr, "pldrun: --dispatches needs a positive integer\n");
                 return EX_USAGE;
             }
+            o->dispatches_given = 1;
             i++;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
-        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--log-dir") == 0) {
+        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--log-dir") == 0 || strcmp(a, "--dump") == 0) {
             if (!val || !val[0]) {
                 fprintf(stderr, "pldrun: %s needs a %s\n", a, strcmp(a, "--trace") == 0 ? "file name" : "directory");
                 return EX_USAGE;
             }
-            if (strcmp(a, "--trace") == 0)
-                o->trace = val;
-            else
-                o->log_dir = val;
+            *(strcmp(a, "--trace") == 0 ? &o->trace : strcmp(a, "--log-dir") == 0 ? &o->log_dir : &o->dump_dir) = val;
             i++;
         } else if (strcmp(a, "--persistent-windows") == 0) {
             o->persistent = 1;
@@ -306,6 +304,12 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
     if (o->reset == 1 && !o->persistent) {
         /* PyPTO: reset_persistent_windows=True requires persistent=True */
         fprintf(stderr, "pldrun: --reset-persistent-windows yes requires --persistent-windows\n");
+        return EX_USAGE;
+    }
+    char err[512]; /* --in x=a.npy,b.npy / DIR/: one file per dispatch */
+    if (!o->check && !o->print && dispatch_io_resolve(o->in, o->nin, o->out, o->nout, &o->dispatches,
+                                                      o->dispatches_given, err, sizeof err) != 0) {
+        fprintf(stderr, "pldrun: %s\n", err);
         return EX_USAGE;
     }
     return -1;
@@ -873,11 +877,16 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
     pld_program_t *p = NULL;
     pld_hw_t *hw = NULL;
     pld_interp_t *it = NULL;
+    dump_t *dump = NULL;
     char err[1024] = "";
 
     /* 1. the program, the backend, the interpreter: rank-local */
     report_phase("reading and checking the program");
     int rc = front_end(o, size, &msg, NULL, &p);
+    if (rc == EX_OK && dump_open(o->dump_dir, rank, &dump, err, sizeof err) != 0) {
+        pld_buf_printf(&msg, "pldrun: %s\n", err);
+        rc = EX_IOERR;
+    }
     /* the kernel backend: built in, or a plugin (loaded by every rank
      * together: its loading takes collective steps) */
     if (pld_hw_is_plugin_path(o->backend))
@@ -907,6 +916,8 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
         io.schedule_seed = o->seed;
         io.hw = hw;
         io.trace = observe_recorder(obs);
+        io.dump = dump_hook(dump);
+        io.dispatch_io = dispatch_io_hook();
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
@@ -1008,6 +1019,8 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
     pld_hw_close(hw);
     pld_program_destroy(p);
     pld_buf_fini(&msg);
+    dump_close(dump);
+    dispatch_io_reset();
     return rc;
 }
 
