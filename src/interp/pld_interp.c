@@ -643,7 +643,10 @@ static pld_status_t assemble_outputs(pld_interp_t *it, int snap)
     return st != PLD_OK ? st : hst;
 }
 
-pld_status_t pld_interp_between_io(pld_interp_t *it, frame_t *f, pld_span_t sp, int done)
+/* Between dispatches `done` and done + 1, once every rank finished `done`
+ * (pld_dist_between's first wait): the dispatch hook's outputs (collective
+ * assembly) and inputs (pld_interp_dispatch_hook_t). */
+static pld_status_t between_io(pld_interp_t *it, frame_t *f, pld_span_t sp, int done)
 {
     const pld_interp_dispatch_hook_t *hk = it->opts.dispatch_io;
     pld_status_t st = PLD_OK;
@@ -759,7 +762,12 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         if (d > 0) {
             frame_t top;
             pld_walk_frame_init(&top, NULL, fn, NULL, ctx, none);
-            st = pld_dist_between(it, &top, fn->name_span, d, clear);
+            if (!it->opts.dispatch_io) {
+                st = pld_dist_between(it, &top, fn->name_span, d, clear, 0);
+            } else if ((st = pld_dist_between(it, &top, fn->name_span, d, clear, 1)) == PLD_OK &&
+                       (st = between_io(it, &top, fn->name_span, d - 1)) == PLD_OK) {
+                st = pld_dist_between(it, &top, fn->name_span, d, clear, 2);
+            }
             if (st != PLD_OK)
                 break;
         }

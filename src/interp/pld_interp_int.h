@@ -402,14 +402,12 @@ void pld_dist_fini(pld_interp_t *it);
 /* Between two dispatches of the entry (--dispatches): waits until every rank
  * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
  * waits until every rank did (fresh or reset persistent windows, §1.5).
+ * part 0: all of it; 1: the first wait only; 2: the rest, with the second
+ * wait also when !clear (the walker's per-dispatch I/O runs between 1 and 2).
  * Collective, under the hang watchdog. */
-pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear);
-/* Between dispatches `done` and done + 1, once every rank finished `done`
- * (pld_dist_between's barrier): the dispatch hook's outputs (collective
- * assembly) and inputs (pld_interp_dispatch_hook_t). */
+pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear, int part);
 /* --dump: hands the value v of the marker e (pl.dump_tag) to the tool's hook. */
 pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v);
-pld_status_t pld_interp_between_io(pld_interp_t *it, frame_t *f, pld_span_t sp, int done);
 /* The domain of a window-bound tensor, or NULL with an error reported. */
 domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
 /* The window buffer of allocation call e (pld.alloc_window_buffer, or a HOST
