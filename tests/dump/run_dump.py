@@ -17,6 +17,14 @@ Cases:
   dump_seq    --dump with per-dispatch inputs (--in xs=a.npy,b.npy): dispatch
               d's hits hold the values computed from the d-th file
   dump_errors --dump onto a regular file: exit 74 and the path named
+  kernel      tests/dump/programs/dump_kernel.pld: the markers inside the
+              InCore kernel (`x = pl.tensor.dump_tag(x)`, `pl.dump_tag(y)`),
+              3 calls per dispatch, --dispatches 2, under --backend sim and
+              --backend native (the compiled kernel runs the marker through
+              pc_rt.dump, no op evaluated by the tree walker): the same index
+              rows (function step) and values, checked against the goldens;
+              without --dump the native run evaluates no op in its compiled
+              kernels either (the marker costs one runtime query)
   seq_comma   P = 2, --in xs=a.npy,b.npy,c.npy --out ys=o0.npy,o1.npy,o2.npy
               (the count sets --dispatches 3): each o<d> is the golden of
               input d; with an explicit --dispatches 3 too
@@ -42,8 +50,9 @@ try:
 except ImportError:  # a failure, never a skip
     np = None
 
-CASES = ('dump', 'dump_seq', 'dump_errors', 'seq_comma', 'seq_dir', 'seq_errors')
+CASES = ('dump', 'dump_seq', 'dump_errors', 'kernel', 'seq_comma', 'seq_dir', 'seq_errors')
 PROGRAM = os.path.join(HERE, 'programs', 'dump_loop.pld')
+KERNEL_PROGRAM = os.path.join(HERE, 'programs', 'dump_kernel.pld')
 P = 2
 ROWS, COLS = 4, 16
 
@@ -96,16 +105,17 @@ class Runner:
             arrays.append(x)
         return paths, arrays
 
-    def run(self, cli, want_rc=0, timeout=60):
-        rc, out, err = self.launch(P, PROGRAM, cli, self.env, self.wd, timeout)
-        self.last = (rc, out, err, ' '.join(['mpirun -n %d pldrun' % P, PROGRAM] + cli))
+    def run(self, cli, want_rc=0, timeout=60, program=PROGRAM):
+        rc, out, err = self.launch(P, program, cli, self.env, self.wd, timeout)
+        self.last = (rc, out, err, ' '.join(['mpirun -n %d pldrun' % P, program] + cli))
         if rc != want_rc:
             raise Fail('exit %d, expected %d\n  command: %s\n  stderr: %s' % (rc, want_rc, self.last[3],
                                                                              err.strip()[-1500:]))
         return out, err
 
-    def check_dump(self, ddir, xs_of_dispatch, ndispatch):
-        """The index and every file against the goldens."""
+    def check_dump(self, ddir, xs_of_dispatch, ndispatch, text=None, func='per_rank', nx=1):
+        """The index and every file against the goldens (x hit nx times, y 3 times per dispatch)."""
+        text = text or self.text
         idx = os.path.join(ddir, 'index.tsv')
         if not os.path.isfile(idx):
             raise Fail('no %s' % idx)
@@ -114,23 +124,23 @@ class Runner:
         want_head = 'tag\trank\tdispatch\thit\tfunction\tline\tcol\tblock\tdtype\tshape\tfile'
         if not lines or lines[0] != want_head:
             raise Fail('index header %r, expected %r' % (lines[:1], want_head))
-        xl, xc = marker_pos(self.text, 'pl.tensor.dump_tag(x)')
-        yl, yc = marker_pos(self.text, 'pl.dump_tag(y)')
+        xl, xc = marker_pos(text, 'pl.tensor.dump_tag(x)')
+        yl, yc = marker_pos(text, 'pl.dump_tag(y)')
         seen = {}
         for ln in lines[1:]:
             f = ln.split('\t')
             if len(f) != 11:
                 raise Fail('index row %r: %d fields, expected 11' % (ln, len(f)))
-            tag, rank, disp, hit, func, line, col, block, dt, shape, name = f
+            tag, rank, disp, hit, _fn, line, col, block, dt, shape, name = f
             key = (tag, int(rank), int(disp), int(hit))
             if key in seen:
                 raise Fail('index row %r twice' % (key,))
             seen[key] = name
             want_pos = (xl, xc) if tag == 'x' else (yl, yc)
-            if (func, int(line), int(col), block, dt, shape) != ('per_rank', want_pos[0], want_pos[1], '-1', 'FP32',
+            if (_fn, int(line), int(col), block, dt, shape) != (func, want_pos[0], want_pos[1], '-1', 'FP32',
                                                                  '[%d, %d]' % (ROWS, COLS)):
-                raise Fail('index row %r: expected function per_rank at %d:%d, block -1, FP32 [%d, %d]' %
-                           (ln, want_pos[0], want_pos[1], ROWS, COLS))
+                raise Fail('index row %r: expected function %s at %d:%d, block -1, FP32 [%d, %d]' %
+                           (ln, func, want_pos[0], want_pos[1], ROWS, COLS))
             arr = np.load(os.path.join(ddir, name))
             x = xs_of_dispatch[int(disp)]
             r, k = int(rank), int(hit)
@@ -145,7 +155,7 @@ class Runner:
                     name, tag, r, int(disp), k, arr.dtype, arr.shape,
                     np.max(np.abs(arr.astype(np.float64) - want)) if arr.shape == want.shape else '-'))
         want_keys = {(t, r, d, h) for r in range(P) for d in range(ndispatch)
-                     for t, nh in (('x', 1), ('y', 3)) for h in range(nh)}
+                     for t, nh in (('x', nx), ('y', 3)) for h in range(nh)}
         if set(seen) != want_keys:
             raise Fail('index rows: missing %s, unexpected %s' % (sorted(want_keys - set(seen)),
                                                                  sorted(set(seen) - want_keys)))
@@ -179,6 +189,26 @@ class Runner:
         _, err = self.run(['--in', 'xs=' + p, '--dump', 'afile'], want_rc=74)
         if 'afile' not in err:
             raise Fail('--dump onto a file: the path is not named: %s' % err.strip())
+
+    def kernel(self):
+        (p,), (x,) = self.inputs(1)
+        with open(KERNEL_PROGRAM) as f:
+            text = f.read()
+        for be in ('sim', 'native'):
+            out, _ = self.run(['--in', 'xs=' + p, '--dispatches', '2', '--dump', 'K_' + be, '--out',
+                               'ys=k_%s.npy' % be, '--backend', be], program=KERNEL_PROGRAM, timeout=120)
+            if be == 'native' and '(0 in compiled kernels)' not in out:
+                raise Fail('--backend native --dump: the markers went through the tree walker: %s' % out.strip())
+            try:
+                self.check_dump(self.path('K_' + be), [x, x], 2, text, 'step', 3)
+            except Fail as e:
+                raise Fail('--backend %s: %s' % (be, e))
+            if not np.array_equal(np.load(self.path('k_%s.npy' % be)), golden_out(x)):
+                raise Fail('--backend %s: ys differs from the golden' % be)
+        out, _ = self.run(['--in', 'xs=' + p, '--dispatches', '2', '--backend', 'native'], program=KERNEL_PROGRAM,
+                          timeout=120)
+        if '(0 in compiled kernels)' not in out:
+            raise Fail('without --dump, the native kernels evaluated ops: %s' % out.strip())
 
     def check_outs(self, paths, xs):
         for d, (o, x) in enumerate(zip(paths, xs)):
@@ -230,7 +260,7 @@ class Runner:
 
 def main():
     if '--list' in sys.argv[1:]:  # the cases, one per line (tests/dump.cmake registers one test per case)
-        T.require_programs('run_dump.py', [('dump', PROGRAM)])
+        T.require_programs('run_dump.py', [('dump', PROGRAM), ('kernel', KERNEL_PROGRAM)])
         print('\n'.join(CASES))
         return 0
     ap = T.mpi_arg_parser(__doc__)
