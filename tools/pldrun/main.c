@@ -1020,7 +1020,6 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
     pld_program_destroy(p);
     pld_buf_fini(&msg);
     dump_close(dump);
-    dispatch_io_reset();
     return rc;
 }
 
@@ -1148,6 +1147,7 @@ static int run_job(opts_t *o, int rank, int size, int leak_check, int *worst)
     }
     int rc = anybad ? EX_IOERR : run(o, win, obs, rank, size); /* a rank that cannot log or trace: nobody runs */
     observe_close(obs);
+    dispatch_io_reset();
     report_phase("finishing");
     if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
         /* an MPI failure during the run (recorded, not yet reported) or in teardown */
@@ -1390,6 +1390,7 @@ static int batch(const char *list, int rank, int size)
             run_job(&o, rank, size, 0, &erc);
         }
         report_phase("between --batch entries");
+        dispatch_io_reset(); /* also when the entry did not run */
         fflush(stdout);
         fflush(stderr);
         if (dup2(saved_out, STDOUT_FILENO) < 0 || dup2(saved_err, STDERR_FILENO) < 0) {
