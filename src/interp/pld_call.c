@@ -838,7 +838,11 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
         return PLD_E_RUNTIME;
     pld_sim_call_t call = {.it = it, .caller = f, .scope = &s->u.with.body, .span = s->span, .flow = FLOW_NORMAL,
                            .stmt = s};
-    pld_status_t st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
+    pld_status_t st = it->opts.dump ? pld_dump_launch(it, f, s->u.with.item, NULL, 0, 0) : PLD_OK;
+    if (st == PLD_OK)
+        st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
+    if (st == PLD_OK && it->opts.dump)
+        st = pld_dump_launch(it, f, s->u.with.item, NULL, 0, 1);
     args_fini(&la);
     if (st != PLD_OK)
         return PLD_E_RUNTIME;
@@ -1000,8 +1004,12 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         }
     } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
         st = gate_deps(it, f, e);
+        if (st == PLD_OK && it->opts.dump)
+            st = pld_dump_launch(it, f, e, fn, 0, 0);
         if (st == PLD_OK)
             st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, 0, out);
+        if (st == PLD_OK && it->opts.dump)
+            st = pld_dump_launch(it, f, e, fn, 0, 1);
     } else {
         st = pld_walk_function(it, f, fn, args, callee_ctx ? callee_ctx : f->ctx, e->span, out);
     }
@@ -1038,8 +1046,12 @@ pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     }
     pld_value_t r = pld_v_none();
     pld_status_t st = gate_deps(it, f, e);
+    if (st == PLD_OK && it->opts.dump)
+        st = pld_dump_launch(it, f, e, fn, 1, 0);
     if (st == PLD_OK)
         st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, sync_start, &r);
+    if (st == PLD_OK && it->opts.dump)
+        st = pld_dump_launch(it, f, e, fn, 1, 1);
     free_args(args, n);
     if (st != PLD_OK)
         return st;

@@ -381,10 +381,12 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_
     return st;
 }
 
-pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v)
+/* The tool's hook with value v of expression `tag` (its text is the tag),
+ * located at `at`; errors at `at`. */
+static pld_status_t dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *tag, pld_span_t at, const char *stage,
+                               const pld_value_t *v)
 {
     const pld_interp_dump_hook_t *hk = it->opts.dump;
-    const pld_expr_t *arg = e->u.call.args[0].value;
     pld_view_t from, to;
     int64_t shape[PLD_MAX_RANK];
     if (v->kind == PLD_V_TENSOR) {
@@ -392,23 +394,77 @@ pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, con
     } else if (v->kind == PLD_V_TILE) {
         pld_tile_kview(pld_v_tile(v), &from, 1); /* its valid region */
     } else {
-        return pld_rt_error(it, f, arg->span, "pl.dump_tag of a %s: expected a tensor or a tile",
-                            pld_vkind_name(v->kind));
+        return pld_rt_error(it, f, tag->span, "--dump of a %s: expected a tensor or a tile", pld_vkind_name(v->kind));
     }
     memcpy(shape, from.shape, sizeof shape);
     int64_t bytes = pld_value_bytes(from.dt, from.rank, shape);
     void *buf = bytes < 0 ? NULL : pld_mem_alloc(bytes ? (size_t)bytes : 1);
     if (!buf)
-        return pld_rt_error(it, f, e->span, "out of memory (pl.dump_tag)");
+        return pld_rt_error(it, f, at, "out of memory (--dump)");
     char err[512] = "";
     pld_view_packed(&to, buf, from.dt, from.rank, shape);
     pld_status_t st = pld_k_copy(&to, &from, err, sizeof err);
     if (st == PLD_OK) {
-        const pld_interp_dump_rec_t rec = {
-            it->p->src + arg->span.off, arg->span.len, f->fn ? f->fn->name : "", e->span.line, e->span.col,
-            e->span.off, it->dispatch, f->block_num > 1 ? f->block_idx : -1, from.dt, from.rank, shape, buf};
+        const pld_interp_dump_rec_t rec = {it->p->src + tag->span.off, tag->span.len, f->fn ? f->fn->name : "",
+                                           at.line, at.col, at.off, it->dispatch,
+                                           f->block_num > 1 ? f->block_idx : -1, stage, from.dt, from.rank, shape,
+                                           buf};
         st = hk->tensor(hk->ctx, &rec, err, sizeof err);
     }
     pld_mem_free(buf);
-    return st == PLD_OK ? PLD_OK : pld_rt_error(it, f, e->span, "--dump: %s", err[0] ? err : pld_status_name(st));
+    return st == PLD_OK ? PLD_OK : pld_rt_error(it, f, at, "--dump: %s", err[0] ? err : pld_status_name(st));
+}
+
+pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v)
+{
+    return dump_value(it, f, e->u.call.args[0].value, e->span, "marker", v);
+}
+
+/* The list of a launch's dumps: dumps=[...] or attrs={"dump_vars": [...]}. */
+static const pld_expr_t *dump_list(const pld_expr_t *call)
+{
+    const pld_expr_t *l = pld_walk_kwarg(call, "dumps"), *a = pld_walk_kwarg(call, "attrs");
+    for (int i = 0; !l && a && a->kind == PLD_EX_DICT && i < a->u.dict.n; i++)
+        if (a->u.dict.keys[i]->kind == PLD_EX_STR && strcmp(a->u.dict.keys[i]->u.str.s, "dump_vars") == 0)
+            l = a->u.dict.vals[i];
+    return l && (l->kind == PLD_EX_LIST || l->kind == PLD_EX_TUPLE) ? l : NULL;
+}
+
+pld_status_t pld_dump_launch(pld_interp_t *it, frame_t *f, const pld_expr_t *call, const pld_func_t *fn, int first,
+                             int stage)
+{
+    const pld_expr_t *l = it->opts.dump ? dump_list(call) : NULL;
+    for (int k = 0; l && k < l->u.seq.n; k++) {
+        const pld_expr_t *item = l->u.seq.items[k];
+        int dir = PLD_DIR_INOUT; /* a scope's, or a name that is no argument: both stages */
+        for (int i = first, j = 0; fn && item->kind == PLD_EX_NAME && i < call->u.call.nargs; i++) {
+            const pld_expr_t *a = call->u.call.args[i].value;
+            if (call->u.call.args[i].kw)
+                continue;
+            if (a->kind == PLD_EX_NAME && strcmp(a->u.name, item->u.name) == 0 && j < fn->nparams &&
+                fn->params[j].type) {
+                dir = fn->params[j].type->dir;
+                break;
+            }
+            j++;
+        }
+        if ((stage == 0 && dir == PLD_DIR_OUT) || (stage == 1 && dir == PLD_DIR_IN))
+            continue;
+        pld_value_t v = pld_v_none();
+        pld_status_t st = PLD_OK;
+        int slot = item->kind == PLD_EX_NAME ? item->slot : -1;
+        for (int i = 0; item->kind == PLD_EX_NAME && slot < 0 && f->fn && i < f->nslots; i++)
+            if (f->fn->slot_names[i] && strcmp(f->fn->slot_names[i], item->u.name) == 0)
+                slot = i; /* a scope's keyword list is not resolved by the checker */
+        if (slot >= 0 && slot < f->nslots)
+            pld_value_set(&v, &f->slots[slot]);
+        else
+            st = it->walk->eval(it, f, item, &v);
+        if (st == PLD_OK)
+            st = dump_value(it, f, item, item->span, stage == 0 ? "before_dispatch" : "after_completion", &v);
+        pld_value_release(&v);
+        if (st != PLD_OK)
+            return st;
+    }
+    return PLD_OK;
 }

@@ -49,8 +49,10 @@ struct pld_trace;
 typedef struct pld_interp pld_interp_t;
 
 /* --dump: one execution ("hit") of a pl.dump_tag(t) / pl.tensor.dump_tag(t)
- * marker, with the value t has there. Every pointer is borrowed for the
- * duration of the call. */
+ * marker, with the value t has there, or one tensor a kernel launch lists
+ * (PyPTO's printed forms: dumps=[t] of pl.submit / pl.at, attrs={"dump_vars":
+ * [t]} of a kernel call), before or after the launch. Every pointer is
+ * borrowed for the duration of the call. */
 typedef struct pld_interp_dump_rec {
     const char *tag;        /* the marked expression's source text ("q"), tag_len bytes, not NUL-terminated */
     size_t tag_len;
@@ -59,6 +61,8 @@ typedef struct pld_interp_dump_rec {
     uint32_t site;          /* the marker's byte offset in the program: one id per marker */
     int dispatch;           /* 0-based dispatch (--dispatches) */
     int64_t block;          /* block of an SPMD grid / multi-block launch, -1 outside one */
+    const char *stage;      /* "marker" (pl.dump_tag); a launch's dumps= / dump_vars list:
+                               "before_dispatch" (inputs, InOut) or "after_completion" (outputs, InOut) */
     pld_dtype_t dt;
     int rank;
     const int64_t *shape;   /* of a tile: its valid region */

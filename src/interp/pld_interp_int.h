@@ -408,6 +408,13 @@ void pld_dist_fini(pld_interp_t *it);
 pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear, int part);
 /* --dump: hands the value v of the marker e (pl.dump_tag) to the tool's hook. */
 pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v);
+/* --dump: the tensors launch `call` lists (dumps=[...], attrs={"dump_vars":
+ * [...]}) at stage 0 (before the launch: In and InOut arguments of kernel fn,
+ * the positional arguments from `first`) or 1 (after it: Out and InOut); fn
+ * NULL (a pl.at scope) or a name that is no argument: both stages. No work
+ * without --dump or a list. */
+pld_status_t pld_dump_launch(pld_interp_t *it, frame_t *f, const pld_expr_t *call, const pld_func_t *fn, int first,
+                             int stage);
 /* The domain of a window-bound tensor, or NULL with an error reported. */
 domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
 /* The window buffer of allocation call e (pld.alloc_window_buffer, or a HOST

@@ -25,6 +25,13 @@ Cases:
               rows (function step) and values, checked against the goldens;
               without --dump the native run evaluates no op in its compiled
               kernels either (the marker costs one runtime query)
+  printed     tests/dump/programs/dump_printed.pld: the forms PyPTO's printer
+              gives a pl.dump_tag (it is consumed at parse time):
+              attrs={"dump_vars": [x, y]} of a kernel call (x, an input, dumped
+              before the launch; y, an Out, after it), dumps=[y] of pl.submit
+              (after) and of a pl.at(CORE_GROUP) scope (y captured: before and
+              after); stage column before_dispatch / after_completion,
+              positions of the list items, values against the goldens
   seq_comma   P = 2, --in xs=a.npy,b.npy,c.npy --out ys=o0.npy,o1.npy,o2.npy
               (the count sets --dispatches 3): each o<d> is the golden of
               input d; with an explicit --dispatches 3 too
@@ -50,9 +57,10 @@ try:
 except ImportError:  # a failure, never a skip
     np = None
 
-CASES = ('dump', 'dump_seq', 'dump_errors', 'kernel', 'seq_comma', 'seq_dir', 'seq_errors')
+CASES = ('dump', 'dump_seq', 'dump_errors', 'kernel', 'printed', 'seq_comma', 'seq_dir', 'seq_errors')
 PROGRAM = os.path.join(HERE, 'programs', 'dump_loop.pld')
 KERNEL_PROGRAM = os.path.join(HERE, 'programs', 'dump_kernel.pld')
+PRINTED_PROGRAM = os.path.join(HERE, 'programs', 'dump_printed.pld')
 P = 2
 ROWS, COLS = 4, 16
 
@@ -64,10 +72,10 @@ class Fail(Exception):
 def marker_pos(text, needle):
     """(line, col) of the call `needle` in the program (both from 1)."""
     for i, line in enumerate(text.splitlines(), 1):
-        c = line.find(needle)
+        c = -1 if line.lstrip().startswith('#') else line.find(needle)
         if c >= 0:
             return i, c + 1
-    raise Fail('no %r in %s' % (needle, PROGRAM))
+    raise Fail('no %r in the program' % needle)
 
 
 def golden_step(x, r, k):
@@ -121,7 +129,7 @@ class Runner:
             raise Fail('no %s' % idx)
         with open(idx) as f:
             lines = f.read().splitlines()
-        want_head = 'tag\trank\tdispatch\thit\tfunction\tline\tcol\tblock\tdtype\tshape\tfile'
+        want_head = 'tag\trank\tdispatch\thit\tstage\tfunction\tline\tcol\tblock\tdtype\tshape\tfile'
         if not lines or lines[0] != want_head:
             raise Fail('index header %r, expected %r' % (lines[:1], want_head))
         xl, xc = marker_pos(text, 'pl.tensor.dump_tag(x)')
@@ -129,9 +137,11 @@ class Runner:
         seen = {}
         for ln in lines[1:]:
             f = ln.split('\t')
-            if len(f) != 11:
-                raise Fail('index row %r: %d fields, expected 11' % (ln, len(f)))
-            tag, rank, disp, hit, _fn, line, col, block, dt, shape, name = f
+            if len(f) != 12:
+                raise Fail('index row %r: %d fields, expected 12' % (ln, len(f)))
+            tag, rank, disp, hit, stage, _fn, line, col, block, dt, shape, name = f
+            if stage != 'marker':
+                raise Fail('index row %r: stage %r, expected marker' % (ln, stage))
             key = (tag, int(rank), int(disp), int(hit))
             if key in seen:
                 raise Fail('index row %r twice' % (key,))
@@ -210,6 +220,40 @@ class Runner:
         if '(0 in compiled kernels)' not in out:
             raise Fail('without --dump, the native kernels evaluated ops: %s' % out.strip())
 
+    def printed(self):
+        (p,), (x,) = self.inputs(1)
+        with open(PRINTED_PROGRAM) as f:
+            text = f.read()
+        self.run(['--in', 'xs=' + p, '--dispatches', '2', '--dump', 'D', '--out', 'ys=o.npy'], program=PRINTED_PROGRAM)
+        want_out = np.stack([golden_step(x, r, 5) + np.float32(1) for r in range(P)])
+        if not np.array_equal(np.load(self.path('o.npy')), want_out):
+            raise Fail('ys differs from the golden')
+        al, ac = marker_pos(text, '[x, y]}')            # attrs={"dump_vars": [x, y]}
+        sl, sc = marker_pos(text, 'dumps=[y])')         # pl.submit(..., dumps=[y])  (the first one)
+        pl_, pc = marker_pos(text, 'dumps=[y]):')       # with pl.at(..., dumps=[y]):
+        # (tag, stage, line, col of the list item) -> (hits per dispatch, golden of rank r, hit h)
+        sites = {('x', 'before_dispatch', al, ac + 1): (3, lambda r, h: x[r]),
+                 ('y', 'after_completion', al, ac + 4): (3, lambda r, h: golden_step(x, r, h)),
+                 ('y', 'after_completion', sl, sc + 7): (1, lambda r, h: golden_step(x, r, 5)),
+                 ('y', 'before_dispatch', pl_, pc + 7): (1, lambda r, h: golden_step(x, r, 5)),
+                 ('y', 'after_completion', pl_, pc + 7): (1, lambda r, h: golden_step(x, r, 5) + np.float32(1))}
+        with open(self.path('D', 'index.tsv')) as f:
+            lines = f.read().splitlines()
+        seen = set()
+        for ln in lines[1:]:
+            tag, rank, disp, hit, stage, fn, line, col, block, dt, shape, name = ln.split('\t')
+            key = (tag, stage, int(line), int(col))
+            if key not in sites or fn != 'per_rank':
+                raise Fail('unexpected index row %r (sites: %s)' % (ln, sorted(sites)))
+            r, d, h = int(rank), int(disp), int(hit)
+            seen.add(key + (r, d, h))
+            arr = np.load(self.path('D', name))
+            if not np.array_equal(arr, sites[key][1](r, h)):
+                raise Fail('%s: differs from the golden of %s' % (name, key))
+        want = {k + (r, d, h) for k, (nh, _) in sites.items() for r in range(P) for d in range(2) for h in range(nh)}
+        if seen != want:
+            raise Fail('index rows: missing %s, unexpected %s' % (sorted(want - seen)[:6], sorted(seen - want)[:6]))
+
     def check_outs(self, paths, xs):
         for d, (o, x) in enumerate(zip(paths, xs)):
             if not os.path.isfile(o):
@@ -260,7 +304,7 @@ class Runner:
 
 def main():
     if '--list' in sys.argv[1:]:  # the cases, one per line (tests/dump.cmake registers one test per case)
-        T.require_programs('run_dump.py', [('dump', PROGRAM), ('kernel', KERNEL_PROGRAM)])
+        T.require_programs('run_dump.py', [('dump', PROGRAM), ('kernel', KERNEL_PROGRAM), ('printed', PRINTED_PROGRAM)])
         print('\n'.join(CASES))
         return 0
     ap = T.mpi_arg_parser(__doc__)

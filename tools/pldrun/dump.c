@@ -17,6 +17,7 @@
 
 typedef struct site_hits {
     uint32_t site;
+    const char *stage; /* the interpreter's static strings */
     int64_t hits;
 } site_hits_t;
 
@@ -81,14 +82,14 @@ static int open_index(dump_t *d, int truncate, char *err, size_t errn)
 }
 
 /* The n-th hit (0-based) of a marker in this dispatch on this rank. */
-static int64_t next_hit(dump_t *d, int dispatch, uint32_t site)
+static int64_t next_hit(dump_t *d, int dispatch, uint32_t site, const char *stage)
 {
     if (dispatch != d->dispatch) {
         d->dispatch = dispatch;
         d->nsites = 0;
     }
     for (int i = 0; i < d->nsites; i++)
-        if (d->sites[i].site == site)
+        if (d->sites[i].site == site && strcmp(d->sites[i].stage, stage) == 0)
             return ++d->sites[i].hits;
     if (d->nsites == d->cap) {
         int cap = d->cap ? 2 * d->cap : 16;
@@ -99,6 +100,7 @@ static int64_t next_hit(dump_t *d, int dispatch, uint32_t site)
         d->cap = cap;
     }
     d->sites[d->nsites].site = site;
+    d->sites[d->nsites].stage = stage;
     d->sites[d->nsites].hits = 0;
     d->nsites++;
     return 0;
@@ -107,7 +109,7 @@ static int64_t next_hit(dump_t *d, int dispatch, uint32_t site)
 static pld_status_t on_tensor(void *ctx, const pld_interp_dump_rec_t *r, char *err, size_t errn)
 {
     dump_t *d = ctx;
-    int64_t hit = next_hit(d, r->dispatch, r->site);
+    int64_t hit = next_hit(d, r->dispatch, r->site, r->stage);
     if (hit < 0) {
         snprintf(err, errn, "out of memory");
         return PLD_E_NOMEM;
@@ -123,7 +125,10 @@ static pld_status_t on_tensor(void *ctx, const pld_interp_dump_rec_t *r, char *e
     }
     tag[n] = '\0';
     char name[128], path[PATH_MAX];
-    snprintf(name, sizeof name, "%s-l%u-r%d-d%d-h%lld.npy", tag, r->line, d->rank, r->dispatch, (long long)hit);
+    const char *sfx = strcmp(r->stage, "before_dispatch") == 0    ? "-before"
+                      : strcmp(r->stage, "after_completion") == 0 ? "-after"
+                                                                  : "";
+    snprintf(name, sizeof name, "%s-l%u-r%d-d%d-h%lld%s.npy", tag, r->line, d->rank, r->dispatch, (long long)hit, sfx);
     if (snprintf(path, sizeof path, "%s/%s", d->dir, name) >= (int)sizeof path) {
         snprintf(err, errn, "%s/%s: the path is too long", d->dir, name);
         return PLD_E_IO;
@@ -135,8 +140,9 @@ static pld_status_t on_tensor(void *ctx, const pld_interp_dump_rec_t *r, char *e
         return PLD_E_IO;
     /* one write per line: the ranks append to one file */
     pld_buf_reset(&d->line);
-    pld_buf_printf(&d->line, "%.*s\t%d\t%d\t%lld\t%s\t%u\t%u\t%lld\t%s\t[", (int)r->tag_len, r->tag, d->rank,
-                   r->dispatch, (long long)hit, r->func, r->line, r->col, (long long)r->block, pld_dtype_name(r->dt));
+    pld_buf_printf(&d->line, "%.*s\t%d\t%d\t%lld\t%s\t%s\t%u\t%u\t%lld\t%s\t[", (int)r->tag_len, r->tag, d->rank,
+                   r->dispatch, (long long)hit, r->stage, r->func, r->line, r->col, (long long)r->block,
+                   pld_dtype_name(r->dt));
     for (int k = 0; k < r->rank; k++)
         pld_buf_printf(&d->line, "%s%lld", k ? ", " : "", (long long)r->shape[k]);
     pld_buf_printf(&d->line, "]\t%s\n", name);
@@ -173,7 +179,7 @@ int dump_open(const char *dir, int rank, dump_t **out, char *err, size_t errn)
         return -1;
     }
     if (rank == 0) {
-        static const char header[] = "tag\trank\tdispatch\thit\tfunction\tline\tcol\tblock\tdtype\tshape\tfile\n";
+        static const char header[] = "tag\trank\tdispatch\thit\tstage\tfunction\tline\tcol\tblock\tdtype\tshape\tfile\n";
         if (open_index(d, 1, err, errn) != 0) {
             dump_close(d);
             return -1;
