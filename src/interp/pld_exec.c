@@ -381,10 +381,8 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_
     return st;
 }
 
-/* The tool's hook with value v of expression `tag` (its text is the tag),
- * located at `at`; errors at `at`. */
-static pld_status_t dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *tag, pld_span_t at, const char *stage,
-                               const pld_value_t *v)
+pld_status_t pld_dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *tag, pld_span_t at, const char *stage,
+                            const pld_value_t *v)
 {
     const pld_interp_dump_hook_t *hk = it->opts.dump;
     pld_view_t from, to;
@@ -417,54 +415,6 @@ static pld_status_t dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *t
 
 pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v)
 {
-    return dump_value(it, f, e->u.call.args[0].value, e->span, "marker", v);
+    return pld_dump_value(it, f, e->u.call.args[0].value, e->span, "marker", v);
 }
 
-/* The list of a launch's dumps: dumps=[...] or attrs={"dump_vars": [...]}. */
-static const pld_expr_t *dump_list(const pld_expr_t *call)
-{
-    const pld_expr_t *l = pld_walk_kwarg(call, "dumps"), *a = pld_walk_kwarg(call, "attrs");
-    for (int i = 0; !l && a && a->kind == PLD_EX_DICT && i < a->u.dict.n; i++)
-        if (a->u.dict.keys[i]->kind == PLD_EX_STR && strcmp(a->u.dict.keys[i]->u.str.s, "dump_vars") == 0)
-            l = a->u.dict.vals[i];
-    return l && (l->kind == PLD_EX_LIST || l->kind == PLD_EX_TUPLE) ? l : NULL;
-}
-
-pld_status_t pld_dump_launch(pld_interp_t *it, frame_t *f, const pld_expr_t *call, const pld_func_t *fn, int first,
-                             int stage)
-{
-    const pld_expr_t *l = it->opts.dump ? dump_list(call) : NULL;
-    for (int k = 0; l && k < l->u.seq.n; k++) {
-        const pld_expr_t *item = l->u.seq.items[k];
-        int dir = PLD_DIR_INOUT; /* a scope's, or a name that is no argument: both stages */
-        for (int i = first, j = 0; fn && item->kind == PLD_EX_NAME && i < call->u.call.nargs; i++) {
-            const pld_expr_t *a = call->u.call.args[i].value;
-            if (call->u.call.args[i].kw)
-                continue;
-            if (a->kind == PLD_EX_NAME && strcmp(a->u.name, item->u.name) == 0 && j < fn->nparams &&
-                fn->params[j].type) {
-                dir = fn->params[j].type->dir;
-                break;
-            }
-            j++;
-        }
-        if ((stage == 0 && dir == PLD_DIR_OUT) || (stage == 1 && dir == PLD_DIR_IN))
-            continue;
-        pld_value_t v = pld_v_none();
-        pld_status_t st = PLD_OK;
-        int slot = item->kind == PLD_EX_NAME ? item->slot : -1;
-        for (int i = 0; item->kind == PLD_EX_NAME && slot < 0 && f->fn && i < f->nslots; i++)
-            if (f->fn->slot_names[i] && strcmp(f->fn->slot_names[i], item->u.name) == 0)
-                slot = i; /* a scope's keyword list is not resolved by the checker */
-        if (slot >= 0 && slot < f->nslots)
-            pld_value_set(&v, &f->slots[slot]);
-        else
-            st = it->walk->eval(it, f, item, &v);
-        if (st == PLD_OK)
-            st = dump_value(it, f, item, item->span, stage == 0 ? "before_dispatch" : "after_completion", &v);
-        pld_value_release(&v);
-        if (st != PLD_OK)
-            return st;
-    }
-    return PLD_OK;
-}

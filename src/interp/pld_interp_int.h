@@ -406,6 +406,11 @@ void pld_dist_fini(pld_interp_t *it);
  * wait also when !clear (the walker's per-dispatch I/O runs between 1 and 2).
  * Collective, under the hang watchdog. */
 pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear, int part);
+/* --dump: hands value v of expression `tag` (its source text is the tag) to
+ * the tool's hook, located at `at` (errors there too); stage "marker",
+ * "before_dispatch" or "after_completion" (pld_interp_dump_rec_t). */
+pld_status_t pld_dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *tag, pld_span_t at, const char *stage,
+                            const pld_value_t *v);
 /* --dump: hands the value v of the marker e (pl.dump_tag) to the tool's hook. */
 pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v);
 /* --dump: the tensors launch `call` lists (dumps=[...], attrs={"dump_vars":
