@@ -1,6 +1,6 @@
 /* dump.h - the tool's side of --dump DIR: the writer behind the
  * interpreter's pl.dump_tag hook (pld_interp_dump_hook_t). The library hands
- * over each hit's value; this file writes it as DIR/TAG-lLINE-rRANK-dDISPATCH-hHIT.npy
+ * over each hit's value; this file writes it as DIR/TAG-lLINE-rRANK-dDISPATCH-hHIT[-before|-after].npy
  * and appends one line per file to DIR/index.tsv (docs/debugging.md). */
 #ifndef PLDRUN_DUMP_H
 #define PLDRUN_DUMP_H
