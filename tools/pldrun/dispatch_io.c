@@ -223,8 +223,8 @@ static pld_status_t on_outputs(void *ctx, int done, int i, const char *name, pld
     return PLD_OK;
 }
 
-int dispatch_io_resolve(binding_t *in, int nin, binding_t *out, int nout, int *dispatches, int dispatches_given,
-                        char *err, size_t errn)
+static int resolve(binding_t *in, int nin, binding_t *out, int nout, int *dispatches, int dispatches_given, char *err,
+                   size_t errn)
 {
     dispatch_io_reset();
     int count = 0;
@@ -296,6 +296,16 @@ int dispatch_io_resolve(binding_t *in, int nin, binding_t *out, int nout, int *d
     g.hook.inputs = any_in && *dispatches > 1 ? on_inputs : NULL;
     g.hook.outputs = any_out && *dispatches > 1 ? on_outputs : NULL;
     return 0;
+}
+
+int dispatch_io_resolve(binding_t *in, int nin, binding_t *out, int nout, int *dispatches, int dispatches_given)
+{
+    char err[2 * PATH_MAX + 512];
+    if (resolve(in, nin, out, nout, dispatches, dispatches_given, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "pldrun: %s\n", err);
+    dispatch_io_reset();
+    return -1;
 }
 
 const pld_interp_dispatch_hook_t *dispatch_io_hook(void)

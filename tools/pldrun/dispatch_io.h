@@ -23,9 +23,8 @@ typedef struct binding {
  * value to the single file the one-file code reads (the first input, the
  * last output). Keeps the sequences for dispatch_io_hook until the next call
  * or dispatch_io_reset. Writes into argv's strings (the commas). Returns 0,
- * or -1 with a usage message in err. */
-int dispatch_io_resolve(binding_t *in, int nin, binding_t *out, int nout, int *dispatches, int dispatches_given,
-                        char *err, size_t errn);
+ * or -1 after printing the usage error ("pldrun: ...") to stderr. */
+int dispatch_io_resolve(binding_t *in, int nin, binding_t *out, int nout, int *dispatches, int dispatches_given);
 /* The hook for pld_interp_opts_t.dispatch_io; NULL when no sequence was given. */
 const pld_interp_dispatch_hook_t *dispatch_io_hook(void);
 /* Forgets the sequences (frees their file lists). */

@@ -157,7 +157,7 @@ static pld_status_t on_tensor(void *ctx, const pld_interp_dump_rec_t *r, char *e
     return PLD_OK;
 }
 
-int dump_open(const char *dir, int rank, dump_t **out, char *err, size_t errn)
+static int open_dump(const char *dir, int rank, dump_t **out, char *err, size_t errn)
 {
     *out = NULL;
     if (!dir)
@@ -192,6 +192,15 @@ int dump_open(const char *dir, int rank, dump_t **out, char *err, size_t errn)
     }
     *out = d;
     return 0;
+}
+
+int dump_open(const char *dir, int rank, dump_t **out, pld_buf_t *msg)
+{
+    char err[PATH_MAX + 256] = "";
+    if (open_dump(dir, rank, out, err, sizeof err) == 0)
+        return 0;
+    pld_buf_printf(msg, "pldrun: %s\n", err);
+    return -1;
 }
 
 void dump_close(dump_t *d)

@@ -5,6 +5,7 @@
 #ifndef PLDRUN_DUMP_H
 #define PLDRUN_DUMP_H
 
+#include "pld_buf.h"
 #include "pld_interp.h"
 
 #include <stddef.h>
@@ -15,8 +16,8 @@ typedef struct dump dump_t;
  * rank 0, starts DIR/index.tsv afresh with its header line. dir NULL: *out =
  * NULL, nothing is done. Not collective: the caller agrees on the outcome
  * before the run, so that every other rank appends to a started index.
- * Returns 0, or -1 with a message in err. */
-int dump_open(const char *dir, int rank, dump_t **out, char *err, size_t errn);
+ * Returns 0, or -1 with a line "pldrun: ..." appended to msg. */
+int dump_open(const char *dir, int rank, dump_t **out, pld_buf_t *msg);
 void dump_close(dump_t *d);
 /* The hook for pld_interp_opts_t.dump; NULL when d is NULL. */
 const pld_interp_dump_hook_t *dump_hook(const dump_t *d);

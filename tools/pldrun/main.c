@@ -76,8 +76,7 @@ static void usage(FILE *f)
           "                      shape, dir) and run nothing (the Python API uses it)\n"
           "  --entry NAME        function to run (default: the HOST orchestrator)\n"
           "  --in NAME=FILE.npy  bind an entry parameter (repeatable); F0.npy,F1.npy,... or DIR/: a file per dispatch\n"
-          "  --out NAME=FILE.npy write a parameter's final contents (repeatable); O0.npy,O1.npy,... or DIR/\n"
-          "                      (DIR/NAME.D.npy): each dispatch's\n"
+          "  --out NAME=FILE.npy write a parameter's final contents (repeatable); O0,O1,... or DIR/: per dispatch\n"
           "  --platform a2a3|a5  hardware profile to emulate (default a2a3)\n"
           "  --backend NAME|PATH.so\n"
           "                      kernel backend: a built-in one (default sim) or a plugin\n"
@@ -307,13 +306,9 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
         fprintf(stderr, "pldrun: --reset-persistent-windows yes requires --persistent-windows\n");
         return EX_USAGE;
     }
-    char err[512]; /* --in x=a.npy,b.npy / DIR/: one file per dispatch */
-    if (!o->check && !o->print && dispatch_io_resolve(o->in, o->nin, o->out, o->nout, &o->dispatches,
-                                                      o->dispatches_given, err, sizeof err) != 0) {
-        fprintf(stderr, "pldrun: %s\n", err);
-        return EX_USAGE;
-    }
-    return -1;
+    /* --in x=a.npy,b.npy / DIR/: one file per dispatch (dispatch_io.c prints what is wrong) */
+    return o->check || o->print || dispatch_io_resolve(o->in, o->nin, o->out, o->nout, &o->dispatches,
+                                                       o->dispatches_given) == 0 ? -1 : EX_USAGE;
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -884,10 +879,8 @@ static int run(const opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, in
     /* 1. the program, the backend, the interpreter: rank-local */
     report_phase("reading and checking the program");
     int rc = front_end(o, size, &msg, NULL, &p);
-    if (rc == EX_OK && dump_open(o->dump_dir, rank, &dump, err, sizeof err) != 0) {
-        pld_buf_printf(&msg, "pldrun: %s\n", err);
+    if (rc == EX_OK && dump_open(o->dump_dir, rank, &dump, &msg) != 0)
         rc = EX_IOERR;
-    }
     /* the kernel backend: built in, or a plugin (loaded by every rank
      * together: its loading takes collective steps) */
     if (pld_hw_is_plugin_path(o->backend))
