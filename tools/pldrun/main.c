@@ -1141,7 +1141,6 @@ static int run_job(opts_t *o, int rank, int size, int leak_check, int *worst)
     }
     int rc = anybad ? EX_IOERR : run(o, win, obs, rank, size); /* a rank that cannot log or trace: nobody runs */
     observe_close(obs);
-    dispatch_io_reset();
     report_phase("finishing");
     if (pld_win_sys_fini_checked(win, err, sizeof err) != PLD_OK) {
         /* an MPI failure during the run (recorded, not yet reported) or in teardown */
