@@ -34,7 +34,8 @@ Cases:
               positions of the list items, values against the goldens
   seq_comma   P = 2, --in xs=a.npy,b.npy,c.npy --out ys=o0.npy,o1.npy,o2.npy
               (the count sets --dispatches 3): each o<d> is the golden of
-              input d; with an explicit --dispatches 3 too
+              input d; with an explicit --dispatches 3 too; generators
+              (ones, arange) in the list
   seq_dir     --in xs=DIR/ (files sorted by name, not given in order) and
               --out ys=OUT/ (OUT/ys.<d>.npy, OUT created): the same goldens
   seq_errors  a count that does not match --dispatches, an --out list of
@@ -271,6 +272,12 @@ class Runner:
         outs = [self.path('p%d.npy' % d) for d in range(3)]
         self.run(['--in', 'xs=' + ','.join(ps), '--out', 'ys=' + ','.join(outs), '--dispatches', '3'])
         self.check_outs(outs, xs)
+        # pldrun's generators take a place in the list too
+        outs = [self.path('g%d.npy' % d) for d in range(3)]
+        self.run(['--in', 'xs=ones,%s,arange' % ps[1], '--out', 'ys=' + ','.join(outs)])
+        n = P * ROWS * COLS
+        self.check_outs(outs, [np.ones((P, ROWS, COLS), np.float32), xs[1],
+                               np.arange(n, dtype=np.float32).reshape(P, ROWS, COLS)])
 
     def seq_dir(self):
         # written in another order than their names sort in

@@ -179,6 +179,37 @@ void dispatch_io_reset(void)
     memset(&g, 0, sizeof g);
 }
 
+static int is_generator(const char *v)
+{
+    return strcmp(v, "arange") == 0 || strcmp(v, "zeros") == 0 || strcmp(v, "ones") == 0 || strncmp(v, "random:", 7) == 0;
+}
+
+/* Parameter i's new contents from generator spec (pld_npy_generate). */
+static pld_status_t generate(pld_interp_t *it, int i, const char *spec, char *err, size_t errn)
+{
+    pld_dtype_t dt;
+    int rank;
+    const int64_t *shape;
+    const void *cur;
+    if (pld_interp_result(it, i, &dt, &rank, &shape, &cur) != PLD_OK) {
+        snprintf(err, errn, "a generator gives tensors only");
+        return PLD_E_USAGE;
+    }
+    int64_t count = 1;
+    for (int d = 0; d < rank; d++)
+        count *= shape[d];
+    void *buf = pld_mem_alloc(count > 0 ? (size_t)count * (size_t)pld_dtype_bytes(dt) : 1);
+    if (!buf) {
+        snprintf(err, errn, "out of memory");
+        return PLD_E_NOMEM;
+    }
+    pld_status_t st = pld_npy_generate(spec, dt, buf, count, err, errn);
+    if (st == PLD_OK)
+        st = pld_interp_refill(it, i, dt, rank, shape, buf, err, errn);
+    pld_mem_free(buf);
+    return st;
+}
+
 static pld_status_t on_inputs(void *ctx, pld_interp_t *it, int next, char *err, size_t errn)
 {
     (void)ctx;
@@ -188,6 +219,15 @@ static pld_status_t on_inputs(void *ctx, pld_interp_t *it, int next, char *err, 
         if (!s->is_in)
             continue;
         int i = pld_interp_param_index(it, s->name);
+        const char *f = s->files[next];
+        if (is_generator(f)) { /* arange|zeros|ones|random:SEED, of the bound tensor's shape */
+            pld_status_t st = generate(it, i, f, why, sizeof why);
+            if (st != PLD_OK) {
+                snprintf(err, errn, "--in %s: %s: %s", s->name, f, why);
+                return st;
+            }
+            continue;
+        }
         pld_npy_t npy;
         int read_ok = 0;
         pld_status_t st = pld_npy_read(s->files[next], &npy, why, sizeof why);
