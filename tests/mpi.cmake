@@ -86,7 +86,8 @@ if(TARGET pld_interp_testing)
     "${PROJECT_SOURCE_DIR}/tools/pldrun/observe.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/sweep.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/flow.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/findings.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/batchlist.c"
-    "${PROJECT_SOURCE_DIR}/tools/pldrun/hang_opts.c")
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/hang_opts.c"
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/dispatch_io.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/dump.c")
   target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun")
   target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
   set(_pld_testing_tool $<TARGET_FILE:pldrun_testing>)

@@ -63,10 +63,12 @@ class Result(dict):
     (the same findings as pldrun's --findings log gives them: its SARIF
     results, dicts whose `properties` hold kind, window or tile, owner, bytes
     and `sides`: rank, block, op, access, file, line, col), `summary`
-    (pldrun's closing line), `stdout`, `stderr`, `command`."""
+    (pldrun's closing line), `stdout`, `stderr`, `command`; with dispatch_inputs, `per_dispatch`
+    (one {name: array} per dispatch)."""
 
     findings = ()
     records = ()
+    per_dispatch = ()
     summary = ''
     stdout = ''
     stderr = ''
@@ -264,7 +266,7 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         wait_timeout=None, transport=None, collective_steps=None, dispatches=None, platform=None, devices=None, backend_options=None,
         trace=None, log_dir=None, verbose=False, check_races=False, poison=False, schedule_seed=None,
         persistent_windows=False, pldrun=None, mpiexec='mpirun', env=None, run_timeout=None, workdir=None,
-        keep=False, bf16='float32'):
+        keep=False, bf16='float32', dispatch_inputs=None, dump=None):
     """Runs `program` on `ranks` MPI ranks and returns a Result (outputs by name).
 
     inputs: {name: array | torch tensor | scalar} for the entry's parameters (dtype and shape must be the
@@ -278,6 +280,12 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
       the run, exit status 1), schedule_seed, persistent_windows;
       `options` are more pldrun arguments as they are. run_timeout: seconds before the whole job is killed
       (RunError, returncode 124). bf16: 'float32' (BF16 outputs as exact float32) or 'bits' (uint16).
+    dispatch_inputs: {name: [value for dispatch 0, value for dispatch 1, ...]}: new inputs per dispatch
+      (`--in name=f0.npy,f1.npy,...`); the lists' common length is the dispatch count (give `dispatches`
+      too and they must agree). The outputs are then read after every dispatch: Result.per_dispatch is a
+      list with one {name: array} per dispatch, and the Result's own entries (and the in-place targets)
+      are the last dispatch's.
+    dump: a directory for `--dump` (pl.dump_tag hits as .npy files with DIR/index.tsv; docs/debugging.md).
     Raises RunError on a non-zero exit, with pldrun's diagnostics."""
     exe = find_pldrun(pldrun)
     own = workdir is None
@@ -298,6 +306,17 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
             f = os.path.join(wd, 'in_%s.npy' % name)
             np.save(f, _to_numpy(name, value, params[name]), allow_pickle=False)
             cmd += ['--in', '%s=%s' % (name, f)]
+        for name, values in (dispatch_inputs or {}).items():
+            if name not in params:
+                raise RunError('the entry %s has no parameter %r (parameters: %s)'
+                               % (sig['entry'], name, ', '.join(params)), 64)
+            if isinstance(values, (str, bytes)) or not hasattr(values, '__len__') or len(values) == 0:
+                raise RunError('dispatch_inputs[%r]: a non-empty list of values, one per dispatch' % name, 64)
+            files = []
+            for d, value in enumerate(values):
+                files.append(os.path.join(wd, 'in_%s.%d.npy' % (name, d)))
+                np.save(files[-1], _to_numpy(name, value, params[name]), allow_pickle=False)
+            cmd += ['--in', '%s=%s' % (name, ','.join(files))]
         if outputs is None:
             names = [p['name'] for p in sig['params'] if p['dir'] in ('out', 'inout')]
             targets = {}
@@ -308,12 +327,15 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         for name in names:
             if name not in params:
                 raise RunError('the entry %s has no parameter %r to read back' % (sig['entry'], name), 64)
-            cmd += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
+            if dispatch_inputs:   # each dispatch's outputs: DIR/name.D.npy
+                cmd += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s' % name, ''))]
+            else:
+                cmd += ['--out', '%s=%s' % (name, os.path.join(wd, 'out_%s.npy' % name))]
         flags = [('--entry', entry), ('--timeout', timeout), ('--wait-timeout', wait_timeout),
                  ('--window-transport', transport),
                  ('--collective-steps', collective_steps), ('--dispatches', dispatches), ('--platform', platform),
                  ('--devices', devices), ('--backend-options', backend_options), ('--trace', trace),
-                 ('--log-dir', log_dir), ('--schedule-seed', schedule_seed)]
+                 ('--log-dir', log_dir), ('--schedule-seed', schedule_seed), ('--dump', dump)]
         cmd += ['--backend', backend]
         for flag, v in flags:
             if v is not None:
@@ -347,8 +369,16 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
             e.records = records
             raise e
         res = Result()
+        res.per_dispatch = []
+        for name in names if dispatch_inputs else ():
+            d_out = os.path.join(wd, 'out_%s' % name)
+            for d, fn in enumerate(sorted(f for f in os.listdir(d_out) if f.endswith('.npy'))):
+                if d == len(res.per_dispatch):
+                    res.per_dispatch.append({})
+                res.per_dispatch[d][name] = _from_npy(os.path.join(d_out, fn), params[name]['dtype'], bf16)
         for name in names:
-            arr = _from_npy(os.path.join(wd, 'out_%s.npy' % name), params[name]['dtype'], bf16)
+            arr = res.per_dispatch[-1][name] if dispatch_inputs else \
+                _from_npy(os.path.join(wd, 'out_%s.npy' % name), params[name]['dtype'], bf16)
             if name in targets and targets[name] is not None:
                 _copy_into(targets[name], arr, params[name]['dtype'])
                 res[name] = targets[name]

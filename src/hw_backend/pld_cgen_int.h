@@ -266,6 +266,11 @@ int pld_cg_remote_store(cg_t *g, const pld_expr_t *e);
 int pld_cg_sys_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
 /* an expression statement of the family */
 int pld_cg_sys_stmt(cg_t *g, const pld_expr_t *e);
+/* pl.dump_tag(t) / pl.tensor.dump_tag(t): when the run has --dump
+ * (pc_rt.sys_info PC_INFO_DUMP), t's descriptor goes to pc_rt.dump (the
+ * interpreter's binding hands it to the tool's writer); else nothing. The
+ * caller takes the operand as the value of an expression form. */
+int pld_cg_dump_tag(cg_t *g, const pld_expr_t *e);
 /* the value of e into an array or token local `slot` */
 int pld_cg_sys_assign(cg_t *g, int slot, const pld_expr_t *e);
 /* array local `from` copied into `to` */

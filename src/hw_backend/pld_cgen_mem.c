@@ -353,6 +353,8 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         }
         return 0;
     }
+    case PLD_OPID_PL_DUMP_TAG:
+        return pld_cg_dump_tag(g, e) ? -1 : pld_cg_tile_into(g, e->u.call.args[0].value, dst, room);
     case PLD_OPID_TILE_MOVE: {
         if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
             return -1;
@@ -440,6 +442,8 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         return pld_cg_elem_write(g, e) ? -1 : pld_cg_tensor_into(g, pld_op_bound(e, 0), dst);
     case PLD_OPID_TILE_MSCATTER:
         return pld_cg_mscatter(g, e, dst);
+    case PLD_OPID_PL_DUMP_TAG: /* its operand, after --dump's hook (pld_cgen_sys.c) */
+        return pld_cg_dump_tag(g, e) ? -1 : pld_cg_tensor_into(g, e->u.call.args[0].value, dst);
     default:
         break;
     }

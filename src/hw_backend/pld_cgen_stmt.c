@@ -427,6 +427,8 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
             return g->depth > 0 && g->carried[g->depth - 1] ? gen_yield(g, e, NULL, g->carried[g->depth - 1]) : 0;
         const char *note;
         pld_cgen_class_t c = pld_cgen_op_class(e->op, &note);
+        if (e->op == PLD_OPID_PL_DUMP_TAG)
+            return pld_cg_dump_tag(g, e);
         if (c == PLD_CGEN_NO_CODE)
             return 0;
         if (e->op == PLD_OPID_TENSOR_WRITE || e->op == PLD_OPID_TILE_WRITE)

@@ -931,3 +931,28 @@ int pld_cg_sys_lanes(cg_t *g, const pld_stmt_t *s)
     const pld_expr_t *it = s->u.for_.iter;
     return region(g, s, it, &s->u.for_.body, s->u.for_.target, it->op == PLD_OPID_PL_SPMD);
 }
+
+int pld_cg_dump_tag(cg_t *g, const pld_expr_t *e)
+{
+    const pld_expr_t *a = e->u.call.nargs == 1 && !e->u.call.args[0].kw ? e->u.call.args[0].value : NULL;
+    const int tile = a && a->type && a->type->kind == PLD_TY_TILE;
+    if (!a || (tile && (a->kind != PLD_EX_NAME || a->slot < 0 || g->slots[a->slot].kind != SK_TILE)))
+        return pld_cg_fail(g, e->span, "%s in a compiled kernel takes one tensor or a tile's name", opname(e));
+    const int s = pld_cg_site(g, e);
+    pld_cg_emit(g, "if (rt->sys_info(bk, PC_INFO_DUMP)) {");
+    g->ind++;
+    if (tile) {
+        pld_cg_emit(g, "if (rt->dump(bk, %d, NULL, &s%d)) return 1;", s, a->slot);
+    } else {
+        int o = tmp(g);
+        pld_cg_emit(g, "pc_tensor t%d;", o);
+        char d[32];
+        snprintf(d, sizeof d, "t%d", o);
+        if (pld_cg_tensor_into(g, a, d))
+            return -1;
+        pld_cg_emit(g, "if (rt->dump(bk, %d, &t%d, NULL)) return 1;", s, o);
+    }
+    g->ind--;
+    pld_cg_emit(g, "}");
+    return 0;
+}

@@ -246,6 +246,10 @@ typedef struct pc_rt {
      * for a kernel none of whose own arguments carries it; sim's message
      * (at expression `site`) when it is not bound */
     int (*dyn_dim)(void *bk, int site, const char *name, int64_t *out);
+    /* pl.dump_tag / pl.tensor.dump_tag at `site` under --dump (sys_info
+     * PC_INFO_DUMP): the value of its operand, tensor t or tile tile (the
+     * other NULL), to the tool's writer as sim gives it */
+    int (*dump)(void *bk, int site, const pc_tensor *t, const pc_tile *tile);
 } pc_rt;
 
 /* one member call of a Group body (pc_rt.group) */
@@ -292,7 +296,7 @@ static inline uint64_t pc_f32_word(double v)
 }
 
 /* pc_rt.sys_info facts, xcore ops and pipe directions (the system family) */
-enum { PC_INFO_SUBBLOCK = 0, PC_INFO_CLUSTERS, PC_INFO_AIVS, PC_INFO_IN_GROUP, PC_INFO_TASKS };
+enum { PC_INFO_SUBBLOCK = 0, PC_INFO_CLUSTERS, PC_INFO_AIVS, PC_INFO_IN_GROUP, PC_INFO_TASKS, PC_INFO_DUMP };
 enum { PC_XC_INIT_PIPE = 0, PC_XC_TFREE, PC_XC_SYNC_SET, PC_XC_SYNC_WAIT, PC_XC_SYNCALL };
 enum { PC_C2V = 0, PC_V2C = 1 };
 #define PC_MAX_DEPS 64

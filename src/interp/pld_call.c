@@ -838,7 +838,11 @@ static pld_status_t launch_scope(pld_interp_t *it, frame_t *f, const pld_stmt_t 
         return PLD_E_RUNTIME;
     pld_sim_call_t call = {.it = it, .caller = f, .scope = &s->u.with.body, .span = s->span, .flow = FLOW_NORMAL,
                            .stmt = s};
-    pld_status_t st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
+    pld_status_t st = it->opts.dump ? pld_dump_launch(it, f, s->u.with.item, NULL, 0, 0) : PLD_OK;
+    if (st == PLD_OK)
+        st = do_launch(it, f, s->span, name_hint(s->u.with.item), &call, &la, -1, 1, 0, tid);
+    if (st == PLD_OK && it->opts.dump)
+        st = pld_dump_launch(it, f, s->u.with.item, NULL, 0, 1);
     args_fini(&la);
     if (st != PLD_OK)
         return PLD_E_RUNTIME;
@@ -1000,8 +1004,12 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         }
     } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
         st = gate_deps(it, f, e);
+        if (st == PLD_OK && it->opts.dump)
+            st = pld_dump_launch(it, f, e, fn, 0, 0);
         if (st == PLD_OK)
             st = launch_kernel(it, f, fn, e->aux, args, e->span, 1, 0, out);
+        if (st == PLD_OK && it->opts.dump)
+            st = pld_dump_launch(it, f, e, fn, 0, 1);
     } else {
         st = pld_walk_function(it, f, fn, args, callee_ctx ? callee_ctx : f->ctx, e->span, out);
     }
@@ -1038,8 +1046,12 @@ pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     }
     pld_value_t r = pld_v_none();
     pld_status_t st = gate_deps(it, f, e);
+    if (st == PLD_OK && it->opts.dump)
+        st = pld_dump_launch(it, f, e, fn, 1, 0);
     if (st == PLD_OK)
         st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, sync_start, &r);
+    if (st == PLD_OK && it->opts.dump)
+        st = pld_dump_launch(it, f, e, fn, 1, 1);
     free_args(args, n);
     if (st != PLD_OK)
         return st;
@@ -1055,6 +1067,55 @@ pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
     t->items[nr] = pld_v_int(PLD_DT_TASK_ID, (int64_t)it->stats.tasks);
     pld_value_release(&r);
     *out = pld_v_obj(&t->hdr, PLD_DT_NONE);
+    return PLD_OK;
+}
+
+/* The list of a launch's dumps: dumps=[...] or attrs={"dump_vars": [...]}. */
+static const pld_expr_t *dump_list(const pld_expr_t *call)
+{
+    const pld_expr_t *l = pld_walk_kwarg(call, "dumps"), *a = pld_walk_kwarg(call, "attrs");
+    for (int i = 0; !l && a && a->kind == PLD_EX_DICT && i < a->u.dict.n; i++)
+        if (a->u.dict.keys[i]->kind == PLD_EX_STR && strcmp(a->u.dict.keys[i]->u.str.s, "dump_vars") == 0)
+            l = a->u.dict.vals[i];
+    return l && (l->kind == PLD_EX_LIST || l->kind == PLD_EX_TUPLE) ? l : NULL;
+}
+
+pld_status_t pld_dump_launch(pld_interp_t *it, frame_t *f, const pld_expr_t *call, const pld_func_t *fn, int first,
+                             int stage)
+{
+    const pld_expr_t *l = it->opts.dump ? dump_list(call) : NULL;
+    for (int k = 0; l && k < l->u.seq.n; k++) {
+        const pld_expr_t *item = l->u.seq.items[k];
+        int dir = PLD_DIR_INOUT; /* a scope's, or a name that is no argument: both stages */
+        for (int i = first, j = 0; fn && item->kind == PLD_EX_NAME && i < call->u.call.nargs; i++) {
+            const pld_expr_t *a = call->u.call.args[i].value;
+            if (call->u.call.args[i].kw)
+                continue;
+            if (a->kind == PLD_EX_NAME && strcmp(a->u.name, item->u.name) == 0 && j < fn->nparams &&
+                fn->params[j].type) {
+                dir = fn->params[j].type->dir;
+                break;
+            }
+            j++;
+        }
+        if ((stage == 0 && dir == PLD_DIR_OUT) || (stage == 1 && dir == PLD_DIR_IN))
+            continue;
+        pld_value_t v = pld_v_none();
+        pld_status_t st = PLD_OK;
+        int slot = item->kind == PLD_EX_NAME ? item->slot : -1;
+        for (int i = 0; item->kind == PLD_EX_NAME && slot < 0 && f->fn && i < f->nslots; i++)
+            if (f->fn->slot_names[i] && strcmp(f->fn->slot_names[i], item->u.name) == 0)
+                slot = i; /* a scope's keyword list is not resolved by the checker */
+        if (slot >= 0 && slot < f->nslots)
+            pld_value_set(&v, &f->slots[slot]);
+        else
+            st = it->walk->eval(it, f, item, &v);
+        if (st == PLD_OK)
+            st = pld_dump_value(it, f, item, item->span, stage == 0 ? "before_dispatch" : "after_completion", &v);
+        pld_value_release(&v);
+        if (st != PLD_OK)
+            return st;
+    }
     return PLD_OK;
 }
 

@@ -764,6 +764,30 @@ static int rt_assemble(void *bk, int site, const pc_tensor *dst, const pc_tensor
     return 0;
 }
 
+/* --dump: the operand of marker `site` as the interpreter's value, then the
+ * binding sim runs (pld_dump_tag: the tool's hook) */
+static int rt_dump(void *bk, int site, const pc_tensor *t, const pc_tile *tile)
+{
+    crt_block_t *b = bk;
+    const pld_expr_t *e = site_expr(b, site);
+    if (!e || e->kind != PLD_EX_CALL || e->op != PLD_OPID_PL_DUMP_TAG || e->u.call.nargs != 1)
+        return rt_fail(b, site, "internal: a dump marker at an unknown site");
+    pc_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = t ? PC_OUT_TENSOR : PC_OUT_TILE;
+    a.t = t;
+    a.tile = (pc_tile *)tile;
+    pld_value_t v;
+    if (arg_value(b, site, &a, e->u.call.args[0].value, &v) <= 0)
+        return 1;
+    pld_where_at(b->it, &b->f, e->span);
+    pld_status_t st = pld_dump_tag(b->it, &b->f, e, &v);
+    pld_value_release(&v);
+    if (st != PLD_OK)
+        b->failed = 1;
+    return st != PLD_OK;
+}
+
 static const pc_rt crt_table = {
     PC_VERSION, sizeof(pc_rt), rt_fail, rt_alloc, rt_tick, rt_round_f, rt_wrap_i, rt_from_bits, rt_load, rt_store,
     rt_get_f, rt_get_i, rt_set_f, rt_set_i, rt_fill,
@@ -773,6 +797,7 @@ static const pc_rt crt_table = {
     pld_crt_lanes, pld_crt_shard,
     rt_op, rt_ret_val,
     rt_tensor_buf, rt_assemble, rt_dyn_dim,
+    rt_dump,
 };
 
 /* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */

@@ -76,6 +76,7 @@ int64_t pld_crt_sys_info(void *bk, int what)
     case PC_INFO_AIVS: return pf->aiv_cores;
     case PC_INFO_IN_GROUP: return f->xg != NULL;
     case PC_INFO_TASKS: return (int64_t)it->stats.tasks;
+    case PC_INFO_DUMP: return it->opts.dump != NULL; /* --dump: the markers run (pld_cg_dump_tag) */
     default: return 0;
     }
 }

@@ -1119,12 +1119,14 @@ pld_status_t pld_dist_wait(pld_interp_t *it, frame_t *f, const pld_expr_t *e, do
     return pld_dist_wait_fn(it, f, e, d, disp, cmp, expected, describe_str, what);
 }
 
-pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear)
+pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear, int part)
 {
     if (!it->win)
         return PLD_OK;
-    for (int step = 0; step < 1 + (clear != 0); step++) {
-        if (step == 1) {
+    /* part 1: the first barrier only; part 2: the second one (and the clear) */
+    int first = part == 2 ? 1 : 0, last = part == 1 ? 0 : part == 2 || clear ? 1 : 0;
+    for (int step = first; step <= last; step++) {
+        if (step == 1 && clear) {
             /* every rank finished dispatch `done`: clear this rank's part of
              * every window, then wait until everybody did before anyone
              * writes into a peer's window again */
@@ -1144,7 +1146,8 @@ pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int d
             pld_race_barrier(it, done, 0, 0);
         pld_win_status_phase(it->win, phase);
         char what[96];
-        snprintf(what, sizeof what, "%s dispatch %d: ranks that got there", step == 0 ? "end of" : "windows cleared after",
+        snprintf(what, sizeof what, "%s dispatch %d: ranks that got there",
+                 step == 0 ? "end of" : clear ? "windows cleared after" : "inputs and outputs between dispatches after",
                  done);
         const pld_wait_phase_t ph = {it->win, phase};
         const watch_t w = {pld_wait_poll_phase, &ph, NULL, (size_t)phase, PLD_CMP_GE, pld_win_world_size(it->win)};

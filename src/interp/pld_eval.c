@@ -592,7 +592,8 @@ static int exec_stmt(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     case PLD_ST_EXPR: {
         const pld_expr_t *e = s->u.expr;
         if (e->kind == PLD_EX_CALL && (e->op == PLD_OPID_PL_FUNC_ATTR || e->op == PLD_OPID_PL_STATIC_PRINT ||
-                                       e->op == PLD_OPID_PL_STATIC_ASSERT || e->op == PLD_OPID_PL_DUMP_TAG))
+                                       e->op == PLD_OPID_PL_STATIC_ASSERT ||
+                                       (e->op == PLD_OPID_PL_DUMP_TAG && !it->opts.dump)))
             return FLOW_NORMAL;
         pld_value_t v;
         if (e->kind == PLD_EX_CALL && e->op == PLD_OPID_PL_YIELD_) {

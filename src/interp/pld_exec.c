@@ -44,10 +44,14 @@ pld_status_t pld_exec_op(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_
         *out = pld_v_convert(take_a ? &a : &b, dt);
         return PLD_OK;
     }
-    case PLD_OPID_PL_DUMP_TAG: /* returns its tensor (a debug tag: no effect) */
+    case PLD_OPID_PL_DUMP_TAG: /* returns its tensor; with --dump, writes it too */
         if (e->u.call.nargs != 1 || e->u.call.args[0].kw)
             return pld_rt_error(it, f, e->span, "%s has no result here", pld_op_name(e));
-        return it->walk->eval(it, f, e->u.call.args[0].value, out);
+        if ((st = it->walk->eval(it, f, e->u.call.args[0].value, out)) != PLD_OK || !it->opts.dump)
+            return st;
+        if ((st = pld_dump_tag(it, f, e, out)) != PLD_OK)
+            pld_value_release(out);
+        return st;
     case PLD_OPID_SYS_TASK_INVALID:
         *out = pld_v_int(PLD_DT_TASK_ID, -1);
         return PLD_OK;
@@ -445,3 +449,41 @@ pld_status_t pld_exec_check_ub(pld_interp_t *it, frame_t *f, int just, pld_span_
         pld_mem_free(u);
     return st;
 }
+
+pld_status_t pld_dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *tag, pld_span_t at, const char *stage,
+                            const pld_value_t *v)
+{
+    const pld_interp_dump_hook_t *hk = it->opts.dump;
+    pld_view_t from, to;
+    int64_t shape[PLD_MAX_RANK];
+    if (v->kind == PLD_V_TENSOR) {
+        pld_tensor_kview(pld_v_tensor(v), &from);
+    } else if (v->kind == PLD_V_TILE) {
+        pld_tile_kview(pld_v_tile(v), &from, 1); /* its valid region */
+    } else {
+        return pld_rt_error(it, f, tag->span, "--dump of a %s: expected a tensor or a tile", pld_vkind_name(v->kind));
+    }
+    memcpy(shape, from.shape, sizeof shape);
+    int64_t bytes = pld_value_bytes(from.dt, from.rank, shape);
+    void *buf = bytes < 0 ? NULL : pld_mem_alloc(bytes ? (size_t)bytes : 1);
+    if (!buf)
+        return pld_rt_error(it, f, at, "out of memory (--dump)");
+    char err[512] = "";
+    pld_view_packed(&to, buf, from.dt, from.rank, shape);
+    pld_status_t st = pld_k_copy(&to, &from, err, sizeof err);
+    if (st == PLD_OK) {
+        const pld_interp_dump_rec_t rec = {it->p->src + tag->span.off, tag->span.len, f->fn ? f->fn->name : "",
+                                           at.line, at.col, at.off, it->dispatch,
+                                           f->block_num > 1 ? f->block_idx : -1, stage, from.dt, from.rank, shape,
+                                           buf};
+        st = hk->tensor(hk->ctx, &rec, err, sizeof err);
+    }
+    pld_mem_free(buf);
+    return st == PLD_OK ? PLD_OK : pld_rt_error(it, f, at, "--dump: %s", err[0] ? err : pld_status_name(st));
+}
+
+pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v)
+{
+    return pld_dump_value(it, f, e->u.call.args[0].value, e->span, "marker", v);
+}
+

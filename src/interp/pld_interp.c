@@ -545,22 +545,45 @@ static pld_status_t agree(pld_interp_t *it, pld_status_t st)
     return st != PLD_OK ? st : any ? PLD_E_PEER : PLD_OK;
 }
 
-static pld_status_t assemble_outputs(pld_interp_t *it)
+/* Gathers every Out / InOut tensor at rank 0. snap < 0: the run's result,
+ * merged into rank 0's tensors. snap >= 0 (after dispatch snap, with the
+ * dispatch hook's outputs callback): merged into a copy that rank 0 hands to
+ * the callback, every rank's tensors left as they are. Collective. */
+/* Rank 0: a dispatch's output i (whole buffer at buf) to the tool. */
+static pld_status_t snapshot_out(pld_interp_t *it, int done, int i, const char *buf)
 {
-    pld_status_t st = PLD_OK;
+    const pld_interp_dispatch_hook_t *hk = it->opts.dispatch_io;
+    pld_tensor_t *tt = pld_v_tensor(&it->args[i]);
+    char err[512] = "";
+    if (hk->outputs(hk->ctx, done, i, it->entry->params[i].name, tt->dt, tt->rank, tt->shape, buf + tt->offset * pld_dtype_bytes(tt->dt), err,
+                    sizeof err) != PLD_OK)
+        return pld_rt_error(it, NULL, it->entry->params[i].span, "outputs of dispatch %d: %s", done,
+                            err[0] ? err : "failed");
+    return PLD_OK;
+}
+
+static pld_status_t assemble_outputs(pld_interp_t *it, int snap)
+{
+    pld_status_t st = PLD_OK, hst = PLD_OK; /* hst: rank 0's callback, which must not end the collective loop */
     for (int i = 0; i < it->entry->nparams && st == PLD_OK; i++) {
         const pld_type_t *t = it->entry->params[i].type;
         if (!t || it->args[i].kind != PLD_V_TENSOR || (t->dir != PLD_DIR_OUT && t->dir != PLD_DIR_INOUT))
             continue;
         pld_tensor_t *tt = pld_v_tensor(&it->args[i]);
         pld_buffer_t *b = tt->buf;
-        if (it->comm.nranks == 1 || !b->written)
+        char *copy = NULL;
+        if (it->comm.nranks == 1 || !b->written) {
+            if (snap >= 0 && it->comm.rank == 0 && hst == PLD_OK)
+                hst = snapshot_out(it, snap, i, (const char *)b->data);
             continue;
+        }
         size_t mbytes = (size_t)(b->track_n + 7) / 8;
         size_t one = mbytes + b->bytes;
         char *send = pld_mem_alloc(one);
         char *recv = it->comm.rank == 0 ? pld_mem_alloc(one * (size_t)it->comm.nranks) : NULL;
-        st = !send || (it->comm.rank == 0 && !recv)
+        if (snap >= 0 && it->comm.rank == 0 && (copy = pld_mem_alloc(b->bytes ? b->bytes : 1)) != NULL)
+            memcpy(copy, b->data, b->bytes);
+        st = !send || (it->comm.rank == 0 && (!recv || (snap >= 0 && !copy)))
                  ? pld_rt_error(it, NULL, it->entry->params[i].span, "out of memory assembling output '%s'",
                                 it->entry->params[i].name)
                  : PLD_OK;
@@ -568,6 +591,7 @@ static pld_status_t assemble_outputs(pld_interp_t *it)
         if (st != PLD_OK) {
             pld_mem_free(send);
             pld_mem_free(recv);
+            pld_mem_free(copy);
             return st;
         }
         memcpy(send, b->written, mbytes);
@@ -576,7 +600,18 @@ static pld_status_t assemble_outputs(pld_interp_t *it)
         if (st != PLD_OK)
             pld_rt_error(it, NULL, it->entry->params[i].span, "gathering output '%s' at rank 0 failed (%s)",
                          it->entry->params[i].name, pld_status_name(st));
-        if (st == PLD_OK && recv) {
+        if (st == PLD_OK && recv && copy) {
+            int esz = pld_dtype_bytes(b->track_dt);
+            for (int r = 1; r < it->comm.nranks; r++) {
+                const uint8_t *m = (const uint8_t *)recv + (size_t)r * one;
+                const char *d = (const char *)m + mbytes;
+                for (int64_t e = 0; e < b->track_n; e++)
+                    if (m[e / 8] & (1u << (e % 8)))
+                        memcpy(copy + e * esz, d + e * esz, (size_t)esz);
+            }
+            if (hst == PLD_OK)
+                hst = snapshot_out(it, snap, i, copy);
+        } else if (st == PLD_OK && recv) {
             int esz = pld_dtype_bytes(b->track_dt);
             int64_t conflicts = 0, first_conflict = -1;
             for (int r = 1; r < it->comm.nranks; r++) {
@@ -604,8 +639,65 @@ static pld_status_t assemble_outputs(pld_interp_t *it)
         }
         pld_mem_free(send);
         pld_mem_free(recv);
+        pld_mem_free(copy);
     }
-    return st;
+    return st != PLD_OK ? st : hst;
+}
+
+/* Between dispatches `done` and done + 1, once every rank finished `done`
+ * (pld_dist_between's first wait): the dispatch hook's outputs (collective
+ * assembly) and inputs (pld_interp_dispatch_hook_t). */
+static pld_status_t between_io(pld_interp_t *it, frame_t *f, pld_span_t sp, int done)
+{
+    const pld_interp_dispatch_hook_t *hk = it->opts.dispatch_io;
+    pld_status_t st = PLD_OK;
+    char err[512] = "";
+    if (hk && hk->outputs) {
+        /* every rank finished dispatch `done` (the caller's barrier): the
+         * data a backend holds, then the assembly, as at the end of a run */
+        if (it->hw && pld_hw_sync(it->hw, err, sizeof err) != PLD_OK)
+            st = pld_rt_error(it, f, sp, "kernel backend: %s", err);
+        if (st == PLD_OK)
+            st = pld_dist_fetch(it);
+        st = agree(it, st);
+        if (st == PLD_OK) {
+            it->where.doing = "assembling a dispatch's outputs at rank 0 (collective)";
+            st = assemble_outputs(it, done);
+            it->where.doing = NULL;
+        }
+        if (st != PLD_OK)
+            return st;
+    }
+    if (hk && hk->inputs && hk->inputs(hk->ctx, it, done + 1, err, sizeof err) != PLD_OK)
+        return pld_rt_error(it, f, sp, "inputs of dispatch %d: %s", done + 1, err[0] ? err : "failed");
+    return PLD_OK;
+}
+
+pld_status_t pld_interp_refill(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
+                               const void *data, char *err, size_t errn)
+{
+    if (i < 0 || i >= it->entry->nparams || !it->bound[i]) {
+        snprintf(err, errn, "parameter %d is not bound", i);
+        return PLD_E_USAGE;
+    }
+    if (it->args[i].kind != PLD_V_TENSOR)
+        return bind_any(it, i, dt, rank, shape, data, 0, NULL, err, errn);
+    pld_tensor_t *tt = pld_v_tensor(&it->args[i]);
+    int ok = rank == tt->rank && pld_dtype_bytes(dt) == pld_dtype_bytes(tt->dt);
+    for (int d = 0; ok && d < rank; d++)
+        ok = shape[d] == tt->shape[d];
+    if (!ok) {
+        char want[128], got[128];
+        pld_shape_str(want, sizeof want, tt->rank, tt->shape);
+        pld_shape_str(got, sizeof got, rank, shape);
+        snprintf(err, errn, "'%s' is bound to %s %s; the new input is %s %s", it->entry->params[i].name, want,
+                 pld_dtype_name(tt->dt), got, pld_dtype_name(dt));
+        return PLD_E_USAGE;
+    }
+    pld_view_t to, from;
+    pld_tensor_kview(tt, &to);
+    pld_view_packed(&from, (void *)data, tt->dt, rank, shape);
+    return pld_k_copy(&to, &from, err, errn);
 }
 
 pld_status_t pld_interp_run(pld_interp_t *it)
@@ -673,11 +765,17 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         if (d > 0) {
             frame_t top;
             pld_walk_frame_init(&top, NULL, fn, NULL, ctx, none);
-            st = pld_dist_between(it, &top, fn->name_span, d, clear);
+            if (!it->opts.dispatch_io) {
+                st = pld_dist_between(it, &top, fn->name_span, d, clear, 0);
+            } else if ((st = pld_dist_between(it, &top, fn->name_span, d, clear, 1)) == PLD_OK &&
+                       (st = between_io(it, &top, fn->name_span, d - 1)) == PLD_OK) {
+                st = pld_dist_between(it, &top, fn->name_span, d, clear, 2);
+            }
             if (st != PLD_OK)
                 break;
         }
         pld_value_release(&result);
+        it->dispatch = d;
         it->rr_counter = 0; /* every dispatch runs the HOST orchestrator afresh */
         pld_ev_t ev;
         char what[48];
@@ -715,7 +813,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     if (st != PLD_OK)
         return st;
     it->where.doing = "assembling the outputs at rank 0 (collective)";
-    st = assemble_outputs(it);
+    st = assemble_outputs(it, -1);
     it->where.doing = "finished the run";
     return st;
 }

@@ -47,6 +47,53 @@ const pld_comm_t *pld_comm_self(void);
 struct pld_win_sys;
 struct pld_trace;
 struct pld_debug_finding;
+typedef struct pld_interp pld_interp_t;
+
+/* --dump: one execution ("hit") of a pl.dump_tag(t) / pl.tensor.dump_tag(t)
+ * marker, with the value t has there, or one tensor a kernel launch lists
+ * (PyPTO's printed forms: dumps=[t] of pl.submit / pl.at, attrs={"dump_vars":
+ * [t]} of a kernel call), before or after the launch. Every pointer is
+ * borrowed for the duration of the call. */
+typedef struct pld_interp_dump_rec {
+    const char *tag;        /* the marked expression's source text ("q"), tag_len bytes, not NUL-terminated */
+    size_t tag_len;
+    const char *func;       /* the function the marker is in */
+    uint32_t line, col;     /* the marker's position (from 1) */
+    uint32_t site;          /* the marker's byte offset in the program: one id per marker */
+    int dispatch;           /* 0-based dispatch (--dispatches) */
+    int64_t block;          /* block of an SPMD grid / multi-block launch, -1 outside one */
+    const char *stage;      /* "marker" (pl.dump_tag); a launch's dumps= / dump_vars list:
+                               "before_dispatch" (inputs, InOut) or "after_completion" (outputs, InOut) */
+    pld_dtype_t dt;
+    int rank;
+    const int64_t *shape;   /* of a tile: its valid region */
+    const void *data;       /* packed row-major, native byte order */
+} pld_interp_dump_rec_t;
+
+/* The tool's --dump writer (the library writes no file). NULL in the options:
+ * markers are skipped, as before (no cost). */
+typedef struct pld_interp_dump_hook {
+    void *ctx;
+    /* Called on the rank running the marker. A failure (err filled) stops
+     * the run with a runtime error at the marker. */
+    pld_status_t (*tensor)(void *ctx, const pld_interp_dump_rec_t *rec, char *err, size_t errn);
+} pld_interp_dump_hook_t;
+
+/* Per-dispatch inputs and outputs (--in x=a.npy,b.npy / --out y=DIR/): the
+ * tool's callbacks between two dispatches of a run. Either may be NULL. */
+typedef struct pld_interp_dispatch_hook {
+    void *ctx;
+    /* Rank 0, after dispatch `done` (0-based) when another one follows: the
+     * outputs assembled from every rank as the run's result would be if it
+     * ended there (Out / InOut tensor parameter i, packed). Collective: every
+     * rank takes part in the assembly; the call itself is made at rank 0. */
+    pld_status_t (*outputs)(void *ctx, int done, int i, const char *name, pld_dtype_t dt, int rank,
+                            const int64_t *shape, const void *data, char *err, size_t errn);
+    /* Every rank, before dispatch `next` (>= 1), once every rank finished the
+     * previous one and before any rank starts it: a place for
+     * pld_interp_refill. A failure stops the run. */
+    pld_status_t (*inputs)(void *ctx, pld_interp_t *it, int next, char *err, size_t errn);
+} pld_interp_dispatch_hook_t;
 
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
@@ -84,9 +131,9 @@ typedef struct pld_interp_opts {
        finding(finding_ctx, record) on the rank that reports it; NULL = none */
     void (*finding)(void *ctx, const struct pld_debug_finding *f);
     void *finding_ctx;
+    const pld_interp_dump_hook_t *dump;         /* --dump (borrowed); NULL = markers have no effect */
+    const pld_interp_dispatch_hook_t *dispatch_io; /* per-dispatch inputs / outputs (borrowed); NULL = none */
 } pld_interp_opts_t;
-
-typedef struct pld_interp pld_interp_t;
 
 /* Creates an interpreter for a checked program (p must outlive it). Resolves
  * the entry function. Errors: PLD_E_USAGE (no/ambiguous entry, message in
@@ -116,6 +163,12 @@ pld_status_t pld_interp_bind(pld_interp_t *it, int i, pld_dtype_t dt, int rank, 
  * The data is freed on failure too. */
 pld_status_t pld_interp_bind_adopt(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
                                    void *data, char *err, size_t errn);
+/* Between two dispatches (pld_interp_dispatch_hook_t.inputs): copies a new
+ * packed array into the tensor already bound to parameter i (a scalar
+ * parameter takes the new value). The shape must be the bound one and the
+ * element size the same. Errors: PLD_E_USAGE (message in err). */
+pld_status_t pld_interp_refill(pld_interp_t *it, int i, pld_dtype_t dt, int rank, const int64_t *shape,
+                               const void *data, char *err, size_t errn);
 /* Binds parameter i to generated data (arange|zeros|ones|random:SEED) of its
  * declared shape; dynamic dims not yet bound take the rank count. */
 pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec, char *err, size_t errn);

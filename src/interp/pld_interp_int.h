@@ -177,6 +177,7 @@ struct pld_interp {
     const pld_func_t *entry;
     int entry_index;
     pld_value_t *args;             /* entry arguments, one per entry parameter */
+    int dispatch;                  /* the dispatch being run, 0-based (--dump) */
     int *bound;
     /* module constants (index = p->consts index) */
     pld_value_t *consts;
@@ -421,8 +422,24 @@ void pld_dist_progress_bind(pld_interp_t *it);
 /* Between two dispatches of the entry (--dispatches): waits until every rank
  * finished dispatch `done`; when `clear`, then zeroes this rank's windows and
  * waits until every rank did (fresh or reset persistent windows, §1.5).
+ * part 0: all of it; 1: the first wait only; 2: the rest, with the second
+ * wait also when !clear (the walker's per-dispatch I/O runs between 1 and 2).
  * Collective, under the hang watchdog. */
-pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear);
+pld_status_t pld_dist_between(pld_interp_t *it, frame_t *f, pld_span_t sp, int done, int clear, int part);
+/* --dump: hands value v of expression `tag` (its source text is the tag) to
+ * the tool's hook, located at `at` (errors there too); stage "marker",
+ * "before_dispatch" or "after_completion" (pld_interp_dump_rec_t). */
+pld_status_t pld_dump_value(pld_interp_t *it, frame_t *f, const pld_expr_t *tag, pld_span_t at, const char *stage,
+                            const pld_value_t *v);
+/* --dump: hands the value v of the marker e (pl.dump_tag) to the tool's hook. */
+pld_status_t pld_dump_tag(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_value_t *v);
+/* --dump: the tensors launch `call` lists (dumps=[...], attrs={"dump_vars":
+ * [...]}) at stage 0 (before the launch: In and InOut arguments of kernel fn,
+ * the positional arguments from `first`) or 1 (after it: Out and InOut); fn
+ * NULL (a pl.at scope) or a name that is no argument: both stages. No work
+ * without --dump or a list. */
+pld_status_t pld_dump_launch(pld_interp_t *it, frame_t *f, const pld_expr_t *call, const pld_func_t *fn, int first,
+                             int stage);
 /* The domain of a window-bound tensor, or NULL with an error reported. */
 domain_t *pld_dist_domain_of(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t);
 /* The window buffer of allocation call e (pld.alloc_window_buffer, or a HOST

@@ -633,7 +633,7 @@ static const pld_type_t *check_special(pld_ck_t *ck, pld_expr_t *e, int id, cons
     case PLD_OPID_PL_STATIC_PRINT:
     case PLD_OPID_PL_STATIC_ASSERT:
         return &pld_type_none;
-    case PLD_OPID_PL_DUMP_TAG: /* pl.tensor.dump_tag(t) returns t (a debug tag, no effect here) */
+    case PLD_OPID_PL_DUMP_TAG: /* pl.tensor.dump_tag(t) returns t (--dump writes it: pld_exec.c) */
         return n == 1 && !args[0].kw && argt[0] && pld_type_is_tensorlike(argt[0]) ? argt[0] : &pld_type_none;
     case PLD_OPID_PL_YIELD_:
         pld_ck_error(ck, e->span, "pl.yield_ must be a statement or the value of an assignment at the end of a loop or if body");

@@ -10,6 +10,7 @@ Runs with Debian's python3 and python3-numpy / python3-pytest:
 - a BF16 program with float32 and raw-bits inputs;
 - torch tensors as inputs and as outputs filled in place: with torch when it is importable, else
   with a stand-in module of the same surface (CI has no torch), the test says which;
+- dispatch_inputs (new inputs per dispatch, Result.per_dispatch) and dump (--dump);
 - a deadlock raises RunError with status 70 and the hang report; a racy program under
   check_races returns its findings (text and --findings records; 'error' fails the run with status
   1); usage errors (unknown parameter, missing program) raise.
@@ -237,6 +238,31 @@ def test_race_findings_fail_the_run():
     clean = pldrun.run(os.path.join(REPO, 'tests', 'races', 'clean', 'blocks_store_load.pld'), {'xs': 'arange'},
                        ranks=2, check_races='error', schedule_seed=7)
     assert clean.records == []
+
+
+def test_dispatch_inputs(tmp_path):
+    """dispatch_inputs: new inputs per dispatch (allreduce_ring over windows, 3 dispatches at P = 4):
+    per_dispatch[d] is the sum of dispatch d's inputs, the Result itself the last; a list of another
+    length than dispatches is a usage error (64). dump (P = 2): pl.dump_tag hits land in the directory."""
+    P = 4
+    prog = os.path.join(REPO, 'programs', 'host', 'allreduce_ring.pld')
+    xs = [np.arange(P * 192, dtype=np.float32).reshape(P, 1, 192) * (d + 1) - d for d in range(3)]
+    res = pldrun.run(prog, dispatch_inputs={'xs': xs}, ranks=P)
+    assert len(res.per_dispatch) == 3
+    for d in range(3):
+        assert np.array_equal(res.per_dispatch[d]['outs'], np.broadcast_to(xs[d].sum(axis=0), (P, 1, 192)))
+    assert np.array_equal(res['outs'], res.per_dispatch[2]['outs'])
+    with pytest.raises(pldrun.RunError) as ei:
+        pldrun.run(prog, dispatch_inputs={'xs': xs[:2]}, dispatches=3, ranks=P)
+    assert ei.value.returncode == 64 and '2 files for --dispatches 3' in ei.value.diagnostics
+    P = 2
+    d = tmp_path / 'dump'
+    x = np.ones((P, 4, 16), dtype=np.float32)
+    pldrun.run(os.path.join(REPO, 'tests', 'dump', 'programs', 'dump_loop.pld'), {'xs': x}, ranks=P, dump=str(d))
+    rows = (d / 'index.tsv').read_text().splitlines()
+    assert len(rows) == 1 + P * 4  # header, then x once and y three times per rank
+    y2 = np.load(str(d / [r.split('\t')[-1] for r in rows if r.startswith('y\t1\t0\t2\t')][0]))
+    assert np.array_equal(y2, x[1] * 3 + 1)  # rank 1, hit 2: x * (1 + 2) + 1
 
 
 def test_usage_errors():

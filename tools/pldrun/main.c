@@ -15,6 +15,8 @@
 #include "pld_win.h"
 #include "batchlist.h"
 #include "hang_opts.h"
+#include "dispatch_io.h"
+#include "dump.h"
 #include "observe.h"
 #include "findings.h"
 #include "report.h"
@@ -35,11 +37,6 @@ enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_UNAVAILABLE = 69, EX_SOFTWA
 
 #define MAX_BINDINGS 64
 
-typedef struct binding {
-    const char *name;   /* points into argv (NUL written over '=') */
-    const char *value;
-} binding_t;
-
 typedef struct opts {
     const char *path;
     binding_t in[MAX_BINDINGS];
@@ -57,12 +54,13 @@ typedef struct opts {
     int timeout;
     double wait_timeout; /* --wait-timeout (hang_opts.c); 0: none */
     pld_win_transport_t transport;
-    int dispatches;
+    int dispatches, dispatches_given;
     int persistent;
     int reset; /* -1 default (reset iff persistent), 0 no, 1 yes */
     const char *trace;   /* --trace FILE.json */
     int verbose;         /* -v */
     const char *log_dir; /* --log-dir DIR */
+    const char *dump_dir; /* --dump DIR */
     int poison;
     int check_races;     /* --check-races */
     findings_opts_t findings; /* --findings, --check-races=error, --poison=error (findings.h) */
@@ -87,8 +85,8 @@ static void usage(FILE *f)
           "  --signature         print the entry's parameters as one line of JSON (name, kind, dtype,\n"
           "                      shape, dir) and run nothing (the Python API uses it)\n"
           "  --entry NAME        function to run (default: the HOST orchestrator)\n"
-          "  --in NAME=FILE.npy  bind an entry parameter (repeatable)\n"
-          "  --out NAME=FILE.npy write a parameter's final contents (repeatable)\n"
+          "  --in NAME=FILE.npy  bind an entry parameter (repeatable); F0.npy,F1.npy,... or DIR/: a file per dispatch\n"
+          "  --out NAME=FILE.npy write a parameter's final contents (repeatable); O0,O1,... or DIR/: per dispatch\n"
           "  --platform a2a3|a5  hardware profile to emulate (default a2a3)\n"
           "  --backend NAME|PATH.so\n"
           "                      kernel backend: a built-in one (default sim) or a plugin\n"
@@ -118,6 +116,8 @@ static void usage(FILE *f)
           "                      ui.perfetto.dev or chrome://tracing), also when the run hangs or fails\n"
           "  -v, --verbose       log every rank's steps (ops, peers, cells, values) to stderr\n"
           "  --log-dir DIR       write the same log per rank to DIR/rank<R>.log\n"
+          "  --dump DIR          write each pl.dump_tag hit (and launch dumps=) as DIR/*.npy, one line each\n"
+          "                      in DIR/index.tsv (docs/debugging.md)\n"
           "  --poison            never-written window bytes and created tiles read as NaN / 0xA5 bytes;\n"
           "                      each read of them is a warning, once per site (sim backend only)\n"
           "  --check-races       report every pair of unordered conflicting window accesses, both\n"
@@ -219,18 +219,16 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
                 fprintf(stderr, "pldrun: --dispatches needs a positive integer\n");
                 return EX_USAGE;
             }
+            o->dispatches_given = 1;
             i++;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             o->verbose = 1;
-        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--log-dir") == 0) {
+        } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--log-dir") == 0 || strcmp(a, "--dump") == 0) {
             if (!val || !val[0]) {
                 fprintf(stderr, "pldrun: %s needs a %s\n", a, strcmp(a, "--trace") == 0 ? "file name" : "directory");
                 return EX_USAGE;
             }
-            if (strcmp(a, "--trace") == 0)
-                o->trace = val;
-            else
-                o->log_dir = val;
+            *(strcmp(a, "--trace") == 0 ? &o->trace : strcmp(a, "--log-dir") == 0 ? &o->log_dir : &o->dump_dir) = val;
             i++;
         } else if (strcmp(a, "--persistent-windows") == 0) {
             o->persistent = 1;
@@ -332,7 +330,11 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
         fprintf(stderr, "pldrun: --reset-persistent-windows yes requires --persistent-windows\n");
         return EX_USAGE;
     }
-    return sweep_conflict(&o->sweep, o->schedule) ? EX_USAGE : -1;
+    if (sweep_conflict(&o->sweep, o->schedule))
+        return EX_USAGE;
+    /* --in x=a.npy,b.npy / DIR/: one file per dispatch (dispatch_io.c prints what is wrong) */
+    return o->check || o->print || dispatch_io_resolve(o->in, o->nin, o->out, o->nout, &o->dispatches,
+                                                       o->dispatches_given) == 0 ? -1 : EX_USAGE;
 }
 
 
@@ -867,11 +869,14 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
     pld_program_t *p = NULL;
     pld_hw_t *hw = NULL;
     pld_interp_t *it = NULL;
+    dump_t *dump = NULL;
     char err[1024] = "";
 
     /* 1. the program, the backend, the interpreter: rank-local */
     report_phase("reading and checking the program");
     int rc = front_end(o, size, &msg, NULL, &p);
+    if (rc == EX_OK && dump_open(o->dump_dir, rank, &dump, &msg) != 0)
+        rc = EX_IOERR;
     /* the kernel backend: built in, or a plugin (loaded by every rank
      * together: its loading takes collective steps) */
     if (pld_hw_is_plugin_path(o->backend))
@@ -904,6 +909,8 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         io.finding_ctx = (void *)o->path;
         io.hw = hw;
         io.trace = observe_recorder(obs);
+        io.dump = dump_hook(dump);
+        io.dispatch_io = dispatch_io_hook();
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
@@ -1008,6 +1015,7 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
     pld_hw_close(hw);
     pld_program_destroy(p);
     pld_buf_fini(&msg);
+    dump_close(dump);
     return rc;
 }
 
@@ -1259,6 +1267,7 @@ static int batch(const char *list, int rank, int size)
             run_job(&o, rank, size, 0, &erc);
         }
         report_phase("between --batch entries");
+        dispatch_io_reset(); /* also when the entry did not run */
         fflush(stdout);
         fflush(stderr);
         if (dup2(saved_out, STDOUT_FILENO) < 0 || dup2(saved_err, STDERR_FILENO) < 0) {
