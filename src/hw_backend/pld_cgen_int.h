@@ -313,6 +313,11 @@ int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
  * scalar (pld_cgen_mem.c); -2 when not such a read / write */
 int pld_cg_elem_read(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
 int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v);
+/* their shared parts: integer indices into C locals; an element dtype that
+ * cannot be a number (the failure emitted, 1); an element store as sim's */
+int pld_cg_int_indices(cg_t *g, pld_expr_t *const *items, int n, int *idx);
+int pld_cg_elem_dtype_refused(cg_t *g, int site, pld_dtype_t edt);
+void pld_cg_elem_store(cg_t *g, const char *data, pld_dtype_t edt, int off, int val, int fv);
 /* module constant or dynamic dimension `e` (a name) that is not a literal:
  * a computed constant's expression compiled, a dynamic dimension read from
  * a kernel's tensor argument (args[]); -2 when neither applies */

@@ -76,6 +76,46 @@ int pld_cg_elem_write(cg_t *g, const pld_expr_t *e)
     return pld_cg_elem_access(g, e, 1, &fl, &d) < 0 ? -1 : 0;
 }
 
+/* the integer index expressions items[0..n) evaluated in order into C
+ * locals idx[] (0, or -1 after an error) */
+int pld_cg_int_indices(cg_t *g, pld_expr_t *const *items, int n, int *idx)
+{
+    for (int d = 0; d < n; d++) {
+        int fl;
+        pld_dtype_t dt;
+        if ((idx[d] = pld_cg_scalar(g, items[d], &fl, &dt)) < 0)
+            return -1;
+        if (fl)
+            return pld_cg_fail(g, items[d]->span, "an index must be an integer");
+    }
+    return 0;
+}
+
+/* an element of edt data cannot be a number (sim's elem_dtype_ok): the
+ * failure emitted at `site`, 1; else 0 */
+int pld_cg_elem_dtype_refused(cg_t *g, int site, pld_dtype_t edt)
+{
+    if (pld_kern_dtype_ok(edt))
+        return 0;
+    pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
+                   "4-bit or FP8 arithmetic yet)\");", site, pld_dtype_name(edt));
+    return 1;
+}
+
+/* stores C value t<val> (a double when fv) into element t<off> of `data`
+ * (edt), as sim's write_elem: a float into integers truncated toward zero,
+ * saturated, NaN 0 */
+void pld_cg_elem_store(cg_t *g, const char *data, pld_dtype_t edt, int off, int val, int fv)
+{
+    if (pld_dtype_is_float(edt))
+        pld_cg_emit(g, "rt->set_f(%s, %d, t%d, (double)t%d);", data, (int)edt, off, val);
+    else if (fv)
+        pld_cg_emit(g, "rt->set_i(%s, %d, t%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
+                       "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);", data, (int)edt, off, val, val, val, val, val);
+    else
+        pld_cg_emit(g, "rt->set_i(%s, %d, t%d, t%d);", data, (int)edt, off, val);
+}
+
 /* x[i, j, ...] of a tensor or a tile, one integer index per dimension, read
  * as a scalar: pld_exec_subscript's element read (the object, then each
  * index: negative from the end, its bounds check at the index with sim's
@@ -127,9 +167,7 @@ int pld_cg_elem_read(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
         else
             pld_cg_emit(g, "  t%d += k_ * %s.stride[%d]; }", off, on, d);
     }
-    if (!pld_kern_dtype_ok(edt)) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
-                       "4-bit or FP8 arithmetic yet)\");", s, pld_dtype_name(edt));
+    if (pld_cg_elem_dtype_refused(g, s, edt)) {
         *fl = 0;
         *dt = PLD_DT_INT64;
         const int z = tmp(g);
@@ -166,20 +204,11 @@ int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     if (val < 0)
         return -1;
     int idx[PC_MAX_RANK];
-    for (int d = 0; d < n; d++) {
-        int ifl;
-        pld_dtype_t idt;
-        if ((idx[d] = pld_cg_scalar(g, t->u.sub.items[d], &ifl, &idt)) < 0)
-            return -1;
-        if (ifl)
-            return pld_cg_fail(g, t->u.sub.items[d]->span, "an index must be an integer");
-    }
-    const pld_dtype_t edt = obj->type->dtype;
-    if (!pld_kern_dtype_ok(edt)) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
-                       "4-bit or FP8 arithmetic yet)\");", s, pld_dtype_name(edt));
+    if (pld_cg_int_indices(g, t->u.sub.items, n, idx))
+        return -1;
+    if (pld_cg_elem_dtype_refused(g, s, obj->type->dtype))
         return 0;
-    }
+    const pld_dtype_t edt = obj->type->dtype;
     const int sl = obj->slot, off = tmp(g);
     pld_cg_emit(g, "int64_t t%d = 0;", off);
     pld_cg_emit(g, "if (%d < s%d.rank) return rt->fail(bk, %d, \"tile index out of range\");", n, sl, s);
@@ -190,13 +219,9 @@ int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
         pld_cg_emit(g, "    t%d = t%d * s%d.shape[%d] + t%d;", off, off, sl, d, idx[d]);
         pld_cg_emit(g, "}");
     }
-    if (pld_dtype_is_float(edt))
-        pld_cg_emit(g, "rt->set_f(s%d.data, %d, t%d, (double)t%d);", sl, (int)edt, off, val);
-    else if (fv)
-        pld_cg_emit(g, "rt->set_i(s%d.data, %d, t%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
-                       "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);", sl, (int)edt, off, val, val, val, val, val);
-    else
-        pld_cg_emit(g, "rt->set_i(s%d.data, %d, t%d, t%d);", sl, (int)edt, off, val);
+    char data[32];
+    snprintf(data, sizeof data, "s%d.data", sl);
+    pld_cg_elem_store(g, data, edt, off, val, fv);
     return 0;
 }
 

@@ -436,19 +436,10 @@ int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     if (pld_cg_tensor_into(g, obj, on))
         return -1;
     int idx[PC_MAX_RANK];
-    for (int d = 0; d < n; d++) {
-        int fl;
-        pld_dtype_t dt;
-        if ((idx[d] = pld_cg_scalar(g, t->u.sub.items[d], &fl, &dt)) < 0)
-            return -1;
-        if (fl)
-            return pld_cg_fail(g, t->u.sub.items[d]->span, "an index must be an integer");
-    }
-    if (!pld_kern_dtype_ok(edt)) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
-                       "4-bit or FP8 arithmetic yet)\");", s, pld_dtype_name(edt));
+    if (pld_cg_int_indices(g, t->u.sub.items, n, idx))
+        return -1;
+    if (pld_cg_elem_dtype_refused(g, s, edt))
         return 0;
-    }
     char a[96];
     snprintf(a, sizeof a, "%d, (int)t%d.rank", n, ob);
     pld_cg_emit(g, "if (%d != t%d.rank)", n, ob);
@@ -465,12 +456,8 @@ int pld_cg_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
         g->ind--;
         pld_cg_emit(g, "t%d += t%d * t%d.stride[%d];", off, idx[d], ob, d);
     }
-    if (pld_dtype_is_float(edt))
-        pld_cg_emit(g, "rt->set_f(t%d.data, %d, t%d, (double)t%d);", ob, (int)edt, off, val);
-    else if (fv)
-        pld_cg_emit(g, "rt->set_i(t%d.data, %d, t%d, t%d != t%d ? 0 : t%d >= 9.2233720368547758e18 ? INT64_MAX : t%d <= "
-                       "-9.2233720368547758e18 ? INT64_MIN : (int64_t)t%d);", ob, (int)edt, off, val, val, val, val, val);
-    else
-        pld_cg_emit(g, "rt->set_i(t%d.data, %d, t%d, t%d);", ob, (int)edt, off, val);
+    char data[32];
+    snprintf(data, sizeof data, "t%d.data", ob);
+    pld_cg_elem_store(g, data, edt, off, val, fv);
     return 0;
 }
