@@ -135,7 +135,8 @@ long flow_write(FILE *f, const char *recs, size_t bytes)
     long arrows = 0;
     if (!r || !nt || !is || !released_by || !wt || !pos)
         goto done;
-    memcpy(r, recs, n * sizeof *r); /* the bytes came unaligned */
+    if (n)
+        memcpy(r, recs, n * sizeof *r); /* the bytes came unaligned (none: recs may be NULL) */
     size_t nn = 0;
     for (size_t i = 0; i < n; i++)
         if (r[i].kind == REC_NOTIFY)
