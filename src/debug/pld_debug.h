@@ -165,6 +165,18 @@ void pld_debug_race_task_redirect(pld_debug_t *d, int64_t tid);
 /* Joins the completion clocks of deps into task tid's clock (tid > 0) or thread t's. */
 void pld_debug_race_task_deps(pld_debug_t *d, const pld_debug_thread_t *t, int64_t tid, const int64_t *deps,
                               int ndeps);
+/* Detached launches (docs/races.md, edge 2): a task queued behind deps=
+ * (task_issue when it is queued: the clock it starts from; task_detach with
+ * its tid when it runs) and a task of a manual scope (task_detach with 0
+ * before its deps are joined) start from that clock and their deps'
+ * completion clocks, and end in their own completion clock (task_tid names
+ * the task once its TaskId is known), not in thread t's. task_settle joins
+ * every task's completion clock into t's and forgets them (every task has
+ * completed: the end of an orchestration function). */
+void pld_debug_race_task_issue(pld_debug_t *d, const pld_debug_thread_t *t, int64_t tid);
+void pld_debug_race_task_detach(pld_debug_t *d, const pld_debug_thread_t *t, int64_t queued);
+void pld_debug_race_task_tid(pld_debug_t *d, int64_t tid);
+void pld_debug_race_task_settle(pld_debug_t *d, const pld_debug_thread_t *t);
 /* Launches: child starts from parent; parent joins every thread it forked. */
 void pld_debug_race_fork(pld_debug_t *d, const pld_debug_thread_t *parent, const pld_debug_thread_t *child);
 void pld_debug_race_join(pld_debug_t *d, const pld_debug_thread_t *parent);

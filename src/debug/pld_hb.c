@@ -7,6 +7,8 @@
  *   used       the table index of each cell in use             4 x ncells
  *   cells      ncells x { key (byte + 1, 0 = empty), n, entries[PLD_HB_ENTRIES] }
  *              entry = { value, clock[V] }
+ *   overflow   one more cell: the merged release set of every cell the
+ *              table had no room for (pld_hb_release)
  *   granules   ceil(bytes / 64) x PLD_HB_SLOTS records of 24 bytes
  * where V = nthreads. */
 #include "pld_hb.h"
@@ -41,7 +43,7 @@ static size_t cell_bytes(const pld_hb_geom_t *g) { return up64(sizeof(cell_hdr_t
 static size_t published_at(void) { return 64; }
 static size_t used_at(const pld_hb_geom_t *g) { return published_at() + up64(2 * clock_bytes(g)); }
 static size_t cells_at(const pld_hb_geom_t *g) { return used_at(g) + up64((size_t)g->ncells * 4); }
-static size_t granules_at(const pld_hb_geom_t *g) { return cells_at(g) + (size_t)g->ncells * cell_bytes(g); }
+static size_t granules_at(const pld_hb_geom_t *g) { return cells_at(g) + (size_t)(g->ncells + 1) * cell_bytes(g); }
 static size_t ngranules(const pld_hb_geom_t *g) { return (g->bytes + PLD_HB_GRANULE - 1) / PLD_HB_GRANULE; }
 
 size_t pld_hb_seg_bytes(const pld_hb_geom_t *g)
@@ -250,11 +252,30 @@ static void drop_first(cell_hdr_t *c, const pld_hb_geom_t *g)
     c->n--;
 }
 
+/* The table is full: the cells it has no room for share the overflow cell,
+ * one merged release set (every notify of any of them appends to it, nothing
+ * removes from it until the next clear), and a wait on any of them acquires
+ * all of it: it orders more than the notifies do, never less. */
+static int overflow_release(void *seg, const pld_hb_geom_t *g, int32_t v, int set, const uint32_t *clk)
+{
+    cell_hdr_t *c = cell_at(seg, g, g->ncells);
+    if (!set && v < 0)
+        return 1; /* the epilogue: keep the clocks */
+    if (c->n == PLD_HB_ENTRIES) {
+        pld_hb_join(entry_clock(c, g, 1), entry_clock(c, g, 0), g->nthreads);
+        drop_first(c, g);
+    }
+    *entry_value(c, g, c->n) = v;
+    memcpy(entry_clock(c, g, c->n), clk, clock_bytes(g));
+    c->n++;
+    return 1;
+}
+
 int pld_hb_release(void *seg, const pld_hb_geom_t *g, size_t cell, int32_t v, int set, const uint32_t *clk)
 {
     cell_hdr_t *c = find_cell(seg, g, cell, 1);
     if (!c)
-        return -1;
+        return g->ncells ? overflow_release(seg, g, v, set, clk) : -1;
     if (set)
         c->n = 0;
     if (!set && v < 0) {
@@ -292,6 +313,13 @@ static int holds(int cmp, int64_t v, int32_t expected)
 void pld_hb_acquire(void *seg, const pld_hb_geom_t *g, size_t cell, int cmp, int32_t expected, uint32_t *clk)
 {
     cell_hdr_t *c = find_cell(seg, g, cell, 0);
+    if (!c && g->ncells && ((seg_hdr_t *)seg)->nused == g->ncells) {
+        /* maybe one of the cells beyond the table: all of the overflow set */
+        cell_hdr_t *o = cell_at(seg, g, g->ncells);
+        for (uint32_t j = 0; j < o->n; j++)
+            pld_hb_join(clk, entry_clock(o, g, j), g->nthreads);
+        return;
+    }
     if (!c)
         return;
     uint32_t upto = c->n;
@@ -319,6 +347,8 @@ void pld_hb_clear(void *seg, const pld_hb_geom_t *g)
         c->n = 0;
     }
     h->nused = 0;
+    if (g->ncells)
+        cell_at(seg, g, g->ncells)->n = 0; /* the overflow set */
     if (h->ghi > h->glo)
         memset((char *)seg + granules_at(g) + h->glo * PLD_HB_SLOTS * sizeof(rec_t), 0,
                (size_t)(h->ghi - h->glo) * PLD_HB_SLOTS * sizeof(rec_t));

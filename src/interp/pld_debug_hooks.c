@@ -217,6 +217,37 @@ void pld_race_task_deps(pld_interp_t *it, const frame_t *f, int64_t tid, const i
     pld_debug_race_task_deps(it->debug, &t, tid, deps, ndeps);
 }
 
+void pld_race_task_issue(pld_interp_t *it, const frame_t *f, int64_t tid)
+{
+    pld_debug_thread_t t = thread_of(f);
+    pld_debug_race_task_issue(it->debug, &t, tid);
+}
+
+void pld_race_task_detach(pld_interp_t *it, const frame_t *f, int64_t queued)
+{
+    pld_debug_thread_t t = thread_of(f);
+    pld_debug_race_task_detach(it->debug, &t, queued);
+}
+
+void pld_race_task_tid(pld_interp_t *it, int64_t tid)
+{
+    pld_debug_race_task_tid(it->debug, tid);
+}
+
+void pld_race_scope_end(pld_interp_t *it, const frame_t *f, int64_t first)
+{
+    /* the scope's tasks that have completed: the orchestration continues after them */
+    for (int64_t tid = first + 1; tid <= (int64_t)it->stats.tasks; tid++)
+        if (pld_task_complete(it, tid))
+            pld_race_task_deps(it, f, 0, &tid, 1);
+}
+
+void pld_race_task_settle(pld_interp_t *it, const frame_t *f)
+{
+    pld_debug_thread_t t = thread_of(f);
+    pld_debug_race_task_settle(it->debug, &t);
+}
+
 void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child)
 {
     pld_debug_thread_t p = thread_of(parent), c = thread_of(child);
