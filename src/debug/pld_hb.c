@@ -10,6 +10,12 @@
  *   overflow   one more cell: the merged release set of every cell the
  *              table had no room for (pld_hb_release)
  *   granules   ceil(bytes / 64) x PLD_HB_SLOTS records of 24 bytes
+ *   ext heads  per granule, the first extension block of its records (uint32,
+ *              1-based, 0 = none)
+ *   ext pool   ext_blocks(g) blocks { next (1-based), PLD_HB_SLOTS records },
+ *              taken in order by granules that need more than PLD_HB_SLOTS
+ *              live records (many threads reading the same bytes), all given
+ *              back at a clear
  * where V = nthreads. */
 #include "pld_hb.h"
 
@@ -28,6 +34,7 @@ typedef struct seg_hdr {
     uint32_t lock;
     uint32_t nused;  /* cells in use (their indices: the used list) */
     uint64_t glo, ghi; /* granules touched since the last clear, [glo, ghi) (ghi 0: none) */
+    uint32_t next_ext; /* extension blocks taken since the last clear */
 } seg_hdr_t;
 
 typedef struct cell_hdr {
@@ -46,9 +53,33 @@ static size_t cells_at(const pld_hb_geom_t *g) { return used_at(g) + up64((size_
 static size_t granules_at(const pld_hb_geom_t *g) { return cells_at(g) + (size_t)(g->ncells + 1) * cell_bytes(g); }
 static size_t ngranules(const pld_hb_geom_t *g) { return (g->bytes + PLD_HB_GRANULE - 1) / PLD_HB_GRANULE; }
 
+/* Extension blocks: one per 8 granules, at least 64, at most 16384. */
+typedef struct ext_blk {
+    uint32_t next;
+    uint32_t pad;
+    rec_t r[PLD_HB_SLOTS];
+} ext_blk_t;
+static size_t ext_blocks(const pld_hb_geom_t *g)
+{
+    size_t n = ngranules(g) / 8;
+    return n < 64 ? 64 : n > 16384 ? 16384 : n;
+}
+static size_t heads_at(const pld_hb_geom_t *g) { return up64(granules_at(g) + ngranules(g) * PLD_HB_SLOTS * sizeof(rec_t)); }
+static size_t pool_at(const pld_hb_geom_t *g) { return up64(heads_at(g) + ngranules(g) * sizeof(uint32_t)); }
+
 size_t pld_hb_seg_bytes(const pld_hb_geom_t *g)
 {
-    return granules_at(g) + ngranules(g) * PLD_HB_SLOTS * sizeof(rec_t);
+    return pool_at(g) + ext_blocks(g) * sizeof(ext_blk_t);
+}
+
+static uint32_t *ext_head(void *seg, const pld_hb_geom_t *g, size_t gi)
+{
+    return (uint32_t *)((char *)seg + heads_at(g)) + gi;
+}
+
+static ext_blk_t *ext_blk(void *seg, const pld_hb_geom_t *g, uint32_t i1)
+{
+    return (ext_blk_t *)((char *)seg + pool_at(g)) + (i1 - 1);
 }
 
 void pld_hb_lock(void *seg)
@@ -142,37 +173,48 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
         uint64_t m = (b - a == 64 ? ~0ull : ((1ull << (b - a)) - 1)) << a;
         rec_t *rs = &all[gi * PLD_HB_SLOTS];
         rec_t *same = NULL, *free_slot = NULL;
-        for (int i = 0; i < PLD_HB_SLOTS; i++) {
-            rec_t *r = &rs[i];
-            if (!r->mask) {
-                if (!free_slot)
-                    free_slot = r;
-                continue;
+        /* the granule's own records, then its extension blocks */
+        uint32_t nxt = *ext_head(seg, g, gi);
+        for (rec_t *blk = rs; blk;) {
+            for (int i = 0; i < PLD_HB_SLOTS; i++) {
+                rec_t *r = &blk[i];
+                if (!r->mask) {
+                    if (!free_slot)
+                        free_slot = r;
+                    continue;
+                }
+                uint32_t u = r->tk >> 2;
+                int rk = r->tk & 3;
+                if (u == tid && r->epoch == clk[tid] && rk == kind && r->off == site.off && r->len == site.len &&
+                    r->op == site.op && r->block == site.block)
+                    same = r;
+                uint64_t ov = r->mask & m;
+                if (!ov)
+                    continue;
+                int ordered = u == tid || r->epoch <= clk[u];
+                if (!ordered && conflicting(kind, rk)) {
+                    size_t lo, hi;
+                    mask_range(ov, &lo, &hi);
+                    pld_hb_site_t rsite = {r->off, r->len, r->op, r->block};
+                    note_race(&p, u, rk, &rsite, g0 + lo, g0 + hi);
+                }
+                /* what this access supersedes, of the records ordered before
+                 * it: a write all of them; a read or an atomic add only the
+                 * records of its own kind (whatever conflicts with those
+                 * conflicts with it too; an atomic add does not conflict with a
+                 * later atomic add that an earlier plain access does) */
+                if (ordered && r != same && (kind == PLD_HB_WRITE || rk == kind)) {
+                    r->mask &= ~m;
+                    if (!r->mask && !free_slot)
+                        free_slot = r;
+                }
             }
-            uint32_t u = r->tk >> 2;
-            int rk = r->tk & 3;
-            if (u == tid && r->epoch == clk[tid] && rk == kind && r->off == site.off && r->len == site.len &&
-                r->op == site.op && r->block == site.block)
-                same = r;
-            uint64_t ov = r->mask & m;
-            if (!ov)
-                continue;
-            int ordered = u == tid || r->epoch <= clk[u];
-            if (!ordered && conflicting(kind, rk)) {
-                size_t lo, hi;
-                mask_range(ov, &lo, &hi);
-                pld_hb_site_t rsite = {r->off, r->len, r->op, r->block};
-                note_race(&p, u, rk, &rsite, g0 + lo, g0 + hi);
-            }
-            /* what this access supersedes, of the records ordered before
-             * it: a write all of them; a read or an atomic add only the
-             * records of its own kind (whatever conflicts with those
-             * conflicts with it too; an atomic add does not conflict with a
-             * later atomic add that an earlier plain access does) */
-            if (ordered && r != same && (kind == PLD_HB_WRITE || rk == kind)) {
-                r->mask &= ~m;
-                if (!r->mask && !free_slot)
-                    free_slot = r;
+            if (nxt) {
+                ext_blk_t *e = ext_blk(seg, g, nxt);
+                blk = e->r;
+                nxt = e->next;
+            } else {
+                blk = NULL;
             }
         }
         if (same) {
@@ -180,8 +222,17 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
             continue;
         }
         rec_t *slot = free_slot;
+        if (!slot && h->next_ext < ext_blocks(g)) {
+            /* full: one more block of records for this granule */
+            uint32_t nb = ++h->next_ext;
+            ext_blk_t *e = ext_blk(seg, g, nb);
+            memset(e, 0, sizeof *e);
+            e->next = *ext_head(seg, g, gi);
+            *ext_head(seg, g, gi) = nb;
+            slot = &e->r[0];
+        }
         if (!slot) {
-            /* full: forget a read if there is one, else the oldest record */
+            /* full and no block left: forget a read if there is one, else the oldest record */
             for (int i = 0; i < PLD_HB_SLOTS && !slot; i++)
                 if ((rs[i].tk & 3) == PLD_HB_READ)
                     slot = &rs[i];
@@ -349,9 +400,13 @@ void pld_hb_clear(void *seg, const pld_hb_geom_t *g)
     h->nused = 0;
     if (g->ncells)
         cell_at(seg, g, g->ncells)->n = 0; /* the overflow set */
-    if (h->ghi > h->glo)
+    if (h->ghi > h->glo) {
         memset((char *)seg + granules_at(g) + h->glo * PLD_HB_SLOTS * sizeof(rec_t), 0,
                (size_t)(h->ghi - h->glo) * PLD_HB_SLOTS * sizeof(rec_t));
+        if (h->next_ext) /* the blocks are zeroed when taken */
+            memset(ext_head(seg, g, h->glo), 0, (size_t)(h->ghi - h->glo) * sizeof(uint32_t));
+    }
+    h->next_ext = 0;
     h->glo = h->ghi = 0;
 }
 
