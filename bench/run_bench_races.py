@@ -3,7 +3,8 @@
 docs/races.md, "Cost"). A benchmark, not a test.
 
     bench/run_bench_races.py [--pldrun build/pldrun] [--runs 3] [--long 20]
-                             [--set programs,races] [--only SUBSTR]
+                             [--set programs,races] [--only SUBSTR] [--stat min|median]
+                             [--baseline OLD/pldrun]
 
 Programs:
   programs   every DSL program of programs/ (not the .printed twins) at the
@@ -17,9 +18,12 @@ first dispatch) and with --dispatches L (the long run, default 20; a
 program whose args already name --dispatches keeps them and is not run
 long). The time is the one pldrun prints on its summary line (rank 0, from
 reading the program to the end of the run: mpirun's start-up is not in it);
-each of the four runs --runs times and the median counts. The tables give
+each of the four runs --runs times and the best (--stat min, the default:
+the least disturbed by other load on a shared machine) or the median counts. The tables give
 each program's plain times and the ratios check-races / plain; the last
-rows give the geometric mean and the maximum of each ratio per set.
+rows give the geometric mean and the maximum of each ratio per set. With
+--baseline, an older pldrun runs with --check-races too, and its ratio to
+this pldrun's plain time is given beside (the same plain reference).
 
 MPI environment: scripts/mpi_env.sh (as the tests: oversubscribed, yielding).
 The numbers move with the machine's load: run it on an idle machine, or
@@ -97,9 +101,12 @@ def run_once(pldrun, P, prog, args, env):
     return float(m.group(1)) if p.returncode == 0 and m else None
 
 
-def median(pldrun, P, prog, args, env, runs):
+STAT = min
+
+
+def measure(pldrun, P, prog, args, env, runs):
     ts = [t for t in (run_once(pldrun, P, prog, args, env) for _ in range(runs)) if t is not None]
-    return statistics.median(ts) if ts else None
+    return STAT(ts) if ts else None
 
 
 def gm(xs):
@@ -113,7 +120,11 @@ def main():
     ap.add_argument('--long', type=int, default=20, help='--dispatches of the long run (0: no long run)')
     ap.add_argument('--set', default='programs,races')
     ap.add_argument('--only', default='')
+    ap.add_argument('--baseline', default='', help='an older pldrun: its --check-races runs too')
+    ap.add_argument('--stat', choices=('min', 'median'), default='min')
     a = ap.parse_args()
+    global STAT
+    STAT = min if a.stat == 'min' else statistics.median
     env = T.mpi_env(ROOT)
     rows = []
     for st, name, P, path, args in programs(a.set.split(','), a.only):
@@ -122,36 +133,51 @@ def main():
         if a.long and '--dispatches' not in args:
             shapes.append(('long', args + ['--dispatches', str(a.long)]))
         for shape, sargs in shapes:
-            plain = median(a.pldrun, P, path, sargs, env, a.runs)
-            races = median(a.pldrun, P, path, sargs + ['--check-races'], env, a.runs)
-            res[shape] = (plain, races)
+            plain = measure(a.pldrun, P, path, sargs, env, a.runs)
+            races = measure(a.pldrun, P, path, sargs + ['--check-races'], env, a.runs)
+            base = measure(a.baseline, P, path, sargs + ['--check-races'], env, a.runs) if a.baseline else None
+            res[shape] = (plain, races, base)
         rows.append((st, name, P, res))
         cells = []
         for shape in ('short', 'long'):
             if shape in res:
-                p, r = res[shape]
+                p, r, b = res[shape]
                 cells.append('%s %s / %s = %s' % (shape, '%.3f' % p if p else 'failed', '%.3f' % r if r else 'failed',
                                                   '%.2fx' % (r / p) if p and r else '-'))
+                if a.baseline:
+                    cells.append('(baseline %s)' % ('%.2fx' % (b / p) if p and b else '-'))
         print('%-8s %-40s P=%d  %s' % (st, name, P, '  '.join(cells)), flush=True)
     for st in a.set.split(','):
         sel = [r for r in rows if r[0] == st]
         if not sel:
             continue
         print()
-        print('| %s | P | plain s | races s | ratio | plain s (%d dispatches) | races s | ratio |' % (st, a.long))
-        print('|---|---|---|---|---|---|---|---|')
-        ratios = {'short': [], 'long': []}
+        bcol = ' baseline ratio |' if a.baseline else ''
+        print('| %s | P | plain s | races s | ratio |%s plain s (%d dispatches) | races s | ratio |%s' %
+              (st, bcol, a.long, bcol))
+        print('|---|---|---|---|---|%s---|---|---|%s' % ('---|' if a.baseline else '', '---|' if a.baseline else ''))
+        ratios = {'short': [], 'long': [], 'bshort': [], 'blong': []}
         for _, name, P, res in sel:
             cells = []
             for shape in ('short', 'long'):
-                p, r = res.get(shape, (None, None))
+                p, r, b = res.get(shape, (None, None, None))
                 if p and r:
                     ratios[shape].append(r / p)
+                if p and b:
+                    ratios['b' + shape].append(b / p)
                 cells += ['%.3f' % p if p else '-', '%.3f' % r if r else '-', '%.2f' % (r / p) if p and r else '-']
+                if a.baseline:
+                    cells.append('%.2f' % (b / p) if p and b else '-')
             print('| %s | %d | %s |' % (name, P, ' | '.join(cells)))
         for label, f in (('geometric mean', gm), ('maximum', lambda xs: max(xs) if xs else None)):
-            v = [f(ratios['short']), f(ratios['long'])]
-            print('| %s | | | | %s | | | %s |' % (label, '%.2f' % v[0] if v[0] else '-', '%.2f' % v[1] if v[1] else '-'))
+            cells = []
+            for shape in ('short', 'long'):
+                v = f(ratios[shape])
+                cells += ['', '', '%.2f' % v if v else '-']
+                if a.baseline:
+                    v = f(ratios['b' + shape])
+                    cells.append('%.2f' % v if v else '-')
+            print('| %s | | %s |' % (label, ' | '.join(cells)))
 
 
 if __name__ == '__main__':

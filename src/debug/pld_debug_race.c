@@ -62,6 +62,12 @@ static uint32_t fixed_slot(const pld_debug_thread_t *t)
     return 1 + (uint32_t)(((uint64_t)t->block * 4 + ((uint64_t)t->lane & 3)) % (PLD_RACE_SLOTS - 1));
 }
 
+/* Slot s has run a thread (or is running one). */
+static int slot_used(const dbg_race_t *r, uint32_t s)
+{
+    return s == 0 || r->last[s] || (r->busy & (1ull << s));
+}
+
 static uint32_t slot_of(const dbg_race_t *r, const pld_debug_thread_t *t)
 {
     if (!t || !t->kernel)
@@ -173,8 +179,10 @@ pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom
         return PLD_OK;
     rdom_t *rd = &r->dom[dom];
     rd->g.nthreads = r->V;
-    rd->g.ncells = PLD_RACE_CELLS;
     rd->g.bytes = pld_win_dom_extent(data);
+    /* a window of E bytes has at most E / 4 INT32 cells: a smaller table
+     * holds them all (the window layer zeroes the whole segment) */
+    rd->g.ncells = rd->g.bytes / 4 + 2 < PLD_RACE_CELLS ? (uint32_t)(rd->g.bytes / 4 + 2) : PLD_RACE_CELLS;
     rd->n = n;
     rd->me = me;
     char werr[512];
@@ -520,7 +528,8 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
         if (!all)
             return;
         for (uint32_t s = 0; s < PLD_RACE_SLOTS; s++)
-            pld_hb_join(all, clock_of(r, s), r->V);
+            if (slot_used(r, s))
+                pld_hb_join(all, clock_of(r, s), r->V);
         for (int i = 0; i < r->ndom; i++)
             if (r->dom[i].w) {
                 void *seg = r->dom[i].seg[r->dom[i].me];
@@ -532,7 +541,9 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
         return;
     }
     /* every rank got there: each thread of this rank is ordered after
-     * every thread of every member */
+     * every thread of every member. The threads that act after the barrier
+     * are the orchestration and the kernel threads it forks (from its
+     * clock): slot 0 and the live ones (none between dispatches) are enough */
     for (int i = 0; i < r->ndom; i++) {
         if (!r->dom[i].w)
             continue;
@@ -540,7 +551,8 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
             void *seg = r->dom[i].seg[m];
             pld_hb_lock(seg);
             for (uint32_t s = 0; s < PLD_RACE_SLOTS; s++)
-                pld_hb_join_published(seg, &r->dom[i].g, done, clock_of(r, s));
+                if (s == 0 || (r->busy & (1ull << s)))
+                    pld_hb_join_published(seg, &r->dom[i].g, done, clock_of(r, s));
             pld_hb_unlock(seg);
         }
         if (clear) {
