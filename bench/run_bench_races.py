@@ -4,6 +4,7 @@ docs/races.md, "Cost"). A benchmark, not a test.
 
     bench/run_bench_races.py [--pldrun build/pldrun] [--runs 3] [--long 20]
                              [--set programs,races] [--only SUBSTR] [--stat min|median]
+                             [--long-races]
                              [--baseline OLD/pldrun]
 
 Programs:
@@ -16,9 +17,9 @@ Each program runs in four ways: plain and with --check-races, once as its
 header says (the short run: mostly start-up, window creation and the
 first dispatch) and with --dispatches L (the long run, default 20; a
 program whose args already name --dispatches keeps them and is not run
-long). The time is the one pldrun prints on its summary line (rank 0, from
+long; the programs of tests/races only with --long-races). The time is the one pldrun prints on its summary line (rank 0, from
 reading the program to the end of the run: mpirun's start-up is not in it);
-each of the four runs --runs times and the best (--stat min, the default:
+each of the runs --runs times (the commands of a program alternate) and the best (--stat min, the default:
 the least disturbed by other load on a shared machine) or the median counts. The tables give
 each program's plain times and the ratios check-races / plain; the last
 rows give the geometric mean and the maximum of each ratio per set. With
@@ -104,9 +105,17 @@ def run_once(pldrun, P, prog, args, env):
 STAT = min
 
 
-def measure(pldrun, P, prog, args, env, runs):
-    ts = [t for t in (run_once(pldrun, P, prog, args, env) for _ in range(runs)) if t is not None]
-    return STAT(ts) if ts else None
+def measure(cmds, P, prog, env, runs):
+    """The statistic of each (pldrun, args) of cmds over runs rounds; the
+    commands alternate within a round, so that a change of the machine's
+    load falls on all of them alike."""
+    ts = [[] for _ in cmds]
+    for _ in range(runs):
+        for i, (pldrun, args) in enumerate(cmds):
+            t = run_once(pldrun, P, prog, args, env)
+            if t is not None:
+                ts[i].append(t)
+    return [STAT(x) if x else None for x in ts]
 
 
 def gm(xs):
@@ -119,6 +128,7 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--long', type=int, default=20, help='--dispatches of the long run (0: no long run)')
     ap.add_argument('--set', default='programs,races')
+    ap.add_argument('--long-races', action='store_true', help='the long run for tests/races too')
     ap.add_argument('--only', default='')
     ap.add_argument('--baseline', default='', help='an older pldrun: its --check-races runs too')
     ap.add_argument('--stat', choices=('min', 'median'), default='min')
@@ -130,13 +140,14 @@ def main():
     for st, name, P, path, args in programs(a.set.split(','), a.only):
         res = {}
         shapes = [('short', args)]
-        if a.long and '--dispatches' not in args:
+        if a.long and '--dispatches' not in args and (st == 'programs' or a.long_races):
             shapes.append(('long', args + ['--dispatches', str(a.long)]))
         for shape, sargs in shapes:
-            plain = measure(a.pldrun, P, path, sargs, env, a.runs)
-            races = measure(a.pldrun, P, path, sargs + ['--check-races'], env, a.runs)
-            base = measure(a.baseline, P, path, sargs + ['--check-races'], env, a.runs) if a.baseline else None
-            res[shape] = (plain, races, base)
+            cmds = [(a.pldrun, sargs), (a.pldrun, sargs + ['--check-races'])]
+            if a.baseline:
+                cmds.append((a.baseline, sargs + ['--check-races']))
+            got = measure(cmds, P, path, env, a.runs) + [None]
+            res[shape] = tuple(got[:3])
         rows.append((st, name, P, res))
         cells = []
         for shape in ('short', 'long'):

@@ -170,7 +170,8 @@ void pld_debug_race_task_deps(pld_debug_t *d, const pld_debug_thread_t *t, int64
  * its tid when it runs) and a task of a manual scope (task_detach with 0
  * before its deps are joined) start from that clock and their deps'
  * completion clocks, and end in their own completion clock (task_tid names
- * the task once its TaskId is known), not in thread t's. task_settle joins
+ * the task once its TaskId is known; task_tid 0 when the launch is over),
+ * not in thread t's. task_settle joins
  * every task's completion clock into t's and forgets them (every task has
  * completed: the end of an orchestration function). */
 void pld_debug_race_task_issue(pld_debug_t *d, const pld_debug_thread_t *t, int64_t tid);

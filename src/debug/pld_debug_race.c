@@ -601,8 +601,12 @@ void pld_debug_race_task_detach(pld_debug_t *d, const pld_debug_thread_t *t, int
 void pld_debug_race_task_tid(pld_debug_t *d, int64_t tid)
 {
     dbg_race_t *r = d->race;
-    if (r->det_on && r->det_tid == 0)
+    if (tid == 0) {
+        r->det_on = 0; /* the launch is over (also one that never joined) */
+        r->det_tid = 0;
+    } else if (r->det_on && r->det_tid == 0) {
         r->det_tid = tid;
+    }
 }
 
 void pld_debug_race_task_settle(pld_debug_t *d, const pld_debug_thread_t *t)

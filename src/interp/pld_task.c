@@ -135,6 +135,8 @@ pld_status_t pld_task_end(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
     }
     it->ncur_defer = 0;
     it->cur_task = saved;
+    if (it->race && saved == 0)
+        pld_race_task_tid(it, 0); /* the top-level launch is over */
     return st;
 }
 
