@@ -146,6 +146,10 @@ pld_status_t pld_debug_race_domains(pld_debug_t *d, int ndoms, char *err, size_t
 pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom, pld_win_dom_t *data, const int *members,
                                    int n, int me, char *err, size_t errn);
 void pld_debug_race_fini(pld_debug_t *d); /* destroys the segments (before the data windows) */
+/* Between the two: at most `cells` signal cells can be in domain dom's
+ * window (the INT32 elements of its buffers): the release-set table gets
+ * that many slots (at most 1,024; cells beyond it share the overflow set). */
+void pld_debug_race_cells(pld_debug_t *d, int dom, size_t cells);
 /* An access by thread t at `at` of bytes [disp, disp + bytes) of domain rank
  * owner's window of domain dom, kind PLD_HB_READ / WRITE / ATOMIC. */
 void pld_debug_race_access(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, int dom, int owner,

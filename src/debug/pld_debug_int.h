@@ -26,6 +26,7 @@ typedef struct rdom {
     void **seg;                /* by domain rank: that member's segment as mapped here */
     int *members;              /* world rank of each domain rank */
     int n, me;
+    int64_t cells_hint;        /* 1 + the INT32 cells the caller says the window holds (0: unknown) */
 } rdom_t;
 
 /* The clock a task completed with (edge 7; detached tasks, edge 2), and

@@ -180,9 +180,13 @@ pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom
     rdom_t *rd = &r->dom[dom];
     rd->g.nthreads = r->V;
     rd->g.bytes = pld_win_dom_extent(data);
-    /* a window of E bytes has at most E / 4 INT32 cells: a smaller table
-     * holds them all (the window layer zeroes the whole segment) */
-    rd->g.ncells = rd->g.bytes / 4 + 2 < PLD_RACE_CELLS ? (uint32_t)(rd->g.bytes / 4 + 2) : PLD_RACE_CELLS;
+    /* a window of E bytes has at most E / 4 INT32 cells, and the caller may
+     * know fewer (pld_debug_race_cells): a smaller table holds them all (the
+     * window layer zeroes the whole segment, so its size is paid at start-up) */
+    size_t cells = rd->g.bytes / 4;
+    if (rd->cells_hint > 0 && (size_t)rd->cells_hint - 1 < cells)
+        cells = (size_t)rd->cells_hint - 1;
+    rd->g.ncells = cells + 2 < PLD_RACE_CELLS ? (uint32_t)(cells + 2) : PLD_RACE_CELLS;
     rd->n = n;
     rd->me = me;
     char werr[512];
@@ -210,6 +214,13 @@ pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom
         }
     }
     return PLD_OK;
+}
+
+void pld_debug_race_cells(pld_debug_t *d, int dom, size_t cells)
+{
+    dbg_race_t *r = d->race;
+    if (dom >= 0 && dom < r->ndom)
+        r->dom[dom].cells_hint = (int64_t)(cells < (size_t)INT32_MAX ? cells : INT32_MAX) + 1;
 }
 
 void pld_debug_race_fini(pld_debug_t *d)
@@ -365,10 +376,10 @@ void pld_debug_race_notify_unlock(pld_debug_t *d, const pld_debug_thread_t *t, c
     if (full && !r->full_reported) {
         r->full_reported = 1;
         pld_diag_add(d->o.diags, PLD_SEV_WARNING, at->span,
-                     "--check-races: window of comm domain %d has more than %d signal cells; the further cells share "
+                     "--check-races: window of comm domain %d has more than %u signal cells; the further cells share "
                      "one merged release set (a wait on any of them acquires every notify of all of them), so races "
                      "they should expose may be missed",
-                     dom, PLD_RACE_CELLS);
+                     dom, (unsigned)rd->g.ncells);
     }
 }
 
