@@ -163,14 +163,17 @@ def main():
         if not sel:
             continue
         print()
+        shapes = ('short', 'long') if any('long' in r[3] for r in sel) else ('short',)
         bcol = ' baseline ratio |' if a.baseline else ''
-        print('| %s | P | plain s | races s | ratio |%s plain s (%d dispatches) | races s | ratio |%s' %
-              (st, bcol, a.long, bcol))
-        print('|---|---|---|---|---|%s---|---|---|%s' % ('---|' if a.baseline else '', '---|' if a.baseline else ''))
+        head = '| %s | P | plain s | races s | ratio |%s' % (st, bcol)
+        if len(shapes) == 2:
+            head += ' plain s (%d dispatches) | races s | ratio |%s' % (a.long, bcol)
+        print(head)
+        print('|---|---|' + ('---|---|---|' + ('---|' if a.baseline else '')) * len(shapes))
         ratios = {'short': [], 'long': [], 'bshort': [], 'blong': []}
         for _, name, P, res in sel:
             cells = []
-            for shape in ('short', 'long'):
+            for shape in shapes:
                 p, r, b = res.get(shape, (None, None, None))
                 if p and r:
                     ratios[shape].append(r / p)
@@ -182,7 +185,7 @@ def main():
             print('| %s | %d | %s |' % (name, P, ' | '.join(cells)))
         for label, f in (('geometric mean', gm), ('maximum', lambda xs: max(xs) if xs else None)):
             cells = []
-            for shape in ('short', 'long'):
+            for shape in shapes:
                 v = f(ratios[shape])
                 cells += ['', '', '%.2f' % v if v else '-']
                 if a.baseline:
