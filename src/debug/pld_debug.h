@@ -173,6 +173,10 @@ pld_status_t pld_debug_race_domains(pld_debug_t *d, int ndoms, char *err, size_t
 pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom, pld_win_dom_t *data, const int *members,
                                    int n, int me, char *err, size_t errn);
 void pld_debug_race_fini(pld_debug_t *d); /* destroys the segments (before the data windows) */
+/* Between the two: at most `cells` signal cells can be in domain dom's
+ * window (the INT32 elements of its buffers): the release-set table gets
+ * that many slots (at most 1,024; cells beyond it share the overflow set). */
+void pld_debug_race_cells(pld_debug_t *d, int dom, size_t cells);
 /* An access by thread t at `at` of bytes [disp, disp + bytes) of domain rank
  * owner's window of domain dom, kind PLD_HB_READ / WRITE / ATOMIC. */
 void pld_debug_race_access(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, int dom, int owner,
@@ -192,6 +196,19 @@ void pld_debug_race_task_redirect(pld_debug_t *d, int64_t tid);
 /* Joins the completion clocks of deps into task tid's clock (tid > 0) or thread t's. */
 void pld_debug_race_task_deps(pld_debug_t *d, const pld_debug_thread_t *t, int64_t tid, const int64_t *deps,
                               int ndeps);
+/* Detached launches (docs/races.md, edge 2): a task queued behind deps=
+ * (task_issue when it is queued: the clock it starts from; task_detach with
+ * its tid when it runs) and a task of a manual scope (task_detach with 0
+ * before its deps are joined) start from that clock and their deps'
+ * completion clocks, and end in their own completion clock (task_tid names
+ * the task once its TaskId is known; task_tid 0 when the launch is over),
+ * not in thread t's. task_settle joins
+ * every task's completion clock into t's and forgets them (every task has
+ * completed: the end of an orchestration function). */
+void pld_debug_race_task_issue(pld_debug_t *d, const pld_debug_thread_t *t, int64_t tid);
+void pld_debug_race_task_detach(pld_debug_t *d, const pld_debug_thread_t *t, int64_t queued);
+void pld_debug_race_task_tid(pld_debug_t *d, int64_t tid);
+void pld_debug_race_task_settle(pld_debug_t *d, const pld_debug_thread_t *t);
 /* Launches: child starts from parent; parent joins every thread it forked. */
 void pld_debug_race_fork(pld_debug_t *d, const pld_debug_thread_t *parent, const pld_debug_thread_t *child);
 void pld_debug_race_join(pld_debug_t *d, const pld_debug_thread_t *parent);

@@ -5,7 +5,8 @@
 
 #include "pld_debug.h"
 
-#define PLD_RACE_SLOTS 33      /* per rank: orchestration + 32 block slots */
+#define PLD_RACE_SLOTS 64      /* per rank: orchestration + 63 kernel-thread slots (docs/races.md, "Threads") */
+#define PLD_RACE_KEYS 256      /* kernel threads mapped to slots at once (beyond: they share slots) */
 #define SCHED_MAX_PENDING 64   /* puts held at once; the oldest goes first beyond */
 
 /* ---- --poison (pld_debug_poison.c) */
@@ -25,13 +26,23 @@ typedef struct rdom {
     void **seg;                /* by domain rank: that member's segment as mapped here */
     int *members;              /* world rank of each domain rank */
     int n, me;
+    int64_t cells_hint;        /* 1 + the INT32 cells the caller says the window holds (0: unknown) */
 } rdom_t;
 
-/* The clock a deferred task completed with (edge 7). */
+/* The clock a task completed with (edge 7; detached tasks, edge 2), and
+ * the clock a queued task was issued with (NULL unless queued). */
 typedef struct tclock {
     int64_t tid;
     uint32_t *clk;
+    uint32_t *start;
 } tclock_t;
+
+/* A kernel thread (block, lane) of a running launch and its clock slot. */
+typedef struct tkey {
+    int64_t block, lane;
+    uint8_t slot, parent;      /* its slot; the slot that forked it */
+    uint8_t owned;             /* the slot was taken for it (freed at the launcher's join) */
+} tkey_t;
 
 typedef struct pair {
     pld_hb_site_t a, b;
@@ -51,6 +62,17 @@ typedef struct dbg_race {
     tclock_t *tasks;           /* completion clocks of deferred tasks */
     int ntasks, captasks;
     int64_t redirect;          /* > 0: waits acquire into this task's clock (its deferred completion) */
+    /* kernel threads -> slots (pld_debug_race.c, "threads") */
+    tkey_t keys[PLD_RACE_KEYS];
+    int nkeys;
+    uint64_t busy;             /* slots of live kernel threads */
+    uint32_t last[PLD_RACE_SLOTS]; /* the epoch a slot's last thread ended at (0: never used) */
+    uint64_t folded;           /* threads that had to share a slot (a race between them may be missed) */
+    /* a detached launch (a queued task, a task of a manual scope): its
+     * blocks start from det_base and end in task det_tid's clock */
+    int det_on;
+    int64_t det_tid;
+    uint32_t *det_base;        /* V */
 } dbg_race_t;
 
 /* ---- --schedule-seed (pld_debug_sched.c) */

@@ -4,10 +4,19 @@
  *
  * Threads: slot 0 of each rank is its orchestration (HOST and CHIP
  * functions); slots 1..PLD_RACE_SLOTS-1 are the blocks, cores and lanes of
- * kernel launches (block b, core/lane c -> 1 + (4b + c) mod 32: a launch of
- * more than 32 blocks folds blocks onto one slot, which can only hide a race
- * between them). Thread id = world rank x PLD_RACE_SLOTS + slot; each rank
- * keeps the clocks of its own slots.
+ * kernel launches, taken when a thread is forked and given back when its
+ * launcher joins it. A slot is reused only by a thread that is ordered after
+ * the slot's last thread (exact: the two are one thread in program order);
+ * when no such slot is free, threads share one (a race between them can be
+ * missed, never invented) and the run ends with a warning (r->folded).
+ * Thread id = world rank x PLD_RACE_SLOTS + slot; each rank keeps the clocks
+ * of its own slots.
+ *
+ * Detached launches (a task queued behind deps=, a task of a manual scope):
+ * the blocks start from the issue clock joined with the deps' completion
+ * clocks (det_base) and end in the task's completion clock, not in the
+ * orchestration's, which joins them where the program waits for them (the
+ * end of a manual scope, the end of the orchestration function).
  *
  * Every domain gets a segment window beside its data window (pld_hb.h
  * layout, same members), mapped by every member: only the shm and local
@@ -27,14 +36,6 @@
 
 /* ------------------------------------------------------------ threads */
 
-static uint32_t slot_of(const pld_debug_thread_t *t)
-{
-    if (!t || !t->kernel)
-        return 0;
-    uint64_t c = (uint64_t)t->lane & 3;
-    return 1 + (uint32_t)(((uint64_t)t->block * 4 + c) % (PLD_RACE_SLOTS - 1));
-}
-
 static uint32_t *clock_of(dbg_race_t *r, uint32_t slot)
 {
     return &r->clk[(size_t)slot * r->V];
@@ -43,6 +44,54 @@ static uint32_t *clock_of(dbg_race_t *r, uint32_t slot)
 static uint32_t tid_of(const dbg_race_t *r, uint32_t slot)
 {
     return r->me * PLD_RACE_SLOTS + slot;
+}
+
+/* The live kernel thread (block, lane) of t: its index in r->keys, or -1. */
+static int key_find(const dbg_race_t *r, const pld_debug_thread_t *t)
+{
+    for (int i = r->nkeys - 1; i >= 0; i--)
+        if (r->keys[i].block == t->block && r->keys[i].lane == t->lane)
+            return i;
+    return -1;
+}
+
+/* A slot for a thread of no key (more live threads than PLD_RACE_KEYS, or
+ * one that was never forked): a fixed one, shared. */
+static uint32_t fixed_slot(const pld_debug_thread_t *t)
+{
+    return 1 + (uint32_t)(((uint64_t)t->block * 4 + ((uint64_t)t->lane & 3)) % (PLD_RACE_SLOTS - 1));
+}
+
+/* Slot s has run a thread (or is running one). */
+static int slot_used(const dbg_race_t *r, uint32_t s)
+{
+    return s == 0 || r->last[s] || (r->busy & (1ull << s));
+}
+
+static uint32_t slot_of(const dbg_race_t *r, const pld_debug_thread_t *t)
+{
+    if (!t || !t->kernel)
+        return 0;
+    int i = key_find(r, t);
+    return i >= 0 ? r->keys[i].slot : fixed_slot(t);
+}
+
+/* A free slot for a thread starting with clock src: one whose last thread
+ * src is ordered after (exact), else any free one, else a busy one (both
+ * fold: counted). */
+static uint32_t take_slot(dbg_race_t *r, const uint32_t *src, const pld_debug_thread_t *t)
+{
+    uint32_t any = 0;
+    for (uint32_t s = 1; s < PLD_RACE_SLOTS; s++) {
+        if (r->busy & (1ull << s))
+            continue;
+        if (r->last[s] <= src[tid_of(r, s)])
+            return s;
+        if (!any)
+            any = s;
+    }
+    r->folded++;
+    return any ? any : fixed_slot(t);
 }
 
 static pld_hb_site_t site_of(const pld_debug_thread_t *t, const pld_debug_at_t *at)
@@ -74,6 +123,12 @@ pld_status_t pld_debug_race_open(pld_debug_t *d, char *err, size_t errn)
     r->P = (uint32_t)d->o.nranks;
     r->me = (uint32_t)d->o.rank;
     r->V = r->P * PLD_RACE_SLOTS;
+    if (r->V > PLD_HB_MAX_THREADS) {
+        pld_mem_free(r);
+        snprintf(err, errn, "--check-races supports at most %d ranks, found %u", PLD_HB_MAX_THREADS / PLD_RACE_SLOTS,
+                 (unsigned)d->o.nranks);
+        return PLD_E_USAGE;
+    }
     r->clk = pld_mem_calloc((size_t)PLD_RACE_SLOTS * r->V, sizeof *r->clk);
     if (!r->clk) {
         pld_mem_free(r);
@@ -94,9 +149,12 @@ void pld_debug_race_close(pld_debug_t *d)
         return;
     pld_mem_free(r->clk);
     pld_mem_free(r->pairs);
-    for (int i = 0; i < r->ntasks; i++)
+    for (int i = 0; i < r->ntasks; i++) {
         pld_mem_free(r->tasks[i].clk);
+        pld_mem_free(r->tasks[i].start);
+    }
     pld_mem_free(r->tasks);
+    pld_mem_free(r->det_base);
     pld_mem_free(r);
     d->race = NULL;
 }
@@ -121,8 +179,14 @@ pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom
         return PLD_OK;
     rdom_t *rd = &r->dom[dom];
     rd->g.nthreads = r->V;
-    rd->g.ncells = PLD_RACE_CELLS;
     rd->g.bytes = pld_win_dom_extent(data);
+    /* a window of E bytes has at most E / 4 INT32 cells, and the caller may
+     * know fewer (pld_debug_race_cells): a smaller table holds them all (the
+     * window layer zeroes the whole segment, so its size is paid at start-up) */
+    size_t cells = rd->g.bytes / 4;
+    if (rd->cells_hint > 0 && (size_t)rd->cells_hint - 1 < cells)
+        cells = (size_t)rd->cells_hint - 1;
+    rd->g.ncells = cells + 2 < PLD_RACE_CELLS ? (uint32_t)(cells + 2) : PLD_RACE_CELLS;
     rd->n = n;
     rd->me = me;
     char werr[512];
@@ -150,6 +214,13 @@ pld_status_t pld_debug_race_domain(pld_debug_t *d, pld_win_sys_t *world, int dom
         }
     }
     return PLD_OK;
+}
+
+void pld_debug_race_cells(pld_debug_t *d, int dom, size_t cells)
+{
+    dbg_race_t *r = d->race;
+    if (dom >= 0 && dom < r->ndom)
+        r->dom[dom].cells_hint = (int64_t)(cells < (size_t)INT32_MAX ? cells : INT32_MAX) + 1;
 }
 
 void pld_debug_race_fini(pld_debug_t *d)
@@ -293,7 +364,7 @@ void pld_debug_race_access(pld_debug_t *d, const pld_debug_thread_t *t, const pl
     if (dom < 0 || dom >= r->ndom || !r->dom[dom].w || !bytes)
         return;
     rdom_t *rd = &r->dom[dom];
-    uint32_t slot = slot_of(t);
+    uint32_t slot = slot_of(r, t);
     rctx_t c = {d, at, dom, owner, kind, site_of(t, at)};
     void *seg = rd->seg[owner];
     pld_hb_lock(seg);
@@ -317,7 +388,7 @@ void pld_debug_race_notify_unlock(pld_debug_t *d, const pld_debug_thread_t *t, c
     if (dom < 0 || dom >= r->ndom || !r->dom[dom].w)
         return;
     rdom_t *rd = &r->dom[dom];
-    uint32_t slot = slot_of(t);
+    uint32_t slot = slot_of(r, t);
     int full = done && pld_hb_release(rd->seg[peer], &rd->g, disp, v, set, clock_of(r, slot)) != 0;
     pld_hb_unlock(rd->seg[peer]);
     if (done && set == 0 && v < 0)
@@ -326,18 +397,20 @@ void pld_debug_race_notify_unlock(pld_debug_t *d, const pld_debug_thread_t *t, c
     if (full && !r->full_reported) {
         r->full_reported = 1;
         pld_diag_add(d->o.diags, PLD_SEV_WARNING, at->span,
-                     "--check-races: window of comm domain %d has more than %d signal cells; notifies of further "
-                     "cells order nothing, so races may be reported that are not",
-                     dom, PLD_RACE_CELLS);
+                     "--check-races: window of comm domain %d has more than %u signal cells; the further cells share "
+                     "one merged release set (a wait on any of them acquires every notify of all of them), so races "
+                     "they should expose may be missed",
+                     dom, (unsigned)rd->g.ncells);
     }
 }
 
-/* Task tid's completion clock (created zero when absent), or NULL (OOM). */
-static uint32_t *task_clock(dbg_race_t *r, int64_t tid, int create)
+/* Task tid's record (created with a zero completion clock when absent), or
+ * NULL (absent, OOM). Valid until the next call (the table moves). */
+static tclock_t *task_entry(dbg_race_t *r, int64_t tid, int create)
 {
     for (int i = 0; i < r->ntasks; i++)
         if (r->tasks[i].tid == tid)
-            return r->tasks[i].clk;
+            return &r->tasks[i];
     if (!create)
         return NULL;
     if (r->ntasks == r->captasks) {
@@ -351,8 +424,15 @@ static uint32_t *task_clock(dbg_race_t *r, int64_t tid, int create)
     uint32_t *c = pld_mem_calloc(r->V, sizeof *c);
     if (!c)
         return NULL;
-    r->tasks[r->ntasks++] = (tclock_t){tid, c};
-    return c;
+    r->tasks[r->ntasks] = (tclock_t){tid, c, NULL};
+    return &r->tasks[r->ntasks++];
+}
+
+/* Task tid's completion clock (created zero when absent), or NULL. */
+static uint32_t *task_clock(dbg_race_t *r, int64_t tid, int create)
+{
+    tclock_t *e = task_entry(r, tid, create);
+    return e ? e->clk : NULL;
 }
 
 static void acquire_into(dbg_race_t *r, int dom, size_t disp, int cmp, int32_t expected, uint32_t *clk)
@@ -370,7 +450,7 @@ void pld_debug_race_acquire(pld_debug_t *d, const pld_debug_thread_t *t, int dom
                             int32_t expected)
 {
     dbg_race_t *r = d->race;
-    acquire_into(r, dom, disp, cmp, expected, r->redirect > 0 ? task_clock(r, r->redirect, 1) : clock_of(r, slot_of(t)));
+    acquire_into(r, dom, disp, cmp, expected, r->redirect > 0 ? task_clock(r, r->redirect, 1) : clock_of(r, slot_of(r, t)));
 }
 
 void pld_debug_race_task_acquire(pld_debug_t *d, int64_t tid, int dom, size_t disp, int cmp, int32_t expected)
@@ -387,7 +467,9 @@ void pld_debug_race_task_deps(pld_debug_t *d, const pld_debug_thread_t *t, int64
                               int ndeps)
 {
     dbg_race_t *r = d->race;
-    uint32_t *into = tid > 0 ? task_clock(r, tid, 1) : clock_of(r, slot_of(t));
+    uint32_t *into = tid > 0                                   ? task_clock(r, tid, 1)
+                     : r->det_on && slot_of(r, t) == 0 ? r->det_base /* a detached launch's start */
+                                                       : clock_of(r, slot_of(r, t));
     for (int k = 0; into && k < ndeps; k++) {
         const uint32_t *c = task_clock(r, deps[k], 0);
         if (c)
@@ -398,10 +480,25 @@ void pld_debug_race_task_deps(pld_debug_t *d, const pld_debug_thread_t *t, int64
 void pld_debug_race_fork(pld_debug_t *d, const pld_debug_thread_t *parent, const pld_debug_thread_t *child)
 {
     dbg_race_t *r = d->race;
-    uint32_t l = slot_of(parent), s = slot_of(child);
-    if (l == s)
+    if (!child || !child->kernel)
         return;
-    pld_hb_join(clock_of(r, s), clock_of(r, l), r->V);
+    uint32_t l = slot_of(r, parent), s;
+    const uint32_t *src = l == 0 && r->det_on ? r->det_base : clock_of(r, l);
+    int i = key_find(r, child);
+    if (i >= 0) {
+        /* a nested grid's block with the key of a live thread: that thread */
+        s = r->keys[i].slot;
+        if (s == l)
+            return;
+    } else if (r->nkeys == PLD_RACE_KEYS) {
+        s = fixed_slot(child);
+        r->folded++;
+    } else {
+        s = take_slot(r, src, child);
+        r->keys[r->nkeys++] = (tkey_t){child->block, child->lane, (uint8_t)s, (uint8_t)l, 1};
+        r->busy |= 1ull << s;
+    }
+    pld_hb_join(clock_of(r, s), src, r->V);
     clock_of(r, s)[tid_of(r, s)]++;
     r->children[l] |= 1ull << s;
     r->parent[s] = (uint8_t)l;
@@ -410,7 +507,7 @@ void pld_debug_race_fork(pld_debug_t *d, const pld_debug_thread_t *parent, const
 void pld_debug_race_sync(pld_debug_t *d, const pld_debug_thread_t *t, int how)
 {
     dbg_race_t *r = d->race;
-    uint32_t s = slot_of(t);
+    uint32_t s = slot_of(r, t);
     if (how == 0) {
         clock_of(r, s)[tid_of(r, s)]++;
         return;
@@ -424,14 +521,34 @@ void pld_debug_race_sync(pld_debug_t *d, const pld_debug_thread_t *t, int how)
 void pld_debug_race_join(pld_debug_t *d, const pld_debug_thread_t *parent)
 {
     dbg_race_t *r = d->race;
-    uint32_t l = slot_of(parent);
+    uint32_t l = slot_of(r, parent);
+    int detached = l == 0 && r->det_on;
+    uint32_t *into = detached && r->det_tid > 0 ? task_clock(r, r->det_tid, 1) : NULL;
+    if (!into)
+        into = clock_of(r, l);
     for (uint32_t s = 0; s < PLD_RACE_SLOTS; s++)
         if (r->children[l] & (1ull << s)) {
-            pld_hb_join(clock_of(r, l), clock_of(r, s), r->V);
+            pld_hb_join(into, clock_of(r, s), r->V);
+            r->last[s] = clock_of(r, s)[tid_of(r, s)];
             clock_of(r, s)[tid_of(r, s)]++;
         }
     r->children[l] = 0;
+    /* the threads this launch forked end: their slots are free again (the
+     * orchestration's launch ends every kernel thread) */
+    int n = 0;
+    for (int i = 0; i < r->nkeys; i++) {
+        if (l == 0 || (r->keys[i].parent == l && r->keys[i].owned)) {
+            r->busy &= ~(1ull << r->keys[i].slot);
+            continue;
+        }
+        r->keys[n++] = r->keys[i];
+    }
+    r->nkeys = n;
     clock_of(r, l)[tid_of(r, l)]++;
+    if (detached) {
+        r->det_on = 0;
+        r->det_tid = 0;
+    }
 }
 
 void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
@@ -443,7 +560,8 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
         if (!all)
             return;
         for (uint32_t s = 0; s < PLD_RACE_SLOTS; s++)
-            pld_hb_join(all, clock_of(r, s), r->V);
+            if (slot_used(r, s))
+                pld_hb_join(all, clock_of(r, s), r->V);
         for (int i = 0; i < r->ndom; i++)
             if (r->dom[i].w) {
                 void *seg = r->dom[i].seg[r->dom[i].me];
@@ -455,7 +573,9 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
         return;
     }
     /* every rank got there: each thread of this rank is ordered after
-     * every thread of every member */
+     * every thread of every member. The threads that act after the barrier
+     * are the orchestration and the kernel threads it forks (from its
+     * clock): slot 0 and the live ones (none between dispatches) are enough */
     for (int i = 0; i < r->ndom; i++) {
         if (!r->dom[i].w)
             continue;
@@ -463,7 +583,8 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
             void *seg = r->dom[i].seg[m];
             pld_hb_lock(seg);
             for (uint32_t s = 0; s < PLD_RACE_SLOTS; s++)
-                pld_hb_join_published(seg, &r->dom[i].g, done, clock_of(r, s));
+                if (s == 0 || (r->busy & (1ull << s)))
+                    pld_hb_join_published(seg, &r->dom[i].g, done, clock_of(r, s));
             pld_hb_unlock(seg);
         }
         if (clear) {
@@ -475,9 +596,74 @@ void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
     }
 }
 
+/* ------------------------------------------------------------ detached tasks */
+
+void pld_debug_race_task_issue(pld_debug_t *d, const pld_debug_thread_t *t, int64_t tid)
+{
+    dbg_race_t *r = d->race;
+    if (slot_of(r, t) != 0)
+        return;
+    tclock_t *e = task_entry(r, tid, 1);
+    if (!e)
+        return;
+    if (!e->start && !(e->start = pld_mem_calloc(r->V, sizeof *e->start)))
+        return;
+    memcpy(e->start, clock_of(r, 0), r->V * sizeof *e->start);
+    clock_of(r, 0)[tid_of(r, 0)]++; /* what the orchestration does next is not before the task */
+}
+
+void pld_debug_race_task_detach(pld_debug_t *d, const pld_debug_thread_t *t, int64_t queued)
+{
+    dbg_race_t *r = d->race;
+    if (slot_of(r, t) != 0)
+        return;
+    if (!r->det_base && !(r->det_base = pld_mem_calloc(r->V, sizeof *r->det_base)))
+        return;
+    tclock_t *e = queued > 0 ? task_entry(r, queued, 0) : NULL;
+    if (e && e->start) {
+        memcpy(r->det_base, e->start, r->V * sizeof *r->det_base);
+    } else {
+        memcpy(r->det_base, clock_of(r, 0), r->V * sizeof *r->det_base);
+        clock_of(r, 0)[tid_of(r, 0)]++;
+    }
+    r->det_on = 1;
+    r->det_tid = 0;
+}
+
+void pld_debug_race_task_tid(pld_debug_t *d, int64_t tid)
+{
+    dbg_race_t *r = d->race;
+    if (tid == 0) {
+        r->det_on = 0; /* the launch is over (also one that never joined) */
+        r->det_tid = 0;
+    } else if (r->det_on && r->det_tid == 0) {
+        r->det_tid = tid;
+    }
+}
+
+void pld_debug_race_task_settle(pld_debug_t *d, const pld_debug_thread_t *t)
+{
+    dbg_race_t *r = d->race;
+    uint32_t *into = clock_of(r, slot_of(r, t));
+    for (int i = 0; i < r->ntasks; i++) {
+        pld_hb_join(into, r->tasks[i].clk, r->V);
+        pld_mem_free(r->tasks[i].clk);
+        pld_mem_free(r->tasks[i].start);
+    }
+    r->ntasks = 0;
+}
+
 void pld_debug_race_summary(pld_debug_t *d)
 {
     dbg_race_t *r = d ? d->race : NULL;
+    if (r && r->folded) {
+        pld_span_t none = {0, 0, 0, 0};
+        pld_diag_add(d->o.diags, PLD_SEV_WARNING, none,
+                     "--check-races: %llu kernel threads had to share a clock slot (more than %d threads of a rank "
+                     "not ordered with each other at once): races between threads that shared a slot may have been "
+                     "missed",
+                     (unsigned long long)r->folded, PLD_RACE_SLOTS - 1);
+    }
     if (r && r->evicted) {
         pld_span_t none = {0, 0, 0, 0};
         pld_diag_add(d->o.diags, PLD_SEV_WARNING, none,

@@ -7,7 +7,15 @@
  *   used       the table index of each cell in use             4 x ncells
  *   cells      ncells x { key (byte + 1, 0 = empty), n, entries[PLD_HB_ENTRIES] }
  *              entry = { value, clock[V] }
+ *   overflow   one more cell: the merged release set of every cell the
+ *              table had no room for (pld_hb_release)
  *   granules   ceil(bytes / 64) x PLD_HB_SLOTS records of 24 bytes
+ *   ext heads  per granule, the first extension block of its records (uint32,
+ *              1-based, 0 = none)
+ *   ext pool   ext_blocks(g) blocks { next (1-based), PLD_HB_SLOTS records },
+ *              taken in order by granules that need more than PLD_HB_SLOTS
+ *              live records (many threads reading the same bytes), all given
+ *              back at a clear
  * where V = nthreads. */
 #include "pld_hb.h"
 
@@ -26,6 +34,7 @@ typedef struct seg_hdr {
     uint32_t lock;
     uint32_t nused;  /* cells in use (their indices: the used list) */
     uint64_t glo, ghi; /* granules touched since the last clear, [glo, ghi) (ghi 0: none) */
+    uint32_t next_ext; /* extension blocks taken since the last clear */
 } seg_hdr_t;
 
 typedef struct cell_hdr {
@@ -41,12 +50,36 @@ static size_t cell_bytes(const pld_hb_geom_t *g) { return up64(sizeof(cell_hdr_t
 static size_t published_at(void) { return 64; }
 static size_t used_at(const pld_hb_geom_t *g) { return published_at() + up64(2 * clock_bytes(g)); }
 static size_t cells_at(const pld_hb_geom_t *g) { return used_at(g) + up64((size_t)g->ncells * 4); }
-static size_t granules_at(const pld_hb_geom_t *g) { return cells_at(g) + (size_t)g->ncells * cell_bytes(g); }
+static size_t granules_at(const pld_hb_geom_t *g) { return cells_at(g) + (size_t)(g->ncells + 1) * cell_bytes(g); }
 static size_t ngranules(const pld_hb_geom_t *g) { return (g->bytes + PLD_HB_GRANULE - 1) / PLD_HB_GRANULE; }
+
+/* Extension blocks: one per 8 granules, at least 64, at most 16384. */
+typedef struct ext_blk {
+    uint32_t next;
+    uint32_t pad;
+    rec_t r[PLD_HB_SLOTS];
+} ext_blk_t;
+static size_t ext_blocks(const pld_hb_geom_t *g)
+{
+    size_t n = ngranules(g) / 8;
+    return n < 64 ? 64 : n > 16384 ? 16384 : n;
+}
+static size_t heads_at(const pld_hb_geom_t *g) { return up64(granules_at(g) + ngranules(g) * PLD_HB_SLOTS * sizeof(rec_t)); }
+static size_t pool_at(const pld_hb_geom_t *g) { return up64(heads_at(g) + ngranules(g) * sizeof(uint32_t)); }
 
 size_t pld_hb_seg_bytes(const pld_hb_geom_t *g)
 {
-    return granules_at(g) + ngranules(g) * PLD_HB_SLOTS * sizeof(rec_t);
+    return pool_at(g) + ext_blocks(g) * sizeof(ext_blk_t);
+}
+
+static uint32_t *ext_head(void *seg, const pld_hb_geom_t *g, size_t gi)
+{
+    return (uint32_t *)((char *)seg + heads_at(g)) + gi;
+}
+
+static ext_blk_t *ext_blk(void *seg, const pld_hb_geom_t *g, uint32_t i1)
+{
+    return (ext_blk_t *)((char *)seg + pool_at(g)) + (i1 - 1);
 }
 
 void pld_hb_lock(void *seg)
@@ -140,37 +173,48 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
         uint64_t m = (b - a == 64 ? ~0ull : ((1ull << (b - a)) - 1)) << a;
         rec_t *rs = &all[gi * PLD_HB_SLOTS];
         rec_t *same = NULL, *free_slot = NULL;
-        for (int i = 0; i < PLD_HB_SLOTS; i++) {
-            rec_t *r = &rs[i];
-            if (!r->mask) {
-                if (!free_slot)
-                    free_slot = r;
-                continue;
+        /* the granule's own records, then its extension blocks */
+        uint32_t nxt = *ext_head(seg, g, gi);
+        for (rec_t *blk = rs; blk;) {
+            for (int i = 0; i < PLD_HB_SLOTS; i++) {
+                rec_t *r = &blk[i];
+                if (!r->mask) {
+                    if (!free_slot)
+                        free_slot = r;
+                    continue;
+                }
+                uint32_t u = r->tk >> 2;
+                int rk = r->tk & 3;
+                if (u == tid && r->epoch == clk[tid] && rk == kind && r->off == site.off && r->len == site.len &&
+                    r->op == site.op && r->block == site.block)
+                    same = r;
+                uint64_t ov = r->mask & m;
+                if (!ov)
+                    continue;
+                int ordered = u == tid || r->epoch <= clk[u];
+                if (!ordered && conflicting(kind, rk)) {
+                    size_t lo, hi;
+                    mask_range(ov, &lo, &hi);
+                    pld_hb_site_t rsite = {r->off, r->len, r->op, r->block};
+                    note_race(&p, u, rk, &rsite, g0 + lo, g0 + hi);
+                }
+                /* what this access supersedes, of the records ordered before
+                 * it: a write all of them; a read or an atomic add only the
+                 * records of its own kind (whatever conflicts with those
+                 * conflicts with it too; an atomic add does not conflict with a
+                 * later atomic add that an earlier plain access does) */
+                if (ordered && r != same && (kind == PLD_HB_WRITE || rk == kind)) {
+                    r->mask &= ~m;
+                    if (!r->mask && !free_slot)
+                        free_slot = r;
+                }
             }
-            uint32_t u = r->tk >> 2;
-            int rk = r->tk & 3;
-            if (u == tid && r->epoch == clk[tid] && rk == kind && r->off == site.off && r->len == site.len &&
-                r->op == site.op && r->block == site.block)
-                same = r;
-            uint64_t ov = r->mask & m;
-            if (!ov)
-                continue;
-            int ordered = u == tid || r->epoch <= clk[u];
-            if (!ordered && conflicting(kind, rk)) {
-                size_t lo, hi;
-                mask_range(ov, &lo, &hi);
-                pld_hb_site_t rsite = {r->off, r->len, r->op, r->block};
-                note_race(&p, u, rk, &rsite, g0 + lo, g0 + hi);
-            }
-            /* what this access supersedes, of the records ordered before
-             * it: a write all of them; a read or an atomic add only the
-             * records of its own kind (whatever conflicts with those
-             * conflicts with it too; an atomic add does not conflict with a
-             * later atomic add that an earlier plain access does) */
-            if (ordered && r != same && (kind == PLD_HB_WRITE || rk == kind)) {
-                r->mask &= ~m;
-                if (!r->mask && !free_slot)
-                    free_slot = r;
+            if (nxt) {
+                ext_blk_t *e = ext_blk(seg, g, nxt);
+                blk = e->r;
+                nxt = e->next;
+            } else {
+                blk = NULL;
             }
         }
         if (same) {
@@ -178,8 +222,17 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
             continue;
         }
         rec_t *slot = free_slot;
+        if (!slot && h->next_ext < ext_blocks(g)) {
+            /* full: one more block of records for this granule */
+            uint32_t nb = ++h->next_ext;
+            ext_blk_t *e = ext_blk(seg, g, nb);
+            memset(e, 0, sizeof *e);
+            e->next = *ext_head(seg, g, gi);
+            *ext_head(seg, g, gi) = nb;
+            slot = &e->r[0];
+        }
         if (!slot) {
-            /* full: forget a read if there is one, else the oldest record */
+            /* full and no block left: forget a read if there is one, else the oldest record */
             for (int i = 0; i < PLD_HB_SLOTS && !slot; i++)
                 if ((rs[i].tk & 3) == PLD_HB_READ)
                     slot = &rs[i];
@@ -250,11 +303,30 @@ static void drop_first(cell_hdr_t *c, const pld_hb_geom_t *g)
     c->n--;
 }
 
+/* The table is full: the cells it has no room for share the overflow cell,
+ * one merged release set (every notify of any of them appends to it, nothing
+ * removes from it until the next clear), and a wait on any of them acquires
+ * all of it: it orders more than the notifies do, never less. */
+static int overflow_release(void *seg, const pld_hb_geom_t *g, int32_t v, int set, const uint32_t *clk)
+{
+    cell_hdr_t *c = cell_at(seg, g, g->ncells);
+    if (!set && v < 0)
+        return 1; /* the epilogue: keep the clocks */
+    if (c->n == PLD_HB_ENTRIES) {
+        pld_hb_join(entry_clock(c, g, 1), entry_clock(c, g, 0), g->nthreads);
+        drop_first(c, g);
+    }
+    *entry_value(c, g, c->n) = v;
+    memcpy(entry_clock(c, g, c->n), clk, clock_bytes(g));
+    c->n++;
+    return 1;
+}
+
 int pld_hb_release(void *seg, const pld_hb_geom_t *g, size_t cell, int32_t v, int set, const uint32_t *clk)
 {
     cell_hdr_t *c = find_cell(seg, g, cell, 1);
     if (!c)
-        return -1;
+        return g->ncells ? overflow_release(seg, g, v, set, clk) : -1;
     if (set)
         c->n = 0;
     if (!set && v < 0) {
@@ -292,6 +364,13 @@ static int holds(int cmp, int64_t v, int32_t expected)
 void pld_hb_acquire(void *seg, const pld_hb_geom_t *g, size_t cell, int cmp, int32_t expected, uint32_t *clk)
 {
     cell_hdr_t *c = find_cell(seg, g, cell, 0);
+    if (!c && g->ncells && ((seg_hdr_t *)seg)->nused == g->ncells) {
+        /* maybe one of the cells beyond the table: all of the overflow set */
+        cell_hdr_t *o = cell_at(seg, g, g->ncells);
+        for (uint32_t j = 0; j < o->n; j++)
+            pld_hb_join(clk, entry_clock(o, g, j), g->nthreads);
+        return;
+    }
     if (!c)
         return;
     uint32_t upto = c->n;
@@ -319,9 +398,15 @@ void pld_hb_clear(void *seg, const pld_hb_geom_t *g)
         c->n = 0;
     }
     h->nused = 0;
-    if (h->ghi > h->glo)
+    if (g->ncells)
+        cell_at(seg, g, g->ncells)->n = 0; /* the overflow set */
+    if (h->ghi > h->glo) {
         memset((char *)seg + granules_at(g) + h->glo * PLD_HB_SLOTS * sizeof(rec_t), 0,
                (size_t)(h->ghi - h->glo) * PLD_HB_SLOTS * sizeof(rec_t));
+        if (h->next_ext) /* the blocks are zeroed when taken */
+            memset(ext_head(seg, g, h->glo), 0, (size_t)(h->ghi - h->glo) * sizeof(uint32_t));
+    }
+    h->next_ext = 0;
     h->glo = h->ghi = 0;
 }
 

@@ -27,6 +27,7 @@
 #define PLD_HB_GRANULE 64    /* bytes of window per granule (one 64-bit byte mask) */
 #define PLD_HB_SLOTS 12      /* records per granule */
 #define PLD_HB_ENTRIES 8     /* contributions per signal cell (older ones merge) */
+#define PLD_HB_MAX_THREADS 16384 /* clock width limit (a record keeps the thread in 14 bits) */
 
 enum { PLD_HB_READ = 1, PLD_HB_WRITE = 2, PLD_HB_ATOMIC = 3 };
 
@@ -78,8 +79,11 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
 /* A notify of the cell at byte `cell` by a thread with clock clk: set
  * replaces the release set by (v, clk); an add v >= 0 appends (v, clk); an
  * add v < 0 (the self-clearing epilogue) removes contributions, oldest
- * first, until their values sum to -v, and releases nothing. Returns 0, or
- * -1 when the table has no room for another cell. */
+ * first, until their values sum to -v, and releases nothing. Returns 0; 1
+ * when the table has no room for the cell: the notify went into the
+ * overflow set that every cell beyond the table shares (a wait on any of
+ * them acquires all of it: it may order more, never less); -1 without a
+ * table (ncells 0). */
 int pld_hb_release(void *seg, const pld_hb_geom_t *g, size_t cell, int32_t v, int set, const uint32_t *clk);
 /* A satisfied wait on the cell (cmp: 0 Eq, 1 Ge, 2 Ge unsigned; expected
  * its value) joins into clk the clocks of the contributions it observed:

@@ -422,9 +422,13 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
                 int64_t tid = (int64_t)++it->stats.tasks;
                 if (pld_task_queue(it, f, s, name_hint(item), tid, deps, ndeps) != PLD_OK)
                     return FLOW_ERROR;
+                if (it->race)
+                    pld_race_task_issue(it, f, tid);
                 bind_task_id(f, s, tid);
                 return FLOW_NORMAL;
             }
+        if (it->race && it->manual_scope)
+            pld_race_task_detach(it, f, 0); /* ordered by deps= only */
         if (it->race && ndeps > 0)
             pld_race_task_deps(it, f, 0, deps, ndeps); /* ready now: it starts after its deps */
     }
@@ -448,6 +452,13 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         if (pld_eval_i64(it, f, item->u.call.args[0].value, &n) != PLD_OK)
             return FLOW_ERROR;
         flow = pld_walk_spmd(it, f, s, item, &s->u.with.body, NULL, n, 0);
+    } else if (item->op == PLD_OPID_PL_MANUAL_SCOPE && f->ctx != PLD_CTX_KERNEL) {
+        const int64_t first = (int64_t)it->stats.tasks;
+        it->manual_scope++;
+        flow = pld_walk_block(it, f, &s->u.with.body);
+        it->manual_scope--;
+        if (it->race)
+            pld_race_scope_end(it, f, first);
     } else {
         flow = pld_walk_block(it, f, &s->u.with.body);
     }
@@ -928,7 +939,12 @@ static pld_status_t gate_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *ca
     int ndeps;
     if (eval_deps(it, f, call, deps, &ndeps) != PLD_OK || pld_task_progress(it) != PLD_OK)
         return PLD_E_RUNTIME;
-    return ndeps > 0 ? pld_task_wait_deps(it, f, call->span, deps, ndeps) : PLD_OK;
+    pld_status_t st = ndeps > 0 ? pld_task_wait_deps(it, f, call->span, deps, ndeps) : PLD_OK;
+    if (st == PLD_OK && it->race && it->manual_scope) { /* ordered by deps= only */
+        pld_race_task_detach(it, f, 0);
+        pld_race_task_deps(it, f, 0, deps, ndeps);
+    }
+    return st;
 }
 
 /* self.f(...): runs f here, launches it as a kernel task, or (HOST -> CHIP)

@@ -123,10 +123,33 @@ static int dom_of(const pld_interp_t *it, const domain_t *d)
     return (int)(d - it->doms);
 }
 
+/* The 4-byte integer elements of domain d's window buffers (the allocation's
+ * dtype; a buffer of unknown dtype counts all its bytes): the signal cells
+ * it can hold, short of a view that reinterprets a float buffer (such cells
+ * go into the overflow set: ordered more, never less). */
+static size_t int32_cells(pld_interp_t *it, int d)
+{
+    size_t n = 0;
+    for (int i = 0; i < it->nwins; i++) {
+        const winbuf_t *w = &it->wins[i];
+        if (w->dom != d)
+            continue;
+        pld_dtype_t dt = w->synth ? PLD_DT_INT32 : PLD_DT_NONE;
+        if (!w->synth && w->alloc && w->alloc->op == PLD_OPID_PLD_ALLOC_WINDOW_BUFFER && w->alloc->bound &&
+            w->alloc->bound[1])
+            dt = pld_expr_dtype(it, w->alloc->bound[1]);
+        if (dt == PLD_DT_NONE || dt == PLD_DT_INT32 || dt == PLD_DT_UINT32)
+            n += w->bytes / 4;
+    }
+    return n;
+}
+
 pld_status_t pld_race_create(pld_interp_t *it)
 {
     char err[1024];
     pld_status_t st = pld_debug_race_domains(it->debug, it->ndoms, err, sizeof err);
+    for (int d = 0; st == PLD_OK && d < it->ndoms; d++)
+        pld_debug_race_cells(it->debug, d, int32_cells(it, d));
     for (int d = 0; st == PLD_OK && d < it->ndoms; d++) {
         domain_t *dm = &it->doms[d];
         st = pld_debug_race_domain(it->debug, it->win, d, dm->win, dm->members, dm->n, dm->me, err, sizeof err);
@@ -217,6 +240,37 @@ void pld_race_task_deps(pld_interp_t *it, const frame_t *f, int64_t tid, const i
 {
     pld_debug_thread_t t = thread_of(f);
     pld_debug_race_task_deps(it->debug, &t, tid, deps, ndeps);
+}
+
+void pld_race_task_issue(pld_interp_t *it, const frame_t *f, int64_t tid)
+{
+    pld_debug_thread_t t = thread_of(f);
+    pld_debug_race_task_issue(it->debug, &t, tid);
+}
+
+void pld_race_task_detach(pld_interp_t *it, const frame_t *f, int64_t queued)
+{
+    pld_debug_thread_t t = thread_of(f);
+    pld_debug_race_task_detach(it->debug, &t, queued);
+}
+
+void pld_race_task_tid(pld_interp_t *it, int64_t tid)
+{
+    pld_debug_race_task_tid(it->debug, tid);
+}
+
+void pld_race_scope_end(pld_interp_t *it, const frame_t *f, int64_t first)
+{
+    /* the scope's tasks that have completed: the orchestration continues after them */
+    for (int64_t tid = first + 1; tid <= (int64_t)it->stats.tasks; tid++)
+        if (pld_task_complete(it, tid))
+            pld_race_task_deps(it, f, 0, &tid, 1);
+}
+
+void pld_race_task_settle(pld_interp_t *it, const frame_t *f)
+{
+    pld_debug_thread_t t = thread_of(f);
+    pld_debug_race_task_settle(it->debug, &t);
 }
 
 void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child)

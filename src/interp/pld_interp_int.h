@@ -210,6 +210,7 @@ struct pld_interp {
     uint64_t step_limit;           /* opts.op_budget, UINT64_MAX when unlimited */
     /* tasks (pld_task.c) */
     int64_t cur_task;              /* TaskId of the running kernel task, 0 outside one */
+    int manual_scope;              /* depth of pl.manual_scope bodies being walked */
     struct pld_defer *cur_defer;   /* defer_wait conditions registered by it */
     int ncur_defer;
     struct pld_task *tasks;        /* incomplete tasks: deferred or queued on deps */
@@ -546,6 +547,17 @@ void pld_race_acquire(pld_interp_t *it, frame_t *f, domain_t *d, size_t disp, in
 void pld_race_task_acquire(pld_interp_t *it, int64_t tid, domain_t *d, size_t disp, int cmp, int32_t expected);
 void pld_race_task_redirect(pld_interp_t *it, int64_t tid);
 void pld_race_task_deps(pld_interp_t *it, const frame_t *f, int64_t tid, const int64_t *deps, int ndeps);
+/* Detached tasks (docs/races.md, edge 2; pld_debug_race_task_*): a task queued behind deps=
+ * (pld_race_task_issue when queued, pld_race_task_detach with its tid when it runs) or a task of
+ * a pl.manual_scope (pld_race_task_detach with 0, before its deps are joined) is ordered after its
+ * issue and its deps only, and before later work only through deps=, the end of its manual scope
+ * (pld_race_scope_end: the scope's completed tasks since TaskId `first`) and the end of the
+ * orchestration function (pld_race_task_settle). pld_race_task_tid: the launch's TaskId. */
+void pld_race_task_issue(pld_interp_t *it, const frame_t *f, int64_t tid);
+void pld_race_task_detach(pld_interp_t *it, const frame_t *f, int64_t queued);
+void pld_race_task_tid(pld_interp_t *it, int64_t tid);
+void pld_race_scope_end(pld_interp_t *it, const frame_t *f, int64_t first);
+void pld_race_task_settle(pld_interp_t *it, const frame_t *f);
 /* A block / core / kernel (child) starts from its launcher (parent); after the launch, the
  * launcher joins every block it forked. */
 void pld_race_fork(pld_interp_t *it, const frame_t *parent, const frame_t *child);

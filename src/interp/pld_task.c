@@ -102,6 +102,8 @@ int64_t pld_task_begin(pld_interp_t *it, int64_t tid, int64_t *saved)
     *saved = it->cur_task;
     it->cur_task = tid > 0 ? tid : (int64_t)++it->stats.tasks;
     it->ncur_defer = 0;
+    if (it->race)
+        pld_race_task_tid(it, it->cur_task); /* a detached launch ends in this task's clock */
     return it->cur_task;
 }
 
@@ -133,6 +135,8 @@ pld_status_t pld_task_end(pld_interp_t *it, frame_t *f, pld_span_t sp, const cha
     }
     it->ncur_defer = 0;
     it->cur_task = saved;
+    if (it->race && saved == 0)
+        pld_race_task_tid(it, 0); /* the top-level launch is over */
     return st;
 }
 
@@ -223,8 +227,10 @@ pld_status_t pld_task_progress(pld_interp_t *it)
             /* take it out of the table first: it is running, and its own
              * defer_wait conditions (if any) go to a fresh record */
             struct pld_task q = task_take(it, i);
-            if (it->race)
+            if (it->race) { /* it starts from its issue and its deps, not from what ran since */
+                pld_race_task_detach(it, &q.frame, q.tid);
                 pld_race_task_deps(it, &q.frame, 0, q.deps, q.ndeps);
+            }
             pld_status_t st = it->walk->run_queued(it, &q.frame, q.stmt, q.tid);
             task_free(&q);
             if (st != PLD_OK)
@@ -368,7 +374,7 @@ pld_status_t pld_task_wait_deps(pld_interp_t *it, frame_t *f, pld_span_t sp, con
         if (st != PLD_OK)
             return st;
         if (deps_complete(it, deps, ndeps)) {
-            if (it->race)
+            if (it->race && !it->manual_scope) /* in a manual scope: gate_deps, detached */
                 pld_race_task_deps(it, f, 0, deps, ndeps);
             return PLD_OK;
         }
@@ -404,6 +410,8 @@ pld_status_t pld_task_drain(pld_interp_t *it, frame_t *f)
         if ((st = block_on_one(it, f, NULL, 0)) != PLD_OK)
             return st;
     }
+    if (it->race) /* every task has completed: the orchestration continues after all of them */
+        pld_race_task_settle(it, f);
     return PLD_OK;
 }
 

@@ -122,8 +122,55 @@ static void test_debug_hb(void)
     free(seg);
 }
 
+/* Issue 43: a notify of a cell beyond the table goes into the overflow set,
+ * and a wait on such a cell acquires all of it (never less than its own
+ * notify: no false race). More than PLD_HB_SLOTS unordered readers of one
+ * granule take an extension block: none is forgotten, and a write ordered
+ * with none of them conflicts with every one. */
+static void test_debug_hb_overflow(void)
+{
+    enum { V = 20 };
+    pld_hb_geom_t g = {V, 2, 256};
+    void *seg = calloc(1, pld_hb_seg_bytes(&g));
+    CU_ASSERT_FATAL(seg != NULL);
+    pld_hb_lock(seg);
+    uint32_t c0[V] = {3};
+    CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 0, 1, 0, c0), 0);
+    CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 4, 1, 0, c0), 0);
+    c0[0] = 4;
+    CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 8, 1, 1, c0), 1); /* the table is full */
+    c0[0] = 5;
+    CU_ASSERT_EQUAL(pld_hb_release(seg, &g, 8, -1, 0, c0), 1); /* an epilogue keeps the overflow clocks */
+    uint32_t w[V] = {0};
+    pld_hb_acquire(seg, &g, 8, 1, 1, w);
+    CU_ASSERT_EQUAL(w[0], 4);
+    uint32_t w2[V] = {0};
+    pld_hb_acquire(seg, &g, 12, 1, 1, w2); /* another cell beyond the table: the same set */
+    CU_ASSERT_EQUAL(w2[0], 4);
+    /* 16 readers, threads 1..16, then a write by thread 17 ordered with none */
+    pld_hb_site_t sr = {1, 1, 1, 0}, sw = {2, 1, 2, 0};
+    hb_seen_t seen = {0, {0}};
+    for (uint32_t t = 1; t <= 16; t++) {
+        uint32_t c[V] = {0};
+        c[t] = 1;
+        CU_ASSERT_EQUAL(pld_hb_access(seg, &g, t, c, PLD_HB_READ, sr, 64, 8, hb_note, &seen), 0);
+    }
+    CU_ASSERT_EQUAL(seen.n, 0);
+    uint32_t c17[V] = {0};
+    c17[17] = 1;
+    CU_ASSERT_EQUAL(pld_hb_access(seg, &g, 17, c17, PLD_HB_WRITE, sw, 64, 8, hb_note, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 16);
+    pld_hb_clear(seg, &g);
+    seen.n = 0;
+    CU_ASSERT_EQUAL(pld_hb_access(seg, &g, 17, c17, PLD_HB_WRITE, sw, 64, 8, hb_note, &seen), 0);
+    CU_ASSERT_EQUAL(seen.n, 0);
+    pld_hb_unlock(seg);
+    free(seg);
+}
+
 static CU_TestInfo debug_tests[] = {
     {"test_debug_hb", test_debug_hb},
+    {"test_debug_hb_overflow", test_debug_hb_overflow},
     CU_TEST_INFO_NULL,
 };
 
