@@ -181,17 +181,17 @@ typedef struct rctx {
 
 static const char *kind_now(int k)
 {
-    return k == PLD_HB_READ ? "reads" : k == PLD_HB_WRITE ? "writes" : "atomically adds to";
+    return k == PLD_HB_READ ? "reads" : k == PLD_HB_WRITE ? "writes" : k == PLD_HB_SIGNAL ? "notifies" : "atomically adds to";
 }
 
 static const char *kind_then(int k)
 {
-    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "wrote" : "atomically added to";
+    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "wrote" : k == PLD_HB_SIGNAL ? "notified" : "atomically added to";
 }
 
 static const char *access_text(int k)
 {
-    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "write" : "atomic";
+    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "write" : k == PLD_HB_SIGNAL ? "notify" : "atomic";
 }
 
 static const char *op_text(const pld_debug_t *d, uint16_t op)
@@ -318,6 +318,11 @@ void pld_debug_race_notify_unlock(pld_debug_t *d, const pld_debug_thread_t *t, c
         return;
     rdom_t *rd = &r->dom[dom];
     uint32_t slot = slot_of(t);
+    if (done) { /* the notify as an access of the cell (before its release moves the epoch) */
+        rctx_t c = {d, at, dom, peer, PLD_HB_SIGNAL, site_of(t, at)};
+        r->evicted += pld_hb_access(rd->seg[peer], &rd->g, tid_of(r, slot), clock_of(r, slot), PLD_HB_SIGNAL, c.site,
+                                    disp, sizeof(int32_t), on_race, &c);
+    }
     int full = done && pld_hb_release(rd->seg[peer], &rd->g, disp, v, set, clock_of(r, slot)) != 0;
     pld_hb_unlock(rd->seg[peer]);
     if (done && set == 0 && v < 0)

@@ -67,6 +67,8 @@ void pld_hb_unlock(void *seg)
 
 static int conflicting(int a, int b)
 {
+    if (a == PLD_HB_SIGNAL || b == PLD_HB_SIGNAL) /* a notify races with a plain write only */
+        return (a == PLD_HB_SIGNAL ? b : a) == PLD_HB_WRITE;
     if (a == PLD_HB_READ && b == PLD_HB_READ)
         return 0;
     return !(a == PLD_HB_ATOMIC && b == PLD_HB_ATOMIC);
@@ -179,14 +181,19 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
         }
         rec_t *slot = free_slot;
         if (!slot) {
-            /* full: forget a read if there is one, else the oldest record */
+            /* full: forget a notify's record if there is one (not counted:
+             * signal cells take many notifies, docs/races.md), else a read,
+             * else the oldest record */
+            for (int i = 0; i < PLD_HB_SLOTS && !slot; i++)
+                if ((rs[i].tk & 3) == PLD_HB_SIGNAL)
+                    slot = &rs[i];
+            evicted += !slot;
             for (int i = 0; i < PLD_HB_SLOTS && !slot; i++)
                 if ((rs[i].tk & 3) == PLD_HB_READ)
                     slot = &rs[i];
             for (int i = 0; i < PLD_HB_SLOTS && !slot; i++)
                 if (!slot || rs[i].epoch < slot->epoch)
                     slot = &rs[i];
-            evicted++;
         }
         slot->mask = m;
         slot->epoch = clk[tid];

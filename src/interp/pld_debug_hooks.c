@@ -22,7 +22,10 @@
 static const char *host_site_name(void *ctx, const void *key)
 {
     (void)ctx;
-    return pld_op_name((const pld_expr_t *)key);
+    const pld_expr_t *e = key;
+    if (e->kind == PLD_EX_SUBSCRIPT) /* x = win[...], win[...] = x: the sugar of a slice */
+        return pld_op_info(PLD_OPID_TENSOR_SLICE)->name;
+    return pld_op_name(e);
 }
 
 static const char *host_op_name(void *ctx, int op)
@@ -113,7 +116,7 @@ static pld_debug_at_t at_of(const pld_expr_t *e)
     pld_debug_at_t at = {e, {0, 0, 0, 0}, -1};
     if (e) {
         at.span = e->span;
-        at.op = e->op;
+        at.op = e->kind == PLD_EX_SUBSCRIPT ? PLD_OPID_TENSOR_SLICE : e->op;
     }
     return at;
 }
