@@ -177,6 +177,14 @@ void pld_debug_race_fini(pld_debug_t *d); /* destroys the segments (before the d
  * owner's window of domain dom, kind PLD_HB_READ / WRITE / ATOMIC. */
 void pld_debug_race_access(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, int dom, int owner,
                            size_t disp, size_t bytes, int kind);
+/* A write (kind PLD_HB_WRITE / ATOMIC) by kernel thread t at `at` of bytes
+ * [off, off + len) of a plain (non-window) tensor buffer of this rank: buf
+ * (its identity) of `bytes` bytes, named name (NULL: unnamed). Blocks of one
+ * launch that write the same bytes with nothing ordering them race
+ * (docs/races.md, "Output tensors"); the records last until the
+ * orchestration's launch joins. */
+void pld_debug_race_plain(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, const void *buf,
+                          size_t bytes, const char *name, size_t off, size_t len, int kind);
 /* Around a notify of peer's cell disp: lock the peer's records, then (done:
  * the notify happened; v, set as pld_hb_release) release and unlock. */
 void pld_debug_race_notify_lock(pld_debug_t *d, int dom, int peer);

@@ -51,6 +51,8 @@ typedef struct dbg_race {
     tclock_t *tasks;           /* completion clocks of deferred tasks */
     int ntasks, captasks;
     int64_t redirect;          /* > 0: waits acquire into this task's clock (its deferred completion) */
+    struct plain *plain;       /* the plain tensors kernels wrote in the running launch (pld_debug_race_plain) */
+    int nplain, capplain;
 } dbg_race_t;
 
 /* ---- --schedule-seed (pld_debug_sched.c) */
