@@ -785,6 +785,7 @@ pld_status_t pld_exec_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e
             c.pc.chunk_steps = it->opts.chunk_steps;
             c.pc.can_batch = pld_dist_can_batch(it);
             c.pc.seen = it->poison || it->race;
+            c.pc.device_order = it->race != NULL;
             const pld_tensor_t *t = pld_v_tensor(&tgt);
             c.tgt = t;
             pld_ev_t ev;

@@ -130,6 +130,8 @@ typedef struct pld_coll {
     int chunk_steps;               /* --collective-steps chunk: no merged steps */
     int can_batch;                 /* transfers may go out in batches (no checking mode observes each) */
     int seen;                      /* the checking modes see local reads and stores (hooks.local) */
+    int device_order;              /* --check-races: the InCore ring runs one sub-chunk per step, the
+                                      device's order (pld_coll_ring_step; docs/races.md) */
     /* the signal (pld_coll_set_signal) */
     pld_coll_view_t sigdesc;
     const pld_coll_view_t *sig;
