@@ -96,6 +96,7 @@ typedef struct pld_debug_finding {
     int owner;                  /* world rank holding the bytes */
     size_t lo, hi;              /* the bytes [lo, hi) of the buffer or tile */
     size_t count;               /* poison: how many of them were never written */
+    int plain;                  /* race: target is a plain tensor (not a window; docs/races.md, "Output tensors") */
 } pld_debug_finding_t;
 typedef void (*pld_debug_finding_fn)(void *ctx, const pld_debug_finding_t *f);
 

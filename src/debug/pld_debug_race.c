@@ -554,6 +554,7 @@ static void on_plain_race(void *ctx, const pld_hb_race_t *x)
         f.side[1] = (pld_debug_side_t){(int)(x->tid / PLD_RACE_SLOTS), other.block == 0xFFFF ? -1 : other.block,
                                        op_text(d, other.op), access_text(x->kind), span_of(d, &other)};
         f.target = name;
+        f.plain = 1;
         f.owner = (int)r->me;
         f.lo = x->lo;
         f.hi = x->hi;
