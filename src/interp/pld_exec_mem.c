@@ -703,8 +703,10 @@ pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t 
     if (st != PLD_OK)
         return pld_op_kcheck(it, f, e, st, err);
     pld_tensor_mark_written(dst, off, ext);
-    if (it->race)
+    if (it->race) {
+        pld_race_local(it, f, e, src, NULL, NULL, PLD_HB_READ); /* a window as the source is read */
         pld_race_local(it, f, e, dst, off, ext, atomic ? PLD_HB_ATOMIC : PLD_HB_WRITE);
+    }
     it->stats.bytes_moved += (uint64_t)pld_view_numel(&vs) * (uint64_t)pld_dtype_bytes(src->dt);
     return PLD_OK;
 }
