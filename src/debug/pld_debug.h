@@ -96,6 +96,7 @@ typedef struct pld_debug_finding {
     int owner;                  /* world rank holding the bytes */
     size_t lo, hi;              /* the bytes [lo, hi) of the buffer or tile */
     size_t count;               /* poison: how many of them were never written */
+    int plain;                  /* race: target is a plain tensor (not a window; docs/races.md, "Output tensors") */
 } pld_debug_finding_t;
 typedef void (*pld_debug_finding_fn)(void *ctx, const pld_debug_finding_t *f);
 
@@ -181,6 +182,14 @@ void pld_debug_race_cells(pld_debug_t *d, int dom, size_t cells);
  * owner's window of domain dom, kind PLD_HB_READ / WRITE / ATOMIC. */
 void pld_debug_race_access(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, int dom, int owner,
                            size_t disp, size_t bytes, int kind);
+/* A write (kind PLD_HB_WRITE / ATOMIC) by kernel thread t at `at` of bytes
+ * [off, off + len) of a plain (non-window) tensor buffer of this rank: buf
+ * (its identity) of `bytes` bytes, named name (NULL: unnamed). Blocks of one
+ * launch that write the same bytes with nothing ordering them race
+ * (docs/races.md, "Output tensors"); the records last until the
+ * orchestration's launch joins. */
+void pld_debug_race_plain(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, const void *buf,
+                          size_t bytes, const char *name, size_t off, size_t len, int kind);
 /* Around a notify of peer's cell disp: lock the peer's records, then (done:
  * the notify happened; v, set as pld_hb_release) release and unlock. */
 void pld_debug_race_notify_lock(pld_debug_t *d, int dom, int peer);

@@ -73,6 +73,8 @@ typedef struct dbg_race {
     int det_on;
     int64_t det_tid;
     uint32_t *det_base;        /* V */
+    struct plain *plain;       /* the plain tensors kernels wrote in the running launch (pld_debug_race_plain) */
+    int nplain, capplain;
 } dbg_race_t;
 
 /* ---- --schedule-seed (pld_debug_sched.c) */

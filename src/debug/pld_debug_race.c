@@ -106,6 +106,23 @@ static pld_hb_site_t site_of(const pld_debug_thread_t *t, const pld_debug_at_t *
 
 /* ------------------------------------------------------------ state */
 
+/* A plain tensor buffer kernels of the running launch wrote: its records (a
+ * segment of pld_hb.h in this rank's memory: no other rank sees its bytes). */
+typedef struct plain {
+    const void *buf;
+    size_t bytes;
+    const char *name;
+    pld_hb_geom_t g;
+    void *seg;
+} plain_t;
+
+static void plain_reset(dbg_race_t *r)
+{
+    for (int i = 0; i < r->nplain; i++)
+        pld_mem_free(r->plain[i].seg);
+    r->nplain = 0;
+}
+
 pld_status_t pld_debug_race_open(pld_debug_t *d, char *err, size_t errn)
 {
     if (strcmp(d->o.backend, "sim") != 0) {
@@ -155,6 +172,8 @@ void pld_debug_race_close(pld_debug_t *d)
     }
     pld_mem_free(r->tasks);
     pld_mem_free(r->det_base);
+    plain_reset(r);
+    pld_mem_free(r->plain);
     pld_mem_free(r);
     d->race = NULL;
 }
@@ -252,17 +271,17 @@ typedef struct rctx {
 
 static const char *kind_now(int k)
 {
-    return k == PLD_HB_READ ? "reads" : k == PLD_HB_WRITE ? "writes" : "atomically adds to";
+    return k == PLD_HB_READ ? "reads" : k == PLD_HB_WRITE ? "writes" : k == PLD_HB_SIGNAL ? "notifies" : "atomically adds to";
 }
 
 static const char *kind_then(int k)
 {
-    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "wrote" : "atomically added to";
+    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "wrote" : k == PLD_HB_SIGNAL ? "notified" : "atomically added to";
 }
 
 static const char *access_text(int k)
 {
-    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "write" : "atomic";
+    return k == PLD_HB_READ ? "read" : k == PLD_HB_WRITE ? "write" : k == PLD_HB_SIGNAL ? "notify" : "atomic";
 }
 
 static const char *op_text(const pld_debug_t *d, uint16_t op)
@@ -389,6 +408,11 @@ void pld_debug_race_notify_unlock(pld_debug_t *d, const pld_debug_thread_t *t, c
         return;
     rdom_t *rd = &r->dom[dom];
     uint32_t slot = slot_of(r, t);
+    if (done) { /* the notify as an access of the cell (before its release moves the epoch) */
+        rctx_t c = {d, at, dom, peer, PLD_HB_SIGNAL, site_of(t, at)};
+        r->evicted += pld_hb_access(rd->seg[peer], &rd->g, tid_of(r, slot), clock_of(r, slot), PLD_HB_SIGNAL, c.site,
+                                    disp, sizeof(int32_t), on_race, &c);
+    }
     int full = done && pld_hb_release(rd->seg[peer], &rd->g, disp, v, set, clock_of(r, slot)) != 0;
     pld_hb_unlock(rd->seg[peer]);
     if (done && set == 0 && v < 0)
@@ -549,6 +573,8 @@ void pld_debug_race_join(pld_debug_t *d, const pld_debug_thread_t *parent)
         r->det_on = 0;
         r->det_tid = 0;
     }
+    if (l == 0) /* the orchestration's launch is over: what its blocks wrote is ordered before everything after */
+        plain_reset(r);
 }
 
 void pld_debug_race_barrier(pld_debug_t *d, int done, int after, int clear)
@@ -671,4 +697,95 @@ void pld_debug_race_summary(pld_debug_t *d)
                      "window): races with them may have been missed",
                      (unsigned long long)r->evicted, PLD_HB_SLOTS);
     }
+}
+
+/* ------------------------------------------------------------ plain tensors */
+
+typedef struct pctx {
+    pld_debug_t *d;
+    const pld_debug_at_t *at;
+    const plain_t *p;
+    int kind;
+    pld_hb_site_t site;
+} pctx_t;
+
+static void on_plain_race(void *ctx, const pld_hb_race_t *x)
+{
+    pctx_t *c = ctx;
+    pld_debug_t *d = c->d;
+    dbg_race_t *r = d->race;
+    pld_hb_site_t other = x->site;
+    if (seen_pair(r, &c->site, &other) || r->npairs > PLD_RACE_MAX_REPORTS)
+        return;
+    char me[64], them[64];
+    thread_text(me, sizeof me, r->me, c->site.block);
+    thread_text(them, sizeof them, x->tid / PLD_RACE_SLOTS, other.block);
+    if (d->o.races)
+        (*d->o.races)++;
+    const char *name = c->p->name ? c->p->name : "?";
+    pld_diag_t *dg = pld_diag_add(d->o.diags, PLD_SEV_WARNING, c->at->span,
+                                  "data race on tensor '%s' of rank %u (not a window), bytes [%zu, %zu): %s by %s %s "
+                                  "them, and nothing orders it with %s by %s, which %s them (docs/races.md)",
+                                  name, r->me, x->lo, x->hi, d->o.host.site_name(d->o.host.ctx, c->at->key), me,
+                                  kind_now(c->kind), op_text(d, other.op), them, kind_then(x->kind));
+    pld_diag_note(d->o.diags, dg, span_of(d, &other), "the other access: %s by %s", op_text(d, other.op), them);
+    if (d->o.finding) {
+        pld_debug_finding_t f;
+        memset(&f, 0, sizeof f);
+        f.kind = PLD_DEBUG_FINDING_RACE;
+        f.message = dg ? dg->msg : "";
+        f.nsides = 2;
+        f.side[0] = (pld_debug_side_t){(int)r->me, c->site.block == 0xFFFF ? -1 : c->site.block,
+                                       op_text(d, c->site.op), access_text(c->kind), c->at->span};
+        f.side[1] = (pld_debug_side_t){(int)(x->tid / PLD_RACE_SLOTS), other.block == 0xFFFF ? -1 : other.block,
+                                       op_text(d, other.op), access_text(x->kind), span_of(d, &other)};
+        f.target = name;
+        f.plain = 1;
+        f.owner = (int)r->me;
+        f.lo = x->lo;
+        f.hi = x->hi;
+        d->o.finding(d->o.finding_ctx, &f);
+    }
+}
+
+/* The records of buffer buf (created empty when absent), or NULL (OOM). */
+static plain_t *plain_of(dbg_race_t *r, const void *buf, size_t bytes, const char *name)
+{
+    for (int i = 0; i < r->nplain; i++)
+        if (r->plain[i].buf == buf && r->plain[i].bytes == bytes)
+            return &r->plain[i];
+    if (r->nplain == r->capplain) {
+        int cap = r->capplain ? 2 * r->capplain : 8;
+        plain_t *np = pld_mem_realloc(r->plain, (size_t)cap * sizeof *np);
+        if (!np)
+            return NULL;
+        r->plain = np;
+        r->capplain = cap;
+    }
+    plain_t *p = &r->plain[r->nplain];
+    p->buf = buf;
+    p->bytes = bytes;
+    p->name = name;
+    p->g.nthreads = r->V;
+    p->g.ncells = 0;
+    p->g.bytes = bytes;
+    if (!(p->seg = pld_mem_calloc(1, pld_hb_seg_bytes(&p->g))))
+        return NULL;
+    r->nplain++;
+    return p;
+}
+
+void pld_debug_race_plain(pld_debug_t *d, const pld_debug_thread_t *t, const pld_debug_at_t *at, const void *buf,
+                          size_t bytes, const char *name, size_t off, size_t len, int kind)
+{
+    dbg_race_t *r = d->race;
+    if (!t || !t->kernel || kind == PLD_HB_READ || kind == PLD_HB_SIGNAL || !len)
+        return;
+    plain_t *p = plain_of(r, buf, bytes, name);
+    if (!p)
+        return;
+    uint32_t slot = slot_of(t);
+    pctx_t c = {d, at, p, kind, site_of(t, at)};
+    r->evicted += pld_hb_access(p->seg, &p->g, tid_of(r, slot), clock_of(r, slot), kind, c.site, off, len,
+                                on_plain_race, &c);
 }

@@ -100,6 +100,8 @@ void pld_hb_unlock(void *seg)
 
 static int conflicting(int a, int b)
 {
+    if (a == PLD_HB_SIGNAL || b == PLD_HB_SIGNAL) /* a notify races with a plain write only */
+        return (a == PLD_HB_SIGNAL ? b : a) == PLD_HB_WRITE;
     if (a == PLD_HB_READ && b == PLD_HB_READ)
         return 0;
     return !(a == PLD_HB_ATOMIC && b == PLD_HB_ATOMIC);
@@ -222,6 +224,11 @@ uint64_t pld_hb_access(void *seg, const pld_hb_geom_t *g, uint32_t tid, const ui
             continue;
         }
         rec_t *slot = free_slot;
+        /* full: forget a notify's record first, if there is one (not counted:
+         * signal cells take many notifies, docs/races.md) */
+        for (int i = 0; i < PLD_HB_SLOTS && !slot; i++)
+            if ((rs[i].tk & 3) == PLD_HB_SIGNAL)
+                slot = &rs[i];
         if (!slot && h->next_ext < ext_blocks(g)) {
             /* full: one more block of records for this granule */
             uint32_t nb = ++h->next_ext;

@@ -29,7 +29,9 @@
 #define PLD_HB_ENTRIES 8     /* contributions per signal cell (older ones merge) */
 #define PLD_HB_MAX_THREADS 16384 /* clock width limit (a record keeps the thread in 14 bits) */
 
-enum { PLD_HB_READ = 1, PLD_HB_WRITE = 2, PLD_HB_ATOMIC = 3 };
+/* PLD_HB_SIGNAL: a notify's update of a signal cell (docs/races.md, "Signals
+ * as accesses"): it conflicts with a plain write only. */
+enum { PLD_HB_SIGNAL = 0, PLD_HB_READ = 1, PLD_HB_WRITE = 2, PLD_HB_ATOMIC = 3 };
 
 /* Where an access was made: the source span (byte offset and length; the
  * length is kept up to 65535), op id, block (0xFFFF: the orchestration).

@@ -22,7 +22,10 @@
 static const char *host_site_name(void *ctx, const void *key)
 {
     (void)ctx;
-    return pld_op_name((const pld_expr_t *)key);
+    const pld_expr_t *e = key;
+    if (e->kind == PLD_EX_SUBSCRIPT) /* x = win[...], win[...] = x: the sugar of a slice */
+        return pld_op_info(PLD_OPID_TENSOR_SLICE)->name;
+    return pld_op_name(e);
 }
 
 static const char *host_op_name(void *ctx, int op)
@@ -113,7 +116,7 @@ static pld_debug_at_t at_of(const pld_expr_t *e)
     pld_debug_at_t at = {e, {0, 0, 0, 0}, -1};
     if (e) {
         at.span = e->span;
-        at.op = e->op;
+        at.op = e->kind == PLD_EX_SUBSCRIPT ? PLD_OPID_TENSOR_SLICE : e->op;
     }
     return at;
 }
@@ -187,6 +190,38 @@ static void local_run(void *ctx, int64_t at, int64_t bytes)
     pld_debug_race_access(c->it->debug, &c->t, &c->at, c->dom, c->me, c->base + (size_t)at, (size_t)bytes, c->kind);
 }
 
+/* A kernel's write of a plain (non-window) tensor: block against block
+ * (docs/races.md, "Output tensors"). */
+typedef struct pwctx {
+    pld_interp_t *it;
+    pld_debug_thread_t t;
+    pld_debug_at_t at;
+    const pld_buffer_t *buf;
+    const char *name;
+    int kind;
+} pwctx_t;
+
+static void plain_run(void *ctx, int64_t at, int64_t bytes)
+{
+    pwctx_t *c = ctx;
+    pld_debug_race_plain(c->it->debug, &c->t, &c->at, c->buf, c->buf->bytes, c->name, (size_t)at, (size_t)bytes,
+                         c->kind);
+}
+
+static void race_plain(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
+                       const int64_t *ext, int kind)
+{
+    if (kind == PLD_HB_READ || !f || f->ctx != PLD_CTX_KERNEL)
+        return;
+    const char *name = NULL; /* an entry parameter's buffer is named by the parameter */
+    for (int i = 0; i < it->entry->nparams && !name; i++)
+        if (it->args && it->args[i].kind == PLD_V_TENSOR && pld_v_tensor(&it->args[i])->buf == t->buf)
+            name = it->entry->params[i].name;
+    pwctx_t c = {it, thread_of(f), at_of(e), t->buf, name, kind};
+    int64_t zero[PLD_MAX_RANK] = {0};
+    pld_tensor_box_runs(t, off ? off : zero, ext ? ext : t->shape, plain_run, &c);
+}
+
 void pld_race_local(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tensor_t *t, const int64_t *off,
                     const int64_t *ext, int kind)
 {
@@ -205,6 +240,7 @@ void pld_race_local(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld
             return;
         }
     }
+    race_plain(it, f, e, t, off, ext, kind);
 }
 
 void pld_race_notify_lock(pld_interp_t *it, domain_t *d, int peer)

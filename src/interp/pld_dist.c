@@ -876,7 +876,7 @@ static pld_status_t region_moved(void *ctx, int peer, size_t disp, size_t bytes,
     pld_status_t st = PLD_OK;
     if (c->it->poison)
         st = pld_poison_run(c->it, c->d, peer, disp, bytes, dir, &c->unwritten, err, errn);
-    if (st == PLD_OK && c->it->race)
+    if (st == PLD_OK && c->it->race && !c->it->race_mute)
         pld_race_remote(c->it, c->f, c->e, c->d, peer, disp, bytes, dir);
     return st;
 }

@@ -421,6 +421,8 @@ static int exec_assign(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
     st = pld_eval(it, f, v, &val);
     if (st != PLD_OK)
         return FLOW_ERROR;
+    if (it->race && v->kind == PLD_EX_SUBSCRIPT && val.kind == PLD_V_TENSOR && f->ctx == PLD_CTX_KERNEL)
+        pld_race_local(it, f, v, pld_v_tensor(&val), NULL, NULL, PLD_HB_READ); /* x = win[...]: a slice read */
     st = assign_target(it, f, s->u.assign.target, &val);
     pld_value_release(&val);
     return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;

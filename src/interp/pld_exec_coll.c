@@ -165,13 +165,13 @@ static void h_local(void *ctx, const pld_coll_view_t *v, const int64_t *off, con
     if (!write) {
         if (c->it->poison)
             pld_poison_check_local(c->it, c->e, &t, off, ext);
-        if (c->it->race)
+        if (c->it->race && !c->it->race_mute)
             pld_race_local(c->it, c->f, c->e, &t, off, ext, PLD_HB_READ);
         return;
     }
     if (c->it->poison)
         pld_tensor_shadow_mark(&t, off, ext);
-    if (c->it->race)
+    if (c->it->race && !c->it->race_mute)
         pld_race_local(c->it, c->f, c->e, &t, off, ext, PLD_HB_WRITE);
 }
 
@@ -188,8 +188,32 @@ static void h_track(void *ctx, int64_t b, int64_t lanes)
     c->f->block_num = b < 0 ? c->saved_num : lanes;
 }
 
+/* --check-races: the merged steps record what the device does, when it does
+ * it (pld_coll_step.c); their own transfers are muted meanwhile. */
+static void h_mute(void *ctx, int on)
+{
+    coll_t *c = ctx;
+    c->it->race_mute = on;
+}
+
+static void h_record(void *ctx, int peer, const pld_coll_view_t *v, const int64_t *off, const int64_t *ext, int dir)
+{
+    coll_t *c = ctx;
+    if (!c->it->race)
+        return;
+    pld_tensor_t t;
+    tensor_of(v, &t);
+    int64_t n = 1;
+    for (int k = 0; k < v->rank; k++)
+        n *= ext[k];
+    if (n > 0)
+        pld_race_remote(c->it, c->f, c->e, c->d, peer, pld_dist_disp(c->d, &t, off),
+                        (size_t)n * (size_t)pld_dtype_bytes(v->dt), dir);
+}
+
 static const pld_coll_hooks_t coll_hooks = {h_error,     h_warn,  h_notify,  h_wait,  h_xset_wait,
-                                            h_region,    h_batch_end, h_local, h_ev_init, h_track};
+                                            h_region,    h_batch_end, h_local, h_ev_init, h_track,
+                                            h_mute,      h_record};
 
 /* ------------------------------------------------------------ operands */
 
@@ -761,6 +785,7 @@ pld_status_t pld_exec_coll_run(pld_interp_t *it, frame_t *f, const pld_expr_t *e
             c.pc.chunk_steps = it->opts.chunk_steps;
             c.pc.can_batch = pld_dist_can_batch(it);
             c.pc.seen = it->poison || it->race;
+            c.pc.device_order = it->race != NULL;
             const pld_tensor_t *t = pld_v_tensor(&tgt);
             c.tgt = t;
             pld_ev_t ev;

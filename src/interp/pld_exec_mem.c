@@ -645,6 +645,12 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
             pld_tensor_t *t = pld_v_tensor(obj);
             *out = read_elem(t->buf->data, t->dt, (int64_t)(((char *)pld_tensor_at(t, lo) - (char *)t->buf->data) /
                                                              pld_dtype_bytes(t->dt)));
+            if (it->race) { /* v = win[i, j]: an element read */
+                int64_t one[PLD_MAX_RANK];
+                for (int d = 0; d < rank; d++)
+                    one[d] = 1;
+                pld_race_local(it, f, e, t, lo, one, PLD_HB_READ);
+            }
         } else {
             pld_tile_t *t = pld_v_tile(obj);
             pld_view_t v;
@@ -697,8 +703,10 @@ pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t 
     if (st != PLD_OK)
         return pld_op_kcheck(it, f, e, st, err);
     pld_tensor_mark_written(dst, off, ext);
-    if (it->race)
+    if (it->race) {
+        pld_race_local(it, f, e, src, NULL, NULL, PLD_HB_READ); /* a window as the source is read */
         pld_race_local(it, f, e, dst, off, ext, atomic ? PLD_HB_ATOMIC : PLD_HB_WRITE);
+    }
     it->stats.bytes_moved += (uint64_t)pld_view_numel(&vs) * (uint64_t)pld_dtype_bytes(src->dt);
     return PLD_OK;
 }
@@ -784,6 +792,8 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
             for (int d = 0; d < t->rank; d++)
                 one[d] = 1;
             pld_tensor_mark_written(t, idx, one);
+            if (it->race) /* win[i, j] = v: an element write */
+                pld_race_local(it, f, target, t, idx, one, PLD_HB_WRITE);
         }
         /* rebind the (possibly copied) value to the variable */
         if (target->u.sub.obj->kind == PLD_EX_NAME && target->u.sub.obj->slot >= 0)
@@ -833,8 +843,11 @@ pld_status_t pld_exec_subscript_assign(pld_interp_t *it, frame_t *f, const pld_e
                                   pld_dtype_name(dst->dt));
             else if ((st = pld_k_copy(&vd, &vs, err, sizeof err)) != PLD_OK)
                 st = pld_rt_error(it, f, target->span, "slice assignment: %s", err);
-            else
+            else {
                 pld_tensor_mark_written(dst, zero, ext);
+                if (it->race) /* win[a:b] = t: a slice write */
+                    pld_race_local(it, f, target, dst, zero, ext, PLD_HB_WRITE);
+            }
         }
         pld_value_release(&view);
     }

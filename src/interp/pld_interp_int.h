@@ -240,6 +240,8 @@ struct pld_interp {
     pld_debug_t *poison;           /* it->debug when --poison is on, else NULL: `if (it->poison)` */
     pld_debug_t *race;             /* it->debug when --check-races is on, else NULL: `if (it->race)` */
     int sched_on;                  /* --schedule-seed is on: every hook is `if (it->sched_on)` */
+    int race_mute;                 /* --check-races: a collective records its transfers in the device's order
+                                      itself (pld_coll_hooks_t.record); its window transfers are not recorded */
 };
 
 /* Records the statement (or wait) about to run in it->where. */

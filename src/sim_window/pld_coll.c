@@ -284,6 +284,8 @@ int64_t pld_coll_merged_step(const coll_t *c, int64_t unit, int esz)
  * ms at 64-128 KiB, 8.5 ms per chunk (docs/transport.md, "The InCore ring"). */
 int64_t pld_coll_ring_step(const coll_t *c, int64_t unit, int esz)
 {
+    if (c->device_order)
+        return 1; /* a merged ring step stores its sub-chunks after barriers the device stores them before */
     const int64_t g = pld_coll_merged_step(c, unit, esz), cap = RING_STEP_BYTES / (unit * esz);
     return g < cap ? g : cap > 1 ? cap : 1;
 }

@@ -100,6 +100,13 @@ typedef struct pld_coll_hooks {
     void (*ev_init)(void *ctx, pld_ev_t *ev, pld_ev_kind_t k, const char *name);
     /* Tracing: the events that follow go on block b of `lanes`; b < 0: back on the call's track. */
     void (*track)(void *ctx, int64_t b, int64_t lanes);
+    /* The race detector sees the device's order (docs/races.md, "The device's
+     * collective order"): mute(1) stops recording the window transfers that
+     * follow, mute(0) resumes; record() records the box [off, off+ext) of
+     * the packed view v on domain rank peer as read (dir 0) or written
+     * (dir 1) now, without moving data. Called when .seen; may be NULL. */
+    void (*mute)(void *ctx, int on);
+    void (*record)(void *ctx, int peer, const pld_coll_view_t *v, const int64_t *off, const int64_t *ext, int dir);
 } pld_coll_hooks_t;
 
 /* One call of a collective. The caller fills the first part, then sets the
@@ -123,6 +130,8 @@ typedef struct pld_coll {
     int chunk_steps;               /* --collective-steps chunk: no merged steps */
     int can_batch;                 /* transfers may go out in batches (no checking mode observes each) */
     int seen;                      /* the checking modes see local reads and stores (hooks.local) */
+    int device_order;              /* --check-races: the InCore ring runs one sub-chunk per step, the
+                                      device's order (pld_coll_ring_step; docs/races.md) */
     /* the signal (pld_coll_set_signal) */
     pld_coll_view_t sigdesc;
     const pld_coll_view_t *sig;

@@ -535,6 +535,30 @@ static pld_status_t hub_fold(coll_t *c, const step_plan_t *pl, const step_bar_t 
     return st;
 }
 
+/* --check-races sees the device's order, not the merged step's (docs/races.md,
+ * "The device's collective order"): on the device every rank reads the
+ * range [lo, lo+n) of its own copy and of every peer's before the step's
+ * barrier, and stores its result into its own copy after it. A SPREAD or HUB
+ * step stores every rank's result before that barrier, from the rank that
+ * folded it; its transfers are muted, and this records the device's: the
+ * reads (write 0, before the barrier) or this rank's store (write 1, after
+ * it). */
+static void device_order(coll_t *c, const pld_coll_view_t *flat, int64_t lo, int64_t n, int write)
+{
+    if (!c->seen || !c->h->record)
+        return;
+    int64_t off[1] = {lo}, ext[1] = {n};
+    for (int q = 0; q < c->P; q++)
+        if (write ? q == c->me : 1)
+            c->h->record(c->ctx, q, flat, off, ext, write);
+}
+
+static void device_mute(coll_t *c, int on)
+{
+    if (c->seen && c->h->mute && c->h->record)
+        c->h->mute(c->ctx, on);
+}
+
 /* One merged step of [lo, lo+n) with its barrier sb, by plan pl; after it
  * every copy holds the result. acc and tmp come from step_bufs (tmp:
  * step_tmp(n) elements). */
@@ -555,12 +579,23 @@ pld_status_t pld_coll_merged_fold_step(coll_t *c, const step_plan_t *pl, const s
                          msgs ? " (messages across hosts)" : "");
             pld_coll_phase_begin(c, &ev, name);
         }
+        device_order(c, flat, lo, n, 0);
+        device_mute(c, 1);
         st = hub_fold(c, pl, sb, flat, lo, n, op, tmp, batched);
+        device_mute(c, 0);
+        if (st == PLD_OK)
+            device_order(c, flat, lo, n, 1);
         return c->trace ? pld_coll_phase_end(c, &ev, st) : st;
     }
     if (pl->kind != STEP_PLAIN && spread_ok(c, n)) {
+        device_order(c, flat, lo, n, 0);
+        device_mute(c, 1);
         st = spread_fold(c, flat, lo, n, op, tmp, batched);
-        return st != PLD_OK ? st : step_barrier(c, sb);
+        device_mute(c, 0);
+        st = st != PLD_OK ? st : step_barrier(c, sb);
+        if (st == PLD_OK)
+            device_order(c, flat, lo, n, 1);
+        return st;
     }
     st = pld_coll_read_fold(c, flat, lo, n, op, acc, tmp, batched);
     st = st != PLD_OK ? st : step_barrier(c, sb);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """run_races.py - `pldrun --check-races` on the race corpus (CTest label `races`, and `mpi`).
 
-tests/races/racy/NAME.pld holds a program with a data race on window memory,
+tests/races/racy/NAME.pld holds a program with a data race on window memory
+(or on a plain tensor that two blocks of a launch write: "data race on tensor"),
 tests/races/clean/NAME.pld its fixed twin (tests/races/README.md lists them).
 Each program starts with directive comments:
 
@@ -34,7 +35,7 @@ REPO = os.path.normpath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(REPO, 'tests', 'mpi'))
 import pld_mpitest as T  # noqa: E402
 
-REPORT = re.compile(r'^(?:\[rank \d+/\d+\] )?(\S+?):(\d+):\d+: warning: data race on window')
+REPORT = re.compile(r'^(?:\[rank \d+/\d+\] )?(\S+?):(\d+):\d+: warning: data race on (?:window|tensor) ')
 NOTE = re.compile(r'^(?:\[rank \d+/\d+\] )?(\S+?):(\d+):\d+: note: the other access')
 
 
@@ -128,7 +129,7 @@ def run_case(case, args, env):
             if g not in d['race']:
                 problems.append('an unexpected report pairing lines %s' % ' and '.join(str(x) for x in sorted(g)))
     else:
-        if got or 'data race on window' in err:
+        if got or 'data race on window' in err or 'data race on tensor' in err:
             problems.append('%d data-race report(s) on a race-free program' % max(1, len(got)))
         if rc == 0 and '0 data races reported' not in err:
             problems.append('no "0 data races reported" summary')

@@ -168,9 +168,51 @@ static void test_debug_hb_overflow(void)
     free(seg);
 }
 
+/* Signal accesses (issue 43, docs/races.md "Signals as accesses"): a notify
+ * races with a plain write of its cell only, never with a read, an atomic
+ * add or another notify; a full granule forgets a notify's record first,
+ * without counting it as forgotten. */
+static void test_debug_hb_signal(void)
+{
+    pld_hb_geom_t g = {2, 8, 256};
+    void *seg = calloc(1, pld_hb_seg_bytes(&g));
+    CU_ASSERT_FATAL(seg != NULL);
+    uint32_t c0[2] = {1, 0}, c1[2] = {0, 1};
+    pld_hb_site_t sa = {10, 5, 1, 0xFFFF}, sb = {20, 7, 2, 0};
+    hb_seen_t seen = {0, {0}};
+    pld_hb_lock(seg);
+    pld_hb_access(seg, &g, 0, c0, PLD_HB_SIGNAL, sa, 0, 4, hb_note, &seen);
+    pld_hb_access(seg, &g, 1, c1, PLD_HB_READ, sb, 0, 4, hb_note, &seen);
+    pld_hb_access(seg, &g, 1, c1, PLD_HB_ATOMIC, sb, 0, 4, hb_note, &seen);
+    pld_hb_access(seg, &g, 1, c1, PLD_HB_SIGNAL, sb, 0, 4, hb_note, &seen);
+    CU_ASSERT_EQUAL(seen.n, 0);
+    pld_hb_access(seg, &g, 1, c1, PLD_HB_WRITE, sb, 0, 4, hb_note, &seen);
+    CU_ASSERT_EQUAL(seen.n, 1);
+    CU_ASSERT_EQUAL(seen.last.tid, 0);
+    CU_ASSERT_EQUAL(seen.last.kind, PLD_HB_SIGNAL);
+    CU_ASSERT_EQUAL(seen.last.lo, 0);
+    CU_ASSERT_EQUAL(seen.last.hi, 4);
+    /* the other order: a plain write, then an unordered notify */
+    seen.n = 0;
+    pld_hb_access(seg, &g, 0, c0, PLD_HB_WRITE, sa, 64, 4, hb_note, &seen);
+    pld_hb_access(seg, &g, 1, c1, PLD_HB_SIGNAL, sb, 64, 4, hb_note, &seen);
+    CU_ASSERT_EQUAL(seen.n, 1);
+    CU_ASSERT_EQUAL(seen.last.kind, PLD_HB_WRITE);
+    /* a granule full of notifies: the next record replaces one, not counted */
+    uint64_t ev = 0;
+    for (uint32_t e = 1; e <= PLD_HB_SLOTS + 4; e++) {
+        uint32_t ce[2] = {e, 0};
+        ev += pld_hb_access(seg, &g, 0, ce, PLD_HB_SIGNAL, sa, 128 + 4 * (e % 16), 4, NULL, NULL);
+    }
+    CU_ASSERT_EQUAL(ev, 0);
+    pld_hb_unlock(seg);
+    free(seg);
+}
+
 static CU_TestInfo debug_tests[] = {
     {"test_debug_hb", test_debug_hb},
     {"test_debug_hb_overflow", test_debug_hb_overflow},
+    {"test_debug_hb_signal", test_debug_hb_signal},
     CU_TEST_INFO_NULL,
 };
 

@@ -140,9 +140,9 @@ void findings_record(void *ctx, const pld_debug_finding_t *f)
     if (race) {
         thread_text(t1, sizeof t1, s1);
         snprintf(text, sizeof text,
-                 "data race on window '%s' of rank %d, bytes [%zu, %zu): %s (%s) by %s and %s (%s) by %s, "
+                 "data race on %s '%s' of rank %d, bytes [%zu, %zu): %s (%s) by %s and %s (%s) by %s, "
                  "ordered by nothing (docs/races.md)",
-                 f->target, f->owner, f->lo, f->hi, s0->op, s0->access, t0, s1->op, s1->access, t1);
+                 f->plain ? "tensor" : "window", f->target, f->owner, f->lo, f->hi, s0->op, s0->access, t0, s1->op, s1->access, t1);
         json_str(&b, text);
     } else {
         json_str(&b, f->message);
