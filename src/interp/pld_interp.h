@@ -18,6 +18,7 @@
 #include "pld_ast.h"
 #include "pld_hw.h"
 #include "pld_npu_profile.h"
+#include "pld_pybridge.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,14 @@ const pld_comm_t *pld_comm_self(void);
 
 struct pld_win_sys;
 struct pld_trace;
+
+/* The Python bridge (src/pybridge/pld_pybridge.h): how a SubWorker call of
+ * the HOST orchestrator runs (docs/python.md, "SubWorkers"). The tool wires
+ * pld_py_call in; the interpreter never links libpython. */
+typedef struct pld_subworkers {
+    void *ctx;
+    pld_status_t (*call)(void *ctx, const pld_py_fn_t *fn, const pld_py_arg_t *args, int nargs, pld_buf_t *err);
+} pld_subworkers_t;
 
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
@@ -77,6 +86,7 @@ typedef struct pld_interp_opts {
                                merged steps, the same results (docs/transport.md) */
     int schedule;           /* --schedule-seed / --schedule random: a seeded schedule (docs/races.md) */
     uint64_t schedule_seed; /* its seed: every rank draws from a PRNG seeded with seed ^ rank */
+    const pld_subworkers_t *subworkers; /* SubWorker calls (borrowed); NULL = a SubWorker call is a runtime error */
 } pld_interp_opts_t;
 
 typedef struct pld_interp pld_interp_t;
