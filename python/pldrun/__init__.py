@@ -207,6 +207,46 @@ def _program_file(program, workdir):
     return path
 
 
+def _subworker_file(subworkers, workdir):
+    """--subworkers' file: a path as it is, or {name: function} written as a module of their sources."""
+    if isinstance(subworkers, (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(subworkers))
+        if not os.path.isfile(path):
+            raise RunError('subworkers file %r does not exist' % path, 66)
+        return path
+    import ast  # noqa: PLC0415
+    import inspect  # noqa: PLC0415
+    import textwrap  # noqa: PLC0415
+    import types  # noqa: PLC0415
+    head, parts = ['import numpy as np', 'try:', '    import torch', 'except ImportError:', '    pass'], []
+    for name, fn in dict(subworkers).items():
+        if not callable(fn) or not hasattr(fn, '__code__'):
+            raise RunError('subworkers[%r] is not a Python function (%s)' % (name, type(fn).__name__), 64)
+        if fn.__code__.co_freevars:
+            raise RunError('subworkers[%r] (%s) uses variables of an enclosing function (%s): the ranks run it in '
+                           'their own Python, where they do not exist; make it a module-level function'
+                           % (name, fn.__qualname__, ', '.join(fn.__code__.co_freevars)), 64)
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError) as e:
+            raise RunError('subworkers[%r]: the source of %s is not available (%s)' % (name, fn.__qualname__, e),
+                           64) from None
+        node = tree.body[0]
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            raise RunError('subworkers[%r] is not defined by a def (a lambda?): give a def' % name, 64)
+        node.decorator_list = []
+        node.name = name
+        for g in sorted(fn.__code__.co_names):   # the modules it names (np, torch, math, ...)
+            v = fn.__globals__.get(g)
+            if isinstance(v, types.ModuleType) and g.isidentifier():   # (pytest's rewritten asserts add others)
+                head.append('import %s as %s' % (v.__name__, g) if v.__name__ != g else 'import %s' % g)
+        parts.append(ast.unparse(node))
+    path = os.path.join(workdir, 'subworkers.py')
+    with open(path, 'w') as f:
+        f.write('\n'.join(head) + '\n\n\n' + '\n\n\n'.join(parts) + '\n')
+    return path
+
+
 def signature(program, entry=None, pldrun=None, workdir=None):
     """The entry's parameters as pldrun sees them: {"entry": NAME, "params": [{"name", "kind", "dtype",
     "shape", "dir"}, ...]} (`pldrun --signature`)."""
@@ -251,7 +291,7 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         transport=None, collective_steps=None, dispatches=None, platform=None, devices=None, backend_options=None,
         trace=None, log_dir=None, verbose=False, check_races=False, poison=False, schedule_seed=None,
         persistent_windows=False, pldrun=None, mpiexec='mpirun', env=None, run_timeout=None, workdir=None,
-        keep=False, bf16='float32'):
+        keep=False, bf16='float32', subworkers=None, subworker_tensors=None):
     """Runs `program` on `ranks` MPI ranks and returns a Result (outputs by name).
 
     inputs: {name: array | torch tensor | scalar} for the entry's parameters (dtype and shape must be the
@@ -263,6 +303,10 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
       (--trace FILE.json), log_dir, verbose (-v), check_races, poison, schedule_seed, persistent_windows;
       `options` are more pldrun arguments as they are. run_timeout: seconds before the whole job is killed
       (RunError, returncode 124). bf16: 'float32' (BF16 outputs as exact float32) or 'bits' (uint16).
+    subworkers: the Python functions of the program's SubWorkers (docs/python.md, "SubWorkers"), replacing
+      the bodies the program gives: a path to a Python file (--subworkers), or {name: function} (each
+      function's source is written to a file for the ranks: module-level functions, no closures).
+      subworker_tensors: 'numpy' (default) or 'torch', what a SubWorker gets for a host tensor.
     Raises RunError on a non-zero exit, with pldrun's diagnostics."""
     exe = find_pldrun(pldrun)
     own = workdir is None
@@ -306,6 +350,10 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
                          ('--persistent-windows', persistent_windows)):
             if on:
                 cmd.append(flag)
+        if subworkers is not None:
+            cmd += ['--subworkers', _subworker_file(subworkers, wd)]
+        if subworker_tensors is not None:
+            cmd += ['--subworker-tensors', str(subworker_tensors)]
         cmd += [str(o) for o in options]
         run_env = dict(os.environ)
         run_env.update(mpi_env())
