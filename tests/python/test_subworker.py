@@ -103,9 +103,9 @@ def test_exception_in_the_programs_body():
         _run(_inputs(k=-1.0))
     e = ei.value
     assert e.returncode == 70, e.diagnostics
-    assert "host_sub.pld:73:9: error: the SubWorker 'check' failed: ValueError: k must not be negative, got -1.0" \
+    assert "host_sub.pld:74:9: error: the SubWorker 'check' failed: ValueError: k must not be negative, got -1.0" \
         in e.diagnostics, e.diagnostics
-    assert 'host_sub.pld", line 54, in check' in e.diagnostics, e.diagnostics   # the traceback in the .pld
+    assert 'host_sub.pld", line 55, in check' in e.diagnostics, e.diagnostics   # the traceback in the .pld
     assert 'Traceback (most recent call last)' in e.diagnostics
     assert '<pldrun>' not in e.diagnostics                                     # none of the bridge's frames
 
@@ -116,7 +116,7 @@ def test_exception_in_a_subworkers_file():
         _run(_inputs(), subworkers=FUNCS)
     e = ei.value
     assert e.returncode == 70, e.diagnostics
-    assert "host_sub.pld:73:9: error: the SubWorker 'check' failed: ValueError: tmp(0, 0, 0) is" in e.diagnostics
+    assert "host_sub.pld:74:9: error: the SubWorker 'check' failed: ValueError: tmp(0, 0, 0) is" in e.diagnostics
     assert 'host_sub_funcs.py", line ' in e.diagnostics and ', in check' in e.diagnostics, e.diagnostics
 
 
@@ -125,7 +125,7 @@ def test_without_the_bridge():
         _run(_inputs(), env={'PLDRUN_NO_PYTHON': '1'})
     e = ei.value
     assert e.returncode == 65, e.diagnostics
-    for line, name in ((72, 'prep'), (73, 'check'), (76, 'stats')):
+    for line, name in ((73, 'prep'), (74, 'check'), (77, 'stats')):
         assert "host_sub.pld:%d:" % line in e.diagnostics and "'%s' is a SubWorker" % name in e.diagnostics
     assert NO_BRIDGE in e.diagnostics
 
