@@ -29,9 +29,9 @@ static pld_status_t to_arg(pld_interp_t *it, frame_t *f, const pld_expr_t *e, co
         return PLD_OK;
     case PLD_V_UNAVAIL:
         return pld_rt_error(it, f, e->u.call.args[i].value->span,
-                            "argument '%s' of the SubWorker '%s' was computed by a dispatch on rank %lld: a SubWorker "
-                            "runs on every rank, on the values of its own rank (dispatch with device= so that every "
-                            "rank has what it passes)",
+                            "argument '%s' of the SubWorker '%s' was computed by a dispatch on rank %lld only: a "
+                            "SubWorker runs on every rank, on that rank's own values, as the HOST orchestrator does "
+                            "(docs/python.md, \"SubWorkers\")",
                             pname, fn->name, (long long)v->u.i);
     case PLD_V_TENSOR: break;
     default:
