@@ -9,6 +9,7 @@ around a device=r dispatch; it runs at P = 2 through pldrun.run against a numpy 
 - a Python exception in a SubWorker, from the program's body and from a --subworkers file: exit 70, the error
   located at the call in the .pld with the Python traceback (pointing into the .pld / the file);
 - PLDRUN_NO_PYTHON=1 (a pldrun without the bridge): exit 65, the reason at every SubWorker call;
+- an abstract SubWorker (body `...`): an error without a function handed over, the golden with one;
 - a closure handed as a SubWorker is refused before anything runs.
 Skipped as a whole when this pldrun was built without the bridge (PLDRUN_PYTHON=OFF, no libpython3-dev): then
 only the refusal is checked.
@@ -139,3 +140,24 @@ def test_closure_refused():
     with pytest.raises(pldrun.RunError) as ei:
         _run(_inputs(), subworkers={'prep': prep})
     assert ei.value.returncode == 64 and 'scale' in str(ei.value)
+
+
+def stats_by_hand(xs, sums):
+    sums[:] = xs.sum(2) * 2
+
+
+@needs_bridge
+def test_abstract_subworker(tmp_path):
+    """A body of `...` (a callback PyPTO binds at run time) runs only with a function handed over."""
+    with open(PROG) as f:
+        text = f.read()
+    assert text.count('        sums[:] = xs.sum(2)\n') == 1
+    path = tmp_path / 'abstract.pld'
+    path.write_text(text.replace('        sums[:] = xs.sum(2)\n', '        ...\n'))
+    ins = _inputs()
+    with pytest.raises(pldrun.RunError) as ei:
+        pldrun.run(str(path), ins, ranks=P, timeout=30, run_timeout=120)
+    assert ei.value.returncode == 70
+    assert "abstract.pld:77:9: error: the SubWorker 'stats' failed: no body in the program" in ei.value.diagnostics
+    res = pldrun.run(str(path), ins, ranks=P, timeout=30, run_timeout=120, subworkers={'stats': stats_by_hand})
+    np.testing.assert_array_equal(res['sums'], ins['xs'].sum(axis=2, dtype=np.float32) * 2)
