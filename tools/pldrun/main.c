@@ -1059,7 +1059,8 @@ const char *__lsan_default_suppressions(void)
            "leak:libhwloc.so\n"
            "leak:libevent\n"
            "leak:/openmpi/\n"
-           "leak:__vasprintf_internal\n" "leak:libpython3\n"; /* SubWorkers' Python (pysub.c) stays to the end */
+           "leak:__vasprintf_internal\n" /* SubWorkers' Python (pysub.c), numpy, torch: up until exit */
+           "leak:libpython3\n" "leak:/usr/lib/python3/\n" "leak:/usr/lib/python3.\n" "leak:libtorch\n" "leak:libc10\n";
 }
 #else
 #define PLD_LEAK_CHECK() ((void)0)
