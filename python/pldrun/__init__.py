@@ -314,6 +314,7 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
     os.makedirs(wd, exist_ok=True)
     try:
         prog = _program_file(program, wd)
+        sw_file = _subworker_file(subworkers, wd) if subworkers is not None else None   # refused before running
         sig = signature(prog, entry=entry, pldrun=exe, workdir=wd)
         params = {p['name']: p for p in sig['params']}
         cmd = [mpiexec, '-n', str(int(ranks)), exe, prog]
@@ -350,8 +351,8 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
                          ('--persistent-windows', persistent_windows)):
             if on:
                 cmd.append(flag)
-        if subworkers is not None:
-            cmd += ['--subworkers', _subworker_file(subworkers, wd)]
+        if sw_file is not None:
+            cmd += ['--subworkers', sw_file]
         if subworker_tensors is not None:
             cmd += ['--subworker-tensors', str(subworker_tensors)]
         cmd += [str(o) for o in options]
