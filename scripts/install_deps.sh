@@ -13,13 +13,15 @@
 #                               `native` backend under clang (native_clang)
 #   python3                     MPI golden tests and the .npy cross-check
 #   python3-numpy python3-pytest the Python API (python/pldrun) and its test python_api
+#   libpython3-dev              the Python bridge of SubWorkers (src/pybridge; optional at build
+#                               time: without it CMake leaves the bridge out, PLDRUN_PYTHON=AUTO)
 #   iproute2                    `ip netns`: the emulated hosts of the multinode
 #                               tests (scripts/mpx-ci.sh); without it they skip,
 #                               and fail in CI (CI=true)
 set -euo pipefail
 
 packages=(openmpi-bin libopenmpi-dev libffi-dev libcunit1-dev cmake pkg-config gcc make clang python3 python3-numpy
-          python3-pytest iproute2)
+          python3-pytest libpython3-dev iproute2)
 missing=()
 for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

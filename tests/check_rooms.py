@@ -14,6 +14,8 @@ The directories of src/ are the rooms of the design card (src/README.md):
               interpreter values, no syntax, no MPI (the window layer's)
   parser      lexer, parser, checker, lowering (knows no MPI)
   hw_backend  the backend boundary, plugins, native, ascend, code generation
+  pybridge    the Python bridge of SubWorkers (embedded libpython): neutral
+              views and scalars, no interpreter values, no syntax, no MPI
   interp      the walker: may use every room
 
 Two checks, both failing the test with one line per offence:
@@ -44,6 +46,7 @@ ALLOWED = {
     'debug': {'base', 'sim_npu', 'sim_window'},
     'parser': {'base', 'sim_npu'},
     'hw_backend': {'base', 'parser', 'sim_npu'},
+    'pybridge': {'base'},
     'interp': {'*'},
 }
 # parser may use only the platform profiles of sim_npu (the on-chip memory
@@ -55,6 +58,7 @@ FORBIDDEN_SYSTEM = {
     'debug': {'mpi.h'},  # the window layer hides MPI
     'parser': {'mpi.h'},
     'base': {'mpi.h'},
+    'pybridge': {'mpi.h'},
 }
 INC = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 

@@ -30,7 +30,8 @@ if(TARGET pld_interp AND PLD_HAVE_CHECK)
                                                        "${PROJECT_SOURCE_DIR}/src/hw_backend"
                                                        "${PROJECT_SOURCE_DIR}/src/sim_window"
                                                        "${PROJECT_SOURCE_DIR}/src/debug"
-                                                       "${PROJECT_SOURCE_DIR}/src/sim_npu")
+                                                       "${PROJECT_SOURCE_DIR}/src/sim_npu"
+                                                       "${PROJECT_SOURCE_DIR}/src/pybridge")
   target_include_directories(pld_interp_testing PRIVATE ${FFI_INCLUDE_DIRS})
   target_link_libraries(pld_interp_testing PUBLIC pld_check_testing MPI::MPI_C m ${FFI_LINK_LIBRARIES} ${CMAKE_DL_LIBS})
 

@@ -5,7 +5,7 @@
 #
 # Every object file of pld_interp belongs to one layer, top to bottom:
 #
-#   walker    pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_crt pld_crt_sys
+#   walker    pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_crt pld_crt_sys pld_subw
 #   dispatch  pld_exec
 #   ops       pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_exec_coll pld_xcore
 #   tasks     pld_task
@@ -23,7 +23,7 @@ if(NOT NM OR NOT OBJECTS)
 endif()
 
 set(layers walker dispatch ops tasks dist base)
-set(layer_walker pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_crt pld_crt_sys)
+set(layer_walker pld_interp pld_eval pld_call pld_group pld_sim pld_builtin pld_crt pld_crt_sys pld_subw)
 set(layer_dispatch pld_exec)
 set(layer_ops pld_exec_mem pld_exec_compute pld_exec_elem pld_exec_layout pld_exec_gather pld_exec_dist pld_exec_coll pld_xcore)
 set(layer_tasks pld_task)

@@ -87,9 +87,14 @@ if(TARGET pld_interp_testing)
     "${PROJECT_SOURCE_DIR}/tools/pldrun/flow.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/findings.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/batchlist.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/hang_opts.c"
-    "${PROJECT_SOURCE_DIR}/tools/pldrun/dispatch_io.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/dump.c")
-  target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun")
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/dispatch_io.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/dump.c"
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/pysub.c")
+  target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun" "${PROJECT_SOURCE_DIR}/src/pybridge")
   target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
+  if(PLD_HAVE_PYBRIDGE)
+    target_link_libraries(pldrun_testing PRIVATE pld_pybridge)
+    target_compile_definitions(pldrun_testing PRIVATE PLD_HAVE_PYBRIDGE=1)
+  endif()
   set(_pld_testing_tool $<TARGET_FILE:pldrun_testing>)
 else()
   set(_pld_testing_tool "")

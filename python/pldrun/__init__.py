@@ -214,6 +214,46 @@ def _program_file(program, workdir):
     return path
 
 
+def _subworker_file(subworkers, workdir):
+    """--subworkers' file: a path as it is, or {name: function} written as a module of their sources."""
+    if isinstance(subworkers, (str, os.PathLike)):
+        path = os.path.abspath(os.fspath(subworkers))
+        if not os.path.isfile(path):
+            raise RunError('subworkers file %r does not exist' % path, 66)
+        return path
+    import ast  # noqa: PLC0415
+    import inspect  # noqa: PLC0415
+    import textwrap  # noqa: PLC0415
+    import types  # noqa: PLC0415
+    head, parts = ['import numpy as np', 'try:', '    import torch', 'except ImportError:', '    pass'], []
+    for name, fn in dict(subworkers).items():
+        if not callable(fn) or not hasattr(fn, '__code__'):
+            raise RunError('subworkers[%r] is not a Python function (%s)' % (name, type(fn).__name__), 64)
+        if fn.__code__.co_freevars:
+            raise RunError('subworkers[%r] (%s) uses variables of an enclosing function (%s): the ranks run it in '
+                           'their own Python, where they do not exist; make it a module-level function'
+                           % (name, fn.__qualname__, ', '.join(fn.__code__.co_freevars)), 64)
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError) as e:
+            raise RunError('subworkers[%r]: the source of %s is not available (%s)' % (name, fn.__qualname__, e),
+                           64) from None
+        node = tree.body[0]
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            raise RunError('subworkers[%r] is not defined by a def (a lambda?): give a def' % name, 64)
+        node.decorator_list = []
+        node.name = name
+        for g in sorted(fn.__code__.co_names):   # the modules it names (np, torch, math, ...)
+            v = fn.__globals__.get(g)
+            if isinstance(v, types.ModuleType) and g.isidentifier():   # (pytest's rewritten asserts add others)
+                head.append('import %s as %s' % (v.__name__, g) if v.__name__ != g else 'import %s' % g)
+        parts.append(ast.unparse(node))
+    path = os.path.join(workdir, 'subworkers.py')
+    with open(path, 'w') as f:
+        f.write('\n'.join(head) + '\n\n\n' + '\n\n\n'.join(parts) + '\n')
+    return path
+
+
 def signature(program, entry=None, pldrun=None, workdir=None):
     """The entry's parameters as pldrun sees them: {"entry": NAME, "params": [{"name", "kind", "dtype",
     "shape", "dir"}, ...]} (`pldrun --signature`)."""
@@ -266,7 +306,7 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         wait_timeout=None, transport=None, collective_steps=None, dispatches=None, platform=None, devices=None, backend_options=None,
         trace=None, log_dir=None, verbose=False, check_races=False, poison=False, schedule_seed=None,
         persistent_windows=False, pldrun=None, mpiexec='mpirun', env=None, run_timeout=None, workdir=None,
-        keep=False, bf16='float32', dispatch_inputs=None, dump=None):
+        keep=False, bf16='float32', dispatch_inputs=None, dump=None, subworkers=None, subworker_tensors=None):
     """Runs `program` on `ranks` MPI ranks and returns a Result (outputs by name).
 
     inputs: {name: array | torch tensor | scalar} for the entry's parameters (dtype and shape must be the
@@ -286,6 +326,10 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
       list with one {name: array} per dispatch, and the Result's own entries (and the in-place targets)
       are the last dispatch's.
     dump: a directory for `--dump` (pl.dump_tag hits as .npy files with DIR/index.tsv; docs/debugging.md).
+    subworkers: the Python functions of the program's SubWorkers (docs/python.md, "SubWorkers"), replacing
+      the bodies the program gives: a path to a Python file (--subworkers), or {name: function} (each
+      function's source is written to a file for the ranks: module-level functions, no closures).
+      subworker_tensors: 'numpy' (default) or 'torch', what a SubWorker gets for a host tensor.
     Raises RunError on a non-zero exit, with pldrun's diagnostics."""
     exe = find_pldrun(pldrun)
     own = workdir is None
@@ -293,6 +337,7 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
     os.makedirs(wd, exist_ok=True)
     try:
         prog = _program_file(program, wd)
+        sw_file = _subworker_file(subworkers, wd) if subworkers is not None else None   # refused before running
         sig = signature(prog, entry=entry, pldrun=exe, workdir=wd)
         params = {p['name']: p for p in sig['params']}
         cmd = [mpiexec, '-n', str(int(ranks)), exe, prog]
@@ -347,6 +392,10 @@ def run(program, inputs=None, outputs=None, ranks=4, backend='sim', options=(), 
         log = os.path.join(wd, 'findings.json') if check_races or poison else None
         if log:
             cmd += ['--findings', log]
+        if sw_file is not None:
+            cmd += ['--subworkers', sw_file]
+        if subworker_tensors is not None:
+            cmd += ['--subworker-tensors', str(subworker_tensors)]
         cmd += [str(o) for o in options]
         run_env = dict(os.environ)
         run_env.update(mpi_env())

@@ -29,10 +29,17 @@ test's own torch.allclose decides. PyPTO's own __call__ keeps doing the rest
 parameters). pldrun's failures raise PldrunFailure (a pldrun.RunError) whose
 message carries pldrun's diagnostics (the located error, the hang report).
 
+SubWorkers (Python HOST functions, `level=HOST, role=SubWorker`) run in each
+rank's embedded Python (pldrun's Python bridge, docs/python.md "SubWorkers"):
+the printed program carries their bodies, as PyPTO's own codegen takes them,
+and they get torch tensors sharing the host tensors' memory (numpy arrays when
+torch is not importable), as PyPTO passes them.
+
 What pldrun cannot run fails with the reason (or is marked xfail with
---pldrun-unsupported=xfail): SubWorkers (Python HOST functions, prepare()
-callbacks), device-resident tensors (DeviceTensor, malloc/copy_to/...), a hand
-built DistributedWorker, persistent windows without reset. docs/pypto.md is the
+--pldrun-unsupported=xfail): SubWorkers on a pldrun built without the Python
+bridge, prepare(callbacks=...) (closures PyPTO runs in the test's own process),
+device-resident tensors (DeviceTensor, malloc/copy_to/...), a hand built
+DistributedWorker, persistent windows without reset. docs/pypto.md is the
 manual.
 """
 import ctypes
@@ -49,6 +56,10 @@ __all__ = ['PldrunFailure', 'PldrunUnsupported', 'sub_workers', 'run_call', 'ins
 
 PROGRAM_FILE = 'pldrun_program.pld'
 SUBWORKER_MESSAGE = 'SubWorkers (Python HOST functions) are not supported by pldrun'
+NO_BRIDGE = 'without the Python bridge'     # pldrun's reason when it cannot run SubWorkers
+CALLBACK_MESSAGE = ('prepare(callbacks=...) binds Python callables that PyPTO runs in the test\'s own process '
+                    '(closures over its objects, on simpler\'s MappedArgs); pldrun runs SubWorkers in its ranks, '
+                    'which are other processes, from the bodies the printed program carries')
 
 
 class PldrunFailure(pldrun.RunError):
@@ -74,6 +85,7 @@ class _State:
         self.calls = 0
         self.patches = []
         self.signatures = {}
+        self.subworker_tensors = None
 
 
 state = _State()
@@ -124,11 +136,31 @@ def _platform(name):
     return 'a5' if name and str(name).startswith('a5') else 'a2a3'
 
 
-def _signature(text, entry):
+def _signature(text, entry, subs=(), where='the program'):
     key = (text, entry)
     if key not in state.signatures:
-        state.signatures[key] = pldrun.signature(text, entry=entry, pldrun=state.exe)
+        try:
+            state.signatures[key] = pldrun.signature(text, entry=entry, pldrun=state.exe)
+        except pldrun.RunError as e:
+            if subs and e.returncode == 65 and NO_BRIDGE in e.diagnostics:
+                _unsupported('%s: %s declares %s, and this pldrun was built without the Python bridge (CMake '
+                             'PLDRUN_PYTHON, libpython3-dev; docs/python.md, "SubWorkers")'
+                             % (SUBWORKER_MESSAGE, where, ', '.join(subs)))
+            raise
     return state.signatures[key]
+
+
+def _tensor_kind():
+    """What a SubWorker gets for a host tensor: torch tensors as PyPTO passes them when the real torch is
+    importable (the ranks' Python is this one's: Debian's), else numpy arrays."""
+    if state.subworker_tensors is None:
+        try:
+            import torch  # noqa: PLC0415
+            real = hasattr(torch, '__version__') and hasattr(torch, 'from_numpy')
+            state.subworker_tensors = 'torch' if real else 'numpy'
+        except ImportError:
+            state.subworker_tensors = 'numpy'
+    return state.subworker_tensors
 
 
 def _value(arg, param, where):
@@ -146,9 +178,7 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
     in place. Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
     subs = sub_workers(text)
-    if subs:
-        _unsupported('%s: %s declares %s' % (SUBWORKER_MESSAGE, where, ', '.join(subs)))
-    sig = _signature(text, entry)
+    sig = _signature(text, entry, subs, where)
     params = sig['params']
     if len(args) != len(params):
         raise TypeError('pldrun.pypto: %s got %d arguments, but its entry %s has %d parameters (%s)'
@@ -168,7 +198,7 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     try:
         res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend,
                          options=state.options, entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
-                         platform=platform, pldrun=state.exe)
+                         platform=platform, pldrun=state.exe, subworker_tensors=_tensor_kind() if subs else None)
     except pldrun.RunError as e:
         msg = '%s on %d rank%s: %s' % (where, ranks, '' if ranks == 1 else 's', e)
         if e.diagnostics.strip():
@@ -338,7 +368,7 @@ def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_pe
         if unknown:
             raise ValueError('callbacks names %s are not sub-workers of this program (it declares %s)'
                              % (unknown, declared))
-        _unsupported('%s: prepare() binds %s' % (SUBWORKER_MESSAGE, ', '.join(sorted(bound))))
+        _unsupported('%s: %s' % (CALLBACK_MESSAGE, ', '.join(sorted(bound))))
     if persistent and reset_persistent_windows is False:
         _unsupported('persistent windows kept without reset across dispatches are not supported by pldrun '
                      '(each dispatch is a separate pldrun run; its windows start at zero)')
@@ -424,8 +454,8 @@ def pytest_addoption(parser):
     g.addoption('--pldrun-option', action='append', default=[], metavar='ARG',
                 help='one more pldrun argument, as --pldrun-option=--check-races (repeatable)')
     g.addoption('--pldrun-unsupported', choices=('fail', 'xfail'), default='fail',
-                help='what a test needing what pldrun lacks (SubWorkers, device tensors) does: fail (default) '
-                     'or xfail, with the reason either way')
+                help='what a test needing what pldrun lacks (prepare() callbacks, device tensors, SubWorkers '
+                     'without the Python bridge) does: fail (default) or xfail, with the reason either way')
     g.addoption('--pldrun-exe', default=None, help='the pldrun binary (default: $PLDRUN, the checkout, PATH)')
 
 

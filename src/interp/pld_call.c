@@ -1018,6 +1018,8 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
                 out->u.i = target;
             }
         }
+    } else if (callee_ctx == 0 && fn->is_raw) {
+        st = pld_walk_subworker(it, f, e, fn, args, n, out); /* Python, through the bridge (pld_subw.c) */
     } else if (callee_ctx == PLD_CTX_KERNEL && f->ctx != PLD_CTX_KERNEL) {
         st = gate_deps(it, f, e);
         if (st == PLD_OK && it->opts.dump)

@@ -18,6 +18,7 @@
 #include "pld_ast.h"
 #include "pld_hw.h"
 #include "pld_npu_profile.h"
+#include "pld_pybridge.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -95,6 +96,14 @@ typedef struct pld_interp_dispatch_hook {
     pld_status_t (*inputs)(void *ctx, pld_interp_t *it, int next, char *err, size_t errn);
 } pld_interp_dispatch_hook_t;
 
+/* The Python bridge (src/pybridge/pld_pybridge.h): how a SubWorker call of
+ * the HOST orchestrator runs (docs/python.md, "SubWorkers"). The tool wires
+ * pld_py_call in; the interpreter never links libpython. */
+typedef struct pld_subworkers {
+    void *ctx;
+    pld_status_t (*call)(void *ctx, const pld_py_fn_t *fn, const pld_py_arg_t *args, int nargs, pld_buf_t *err);
+} pld_subworkers_t;
+
 typedef struct pld_interp_opts {
     const char *entry;      /* entry function; NULL = the HOST orchestrator, else the only Orchestration fn */
     struct pld_win_sys *win;/* window layer over MPI (borrowed); NULL = a local one (one rank only) */
@@ -133,6 +142,7 @@ typedef struct pld_interp_opts {
     void *finding_ctx;
     const pld_interp_dump_hook_t *dump;         /* --dump (borrowed); NULL = markers have no effect */
     const pld_interp_dispatch_hook_t *dispatch_io; /* per-dispatch inputs / outputs (borrowed); NULL = none */
+    const pld_subworkers_t *subworkers; /* SubWorker calls (borrowed); NULL = a SubWorker call is a runtime error */
 } pld_interp_opts_t;
 
 /* Creates an interpreter for a checked program (p must outlive it). Resolves

@@ -11,6 +11,7 @@
  *             pld_builtin.c  the lowered program's builtin collective kernels as launches
  *             pld_crt.c      the runtime of compiled kernels (`native`) and the backends' host services
  *             pld_crt_sys.c  the compiled kernels' system family: cluster ops, TaskIds, kernel calls, Group bodies
+ *             pld_subw.c     a SubWorker call (Python) through the bridge of opts.subworkers
  *      |
  *   dispatch  pld_exec.c     the op dispatcher (e->op -> family), scalar ops, the UB check
  *      |
@@ -847,6 +848,9 @@ const pld_expr_t *pld_walk_kwarg(const pld_expr_t *call, const char *kw);
 /* self.f(...) (e->aux = f): runs f here, launches it as a kernel task, or
  * dispatches it to its device (HOST -> CHIP: device=, or round-robin). */
 pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* ---- pld_subw.c: a SubWorker call (HOST, Python) through opts.subworkers ---- */
+pld_status_t pld_walk_subworker(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_func_t *fn,
+                                const pld_value_t *args, int n, pld_value_t *out);
 /* pl.submit / pl.spmd_submit: a kernel launch; out = (results..., TaskId). */
 pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 /* A with-statement (pl.at scope, pl.spmd grid, task queued on deps). */

@@ -169,6 +169,7 @@ typedef struct pld_func {
     pld_block_t body;
     int is_raw;                /* SubWorker: body captured as text, not parsed */
     const char *raw_body;      /* dedented raw text (is_raw) */
+    uint32_t raw_line;         /* line of the raw text's first line (is_raw) */
     int is_inline;             /* decorated with @pl.inline */
     pld_comment_t *comments;   /* comments before the decorator */
     /* --- filled by the checker --- */

@@ -1000,8 +1000,15 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
     }
     /* level rules of the call graph */
     int callee = fi->ctx;
-    if (callee == 0) {
-        pld_ck_error(ck, e->span, "'%s' is a SubWorker (host Python code) and cannot be run by pldrun", name);
+    if (callee == 0 && (ck->ctx != PLD_CTX_HOST || device)) {
+        pld_ck_error(ck, device ? device->span : e->span, "the SubWorker '%s' (host Python code) can only be called by "
+                     "the HOST orchestrator, without device= (it runs on every rank)", name);
+        return &pld_type_unknown;
+    }
+    if (callee == 0 && !ck->opts.subworkers) {
+        pld_ck_error(ck, e->span, "'%s' is a SubWorker (host Python code) and cannot be run by this pldrun: it was built "
+                     "without the Python bridge (CMake PLDRUN_PYTHON, libpython3-dev), or PLDRUN_NO_PYTHON is set "
+                     "(docs/python.md, \"SubWorkers\")", name);
         return &pld_type_unknown;
     }
     if (device && ck->ctx != PLD_CTX_HOST) {

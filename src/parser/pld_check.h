@@ -16,6 +16,8 @@
 typedef struct pld_check_opts {
     int ranks;            /* rank count P when known (--ranks, or the real P at run time); 0 = unknown */
     const pld_npu_profile_t *platform; /* platform profile (borrowed); NULL = a2a3 */
+    int subworkers;       /* 1: the HOST orchestrator may call SubWorkers (the tool has the Python bridge,
+                             docs/python.md); 0: such a call is an error saying there is no bridge */
 } pld_check_opts_t;
 
 /* Checks a parsed program. Returns PLD_OK, PLD_E_TYPE when an error was
@@ -26,7 +28,7 @@ pld_status_t pld_check_program(pld_program_t *p, const pld_check_opts_t *opts);
 
 /* The context a checked function's body runs in: PLD_CTX_HOST (HOST
  * orchestrator), PLD_CTX_CHIP (CHIP orchestration), PLD_CTX_KERNEL (InCore/AIV/
- * AIC kernel), or 0 for a SubWorker (host Python, not runnable). */
+ * AIC kernel), or 0 for a SubWorker (host Python: run by the Python bridge). */
 int pld_check_func_ctx(const pld_func_t *f);
 
 /* The builtin template package prefix of a synthesized builtin kernel's

@@ -328,6 +328,7 @@ static pld_func_t *parse_function(pld_parser_t *ps, pld_expr_t *deco, pld_span_t
             advance(ps); /* ':' -> the pending NEWLINE */
             f->is_raw = 1;
             f->raw_body = raw;
+            f->raw_line = sp.line;
             if (!pld_parse_expect(ps, PLD_T_NEWLINE, "end of line"))
                 return NULL;
             return f;

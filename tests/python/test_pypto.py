@@ -12,7 +12,9 @@ turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style tes
 capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
 tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name>
 entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
-SubWorkers and device tensors refused with the reason (fail, or xfail on request), PyPTO absent or
+SubWorkers run from the printed bodies (tests/python/subworker/host_sub.pld at P = 2, torch tensors when torch is
+real), and refused with the reason on a pldrun without the Python bridge (PLDRUN_NO_PYTHON=1); prepare()
+callbacks and device tensors refused with the reason (fail, or xfail on request), PyPTO absent or
 without a point the plugin patches; and
 which printed functions count as SubWorkers (not PyPTO's InCore kernels, printed role=SubWorker).
 torch: the real one when importable (Debian python3-torch), else a stand-in module written next to the
@@ -263,6 +265,8 @@ HELLO_PARAMS = [("xs", "in", None, "float32"), ("ys", "out", [2, 4, 16], "float3
 XS_OUTS = [("xs", "in", None, "float32"), ("outs", "out", None, "float32")]
 SINGLE_PARAMS = [("x", "in", [4, 16], "float32"), ("y", "out", [4, 16], "float32"),
                  ("ids", "out", [1, 1], "int32"), ("rank", "scalar", None, "int32")]
+SUB_PARAMS = [("xs", "in", None, "float32"), ("k", "scalar", None, "float"), ("ys", "out", [2, 1, 64], "float32"),
+              ("sums", "out", [2, 1], "float32")]
 
 
 def t(a):
@@ -372,11 +376,23 @@ def test_expect_fail_no_reset(device_ids):
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
     compiled.prepare(persistent=True, reset_persistent_windows=False)
 
-def test_expect_fail_subworker(device_ids):
-    prog = Program("HelloRank", TEXTS["subworker"], HELLO_PARAMS, returns=1)
+def test_subworker(device_ids):
+    """SubWorkers run in the ranks' embedded Python from the printed bodies, on torch tensors when torch is real."""
+    prog = Program("HostSubWorkers", TEXTS["subworker"], SUB_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
-    compiled(t(np.zeros((2, 4, 16), dtype=np.float32)), torch.zeros((2, 4, 16), dtype=torch.float32),
-             torch.zeros((2, 1, 1), dtype=torch.int32))
+    xs_np = np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64) - 40
+    ys, sums = torch.zeros((2, 1, 64), dtype=torch.float32), torch.zeros((2, 1), dtype=torch.float32)
+    compiled(t(xs_np), 3.0, ys, sums)
+    assert torch.allclose(ys, t(xs_np * 3 + 1 + xs_np))
+    assert torch.allclose(sums, t(xs_np.sum(axis=2)))
+    assert plugin.state.subworker_tensors == ("torch" if hasattr(torch, "__version__") else "numpy")
+    assert "--subworker-tensors" in plugin.state.last_result.command
+
+
+def test_expect_fail_subworker_callback(device_ids):
+    prog = Program("HostSubWorkers", TEXTS["subworker"], SUB_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    compiled.prepare(callbacks={"check": print})
 
 
 def test_expect_fail_deadlock(device_ids):
@@ -407,7 +423,7 @@ def torch_missing():
         return True
 
 
-def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
+def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False, extra_env=None):
     """Runs the PyPTO-style tests under -p pldrun.pypto; returns (exit status, output, {name: (outcome, message)})."""
     lib, work = tmp_path / 'lib', tmp_path / 'work'
     lib.mkdir(exist_ok=True)
@@ -421,7 +437,7 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
              'hello': program('programs/tutorial/hello_rank.pld', fixed_nr=2),
              'hello_tuple': program('programs/tutorial/hello_rank.pld', fixed_nr=2, tuple_return=True),
              'single': program('programs/tutorial/hello_rank.pld', drop_host=True),
-             'subworker': program('programs/tutorial/hello_rank.pld', fixed_nr=2, subworker=True),
+             'subworker': program('tests/python/subworker/host_sub.pld'),
              'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
              'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
     assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
@@ -429,6 +445,7 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
     (work / 'test_pypto_like.py').write_text(TESTS % {'texts': texts})
     env = dict(os.environ)
     env['PYTHONPATH'] = os.pathsep.join([str(lib), os.path.join(REPO, 'python')])
+    env.update(extra_env or {})
     xml = tmp_path / ('junit%d.xml' % len(list(tmp_path.glob('junit*.xml'))))
     cmd = [sys.executable, '-m', 'pytest', '-p', 'pldrun.pypto', '-p', 'no:cacheprovider', '-q', '-rA',
            '--junitxml', str(xml), '--device', '0-3', '--pldrun-timeout', '5', '--pldrun-run-timeout', '120'] + args
@@ -446,18 +463,33 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False):
     return p.returncode, p.stdout, outcomes
 
 
+def pldrun_has_bridge():
+    """Whether the pldrun under test runs SubWorkers (a build without libpython3-dev refuses them)."""
+    sys.path.insert(0, os.path.join(REPO, 'python'))
+    import pldrun  # noqa: PLC0415
+    p = subprocess.run([pldrun.find_pldrun(None), '--check', os.path.join(HERE, 'subworker', 'host_sub.pld')],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert p.returncode == 0 or 'without the Python bridge' in p.stderr, p.stderr
+    return p.returncode == 0
+
+
 def test_plugin_on_standin_pypto(tmp_path):
     rc, out, res = run_pytest(tmp_path, [])
     print(out[-6000:])
+    bridge = pldrun_has_bridge()
+    print('pldrun with the Python bridge' if bridge else 'pldrun without the Python bridge: SubWorkers refused')
     for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
                  'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_prepare_worker',
-                 'test_prepare_unknown_callback'):
+                 'test_prepare_unknown_callback') + (('test_subworker',) if bridge else ()):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
-    outcome, msg = res['test_expect_fail_subworker']
+    if not bridge:
+        outcome, msg = res['test_subworker']
+        assert outcome == 'failed' and 'built without the Python bridge' in msg, (outcome, msg)
+    outcome, msg = res['test_expect_fail_subworker_callback']
     assert outcome == 'failed'
-    assert 'PldrunUnsupported: SubWorkers (Python HOST functions) are not supported by pldrun' in msg
-    assert 'declares verify' in msg
+    assert "PldrunUnsupported: prepare(callbacks=...) binds Python callables that PyPTO runs in the test's own" in msg
+    assert 'other processes' in msg and ': check' in msg
     outcome, msg = res['test_expect_fail_device_tensor']
     assert outcome == 'failed' and 'device-resident tensors' in msg
     outcome, msg = res['test_expect_fail_no_reset']
@@ -468,14 +500,19 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 13
+    assert len(res) == 14
 
 
 def test_unsupported_as_xfail(tmp_path):
-    rc, out, res = run_pytest(tmp_path, ['--pldrun-unsupported=xfail', '-k', 'subworker or device_tensor'])
+    """--pldrun-unsupported=xfail, on a pldrun without the Python bridge (PLDRUN_NO_PYTHON=1 stands for one)."""
+    rc, out, res = run_pytest(tmp_path, ['--pldrun-unsupported=xfail', '-k', 'subworker or device_tensor'],
+                              extra_env={'PLDRUN_NO_PYTHON': '1'})
     print(out[-3000:])
-    assert res['test_expect_fail_subworker'][0] == 'pytest.xfail'
-    assert 'SubWorkers (Python HOST functions) are not supported by pldrun' in res['test_expect_fail_subworker'][1]
+    assert res['test_subworker'][0] == 'pytest.xfail'
+    assert ('SubWorkers (Python HOST functions) are not supported by pldrun: HostSubWorkers declares prep, check, '
+            'stats, and this pldrun was built without the Python bridge') in res['test_subworker'][1]
+    assert res['test_expect_fail_subworker_callback'][0] == 'pytest.xfail'
+    assert 'prepare(callbacks=...)' in res['test_expect_fail_subworker_callback'][1]
     assert res['test_expect_fail_device_tensor'][0] == 'pytest.xfail'
     assert rc == 0
 
@@ -507,3 +544,4 @@ def test_sub_workers_of_printed_forms():
             assert 'role=pl.Role.SubWorker' in text, name
             assert sub_workers(text) == [], name
     assert sub_workers(program('programs/tutorial/hello_rank.pld', subworker=True)) == ['verify']
+    assert sub_workers(program('tests/python/subworker/host_sub.pld')) == ['prep', 'check', 'stats']

@@ -19,6 +19,7 @@
 #include "dump.h"
 #include "observe.h"
 #include "findings.h"
+#include "pysub.h"
 #include "report.h"
 #include "signature.h"
 #include "sweep.h"
@@ -68,11 +69,12 @@ typedef struct opts {
     int schedule;        /* 1 --schedule-seed N, 2 --schedule random (rank 0 draws the seed) */
     uint64_t seed;
     sweep_t sweep;       /* --schedule-seeds A-B (sweep.c) */
+    pysub_t pysub;       /* --subworkers, --subworker-tensors (pysub.c) */
 } opts_t;
 
 static void usage(FILE *f)
 {
-    fputs("usage: pldrun [options] PROGRAM.pld\n"
+    fprintf(f, "usage: pldrun [options] PROGRAM.pld\n"
           "       mpirun -n N pldrun [options] PROGRAM.pld\n"
           "       mpirun -n N pldrun --batch LIST\n"
           "\n"
@@ -132,13 +134,13 @@ static void usage(FILE *f)
           "  --schedule-seeds A-B\n"
           "                      run under each seed A..B in one job; stop at a seed whose outputs differ\n"
           "                      from A's (exit 1) or that hangs or reports a race, with its replay command\n"
-          "  --batch LIST        run each line of LIST (CWD<TAB>OUT<TAB>ERR<TAB>ARGS) as its own run, in one MPI job\n"
+          "%s  --batch LIST        run each line of LIST (CWD<TAB>OUT<TAB>ERR<TAB>ARGS) as its own run, in one MPI job\n"
           "  -h, --help          show this help\n"
           "  --version           show the version\n"
           "\n"
           "exit status: 0 ok, 1 findings (--check-races=error, --poison=error) or a --schedule-seeds seed differs,\n"
           "             64 usage, 65 program error, 69 unavailable, 70 runtime error, 74 I/O error\n",
-          f);
+          pysub_usage());
 }
 
 static int parse_int(const char *s, int *out)
@@ -250,7 +252,8 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
                 return EX_USAGE;
             }
             i++;
-        } else if ((k = sweep_option(argc, argv, &i, &o->sweep)) != 0) {
+        } else if ((k = sweep_option(argc, argv, &i, &o->sweep)) != 0 ||
+                   (k = pysub_option(argc, argv, &i, &o->pysub)) != 0) {
             if (k < 0)
                 return EX_USAGE;
         } else if (strcmp(a, "--reset-persistent-windows") == 0 || strcmp(a, "--collective-steps") == 0) {
@@ -367,6 +370,7 @@ static int front_end(const opts_t *o, int ranks, pld_buf_t *msg, pld_buf_t *prin
     memset(&co, 0, sizeof co);
     co.ranks = ranks;
     co.platform = o->platform;
+    co.subworkers = pysub_enabled();
     pld_status_t st;
     pld_program_t *p = pld_check_text(o->path, src, len, &co, &st);
     pld_mem_free(src);
@@ -911,6 +915,7 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         io.trace = observe_recorder(obs);
         io.dump = dump_hook(dump);
         io.dispatch_io = dispatch_io_hook();
+        io.subworkers = pysub_hooks(&o->pysub);
         pld_status_t st = pld_interp_create(p, &io, &comm, &it, err, sizeof err);
         if (st != PLD_OK) {
             pld_buf_printf(&msg, "pldrun: %s\n", err[0] ? err : pld_status_name(st));
@@ -1050,7 +1055,8 @@ const char *__lsan_default_suppressions(void)
            "leak:libhwloc.so\n"
            "leak:libevent\n"
            "leak:/openmpi/\n"
-           "leak:__vasprintf_internal\n";
+           "leak:__vasprintf_internal\n" /* SubWorkers' Python (pysub.c), numpy, torch: up until exit */
+           "leak:libpython3\n" "leak:/usr/lib/python3/\n" "leak:/usr/lib/python3.\n" "leak:libtorch\n" "leak:libc10\n";
 }
 #else
 #define PLD_LEAK_CHECK() ((void)0)
