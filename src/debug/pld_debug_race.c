@@ -784,7 +784,7 @@ void pld_debug_race_plain(pld_debug_t *d, const pld_debug_thread_t *t, const pld
     plain_t *p = plain_of(r, buf, bytes, name);
     if (!p)
         return;
-    uint32_t slot = slot_of(t);
+    uint32_t slot = slot_of(r, t);
     pctx_t c = {d, at, p, kind, site_of(t, at)};
     r->evicted += pld_hb_access(p->seg, &p->g, tid_of(r, slot), clock_of(r, slot), kind, c.site, off, len,
                                 on_plain_race, &c);
