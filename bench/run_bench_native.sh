@@ -4,10 +4,14 @@
 #
 # 1. Kernels (bench/native_*.pld, one rank, pldrun started without mpirun as
 #    bench/run_bench_interp.sh does), each on sim and on native, and its hand-C
-#    twin (build/bench/bench_native_handc, -O2 -ffp-contract=off):
+#    twin (build/bench/bench_native_handc, built with native's own flags:
+#    bench/native.cmake reads them from src/hw_backend/pld_native_flags.h;
+#    the script prints them and fails when they differ from the flags native
+#    cached for its compiler, or when the compilers differ):
 #      interpretation-bound: scan (element reads/writes of tensors in a scalar
 #        loop), small_chain (six element-wise ops on a [16, 16] FP32 tile);
 #      tile-bound: chain (seven element-wise ops on a [64, 256] FP32 tile),
+#        chain28 (the seven ops four times: 28 ops, a kernel of realistic length),
 #        matmul ([64, 64] x [64, 64] FP32), rowsum (row_sum of [64, 256] FP32).
 #    Time = the run time pldrun prints (rank 0, from before the parse to the end
 #    of the run: it excludes MPI start-up); RUNS rounds of sim, native and hand
@@ -52,6 +56,7 @@ kernels=(
     "scan|native_scan.pld|interp|x=random:1|sums hist|600"
     "small_chain|native_small_chain.pld|interp|a=random:2 b=random:3|y|400000"
     "chain|native_chain.pld|tile|x=random:4|y|25000"
+    "chain28|native_chain28.pld|tile|x=random:4|y|6000"
     "matmul|native_matmul.pld|tile|x=random:4 w=random:5|y|20000"
     "rowsum|native_rowsum.pld|tile|x=random:4|y|100000"
 )
@@ -151,6 +156,25 @@ if ! XDG_CACHE_HOME=$tmp/probe "$pldrun" --backend native --in x=random:1 --in n
 fi
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs; $(cc --version | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "pldrun: $pldrun (HEAD $(git -C "$root" rev-parse --short HEAD)); median of $runs runs; iterations divided by $div"
+
+# ------------------------------------------------- the flags of both sides
+hc_flags=$("$handc" --flags | sed -n 1p)
+hc_cc=$("$handc" --flags | sed -n 2p)
+echo "hand C built with: $hc_flags (compiler $hc_cc)"
+if [ "$have_native" = 1 ]; then
+    nat_flags=$(cat "$tmp"/probe/pldrun/cc-*.flags 2>/dev/null | head -1)
+    echo "native compiles with: ${nat_flags:-?} (compiler: $(cc --version | head -1))"
+    # native's list less -shared and -w (no effect on the code) must be the hand C's
+    norm() { tr ' ' '\n' | grep -vxE -- '-shared|-w|' | sort | tr '\n' ' '; }
+    if [ "$(echo "$nat_flags" | norm)" != "$(echo "$hc_flags" | norm)" ]; then
+        echo "  FAIL: the hand C's flags differ from native's"
+        failures=$((failures + 1))
+    fi
+    if ! cc --version | head -1 | grep -qF -- "$hc_cc"; then
+        echo "  FAIL: the hand C was built by another compiler than native's cc"
+        failures=$((failures + 1))
+    fi
+fi
 
 # ------------------------------------------------------------------- kernels
 declare -A T_SIM T_NAT T_HC R_SN R_HN R_SH # times; per-round ratios sim/native, hand C/native, sim/hand C
