@@ -129,7 +129,7 @@ static void move_slot(cg_t *g, int to, int from)
             pld_cg_copy_tile(g, a, b, g->slots[to].dt);
         }
         g->slots[to].mems |= 1u << (g->slots[from].mem == PLD_MEM_NONE ? PLD_MEM_VEC : g->slots[from].mem);
-        pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;",
+        pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return pc_cold(), 1;",
                     g->target ? pld_cg_site(g, g->target) : -1, to, (int)g->cur_seq, (int)g->slots[from].mem, to, to,
                     esize(g->slots[to].dt));
     } else {
@@ -243,7 +243,7 @@ static void loop_leave(cg_t *g, int site)
     g->depth--;
     if (g->cont_used[g->depth])
         pld_cg_emit(g, "c%d:;", g->cont[g->depth]);
-    pld_cg_emit(g, "if (rt->tick(bk, %d)) return 1;", site);
+    pld_cg_emit(g, "if (rt->tick(bk, %d)) return pc_cold(), 1;", site);
 }
 
 static int gen_for(cg_t *g, const pld_stmt_t *s)
@@ -288,7 +288,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
             pld_cg_emit(g, "int64_t t%d = t%d;", vst, step);
         else
             pld_cg_emit(g, "int64_t t%d = 1;", vst);
-        pld_cg_emit(g, "if (t%d == 0) return rt->fail(bk, %d, \"loop step is zero\");", vst, sid);
+        pld_cg_emit(g, "if (t%d == 0) return pc_cold(), rt->fail(bk, %d, \"loop step is zero\");", vst, sid);
     }
     /* init values, and the final yield's targets for a loop of zero trips */
     const pld_stmt_t *last = s->u.for_.body.n ? s->u.for_.body.stmts[s->u.for_.body.n - 1] : NULL;
