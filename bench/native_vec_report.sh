@@ -14,7 +14,14 @@
 # reports a vectorised loop on its line. Prints, per kernel and in all:
 # "vectorised V of E element-wise loops (L loops vectorised in all)".
 # With PLD_VEC_EXTRA="flags" the recompile adds them (for comparisons, e.g.
-# -fno-guess-branch-probability). Exit 0, or 1 when a step fails.
+# -fno-guess-branch-probability). With PLD_VEC_REQUIRE=1 (test
+# native_vectorised) every element-wise loop but those calling exp (a libm
+# call per element) must vectorise: the others are listed and the exit status
+# is 1, and so is an error exit of the generated code (after the copied
+# headers) that is not cold (`return 1;` or `return rt->fail(` without
+# `pc_cold(), `: docs/native.md); a compiler that is neither GCC nor clang
+# exits 77 (skipped).
+# Exit 0, or 1 when a step fails.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
@@ -42,7 +49,14 @@ if ! XDG_CACHE_HOME=$tmp/xdg "$build/pldrun" --backend native --backend-options 
     exit 1
 fi
 flags=$(cat "$tmp"/xdg/pldrun/cc-*.flags)
-if "$cc" --version 2>/dev/null | grep -qi clang; then rep=-Rpass=loop-vectorize; else rep=-fopt-info-vec-optimized; fi
+if "$cc" --version 2>/dev/null | grep -qi clang; then
+    rep=-Rpass=loop-vectorize
+elif "$cc" --version 2>/dev/null | grep -qiE '^(gcc|cc) |free software foundation'; then
+    rep=-fopt-info-vec-optimized
+else
+    echo "native_vec_report.sh: $cc is neither GCC nor clang: no vectoriser report to read" >&2
+    exit 77
+fi
 echo "program: $prog"
 echo "compiler: $("$cc" --version | head -1); native's flags: $flags; report: $rep ${PLD_VEC_EXTRA:-}"
 te=0 tv=0 tl=0
@@ -60,5 +74,23 @@ for c in "$tmp"/dump/*.c; do
     e=$(wc -l <"$tmp/elem") v=$(comm -12 "$tmp/elem" "$tmp/vec" | wc -l) l=$(wc -l <"$tmp/vec")
     echo "  ${b%.c}: vectorised $v of $e element-wise loops ($l loops vectorised in all)"
     te=$((te + e)) tv=$((tv + v)) tl=$((tl + l))
+    hot=$(awk '/^#endif/ {last = FNR} {l[FNR] = $0} END {for (i = last + 1; i <= FNR; i++)
+              if (l[i] ~ /return (1;|rt->(k)?fail\()/) print i ": " substr(l[i], 1, 140)}' "$c")
+    if [ -n "$hot" ]; then
+        echo "    error exits that are not cold (return without pc_cold):"
+        echo "$hot" | sed 's/^/      /'
+        missed=$((${missed:-0} + $(echo "$hot" | wc -l)))
+    fi
+    for n in $(comm -23 "$tmp/elem" "$tmp/vec"); do
+        line=$(sed -n "${n}p" "$c")
+        case $line in
+        *"exp("*) echo "    not vectorised (calls exp), line $n: $(echo "$line" | sed 's/^ *//' | cut -c1-110)" ;;
+        *) echo "    NOT VECTORISED, line $n: $(echo "$line" | sed 's/^ *//' | cut -c1-110)"; missed=$((${missed:-0} + 1)) ;;
+        esac
+    done
 done
 echo "in all: vectorised $tv of $te element-wise loops ($tl loops vectorised in all)"
+if [ "${PLD_VEC_REQUIRE:-0}" = 1 ] && [ "${missed:-0}" -gt 0 ]; then
+    echo "FAIL: ${missed} element-wise loop(s) without a libm call not vectorised, or error exits not cold"
+    exit 1
+fi

@@ -16,7 +16,7 @@ int pld_cg_tile_exec(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need
     int o = pld_cg_exec(g, e, SK_TILE);
     if (o < 0)
         return -1;
-    pld_cg_emit(g, "if (t%d.kind != PC_OUT_TILE || (size_t)pc_numel(t%d.tile.shape, t%d.tile.rank) * %d > %lld) return "
+    pld_cg_emit(g, "if (t%d.kind != PC_OUT_TILE || (size_t)pc_numel(t%d.tile.shape, t%d.tile.rank) * %d > %lld) return pc_cold(), "
                    "rt->fail(bk, %d, \"%s: the runtime returned no tile of the static shape\");", o, o, o,
                 esize(e->type->dtype), (long long)need, s, opname(e));
     char src[32];

@@ -36,7 +36,28 @@ int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dty
     if (!tile)
         snprintf(strd, sizeof strd, "s%d.stride", obj->slot);
     pld_cg_emit(g, "int64_t t%d = 0;", off);
-    pld_cg_emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return "
+    if (n >= 1 && n <= PC_MAX_RANK) {
+        /* the in-range case inline (issue 44): one index per dimension, each
+         * in [0, extent): the offset pc_elem_off gives, without its loops;
+         * anything else takes pc_elem_off (its message, or a flat index) */
+        pld_buf_t c, o;
+        pld_buf_init(&c);
+        pld_buf_init(&o);
+        pld_buf_printf(&c, "s%d.rank == %d", obj->slot, n);
+        for (int d = 0; d < n; d++) {
+            pld_buf_printf(&c, " && t%d[%d] >= 0 && t%d[%d] < s%d.shape[%d]", idx, d, idx, d, obj->slot, d);
+            if (!tile)
+                pld_buf_printf(&o, "%st%d[%d] * s%d.stride[%d]", d ? " + " : "", idx, d, obj->slot, d);
+            else if (d == 0) /* packed row-major: Horner over the physical shape */
+                pld_buf_printf(&o, "%.*st%d[0]", n - 1, "((((", idx);
+            else
+                pld_buf_printf(&o, ") * s%d.shape[%d] + t%d[%d]", obj->slot, d, idx, d);
+        }
+        pld_cg_emit(g, "if (__builtin_expect(%s, 1)) t%d = %s; else", pld_buf_str(&c), off, pld_buf_str(&o));
+        pld_buf_fini(&c);
+        pld_buf_fini(&o);
+    }
+    pld_cg_emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return pc_cold(), "
                    "rt->fail(bk, %d, m); }", pld_op_info((pld_op_id_t)e->op)->name, obj->slot, strd, obj->slot, idx, n, off, st);
     pld_dtype_t edt = obj->type && obj->type->dtype != PLD_DT_NONE ? obj->type->dtype : PLD_DT_NONE;
     if (edt == PLD_DT_NONE)

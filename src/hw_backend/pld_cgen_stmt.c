@@ -236,14 +236,31 @@ static int loop_enter(cg_t *g, const pld_stmt_t *s, const pld_expr_t *carried)
     return 0;
 }
 
+/* the back-edge counter of a loop about to start (declared before it): its
+ * number, for loop_leave and loop_end */
+static int loop_counter(cg_t *g)
+{
+    const int tk = tmp(g);
+    pld_cg_emit(g, "uint32_t t%d = 0;", tk);
+    return tk;
+}
+
 /* leaves a loop body: the end of every trip and the target of its
- * `continue`s, then the watchdog tick (every back edge passes it) */
-static void loop_leave(cg_t *g, int site)
+ * `continue`s, then the watchdog tick (every back edge passes it): counted,
+ * and handed to the runtime every PC_TICK_EVERY trips (pc_rt.tick_n) */
+static void loop_leave(cg_t *g, int site, int tk)
 {
     g->depth--;
     if (g->cont_used[g->depth])
         pld_cg_emit(g, "c%d:;", g->cont[g->depth]);
-    pld_cg_emit(g, "if (rt->tick(bk, %d)) return pc_cold(), 1;", site);
+    pld_cg_emit(g, "if (__builtin_expect(++t%d == PC_TICK_EVERY, 0)) { t%d = 0; if (rt->tick_n(bk, %d, PC_TICK_EVERY)) "
+                   "return pc_cold(), 1; }", tk, tk, site);
+}
+
+/* after a loop (its end or a break): the back edges not yet handed over */
+static void loop_end(cg_t *g, int site, int tk)
+{
+    pld_cg_emit(g, "if (t%d && rt->tick_n(bk, %d, t%d)) return pc_cold(), 1;", tk, site, tk);
 }
 
 static int gen_for(cg_t *g, const pld_stmt_t *s)
@@ -328,6 +345,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
         }
     }
     pld_block_t body = s->u.for_.body;
+    const int tk = loop_counter(g);
     if (is_while) {
         /* the test with the current carried values before every trip */
         pld_cg_emit(g, "for (;;) {");
@@ -352,13 +370,14 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
     g->defer_targets = defer;
     int rc = pld_cg_block(g, &body, carried);
     g->defer_targets = saved_defer;
-    loop_leave(g, sid);
+    loop_leave(g, sid, tk);
     if (rc)
         return -1;
     if (!is_while)
         pld_cg_emit(g, "if (__builtin_add_overflow(i%d, t%d, &i%d)) break;", vs, vst, vs);
     g->ind--;
     pld_cg_emit(g, "}");
+    loop_end(g, sid, tk);
     for (int i = 0; defer && i < (carried->kind == PLD_EX_TUPLE ? carried->u.seq.n : 1); i++) {
         const pld_expr_t *c = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
         const pld_expr_t *y = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.items[i] : ytargets;
@@ -479,6 +498,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         return 0;
     }
     case PLD_ST_WHILE: {
+        const int tk = loop_counter(g), ws = pld_cg_site(g, s->u.while_.cond);
         pld_cg_emit(g, "for (;;) {");
         g->ind++;
         int fl;
@@ -490,11 +510,12 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (loop_enter(g, s, NULL))
             return -1;
         int rc = pld_cg_block(g, &s->u.while_.body, NULL);
-        loop_leave(g, pld_cg_site(g, s->u.while_.cond));
+        loop_leave(g, ws, tk);
         if (rc)
             return -1;
         g->ind--;
         pld_cg_emit(g, "}");
+        loop_end(g, ws, tk);
         return 0;
     }
     case PLD_ST_FOR:

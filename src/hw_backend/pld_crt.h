@@ -250,7 +250,17 @@ typedef struct pc_rt {
      * PC_INFO_DUMP): the value of its operand, tensor t or tile tile (the
      * other NULL), to the tool's writer as sim gives it */
     int (*dump)(void *bk, int site, const pc_tensor *t, const pc_tile *tile);
+    /* n back edges at once (n >= 1): what n calls of tick do, in one call.
+     * Generated loops count their back edges and call it every PC_TICK_EVERY
+     * of them and when the loop ends (issue 44: an indirect call per trip
+     * cost as much as a scalar loop's body) */
+    int (*tick_n)(void *bk, int site, uint32_t n);
 } pc_rt;
+
+/* the back edges a compiled loop counts between two pc_rt.tick_n calls: a
+ * stop (budget, cancellation, --wait-timeout) comes at most this many trips
+ * late, and a loop left by `return` leaves fewer than this many uncounted */
+#define PC_TICK_EVERY 64u
 
 /* one member call of a Group body (pc_rt.group) */
 struct pc_member {
