@@ -5,14 +5,15 @@
  * Same sizes, inputs and iteration counts as the .pld kernels: the inputs are
  * pldrun's `random:SEED` generator (docs/npy.md, reproduced here), the counts
  * come from the command line. Each kernel does the same FP32 operations in the
- * same order as sim (one rounding per op, built with -ffp-contract=off), so its
+ * same order as sim (one rounding per op; built with native's flags,
+ * -ffp-contract=off among them: bench/native.cmake), so its
  * outputs are bit-identical to pldrun's and the script compares them. The C is
  * what one writes by hand without intrinsics: the element-wise chain fused into
  * one pass per iteration, matmul in i-k-j order over restrict rows (the same
  * k-ascending sum per element), row_sum as one sequential sum per row.
  *
- * usage: bench_native_handc KERNEL N RUNS [OUTDIR]
- *   KERNEL: scan | small_chain | chain | matmul | rowsum
+ * usage: bench_native_handc KERNEL N RUNS [OUTDIR] | --flags
+ *   KERNEL: scan | small_chain | chain | chain28 | matmul | rowsum
  *   prints "KERNEL median_seconds" (median of RUNS timed runs of N iterations,
  *   inputs built outside the timing) and, with OUTDIR, writes the outputs of
  *   the last run as OUTDIR/NAME.npy (the names of the .pld's Out parameters). */
@@ -165,6 +166,29 @@ static void chain_run(long n)
     }
 }
 
+/* ---- bench/native_chain28.pld: the same step four times per iteration (x as chain's) */
+static void chain28_run(long n)
+{
+    memcpy(ch_t, ch_x, sizeof ch_t);
+    for (long i = 0; i < n; i++) {
+        for (int e = 0; e < CH_N; e++) {
+            const float x = ch_x[e];
+            float u = ch_t[e];
+            for (int r = 0; r < 4; r++) {
+                u = u * 0.75f;
+                u = u + x;
+                u = fabsf(u);
+                u = u + 0.5f;
+                u = sqrtf(u);
+                u = u * 0.875f;
+                u = u > x ? u : x;
+            }
+            ch_t[e] = u;
+        }
+        BARRIER(ch_t);
+    }
+}
+
 static int chain_save(const char *dir)
 {
     return write_npy(dir, "y", "<f4", 64, 256, ch_t);
@@ -256,12 +280,22 @@ static const kernel_t kernels[] = {
     {"scan", scan_setup, scan_run, scan_save},
     {"small_chain", small_chain_setup, small_chain_run, small_chain_save},
     {"chain", chain_setup, chain_run, chain_save},
+    {"chain28", chain_setup, chain28_run, chain_save},
     {"matmul", matmul_setup, matmul_run, matmul_save},
     {"rowsum", rowsum_setup, rowsum_run, rowsum_save},
 };
 
+#ifndef PLD_HANDC_FLAGS
+#define PLD_HANDC_FLAGS "unknown (not built by bench/native.cmake)"
+#endif
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--flags") == 0) {
+        /* the flags and the compiler this was built with (bench/native.cmake) */
+        printf("%s\n%s\n", PLD_HANDC_FLAGS, __VERSION__);
+        return 0;
+    }
     const kernel_t *k = NULL;
     for (size_t i = 0; argc > 1 && i < sizeof kernels / sizeof kernels[0]; i++)
         if (strcmp(argv[1], kernels[i].name) == 0)
@@ -269,7 +303,7 @@ int main(int argc, char **argv)
     const long n = argc > 2 ? atol(argv[2]) : 0;
     const int runs = argc > 3 ? atoi(argv[3]) : 0;
     if (!k || n <= 0 || runs <= 0 || runs > 99 || argc > 5) {
-        fprintf(stderr, "usage: bench_native_handc scan|small_chain|chain|matmul|rowsum N RUNS(1..99) [OUTDIR]\n");
+        fprintf(stderr, "usage: bench_native_handc scan|small_chain|chain|chain28|matmul|rowsum N RUNS(1..99) [OUTDIR]\n");
         return 64;
     }
     double t[99];

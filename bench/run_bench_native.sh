@@ -4,10 +4,14 @@
 #
 # 1. Kernels (bench/native_*.pld, one rank, pldrun started without mpirun as
 #    bench/run_bench_interp.sh does), each on sim and on native, and its hand-C
-#    twin (build/bench/bench_native_handc, -O2 -ffp-contract=off):
+#    twin (build/bench/bench_native_handc, built with native's own flags:
+#    bench/native.cmake reads them from src/hw_backend/pld_native_flags.h;
+#    the script prints them and fails when they differ from the flags native
+#    cached for its compiler, or when the compilers differ):
 #      interpretation-bound: scan (element reads/writes of tensors in a scalar
 #        loop), small_chain (six element-wise ops on a [16, 16] FP32 tile);
 #      tile-bound: chain (seven element-wise ops on a [64, 256] FP32 tile),
+#        chain28 (the seven ops four times: 28 ops, a kernel of realistic length),
 #        matmul ([64, 64] x [64, 64] FP32), rowsum (row_sum of [64, 256] FP32).
 #    Time = the run time pldrun prints (rank 0, from before the parse to the end
 #    of the run: it excludes MPI start-up); RUNS rounds of sim, native and hand
@@ -23,7 +27,10 @@
 #    (XDG_CACHE_HOME=$(mktemp -d)) and then again on the filled cache, RUNS
 #    times each (a fresh cache every time); sim for reference.
 #
-# Environment: RUNS (default 3); PLD_BENCH_DIV (default 1) divides every
+# Environment: PLD_BENCH_CPU=1 (issue 44): every time is the CPU time (user +
+# system, /usr/bin/time) of the whole process instead of the wall time: less
+# noisy on a shared, loaded machine; it includes pldrun's start-up, parse and
+# output (~10-30 ms) and hand C's input generation; RUNS (default 3); PLD_BENCH_DIV (default 1) divides every
 # iteration count, for a quick smoke run; PLD_BENCH_SKIP_TUTORIAL=1 skips part 2;
 # PLD_BENCH_CI_ENV=1: the full CI MPI environment (bench/bench_env.sh).
 # Exit status: 0 every target met and every output agrees; 1 a target missed or
@@ -52,6 +59,7 @@ kernels=(
     "scan|native_scan.pld|interp|x=random:1|sums hist|600"
     "small_chain|native_small_chain.pld|interp|a=random:2 b=random:3|y|400000"
     "chain|native_chain.pld|tile|x=random:4|y|25000"
+    "chain28|native_chain28.pld|tile|x=random:4|y|6000"
     "matmul|native_matmul.pld|tile|x=random:4 w=random:5|y|20000"
     "rowsum|native_rowsum.pld|tile|x=random:4|y|100000"
 )
@@ -131,11 +139,16 @@ run_kernel() {
     mkdir -p "$outdir"
     for o in $outs; do args+=(--out "$o=$outdir/$o.npy"); done
     log=$tmp/run.log
-    if XDG_CACHE_HOME=$tmp/xdg "$pldrun" --backend "$backend" "${args[@]}" "$root/bench/$prog" >"$log" 2>&1; then
-        pld_seconds <"$log"
-    else
-        echo "    $backend $prog: exit $? - $(grep -v '^pldrun: [0-9]* rank' "$log" | head -3 | tr '\n' ' ')" >&2
+    local timer=() rc=0
+    [ "${PLD_BENCH_CPU:-0}" != 1 ] || timer=(/usr/bin/time -f 'cpu %U %S' -o "$tmp/cpu")
+    XDG_CACHE_HOME=$tmp/xdg "${timer[@]}" "$pldrun" --backend "$backend" "${args[@]}" "$root/bench/$prog" >"$log" 2>&1 || rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "    $backend $prog: exit $rc - $(grep -v '^pldrun: [0-9]* rank' "$log" | head -3 | tr '\n' ' ')" >&2
         echo failed
+    elif [ ${#timer[@]} -gt 0 ]; then
+        awk '/^cpu/ {printf "%.3f\n", $2 + $3}' "$tmp/cpu"
+    else
+        pld_seconds <"$log"
     fi
 }
 
@@ -151,12 +164,34 @@ if ! XDG_CACHE_HOME=$tmp/probe "$pldrun" --backend native --in x=random:1 --in n
 fi
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs; $(cc --version | head -1); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "pldrun: $pldrun (HEAD $(git -C "$root" rev-parse --short HEAD)); median of $runs runs; iterations divided by $div"
+[ "${PLD_BENCH_CPU:-0}" != 1 ] || echo "times: CPU time (user + system) of each whole process (PLD_BENCH_CPU=1)"
+
+# ------------------------------------------------- the flags of both sides
+hc_flags=$("$handc" --flags | sed -n 1p)
+hc_cc=$("$handc" --flags | sed -n 2p)
+echo "hand C built with: $hc_flags (compiler $hc_cc)"
+if [ "$have_native" = 1 ]; then
+    nat_flags=$(cat "$tmp"/probe/pldrun/cc-*.flags 2>/dev/null | head -1)
+    echo "native compiles with: ${nat_flags:-?} (compiler: $(cc --version | head -1))"
+    # native's list less -shared and -w (no effect on the code) must be the hand C's
+    norm() { tr ' ' '\n' | grep -vxE -- '-shared|-w|' | sort | tr '\n' ' '; }
+    if [ "$(echo "$nat_flags" | norm)" != "$(echo "$hc_flags" | norm)" ]; then
+        echo "  FAIL: the hand C's flags differ from native's"
+        failures=$((failures + 1))
+    fi
+    if ! cc --version | head -1 | grep -qF -- "$hc_cc"; then
+        echo "  FAIL: the hand C was built by another compiler than native's cc"
+        failures=$((failures + 1))
+    fi
+fi
 
 # ------------------------------------------------------------------- kernels
 declare -A T_SIM T_NAT T_HC R_SN R_HN R_SH # times; per-round ratios sim/native, hand C/native, sim/hand C
 run_handc() { # run_handc NAME N OUTDIR -> seconds of one run, or "failed"
     mkdir -p "$3"
-    if "$handc" "$1" "$2" 1 "$3" >"$tmp/hc.log" 2>&1; then
+    if [ "${PLD_BENCH_CPU:-0}" = 1 ] && /usr/bin/time -f 'cpu %U %S' -o "$tmp/cpu" "$handc" "$1" "$2" 1 "$3" >"$tmp/hc.log" 2>&1; then
+        awk '/^cpu/ {printf "%.3f\n", $2 + $3}' "$tmp/cpu"
+    elif [ "${PLD_BENCH_CPU:-0}" != 1 ] && "$handc" "$1" "$2" 1 "$3" >"$tmp/hc.log" 2>&1; then
         awk '{print $2}' "$tmp/hc.log"
     else
         echo "    hand C $1: $(head -1 "$tmp/hc.log")" >&2

@@ -78,3 +78,17 @@ set_tests_properties(native_backend_env_bogus PROPERTIES LABELS "native" TIMEOUT
                      ENVIRONMENT "PLDRUN_BACKEND=bogus;${PLD_MPI_TEST_ENV}")
 set_tests_properties(native_backend_env_native native_backend_env_override PROPERTIES LABELS "native" TIMEOUT 60
                      ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
+
+# native_vectorised (issue 44): the C native generates for tests/native/numerics.pld,
+# compiled again with native's flags and the vectoriser's report
+# (bench/native_vec_report.sh): every element-wise loop without a libm call
+# vectorises (a long kernel's error checks once made GCC think its later loops
+# cold: 0 of 38 vectorised), and no error exit of it is left hot (return without
+# pc_cold). Exits 77 (skipped) when cc is neither GCC nor clang.
+find_program(PLD_BASH bash)
+if(PLD_BASH)
+  add_test(NAME native_vectorised
+           COMMAND "${PLD_BASH}" "${CMAKE_CURRENT_SOURCE_DIR}/../bench/native_vec_report.sh" "${CMAKE_BINARY_DIR}")
+  set_tests_properties(native_vectorised PROPERTIES LABELS "native" TIMEOUT 120 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "PLD_VEC_REQUIRE=1")
+endif()

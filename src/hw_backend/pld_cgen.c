@@ -580,7 +580,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
             pld_buf_printf(&src, "\n/* %s */\nstatic int %s(const pc_rt *rt, void *bk, int64_t *args)\n{\n", what, fname);
         }
         pld_buf_puts(&src, "    if (rt->version != PC_VERSION || rt->size < sizeof(pc_rt))\n"
-                           "        return rt->fail(bk, -1, \"the kernel was compiled for another runtime version\");\n");
+                           "        return pc_cold(), rt->fail(bk, -1, \"the kernel was compiled for another runtime version\");\n");
         for (int i = 0; i < fn->nslots; i++) {
             const char *ct = ctype(g.slots[i].kind);
             pld_cg_sys_decl(&g, i, &src);
@@ -588,7 +588,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                 continue;
             pld_buf_printf(&src, "    %s s%d; memset(&s%d, 0, sizeof s%d); /* %s */\n", ct, i, i, i, fn->slot_names[i]);
             if (g.slots[i].kind == SK_TILE)
-                pld_buf_printf(&src, "    if (!(s%d.data = rt->alloc(bk, -1, %zu))) return 1;\n", i,
+                pld_buf_printf(&src, "    if (!(s%d.data = rt->alloc(bk, -1, %zu))) return pc_cold(), 1;\n", i,
                                g.slots[i].bytes ? g.slots[i].bytes : 1);
         }
         pld_buf_puts(&src, pld_buf_str(&g.tmpdecl));
@@ -616,7 +616,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                 if (pld_abi_dtype_code(dt) >= 0)
                     pld_buf_printf(&src, "    if (pc_arg_dtype(args, %d) != %d) { char m_[256]; snprintf(m_, sizeof m_, "
                                          "\"%s: tensor argument '%s' has ABI dtype code %%d, the kernel was compiled for %s "
-                                         "(code %d)\", pc_arg_dtype(args, %d)); return rt->fail(bk, -1, m_); }\n",
+                                         "(code %d)\", pc_arg_dtype(args, %d)); return pc_cold(), rt->fail(bk, -1, m_); }\n",
                                    ti, pld_abi_dtype_code(dt), what, fn->slot_names[sl], pld_dtype_name(dt),
                                    pld_abi_dtype_code(dt), ti);
                 pld_buf_printf(&src, "    pc_tensor_arg(&s%d, args[%d], %d, %d);\n", sl, ti++, (int)dt,
@@ -638,10 +638,10 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
         for (int i = 0; i < nwb; i++) {
             const int sl = wb[i];
             switch (g.slots[sl].kind) {
-            case SK_INT: pld_buf_printf(&src, "    if (rt->set_int(bk, %d, %d, s%d)) return 1;\n", sl, (int)g.slots[sl].dt, sl); break;
-            case SK_FLT: pld_buf_printf(&src, "    if (rt->set_float(bk, %d, %d, s%d)) return 1;\n", sl, (int)g.slots[sl].dt, sl); break;
-            case SK_TENSOR: pld_buf_printf(&src, "    if (rt->set_tensor(bk, -1, %d, &s%d)) return 1;\n", sl, sl); break;
-            case SK_CTX: pld_buf_printf(&src, "    if (rt->set_ctx(bk, %d, s%d)) return 1;\n", sl, sl); break;
+            case SK_INT: pld_buf_printf(&src, "    if (rt->set_int(bk, %d, %d, s%d)) return pc_cold(), 1;\n", sl, (int)g.slots[sl].dt, sl); break;
+            case SK_FLT: pld_buf_printf(&src, "    if (rt->set_float(bk, %d, %d, s%d)) return pc_cold(), 1;\n", sl, (int)g.slots[sl].dt, sl); break;
+            case SK_TENSOR: pld_buf_printf(&src, "    if (rt->set_tensor(bk, -1, %d, &s%d)) return pc_cold(), 1;\n", sl, sl); break;
+            case SK_CTX: pld_buf_printf(&src, "    if (rt->set_ctx(bk, %d, s%d)) return pc_cold(), 1;\n", sl, sl); break;
             default: break;
             }
         }

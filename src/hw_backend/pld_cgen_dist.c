@@ -16,7 +16,7 @@ int pld_cg_tile_exec(cg_t *g, const pld_expr_t *e, const char *dst, int64_t need
     int o = pld_cg_exec(g, e, SK_TILE);
     if (o < 0)
         return -1;
-    pld_cg_emit(g, "if (t%d.kind != PC_OUT_TILE || (size_t)pc_numel(t%d.tile.shape, t%d.tile.rank) * %d > %lld) return "
+    pld_cg_emit(g, "if (t%d.kind != PC_OUT_TILE || (size_t)pc_numel(t%d.tile.shape, t%d.tile.rank) * %d > %lld) return pc_cold(), "
                    "rt->fail(bk, %d, \"%s: the runtime returned no tile of the static shape\");", o, o, o,
                 esize(e->type->dtype), (long long)need, s, opname(e));
     char src[32];
@@ -110,7 +110,7 @@ int pld_cg_remote_load(cg_t *g, const pld_expr_t *e, const char *dst, int64_t ne
     direct_begin(g, off, ts, dir, dl);
     if (pld_cg_set_desc(g, dst, e->type, e))
         return -1;
-    pld_cg_emit(g, "if (rt->load(bk, %d, &%s, &pv, t%d, %d, t%d, 0)) return 1;", s, dst, off, no, v);
+    pld_cg_emit(g, "if (rt->load(bk, %d, &%s, &pv, t%d, %d, t%d, 0)) return pc_cold(), 1;", s, dst, off, no, v);
     direct_else(g);
     if (pld_cg_tile_exec(g, e, dst, need))
         return -1;
@@ -149,7 +149,7 @@ int pld_cg_remote_store(cg_t *g, const pld_expr_t *e)
     pld_cg_emit(g, "const int j = k - (s%d.rank - s%d.rank);", ts, src->slot);
     pld_cg_emit(g, "const int64_t x = j >= 0 ? s%d.valid[j] : 1;", src->slot);
     direct_begin(g, off, ts, dir, dl);
-    pld_cg_emit(g, "if (rt->store(bk, %d, &s%d, t%d, %d, &pv, NULL, 0)) return 1;", s, src->slot, off, no);
+    pld_cg_emit(g, "if (rt->store(bk, %d, &s%d, t%d, %d, &pv, NULL, 0)) return pc_cold(), 1;", s, src->slot, off, no);
     direct_else(g);
     if (pld_cg_exec(g, e, SK_NONE) < 0)
         return -1;

@@ -103,7 +103,7 @@ static int iarg(cg_t *g, const pld_expr_t *e, int i, long long dflt, char *b, si
 /* a located runtime error at e, as sim reports it (the op is reached) */
 static int emit_fail(cg_t *g, int s, const char *msg)
 {
-    pld_cg_emit(g, "return rt->fail(bk, %d, \"%s\");", s, msg);
+    pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s\");", s, msg);
     return 0;
 }
 
@@ -426,7 +426,7 @@ static int gen_cmp(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         }
     } else if (ma) {
         pld_cg_emit(g, "if (%s < 0 || %s > 5) { char m_[160]; snprintf(m_, sizeof m_, \"%s: %s\", (long long)%s); "
-                       "return rt->fail(bk, %d, m_); }", mode, mode, opname(e), range, mode, s);
+                       "return pc_cold(), rt->fail(bk, %d, m_); }", mode, mode, opname(e), range, mode, s);
     }
     if (!scal && o[1].dt != o[0].dt)
         return dtypes_differ(g, e, s, o[0].dt, o[1].dt);
@@ -589,7 +589,7 @@ static int gen_random(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (o.rank != 2 || (nv >= 0 && nv != 2))
         return emit_fail(g, s, m);
     if (nv == 2)
-        pld_cg_emit(g, "if (t%d[0] < 0 || t%d[0] > %lld || t%d[1] < 0 || t%d[1] > %lld) return rt->fail(bk, %d, \"%s\");",
+        pld_cg_emit(g, "if (t%d[0] < 0 || t%d[0] > %lld || t%d[1] < 0 || t%d[1] > %lld) return pc_cold(), rt->fail(bk, %d, \"%s\");",
                     val, val, (long long)o.shape[0], val, val, (long long)o.shape[1], s, m);
     emit_result(g, dst, o.dt, 2, o.shape, NULL, 1);
     if (nv == 2)

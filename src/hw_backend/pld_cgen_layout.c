@@ -62,7 +62,7 @@ static int64_t sdim(const pld_type_t *t, int d)
 /* an error sim reports on every run (its check depends on static values only) */
 static int always_fail(cg_t *g, int s, const char *op, const char *msg)
 {
-    pld_cg_emit(g, "return rt->fail(bk, %d, \"%s%s\");", s, op, msg);
+    pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s%s\");", s, op, msg);
     return 0;
 }
 
@@ -214,7 +214,7 @@ static int gen_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x)
 {
     pld_cg_emit(g, "if (%s.shape[0] < %s.valid[0] || %s.shape[1] < %s.valid[1])", x, src, x, src);
-    pld_cg_emit(g, "    return rt->fail(bk, %d, \"%s: the index does not cover src's valid box, or src does not fit\");", s, op);
+    pld_cg_emit(g, "    return pc_cold(), rt->fail(bk, %d, \"%s: the index does not cover src's valid box, or src does not fit\");", s, op);
     pld_cg_emit(g, "{ pc_view vo, vs, vx; pc_view_tile(&vo, &%s); pc_view_tile(&vs, &%s); pc_view_tile(&vx, &%s);", dst, src, x);
     pld_cg_emit(g, "  PC_K(%d, scatter, &vo, &vs, &vx, %s.valid, 0); }", s, src);
     return 0;
@@ -430,7 +430,7 @@ static int gen_reinterpret(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         pld_cg_emit(g, "if (na * %d != nb * %d || !full) {", sb, db);
         pld_cg_emit(g, "    if (full) PC_FAILF(%d, \"%s: the shape does not hold the source's %%lld bytes\", (long long)(na * %d));",
                     s, opname(e), sb);
-        pld_cg_emit(g, "    return rt->fail(bk, %d, \"%s: an explicit shape needs a fully valid source\"); }", s, opname(e));
+        pld_cg_emit(g, "    return pc_cold(), rt->fail(bk, %d, \"%s: an explicit shape needs a fully valid source\"); }", s, opname(e));
         pld_cg_emit(g, "%s.dt = %d; %s.rank = %d;", dst, (int)to, dst, n);
         pld_cg_emit(g, "for (int d = 0; d < %d; d++) %s.shape[d] = %s.valid[d] = t%d[d];", n, dst, dst, sh);
     } else {
@@ -472,7 +472,7 @@ static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     g->ind++;
     pld_cg_emit(g, "for (int d = 0; d < r; d++)");
     pld_cg_emit(g, "    if (d >= %d || d >= %d || off[d] < 0 || shp[d] < 0 || shp[d] > %s.shape[d] - off[d])", no, ns, a);
-    pld_cg_emit(g, "        return rt->fail(bk, %d, \"%s: the window is outside the tile\");", s, opname(e));
+    pld_cg_emit(g, "        return pc_cold(), rt->fail(bk, %d, \"%s: the window is outside the tile\");", s, opname(e));
     pld_cg_emit(g, "%s.dt = %d; %s.rank = r;", dst, (int)ta->dtype, dst);
     pld_cg_emit(g, "for (int d = 0; d < r; d++) {");
     pld_cg_emit(g, "    int64_t room = %s.valid[d] - off[d];", a);
@@ -684,9 +684,9 @@ static int gen_mgather(cg_t *g, const pld_expr_t *e, const char *dst, size_t roo
     else if (nv == 2)
         snprintf(vcheck, sizeof vcheck, " || t%d[0] > shp[0] || t%d[1] > shp[1]", vs, vs);
     pld_cg_emit(g, "if (vm.rank < %d || vx.rank != 2 || n == 0%s)", co == 0 ? 2 : 1, vcheck);
-    pld_cg_emit(g, "    return rt->fail(bk, %d, \"%s needs a non-empty mem (rank >= 2 in row mode), a 2-D index and a valid_shape "
+    pld_cg_emit(g, "    return pc_cold(), rt->fail(bk, %d, \"%s needs a non-empty mem (rank >= 2 in row mode), a 2-D index and a valid_shape "
                    "within the result\");", s, opname(e));
-    pld_cg_emit(g, "if ((size_t)(shp[0] * shp[1] * %d) > (size_t)%zu) return rt->fail(bk, %d, \"%s: internal: tile storage too "
+    pld_cg_emit(g, "if ((size_t)(shp[0] * shp[1] * %d) > (size_t)%zu) return pc_cold(), rt->fail(bk, %d, \"%s: internal: tile storage too "
                    "small\");", es, room, s, opname(e));
     set_desc(g, dst, dt, "2", "shp", "");
     if (mat && nv == 2)
@@ -805,7 +805,7 @@ int pld_cg_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_expr_t *
     snprintf(cn, sizeof cn, "t%d", tc);
     pld_cg_emit(g, "{ int64_t ds[2] = {%s.shape[0], t%d}, cs[2] = {1, %s.shape[0]}; pc_view dv, cv, sv;", a, oc, a);
     g->ind++;
-    pld_cg_emit(g, "if (ds[1] < 0 || (size_t)(ds[0] * ds[1] * 4) > (size_t)%lld) return rt->fail(bk, %d, \"%s: internal: tile "
+    pld_cg_emit(g, "if (ds[1] < 0 || (size_t)(ds[0] * ds[1] * 4) > (size_t)%lld) return pc_cold(), rt->fail(bk, %d, \"%s: internal: tile "
                    "storage too small\");", (long long)bd, s, opname(e));
     set_desc(g, dn, PLD_DT_INT32, "2", "ds", "");
     zero(g, dn, 4);

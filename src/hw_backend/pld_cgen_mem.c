@@ -36,7 +36,28 @@ int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dty
     if (!tile)
         snprintf(strd, sizeof strd, "s%d.stride", obj->slot);
     pld_cg_emit(g, "int64_t t%d = 0;", off);
-    pld_cg_emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return "
+    if (n >= 1 && n <= PC_MAX_RANK) {
+        /* the in-range case inline (issue 44): one index per dimension, each
+         * in [0, extent): the offset pc_elem_off gives, without its loops;
+         * anything else takes pc_elem_off (its message, or a flat index) */
+        pld_buf_t c, o;
+        pld_buf_init(&c);
+        pld_buf_init(&o);
+        pld_buf_printf(&c, "s%d.rank == %d", obj->slot, n);
+        for (int d = 0; d < n; d++) {
+            pld_buf_printf(&c, " && t%d[%d] >= 0 && t%d[%d] < s%d.shape[%d]", idx, d, idx, d, obj->slot, d);
+            if (!tile)
+                pld_buf_printf(&o, "%st%d[%d] * s%d.stride[%d]", d ? " + " : "", idx, d, obj->slot, d);
+            else if (d == 0) /* packed row-major: Horner over the physical shape */
+                pld_buf_printf(&o, "%.*st%d[0]", n - 1, "((((", idx);
+            else
+                pld_buf_printf(&o, ") * s%d.shape[%d] + t%d[%d]", obj->slot, d, idx, d);
+        }
+        pld_cg_emit(g, "if (__builtin_expect(%s, 1)) t%d = %s; else", pld_buf_str(&c), off, pld_buf_str(&o));
+        pld_buf_fini(&c);
+        pld_buf_fini(&o);
+    }
+    pld_cg_emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return pc_cold(), "
                    "rt->fail(bk, %d, m); }", pld_op_info((pld_op_id_t)e->op)->name, obj->slot, strd, obj->slot, idx, n, off, st);
     pld_dtype_t edt = obj->type && obj->type->dtype != PLD_DT_NONE ? obj->type->dtype : PLD_DT_NONE;
     if (edt == PLD_DT_NONE)
@@ -97,7 +118,7 @@ int pld_cg_elem_dtype_refused(cg_t *g, int site, pld_dtype_t edt)
 {
     if (pld_kern_dtype_ok(edt))
         return 0;
-    pld_cg_emit(g, "return rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
+    pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"cannot read or write an element of %s data as a number (pldrun has no "
                    "4-bit or FP8 arithmetic yet)\");", site, pld_dtype_name(edt));
     return 1;
 }
@@ -211,10 +232,10 @@ int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     const pld_dtype_t edt = obj->type->dtype;
     const int sl = obj->slot, off = tmp(g);
     pld_cg_emit(g, "int64_t t%d = 0;", off);
-    pld_cg_emit(g, "if (%d < s%d.rank) return rt->fail(bk, %d, \"tile index out of range\");", n, sl, s);
+    pld_cg_emit(g, "if (%d < s%d.rank) return pc_cold(), rt->fail(bk, %d, \"tile index out of range\");", n, sl, s);
     for (int d = 0; d < n; d++) {
         pld_cg_emit(g, "if (%d < s%d.rank) {", d, sl);
-        pld_cg_emit(g, "    if (t%d < 0 || t%d >= s%d.shape[%d]) return rt->fail(bk, %d, \"tile index out of range\");", idx[d],
+        pld_cg_emit(g, "    if (t%d < 0 || t%d >= s%d.shape[%d]) return pc_cold(), rt->fail(bk, %d, \"tile index out of range\");", idx[d],
                     idx[d], sl, d, s);
         pld_cg_emit(g, "    t%d = t%d * s%d.shape[%d] + t%d;", off, off, sl, d, idx[d]);
         pld_cg_emit(g, "}");
@@ -231,7 +252,7 @@ int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
 void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at)
 {
     g->slots[slot].mems |= 1u << (mem == PLD_MEM_NONE ? PLD_MEM_VEC : mem);
-    pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;", pld_cg_site(g, at),
+    pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return pc_cold(), 1;", pld_cg_site(g, at),
                 slot, (int)g->cur_seq, (int)mem, slot, slot, esize(g->slots[slot].dt));
 }
 
@@ -299,7 +320,7 @@ int pld_cg_temp_tile(cg_t *g, size_t bytes)
 {
     int t = tmp(g);
     pld_buf_printf(&g->tmpdecl, "    pc_tile t%d; memset(&t%d, 0, sizeof t%d);\n", t, t, t);
-    pld_buf_printf(&g->tmpdecl, "    if (!(t%d.data = rt->alloc(bk, -1, %zu))) return 1;\n", t, bytes ? bytes : 1);
+    pld_buf_printf(&g->tmpdecl, "    if (!(t%d.data = rt->alloc(bk, -1, %zu))) return pc_cold(), 1;\n", t, bytes ? bytes : 1);
     return t;
 }
 
@@ -354,12 +375,12 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
         if (g->failed || pld_cg_set_desc(g, dst, e->type, e))
             return -1;
         if (val >= 0) {
-            pld_cg_emit(g, "if (%d != %s.rank) return rt->fail(bk, %d, \"pl.tile.load: valid_shape has %d entries, shape has "
+            pld_cg_emit(g, "if (%d != %s.rank) return pc_cold(), rt->fail(bk, %d, \"pl.tile.load: valid_shape has %d entries, shape has "
                            "%d\");", nv, dst, s, nv, e->type->rank);
         }
         char vb[32];
         snprintf(vb, sizeof vb, "t%d", val);
-        pld_cg_emit(g, "if (rt->load(bk, %d, &%s, &s%d, t%d, %d, %s, %d)) return 1;", s, dst, src->slot, off, no,
+        pld_cg_emit(g, "if (rt->load(bk, %d, &%s, &s%d, t%d, %d, %s, %d)) return pc_cold(), 1;", s, dst, src->slot, off, no,
                     val >= 0 ? vb : "NULL", clamp);
         return mx ? pld_cg_mm_load_mx(g, e, dst, src->slot, off, s) : 0;
     }
@@ -374,7 +395,7 @@ int pld_cg_tile_into(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
             int v = pld_cg_scalar(g, pld_op_bound(e, 2), &fl, &d);
             if (v < 0)
                 return -1;
-            pld_cg_emit(g, "if (rt->fill(bk, %d, &%s, (double)t%d, %st%d)) return 1;", s, dst, v, fl ? "(int64_t)" : "", v);
+            pld_cg_emit(g, "if (rt->fill(bk, %d, &%s, (double)t%d, %st%d)) return pc_cold(), 1;", s, dst, v, fl ? "(int64_t)" : "", v);
         }
         return 0;
     }
@@ -423,7 +444,7 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         int o = pld_cg_exec(g, e, SK_TENSOR);
         if (o < 0)
             return -1;
-        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"a subscript gave no tensor\");", o, pld_cg_site(g, e));
+        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return pc_cold(), rt->fail(bk, %d, \"a subscript gave no tensor\");", o, pld_cg_site(g, e));
         pld_cg_emit(g, "%s = t%d.t;", dst, o);
         return 0;
     }
@@ -458,7 +479,7 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
             snprintf(ab, sizeof ab, "%st%d != 0", af ? "(int64_t)" : "", ai);
         else if (lit > 0)
             snprintf(ab, sizeof ab, "1");
-        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &s%d, %s, %s)) return 1;", s, av, off, no, out->slot,
+        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &s%d, %s, %s)) return pc_cold(), 1;", s, av, off, no, out->slot,
                     lim >= 0 ? lb : "NULL", ab);
         pld_cg_emit(g, "%s = s%d;", dst, out->slot);
         return 0;
@@ -480,7 +501,7 @@ int pld_cg_tensor_into(cg_t *g, const pld_expr_t *e, const char *dst)
         int o = pld_cg_exec(g, e, SK_TENSOR);
         if (o < 0)
             return -1;
-        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"%s: the runtime returned no tensor\");", o, s,
+        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return pc_cold(), rt->fail(bk, %d, \"%s: the runtime returned no tensor\");", o, s,
                     opname(e));
         pld_cg_emit(g, "%s = t%d.t;", dst, o);
         return 0;

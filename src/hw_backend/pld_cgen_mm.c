@@ -40,7 +40,7 @@ static int static_shape(const pld_type_t *t, int64_t *s)
 static void emit_bias(cg_t *g, const pld_expr_t *e, int s, const char *bv, const char *n, pld_dtype_t odt)
 {
     pld_cg_emit(g, "if (%s.rank != 2 || %s.shape[0] != 1 || %s.shape[1] != (%s) || %s.dt != %d) { char m[160]; "
-                   "snprintf(m, sizeof m, \"%s: bias must be [1, %%lld] of %s\", (long long)(%s)); return rt->fail(bk, %d, m); }",
+                   "snprintf(m, sizeof m, \"%s: bias must be [1, %%lld] of %s\", (long long)(%s)); return pc_cold(), rt->fail(bk, %d, m); }",
                 bv, bv, bv, n, bv, (int)odt, opname(e), pld_dtype_name(odt), n, s);
     pld_cg_emit(g, "{ pc_view vbias; pc_view_tile(&vbias, &%s); vbias.shape[0] = vo.shape[0]; vbias.strides[0] = 0; "
                    "vbias.shape[1] = vo.shape[1];", bv);
@@ -67,7 +67,7 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room
     }
     if (operand(g, e, acc, av) || operand(g, e, acc + 1, bv))
         return -1;
-    pld_cg_emit(g, "if (%s.rank != 2 || %s.rank != 2 || %s.shape[1] != %s.shape[0]) return rt->fail(bk, %d, \"%s: "
+    pld_cg_emit(g, "if (%s.rank != 2 || %s.rank != 2 || %s.shape[1] != %s.shape[0]) return pc_cold(), rt->fail(bk, %d, \"%s: "
                    "incompatible shapes\");", av, bv, av, bv, s, opname(e));
     if (mode == 2 && operand(g, e, 2, cv))
         return -1;
@@ -130,7 +130,7 @@ int pld_cg_batch_dims(cg_t *g, int s, const pld_expr_t *e, const int64_t *xs, in
     for (int i = 0; i < n; i++) {
         const int64_t p = i < n - na ? 1 : xs[i - (n - na)], q = i < n - nb ? 1 : ys[i - (n - nb)];
         if (p != q && p != 1 && q != 1) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: batch dims %lld and %lld do not broadcast\");", s, opname(e),
+            pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: batch dims %lld and %lld do not broadcast\");", s, opname(e),
                         (long long)p, (long long)q);
             return 1;
         }
@@ -178,7 +178,7 @@ static int gen_batch_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_
     /* mm_batch: a failure here is sim's on every run */
     const int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
     if (na < 0 || nb < 0 || n + 2 > PC_VIEW_MAX_RANK || xs[xr - 1] != ys[yr - 2]) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
         return 0;
     }
     if (pld_cg_batch_dims(g, s, e, xs, na, ys, nb, os))
@@ -194,7 +194,7 @@ static int gen_batch_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_
         for (int i = 0; !bad && i < n + 2; i++)
             bad = cs[i] != os[i];
         if (bad) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: acc does not have the result's shape\");", s, opname(e));
+            pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: acc does not have the result's shape\");", s, opname(e));
             return 0;
         }
         if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
@@ -232,13 +232,13 @@ static int gen_matmul_mx(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
     const char *x = v[l], *xs = v[l + 1], *y = v[l + 2], *ys = v[l + 3];
     const char *nm = opname(e);
     pld_cg_emit(g, "if (%s.rank != 2 || %s.rank != 2 || %s.rank != 2 || %s.rank != 2 || %s.shape[1] != %s.shape[0]) "
-                   "return rt->fail(bk, %d, \"%s needs 2-D tiles: lhs [M, K], rhs [K, N] and their scales\");",
+                   "return pc_cold(), rt->fail(bk, %d, \"%s needs 2-D tiles: lhs [M, K], rhs [K, N] and their scales\");",
                 x, xs, y, ys, x, y, s, nm);
     const int q = tmp(g);
     pld_cg_emit(g, "const int64_t vm%d = %s.valid[0], vk%d = %s.valid[1], vn%d = %s.valid[1], gk%d = (vk%d + 31) / 32;", q,
                 x, q, x, q, y, q, q);
     pld_cg_emit(g, "if (%s.valid[0] != vk%d) { char m[200]; snprintf(m, sizeof m, \"%s requires matching valid K, but got "
-                   "lhs valid K=%%lld and rhs valid K=%%lld\", (long long)vk%d, (long long)%s.valid[0]); return rt->fail(bk, "
+                   "lhs valid K=%%lld and rhs valid K=%%lld\", (long long)vk%d, (long long)%s.valid[0]); return pc_cold(), rt->fail(bk, "
                    "%d, m); }", y, q, nm, q, y, s);
     pld_cg_emit(g, "if (%s.valid[0] < vm%d || %s.valid[1] < gk%d || %s.valid[0] < gk%d || %s.valid[1] < vn%d) {", xs, q, xs, q,
                 ys, q, ys, q);
@@ -247,13 +247,13 @@ static int gen_matmul_mx(cg_t *g, const pld_expr_t *e, const char *dst, size_t r
     pld_cg_emit(g, "  snprintf(m, sizeof m, \"%s: %%s's valid box [%%lld, %%lld] does not cover the [%%lld, %%lld] scales of "
                    "valid K=%%lld\", left ? \"lhs_scale\" : \"rhs_scale\", (long long)st->valid[0], (long long)st->valid[1], "
                    "(long long)(left ? vm%d : gk%d), (long long)(left ? gk%d : vn%d), (long long)vk%d);", nm, q, q, q, q, q);
-    pld_cg_emit(g, "  return rt->fail(bk, %d, m); }", s);
+    pld_cg_emit(g, "  return pc_cold(), rt->fail(bk, %d, m); }", s);
     if (acc) {
         if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
             return -1;
         pld_cg_emit(g, "if (%s.rank != 2 || %s.shape[0] != %s.shape[0] || %s.shape[1] != %s.shape[1]) { char m[160]; "
                        "snprintf(m, sizeof m, \"%s: acc must be [%%lld, %%lld]\", (long long)%s.shape[0], (long long)%s.shape[1]); "
-                       "return rt->fail(bk, %d, m); }", dst, dst, x, dst, y, nm, x, y, s);
+                       "return pc_cold(), rt->fail(bk, %d, m); }", dst, dst, x, dst, y, nm, x, y, s);
     } else {
         int64_t xsh[PC_MAX_RANK], ysh[PC_MAX_RANK];
         if (static_shape(pld_op_bound(e, l)->type, xsh) != 2 || static_shape(pld_op_bound(e, l + 2)->type, ysh) != 2)
@@ -333,7 +333,7 @@ int pld_cg_mm_load_mx(cg_t *g, const pld_expr_t *e, const char *dst, int src, in
     const pld_type_t *st = pld_op_bound(e, 0)->type;
     const int a = st->layout == PLD_LAYOUT_MX_A;
     pld_cg_emit(g, "if (s%d.rank != 2 || %d || s%d.stride[1] != 1 || s%d.stride[0] != s%d.shape[1]) "
-                   "return rt->fail(bk, %d, \"%s of an MX-layout tensor only supports packed 2D sources of 1-byte elements\");",
+                   "return pc_cold(), rt->fail(bk, %d, \"%s of an MX-layout tensor only supports packed 2D sources of 1-byte elements\");",
                 src, esize(st->dtype) != 1, src, src, src, s, opname(e));
     pld_cg_emit(g, "{ pc_view vd; pc_view_tile_valid(&vd, &%s); PC_K(%d, mx_unpack, &vd, s%d.data, s%d.shape[0], s%d.shape[1], "
                    "t%d, %d); }", dst, s, src, src, src, off, a);

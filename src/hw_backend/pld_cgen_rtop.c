@@ -131,9 +131,9 @@ int pld_cg_rtop(cg_t *g, const pld_expr_t *e, int want)
         pld_cg_emit(g, "if (t%d[0].kind == PC_OUT_CTX && (uint64_t)t%d[0].i >= 4096) {", arr, arr);
         pld_cg_emit(g, "    t%d.kind = PC_OUT_INT; t%d.dt = %d; t%d.i = %s(t%d[0].i);", o, o, (int)PLD_DT_INT32, o,
                     e->op == PLD_OPID_PLD_RANK ? "pc_ctx_rank" : "pc_ctx_nranks", arr);
-        pld_cg_emit(g, "} else if (rt->op(bk, %d, t%d, %d, &t%d)) return 1;", s, arr, n, o);
+        pld_cg_emit(g, "} else if (rt->op(bk, %d, t%d, %d, &t%d)) return pc_cold(), 1;", s, arr, n, o);
     } else {
-        pld_cg_emit(g, "if (rt->op(bk, %d, t%d, %d, &t%d)) return 1;", s, arr, n, o);
+        pld_cg_emit(g, "if (rt->op(bk, %d, t%d, %d, &t%d)) return pc_cold(), 1;", s, arr, n, o);
     }
     return pld_cg_out_as(g, o, want);
 }
@@ -149,7 +149,7 @@ int pld_cg_return(cg_t *g, const pld_stmt_t *s)
         if (operand(g, NULL, arr, i, s->u.ret.vals[i], "any"))
             return -1;
     for (int i = 0; i < n; i++)
-        pld_cg_emit(g, "if (rt->ret_val(bk, %d, %d, %d, &t%d[%d])) return 1;", pld_cg_site(g, s->u.ret.vals[i]), i, n, arr, i);
+        pld_cg_emit(g, "if (rt->ret_val(bk, %d, %d, %d, &t%d[%d])) return pc_cold(), 1;", pld_cg_site(g, s->u.ret.vals[i]), i, n, arr, i);
     pld_cg_emit(g, "return 0;");
     return 0;
 }
@@ -159,7 +159,7 @@ int pld_cg_return(cg_t *g, const pld_stmt_t *s)
 /* `return rt->fail(bk, site, <printf of fmt, args>)` in generated code */
 static void fail_fmt(cg_t *g, int site, const char *fmt, const char *args)
 {
-    pld_cg_emit(g, "{ char m_[256]; snprintf(m_, sizeof m_, \"%s\", %s); return rt->fail(bk, %d, m_); }", fmt, args, site);
+    pld_cg_emit(g, "{ char m_[256]; snprintf(m_, sizeof m_, \"%s\", %s); return pc_cold(), rt->fail(bk, %d, m_); }", fmt, args, site);
 }
 
 /* tensor[i, a:b, ...] with at least one slice: the view into descriptor
@@ -295,8 +295,8 @@ int pld_cg_slice_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
     pld_cg_emit(g, "same = ok;");
     g->ind--;
     pld_cg_emit(g, "}");
-    pld_cg_emit(g, "if (!same) return rt->fail(bk, %d, \"slice assignment: the value's shape does not match the window\");", s);
-    pld_cg_emit(g, "if (%s.dt != %s.dt) return rt->fail(bk, %d, \"slice assignment: dtype %s into %s\");", sn, dn, s,
+    pld_cg_emit(g, "if (!same) return pc_cold(), rt->fail(bk, %d, \"slice assignment: the value's shape does not match the window\");", s);
+    pld_cg_emit(g, "if (%s.dt != %s.dt) return pc_cold(), rt->fail(bk, %d, \"slice assignment: dtype %s into %s\");", sn, dn, s,
                 pld_dtype_name(v->type->dtype), pld_dtype_name(t->u.sub.obj->type->dtype));
     pld_cg_emit(g, "pc_view vs, vd;");
     pld_cg_emit(g, "pc_view_tensor(&vs, &%s);", sn);
@@ -334,7 +334,7 @@ static int bound_dim(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
     *fl = 0;
     *dt = PLD_DT_INDEX;
     const int t = tmp(g);
-    pld_cg_emit(g, "int64_t t%d; if (rt->dyn_dim(bk, %d, \"%s\", &t%d)) return 1;", t, pld_cg_site(g, e), e->u.name, t);
+    pld_cg_emit(g, "int64_t t%d; if (rt->dyn_dim(bk, %d, \"%s\", &t%d)) return pc_cold(), 1;", t, pld_cg_site(g, e), e->u.name, t);
     return t;
 }
 

@@ -191,7 +191,7 @@ static int gen_binary(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt)
     case PLD_OP_MUL: snprintf(x, sizeof x, "(int64_t)((uint64_t)t%d * (uint64_t)t%d)", a, b); break;
     case PLD_OP_FLOORDIV:
     case PLD_OP_MOD:
-        pld_cg_emit(g, "if (t%d == 0) return rt->fail(bk, %d, \"integer %s by zero\");", b, s,
+        pld_cg_emit(g, "if (t%d == 0) return pc_cold(), rt->fail(bk, %d, \"integer %s by zero\");", b, s,
                     op == PLD_OP_MOD ? "modulo" : "division");
         snprintf(x, sizeof x, "%s(t%d, t%d)", op == PLD_OP_MOD ? "pc_floormod" : "pc_floordiv", a, b);
         break;

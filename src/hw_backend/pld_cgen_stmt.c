@@ -129,7 +129,7 @@ static void move_slot(cg_t *g, int to, int from)
             pld_cg_copy_tile(g, a, b, g->slots[to].dt);
         }
         g->slots[to].mems |= 1u << (g->slots[from].mem == PLD_MEM_NONE ? PLD_MEM_VEC : g->slots[from].mem);
-        pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return 1;",
+        pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return pc_cold(), 1;",
                     g->target ? pld_cg_site(g, g->target) : -1, to, (int)g->cur_seq, (int)g->slots[from].mem, to, to,
                     esize(g->slots[to].dt));
     } else {
@@ -236,14 +236,33 @@ static int loop_enter(cg_t *g, const pld_stmt_t *s, const pld_expr_t *carried)
     return 0;
 }
 
+/* the back-edge counter of a loop about to start (declared before it): its
+ * number, for loop_leave and loop_end */
+static int loop_counter(cg_t *g)
+{
+    const int tk = tmp(g);
+    pld_cg_emit(g, "uint32_t t%d = 0;", tk);
+    return tk;
+}
+
 /* leaves a loop body: the end of every trip and the target of its
- * `continue`s, then the watchdog tick (every back edge passes it) */
-static void loop_leave(cg_t *g, int site)
+ * `continue`s, then the watchdog tick (every back edge passes it): counted,
+ * and handed to the runtime every PC_TICK_EVERY trips (pc_rt.tick_n) */
+static void loop_leave(cg_t *g, int site, int tk)
 {
     g->depth--;
     if (g->cont_used[g->depth])
         pld_cg_emit(g, "c%d:;", g->cont[g->depth]);
-    pld_cg_emit(g, "if (rt->tick(bk, %d)) return 1;", site);
+    /* this exit is left an ordinary one (no pc_cold): marked cold too, it made
+     * GCC 12 lay out the bench's matmul loop nest 1.5x slower (issue 44) */
+    pld_cg_emit(g, "if (__builtin_expect(++t%d == PC_TICK_EVERY, 0)) { t%d = 0; if (rt->tick_n(bk, %d, PC_TICK_EVERY)) "
+                   "return 1; }", tk, tk, site);
+}
+
+/* after a loop (its end or a break): the back edges not yet handed over */
+static void loop_end(cg_t *g, int site, int tk)
+{
+    pld_cg_emit(g, "if (t%d && rt->tick_n(bk, %d, t%d)) return pc_cold(), 1;", tk, site, tk);
 }
 
 static int gen_for(cg_t *g, const pld_stmt_t *s)
@@ -288,7 +307,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
             pld_cg_emit(g, "int64_t t%d = t%d;", vst, step);
         else
             pld_cg_emit(g, "int64_t t%d = 1;", vst);
-        pld_cg_emit(g, "if (t%d == 0) return rt->fail(bk, %d, \"loop step is zero\");", vst, sid);
+        pld_cg_emit(g, "if (t%d == 0) return pc_cold(), rt->fail(bk, %d, \"loop step is zero\");", vst, sid);
     }
     /* init values, and the final yield's targets for a loop of zero trips */
     const pld_stmt_t *last = s->u.for_.body.n ? s->u.for_.body.stmts[s->u.for_.body.n - 1] : NULL;
@@ -328,6 +347,7 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
         }
     }
     pld_block_t body = s->u.for_.body;
+    const int tk = loop_counter(g);
     if (is_while) {
         /* the test with the current carried values before every trip */
         pld_cg_emit(g, "for (;;) {");
@@ -352,13 +372,14 @@ static int gen_for(cg_t *g, const pld_stmt_t *s)
     g->defer_targets = defer;
     int rc = pld_cg_block(g, &body, carried);
     g->defer_targets = saved_defer;
-    loop_leave(g, sid);
+    loop_leave(g, sid, tk);
     if (rc)
         return -1;
     if (!is_while)
         pld_cg_emit(g, "if (__builtin_add_overflow(i%d, t%d, &i%d)) break;", vs, vst, vs);
     g->ind--;
     pld_cg_emit(g, "}");
+    loop_end(g, sid, tk);
     for (int i = 0; defer && i < (carried->kind == PLD_EX_TUPLE ? carried->u.seq.n : 1); i++) {
         const pld_expr_t *c = carried->kind == PLD_EX_TUPLE ? carried->u.seq.items[i] : carried;
         const pld_expr_t *y = ytargets->kind == PLD_EX_TUPLE ? ytargets->u.seq.items[i] : ytargets;
@@ -479,6 +500,7 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         return 0;
     }
     case PLD_ST_WHILE: {
+        const int tk = loop_counter(g), ws = pld_cg_site(g, s->u.while_.cond);
         pld_cg_emit(g, "for (;;) {");
         g->ind++;
         int fl;
@@ -490,11 +512,12 @@ static int gen_stmt(cg_t *g, const pld_stmt_t *s, int final, const pld_expr_t *c
         if (loop_enter(g, s, NULL))
             return -1;
         int rc = pld_cg_block(g, &s->u.while_.body, NULL);
-        loop_leave(g, pld_cg_site(g, s->u.while_.cond));
+        loop_leave(g, ws, tk);
         if (rc)
             return -1;
         g->ind--;
         pld_cg_emit(g, "}");
+        loop_end(g, ws, tk);
         return 0;
     }
     case PLD_ST_FOR:

@@ -67,7 +67,7 @@ static const cslot_t *array_slot(cg_t *g, const pld_expr_t *a)
 static void check_index(cg_t *g, int sl, int k, int s)
 {
     pld_cg_emit(g, "if (t%d < 0 || t%d >= s%d_n) { char m_[96]; snprintf(m_, sizeof m_, \"array index %%lld out of range "
-                   "[0, %%lld)\", (long long)t%d, (long long)s%d_n); return rt->fail(bk, %d, m_); }",
+                   "[0, %%lld)\", (long long)t%d, (long long)s%d_n); return pc_cold(), rt->fail(bk, %d, m_); }",
                 k, k, sl, k, sl, s);
 }
 
@@ -136,15 +136,15 @@ static int array_into(cg_t *g, int to, const pld_expr_t *e)
         if (iarg(g, e, 0, 0, n, sizeof n))
             return -1;
         const int64_t len = e->type ? e->type->array_len : -1;
-        pld_cg_emit(g, "if (%s <= 0) return rt->fail(bk, %d, \"pl.array.create: extent must be positive\");", n, s);
+        pld_cg_emit(g, "if (%s <= 0) return pc_cold(), rt->fail(bk, %d, \"pl.array.create: extent must be positive\");", n, s);
         if (!pld_kern_dtype_ok(d)) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"pl.array.create: pldrun has no %s arithmetic yet\");", s,
+            pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"pl.array.create: pldrun has no %s arithmetic yet\");", s,
                         pld_dtype_name(d));
             return 0;
         }
         if (len <= 0)
             return pld_cg_fail(g, e->span, "pl.array.create: the native backend needs a constant extent");
-        pld_cg_emit(g, "if (%s != %lld) return rt->fail(bk, %d, \"internal: pl.array.create extent differs from its "
+        pld_cg_emit(g, "if (%s != %lld) return pc_cold(), rt->fail(bk, %d, \"internal: pl.array.create extent differs from its "
                        "type\");", n, (long long)len, s);
         pld_cg_emit(g, "memset(s%d, 0, %lld); s%d_n = %lld;", to, (long long)len * esize(d), to, (long long)len);
         return 0;
@@ -223,7 +223,7 @@ static int token_of(cg_t *g, const pld_expr_t *e, char *b, size_t n)
         if (token_of(g, pld_op_bound(e, 1), x, sizeof x))
             return -1;
         k = TOK_EVENT;
-        pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 1 is not the prefetch handle it needs\");", x,
+        pld_cg_emit(g, "if (%s != %d) return pc_cold(), rt->fail(bk, %d, \"%s: argument 1 is not the prefetch handle it needs\");", x,
                     TOK_PCTX, s, opname(e));
         break;
     }
@@ -231,7 +231,7 @@ static int token_of(cg_t *g, const pld_expr_t *e, char *b, size_t n)
         if (token_of(g, pld_op_bound(e, 0), x, sizeof x))
             return -1;
         k = TOK_SESSION;
-        pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 0 is not the prefetch handle it needs\");", x,
+        pld_cg_emit(g, "if (%s != %d) return pc_cold(), rt->fail(bk, %d, \"%s: argument 0 is not the prefetch handle it needs\");", x,
                     TOK_PCTX, s, opname(e));
         break;
     default: return pld_cg_fail(g, e->span, "%s does not give a handle", opname(e));
@@ -247,11 +247,11 @@ static int prefetch_wait(cg_t *g, const pld_expr_t *e)
     const int s = pld_cg_site(g, e);
     if (token_of(g, pld_op_bound(e, 0), a, sizeof a))
         return -1;
-    pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 0 is not the prefetch handle it needs\");", a,
+    pld_cg_emit(g, "if (%s != %d) return pc_cold(), rt->fail(bk, %d, \"%s: argument 0 is not the prefetch handle it needs\");", a,
                 TOK_EVENT, s, opname(e));
     if (token_of(g, pld_op_bound(e, 1), b, sizeof b))
         return -1;
-    pld_cg_emit(g, "if (%s != %d) return rt->fail(bk, %d, \"%s: argument 1 is not the prefetch handle it needs\");", b,
+    pld_cg_emit(g, "if (%s != %d) return pc_cold(), rt->fail(bk, %d, \"%s: argument 1 is not the prefetch handle it needs\");", b,
                 TOK_SESSION, s, opname(e));
     return 0;
 }
@@ -281,7 +281,7 @@ static int task_dummy(cg_t *g, const pld_expr_t *e)
     int dl = tmp(g), nd = tmp(g);
     pld_cg_emit(g, "int64_t t%d[%d]; int t%d = 0;", dl, PC_MAX_DEPS, nd);
     if (d && d->kind != PLD_EX_LIST && d->kind != PLD_EX_TUPLE)
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"deps must be a list of TaskIds\");", pld_cg_site(g, d));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"deps must be a list of TaskIds\");", pld_cg_site(g, d));
     for (int i = 0; d && (d->kind == PLD_EX_LIST || d->kind == PLD_EX_TUPLE) && i < d->u.seq.n; i++) {
         const pld_expr_t *it = d->u.seq.items[i];
         if (it->kind == PLD_EX_NONE)
@@ -290,7 +290,7 @@ static int task_dummy(cg_t *g, const pld_expr_t *e)
             if (!array_slot(g, it))
                 return -1;
             pld_cg_emit(g, "for (int64_t k_ = 0; k_ < s%d_n; k_++) { int64_t v_ = rt->get_i(s%d, %d, k_); if (v_ <= 0) "
-                           "continue; if (t%d == %d) return rt->fail(bk, %d, \"more than %d deps\"); t%d[t%d++] = v_; }",
+                           "continue; if (t%d == %d) return pc_cold(), rt->fail(bk, %d, \"more than %d deps\"); t%d[t%d++] = v_; }",
                         it->slot, it->slot, (int)g->slots[it->slot].dt, nd, PC_MAX_DEPS, pld_cg_site(g, d), PC_MAX_DEPS,
                         dl, nd);
             continue;
@@ -302,12 +302,12 @@ static int task_dummy(cg_t *g, const pld_expr_t *e)
             return -1;
         if (fl)
             return pld_cg_fail(g, it->span, "deps item %d is not a TaskId", i);
-        pld_cg_emit(g, "if (t%d > 0) { if (t%d == %d) return rt->fail(bk, %d, \"more than %d deps\"); t%d[t%d++] = t%d; }", v,
+        pld_cg_emit(g, "if (t%d > 0) { if (t%d == %d) return pc_cold(), rt->fail(bk, %d, \"more than %d deps\"); t%d[t%d++] = t%d; }", v,
                     nd, PC_MAX_DEPS, pld_cg_site(g, d), PC_MAX_DEPS, dl, nd, v);
     }
     int r = tmp(g);
     pld_cg_emit(g, "int64_t t%d = -1;", r);
-    pld_cg_emit(g, "if (rt->task_dummy(bk, %d, t%d, t%d, &t%d)) return 1;", s, dl, nd, r);
+    pld_cg_emit(g, "if (rt->task_dummy(bk, %d, t%d, t%d, &t%d)) return pc_cold(), 1;", s, dl, nd, r);
     return r;
 }
 
@@ -331,10 +331,10 @@ static int tpush(cg_t *g, const pld_expr_t *e)
     /* the checks of split and id come before the tile is evaluated: the
      * runtime makes them (pc_rt.tpush with tile NULL first) */
     const int s = pld_cg_site(g, e);
-    pld_cg_emit(g, "if (rt->tpush(bk, %d, %d, %s, %s, NULL)) return 1;", s, to_aiv ? PC_C2V : PC_V2C, split, id);
+    pld_cg_emit(g, "if (rt->tpush(bk, %d, %d, %s, %s, NULL)) return pc_cold(), 1;", s, to_aiv ? PC_C2V : PC_V2C, split, id);
     if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, nm))
         return -1;
-    pld_cg_emit(g, "if (rt->tpush(bk, %d, %d, %s, %s, &%s)) return 1;", s, to_aiv ? PC_C2V : PC_V2C, split, id, nm);
+    pld_cg_emit(g, "if (rt->tpush(bk, %d, %d, %s, %s, &%s)) return pc_cold(), 1;", s, to_aiv ? PC_C2V : PC_V2C, split, id, nm);
     return 0;
 }
 
@@ -348,7 +348,7 @@ int pld_cg_sys_tile(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
             return -1;
         if (pld_cg_tile_operand(g, pld_op_bound(e, 0), e, nm))
             return -1;
-        pld_cg_emit(g, "if (rt->shard(bk, %d, %d, %s, &%s, &%s, %zu)) return 1;", pld_cg_site(g, e),
+        pld_cg_emit(g, "if (rt->shard(bk, %d, %d, %s, &%s, &%s, %zu)) return pc_cold(), 1;", pld_cg_site(g, e),
                     e->op == PLD_OPID_TILE_AIC_GATHER, split, nm, dst, room);
         return 0;
     }
@@ -358,7 +358,7 @@ int pld_cg_sys_tile(cg_t *g, const pld_expr_t *e, const char *dst, size_t room)
     char split[64], id[64];
     if (pipe_args(g, e, 2, from_aic ? 4 : 3, split, id))
         return -1;
-    pld_cg_emit(g, "if (rt->tpop(bk, %d, %d, %s, %s, &%s, %zu)) return 1;", pld_cg_site(g, e), from_aic ? PC_C2V : PC_V2C,
+    pld_cg_emit(g, "if (rt->tpop(bk, %d, %d, %s, %s, &%s, %zu)) return pc_cold(), 1;", pld_cg_site(g, e), from_aic ? PC_C2V : PC_V2C,
                 split, id, dst, room);
     return 0;
 }
@@ -373,7 +373,7 @@ static int xcore(cg_t *g, const pld_expr_t *e, int op, char a[][64], int n)
         pld_buf_printf(&b, "%s%s", i ? ", " : "", a[i]);
     pld_cg_emit(g, "int64_t t%d[4] = {%s};", t, n ? pld_buf_str(&b) : "0");
     pld_buf_fini(&b);
-    pld_cg_emit(g, "if (rt->xcore(bk, %d, %d, t%d, %d)) return 1;", pld_cg_site(g, e), op, t, n);
+    pld_cg_emit(g, "if (rt->xcore(bk, %d, %d, t%d, %d)) return pc_cold(), 1;", pld_cg_site(g, e), op, t, n);
     return 0;
 }
 
@@ -405,7 +405,7 @@ static int core_stmt(cg_t *g, const pld_expr_t *e)
         pld_cg_emit(g, "if (t%d) {", t);
         g->ind++;
         if (!ev) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs an event_id\");", pld_cg_site(g, e), opname(e));
+            pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s needs an event_id\");", pld_cg_site(g, e), opname(e));
         } else {
             int fl;
             pld_dtype_t dt;
@@ -674,7 +674,7 @@ static int call_args(cg_t *g, const pld_expr_t *e, const pld_func_t *k)
                 return pld_cg_fail(g, v->span, "argument '%s' of %s: a tensor of another or unknown shape is not passed "
                                                "by the native backend yet", k->params[i].name, k->name);
             if (at->dtype != pt->dtype)
-                pld_cg_emit(g, "return rt->fail(bk, %d, \"argument '%s' of %s has dtype %s, declared %s\");", s,
+                pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"argument '%s' of %s has dtype %s, declared %s\");", s,
                             k->params[i].name, k->name, pld_dtype_name(at->dtype), pld_dtype_name(pt->dtype));
             pld_cg_emit(g, "pc_chip_tensor(t%d[%d], &s%d, %d, %d); t%d[%d] = (int64_t)(uintptr_t)t%d[%d];", c, ti, v->slot,
                         esize(pt->dtype), pld_abi_dtype_code(pt->dtype), a, ti, c, ti);
@@ -721,7 +721,7 @@ static int call_result(cg_t *g, const pld_expr_t *target, int r, const pld_expr_
     const int sl = target->slot;
     switch (g->slots[sl].kind) {
     case SK_TENSOR:
-        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return rt->fail(bk, %d, \"internal: the call returned no tensor\");", r,
+        pld_cg_emit(g, "if (t%d.kind != PC_OUT_TENSOR) return pc_cold(), rt->fail(bk, %d, \"internal: the call returned no tensor\");", r,
                     pld_cg_site(g, e));
         pld_cg_emit(g, "s%d = t%d.t;", sl, r);
         return 0;
@@ -749,7 +749,7 @@ int pld_cg_sys_call(cg_t *g, const pld_expr_t *e, const pld_expr_t *target)
     note_callee(g, fidx);
     int r = tmp(g);
     pld_cg_emit(g, "pc_out t%d;", r);
-    pld_cg_emit(g, "if (rt->call(bk, %d, %d, pc_f%d, t%d, &t%d)) return 1;", pld_cg_site(g, e), fidx, fidx, a, r);
+    pld_cg_emit(g, "if (rt->call(bk, %d, %d, pc_f%d, t%d, &t%d)) return pc_cold(), 1;", pld_cg_site(g, e), fidx, fidx, a, r);
     if (call_result(g, target, r, e))
         return -1;
     g->ind--;
@@ -802,7 +802,7 @@ int pld_cg_sys_group(cg_t *g, const pld_block_t *b, int i)
                     mt, m, f, mt, m, pld_cg_site(g, calls[m]), mt, m, k->ftype == PLD_FT_AIC, mt, m, pld_func_dual_aiv(k), mt, m,
                     f, mt, m, args[m], mt, m, outs[m]);
     }
-    pld_cg_emit(g, "if (rt->group(bk, %d, %d, t%d)) return 1;", pld_cg_site(g, calls[0]), n, mt);
+    pld_cg_emit(g, "if (rt->group(bk, %d, %d, t%d)) return pc_cold(), 1;", pld_cg_site(g, calls[0]), n, mt);
     for (int m = 0; m < n; m++)
         if (call_result(g, targets[m], outs[m], calls[m]))
             return -1;
@@ -873,7 +873,7 @@ static int region(cg_t *g, const pld_stmt_t *s, const pld_expr_t *it, const pld_
         if (g->slots[i].kind == SK_ARRAY)
             pld_cg_emit(g, "t%d[%d] = (void *)&s%d_n;", fr, ns + i, i);
     }
-    pld_cg_emit(g, "if (rt->lanes(bk, %d, %s(int64_t)t%d, %d, %s, args, t%d, ubc)) return 1;", pld_cg_site(g, it),
+    pld_cg_emit(g, "if (rt->lanes(bk, %d, %s(int64_t)t%d, %d, %s, args, t%d, ubc)) return pc_cold(), 1;", pld_cg_site(g, it),
                 fl ? "(int64_t)" : "", n, split, name, fr);
     g->ind--;
     pld_cg_emit(g, "}");
@@ -909,7 +909,7 @@ static int region(cg_t *g, const pld_stmt_t *s, const pld_expr_t *it, const pld_
             pld_buf_printf(f, "    %s s%d; memcpy(&s%d, fr[%d], sizeof s%d); /* %s */\n", ct, i, i, i, i,
                            g->fn->slot_names[i]);
             if (sl->kind == SK_TILE)
-                pld_buf_printf(f, "    { void *p_ = rt->alloc(bk, -1, %zu); if (!p_) return 1; memcpy(p_, s%d.data, %zu); "
+                pld_buf_printf(f, "    { void *p_ = rt->alloc(bk, -1, %zu); if (!p_) return pc_cold(), 1; memcpy(p_, s%d.data, %zu); "
                                   "s%d.data = p_; }\n",
                                sl->bytes ? sl->bytes : 1, i, sl->bytes ? sl->bytes : 1, i);
         }
@@ -942,7 +942,7 @@ int pld_cg_dump_tag(cg_t *g, const pld_expr_t *e)
     pld_cg_emit(g, "if (rt->sys_info(bk, PC_INFO_DUMP)) {");
     g->ind++;
     if (tile) {
-        pld_cg_emit(g, "if (rt->dump(bk, %d, NULL, &s%d)) return 1;", s, a->slot);
+        pld_cg_emit(g, "if (rt->dump(bk, %d, NULL, &s%d)) return pc_cold(), 1;", s, a->slot);
     } else {
         int o = tmp(g);
         pld_cg_emit(g, "pc_tensor t%d;", o);
@@ -950,7 +950,7 @@ int pld_cg_dump_tag(cg_t *g, const pld_expr_t *e)
         snprintf(d, sizeof d, "t%d", o);
         if (pld_cg_tensor_into(g, a, d))
             return -1;
-        pld_cg_emit(g, "if (rt->dump(bk, %d, &t%d, NULL)) return 1;", s, o);
+        pld_cg_emit(g, "if (rt->dump(bk, %d, &t%d, NULL)) return pc_cold(), 1;", s, o);
     }
     g->ind--;
     pld_cg_emit(g, "}");

@@ -93,12 +93,12 @@ static int result_x(cg_t *g, int site, pld_dtype_t dt, int r, const int64_t *s, 
     if (!s) {
         shv = shv ? shv : "NULL";
         pld_cg_emit(g, "  const int64_t n = pc_numel(%s, %d);", shv, r);
-        pld_cg_emit(g, "  void *b = pc_pool_get_dyn(rt, bk, %d, p%d, z%d, %d, (size_t)n * %d, %d, n, u, %d); if (!b) return 1;",
+        pld_cg_emit(g, "  void *b = pc_pool_get_dyn(rt, bk, %d, p%d, z%d, %d, (size_t)n * %d, %d, n, u, %d); if (!b) return pc_cold(), 1;",
                     site, q, q, nlive + 1, esize(dt), (int)dt, k);
         pld_cg_emit(g, "  pc_tensor_packed(&r%d, b, %d, %d, %s); }", q, (int)dt, r, shv);
         return q;
     }
-    pld_cg_emit(g, "  void *b = pc_pool_get(rt, bk, %d, p%d, %d, %lld, %d, %lld, u, %d); if (!b) return 1;", site, q, nlive + 1,
+    pld_cg_emit(g, "  void *b = pc_pool_get(rt, bk, %d, p%d, %d, %lld, %d, %lld, u, %d); if (!b) return pc_cold(), 1;", site, q, nlive + 1,
                 (long long)(n * esize(dt)), (int)dt, (long long)n, k);
     pld_cg_emit(g, "  const int64_t sh[%d] = {", r > 0 ? r : 1);
     for (int i = 0; i < r; i++)
@@ -244,14 +244,14 @@ static int emit_bcast_shape(cg_t *g, const pld_expr_t *e, int s, int xk, const c
                     !b ? "0" : xk == 'r' ? "sb[1] == 1 && sb[0] == sa[0]" : "sb[0] == 1 && sb[1] == sa[1]");
         pld_cg_emit(g, "    pc_shape_str(h1, sizeof h1, %d, sa); pc_shape_str(h2, sizeof h2, %d, sb);", ra, b ? rb : 0);
         pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s: the vector %%s must be %s for the operand %%s\", h2, h1); "
-                       "return rt->fail(bk, %d, m); }", opname(e), xk == 'r' ? "[M, 1]" : "[1, N]", s);
+                       "return pc_cold(), rt->fail(bk, %d, m); }", opname(e), xk == 'r' ? "[M, 1]" : "[1, N]", s);
     }
     pld_cg_emit(g, "  for (int d = 0; d < %d; d++) {", orank);
     pld_cg_emit(g, "    const int ja = d - %d, jb = d - %d;", orank - ra, orank - rb);
     pld_cg_emit(g, "    const int64_t x = ja >= 0 ? sa[ja] : 1, y = %s;", b ? "jb >= 0 ? sb[jb] : 1" : "1");
     pld_cg_emit(g, "    if (x != y && x != 1 && y != 1) { pc_shape_str(h1, sizeof h1, %d, sa); pc_shape_str(h2, sizeof h2, %d, sb);",
                 ra, b ? rb : 0);
-    pld_cg_emit(g, "      snprintf(m, sizeof m, \"%s: shapes %%s and %%s do not broadcast\", h1, h2); return rt->fail(bk, %d, m); }",
+    pld_cg_emit(g, "      snprintf(m, sizeof m, \"%s: shapes %%s and %%s do not broadcast\", h1, h2); return pc_cold(), rt->fail(bk, %d, m); }",
                 opname(e), s);
     pld_cg_emit(g, "    o%d[d] = x > y ? x : y; } }", o);
     return o;
@@ -290,7 +290,7 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         if (toperand(g, B, e, bv))
             return -1;
         if (B->type->dtype != dt) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: operand dtypes differ (%s and %s)\");", s, opname(e), pld_dtype_name(dt),
+            pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: operand dtypes differ (%s and %s)\");", s, opname(e), pld_dtype_name(dt),
                         pld_dtype_name(B->type->dtype));
             return 0;
         }
@@ -309,7 +309,7 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
             return pld_cg_fail(g, m->span, "%s: cmp_type must be an integer", opname(e));
         }
         pld_cg_emit(g, "if (t%d < 0 || t%d > 5) { char m[160]; snprintf(m, sizeof m, \"%s: cmp_type %%lld is not one of EQ=0, "
-                       "NE=1, LT=2, LE=3, GT=4, GE=5\", (long long)t%d); return rt->fail(bk, %d, m); }", mode, mode,
+                       "NE=1, LT=2, LE=3, GT=4, GE=5\", (long long)t%d); return pc_cold(), rt->fail(bk, %d, m); }", mode, mode,
                     opname(e), mode, s);
     }
     const int xk = expand_axis(e->op);
@@ -326,7 +326,7 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     pc_shape_str(s1, sizeof s1, ra, sa);
     pc_shape_str(s2, sizeof s2, two ? rb : 0, sb);
     if (xk && !(ra == 2 && rb == 2 && (xk == 'r' ? sb[1] == 1 && sb[0] == sa[0] : sb[0] == 1 && sb[1] == sa[1]))) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: the vector %s must be %s for the operand %s\");", s, opname(e), s2,
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: the vector %s must be %s for the operand %s\");", s, opname(e), s2,
                     xk == 'r' ? "[M, 1]" : "[1, N]", s1);
         return 0;
     }
@@ -334,7 +334,7 @@ static int gen_elementwise(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         const int ja = d - (orank - ra), jb = d - (orank - rb);
         const int64_t x = ja >= 0 ? sa[ja] : 1, y = two && jb >= 0 ? sb[jb] : 1;
         if (x != y && x != 1 && y != 1) {
-            pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: shapes %s and %s do not broadcast\");", s, opname(e), s1, s2);
+            pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: shapes %s and %s do not broadcast\");", s, opname(e), s1, s2);
             return 0;
         }
         os[d] = x > y ? x : y;
@@ -419,7 +419,7 @@ static int gen_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return -1;
     const int ax = row ? r - 1 : r - 2;
     if (ax < 0) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs a tensor of rank >= %d\");", s, opname(e), row ? 1 : 2);
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s needs a tensor of rank >= %d\");", s, opname(e), row ? 1 : 2);
         return 0;
     }
     const pld_dtype_t odt = op == PLD_K_RARGMAX || op == PLD_K_RARGMIN ? PLD_DT_INT32 : A->type->dtype;
@@ -498,7 +498,7 @@ static int shape_arg(cg_t *g, const pld_expr_t *e, int i, int r, int s)
     if (ns != r)
         return pld_cg_fail(g, e->span, "internal: %s: a shape of %d entries for a result of rank %d", opname(e), ns, r);
     pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[200]; snprintf(m, sizeof m, \"%s: shape "
-                   "dimension %%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }",
+                   "dimension %%d is negative (%%lld)\", d, (long long)t%d[d]); return pc_cold(), rt->fail(bk, %d, m); }",
                 r, shl, opname(e), shl, s);
     return shl;
 }
@@ -517,7 +517,7 @@ static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const pld_dtype_t dt = e->type->dtype;
     const int full = e->op == PLD_OPID_TENSOR_FULL;
     if (full && !pld_kern_dtype_ok(dt)) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: pldrun cannot fill dtype %s with a value (no 4-bit or FP8 arithmetic "
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: pldrun cannot fill dtype %s with a value (no 4-bit or FP8 arithmetic "
                        "yet)\");", s, opname(e), pld_dtype_name(dt));
         return 0;
     }
@@ -533,7 +533,7 @@ static int gen_create(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (dyn) /* pld_value_bytes's limit, before the value is evaluated (as sim does) */
         pld_cg_emit(g, "if (!pc_bytes_ok(%d, t%d, %d)) { char sh[96], m[300]; pc_shape_str(sh, sizeof sh, %d, t%d); snprintf(m, "
                        "sizeof m, \"%s: a %s tensor of shape %%s is larger than pldrun allows (1 TiB)\", sh); "
-                       "return rt->fail(bk, %d, m); }", r, shl, pld_dtype_bytes(dt), r, shl, opname(e), pld_dtype_name(dt), s);
+                       "return pc_cold(), rt->fail(bk, %d, m); }", r, shl, pld_dtype_bytes(dt), r, shl, opname(e), pld_dtype_name(dt), s);
     const int q = result_x(g, s, dt, r, dyn ? NULL : os, shv, NULL, 0);
     int64_t n = 1;
     for (int i = 0; i < r; i++)
@@ -588,7 +588,7 @@ static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int q = tmp(g);
     pld_cg_emit(g, "pc_tensor r%d;", q);
     pld_cg_emit(g, "{ char m[240]; if (pc_tensor_slice(\"%s\", &r%d, &%s, t%d, %d, t%d, %d, %s, %d, %s, %d, %s, %d, m, sizeof m)) "
-                   "return rt->fail(bk, %d, m); }", opname(e), q, av, shp, ns, off, no, vb, val >= 0 ? nv : -1, db,
+                   "return pc_cold(), rt->fail(bk, %d, m); }", opname(e), q, av, shp, ns, off, no, vb, val >= 0 ? nv : -1, db,
                 drop >= 0 ? nd : 0, cb, esize(A->type->dtype), s);
     pld_cg_emit(g, "%s = r%d;", dst, q);
     return 0;
@@ -605,7 +605,7 @@ static void emit_same_shape(cg_t *g, int s, const char *a, int ra, pld_dtype_t d
                 ra, a, b, expand ? " || " : "", expand ? a : "", expand ? ".shape[d] == 1" : "");
     pld_cg_emit(g, "  if (!ok) { char h1[96], h2[96], m[320]; pc_shape_str(h1, sizeof h1, %d, %s.shape); pc_shape_str(h2, sizeof h2, "
                    "%d, %s.shape);", ra, a, rb, b);
-    pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s\", h1, h2); return rt->fail(bk, %d, m); } }", what, s);
+    pld_cg_emit(g, "    snprintf(m, sizeof m, \"%s\", h1, h2); return pc_cold(), rt->fail(bk, %d, m); } }", what, s);
 }
 
 /* gen_part of sources with a dynamic dim: the shape check and the result's
@@ -652,7 +652,7 @@ static int gen_part(cg_t *g, const pld_expr_t *e, const char *dst, int s, int op
         char s1[96], s2[96];
         pc_shape_str(s1, sizeof s1, ra, sa);
         pc_shape_str(s2, sizeof s2, rb, sb);
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: the sources must have one shape and dtype (%s %s and %s %s)\");", s,
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: the sources must have one shape and dtype (%s %s and %s %s)\");", s,
                     opname(e), s1, pld_dtype_name(A->type->dtype), s2, pld_dtype_name(B->type->dtype));
         return 0;
     }
@@ -693,7 +693,7 @@ static int gen_gen(cg_t *g, const pld_expr_t *e, const char *dst, int s)
             return -1;
     }
     if (rnd && r != 2) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs a 2-D shape and a valid_shape within it\");", s, opname(e));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s needs a 2-D shape and a valid_shape within it\");", s, opname(e));
         return 0;
     }
     const int q = result(g, s, e->type->dtype, r, os, NULL, 0);
@@ -749,7 +749,7 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
         char s1[96], s2[96];
         pc_shape_str(s1, sizeof s1, ra, sa);
         pc_shape_str(s2, sizeof s2, rb, sb);
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: cannot expand %s %s to %s %s\");", s, opname(e),
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: cannot expand %s %s to %s %s\");", s, opname(e),
                     pld_dtype_name(A->type->dtype), s1, pld_dtype_name(B->type->dtype), s2);
         return 0;
     }
@@ -803,7 +803,7 @@ static int gen_matmul_dyn(cg_t *g, const pld_expr_t *e, const char *dst, int s, 
         return -1;
     const int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
     if (na < 0 || nb < 0 || n + 2 > PC_MAX_RANK) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
         return 0;
     }
     const int o = tmp(g);
@@ -812,10 +812,10 @@ static int gen_matmul_dyn(cg_t *g, const pld_expr_t *e, const char *dst, int s, 
     pld_cg_emit(g, "  const int64_t p = i < %d ? 1 : %s.shape[i - %d], q = i < %d ? 1 : %s.shape[i - %d];", n - na, av, n - na,
                 n - nb, bv, n - nb);
     pld_cg_emit(g, "  if (p != q && p != 1 && q != 1) { char m[200]; snprintf(m, sizeof m, \"%s: batch dims %%lld and %%lld do "
-                   "not broadcast\", (long long)p, (long long)q); return rt->fail(bk, %d, m); }", opname(e), s);
+                   "not broadcast\", (long long)p, (long long)q); return pc_cold(), rt->fail(bk, %d, m); }", opname(e), s);
     pld_cg_emit(g, "  o%d[i] = p == 1 ? q : p; }", o);
     pld_cg_emit(g, "pc_mm_operand(&ma%d, &%s, %d, %d, o%d); pc_mm_operand(&mb%d, &%s, %d, %d, o%d);", o, av, ta, n, o, o, bv, tb, n, o);
-    pld_cg_emit(g, "if (ma%d.shape[%d] != mb%d.shape[%d]) return rt->fail(bk, %d, \"%s: incompatible shapes\");", o, n + 1, o, n,
+    pld_cg_emit(g, "if (ma%d.shape[%d] != mb%d.shape[%d]) return pc_cold(), rt->fail(bk, %d, \"%s: incompatible shapes\");", o, n + 1, o, n,
                 s, opname(e));
     pld_cg_emit(g, "o%d[%d] = ma%d.shape[%d]; o%d[%d] = mb%d.shape[%d];", o, n, o, n, o, n + 1, o, n + 1);
     const pld_dtype_t dt = e->type->dtype != PLD_DT_NONE ? e->type->dtype : A->type->dtype;
@@ -847,7 +847,7 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return -1;
     const int na = xr - 2, nb = yr - 2, n = na > nb ? na : nb;
     if (na < 0 || nb < 0 || n + 2 > PC_MAX_RANK) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
         return 0;
     }
     if (pld_cg_batch_dims(g, s, e, xs, na, ys, nb, os))
@@ -855,7 +855,7 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int64_t am = ta ? xs[xr - 1] : xs[xr - 2], ak = ta ? xs[xr - 2] : xs[xr - 1];
     const int64_t bk_ = tb ? ys[yr - 1] : ys[yr - 2], bn = tb ? ys[yr - 2] : ys[yr - 1];
     if (ak != bk_) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s: incompatible shapes\");", s, opname(e));
         return 0;
     }
     os[n] = am, os[n + 1] = bn;
@@ -901,7 +901,7 @@ static int gen_matmul_acc(cg_t *g, const pld_expr_t *e, const char *dst, int s)
             return -1;
     }
     if (cr != 2) {
-        pld_cg_emit(g, "return rt->fail(bk, %d, \"%s needs 2-D operands\");", s, opname(e));
+        pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s needs 2-D operands\");", s, opname(e));
         return 0;
     }
     const char *ops[3] = {cv, av, bv};
@@ -951,9 +951,9 @@ static int gen_assemble(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         snprintf(ab, sizeof ab, "%st%d != 0", fl ? "(int64_t)" : "", v);
     }
     if (tile)
-        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &%s, NULL, %s)) return 1;", s, bv, off, no, av, ab);
+        pld_cg_emit(g, "if (rt->store(bk, %d, &%s, t%d, %d, &%s, NULL, %s)) return pc_cold(), 1;", s, bv, off, no, av, ab);
     else
-        pld_cg_emit(g, "if (rt->assemble(bk, %d, &%s, &%s, t%d, %d, %s)) return 1;", s, av, bv, off, no, ab);
+        pld_cg_emit(g, "if (rt->assemble(bk, %d, &%s, &%s, t%d, %d, %s)) return pc_cold(), 1;", s, av, bv, off, no, ab);
     if (strcmp(dst, av) != 0)
         pld_cg_emit(g, "%s = %s;", dst, av);
     return 0;
@@ -980,20 +980,20 @@ static int gen_view(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (ns > PC_MAX_RANK || nv > PC_MAX_RANK)
         return pld_cg_fail(g, e->span, "%s: a rank above %d is not compiled by the native backend", opname(e), PC_MAX_RANK);
     pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[160]; snprintf(m, sizeof m, \"%s: shape dimension "
-                   "%%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }", ns, shp, opname(e), shp, s);
+                   "%%d is negative (%%lld)\", d, (long long)t%d[d]); return pc_cold(), rt->fail(bk, %d, m); }", ns, shp, opname(e), shp, s);
     if (val >= 0)
         pld_cg_emit(g, "for (int d = 0; d < %d; d++) if (t%d[d] < 0) { char m[160]; snprintf(m, sizeof m, \"%s: shape dimension "
-                       "%%d is negative (%%lld)\", d, (long long)t%d[d]); return rt->fail(bk, %d, m); }", nv, val, opname(e), val, s);
+                       "%%d is negative (%%lld)\", d, (long long)t%d[d]); return pc_cold(), rt->fail(bk, %d, m); }", nv, val, opname(e), val, s);
     const int q = tmp(g);
     pld_cg_emit(g, "pc_tensor r%d;", q);
     if (view) {
         char vb[32] = "NULL";
         if (val >= 0)
             snprintf(vb, sizeof vb, "t%d", val);
-        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_view_of(\"%s\", &r%d, &%s, t%d, %d, %s, %d, m, sizeof m)) return rt->fail(bk, "
+        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_view_of(\"%s\", &r%d, &%s, t%d, %d, %s, %d, m, sizeof m)) return pc_cold(), rt->fail(bk, "
                        "%d, m); }", opname(e), q, av, shp, ns, vb, val >= 0 ? nv : -1, s);
     } else {
-        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_reshape(rt, \"%s\", &r%d, &%s, t%d, %d, m, sizeof m)) return rt->fail(bk, %d, m); }",
+        pld_cg_emit(g, "{ char m[240]; if (pc_tensor_reshape(rt, \"%s\", &r%d, &%s, t%d, %d, m, sizeof m)) return pc_cold(), rt->fail(bk, %d, m); }",
                     opname(e), q, av, shp, ns, s);
     }
     pld_cg_emit(g, "%s = r%d;", dst, q);
@@ -1026,7 +1026,7 @@ static int gen_set_valid(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     }
     const int q = tmp(g);
     pld_cg_emit(g, "pc_tensor r%d = %s;", q, av);
-    pld_cg_emit(g, "if (r%d.rank != 2) return rt->fail(bk, %d, \"%s: the tensor must be 2-D\");", q, s, opname(e));
+    pld_cg_emit(g, "if (r%d.rank != 2) return pc_cold(), rt->fail(bk, %d, \"%s: the tensor must be 2-D\");", q, s, opname(e));
     for (int d = 0; d < 2; d++)
         pld_cg_emit(g, "r%d.valid[%d] = t%d < 0 ? 0 : t%d > r%d.shape[%d] ? r%d.shape[%d] : t%d;", q, d, v[d], v[d], q, d, q, d,
                     v[d]);

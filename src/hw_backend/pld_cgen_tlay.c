@@ -68,7 +68,7 @@ static void zero_t(cg_t *g, int q, pld_dtype_t dt, int r, const int64_t *s)
 
 static int fail_now(cg_t *g, int s, const char *op, const char *msg)
 {
-    pld_cg_emit(g, "return rt->fail(bk, %d, \"%s%s\");", s, op, msg);
+    pld_cg_emit(g, "return pc_cold(), rt->fail(bk, %d, \"%s%s\");", s, op, msg);
     return 0;
 }
 
@@ -299,7 +299,7 @@ static int gen_gather_mask(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     int q;
     if (dyn) {
         const int sh = tmp(g);
-        pld_cg_emit(g, "if (%s.shape[1] %% %d) return rt->fail(bk, %d, \"%s: bad mask pattern, shape or output dtype\");", av,
+        pld_cg_emit(g, "if (%s.shape[1] %% %d) return pc_cold(), rt->fail(bk, %d, \"%s: bad mask pattern, shape or output dtype\");", av,
                     stride, s, opname(e));
         pld_cg_emit(g, "int64_t t%d[2] = {%s.shape[0], %s.shape[1] / %d};", sh, av, av, stride);
         char shv[32];
@@ -337,7 +337,7 @@ static int gen_scatter(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return fail_now(g, s, opname(e), msg);
     pld_cg_emit(g, "if (%s.shape[0] < %s.valid[0] || %s.shape[1] < %s.valid[1] || %s.valid[0] > %s.shape[0])", xv, sv, xv, sv, sv,
                 dv);
-    pld_cg_emit(g, "    return rt->fail(bk, %d, \"%s%s\");", s, opname(e), msg);
+    pld_cg_emit(g, "    return pc_cold(), rt->fail(bk, %d, \"%s%s\");", s, opname(e), msg);
     const pld_dtype_t dt = pld_op_bound(e, 0)->type->dtype;
     const char *ops[3] = {dv, sv, xv};
     char shv[48];
@@ -423,7 +423,7 @@ static int gen_sort(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const char *rows_msg = " needs 2-D FP32 sources of one row count (pairs: an even column count)";
     for (int i = 0; dyn && i < ns; i++)
         if (rk[i] == 2)
-            pld_cg_emit(g, "if (%s.shape[0] != %s.shape[0]) return rt->fail(bk, %d, \"%s%s\");", nm[i], nm[0], s, opname(e),
+            pld_cg_emit(g, "if (%s.shape[0] != %s.shape[0]) return pc_cold(), rt->fail(bk, %d, \"%s%s\");", nm[i], nm[0], s, opname(e),
                         rows_msg);
     for (int i = 0; i < ns; i++)
         if (rk[i] != 2 || (!dyn && sh[i][0] != R) ||
@@ -495,7 +495,7 @@ static int gen_fillpad_expand_rt(cg_t *g, const pld_expr_t *e, const char *dst, 
         pld_cg_emit(g, "    PC_FAILF(%d, \"%s: destination dimension %d (%%lld) is smaller than the source's (%%lld)\", "
                        "(long long)t%d[%d], (long long)%s.shape[%d]);", s, opname(e), d, ns, d, av, d);
         if (st)
-            pld_cg_emit(g, "if (t%d[%d] != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from its "
+            pld_cg_emit(g, "if (t%d[%d] != %lld) return pc_cold(), rt->fail(bk, %d, \"%s: internal: the result's shape differs from its "
                            "static type\");", ns, d, (long long)os[d], s, opname(e));
     }
     const char *ops[1] = {av};
@@ -650,7 +650,7 @@ static int gen_scatter_update(cg_t *g, const pld_expr_t *e, const char *dst, int
     if (rx != 2 || (!dyn && ss[rs - 1] != si[ri - 1]) || pld_op_bound(e, pos[2])->type->dtype != dt)
         return fail_now(g, s, opname(e), " needs a 2-D index and src rows of input's length and dtype");
     if (dyn)
-        pld_cg_emit(g, "if (%s.shape[%d] != %s.shape[%d]) return rt->fail(bk, %d, \"%s needs a 2-D index and src rows of input's "
+        pld_cg_emit(g, "if (%s.shape[%d] != %s.shape[%d]) return pc_cold(), rt->fail(bk, %d, \"%s needs a 2-D index and src rows of input's "
                        "length and dtype\");", sv, rs - 1, iv, ri - 1, s, opname(e));
     const char *ops[3] = {iv, xv, sv};
     char shv[48];
@@ -695,7 +695,7 @@ static int gen_reinterpret(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (n >= 0) {
         pld_cg_emit(g, "int64_t b = 1; for (int d = 0; d < %d; d++) b *= t%d[d];", n, shp);
         pld_cg_emit(g, "if (numel * %d != b * %d || !full) { if (full) PC_FAILF(%d, \"%s: the shape does not hold the source's "
-                       "%%lld bytes\", (long long)(numel * %d)); return rt->fail(bk, %d, \"%s: an explicit shape needs a fully valid "
+                       "%%lld bytes\", (long long)(numel * %d)); return pc_cold(), rt->fail(bk, %d, \"%s: an explicit shape needs a fully valid "
                        "source\"); }", sb, db, s, opname(e), sb, s, opname(e));
         pld_cg_emit(g, "r%d.rank = %d; for (int d = 0; d < %d; d++) { r%d.shape[d] = r%d.valid[d] = t%d[d]; }", q, n, n, q, q, shp);
     } else {
@@ -706,7 +706,7 @@ static int gen_reinterpret(cg_t *g, const pld_expr_t *e, const char *dst, int s)
                        "(long long)va, (long long)sh);", s, opname(e), pld_dtype_name(to));
         pld_cg_emit(g, "r%d.shape[r - 1] = sh * %d / %d; r%d.valid[r - 1] = va * %d / %d;", q, sb, db, q, sb, db);
     }
-    pld_cg_emit(g, "if (!packed || (uintptr_t)%s.data %% %d != 0) return rt->fail(bk, %d, \"%s needs a packed tensor at a "
+    pld_cg_emit(g, "if (!packed || (uintptr_t)%s.data %% %d != 0) return pc_cold(), rt->fail(bk, %d, \"%s needs a packed tensor at a "
                    "whole-element offset\");", av, db, s, opname(e));
     pld_cg_emit(g, "r%d.dt = %d; { int64_t st2 = 1; for (int d = PC_MAX_RANK - 1; d >= 0; d--) { if (d >= r%d.rank) { "
                    "r%d.shape[d] = r%d.valid[d] = 1; r%d.stride[d] = 0; } else { r%d.stride[d] = st2; st2 *= r%d.shape[d]; } } }",
@@ -743,7 +743,7 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
         if ((v = pld_cg_scalar(g, pld_op_bound(e, 7), &fl, &d)) < 0)
             return -1;
         if (stc)
-            pld_cg_emit(g, "if ((int64_t)t%d != %lld) return rt->fail(bk, %d, \"%s: internal: the result's shape differs from "
+            pld_cg_emit(g, "if ((int64_t)t%d != %lld) return pc_cold(), rt->fail(bk, %d, \"%s: internal: the result's shape differs from "
                            "its static type\");", v, (long long)oc, s, opname(e));
     }
     const int mode = pld_check_mode_arg(pld_op_bound(e, 6), pld_gather_cmp_modes, 6, 0);
@@ -773,7 +773,7 @@ int pld_cg_tensor_gather_compare(cg_t *g, const pld_expr_t *targets, const pld_e
         zero_t(g, qc, cd, 2, cs);
     } else {
         const int sd = tmp(g), sc = tmp(g);
-        pld_cg_emit(g, "if (%s < 0) return rt->fail(bk, %d, \"%s needs a 2-D src and a scalar kvalue\");", ocx, s, opname(e));
+        pld_cg_emit(g, "if (%s < 0) return pc_cold(), rt->fail(bk, %d, \"%s needs a 2-D src and a scalar kvalue\");", ocx, s, opname(e));
         pld_cg_emit(g, "int64_t t%d[2] = {%s.shape[0], %s}, t%d[2] = {1, %s.shape[0]};", sd, av, ocx, sc, av);
         char dv[32], cv[32];
         snprintf(dv, sizeof dv, "t%d", sd);
@@ -836,7 +836,7 @@ static int gen_paged_gather(cg_t *g, const pld_expr_t *e, const char *dst, int s
     if (lit)
         os[0] = tr ? size : mx, os[1] = tr ? mx : size;
     else if (st)
-        pld_cg_emit(g, "if ((tr_ ? sz_ : mx_) != %lld || (tr_ ? mx_ : sz_) != %lld) return rt->fail(bk, %d, \"%s: internal: the "
+        pld_cg_emit(g, "if ((tr_ ? sz_ : mx_) != %lld || (tr_ ? mx_ : sz_) != %lld) return pc_cold(), rt->fail(bk, %d, \"%s: internal: the "
                        "result's shape differs from its static type\");", (long long)os[0], (long long)os[1], s, opname(e));
     pld_cg_emit(g, "t%d[0] = tr_ ? sz_ : mx_; t%d[1] = tr_ ? mx_ : sz_;", osv, osv);
     g->ind--;

@@ -250,7 +250,17 @@ typedef struct pc_rt {
      * PC_INFO_DUMP): the value of its operand, tensor t or tile tile (the
      * other NULL), to the tool's writer as sim gives it */
     int (*dump)(void *bk, int site, const pc_tensor *t, const pc_tile *tile);
+    /* n back edges at once (n >= 1): what n calls of tick do, in one call.
+     * Generated loops count their back edges and call it every PC_TICK_EVERY
+     * of them and when the loop ends (issue 44: an indirect call per trip
+     * cost as much as a scalar loop's body) */
+    int (*tick_n)(void *bk, int site, uint32_t n);
 } pc_rt;
+
+/* the back edges a compiled loop counts between two pc_rt.tick_n calls: a
+ * stop (budget, cancellation, --wait-timeout) comes at most this many trips
+ * late, and a loop left by `return` leaves fewer than this many uncounted */
+#define PC_TICK_EVERY 64u
 
 /* one member call of a Group body (pc_rt.group) */
 struct pc_member {
@@ -295,6 +305,21 @@ static inline uint64_t pc_f32_word(double v)
     return b;
 }
 
+/* The error exits of generated code: `return pc_cold(), 1;` and
+ * `return pc_cold(), rt->fail(...);`. A call of a cold function makes GCC and
+ * clang predict the path never taken, so a kernel's many error checks do not
+ * lower the guessed frequency of the code after them: without it GCC thinks
+ * the loops of a long kernel cold and vectorises none of them (issue 44;
+ * bench/native_vec_report.sh counts them). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((cold, noinline, unused)) static void pc_cold(void)
+{
+    __asm__ __volatile__("");                  /* a side effect: the call stays */
+}
+#else
+static void pc_cold(void) {}
+#endif
+
 /* pc_rt.sys_info facts, xcore ops and pipe directions (the system family) */
 enum { PC_INFO_SUBBLOCK = 0, PC_INFO_CLUSTERS, PC_INFO_AIVS, PC_INFO_IN_GROUP, PC_INFO_TASKS, PC_INFO_DUMP };
 enum { PC_XC_INIT_PIPE = 0, PC_XC_TFREE, PC_XC_SYNC_SET, PC_XC_SYNC_WAIT, PC_XC_SYNCALL };
@@ -308,7 +333,7 @@ enum { PC_C2V = 0, PC_V2C = 1 };
         char pc_e_[256];                                                                                      \
         pc_e_[0] = 0;                                                                                         \
         if (rt->k->FN(__VA_ARGS__, pc_e_, sizeof pc_e_))                                                      \
-            return rt->kfail(bk, (site), pc_e_);                                                              \
+            return pc_cold(), rt->kfail(bk, (site), pc_e_);                                                   \
     } while (0)
 
 /* A packed row-major view of the whole physical tile t. */
@@ -543,7 +568,7 @@ static inline void pc_view_box(pc_view *v, const int64_t *off, const int64_t *ex
     do {                                                                                                      \
         char pc_m_[320];                                                                                      \
         snprintf(pc_m_, sizeof pc_m_, __VA_ARGS__);                                                           \
-        return rt->fail(bk, (site), pc_m_);                                                                   \
+        return pc_cold(), rt->fail(bk, (site), pc_m_);                                                        \
     } while (0)
 
 /* ---- element-wise extension ops, broadcasts, reductions (pld_cgen_ext.c) ---- */

@@ -22,6 +22,7 @@
 #include "pld_backend.h"
 #include "pld_crt.h"
 #include "pld_hw.h"
+#include "pld_native_flags.h"
 #include "pld_mem.h"
 
 #include <ctype.h>
@@ -37,13 +38,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* -ffp-contract=off and no fast-math: every operation rounds as the source
- * states (docs/native.md). Dropping errno from sqrt changes no result. Every
+/* The flags (pld_native_flags.h, shared with the benchmark's hand C): every
  * C11 compiler must take the base flags; the optional ones are used only when
  * the compiler accepts them (probed: a compile with -Werror of a small file). */
-#define NATIVE_FLAGS "-std=c11 -O2 -fPIC -shared -ffp-contract=off -fno-fast-math -fno-math-errno -w"
+#define NATIVE_FLAGS PLD_NATIVE_BASE_FLAGS " " PLD_NATIVE_LINK_FLAGS
 /* optional: vectorising element-wise loops (GCC; clang's vectoriser has no such knob) */
-static const char *const native_opt_flags[] = {"-fvect-cost-model=dynamic"};
+static const char *const native_opt_flags[] = {PLD_NATIVE_OPT_FLAGS};
 #define NATIVE_NOPT (sizeof native_opt_flags / sizeof native_opt_flags[0])
 
 typedef int (*ckernel_fn)(const pc_rt *rt, void *bk, int64_t *args);

@@ -104,13 +104,15 @@ static void *rt_alloc(void *bk, int site, size_t bytes)
  * --wait-timeout S, a block still running S seconds after it began stops the
  * run as a wait past the limit does (exit 70, the loop located). Without it a
  * running loop is progress, as an interpreted one is. */
-static int rt_tick(void *bk, int site)
+static int rt_tick_n(void *bk, int site, uint32_t n)
 {
     crt_block_t *b = bk;
     pld_interp_t *it = b->it;
     if (it->failed || pld_npu_cancelled(it->sched))
         return 1;
-    if ((++b->ticks & 1023u) == 0 && it->opts.wait_timeout_s > 0) {
+    const uint32_t before = b->ticks;
+    b->ticks += n;
+    if ((before >> 10) != (b->ticks >> 10) && it->opts.wait_timeout_s > 0) { /* every 1024 back edges */
         const double lim = it->opts.wait_timeout_s;
         const double dt = (double)(pld_trace_now() - b->t0) * 1e-9;
         if (dt >= lim) {
@@ -127,8 +129,14 @@ static int rt_tick(void *bk, int site)
         }
     }
     const pld_span_t sp = site_span(b, site);
+    it->steps += n - 1; /* n operations: the last one checked against the budget */
     pld_rt_progress_at(it, sp);
     return pld_rt_step(it, &b->f, sp) != PLD_OK;
+}
+
+static int rt_tick(void *bk, int site)
+{
+    return rt_tick_n(bk, site, 1);
 }
 
 static double rt_round_f(int32_t dt, double v)
@@ -798,6 +806,7 @@ static const pc_rt crt_table = {
     rt_op, rt_ret_val,
     rt_tensor_buf, rt_assemble, rt_dyn_dim,
     rt_dump,
+    rt_tick_n,
 };
 
 /* ---- kernel functions called by compiled code (pld_crt_sys.c) ---- */

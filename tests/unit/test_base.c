@@ -10,6 +10,7 @@
 #include "pld_buf.h"
 
 #include <math.h>
+#include <string.h>
 
 static void test_base_dtype_table(void)
 {
@@ -165,10 +166,109 @@ static void test_base_trace(void)
     pld_buf_fini(&js);
 }
 
+/* The FP16 conversions as pldrun first wrote them (branchy, case by case):
+ * the reference pld_half.h's branch-free ones must equal bit for bit. */
+static uint16_t ref_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u)
+        return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+    if (ax >= 0x477ff000u)
+        return (uint16_t)(sign | 0x7c00u);
+    if (ax >= 0x38800000u) {
+        const uint32_t r = ax - 0x38000000u + 0x0fffu + ((ax >> 13) & 1u);
+        return (uint16_t)(sign | (r >> 13));
+    }
+    if (ax <= 0x33000000u)
+        return (uint16_t)sign;
+    const uint32_t e = ax >> 23;
+    const uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126u - e;
+    uint32_t q = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u)))
+        q++;
+    return (uint16_t)(sign | q);
+}
+
+static uint32_t ref_f16_to_f32_bits(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t ef = (h >> 10) & 0x1fu, fr = h & 0x3ffu;
+    if (ef == 0x1f)
+        return sign | 0x7f800000u | (fr << 13);
+    if (ef != 0)
+        return sign | ((ef + 112u) << 23) | (fr << 13);
+    const float v = (float)fr * 0x1p-24f;
+    return pld_f32_bits(sign ? -v : v);
+}
+
+static uint16_t ref_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+/* one FP32 bit pattern through both directions of both formats; 0 = equal */
+static int half_differs(uint32_t x)
+{
+    const float f = pld_bits_f32(x);
+    return pld_f32_to_f16(f) != ref_f32_to_f16(f) || pld_f32_to_bf16(f) != ref_f32_to_bf16(f);
+}
+
+/* issue 44: the branch-free FP16 conversions (they vectorise) equal the
+ * branchy reference on every FP16 / BF16 input, on every FP32 pattern of the
+ * top 16 bits (sign, exponent, top fraction: every rounding case of BF16 and
+ * FP16's normal, overflow, NaN and subnormal ranges) with edge low bits (ties,
+ * sticky bits, all ones), on every FP32 near the boundaries, on every FP32 in
+ * FP16's subnormal range, and on two million random FP32 patterns */
+static void test_base_half_exhaustive(void)
+{
+    unsigned bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        bad += pld_f32_bits(pld_f16_to_f32((uint16_t)h)) != ref_f16_to_f32_bits((uint16_t)h);
+        bad += pld_f32_bits(pld_bf16_to_f32((uint16_t)h)) != h << 16;
+        bad += half_differs(pld_f32_bits(pld_f16_to_f32((uint16_t)h)));   /* round trips */
+    }
+    static const uint32_t low[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x2001, 0x3fff, 0x7fff,
+                                   0x8000, 0x8001, 0x9000, 0xbfff, 0xc000, 0xefff, 0xf000, 0xffff};
+    for (uint32_t hi = 0; hi < 65536; hi++)
+        for (size_t i = 0; i < sizeof low / sizeof low[0]; i++)
+            bad += half_differs(hi << 16 | low[i]);
+    /* every FP32 around the FP16 subnormal / normal / overflow boundaries */
+    static const uint32_t edge[] = {0x33000000u, 0x33800000u, 0x387fc000u, 0x38800000u, 0x477fe000u, 0x477ff000u,
+                                    0x7f800000u, 0x7fc00000u, 0x00000000u, 0x00800000u};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        for (uint32_t d = 0; d < 0x4000u; d++) {
+            bad += half_differs(edge[i] + d) + half_differs(edge[i] - d);
+            bad += half_differs((edge[i] + d) | 0x80000000u);
+        }
+    /* exhaustively, every positive FP32 whose FP16 result is subnormal or zero
+     * (the range the FP32 addition rounds), and a margin on both sides */
+    for (uint32_t x = 0x32f00000u; x < 0x38900000u; x++)
+        bad += pld_f32_to_f16(pld_bits_f32(x)) != ref_f32_to_f16(pld_bits_f32(x));
+    uint64_t st = 44;
+    for (int i = 0; i < 2000000; i++) {
+        uint64_t z = (st += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        bad += half_differs((uint32_t)(z ^ (z >> 31)));
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 static CU_TestInfo base_tests[] = {
     {"test_base_trace", test_base_trace},
     {"test_base_dtype_table", test_base_dtype_table},
     {"test_base_half_conversions", test_base_half_conversions},
+    {"test_base_half_exhaustive", test_base_half_exhaustive},
     {"test_base_size_checked", test_base_size_checked},
     CU_TEST_INFO_NULL,
 };
