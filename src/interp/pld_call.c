@@ -457,8 +457,10 @@ int pld_walk_with(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         it->manual_scope++;
         flow = pld_walk_block(it, f, &s->u.with.body);
         it->manual_scope--;
-        if (it->race)
-            pld_race_scope_end(it, f, first);
+        /* the scope's tasks that have completed: the orchestration continues after them */
+        for (int64_t tid = first + 1; it->race && tid <= (int64_t)it->stats.tasks; tid++)
+            if (pld_task_complete(it, tid))
+                pld_race_task_deps(it, f, 0, &tid, 1);
     } else {
         flow = pld_walk_block(it, f, &s->u.with.body);
     }

@@ -295,14 +295,6 @@ void pld_race_task_tid(pld_interp_t *it, int64_t tid)
     pld_debug_race_task_tid(it->debug, tid);
 }
 
-void pld_race_scope_end(pld_interp_t *it, const frame_t *f, int64_t first)
-{
-    /* the scope's tasks that have completed: the orchestration continues after them */
-    for (int64_t tid = first + 1; tid <= (int64_t)it->stats.tasks; tid++)
-        if (pld_task_complete(it, tid))
-            pld_race_task_deps(it, f, 0, &tid, 1);
-}
-
 void pld_race_task_settle(pld_interp_t *it, const frame_t *f)
 {
     pld_debug_thread_t t = thread_of(f);

@@ -554,12 +554,11 @@ void pld_race_task_deps(pld_interp_t *it, const frame_t *f, int64_t tid, const i
  * (pld_race_task_issue when queued, pld_race_task_detach with its tid when it runs) or a task of
  * a pl.manual_scope (pld_race_task_detach with 0, before its deps are joined) is ordered after its
  * issue and its deps only, and before later work only through deps=, the end of its manual scope
- * (pld_race_scope_end: the scope's completed tasks since TaskId `first`) and the end of the
+ * (pld_call.c: the scope's completed tasks joined through pld_race_task_deps) and the end of the
  * orchestration function (pld_race_task_settle). pld_race_task_tid: the launch's TaskId. */
 void pld_race_task_issue(pld_interp_t *it, const frame_t *f, int64_t tid);
 void pld_race_task_detach(pld_interp_t *it, const frame_t *f, int64_t queued);
 void pld_race_task_tid(pld_interp_t *it, int64_t tid);
-void pld_race_scope_end(pld_interp_t *it, const frame_t *f, int64_t first);
 void pld_race_task_settle(pld_interp_t *it, const frame_t *f);
 /* A block / core / kernel (child) starts from its launcher (parent); after the launch, the
  * launcher joins every block it forked. */
