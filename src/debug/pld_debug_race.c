@@ -332,6 +332,23 @@ static pld_span_t span_of(const pld_debug_t *d, const pld_hb_site_t *s)
     return sp;
 }
 
+/* the record of race x for the tool's --findings: this rank's access (at,
+ * site, kind) and the other side (x) */
+static void race_finding(pld_debug_t *d, pld_debug_finding_t *f, const pld_diag_t *dg, const pld_debug_at_t *at,
+                         pld_hb_site_t site, int kind, const pld_hb_race_t *x)
+{
+    const dbg_race_t *r = d->race;
+    const pld_hb_site_t other = x->site;
+    memset(f, 0, sizeof *f);
+    f->kind = PLD_DEBUG_FINDING_RACE;
+    f->message = dg ? dg->msg : "";
+    f->nsides = 2;
+    f->side[0] = (pld_debug_side_t){(int)r->me, site.block == 0xFFFF ? -1 : site.block, op_text(d, site.op),
+                                    access_text(kind), at->span};
+    f->side[1] = (pld_debug_side_t){(int)(x->tid / PLD_RACE_SLOTS), other.block == 0xFFFF ? -1 : other.block,
+                                    op_text(d, other.op), access_text(x->kind), span_of(d, &other)};
+}
+
 static void on_race(void *ctx, const pld_hb_race_t *x)
 {
     rctx_t *c = ctx;
@@ -358,14 +375,7 @@ static void on_race(void *ctx, const pld_hb_race_t *x)
     pld_diag_note(d->o.diags, dg, span_of(d, &other), "the other access: %s by %s", op_text(d, other.op), them);
     if (d->o.finding) {
         pld_debug_finding_t f;
-        memset(&f, 0, sizeof f);
-        f.kind = PLD_DEBUG_FINDING_RACE;
-        f.message = dg ? dg->msg : "";
-        f.nsides = 2;
-        f.side[0] = (pld_debug_side_t){(int)r->me, c->site.block == 0xFFFF ? -1 : c->site.block,
-                                       op_text(d, c->site.op), access_text(c->kind), c->at->span};
-        f.side[1] = (pld_debug_side_t){(int)(x->tid / PLD_RACE_SLOTS), other.block == 0xFFFF ? -1 : other.block,
-                                       op_text(d, other.op), access_text(x->kind), span_of(d, &other)};
+        race_finding(d, &f, dg, c->at, c->site, c->kind, x);
         f.target = have ? (w.synth ? "the allreduce signal" : w.name) : "?";
         f.owner = r->dom[c->dom].members[c->owner];
         f.lo = x->lo - base;
@@ -731,14 +741,7 @@ static void on_plain_race(void *ctx, const pld_hb_race_t *x)
     pld_diag_note(d->o.diags, dg, span_of(d, &other), "the other access: %s by %s", op_text(d, other.op), them);
     if (d->o.finding) {
         pld_debug_finding_t f;
-        memset(&f, 0, sizeof f);
-        f.kind = PLD_DEBUG_FINDING_RACE;
-        f.message = dg ? dg->msg : "";
-        f.nsides = 2;
-        f.side[0] = (pld_debug_side_t){(int)r->me, c->site.block == 0xFFFF ? -1 : c->site.block,
-                                       op_text(d, c->site.op), access_text(c->kind), c->at->span};
-        f.side[1] = (pld_debug_side_t){(int)(x->tid / PLD_RACE_SLOTS), other.block == 0xFFFF ? -1 : other.block,
-                                       op_text(d, other.op), access_text(x->kind), span_of(d, &other)};
+        race_finding(d, &f, dg, c->at, c->site, c->kind, x);
         f.target = name;
         f.plain = 1;
         f.owner = (int)r->me;

@@ -94,6 +94,15 @@ static const rec_t *first_notify(const rec_t *const *is, size_t nn, int32_t pid,
 /* One arrow: "s" inside the producer's slice (its middle, or earlier so as
  * not to end after the wait), "f" inside the wait's slice, at its end (when
  * it was released), never before "s". */
+/* the error of the merged clock between ranks that a notify -> wait match
+ * tolerates (a notify seen starting up to this long after the wait ended) */
+#define FLOW_SKEW_NS 2000000
+
+static int same_cell(const rec_t *n, const rec_t *w)
+{
+    return n->target == w->target && n->dom == w->dom && n->offset == w->offset;
+}
+
 static int arrow(FILE *f, const char *name, long id, const rec_t *from, const rec_t *to)
 {
     int64_t ft = to->t1 - 1 > to->t0 ? to->t1 - 1 : to->t0;
@@ -159,12 +168,15 @@ long flow_write(FILE *f, const char *recs, size_t bytes)
             else
                 hi = mid;
         }
-        if (lo == 0)
+        /* none before it on the merged clock: the first one after it, within
+         * the clock's error between ranks (FLOW_SKEW_NS) */
+        size_t k = lo;
+        if (lo > 0 && same_cell(nt[lo - 1], &r[i]))
+            k = lo - 1;
+        else if (!(lo < nn && same_cell(nt[lo], &r[i]) && nt[lo]->t0 - r[i].t1 <= FLOW_SKEW_NS))
             continue;
-        const rec_t *c = nt[lo - 1];
-        if (c->target != r[i].target || c->dom != r[i].dom || c->offset != r[i].offset)
-            continue;
-        released_by[i] = (long)(lo - 1);
+        const rec_t *c = nt[k];
+        released_by[i] = (long)k;
         if (arrow(f, "notify -> wait", ++arrows, c, &r[i]) < 0)
             goto fail;
     }
