@@ -85,9 +85,16 @@ def need(problems, cond, what):
 
 def case_slow(args, env, wd, backend):
     outs = os.path.join(wd, 'outs.npy')
-    cli = ['--in', 'xs=random:1', '--in', 'trips=' + trips_file(args, env, wd, backend), '--out', 'outs=' + outs,
-           '--timeout', '1']
-    rc, out, err, dt = run(args, env, wd, SLOW, cli, backend)
+    tf = trips_file(args, env, wd, backend)
+    cli = ['--in', 'xs=random:1', '--in', 'trips=' + tf, '--out', 'outs=' + outs, '--timeout', '1']
+    for _ in range(3):
+        rc, out, err, dt = run(args, env, wd, SLOW, cli, backend)
+        t = run_seconds(out)
+        if rc != 0 or (t or 0) >= 2.0:
+            break
+        # faster than calibrated (the calibration run also compiled the kernels, or the load fell): longer, again
+        n = T.read_npy(tf)[2][0]
+        T.write_npy(tf, 'INT64', (1, 1), [int(n * TARGET_S / max(t or 0.05, 0.05))])
     p = []
     need(p, rc == 0, 'exit status %d, expected 0 (a slow producer is not a hang)' % rc)
     need(p, 'error' not in err, 'an error was reported')
