@@ -72,13 +72,13 @@ kernels=(
     "chain28|native_chain28.pld|chain|x=random:4|y|6000"
     "matmul|native_matmul.pld|tile|x=random:4 w=random:5|y|20000"
     "rowsum|native_rowsum.pld|tile|x=random:4|y|100000"
-    "softmax_rmsnorm|native_softmax_rmsnorm.pld|tile|x=random:4 g=random:6|y|3500"
-    "layernorm|native_layernorm.pld|tile|x=random:4 g=random:6 b=random:7|y|6500"
-    "rope|native_rope.pld|tile|x=random:4 th=random:8|y|16000"
-    "attention|native_attention.pld|tile|q=random:9 k=random:10 v=random:11|y|500"
-    "matmul256|native_matmul256.pld|tile|x=random:4 w=random:5|y|90"
-    "matmul256_f16|native_matmul256_f16.pld|tile|x=random:4 w=random:5|y|25"
-    "scan_continue|native_scan_continue.pld|scan|x=random:1|sums hist|300"
+    "softmax_rmsnorm|native_softmax_rmsnorm.pld|tile|x=random:4 g=random:6|y|11000"
+    "layernorm|native_layernorm.pld|tile|x=random:4 g=random:6 b=random:7|y|24000"
+    "rope|native_rope.pld|tile|x=random:4 th=random:8|y|50000"
+    "attention|native_attention.pld|tile|q=random:9 k=random:10 v=random:11|y|1800"
+    "matmul256|native_matmul256.pld|tile|x=random:4 w=random:5|y|240"
+    "matmul256_f16|native_matmul256_f16.pld|tile|x=random:4 w=random:5|y|70"
+    "scan_continue|native_scan_continue.pld|scan|x=random:1|sums hist|700"
 )
 # PLD_BENCH_ONLY="k1 k2 ..." runs only the kernels named (a quicker look at some)
 if [ -n "${PLD_BENCH_ONLY:-}" ]; then
