@@ -124,7 +124,9 @@ static void matmul_f32(float *restrict c, const float *restrict a, const float *
 
 /* FP16 <-> FP32 in plain C: FP16 to FP32 is exact; FP32 to FP16 rounds to
  * nearest, ties to even (pldrun's casts with mode rint / round and its FP16
- * random inputs), subnormal results included. */
+ * random inputs), subnormal results included. Checked once against
+ * src/base/pld_half.h (the library's) on every FP16 and every FP32 input: the
+ * same bits. */
 static float f16_to_f32(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
