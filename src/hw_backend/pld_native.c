@@ -11,10 +11,14 @@
  *
  * Cache: <dir>/k-<key>.so with key = FNV-1a 64 of the source (pld_crt.h
  * included), the compiler's identity (real path, size, mtime, --version line)
- * and every flag of the command line; dir is --backend-options cache=DIR, else
+ * and every flag of the command line; the kernel's entry point in it is
+ * pld_ckernel_<key>. The kernels a program misses are compiled in units (one
+ * translation unit of several kernels, one cc run), as many units at once as
+ * CPUs online (or jobs=N); each kernel's k-<key>.so is a hard link to its
+ * unit's object. dir is --backend-options cache=DIR, else
  * $XDG_CACHE_HOME/pldrun, else $HOME/.cache/pldrun, else /tmp/pldrun-cache-UID,
  * and must be owned by the user and writable by nobody else (a writer of the
- * cache could run code in pldrun). A kernel is compiled to temporary files
+ * cache could run code in pldrun). A unit is compiled to temporary files
  * (removed on failure) and renamed into place, so ranks of one node share the
  * cache safely. The flags a compiler accepts are probed once per compiler
  * identity and remembered in the cache (cc-<id>.flags). */
@@ -641,7 +645,7 @@ static int build(pld_be_t *be, kjob_t *js, int nj)
     for (int i = 0; i < nj; i++) {
         char scratch[16384];
         size_t len = 0;
-        js[i].group = nj > 1 && unit_names(&js[i], scratch, sizeof scratch, &len, 1) != 0 ? ng++ : -1;
+        js[i].group = nj > 1 && ng < 512 && unit_names(&js[i], scratch, sizeof scratch, &len, 1) != 0 ? ng++ : -1;
     }
     for (;;) {
         int big = -1;
