@@ -768,9 +768,13 @@ static int build_missing(pld_be_t *be, kjob_t *js, uint32_t n)
     if (!miss)
         return seterr(be, PLD_BE_E_NOMEM, "out of memory");
     int nm = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (access(js[i].so, R_OK) != 0)
+    for (uint32_t i = 0; i < n; i++) {
+        int dup = 0; /* two kernels of one source: compiled once */
+        for (int m = 0; m < nm && !dup; m++)
+            dup = strcmp(miss[m].so, js[i].so) == 0;
+        if (!dup && access(js[i].so, R_OK) != 0)
             miss[nm++] = js[i];
+    }
     int rc = build(be, miss, nm);
     pld_mem_free(miss);
     return rc;
