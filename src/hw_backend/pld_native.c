@@ -526,7 +526,9 @@ static int unit_start(pld_be_t *be, kjob_t *js, int nj, int g, kunit_t *un)
         names[0] = '\0';
         if (unit_names(&js[i], names, sizeof names, &len, 1) != 0) /* alone in its unit (build) */
             snprintf(names, sizeof names, "#define pld_ckernel %s\n", js[i].sym);
-        ok &= fprintf(f, "%s#include \"%s\"\n", names, js[i].tc) > 0;
+        /* by its name: found next to the unit (a cache path may hold any character) */
+        const char *base = strrchr(js[i].tc, '/') ? strrchr(js[i].tc, '/') + 1 : js[i].tc;
+        ok &= fprintf(f, "%s#include \"%s\"\n", names, base) > 0;
         len = 0;
         names[0] = '\0';
         if (unit_names(&js[i], names, sizeof names, &len, 0) != 0)

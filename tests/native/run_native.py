@@ -793,9 +793,11 @@ def units(args, work, env):
             f.write('#!/bin/sh\nd=%s\n' % logdir)
             f.write('case " $* " in *" --version "*|*" -Werror "*) exec %s "$@";; esac\n' % gcc)
             if refuse:
-                f.write('for a in "$@"; do case "$a" in *.c) for s in "$a" $(sed -n \'s/^#include "\\(.*\\)"$/\\1/p\' "$a"); do\n'
-                        '  if grep -q "kernel %s of" "$s"; then echo "mycc: refusing %s" >&2; exit 1; fi; done;; esac; done\n'
-                        % (refuse, refuse))
+                # the source files and what they #include "..." (next to them)
+                f.write('for a in "$@"; do case "$a" in *.c)\n'
+                        '  for s in "$a" $(sed -n \'s/^#include "\\(.*\\)"$/\\1/p\' "$a" | sed "s|^[^/]|$(dirname "$a")/&|"); do\n'
+                        '    if grep -q "kernel %s of" "$s"; then echo "mycc: refusing %s" >&2; exit 1; fi\n'
+                        '  done;; esac; done\n' % (refuse, refuse))
             if not wait:
                 f.write('touch "$d/alone"\n')
             f.write('touch "$d/running.$$"\ni=0\nothers=\n'
