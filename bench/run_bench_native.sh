@@ -41,6 +41,7 @@
 # noisy on a shared, loaded machine; it includes pldrun's start-up, parse and
 # output (~10-30 ms) and hand C's input generation; RUNS (default 3); PLD_BENCH_DIV (default 1) divides every
 # iteration count, for a quick smoke run; PLD_BENCH_SKIP_TUTORIAL=1 skips part 2;
+# PLD_BENCH_SKIP_KERNELS=1 skips part 1 (and the hand C: pldrun alone is built and needed);
 # PLD_BENCH_CI_ENV=1: the full CI MPI environment (bench/bench_env.sh);
 # PLD_BENCH_ONLY="NAME ..." runs only the kernels named.
 # Exit status: 0 every target met and every output agrees; 1 a target missed or
@@ -57,10 +58,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/bench_env.sh
 . "$root/bench/bench_env.sh"
+skip_k=${PLD_BENCH_SKIP_KERNELS:-0}
+[ "$skip_k" != 1 ] || handc=
 if [ -f "$build/CMakeCache.txt" ]; then
-    cmake --build "$build" --target pldrun bench_native_handc -j2 >/dev/null
+    cmake --build "$build" --target pldrun ${handc:+bench_native_handc} -j2 >/dev/null
 fi
-for exe in "$pldrun" "$handc"; do
+for exe in "$pldrun" ${handc:+"$handc"}; do
     [ -x "$exe" ] || { echo "run_bench_native.sh: $exe missing (build $build with -DCMAKE_BUILD_TYPE=Release)" >&2; exit 64; }
 done
 
@@ -192,6 +195,7 @@ echo "pldrun: $pldrun (HEAD $(git -C "$root" rev-parse --short HEAD)); median of
 [ "${PLD_BENCH_CPU:-0}" != 1 ] || echo "times: CPU time (user + system) of each whole process (PLD_BENCH_CPU=1)"
 
 # ------------------------------------------------- the flags of both sides
+kernels_part() {
 hc_flags=$("$handc" --flags | sed -n 1p)
 hc_cc=$("$handc" --flags | sed -n 2p)
 echo "hand C built with: $hc_flags (compiler $hc_cc)"
@@ -303,6 +307,8 @@ for spec in "${kernels[@]}"; do
     [ -z "${BAD[$name]:-}" ] || ok="FAIL (run or outputs)"
     echo "| $name | $cls | $n | $s | $v | $h | $sv | $hv | ${R_SH[$name]} | $target | $ok |"
 done
+}
+[ "$skip_k" = 1 ] || kernels_part
 
 # -------------------------------------------------------- compile cost (P = 2)
 if [ "${PLD_BENCH_SKIP_TUTORIAL:-0}" != 1 ]; then

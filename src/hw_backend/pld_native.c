@@ -11,10 +11,14 @@
  *
  * Cache: <dir>/k-<key>.so with key = FNV-1a 64 of the source (pld_crt.h
  * included), the compiler's identity (real path, size, mtime, --version line)
- * and every flag of the command line; dir is --backend-options cache=DIR, else
+ * and every flag of the command line; the kernel's entry point in it is
+ * pld_ckernel_<key>. The kernels a program misses are compiled in units (one
+ * translation unit of several kernels, one cc run), as many units at once as
+ * CPUs online (or jobs=N); each kernel's k-<key>.so is a hard link to its
+ * unit's object. dir is --backend-options cache=DIR, else
  * $XDG_CACHE_HOME/pldrun, else $HOME/.cache/pldrun, else /tmp/pldrun-cache-UID,
  * and must be owned by the user and writable by nobody else (a writer of the
- * cache could run code in pldrun). A kernel is compiled to temporary files
+ * cache could run code in pldrun). A unit is compiled to temporary files
  * (removed on failure) and renamed into place, so ranks of one node share the
  * cache safely. The flags a compiler accepts are probed once per compiler
  * identity and remembered in the cache (cc-<id>.flags). */
@@ -69,7 +73,8 @@ struct pld_be {
     int rank, local_rank;
     pld_be_coll_t coll;               /* the ranks' barrier: one compile per node */
     struct pld_be_kernel *loaded;    /* compiled at program load, by name */
-    unsigned compiled, cached;
+    unsigned compiled, cached, units; /* kernels compiled, loaded from the cache; cc runs */
+    int jobs;                        /* jobs=N: at most N units (cc runs) at once; 0: the CPUs online */
     char err[2048];
 };
 
@@ -146,12 +151,18 @@ static int parse_options(pld_be_t *be, const char *opts)
             dst = be->cc, cap = sizeof be->cc, skip = 3;
         else if (strncmp(kv, "dump=", 5) == 0 && kv[5])
             dst = be->dump, cap = sizeof be->dump, skip = 5;
-        if (dst) {
+        if (strncmp(kv, "jobs=", 5) == 0) {
+            char *e;
+            long j = strtol(kv + 5, &e, 10);
+            if (e == kv + 5 || *e || j < 1 || j > 256)
+                return seterr(be, PLD_BE_E_INVAL, "native: jobs=N needs a number from 1 to 256, not '%s'", kv + 5);
+            be->jobs = (int)j;
+        } else if (dst) {
             if (n - skip >= cap)
                 return seterr(be, PLD_BE_E_INVAL, "native: the value of option '%.10s' is too long", kv);
             memcpy(dst, kv + skip, n - skip + 1);
         } else if (n)
-            return seterr(be, PLD_BE_E_INVAL, "native: unknown option '%s' (known: cache=DIR, cc=COMPILER, dump=DIR)", kv);
+            return seterr(be, PLD_BE_E_INVAL, "native: unknown option '%s' (known: cache=DIR, cc=COMPILER, dump=DIR, jobs=N)", kv);
         p += n;
         if (*p == ',')
             p++;
@@ -223,30 +234,6 @@ static void native_close(pld_be_t *be)
     pld_mem_free(be);
 }
 
-/* Runs argv with stdout+stderr into file `log`; returns the exit status (-1: not run). */
-static int run(char *const argv[], const char *log)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* the first `max` bytes of file path (trailing newlines cut) */
 static void slurp(const char *path, char *buf, size_t max)
 {
@@ -271,6 +258,7 @@ static uint64_t fnv(uint64_t h, const char *s)
 }
 
 static int write_file(const char *path, const char *text);
+static int run(char *const argv[], const char *log);
 
 /* the file execvp would run for cc (PATH searched when it has no '/'), as a real path */
 static int resolve_cc(const char *cc, char *out, size_t n)
@@ -384,112 +372,381 @@ static int write_file(const char *path, const char *text)
     return ok ? 0 : -1;
 }
 
-/* compiles (or finds in the cache) and loads kernel d */
-static int compile_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_kernel *k)
+/* one kernel of the program being loaded: its key's cache entries */
+typedef struct kjob {
+    const pld_be_kernel_desc_t *d;
+    char sym[64];                    /* pld_ckernel_<key>: its entry point in the unit's object */
+    char so[1200], c[1200], tc[1300];
+    int group;
+} kjob_t;
+
+/* a unit: one translation unit of some kernels, one cc run */
+typedef struct kunit {
+    char u[1300], so[1300], log[1300];
+    pid_t pid;
+    int st;
+    size_t weight;
+} kunit_t;
+
+static void kjob_init(pld_be_t *be, kjob_t *j, const pld_be_kernel_desc_t *d)
 {
-    int rc = compiler_version(be);
-    if (rc != PLD_BE_OK)
-    {
-        char why[sizeof be->err];
-        snprintf(why, sizeof why, "%s", be->err);
-        return seterr(be, rc, "kernel %s (%s:%d): %s", d->name, d->program, d->line, why);
-    }
-    /* the key: the source, the compiler's identity and every flag of the command line */
+    /* the key: the source, the compiler's identity and every flag of the command
+     * line, and the layout (the kernel's symbol is pld_ckernel_<key>) */
     uint64_t h = fnv(fnv(fnv(fnv(fnv(1469598103934665603ull, d->c_source), "\x01"), be->ccid), "\x01"), be->flags);
-    h = fnv(h, "\x01-o * * -lm");
-    char so[1200], c[1200], tso[1300], tc[1300], log[1300];
-    snprintf(so, sizeof so, "%s/k-%016llx.so", be->cache, (unsigned long long)h);
-    snprintf(c, sizeof c, "%s/k-%016llx.c", be->cache, (unsigned long long)h);
-    for (int attempt = 0; attempt < 2; attempt++) {
-        if (access(so, R_OK) == 0) {
-            struct stat sb;
-            if (stat(so, &sb) != 0 || sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH)))
-                return seterr(be, PLD_BE_E_LOAD,
-                              "kernel %s (%s:%d): refusing the cached %s: not owned by this user or writable by "
-                              "others", d->name, d->program, d->line, so);
-            dlerror();
-            k->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-            if (k->dl) {
-                void *sym = dlsym(k->dl, "pld_ckernel");
-                if (sym) {
-                    memcpy(&k->fn, &sym, sizeof k->fn);
-                    if (attempt == 0)
-                        be->cached++;
-                    return PLD_BE_OK;
-                }
-                dlclose(k->dl);
-                k->dl = NULL;
-            }
-            if (attempt == 1)
-                return seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): the compiled kernel %s does not load: %s",
-                              d->name, d->program, d->line, so, dlerror());
-        }
-        if (attempt == 1)
-            break;
-        /* compile into temporary files, then rename into place */
-        snprintf(tc, sizeof tc, "%s.%ld.%d.tmp.c", c, (long)getpid(), be->rank);
-        snprintf(tso, sizeof tso, "%s.%ld.%d.tmp", so, (long)getpid(), be->rank);
-        snprintf(log, sizeof log, "%s.%ld.%d.log", so, (long)getpid(), be->rank);
-        if (write_file(tc, d->c_source) != 0) {
-            int e = errno;
-            unlink(tc);
-            return seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): cannot write %s: %s", d->name, d->program, d->line,
-                          tc, strerror(e));
-        }
-        char *argv[40];
-        int n = 0;
-        char flags[sizeof be->flags], dash_o[] = "-o", libm[] = "-lm";
-        snprintf(flags, sizeof flags, "%s", be->flags);
-        argv[n++] = be->cc;
-        for (char *t = strtok(flags, " "); t && n < 34; t = strtok(NULL, " "))
-            argv[n++] = t;
-        argv[n++] = dash_o;
-        argv[n++] = tso;
-        argv[n++] = tc;
-        argv[n++] = libm;
-        argv[n] = NULL;
-        int st = run(argv, log);
-        if (st != 0) {
-            char out[1200];
-            slurp(log, out, sizeof out);
-            unlink(log);
-            unlink(tso);
-            unlink(tc);
-            seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): the C compiler '%s' failed (exit %d) on its generated C "
-                   "(--backend-options dump=DIR keeps it): %s", d->name,
-                   d->program, d->line, be->cc, st, out[0] ? out : "no output");
-            return PLD_BE_E_LOAD;
-        }
-        unlink(log);
-        if (rename(tc, c) != 0 || rename(tso, so) != 0) {
-            int e = errno;
-            unlink(tc);
-            unlink(tso);
-            errno = e;
-            return seterr(be, PLD_BE_E_LOAD, "kernel %s: cannot place %s in the cache: %s", d->name, so,
-                          strerror(errno));
-        }
-        be->compiled++;
-    }
-    return seterr(be, PLD_BE_E_LOAD, "kernel %s: could not be loaded", d->name);
+    h = fnv(h, "\x01-o * * -lm\x01unit pld_ckernel_KEY");
+    j->d = d;
+    snprintf(j->sym, sizeof j->sym, "pld_ckernel_%016llx", (unsigned long long)h);
+    snprintf(j->so, sizeof j->so, "%s/k-%016llx.so", be->cache, (unsigned long long)h);
+    snprintf(j->c, sizeof j->c, "%s/k-%016llx.c", be->cache, (unsigned long long)h);
+    snprintf(j->tc, sizeof j->tc, "%s.%ld.%d.tmp.c", j->c, (long)getpid(), be->rank);
 }
 
-/* dump=DIR: writes kernel d's generated C to DIR/<name>.c (rank 0 only; a
+/* Starts argv with stdout+stderr into file `log`; returns its pid (-1: not started). */
+static pid_t spawn(char *const argv[], const char *log)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+/* the exit status of child pid (-1: none, 128: killed) */
+static int reap(pid_t pid)
+{
+    int st;
+    if (pid < 0)
+        return -1;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int run(char *const argv[], const char *log)
+{
+    return reap(spawn(argv, log));
+}
+
+/* the part of a generated source after pld_crt.h: its first line is the
+ * generator's comment, ending "(generated by pldrun; do not edit)" */
+static const char *kernel_part(const char *src)
+{
+    const char *m = strstr(src, " (generated by pldrun; do not edit) */\n");
+    if (!m)
+        return NULL;
+    while (m > src && m[-1] != '\n')
+        m--;
+    return m;
+}
+
+/* Appends to b (cap bytes, used *len) "#define NAME NAME_<key>" (def) or
+ * "#undef NAME" (!def) for each name the kernel part of j's source defines at
+ * file scope: its `static` functions (a line starting "static", the name
+ * before the first '(') and pld_ckernel. Kernels of one unit so keep their
+ * own names. -1: a file-scope definition it cannot read or no room (the kernel
+ * is then compiled in a unit of its own). */
+static int unit_names(const kjob_t *j, char *b, size_t cap, size_t *len, int def)
+{
+    const char *p = kernel_part(j->d->c_source);
+    if (!p)
+        return -1;
+    const char *key = j->sym + strlen("pld_ckernel_");
+    int w = def ? snprintf(b + *len, cap - *len, "#define pld_ckernel %s\n", j->sym)
+                : snprintf(b + *len, cap - *len, "#undef pld_ckernel\n");
+    if (w < 0 || (size_t)w >= cap - *len)
+        return -1;
+    *len += (size_t)w;
+    for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, "static ", 7) != 0)
+            continue;
+        const char *e = p;
+        while (*e && *e != '(' && *e != '\n')
+            e++;
+        if (*e != '(')
+            return -1;                 /* a static object at file scope: not generated today */
+        while (e > p && e[-1] == ' ')
+            e--;
+        const char *n0 = e;
+        while (n0 > p && (isalnum((unsigned char)n0[-1]) || n0[-1] == '_'))
+            n0--;
+        if (n0 == e || isdigit((unsigned char)*n0))
+            return -1;
+        char line[256];
+        if (def)
+            w = snprintf(line, sizeof line, "#define %.*s %.*s_%s\n", (int)(e - n0), n0, (int)(e - n0), n0, key);
+        else
+            w = snprintf(line, sizeof line, "#undef %.*s\n", (int)(e - n0), n0);
+        if (w < 0 || (size_t)w >= sizeof line)
+            return -1;
+        /* a prototype and its definition: the name once */
+        char probe[260];
+        snprintf(probe, sizeof probe, "\n%s", line);
+        b[*len] = '\0';
+        if (strstr(b, probe) || strncmp(b, line, strlen(line)) == 0)
+            continue;
+        if ((size_t)w >= cap - *len)
+            return -1;
+        memcpy(b + *len, line, (size_t)w + 1);
+        *len += (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes unit g's source (the kernels of js[] in group g, each included with
+ * its file-scope names renamed) and starts cc on it. */
+static int unit_start(pld_be_t *be, kjob_t *js, int nj, int g, kunit_t *un)
+{
+    un->pid = -1;
+    un->st = -1;
+    snprintf(un->u, sizeof un->u, "%s/u-%ld.%d.%d.tmp.c", be->cache, (long)getpid(), be->rank, g);
+    snprintf(un->so, sizeof un->so, "%s/u-%ld.%d.%d.tmp.so", be->cache, (long)getpid(), be->rank, g);
+    snprintf(un->log, sizeof un->log, "%s/u-%ld.%d.%d.log", be->cache, (long)getpid(), be->rank, g);
+    FILE *f = fopen(un->u, "w");
+    if (!f)
+        return -1;
+    int ok = 1, first = 1;
+    char names[16384];
+    for (int i = 0; i < nj && ok; i++) {
+        if (js[i].group != g)
+            continue;
+        const char *kp = kernel_part(js[i].d->c_source);
+        if (first && kp) /* pld_crt.h once, ahead of every renaming */
+            ok &= fwrite(js[i].d->c_source, 1, (size_t)(kp - js[i].d->c_source), f) == (size_t)(kp - js[i].d->c_source);
+        first = 0;
+        size_t len = 0;
+        names[0] = '\0';
+        if (unit_names(&js[i], names, sizeof names, &len, 1) != 0) /* alone in its unit (build) */
+            snprintf(names, sizeof names, "#define pld_ckernel %s\n", js[i].sym);
+        /* by its name: found next to the unit (a cache path may hold any character) */
+        const char *base = strrchr(js[i].tc, '/') ? strrchr(js[i].tc, '/') + 1 : js[i].tc;
+        ok &= fprintf(f, "%s#include \"%s\"\n", names, base) > 0;
+        len = 0;
+        names[0] = '\0';
+        if (unit_names(&js[i], names, sizeof names, &len, 0) != 0)
+            snprintf(names, sizeof names, "#undef pld_ckernel\n");
+        ok &= fputs(names, f) >= 0;
+    }
+    ok &= fclose(f) == 0;
+    if (!ok)
+        return -1;
+    char *argv[40];
+    int n = 0;
+    char flags[sizeof be->flags], dash_o[] = "-o", libm[] = "-lm";
+    snprintf(flags, sizeof flags, "%s", be->flags);
+    argv[n++] = be->cc;
+    for (char *t = strtok(flags, " "); t && n < 34; t = strtok(NULL, " "))
+        argv[n++] = t;
+    argv[n++] = dash_o;
+    argv[n++] = un->so;
+    argv[n++] = un->u;
+    argv[n++] = libm;
+    argv[n] = NULL;
+    un->pid = spawn(argv, un->log);
+    return un->pid < 0 ? -1 : 0;
+}
+
+static void unit_clean(kunit_t *un)
+{
+    unlink(un->u);
+    unlink(un->so);
+    unlink(un->log);
+}
+
+/* places kernel j of a compiled unit in the cache: a hard link to the unit's
+ * object (a copy where links fail) renamed to k-<key>.so, its source to k-<key>.c */
+static int place(pld_be_t *be, kjob_t *j, const char *uso)
+{
+    char t[1400];
+    snprintf(t, sizeof t, "%s.%ld.%d.tmp", j->so, (long)getpid(), be->rank);
+    unlink(t);
+    int ok = link(uso, t) == 0;
+    if (!ok) {
+        FILE *in = fopen(uso, "rb"), *out = in ? fopen(t, "wb") : NULL;
+        char buf[65536];
+        size_t r;
+        ok = in && out;
+        while (ok && (r = fread(buf, 1, sizeof buf, in)) > 0)
+            ok = fwrite(buf, 1, r, out) == r;
+        if (in)
+            fclose(in);
+        if (out)
+            ok &= fclose(out) == 0;
+        ok = ok && chmod(t, 0755) == 0;
+    }
+    if (!ok || rename(j->tc, j->c) != 0 || rename(t, j->so) != 0) {
+        int e = errno;
+        unlink(t);
+        return seterr(be, PLD_BE_E_LOAD, "kernel %s: cannot place %s in the cache: %s", j->d->name, j->so,
+                      strerror(e));
+    }
+    return PLD_BE_OK;
+}
+
+/* the compiler failed on unit un of kernels js[] (group g): names a kernel and
+ * shows the compiler's message; a unit of several is compiled again one kernel
+ * at a time to find the one the compiler refuses */
+static int unit_failed(pld_be_t *be, kjob_t *js, int nj, int g, kunit_t *un)
+{
+    int cnt = 0, who = -1;
+    for (int i = 0; i < nj; i++)
+        if (js[i].group == g && cnt++ == 0)
+            who = i;
+    kunit_t one;
+    memset(&one, 0, sizeof one);
+    const kunit_t *shown = un;
+    for (int i = 0; cnt > 1 && i < nj; i++) {
+        if (js[i].group != g)
+            continue;
+        js[i].group = -2;
+        int st = unit_start(be, js, nj, -2, &one) == 0 ? reap(one.pid) : -1;
+        js[i].group = g;
+        if (st != 0) {
+            one.st = st;
+            who = i, shown = &one;
+            break;
+        }
+        unit_clean(&one);
+    }
+    char out[1200];
+    slurp(shown->log, out, sizeof out);
+    const pld_be_kernel_desc_t *d = js[who].d;
+    seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): the C compiler '%s' failed (exit %d) on its generated C "
+           "(--backend-options dump=DIR keeps it): %s", d->name, d->program, d->line, be->cc, shown->st,
+           out[0] ? out : "no output");
+    if (shown == &one)
+        unit_clean(&one);
+    return PLD_BE_E_LOAD;
+}
+
+/* Compiles kernels js[0..nj) into the cache: in as many units as jobs (the
+ * option jobs=N, else the CPUs online), each one translation unit and one cc
+ * run, all run at the same time; the kernels spread over the units by the size
+ * of their code. A failure leaves nothing in the cache. */
+static int build(pld_be_t *be, kjob_t *js, int nj)
+{
+    if (nj == 0)
+        return PLD_BE_OK;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nu = be->jobs > 0 ? be->jobs : cpus > 0 ? (int)(cpus > 256 ? 256 : cpus) : 1;
+    nu = nu > nj ? nj : nu;
+    kunit_t *un = pld_mem_calloc((size_t)nj * 2, sizeof *un);
+    if (!un)
+        return seterr(be, PLD_BE_E_NOMEM, "out of memory");
+    /* a kernel whose names cannot be read gets a unit of its own; the others,
+     * the largest first, go to the lightest of the nu units */
+    int ng = nu;
+    for (int i = 0; i < nj; i++) {
+        char scratch[16384];
+        size_t len = 0;
+        js[i].group = nj > 1 && ng < 512 && unit_names(&js[i], scratch, sizeof scratch, &len, 1) != 0 ? ng++ : -1;
+    }
+    for (;;) {
+        int big = -1;
+        size_t bw = 0;
+        for (int i = 0; i < nj; i++) {
+            size_t w = strlen(js[i].d->c_source);
+            if (js[i].group < 0 && (big < 0 || w > bw))
+                big = i, bw = w;
+        }
+        if (big < 0)
+            break;
+        int light = 0;
+        for (int g = 1; g < nu; g++)
+            if (un[g].weight < un[light].weight)
+                light = g;
+        js[big].group = light;
+        un[light].weight += bw;
+    }
+    /* the units numbered 0..ng-1 without empty ones */
+    int map[512], used = 0;
+    for (int g = 0; g < ng && g < 512; g++) {
+        map[g] = -1;
+        for (int i = 0; i < nj && map[g] < 0; i++)
+            if (js[i].group == g)
+                map[g] = used++;
+    }
+    for (int i = 0; i < nj; i++)
+        js[i].group = map[js[i].group];
+    ng = used;
+    int rc = PLD_BE_OK, started = 0;
+    for (int i = 0; i < nj && rc == PLD_BE_OK; i++)
+        if (write_file(js[i].tc, js[i].d->c_source) != 0)
+            rc = seterr(be, PLD_BE_E_LOAD, "kernel %s (%s:%d): cannot write %s: %s", js[i].d->name, js[i].d->program,
+                        js[i].d->line, js[i].tc, strerror(errno));
+    for (int g = 0; g < ng && rc == PLD_BE_OK; g++, started++)
+        if (unit_start(be, js, nj, g, &un[g]) != 0)
+            rc = seterr(be, PLD_BE_E_LOAD, "native: cannot start the C compiler on %s: %s", un[g].u, strerror(errno));
+    for (int g = 0; g < started; g++)
+        un[g].st = reap(un[g].pid);
+    for (int g = 0; g < started && rc == PLD_BE_OK; g++)
+        if (un[g].st != 0)
+            rc = unit_failed(be, js, nj, g, &un[g]);
+    for (int i = 0; i < nj && rc == PLD_BE_OK; i++)
+        rc = place(be, &js[i], un[js[i].group].so);
+    for (int g = 0; g < started; g++)
+        unit_clean(&un[g]);
+    for (int i = 0; i < nj; i++)
+        unlink(js[i].tc);
+    if (rc == PLD_BE_OK)
+        be->compiled += (unsigned)nj, be->units += (unsigned)started;
+    pld_mem_free(un);
+    return rc;
+}
+
+/* loads kernel j from the cache into k: 0, 1 when it is not there or does
+ * not load, -1 when it is refused (be->err says why) */
+static int load_cached(pld_be_t *be, const kjob_t *j, struct pld_be_kernel *k)
+{
+    const pld_be_kernel_desc_t *d = j->d;
+    if (access(j->so, R_OK) != 0)
+        return seterr(be, 1, "kernel %s (%s:%d): %s is not in the cache", d->name, d->program, d->line, j->so);
+    struct stat sb;
+    if (stat(j->so, &sb) != 0 || sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH)))
+        return seterr(be, -1,
+                      "kernel %s (%s:%d): refusing the cached %s: not owned by this user or writable by others",
+                      d->name, d->program, d->line, j->so);
+    dlerror();
+    k->dl = dlopen(j->so, RTLD_NOW | RTLD_LOCAL);
+    if (k->dl) {
+        void *sym = dlsym(k->dl, j->sym);
+        if (sym) {
+            memcpy(&k->fn, &sym, sizeof k->fn);
+            return 0;
+        }
+        dlclose(k->dl);
+        k->dl = NULL;
+    }
+    const char *why = dlerror();
+    return seterr(be, 1, "kernel %s (%s:%d): the compiled kernel %s does not load: %s", d->name, d->program,
+                  d->line, j->so, why ? why : "no such symbol");
+}
+
+/* dump=DIR: writes kernel ks[i]'s generated C to DIR/<name>.c (rank 0 only; a
  * second kernel of the same name, e.g. scopes sharing a name hint, gets
  * <name>-L<line>.c); written to a temporary file and renamed */
-static int dump_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d)
+static int dump_kernel(pld_be_t *be, const pld_be_kernel_desc_t *ks, uint32_t i)
 {
+    const pld_be_kernel_desc_t *d = &ks[i];
     if (!be->dump[0] || be->rank != 0)
         return PLD_BE_OK;
     char name[200];
-    size_t i = 0;
-    for (const char *p = d->name; *p && i < sizeof name - 1; p++, i++)
-        name[i] = (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') && !(i == 0 && *p == '.')
+    size_t n = 0;
+    for (const char *p = d->name; *p && n < sizeof name - 1; p++, n++)
+        name[n] = (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') && !(n == 0 && *p == '.')
                       ? *p : '_';
-    name[i] = '\0';
+    name[n] = '\0';
     int clash = 0;
-    for (struct pld_be_kernel *k = be->loaded; k; k = k->next)
-        if (strcmp(k->name, d->name) == 0 && k->line != d->line)
+    for (uint32_t j = 0; j < i; j++)
+        if (strcmp(ks[j].name, d->name) == 0 && ks[j].line != d->line)
             clash = 1;
     char path[1400], tmp[1500];
     if (clash)
@@ -506,28 +763,23 @@ static int dump_kernel(pld_be_t *be, const pld_be_kernel_desc_t *d)
     return PLD_BE_OK;
 }
 
-/* compiles and loads kernel d as a new entry of be->loaded (*out) */
-static int load_new(pld_be_t *be, const pld_be_kernel_desc_t *d, struct pld_be_kernel **out)
+/* the kernels of js[0..n) not in the cache, compiled */
+static int build_missing(pld_be_t *be, kjob_t *js, uint32_t n)
 {
-    int drc = dump_kernel(be, d);
-    if (drc != PLD_BE_OK)
-        return drc;
-    struct pld_be_kernel *k = pld_mem_calloc(1, sizeof *k);
-    if (!k || !(k->name = pld_mem_strdup(d->name))) {
-        pld_mem_free(k);
+    kjob_t *miss = pld_mem_calloc(n ? n : 1, sizeof *miss);
+    if (!miss)
         return seterr(be, PLD_BE_E_NOMEM, "out of memory");
+    int nm = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int dup = 0; /* two kernels of one source: compiled once */
+        for (int m = 0; m < nm && !dup; m++)
+            dup = strcmp(miss[m].so, js[i].so) == 0;
+        if (!dup && access(js[i].so, R_OK) != 0)
+            miss[nm++] = js[i];
     }
-    int rc = compile_kernel(be, d, k);
-    if (rc != PLD_BE_OK) {
-        pld_mem_free(k->name);
-        pld_mem_free(k);
-        return rc;
-    }
-    k->line = d->line;
-    k->next = be->loaded;
-    be->loaded = k;
-    *out = k;
-    return PLD_BE_OK;
+    int rc = build(be, miss, nm);
+    pld_mem_free(miss);
+    return rc;
 }
 
 static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const pld_be_kernel_desc_t *ks)
@@ -543,13 +795,55 @@ static int native_program_load(pld_be_t *be, const char *path, uint32_t n, const
      * still misses a kernel, e.g. on a node with its own cache, compiles it) */
     const int first = be->local_rank == 0;
     int rc = PLD_BE_OK;
-    struct pld_be_kernel *k;
-    for (uint32_t i = 0; first && i < n && rc == PLD_BE_OK; i++)
-        rc = load_new(be, &ks[i], &k);
-    if (be->coll.barrier && be->coll.barrier(be->coll.ctx) != 0)
+    kjob_t *js = NULL;
+    for (uint32_t i = 0; i < n && rc == PLD_BE_OK; i++)
+        rc = dump_kernel(be, ks, i);
+    if (n && rc == PLD_BE_OK) {
+        rc = compiler_version(be);
+        if (rc != PLD_BE_OK) {
+            char why[sizeof be->err];
+            snprintf(why, sizeof why, "%s", be->err);
+            seterr(be, rc, "kernel %s (%s:%d): %s", ks[0].name, ks[0].program, ks[0].line, why);
+        }
+    }
+    if (n) {
+        js = pld_mem_calloc(n, sizeof *js);
+        if (!js)
+            return seterr(be, PLD_BE_E_NOMEM, "out of memory");
+        for (uint32_t i = 0; i < n; i++)
+            kjob_init(be, &js[i], &ks[i]);
+    }
+    if (first && rc == PLD_BE_OK)
+        rc = build_missing(be, js, n);
+    if (be->coll.barrier && be->coll.barrier(be->coll.ctx) != 0) {
+        pld_mem_free(js);
         return seterr(be, PLD_BE_E_COMM, "native: the barrier after compiling the kernels failed");
-    for (uint32_t i = 0; !first && i < n && rc == PLD_BE_OK; i++)
-        rc = load_new(be, &ks[i], &k);
+    }
+    if (!first && rc == PLD_BE_OK)
+        rc = build_missing(be, js, n);
+    for (uint32_t i = 0; i < n && rc == PLD_BE_OK; i++) {
+        struct pld_be_kernel *k = pld_mem_calloc(1, sizeof *k);
+        if (!k || !(k->name = pld_mem_strdup(ks[i].name))) {
+            pld_mem_free(k);
+            rc = seterr(be, PLD_BE_E_NOMEM, "out of memory");
+            break;
+        }
+        int lr = load_cached(be, &js[i], k);
+        if (lr == 0)
+            be->cached++;
+        else if (lr > 0) /* not there, or it does not load: compiled (again) */
+            lr = build(be, &js[i], 1) == PLD_BE_OK ? load_cached(be, &js[i], k) : -1;
+        if (lr != 0) {
+            rc = PLD_BE_E_LOAD;
+            pld_mem_free(k->name);
+            pld_mem_free(k);
+            break;
+        }
+        k->line = ks[i].line;
+        k->next = be->loaded;
+        be->loaded = k;
+    }
+    pld_mem_free(js);
     return rc;
 }
 

@@ -70,6 +70,16 @@
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
+  units     issue 44, compile cost: the kernels a program misses in the cache are
+            compiled in units, one translation unit and one cc run each, run at
+            the same time (as many as CPUs, or --backend-options jobs=N).
+            collectives_handrolled.pld (5 kernels, P = 2) through a cc wrapper
+            that logs its compiles: the default makes min(CPUs, 5) compiles;
+            jobs=1 makes one compile of all 5 (outputs byte-identical to sim, 5
+            cache entries, a second run compiles nothing); jobs=2 makes 2
+            compiles that overlap (each waits up to 5 s for another to start); a compiler
+            that refuses one kernel of a unit names that kernel, shows its
+            message, exits 69 and leaves only the probed flags in the cache.
   layout    layout.pld (assemble in a loop, transpose, valid shapes and
             padding, slice, reshape, extract, concat, mask gathers) gives sim's
             bytes; layout_err.pld stops with sim's located message for each op
@@ -77,7 +87,7 @@
 
 usage: run_native.py --pldrun PATH [--mpiexec mpirun]
        {numerics,errors,load,control,ext,system,cache,cachedir,cachekey,clang,boundary,layout,mm,memory,tensor,
-        tlayout}
+        tlayout,tdyn,units}
        run_native.py --list     the parts, one per line (tests/native.cmake registers one test
                                 per part); fails (exit 2) when a program of tests/native/ is missing
 """
@@ -97,8 +107,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
+UNITS_PROG = '../../programs/tutorial/collectives_handrolled.pld'  # 5 kernels
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn', 'units')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -108,7 +119,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
-         'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
+         'tlayout': ('tensor_layout.pld',), 'units': (UNITS_PROG,), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
 
 
@@ -766,6 +777,101 @@ def cache(args, work, env):
     print('ok: cache: compiled once (%s), reused by the second run' % os.path.basename(sos[0]))
 
 
+def units(args, work, env):
+    gcc = shutil.which('gcc') or shutil.which('cc')
+    prog = os.path.join(HERE, UNITS_PROG)
+    ins = []
+    for a in open(prog).read().split('# inputs:', 1)[1].splitlines()[0].split():
+        ins += ['--in', a]
+    outs = ('bouts', 'gouts', 'routs', 'aouts', 'credits')
+
+    def wrapper(name, logdir, refuse=None, wait=False):
+        # compiles (not --version, not the -Werror flag probes) are logged with the other compiles they saw
+        # running; with wait, a compile waits up to 5 s for another (a compile that waited in vain stops the waits)
+        w = os.path.join(work, name)
+        with open(w, 'w') as f:
+            f.write('#!/bin/sh\nd=%s\n' % logdir)
+            f.write('case " $* " in *" --version "*|*" -Werror "*) exec %s "$@";; esac\n' % gcc)
+            if refuse:
+                # the source files and what they #include "..." (next to them)
+                f.write('for a in "$@"; do case "$a" in *.c)\n'
+                        '  for s in "$a" $(sed -n \'s/^#include "\\(.*\\)"$/\\1/p\' "$a" | sed "s|^[^/]|$(dirname "$a")/&|"); do\n'
+                        '    if grep -q "kernel %s of" "$s"; then echo "mycc: refusing %s" >&2; exit 1; fi\n'
+                        '  done;; esac; done\n' % (refuse, refuse))
+            if not wait:
+                f.write('touch "$d/alone"\n')
+            f.write('touch "$d/running.$$"\ni=0\nothers=\n'
+                    'while [ ! -e "$d/alone" ] && [ $i -lt 50 ]; do\n'
+                    '  others=$(cd "$d" && ls running.* | grep -vx "running.$$" | tr "\\n" " ")\n'
+                    '  [ -n "$others" ] && break\n  sleep 0.1\n  i=$((i + 1))\ndone\n'
+                    '[ -n "$others" ] || touch "$d/alone"\n'
+                    'echo "compile $$ saw: $others" >> "$d/calls"\n'
+                    '%s "$@"\nrc=$?\nrm -f "$d/running.$$"\nexit $rc\n' % gcc)
+        os.chmod(w, 0o755)
+        return w
+
+    def native(tag, opts, refuse=None, wait=False):
+        # a run of tag's wrapper on tag's cache: the compiles this run made
+        logdir, cache, cc = (os.path.join(work, x + tag) for x in ('log-', 'cache-', 'cc-'))
+        if not os.path.isdir(logdir):
+            os.makedirs(logdir)
+            wrapper('cc-' + tag, logdir, refuse, wait)
+        calls = os.path.join(logdir, 'calls')
+        seen = len(open(calls).read().splitlines()) if os.path.exists(calls) else 0
+        extra = ins + ['--backend-options', 'cache=%s,cc=%s%s' % (cache, cc, opts)]
+        for o in outs:
+            extra += ['--out', '%s=%s' % (o, os.path.join(work, '%s_%s.npy' % (o, tag)))]
+        rc, out = run(args, prog, 'native', extra, env, P=2, limit=120)
+        lines = open(calls).read().splitlines() if os.path.exists(calls) else []
+        return rc, out, lines[seen:], cache
+
+    rc, out = run(args, prog, 'sim', ins + sum((['--out', '%s=%s' % (o, os.path.join(work, o + '_sim.npy'))]
+                                                for o in outs), []), env, P=2)
+    if rc != 0:
+        fail('sim exited %d' % rc, out)
+    # the default: as many units as CPUs online
+    want = min(os.cpu_count() or 1, 5)
+    rc, out, calls, _ = native('cpus', '', wait=True)
+    if rc != 0 or len(calls) != want:
+        fail('default: exit %d, %d compiles for 5 kernels on %s CPUs, expected %d' % (rc, len(calls), os.cpu_count(), want),
+             out)
+    print('ok: default: %d compiles (%s CPUs)' % (want, os.cpu_count()))
+    # jobs=1: one compile of the five kernels, sim's bytes, a cache entry per kernel
+    rc, out, calls, cache = native('one', ',jobs=1')
+    if rc != 0:
+        fail('jobs=1: exited %d' % rc, out)
+    if len(calls) != 1:
+        fail('jobs=1: %d compiles for 5 kernels, expected 1: %s' % (len(calls), calls), out)
+    sos = glob.glob(os.path.join(cache, 'k-*.so'))
+    if len(sos) != 5 or len(glob.glob(os.path.join(cache, 'k-*.c'))) != 5:
+        fail('jobs=1: the cache holds %s, expected 5 kernels (k-*.so, k-*.c)' % cache_files(cache))
+    for o in outs:
+        if open(os.path.join(work, o + '_sim.npy'), 'rb').read() != open(os.path.join(work, o + '_one.npy'), 'rb').read():
+            fail('jobs=1: output %s differs from sim' % o)
+    rc, out, again, _ = native('one', ',jobs=1')
+    if rc != 0 or again:
+        fail('the second run on the filled cache: exit %d, compiles %s, expected none' % (rc, again), out)
+    print('ok: jobs=1: one compile of 5 kernels, sim\'s bytes, 5 cache entries; a second run compiles nothing')
+    # jobs=2: two compiles at the same time
+    rc, out, calls, _ = native('two', ',jobs=2', wait=True)
+    if rc != 0:
+        fail('jobs=2: exited %d' % rc, out)
+    if len(calls) != 2 or not any(l.split('saw:')[1].strip() for l in calls):
+        fail('jobs=2: %d compiles for 5 kernels, expected 2 that overlap: %s' % (len(calls), calls), out)
+    print('ok: jobs=2: 2 compiles that overlap (%s)' % '; '.join(calls))
+    # one kernel of a unit refused: named, the compiler's message, exit 69, only the probed flags left
+    rc, out, calls, cache = native('bad', ',jobs=1', refuse='gather_step')
+    expect(rc, out, 69, ['kernel gather_step (', "failed (exit 1)", 'mycc: refusing gather_step'],
+           'a compiler refusing one kernel of a unit of 5')
+    named = re.findall(r'kernel (\w+) \(', out)
+    if set(named) != {'gather_step'}:
+        fail('the failed compile names %s, expected gather_step alone' % sorted(set(named)), out)
+    left = [f for f in cache_files(cache) if not (f.startswith('cc-') and f.endswith('.flags'))]
+    if left:
+        fail('a failed unit left files in the cache: %s' % left, out)
+    print('ok: a refused kernel of a unit is named; nothing but the probed flags left')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--pldrun')
@@ -787,7 +893,7 @@ def main():
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
-     'tlayout': tlayout, 'tdyn': tdyn}[args.what](args, work, env)
+     'tlayout': tlayout, 'tdyn': tdyn, 'units': units}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
