@@ -67,9 +67,14 @@ for exe in "$pldrun" ${handc:+"$handc"}; do
     [ -x "$exe" ] || { echo "run_bench_native.sh: $exe missing (build $build with -DCMAKE_BUILD_TYPE=Release)" >&2; exit 64; }
 done
 
-# name | program | class | inputs | outputs | iterations (about 1 s on sim)
+# name | program | class | inputs | outputs | iterations (about 1 s on sim) [| m]
+# m (default 1): native and hand C run n x m iterations and their times are
+# divided by m (per n iterations). For the scans, whose hand C takes a few ms at
+# n: the CPU clock's 10 ms and pldrun's ~30 ms start-up would otherwise decide the
+# ratio. Native's first run (n) is compared with sim; its cached runs (n x m) with
+# the hand C's (n x m) and, when m is 1, with sim.
 kernels=(
-    "scan|native_scan.pld|interp|x=random:1|sums hist|600"
+    "scan|native_scan.pld|interp|x=random:1|sums hist|600|40"
     "small_chain|native_small_chain.pld|interp|a=random:2 b=random:3|y|400000"
     "chain|native_chain.pld|chain|x=random:4|y|25000"
     "chain28|native_chain28.pld|chain|x=random:4|y|6000"
@@ -81,7 +86,7 @@ kernels=(
     "attention|native_attention.pld|tile|q=random:9 k=random:10 v=random:11|y|1800"
     "matmul256|native_matmul256.pld|tile|x=random:4 w=random:5|y|240"
     "matmul256_f16|native_matmul256_f16.pld|tile|x=random:4 w=random:5|y|70"
-    "scan_continue|native_scan_continue.pld|scan|x=random:1|sums hist|700"
+    "scan_continue|native_scan_continue.pld|scan|x=random:1|sums hist|700|40"
 )
 # PLD_BENCH_ONLY="k1 k2 ..." runs only the kernels named (a quicker look at some)
 if [ -n "${PLD_BENCH_ONLY:-}" ]; then
@@ -232,21 +237,25 @@ med_or_fail() { # med_or_fail WHAT TIMES... -> median, or n/a (and a failure) wh
     shift
     if [[ " $* " == *" failed "* ]]; then fail "$name: a $what run failed"; echo n/a; else median "$@"; fi
 }
-check_outs() { # check_outs WHO DIR: the outputs in DIR against sim's
+check_outs() { # check_outs WHO DIR [REF REFDIR]: the outputs in DIR against REF's (sim's)
+    local ref=${3:-sim} refdir=${4:-$tmp/sim/$name}
     for o in $outs; do
-        if msg=$(same_npy "$tmp/sim/$name/$o.npy" "$2/$o.npy" 2>&1); then
-            note "output $o: $1 = sim, bit for bit"
+        if msg=$(same_npy "$refdir/$o.npy" "$2/$o.npy" 2>&1); then
+            note "output $o: $1 = $ref, bit for bit"
         else
-            fail "$name: output $o of $1 differs from sim: $msg"
+            fail "$name: output $o of $1 differs from $ref: $msg"
         fi
     done
+}
+per_m() { # per_m M TIME -> TIME / M (four decimals), or TIME as it is ("failed")
+    awk -v m="$1" -v t="$2" 'BEGIN { if (t ~ /^[0-9.]+$/) printf "%.4f\n", t / m; else print t }'
 }
 echo
 echo "== kernels (one rank; rounds of sim, native, hand C, interleaved)"
 for spec in "${kernels[@]}"; do
-    IFS='|' read -r name prog cls ins outs n <<<"$spec"
-    n=$((n / div > 0 ? n / div : 1))
-    echo "-- $name ($prog, class $cls, n = $n)"
+    IFS='|' read -r name prog cls ins outs n m <<<"$spec"
+    n=$((n / div > 0 ? n / div : 1)) m=${m:-1}
+    echo "-- $name ($prog, class $cls, n = $n$([ "$m" = 1 ] || echo "; native and hand C: n x $m, times / $m"))"
     nat=$have_native
     if [ "$nat" = 1 ]; then
         rm -rf "$tmp/xdg"
@@ -263,8 +272,8 @@ for spec in "${kernels[@]}"; do
     ts=() tn=() th=()
     for _ in $(seq "$runs"); do
         ts+=("$(run_kernel sim "$prog" "$ins" "$outs" "$n" "$tmp/sim/$name")")
-        [ "$nat" = 0 ] || tn+=("$(run_kernel native "$prog" "$ins" "$outs" "$n" "$tmp/native/$name")")
-        th+=("$(run_handc "$name" "$n" "$tmp/handc/$name")")
+        [ "$nat" = 0 ] || tn+=("$(per_m "$m" "$(run_kernel native "$prog" "$ins" "$outs" $((n * m)) "$tmp/native/$name")")")
+        th+=("$(per_m "$m" "$(run_handc "$name" $((n * m)) "$tmp/handc/$name")")")
     done
     T_SIM[$name]=$(med_or_fail sim "${ts[@]}")
     T_HC[$name]=$(med_or_fail "hand C" "${th[@]}")
@@ -273,22 +282,26 @@ for spec in "${kernels[@]}"; do
     note "sim: ${T_SIM[$name]} s (runs: ${ts[*]})"
     note "hand C: ${T_HC[$name]} s (runs: ${th[*]})"
     [ "${T_SIM[$name]}" != n/a ] || continue
-    [ "${T_HC[$name]}" = n/a ] || check_outs "hand C" "$tmp/handc/$name"
+    [ "${T_HC[$name]}" = n/a ] || [ "$m" != 1 ] || check_outs "hand C" "$tmp/handc/$name"
     [ "$nat" = 1 ] || continue
     T_NAT[$name]=$(med_or_fail "cached native" "${tn[@]}")
     note "native, cached: ${T_NAT[$name]} s (runs: ${tn[*]})"
     R_SN[$name]=$(round_ratio "${ts[*]}" "${tn[*]}")
     R_HN[$name]=$(round_ratio "${th[*]}" "${tn[*]}")
     check_outs "native (first run)" "$tmp/native-first/$name"
-    [ "${T_NAT[$name]}" = n/a ] || check_outs "native (cached run)" "$tmp/native/$name"
+    if [ "$m" = 1 ]; then
+        [ "${T_NAT[$name]}" = n/a ] || check_outs "native (cached run)" "$tmp/native/$name"
+    elif [ "${T_NAT[$name]}" != n/a ] && [ "${T_HC[$name]}" != n/a ]; then
+        check_outs "hand C (n x $m)" "$tmp/handc/$name" "native (n x $m)" "$tmp/native/$name"
+    fi
 done
 
 echo
-echo "Times: medians over the rounds; ratios: medians of the per-round ratios."
+echo "Times: medians over the rounds, per n iterations (native and hand C of a kernel with m > 1 ran n x m and are divided by m); ratios: medians of the per-round ratios."
 echo "| kernel | class | iterations | sim (s) | native (s) | hand C (s) | sim / native | hand C / native (native's speed vs hand C) | sim / hand C | target | result |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
 for spec in "${kernels[@]}"; do
-    IFS='|' read -r name prog cls ins outs n <<<"$spec"
+    IFS='|' read -r name prog cls ins outs n m <<<"$spec"
     n=$((n / div > 0 ? n / div : 1))
     s=$(secs "${T_SIM[$name]}") v=$(secs "${T_NAT[$name]}") h=$(secs "${T_HC[$name]}")
     sv=${R_SN[$name]} hv=${R_HN[$name]}
