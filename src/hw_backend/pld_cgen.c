@@ -506,6 +506,17 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
     }
     if (!g.failed)
         scan_block(&g, body);
+    /* tensor parameters of static shape the unit never assigns: their shape
+     * is a constant of the element accesses (issue 44; checked at entry) */
+    for (int i = 0; i < np && !g.failed; i++) {
+        const pld_type_t *pt = ptypes[i];
+        int ok = g.slots[params[i]].kind == SK_TENSOR && pt && pt->kind == PLD_TY_TENSOR && pt->rank >= 1 &&
+                 pt->rank <= PC_MAX_RANK && !assigns(body, params[i]);
+        for (int d = 0; ok && d < pt->rank; d++)
+            ok = pt->shape[d].kind == PLD_DIM_CONST && pt->shape[d].v >= 0;
+        if (ok)
+            g.slots[params[i]].fixed = pt;
+    }
     /* a scope's results: what it assigns and a later statement reads */
     int32_t wb[64];
     int nwb = 0;
@@ -621,6 +632,14 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                                    pld_abi_dtype_code(dt), ti);
                 pld_buf_printf(&src, "    pc_tensor_arg(&s%d, args[%d], %d, %d);\n", sl, ti++, (int)dt,
                                pld_dtype_storage_bytes(dt));
+                if (g.slots[sl].fixed) {
+                    const pld_type_t *ft = g.slots[sl].fixed;
+                    pld_buf_printf(&src, "    if (s%d.rank != %d", sl, ft->rank);
+                    for (int d = 0; d < ft->rank; d++)
+                        pld_buf_printf(&src, " || s%d.shape[%d] != %lld", sl, d, (long long)ft->shape[d].v);
+                    pld_buf_printf(&src, ") return pc_cold(), rt->fail(bk, -1, \"%s: tensor argument '%s' does not have the "
+                                         "shape the kernel was compiled for\");\n", what, fn->slot_names[sl]);
+                }
                 continue;
             case SK_INT: pld_buf_printf(&src, "    s%d = (int64_t)args[%d];\n", sl, si); break;
             case SK_FLT:

@@ -58,6 +58,8 @@ typedef struct cslot {
     size_t bytes;      /* tiles: storage */
     pld_mem_t mem;     /* tiles: the memory space of the first tile it holds */
     unsigned mems;     /* tiles: bit m: a tile of memory space m is bound to it (the capacity check) */
+    const pld_type_t *fixed; /* tensors: a parameter of static shape the unit never assigns (its shape,
+                                checked once at entry, is constant in the element accesses), else NULL */
 } cslot_t;
 
 typedef struct cg {

@@ -36,16 +36,29 @@ int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dty
     if (!tile)
         snprintf(strd, sizeof strd, "s%d.stride", obj->slot);
     pld_cg_emit(g, "int64_t t%d = 0;", off);
+    /* a tensor parameter the unit never assigns has its declared shape
+     * (checked at entry): constants in the bounds checks */
+    const pld_type_t *fx = tile ? NULL : s->fixed;
     if (n >= 1 && n <= PC_MAX_RANK) {
         /* the in-range case inline (issue 44): one index per dimension, each
-         * in [0, extent): the offset pc_elem_off gives, without its loops;
-         * anything else takes pc_elem_off (its message, or a flat index) */
+         * in [0, extent) (one unsigned compare); anything else takes
+         * pc_elem_off (its message, or a flat index), which alone sees the
+         * index array and the offset's address: in the hot path they stay
+         * in registers */
         pld_buf_t c, o;
         pld_buf_init(&c);
         pld_buf_init(&o);
-        pld_buf_printf(&c, "s%d.rank == %d", obj->slot, n);
+        if (fx && fx->rank != n)
+            pld_buf_puts(&c, "0");
+        else if (!fx)
+            pld_buf_printf(&c, "s%d.rank == %d", obj->slot, n);
+        else
+            pld_buf_puts(&c, "1");
         for (int d = 0; d < n; d++) {
-            pld_buf_printf(&c, " && t%d[%d] >= 0 && t%d[%d] < s%d.shape[%d]", idx, d, idx, d, obj->slot, d);
+            if (fx && fx->rank == n)
+                pld_buf_printf(&c, " && (uint64_t)t%d[%d] < UINT64_C(%lld)", idx, d, (long long)fx->shape[d].v);
+            else
+                pld_buf_printf(&c, " && (uint64_t)t%d[%d] < (uint64_t)s%d.shape[%d]", idx, d, obj->slot, d);
             if (!tile)
                 pld_buf_printf(&o, "%st%d[%d] * s%d.stride[%d]", d ? " + " : "", idx, d, obj->slot, d);
             else if (d == 0) /* packed row-major: Horner over the physical shape */
@@ -57,8 +70,17 @@ int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dty
         pld_buf_fini(&c);
         pld_buf_fini(&o);
     }
-    pld_cg_emit(g, "{ char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, t%d, %d, &t%d, m, sizeof m)) return pc_cold(), "
-                   "rt->fail(bk, %d, m); }", pld_op_info((pld_op_id_t)e->op)->name, obj->slot, strd, obj->slot, idx, n, off, st);
+    {
+        pld_buf_t ix;
+        pld_buf_init(&ix);
+        for (int d = 0; d < n; d++)
+            pld_buf_printf(&ix, "%st%d[%d]", d ? ", " : "", idx, d);
+        pld_cg_emit(g, "{ int64_t ix_[%d] = {%s}, o_ = 0; char m[200]; if (pc_elem_off(\"%s\", s%d.shape, %s, s%d.rank, ix_, %d, "
+                       "&o_, m, sizeof m)) return pc_cold(), rt->fail(bk, %d, m); t%d = o_; }",
+                    n > 0 ? n : 1, n > 0 ? pld_buf_str(&ix) : "0", pld_op_info((pld_op_id_t)e->op)->name, obj->slot, strd,
+                    obj->slot, n, st, off);
+        pld_buf_fini(&ix);
+    }
     pld_dtype_t edt = obj->type && obj->type->dtype != PLD_DT_NONE ? obj->type->dtype : PLD_DT_NONE;
     if (edt == PLD_DT_NONE)
         return pld_cg_fail(g, e->span, "'%s' has no static dtype", obj->u.name);
