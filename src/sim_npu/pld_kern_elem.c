@@ -193,6 +193,11 @@ const char *pld_kern_simd(void)
     return f32_pick() == &f32_fns_base ? "baseline" : "avx2";
 }
 
+void pld_kern_f32_oob(pld_binop_k_t op, float *o, const float *b, int64_t n)
+{
+    f32_pick()->oob(op, o, b, n);
+}
+
 int pld_kern_simd_avx2(void)
 {
     return f32_pick() != &f32_fns_base;

@@ -228,6 +228,9 @@ void pld_kern_copy_run(kit_t *it, int sz);
 /* 1 when the FP32 loops run the AVX2 set on this CPU (pld_kern_elem.c's
  * choice, the same for every kernel of a run). */
 int pld_kern_simd_avx2(void);
+/* o[k] = o[k] op b[k] for k < n: the packed in-place FP32 loop of the chosen
+ * set (o and b do not overlap; pld_kern_elem.c). */
+void pld_kern_f32_oob(pld_binop_k_t op, float *o, const float *b, int64_t n);
 /* One 2-D product of pld_k_matmul for inputs of class ac in {K_F16, K_BF16,
  * K_F32} and a float out of class oc (views checked by the caller): blocked,
  * packed panels, FP32 accumulators, and for every output element the sum

@@ -172,6 +172,27 @@ static void row8_f32(pld_redop_k_t op, const float *restrict p, int64_t rs, int6
 static float row_ext_f32(int max, const float *restrict p, int64_t n)
 {
     float r;
+    if (n >= 128) {
+        /* 64 lanes through the binary max / min loop of the chosen SIMD set
+         * (AVX2 where there is one): the same FMAX_IEEE / FMIN_IEEE steps */
+        const pld_binop_k_t bop = max ? PLD_K_MAX : PLD_K_MIN;
+        float m[64];
+        memcpy(m, p, sizeof m);
+        int64_t j = 64;
+        for (; j + 64 <= n; j += 64)
+            pld_kern_f32_oob(bop, m, p + j, 64);
+        r = m[0];
+        for (int l = 1; l < 64; l++)
+            r = max ? C_FMAX(r, m[l]) : C_FMIN(r, m[l]);
+        for (; j < n; j++)
+            r = max ? C_FMAX(r, p[j]) : C_FMIN(r, p[j]);
+        if (r != r) {
+            r = p[0];
+            for (j = 1; j < n; j++)
+                r = max ? C_FMAX(r, p[j]) : C_FMIN(r, p[j]);
+        }
+        return r;
+    }
     if (max)
         EXT16(C_FMAX)
     else
@@ -184,8 +205,8 @@ static void col_step_f32(pld_redop_k_t op, float *restrict acc, const float *res
 {
     switch (op) {
     case PLD_K_RSUM: for (int64_t j = 0; j < n; j++) acc[j] = C_SUM(acc[j], x[j]); break;
-    case PLD_K_RMAX: for (int64_t j = 0; j < n; j++) acc[j] = C_FMAX(acc[j], x[j]); break;
-    case PLD_K_RMIN: for (int64_t j = 0; j < n; j++) acc[j] = C_FMIN(acc[j], x[j]); break;
+    case PLD_K_RMAX: pld_kern_f32_oob(PLD_K_MAX, acc, x, n); break; /* FMAX_IEEE(acc, x): C_FMAX */
+    case PLD_K_RMIN: pld_kern_f32_oob(PLD_K_MIN, acc, x, n); break;
     default: for (int64_t j = 0; j < n; j++) acc[j] = C_MUL(acc[j], x[j]); break;
     }
 }
