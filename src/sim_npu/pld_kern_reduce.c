@@ -132,7 +132,14 @@ KINLINE void st_a32(char *p, uint64_t v)
  * RED_ROW), and GCC vectorises the column loop across the eight rows. */
 #define ROW8_LD(r) float s##r = p[(r) * rs];
 #define ROW8_UP(r, COMB) s##r = COMB(s##r, p[(r) * rs + j]);
-#define ROW8(COMB)                                                                                                  {                                                                                                                   ROW8_LD(0) ROW8_LD(1) ROW8_LD(2) ROW8_LD(3) ROW8_LD(4) ROW8_LD(5) ROW8_LD(6) ROW8_LD(7)                         for (int64_t j = 1; j < ncol; j++) {                                                                                ROW8_UP(0, COMB) ROW8_UP(1, COMB) ROW8_UP(2, COMB) ROW8_UP(3, COMB)                                             ROW8_UP(4, COMB) ROW8_UP(5, COMB) ROW8_UP(6, COMB) ROW8_UP(7, COMB)                                         }                                                                                                               res[0] = s0, res[1] = s1, res[2] = s2, res[3] = s3, res[4] = s4, res[5] = s5, res[6] = s6, res[7] = s7; \
+#define ROW8(COMB)                                                                                              \
+    {                                                                                                           \
+        ROW8_LD(0) ROW8_LD(1) ROW8_LD(2) ROW8_LD(3) ROW8_LD(4) ROW8_LD(5) ROW8_LD(6) ROW8_LD(7)                 \
+        for (int64_t j = 1; j < ncol; j++) {                                                                    \
+            ROW8_UP(0, COMB) ROW8_UP(1, COMB) ROW8_UP(2, COMB) ROW8_UP(3, COMB)                                 \
+            ROW8_UP(4, COMB) ROW8_UP(5, COMB) ROW8_UP(6, COMB) ROW8_UP(7, COMB)                                 \
+        }                                                                                                       \
+        res[0] = s0, res[1] = s1, res[2] = s2, res[3] = s3, res[4] = s4, res[5] = s5, res[6] = s6, res[7] = s7; \
     }
 static void row8_f32(pld_redop_k_t op, const float *restrict p, int64_t rs, int64_t ncol, float *restrict res)
 {

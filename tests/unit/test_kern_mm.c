@@ -6,7 +6,7 @@
  * both instruction sets (pld_kern_simd_force_base), and inf, -0 and NaN
  * inputs. A NaN result only has to be a NaN where the order of two NaN
  * operands of one add decides the payload (sums); max / min select an
- * operand and are compared bit for bit. */
+ * operand and are compared bit for bit (products as sums). */
 #include "test_kern_util.h"
 
 #include <stdlib.h>
@@ -198,9 +198,11 @@ static int red_case(pld_redop_k_t op, int row, int64_t r, int64_t c, int64_t sr,
         const int64_t len = row ? c : r, st = row ? sc : sr;
         const float *p = a + (row ? q * sr : q * sc);
         float s = p[0];
-        for (int64_t k = 1; k < len; k++)
-            s = op == PLD_K_RSUM ? s + p[k * st] : ref_max(s, p[k * st], op == PLD_K_RMAX);
-        const int ok = op == PLD_K_RSUM && isnan(s) ? isnan(o[q]) : f2u(s) == f2u(o[q]);
+        for (int64_t k = 1; k < len; k++) {
+            const float x = p[k * st];
+            s = op == PLD_K_RSUM ? s + x : op == PLD_K_RPROD ? s * x : ref_max(s, x, op == PLD_K_RMAX);
+        }
+        const int ok = (op == PLD_K_RSUM || op == PLD_K_RPROD) && isnan(s) ? isnan(o[q]) : f2u(s) == f2u(o[q]);
         if (!ok && bad++ < 1)
             fprintf(stderr, "%s reduce %d [%lld,%lld] strides (%lld,%lld): %lld got 0x%x want 0x%x\n", row ? "row" : "col",
                     (int)op, (long long)r, (long long)c, (long long)sr, (long long)sc, (long long)q, f2u(o[q]), f2u(s));
@@ -211,11 +213,11 @@ static int red_case(pld_redop_k_t op, int row, int64_t r, int64_t c, int64_t sr,
 
 void test_kern_reduce_vec(void)
 {
-    static const pld_redop_k_t ops[3] = {PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN};
+    static const pld_redop_k_t ops[4] = {PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN, PLD_K_RPROD};
     int bad = 0;
     for (int set = 0; set < 2; set++) {
         pld_kern_simd_force_base(set);
-        for (int oi = 0; oi < 3; oi++)
+        for (int oi = 0; oi < 4; oi++)
             for (int ri = 0; ri < NELEM(sizes); ri++)
                 for (int ci = 0; ci < NELEM(sizes); ci++) {
                     const int64_t r = sizes[ri], c = sizes[ci];
