@@ -5,3 +5,8 @@
 # of pld_interp. Build with -DCMAKE_BUILD_TYPE=Release.
 add_executable(bench_tile_add ${CMAKE_CURRENT_LIST_DIR}/bench_tile_add.c)
 target_link_libraries(bench_tile_add PRIVATE pld_kern m)
+
+# bench_kern_matmul: pld_k_matmul alone, [256, 256] x [256, 256] FP32 and
+# FP16 -> FP32 by default (issue 44; numbers in docs/benchmarks-native.md).
+add_executable(bench_kern_matmul ${CMAKE_CURRENT_LIST_DIR}/bench_kern_matmul.c)
+target_link_libraries(bench_kern_matmul PRIVATE pld_kern m)

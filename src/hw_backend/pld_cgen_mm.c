@@ -2,8 +2,8 @@
  * pl.tile.matmul / matmul_acc (init_cond) / matmul_bias, gemv / gemv_acc /
  * gemv_bias, batch_matmul(_acc), matmul_mx(_acc, _bias), pl.tile.cast with
  * its rounding mode, pl.tile.load of an MX-layout scale tensor and
- * pl.tile.store with atomic=. FP32 matmuls of static shape are an inline
- * loop in the kernel library's order; everything else calls the library
+ * pl.tile.store with atomic=. Every matmul (FP32 too: issue 44, one
+ * implementation of its numerics) calls the library
  * (rt->k: pld_k_matmul, pld_k_matmul_mx, pld_k_binary for the bias,
  * pld_k_cast, pld_k_mx_unpack) with views the generated code builds. The
  * checks and messages are the interpreter's (pld_exec_compute.c
@@ -71,7 +71,6 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room
                    "incompatible shapes\");", av, bv, av, bv, s, opname(e));
     if (mode == 2 && operand(g, e, 2, cv))
         return -1;
-    const pld_type_t *ta = pld_op_bound(e, acc)->type, *tb = pld_op_bound(e, acc + 1)->type;
     if (acc) {
         if (pld_cg_tile_into(g, pld_op_bound(e, 0), dst, room))
             return -1;
@@ -86,29 +85,8 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room
         snprintf(accx, sizeof accx, "%d && !t%d", acc, ov);
     else
         snprintf(accx, sizeof accx, "%d", acc);
-    if (ta && tb && to && ta->dtype == PLD_DT_FP32 && tb->dtype == PLD_DT_FP32 && to->dtype == PLD_DT_FP32 &&
-        ta->rank == 2 && tb->rank == 2 && to->rank == 2 && tile_bytes(ta) >= 0 && tile_bytes(tb) >= 0 &&
-        tile_bytes(to) >= 0 && ta->shape[1].v == tb->shape[0].v && to->shape[0].v == ta->shape[0].v &&
-        to->shape[1].v == tb->shape[1].v) {
-        /* FP32: the library's order (per element, k ascending, in float), vectorised over j */
-        const long long M = ta->shape[0].v, K = ta->shape[1].v, N = tb->shape[1].v;
-        pld_cg_emit(g, "{ const float *A = (const float *)%s.data, *B = (const float *)%s.data; float *O = (float *)%s.data;",
-                    av, bv, dst);
-        pld_cg_emit(g, "  const int z = !(%s);", accx);
-        pld_cg_emit(g, "  for (int64_t i = 0; i < %lld; i++) {", M);
-        pld_cg_emit(g, "    float *o = O + i * %lld;", N);
-        pld_cg_emit(g, "    if (z) for (int64_t j = 0; j < %lld; j++) o[j] = 0.0f;", N);
-        pld_cg_emit(g, "    for (int64_t k = 0; k < %lld; k++) {", K);
-        pld_cg_emit(g, "      const float x = A[i * %lld + k]; const float *b = B + k * %lld;", K, N);
-        pld_cg_emit(g, "      for (int64_t j = 0; j < %lld; j++) o[j] += x * b[j];", N);
-        pld_cg_emit(g, "    } } }");
-        if (mode == 2) {
-            pld_cg_emit(g, "{ pc_view vo; pc_view_tile(&vo, &%s);", dst);
-            emit_bias(g, e, s, cv, "vo.shape[1]", to->dtype);
-            pld_cg_emit(g, "}");
-        }
-        return 0;
-    }
+    /* every dtype (FP32 too): the kernel library's blocked matmul, the one
+     * implementation (sim and native; docs/ops-numerics.md, "Matmul") */
     pld_cg_emit(g, "{ pc_view vo, va, vb; pc_view_tile(&vo, &%s); pc_view_tile(&va, &%s); pc_view_tile(&vb, &%s);", dst, av,
                 bv);
     pld_cg_emit(g, "  PC_K(%d, matmul, &vo, &va, &vb, %s);", s, accx);

@@ -193,35 +193,68 @@ const char *pld_kern_simd(void)
     return f32_pick() == &f32_fns_base ? "baseline" : "avx2";
 }
 
+void pld_kern_f32_oob(pld_binop_k_t op, float *o, const float *b, int64_t n)
+{
+    f32_pick()->oob(op, o, b, n);
+}
+
+int pld_kern_simd_avx2(void)
+{
+    return f32_pick() != &f32_fns_base;
+}
+
 void pld_kern_simd_force_base(int on)
 {
     simd_base_only = on != 0;
 }
 
-/* The FP32 array fast paths; 0 when the iterator does not fit them. */
-static int bin_f32_arrays(pld_binop_k_t op, const kit_t *it)
+/* One FP32 row of n elements through the array loop of its aliasing pattern
+ * (bs: b is one element, broadcast). */
+static void bin_f32_row(const f32_fns_t *f, pld_binop_k_t op, char *po, const char *pa, const char *pb, int bs,
+                        int64_t n)
 {
-    if (it->nd != 0 || it->s[0] != 4 || it->s[1] != 4 || (it->s[2] != 4 && it->s[2] != 0) ||
-        !aligned(it->base[0], 4) || !aligned(it->base[1], 4) || !aligned(it->base[2], 4))
-        return 0;
-    float *o = (float *)(void *)it->base[0];
-    const float *a = (const float *)(const void *)it->base[1];
-    const float *b = (const float *)(const void *)it->base[2];
-    const f32_fns_t *f = f32_pick();
-    if (it->s[2] == 0) {
+    float *o = (float *)(void *)po;
+    const float *a = (const float *)(const void *)pa;
+    const float *b = (const float *)(const void *)pb;
+    if (bs) {
         const float s = *b;
         if (o == a)
-            f->oos(op, o, s, it->n);
+            f->oos(op, o, s, n);
         else
-            f->oas(op, o, a, s, it->n);
+            f->oas(op, o, a, s, n);
     } else if (o == a && o == b) {
-        f->ooo(op, o, it->n);
+        f->ooo(op, o, n);
     } else if (o == a) {
-        f->oob(op, o, b, it->n);
+        f->oob(op, o, b, n);
     } else if (o == b) {
-        f->oao(op, o, a, it->n);
+        f->oao(op, o, a, n);
     } else {
-        f->oab(op, o, a, b, it->n);
+        f->oab(op, o, a, b, n);
+    }
+}
+
+/* The FP32 array fast paths; 0 when the iterator does not fit them. Rows of
+ * packed out and a with b packed or one element (a row or column broadcast:
+ * row_expand_* / col_expand_*) run row by row through the array loops, which
+ * compute exactly what the strided loop computes. */
+static int bin_f32_arrays(pld_binop_k_t op, kit_t *it)
+{
+    if (it->s[0] != 4 || it->s[1] != 4 || (it->s[2] != 4 && it->s[2] != 0) || !aligned(it->base[0], 4) ||
+        !aligned(it->base[1], 4) || !aligned(it->base[2], 4))
+        return 0;
+    for (int d = 0; d < it->nd; d++)
+        for (int k = 0; k < 3; k++)
+            if (it->str[k][d] % 4)
+                return 0;
+    const f32_fns_t *f = f32_pick();
+    if (it->nd == 0) {
+        bin_f32_row(f, op, it->base[0], it->base[1], it->base[2], it->s[2] == 0, it->n);
+        return 1;
+    }
+    for (int64_t r = 0; r < it->rows; r++) {
+        bin_f32_row(f, op, it->base[0] + it->off[0], it->base[1] + it->off[1], it->base[2] + it->off[2], it->s[2] == 0,
+                    it->n);
+        kit_next(it);
     }
     return 1;
 }

@@ -8,6 +8,8 @@
  *   pld_kern_f32.inc   its FP32 array loops, included once per instruction set
  *   pld_kern_reduce.c  reductions (row / column) and matmul
  *   pld_kern_cast.c    dtype conversion with rounding modes
+ *   pld_kern_mm.c      MX scale unpacking and the blocked FP32-accumulator matmul
+ *   pld_kern_mm.inc    its register kernels, included once per instruction set
  *   pld_kern_ext.c     issue 11 element-wise ops: fmod/rem, bitwise, shifts, compares
  *                      and masks, select, partial ops, ci, tri */
 #ifndef PLD_KERN_INT_H
@@ -223,6 +225,20 @@ pld_status_t pld_kern_pair_setup(const pld_view_t *out, const pld_view_t *a, kit
                                  size_t errn);
 /* Same-dtype element copy over a 2-operand iterator (pld_kern_elem.c). */
 void pld_kern_copy_run(kit_t *it, int sz);
+/* 1 when the FP32 loops run the AVX2 set on this CPU (pld_kern_elem.c's
+ * choice, the same for every kernel of a run). */
+int pld_kern_simd_avx2(void);
+/* o[k] = o[k] op b[k] for k < n: the packed in-place FP32 loop of the chosen
+ * set (o and b do not overlap; pld_kern_elem.c). */
+void pld_kern_f32_oob(pld_binop_k_t op, float *o, const float *b, int64_t n);
+/* One 2-D product of pld_k_matmul for inputs of class ac in {K_F16, K_BF16,
+ * K_F32} and a float out of class oc (views checked by the caller): blocked,
+ * packed panels, FP32 accumulators, and for every output element the sum
+ * (accumulate ? out : +0) + a[i,0] b[0,j] + a[i,1] b[1,j] + ... in ascending
+ * k, each product and each sum rounded to FP32 (pld_kern_mm.c). Returns -1
+ * (nothing written) when its workspace cannot be allocated, else 0. */
+int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
+                    kcls_t oc);
 
 
 /* out = EXPR(x, y) over the iterator `it` (operands out, a, b). SZ: element

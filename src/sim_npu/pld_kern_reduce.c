@@ -3,6 +3,8 @@
  * pld_kern_int.h; semantic choices: the top of pld_kern.c. */
 #include "pld_kern_int.h"
 
+#include <stdint.h>
+
 /* ---- 6c. reductions ------------------------------------------------------------ */
 
 
@@ -123,15 +125,163 @@ KINLINE void st_a32(char *p, uint64_t v)
     default: break;                                                                                             \
     }
 
+/* ---- FP32 fast paths: the same steps in the same order, vectorised ------------- */
+
+/* Eight FP32 rows of ncol packed elements, rs floats apart, reduced at once:
+ * row r's accumulator s<r> takes its elements left to right (the order of
+ * RED_ROW), and GCC vectorises the column loop across the eight rows. */
+#define ROW8_LD(r) float s##r = p[(r) * rs];
+#define ROW8_UP(r, COMB) s##r = COMB(s##r, p[(r) * rs + j]);
+#define ROW8(COMB)                                                                                              \
+    {                                                                                                           \
+        ROW8_LD(0) ROW8_LD(1) ROW8_LD(2) ROW8_LD(3) ROW8_LD(4) ROW8_LD(5) ROW8_LD(6) ROW8_LD(7)                 \
+        for (int64_t j = 1; j < ncol; j++) {                                                                    \
+            ROW8_UP(0, COMB) ROW8_UP(1, COMB) ROW8_UP(2, COMB) ROW8_UP(3, COMB)                                 \
+            ROW8_UP(4, COMB) ROW8_UP(5, COMB) ROW8_UP(6, COMB) ROW8_UP(7, COMB)                                 \
+        }                                                                                                       \
+        res[0] = s0, res[1] = s1, res[2] = s2, res[3] = s3, res[4] = s4, res[5] = s5, res[6] = s6, res[7] = s7; \
+    }
+static void row8_f32(pld_redop_k_t op, const float *restrict p, int64_t rs, int64_t ncol, float *restrict res)
+{
+    switch (op) {
+    case PLD_K_RSUM: ROW8(C_SUM) break;
+    case PLD_K_RMAX: ROW8(C_FMAX) break;
+    case PLD_K_RMIN: ROW8(C_FMIN) break;
+    default: ROW8(C_MUL) break;
+    }
+}
+
+/* Max / min of one packed FP32 row of n >= 16 elements: sixteen lanes (lane
+ * l takes elements l, l + 16, ...), folded in lane order, then the tail.
+ * Without NaNs the result does not depend on the order (FMAX_IEEE and
+ * FMIN_IEEE order -0 below +0, and equal non-zero floats have equal bits);
+ * with a NaN the row is scanned again left to right, so the first NaN wins
+ * as in RED_ROW. */
+#define EXT16(COMB)                                                                                             \
+    {                                                                                                           \
+        float m[16];                                                                                            \
+        memcpy(m, p, sizeof m);                                                                                 \
+        int64_t j = 16;                                                                                         \
+        for (; j + 16 <= n; j += 16)                                                                            \
+            for (int l = 0; l < 16; l++)                                                                        \
+                m[l] = COMB(m[l], p[j + l]);                                                                    \
+        r = m[0];                                                                                               \
+        for (int l = 1; l < 16; l++)                                                                            \
+            r = COMB(r, m[l]);                                                                                  \
+        for (; j < n; j++)                                                                                      \
+            r = COMB(r, p[j]);                                                                                  \
+        if (r != r) {                                                                                           \
+            r = p[0];                                                                                           \
+            for (j = 1; j < n; j++)                                                                             \
+                r = COMB(r, p[j]);                                                                              \
+        }                                                                                                       \
+    }
+static float row_ext_f32(int max, const float *restrict p, int64_t n)
+{
+    float r;
+    if (n >= 128) {
+        /* 64 lanes through the binary max / min loop of the chosen SIMD set
+         * (AVX2 where there is one): the same FMAX_IEEE / FMIN_IEEE steps */
+        const pld_binop_k_t bop = max ? PLD_K_MAX : PLD_K_MIN;
+        float m[64];
+        memcpy(m, p, sizeof m);
+        int64_t j = 64;
+        for (; j + 64 <= n; j += 64)
+            pld_kern_f32_oob(bop, m, p + j, 64);
+        r = m[0];
+        for (int l = 1; l < 64; l++)
+            r = max ? C_FMAX(r, m[l]) : C_FMIN(r, m[l]);
+        for (; j < n; j++)
+            r = max ? C_FMAX(r, p[j]) : C_FMIN(r, p[j]);
+        if (r != r) {
+            r = p[0];
+            for (j = 1; j < n; j++)
+                r = max ? C_FMAX(r, p[j]) : C_FMIN(r, p[j]);
+        }
+        return r;
+    }
+    if (max)
+        EXT16(C_FMAX)
+    else
+        EXT16(C_FMIN)
+    return r;
+}
+
+/* One FP32 column step over n packed columns: acc[j] = COMB(acc[j], x[j]). */
+static void col_step_f32(pld_redop_k_t op, float *restrict acc, const float *restrict x, int64_t n)
+{
+    switch (op) {
+    case PLD_K_RSUM: for (int64_t j = 0; j < n; j++) acc[j] = C_SUM(acc[j], x[j]); break;
+    case PLD_K_RMAX: pld_kern_f32_oob(PLD_K_MAX, acc, x, n); break; /* FMAX_IEEE(acc, x): C_FMAX */
+    case PLD_K_RMIN: pld_kern_f32_oob(PLD_K_MIN, acc, x, n); break;
+    default: for (int64_t j = 0; j < n; j++) acc[j] = C_MUL(acc[j], x[j]); break;
+    }
+}
+
+KINLINE int f32_ok(const void *p, int64_t stride)
+{
+    return ((uintptr_t)p & 3) == 0 && stride % 4 == 0;
+}
+
 static void red_row_run(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int64_t sc)
 {
     const int64_t n_ = it->n;
+    if (c == K_F32 && sc == 4) {
+        /* packed FP32 rows: max / min in lanes, sums and products eight rows at
+         * a time; the rest (and unaligned rows) one by one */
+        const int ext = (op == PLD_K_RMAX || op == PLD_K_RMIN) && ncol >= 16;
+        for (int64_t r = 0; r < it->rows; r++) {
+            char *o_ = it->base[0] + it->off[0];
+            const char *a_ = it->base[1] + it->off[1];
+            int64_t i = 0;
+            if (ext && f32_ok(a_, it->s[1]))
+                for (; i < n_; i++)
+                    st_f32(o_ + i * it->s[0], row_ext_f32(op == PLD_K_RMAX, (const float *)(const void *)(a_ + i * it->s[1]), ncol));
+            if (f32_ok(a_, it->s[1]))
+                for (; i + 8 <= n_; i += 8) {
+                    float res[8];
+                    row8_f32(op, (const float *)(const void *)(a_ + i * it->s[1]), it->s[1] / 4, ncol, res);
+                    for (int q = 0; q < 8; q++)
+                        st_f32(o_ + (i + q) * it->s[0], res[q]);
+                }
+            for (; i < n_; i++) {
+                const char *ar_ = a_ + i * it->s[1];
+                float acc = ld_f32(ar_);
+                for (int64_t c_ = 1; c_ < ncol; c_++) {
+                    const float x = ld_f32(ar_ + c_ * sc);
+                    switch (op) {
+                    case PLD_K_RSUM: acc = C_SUM(acc, x); break;
+                    case PLD_K_RMAX: acc = C_FMAX(acc, x); break;
+                    case PLD_K_RMIN: acc = C_FMIN(acc, x); break;
+                    default: acc = C_MUL(acc, x); break;
+                    }
+                }
+                st_f32(o_ + i * it->s[0], acc);
+            }
+            kit_next(it);
+        }
+        return;
+    }
     RED_DISPATCH(RED_ROW, C_SUM, C_MUL, C_SUM, C_MUL)
 }
 
 static void red_col_run(pld_redop_k_t op, kcls_t c, const char *abase, int64_t nrow, int64_t ncol, int64_t sr,
                         int64_t sc, char *obase, int64_t so)
 {
+    if (c == K_F32 && sc == 4 && f32_ok(abase, sr)) {
+        /* packed FP32 columns: each row's step vectorised over KCH columns */
+        float acc[KCH];
+        for (int64_t c0 = 0; c0 < ncol; c0 += KCH) {
+            const int64_t cn = ncol - c0 < KCH ? ncol - c0 : KCH;
+            const float *a0 = (const float *)(const void *)abase + c0;
+            memcpy(acc, a0, (size_t)cn * 4);
+            for (int64_t r = 1; r < nrow; r++)
+                col_step_f32(op, acc, a0 + r * (sr / 4), cn);
+            for (int64_t j = 0; j < cn; j++)
+                st_f32(obase + (c0 + j) * so, acc[j]);
+        }
+        return;
+    }
     RED_DISPATCH(RED_COL, C_SUM16, C_MUL16, C_SUMB16, C_MULB16)
 }
 
@@ -430,6 +580,8 @@ static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t
     const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;
     const int64_t sbk = b->strides[0] * isz, sbn = b->strides[1] * isz;
     const int64_t som = out->strides[0] * osz, son = out->strides[1] * osz;
+    if (ac != K_F64 && cls_is_float(ac) && pld_kern_mm_f32(out, a, b, accumulate, ac, oc) == 0)
+        return;
     for (int64_t i = 0; i < m; i++) {
         const char *arow = (const char *)a->data + i * sam;
         char *orow = (char *)out->data + i * som;

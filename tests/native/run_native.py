@@ -55,7 +55,10 @@
             slice assignment of another shape, an element write out of range
             in compiled code give sim's located errors, line for line.
   mm        mm.pld (cast rounding modes, BF16 matmul / matmul_acc with
-            init_cond / matmul_bias, atomic stores) byte-identical on sim and native.
+            init_cond / matmul_bias, atomic stores) byte-identical on sim and native;
+            mm_f32.pld (FP32 matmul / matmul_acc / matmul_bias / gemv of odd sizes)
+            byte-identical, and its kernel source (dump=DIR) calls the library's
+            matmul 4 times with no inline matmul loop (issue 44).
   memory    tensor_loop.pld (a kernel loop of pl.tensor.* ops) gives sim's bytes,
             and native's peak RSS at 20,000 iterations is within 4 MB (+10%)
             of its peak at 2,000: compiled tensor ops reuse their storage.
@@ -118,7 +121,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'),
-         'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
+         'mm': ('mm.pld', 'mm_f32.pld'), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
          'tlayout': ('tensor_layout.pld',), 'units': (UNITS_PROG,), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
 
@@ -549,6 +552,23 @@ def mm(args, work, env):
     outs = ['cst', 'hst', 'mm', 'acc']
     same_on_sim_and_native(args, work, env, 'mm.pld', ['--in', 'x=random:3', '--in', 'w=random:4'], outs)
     print('ok: mm: %d outputs byte-identical on sim and native' % len(outs))
+    # FP32 (issue 44): the library's blocked matmul on both backends; the kernel source
+    # (dump=DIR) calls it for every matmul and holds no inline matmul loop of its own
+    ins = ['--in', 'x=random:3', '--in', 'w=random:4']
+    same_on_sim_and_native(args, work, env, 'mm_f32.pld', ins, ['y', 'g'])
+    d, dd = os.path.join(work, 'f32cache'), os.path.join(work, 'f32dump')
+    rc, out = run(args, 'mm_f32.pld', 'native', ins + ['--out', 'y=' + os.path.join(work, 'f32y.npy'), '--out',
+                                                       'g=' + os.path.join(work, 'f32g.npy'),
+                                                       '--backend-options', 'cache=%s,dump=%s' % (d, dd)], env)
+    if rc != 0:
+        fail('mm_f32.pld with dump=DIR exited %d' % rc, out)
+    src = open(os.path.join(dd, 'k.c')).read()
+    calls = len(re.findall(r'PC_K\(\d+, matmul,', src))
+    if calls != 4 or re.search(r'\+= x \* b\[j\]', src):
+        fail('mm_f32.pld: the kernel source makes %d calls of the library matmul (want 4: matmul, matmul_acc, '
+             'matmul_bias, gemv) or has an inline matmul loop' % calls)
+    print('ok: mm: FP32 matmul / matmul_acc / matmul_bias / gemv byte-identical on sim and native, all 4 through '
+          'the library')
 
 
 def tensor(args, work, env):

@@ -15,7 +15,8 @@
 /* The suite is split by subject: this file (views, FP16 / BF16 conversions,
  * element access, matmul, copy / fill / alignment / errors; the table and
  * main), test_kern_binary.c (binary ops), test_kern_reduce.c (unary ops and
- * reductions), test_kern_cast.c (casts), test_kern_layout.c (layout,
+ * reductions), test_kern_cast.c (casts), test_kern_mm.c (the blocked matmul
+ * and reductions against reference loops), test_kern_layout.c (layout,
  * gathers / scatters, sorts); helpers and the table oracle in
  * test_kern_util.c. */
 
@@ -609,6 +610,8 @@ static CU_TestInfo kern_tests[] = {
     {"test_kern_layout_gather_scatter", test_kern_layout_gather_scatter},
     {"test_kern_layout_sorts", test_kern_layout_sorts},
     {"test_kern_layout_gm_family", test_kern_layout_gm_family},
+    {"test_kern_matmul_blocked", test_kern_matmul_blocked},
+    {"test_kern_reduce_vec", test_kern_reduce_vec},
     CU_TEST_INFO_NULL,
 };
 
