@@ -70,6 +70,17 @@
             same bytes as sim (and the flags gcc-only options are probed away).
             Without clang: skipped (exit 77) with the reason; with CI=true it
             fails instead.
+  fuse      fuse.pld (chains of element-wise statements fused into one loop:
+            FP32, FP16, BF16, INT32, scalar operands, nested ops,
+            intermediates read twice, in-place writes, a loop-carried chain,
+            chains broken by a reduction, a broadcast, a row expand and a
+            scalar read of a tile, a result nothing reads) byte-identical on
+            sim and native; the C native dumps (dump=DIR) shows the fusion:
+            kernel `chain` (7 statements) has one element-wise loop and two
+            tile allocations (tx and u7), kernel `mix` at most 11 loops; and
+            fuse_err.pld: an index error in a chain's scalar operand and an
+            on-chip capacity error at a later statement of the chain give
+            sim's located errors, in sim's order.
   layout    layout.pld (assemble in a loop, transpose, valid shapes and
             padding, slice, reshape, extract, concat, mask gathers) gives sim's
             bytes; layout_err.pld stops with sim's located message for each op
@@ -98,7 +109,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'mpi'))
 import pld_mpitest as T  # noqa: E402  (require_programs)
 
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn', 'fuse')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -106,7 +117,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'ext': ('ext.pld', 'ext_err.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
-         'layout': ('layout.pld', 'layout_err.pld'),
+         'layout': ('layout.pld', 'layout_err.pld'), 'fuse': ('fuse.pld', 'fuse_err.pld'),
          'mm': ('mm.pld',), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
          'tlayout': ('tensor_layout.pld',), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
@@ -532,6 +543,51 @@ def ext(args, work, env):
         fail('ext_err.pld with n = 4: the output differs between sim and native')
 
 
+def kernel_shape(path):
+    """(element-wise loops, tile allocations) of the kernel function in a dumped source"""
+    src = open(path).read()
+    body = src[src.index('int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args)\n{'):]
+    return len(re.findall(r'for \(int64_t i = 0; i < [0-9]+; i\+\+\)', body)), body.count('rt->alloc(')
+
+
+def fuse(args, work, env):
+    """fused element-wise chains (src/hw_backend/pld_cgen_fuse.c): sim's bytes, the fusion visible in the generated
+    C, sim's errors in sim's order inside a chain"""
+    n = os.path.join(work, 'n5.npy')
+    npy_scalar_i64(n, 5)
+    ins = ['--in', 'x=random:1', '--in', 'y=random:2', '--in', 'h=random:3', '--in', 'bh=random:4', '--in', 'iv=random:5',
+           '--in', 'rv=random:6', '--in', 'n=' + n]
+    outs = ['o32', 'o16', 'obf', 'oi', 'ocar', 'obrk', 'out']
+    same_on_sim_and_native(args, work, env, 'fuse.pld', ins, outs)
+    print('ok: fuse: %d outputs byte-identical on sim and native' % len(outs))
+    dump = os.path.join(work, 'dump')
+    o = ins + ['--backend-options', 'dump=' + dump]
+    for x in outs:
+        o += ['--out', '%s=%s' % (x, os.path.join(work, 'd_%s.npy' % x))]
+    rc, out = run(args, 'fuse.pld', 'native', o, env)
+    expect(rc, out, 0, [], 'fuse.pld on native with dump=DIR')
+    loops, allocs = kernel_shape(os.path.join(dump, 'chain.c'))
+    if (loops, allocs) != (1, 2):
+        fail('kernel chain: %d element-wise loops and %d tile allocations in the generated C, want 1 and 2 (the '
+             '7 statements fused, u1..u6 without storage)' % (loops, allocs))
+    loops, allocs = kernel_shape(os.path.join(dump, 'mix.c'))
+    if loops > 11:
+        fail('kernel mix: %d element-wise loops in the generated C, want at most 11 (its chains fused)' % loops)
+    print('ok: fuse: kernel chain is one loop over 2 tiles; kernel mix has %d loops, %d tile allocations' % (loops, allocs))
+    for v, needle in ((200, 'fuse_err.pld:15:41: error: pl.tensor.read: index 200 out of range in dimension 0'),
+                      (3, 'fuse_err.pld:16:9: error: kernel k needs 262144 bytes of Vec (UB) tiles at once')):
+        p = os.path.join(work, 'e%d.npy' % v)
+        npy_scalar_i64(p, v)
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'fuse_err.pld', b, ['--in', 'x=random:1', '--in', 'n=' + p, '--out',
+                                                    'out=' + os.path.join(work, 'e.npy')], env)
+            expect(rc, out, 70, [needle], 'an error inside a fused chain (n = %d) on %s' % (v, b))
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l or 'note:' in l]
+        if msgs['sim'] != msgs['native']:
+            fail('the error inside a chain (n = %d) differs: sim %r, native %r' % (v, msgs['sim'], msgs['native']))
+
+
 def mm(args, work, env):
     """mm.pld: pl.tile.cast in every rounding mode, BF16 matmul / matmul_acc (init_cond in a loop) /
     matmul_bias and atomic stores: byte-identical on sim and native"""
@@ -787,7 +843,7 @@ def main():
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
-     'tlayout': tlayout, 'tdyn': tdyn}[args.what](args, work, env)
+     'tlayout': tlayout, 'tdyn': tdyn, 'fuse': fuse}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
