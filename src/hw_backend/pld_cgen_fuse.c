@@ -25,6 +25,7 @@
  * chain) gets no storage (cslot_t.nodata); its descriptor is still kept,
  * for the capacity check. */
 #include "pld_cgen_int.h"
+#include "pld_crt.h"
 #include "pld_mem.h"
 
 #include <stdio.h>
@@ -76,58 +77,153 @@ static int is_tile_name(const cg_t *g, const pld_expr_t *e)
     return e && e->kind == PLD_EX_NAME && e->slot >= 0 && g->slots[e->slot].kind == SK_TILE;
 }
 
-/* 1 when e is a tree of element-wise ops the chain can compute: each node
- * an op of pld_cg_ew_inline with its result of its first operand's dtype and
- * size, each tile operand a tile local's name or such a node, a scalar
- * operand naming no tile; its nodes are counted in *nodes */
-static int ew_tree(const cg_t *g, const pld_expr_t *e, int *nodes)
+/* the same-shape binary op a row / column expand computes with its vector
+ * broadcast (*expdif: then exp, as the library does in place); -1: none */
+static int expand_binop(int op, int *expdif)
 {
-    int scalar;
-    if (!e || e->kind != PLD_EX_CALL || e->op < 0 || (pld_cg_ew_binary(e->op, &scalar) < 0 && pld_cg_ew_unary(e->op) < 0) ||
-        !pld_cg_ew_inline(e))
-        return 0;
-    const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
-    if (!a || !a->type || !e->type || e->type->kind != PLD_TY_TILE || e->type->dtype != a->type->dtype ||
-        tile_bytes(e->type) < 0 || tile_bytes(e->type) != tile_bytes(a->type))
-        return 0;
-    if (is_tile_name(g, a) ? g->slots[a->slot].dt != a->type->dtype : !ew_tree(g, a, nodes))
-        return 0;
-    if (pld_cg_ew_binary(e->op, &scalar) >= 0) {
-        if (scalar ? !b || names_tile(g, b) : is_tile_name(g, b) ? g->slots[b->slot].dt != b->type->dtype : !ew_tree(g, b, nodes))
-            return 0;
+    *expdif = 0;
+    switch (op) {
+    case PLD_OPID_TILE_ROW_EXPAND_ADD: case PLD_OPID_TILE_COL_EXPAND_ADD: return PLD_OPID_TILE_ADD;
+    case PLD_OPID_TILE_ROW_EXPAND_EXPDIF: case PLD_OPID_TILE_COL_EXPAND_EXPDIF: *expdif = 1; /* fall through */
+    case PLD_OPID_TILE_ROW_EXPAND_SUB: case PLD_OPID_TILE_COL_EXPAND_SUB: return PLD_OPID_TILE_SUB;
+    case PLD_OPID_TILE_ROW_EXPAND_MUL: case PLD_OPID_TILE_COL_EXPAND_MUL: return PLD_OPID_TILE_MUL;
+    case PLD_OPID_TILE_ROW_EXPAND_DIV: case PLD_OPID_TILE_COL_EXPAND_DIV: return PLD_OPID_TILE_DIV;
+    case PLD_OPID_TILE_ROW_EXPAND_MAX: case PLD_OPID_TILE_COL_EXPAND_MAX: return PLD_OPID_TILE_MAXIMUM;
+    case PLD_OPID_TILE_ROW_EXPAND_MIN: case PLD_OPID_TILE_COL_EXPAND_MIN: return PLD_OPID_TILE_MINIMUM;
+    default: return -1;
     }
-    (*nodes)++;
+}
+
+static int same_shape(const pld_type_t *a, const pld_type_t *b)
+{
+    if (!a || !b || a->rank != b->rank || tile_bytes(a) < 0 || tile_bytes(b) < 0)
+        return 0;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d].v != b->shape[d].v)
+            return 0;
     return 1;
 }
 
-/* the number of elements of statement s when it can join a chain, else -1
- * (*nodes: its element-wise ops) */
-static int64_t fusable(const cg_t *g, const pld_stmt_t *s, int *nodes)
+/* how a node reads its second tile operand: 0 element by element (or no
+ * such operand), 'r' a [M, 1] vector, 'c' a [1, N] vector, 's' a [1, 1]
+ * tile, -1: a broadcast the chain does not compute */
+static int bcast_form(const pld_expr_t *e, const pld_expr_t *b)
+{
+    const pld_type_t *t = e->type, *bt = b->type;
+    if (same_shape(t, bt))
+        return 0;
+    if (t->rank != 2 || !bt || bt->kind != PLD_TY_TILE || bt->rank != 2 || tile_bytes(bt) < 0)
+        return -1;
+    const int64_t m = t->shape[0].v, n = t->shape[1].v, bm = bt->shape[0].v, bn = bt->shape[1].v;
+    if (bm == m && bn == 1)
+        return 'r';
+    if (bm == 1 && bn == n)
+        return 'c';
+    return bm == 1 && bn == 1 ? 's' : -1;
+}
+
+/* the same-shape binary op node e computes (the op of a row / column expand;
+ * a broadcasting binary op), its form (bcast_form) in *form, -1 when e is
+ * not one; an op of pld_cg_ew_inline: its own op, *form 0 */
+static int node_op(const cg_t *g, const pld_expr_t *e, int *form, int *expdif)
+{
+    int scalar;
+    *form = *expdif = 0;
+    if (!e || e->kind != PLD_EX_CALL || e->op < 0 || !e->type || e->type->kind != PLD_TY_TILE || tile_bytes(e->type) < 0)
+        return -1;
+    const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
+    if (!a || !a->type || e->type->dtype != a->type->dtype || !same_shape(e->type, a->type))
+        return -1;
+    const int isbin = pld_cg_ew_binary(e->op, &scalar) >= 0, xop = expand_binop(e->op, expdif);
+    if ((isbin || pld_cg_ew_unary(e->op) >= 0) && pld_cg_ew_inline(e))
+        return e->op;
+    /* a second operand broadcast (the kernel library through pld_cg_ext_elementwise) */
+    if (!((isbin && !scalar) || xop >= 0) || !is_tile_name(g, b) || b->type->dtype != a->type->dtype)
+        return -1;
+    const pld_cg_ewty_t ty = pld_cg_ew_type(a->type->dtype);
+    const int op = xop >= 0 ? xop : e->op, ax = xop >= 0 ? pld_op_expand_axis(e->op) : 0;
+    *form = bcast_form(e, b);
+    if (!ty.st || !pld_cg_ew_cbody(op, ty.fl) || (*expdif && !ty.fl) || *form <= 0 || (ax == 'r' && *form != 'r') ||
+        (ax == 'c' && *form != 'c'))
+        return -1;
+    return op;
+}
+
+/* 1 when e is a tree of element-wise ops the chain can compute: each node
+ * an op of pld_cg_ew_inline, or a binary op / row or column expand whose
+ * second operand is a broadcast tile's name, its result of its first
+ * operand's dtype and shape; each tile operand a tile local's name or such a
+ * node; a scalar operand naming no tile. Its nodes are counted in *nodes,
+ * the names it reads broadcast added to bc[] (*nb). */
+static int ew_tree(const cg_t *g, const pld_expr_t *e, int *nodes, int *bc, int *nb)
+{
+    int scalar, form, expdif;
+    if (node_op(g, e, &form, &expdif) < 0)
+        return 0;
+    const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
+    if (is_tile_name(g, a) ? g->slots[a->slot].dt != a->type->dtype : !ew_tree(g, a, nodes, bc, nb))
+        return 0;
+    if (form) {
+        if (g->slots[b->slot].dt != b->type->dtype || *nb >= FUSE_MAX)
+            return 0;
+        bc[(*nb)++] = b->slot;
+    } else if (pld_cg_ew_binary(e->op, &scalar) >= 0) {
+        if (scalar ? !b || names_tile(g, b) : is_tile_name(g, b) ? g->slots[b->slot].dt != b->type->dtype : !ew_tree(g, b, nodes, bc, nb))
+            return 0;
+    }
+    *nodes += 1 + expdif;
+    return 1;
+}
+
+/* 1 when statement s can join a chain (*nodes: its element-wise ops; its
+ * broadcast operands added to bc[]); its target not among them (the unfused
+ * code copies such an operand first) */
+static int fusable(const cg_t *g, const pld_stmt_t *s, int *nodes, int *bc, int *nb)
 {
     *nodes = 0;
     if (s->kind != PLD_ST_ASSIGN || !is_tile_name(g, s->u.assign.target))
-        return -1;
+        return 0;
     const pld_expr_t *e = s->u.assign.value;
-    if (!ew_tree(g, e, nodes))
-        return -1;
-    const cslot_t *ts = &g->slots[s->u.assign.target->slot];
-    if ((size_t)tile_bytes(e->type) > ts->bytes || ts->dt != e->type->dtype)
-        return -1;
-    return pld_type_static_numel(e->type);
+    const int nb0 = *nb;
+    if (!ew_tree(g, e, nodes, bc, nb))
+        return 0;
+    const int t = s->u.assign.target->slot;
+    const cslot_t *ts = &g->slots[t];
+    for (int k = nb0; k < *nb; k++)
+        if (bc[k] == t)
+            return 0;
+    return (size_t)tile_bytes(e->type) <= ts->bytes && ts->dt == e->type->dtype;
 }
 
 /* the statements of the chain that begins at statement i of b: a run of
- * fusable statements of one element count with two element-wise ops at
- * least (one statement of nested ops is a chain too); 0: none */
+ * fusable statements of one static shape, with two element-wise ops at
+ * least (one statement of nested ops is a chain too), no statement
+ * assigning a name another reads broadcast (element i of the loop reads a
+ * broadcast operand's row or column, which other elements write); 0: none */
 static int chain_len(const cg_t *g, const pld_block_t *b, int i)
 {
-    int nodes, tot;
-    const int64_t n = fusable(g, b->stmts[i], &tot);
-    if (n < 0)
-        return 0;
-    int j = i + 1;
-    while (j < b->n && j - i < FUSE_MAX && fusable(g, b->stmts[j], &nodes) == n)
-        j++, tot += nodes;
+    int bc[FUSE_MAX], nb = 0, tg[FUSE_MAX], nodes, tot = 0, j;
+    const pld_type_t *t0 = b->stmts[i]->kind == PLD_ST_ASSIGN ? b->stmts[i]->u.assign.value->type : NULL;
+    for (j = i; j < b->n && j - i < FUSE_MAX; j++) {
+        const pld_stmt_t *s = b->stmts[j];
+        const int nb0 = nb;
+        if (!fusable(g, s, &nodes, bc, &nb) || !same_shape(s->u.assign.value->type, t0)) {
+            nb = nb0;
+            break;
+        }
+        int clash = 0;
+        for (int k = 0; k < nb && !clash; k++)
+            clash = bc[k] == s->u.assign.target->slot;
+        for (int k = nb0; k < nb && !clash; k++)
+            for (int m = 0; m < j - i && !clash; m++)
+                clash = bc[k] == tg[m];
+        if (clash) {
+            nb = nb0;
+            break;
+        }
+        tg[j - i] = s->u.assign.target->slot;
+        tot += nodes;
+    }
     return tot >= 2 ? j - i : 0;
 }
 
@@ -270,8 +366,9 @@ int pld_cg_fuse_plan(cg_t *g, const pld_block_t *body)
 typedef struct fuse {
     cg_t *g;
     int *reg;            /* per slot: the register holding its latest value in the chain, -1: its tile */
-    unsigned char *use;  /* per slot: bit 0 loaded in the loop, bit 1 stored */
+    unsigned char *use;  /* per slot: bit 0 loaded element by element, bit 1 stored, bit 2 loaded broadcast */
     int nreg, ny;        /* registers, scalar operands */
+    int rows;            /* a loop over rows (a [M, 1] or [1, N] operand): the loop's i is the column */
     pld_buf_t lb;        /* the loop's body */
 } fuse_t;
 
@@ -298,28 +395,64 @@ static int pre_tree(fuse_t *f, const pld_expr_t *e)
     return 0;
 }
 
+/* 1 when tree e reads a [M, 1] or [1, N] operand */
+static int reads_rows(const cg_t *g, const pld_expr_t *e)
+{
+    int form, expdif;
+    if (!e || e->kind != PLD_EX_CALL || node_op(g, e, &form, &expdif) < 0)
+        return 0;
+    return form == 'r' || form == 'c' || reads_rows(g, pld_op_bound(e, 0)) || reads_rows(g, pld_op_bound(e, 1));
+}
+
 /* the C value of operand a (a name or a tree) inside the loop into out */
 static void loop_operand(fuse_t *f, const pld_expr_t *a, char *out, size_t n);
 
-/* tree e computed into a new register (its number), as its own loop would:
- * the same C expression, rounded to the dtype (h), then as the next op loads it (r) */
-static int loop_tree(fuse_t *f, const pld_expr_t *e)
+/* one step into a new register (its number): `body` over x (and y) rounded
+ * to the dtype (h), then as the next op loads it (r) */
+static int loop_step(fuse_t *f, pld_dtype_t dt, const char *body, const char *xa, const char *yb)
 {
-    int scalar;
-    const int bin = pld_cg_ew_binary(e->op, &scalar) >= 0;
-    const pld_cg_ewty_t ty = pld_cg_ew_type(e->type->dtype);
-    char xa[64], yb[64] = "", sto[256], ld[32], hk[16];
-    loop_operand(f, pld_op_bound(e, 0), xa, sizeof xa);
-    if (bin && scalar)
-        snprintf(yb, sizeof yb, "fy%d", f->ny++);
-    else if (bin)
-        loop_operand(f, pld_op_bound(e, 1), yb, sizeof yb);
+    const pld_cg_ewty_t ty = pld_cg_ew_type(dt);
+    char sto[320], ld[32], hk[16];
     const int k = f->nreg++;
-    snprintf(sto, sizeof sto, ty.sto, pld_cg_ew_cbody(e->op, ty.fl));
+    snprintf(sto, sizeof sto, ty.sto, body);
     snprintf(hk, sizeof hk, "h%d", k);
     snprintf(ld, sizeof ld, ty.ld, hk);
     pld_buf_printf(&f->lb, " %s h%d; { const %s x = %s%s%s; h%d = %s; } const %s r%d = %s;", ty.st, k, ty.ct, xa,
-                   bin ? ", y = " : "", yb, k, sto, ty.ct, k, ld);
+                   yb ? ", y = " : "", yb ? yb : "", k, sto, ty.ct, k, ld);
+    return k;
+}
+
+/* tree e computed as its own loop (or the library) computes each element:
+ * the same C expression; a float add / mul in the library's form, whose
+ * NaN operand order is fixed (COMM_NAN, src/sim_npu/pld_kern_int.h) */
+static int loop_tree(fuse_t *f, const pld_expr_t *e)
+{
+    int scalar, form, expdif;
+    const int op = node_op(f->g, e, &form, &expdif), bin = pld_cg_ew_binary(op, &scalar) >= 0;
+    const pld_dtype_t dt = e->type->dtype;
+    const int fl = pld_cg_ew_type(dt).fl;
+    char xa[64], yb[64] = "";
+    loop_operand(f, pld_op_bound(e, 0), xa, sizeof xa);
+    const pld_expr_t *b = pld_op_bound(e, 1);
+    if (bin && scalar) {
+        snprintf(yb, sizeof yb, "fy%d", f->ny++);
+    } else if (form) {
+        char p[32];
+        snprintf(p, sizeof p, "p%d[%s]", b->slot, form == 'r' ? "r" : form == 'c' ? "i" : "0");
+        snprintf(yb, sizeof yb, pld_cg_ew_type(dt).ld, p);
+        f->use[b->slot] |= 4;
+    } else if (bin) {
+        loop_operand(f, b, yb, sizeof yb);
+    }
+    const int code = bin ? pld_cg_ew_binary(op, &scalar) : -1;
+    const char *body = fl && code == PC_ADD ? "x + (x != x ? x : y)" : fl && code == PC_MUL ? "x * (x != x ? x : y)"
+                                                                                         : pld_cg_ew_cbody(op, fl);
+    int k = loop_step(f, dt, body, xa, bin ? yb : NULL);
+    if (expdif) { /* then exp of the rounded difference, in place */
+        char r[16];
+        snprintf(r, sizeof r, "r%d", k);
+        k = loop_step(f, dt, pld_cg_ew_cbody(PLD_OPID_TILE_EXP, 1), r, NULL);
+    }
     return k;
 }
 
@@ -331,7 +464,7 @@ static void loop_operand(fuse_t *f, const pld_expr_t *a, char *out, size_t n)
         snprintf(out, n, "r%d", f->reg[a->slot]);
     } else {
         char p[32];
-        snprintf(p, sizeof p, "p%d[i]", a->slot);
+        snprintf(p, sizeof p, "%c%d[i]", f->rows ? 'q' : 'p', a->slot);
         snprintf(out, n, pld_cg_ew_type(f->g->slots[a->slot].dt).ld, p);
         f->use[a->slot] |= 1;
     }
@@ -354,11 +487,15 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
     }
     for (int sl = 0; sl < ns; sl++)
         f.reg[sl] = -1;
+    for (int k = 0; k < len; k++)
+        f.rows |= reads_rows(g, b->stmts[i + k]->u.assign.value);
     pld_cg_emit(g, "{ /* %d element-wise statement%s fused into one loop (lines %d-%d) */", len, len > 1 ? "s" : "",
                 (int)b->stmts[i]->span.line, (int)b->stmts[i + len - 1]->span.line);
     g->ind++;
     /* what each statement does besides its loop, in program order: its
-     * scalar operands, its descriptor (its first leaf's), the capacity check */
+     * scalar operands, its descriptor (its first leaf's: every node's
+     * result has its first operand's shape, and its valid shape where no
+     * operand is broadcast), the capacity check */
     int rc = 0;
     for (int k = 0; k < len && !rc; k++) {
         const pld_stmt_t *s = b->stmts[i + k];
@@ -392,11 +529,12 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
         for (int j = k + 1; j < len && !later; j++)
             later = b->stmts[i + j]->u.assign.target->slot == sl;
         if (!later && !g->slots[sl].nodata) {
-            pld_buf_printf(&f.lb, " p%d_O[i] = h%d;", sl, r);
+            pld_buf_printf(&f.lb, " %c%d_O[i] = h%d;", f.rows ? 'q' : 'p', sl, r);
             f.use[sl] |= 2;
             nstores++;
         }
     }
+    const pld_type_t *t0 = b->stmts[i]->u.assign.value->type;
     if (rc || g->failed) {
         rc = -1;
     } else if (nstores == 0) {
@@ -404,18 +542,35 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
     } else {
         /* one restrict pointer per tile (distinct locals never share
          * storage); a stored one is p<slot>_O (bench/native_vec_report.sh
-         * finds element-wise loops by `O[i] =`) */
+         * finds element-wise loops by `O[i] =`); over rows: q.. at the row */
         for (int sl = 0; sl < ns; sl++) {
             const char *st = f.use[sl] ? pld_cg_ew_type(g->slots[sl].dt).st : NULL;
             if (f.use[sl] & 2)
                 pld_cg_emit(g, "%s *restrict p%d_O = (%s *)s%d.data;", st, sl, st, sl);
+            if ((f.use[sl] & 2) && (f.use[sl] & 5)) /* loaded and stored: the same pointer */
+                pld_cg_emit(g, "%s *const p%d = p%d_O;", st, sl, sl);
             else if (f.use[sl])
                 pld_cg_emit(g, "const %s *restrict p%d = (const %s *)s%d.data;", st, sl, st, sl);
-            if (f.use[sl] == 3) /* loaded and stored: the same pointer */
-                pld_cg_emit(g, "%s *const p%d = p%d_O;", st, sl, sl);
         }
-        const pld_expr_t *e0 = b->stmts[i]->u.assign.value;
-        pld_cg_emit(g, "for (int64_t i = 0; i < %lld; i++) {%s }", (long long)pld_type_static_numel(e0->type), pld_buf_str(&f.lb));
+        if (!f.rows) {
+            pld_cg_emit(g, "for (int64_t i = 0; i < %lld; i++) {%s }", (long long)pld_type_static_numel(t0), pld_buf_str(&f.lb));
+        } else {
+            const long long m = (long long)t0->shape[0].v, n = (long long)t0->shape[1].v;
+            pld_cg_emit(g, "for (int64_t r = 0; r < %lld; r++) {", m);
+            g->ind++;
+            for (int sl = 0; sl < ns; sl++) {
+                const char *st = f.use[sl] ? pld_cg_ew_type(g->slots[sl].dt).st : NULL;
+                if (f.use[sl] & 2)
+                    pld_cg_emit(g, "%s *restrict q%d_O = p%d_O + r * %lld;", st, sl, sl, n);
+                if ((f.use[sl] & 3) == 3)
+                    pld_cg_emit(g, "%s *const q%d = q%d_O;", st, sl, sl);
+                else if (f.use[sl] & 1)
+                    pld_cg_emit(g, "const %s *restrict q%d = p%d + r * %lld;", st, sl, sl, n);
+            }
+            pld_cg_emit(g, "for (int64_t i = 0; i < %lld; i++) {%s }", n, pld_buf_str(&f.lb));
+            g->ind--;
+            pld_cg_emit(g, "}");
+        }
     }
     pld_buf_fini(&f.lb);
     pld_mem_free(f.reg), pld_mem_free(f.use);

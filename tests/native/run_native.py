@@ -73,11 +73,14 @@
   fuse      fuse.pld (chains of element-wise statements fused into one loop:
             FP32, FP16, BF16, INT32, scalar operands, nested ops,
             intermediates read twice, in-place writes, a loop-carried chain,
-            chains broken by a reduction, a broadcast, a row expand and a
-            scalar read of a tile, a result nothing reads) byte-identical on
-            sim and native; the C native dumps (dump=DIR) shows the fusion:
-            kernel `chain` (7 statements) has one element-wise loop and two
-            tile allocations (tx and u7), kernel `mix` at most 11 loops; and
+            chains broken by a reduction and a scalar read of a tile, a result
+            nothing reads; row / column expands, expdif, [M, 1], [1, N] and
+            [1, 1] operands on a partial valid shape, FP16 softmax steps)
+            byte-identical on sim and native; the C native dumps (dump=DIR)
+            shows the fusion: kernel `chain` (7 statements) has one
+            element-wise loop and two tile allocations (tx and u7), kernel
+            `mix` at most 11 loops, kernel `bcast` at least 4 fused loops over
+            rows; and
             fuse_err.pld: an index error in a chain's scalar operand and an
             on-chip capacity error at a later statement of the chain give
             sim's located errors, in sim's order.
@@ -557,7 +560,7 @@ def fuse(args, work, env):
     npy_scalar_i64(n, 5)
     ins = ['--in', 'x=random:1', '--in', 'y=random:2', '--in', 'h=random:3', '--in', 'bh=random:4', '--in', 'iv=random:5',
            '--in', 'rv=random:6', '--in', 'n=' + n]
-    outs = ['o32', 'o16', 'obf', 'oi', 'ocar', 'obrk', 'out']
+    outs = ['o32', 'o16', 'obf', 'oi', 'ocar', 'obrk', 'out', 'ob', 'obh', 'ocl']
     same_on_sim_and_native(args, work, env, 'fuse.pld', ins, outs)
     print('ok: fuse: %d outputs byte-identical on sim and native' % len(outs))
     dump = os.path.join(work, 'dump')
@@ -573,7 +576,12 @@ def fuse(args, work, env):
     loops, allocs = kernel_shape(os.path.join(dump, 'mix.c'))
     if loops > 11:
         fail('kernel mix: %d element-wise loops in the generated C, want at most 11 (its chains fused)' % loops)
-    print('ok: fuse: kernel chain is one loop over 2 tiles; kernel mix has %d loops, %d tile allocations' % (loops, allocs))
+    rows = len(re.findall(r'for \(int64_t r = 0; r < 16; r\+\+\)', open(os.path.join(dump, 'bcast.c')).read()))
+    if rows < 4:
+        fail('kernel bcast: %d fused loops over rows in the generated C, want at least 4 (its chains with row / column '
+             'operands fused)' % rows)
+    print('ok: fuse: kernel chain is one loop over 2 tiles; kernel mix has %d loops, %d tile allocations; kernel bcast '
+          '%d fused loops over rows' % (loops, allocs, rows))
     for v, needle in ((200, 'fuse_err.pld:15:41: error: pl.tensor.read: index 200 out of range in dimension 0'),
                       (3, 'fuse_err.pld:16:9: error: kernel k needs 262144 bytes of Vec (UB) tiles at once')):
         p = os.path.join(work, 'e%d.npy' % v)
