@@ -25,7 +25,6 @@
  * chain) gets no storage (cslot_t.nodata); its descriptor is still kept,
  * for the capacity check. */
 #include "pld_cgen_int.h"
-#include "pld_crt.h"
 #include "pld_mem.h"
 
 #include <stdio.h>
@@ -422,9 +421,9 @@ static int loop_step(fuse_t *f, pld_dtype_t dt, const char *body, const char *xa
     return k;
 }
 
-/* tree e computed as its own loop (or the library) computes each element:
- * the same C expression; a float add / mul in the library's form, whose
- * NaN operand order is fixed (COMM_NAN, src/sim_npu/pld_kern_int.h) */
+/* tree e computed as its own inline loop computes each element: the same C
+ * expression (a broadcast operand: the library's operation on the element
+ * of its row / column) */
 static int loop_tree(fuse_t *f, const pld_expr_t *e)
 {
     int scalar, form, expdif;
@@ -444,10 +443,7 @@ static int loop_tree(fuse_t *f, const pld_expr_t *e)
     } else if (bin) {
         loop_operand(f, b, yb, sizeof yb);
     }
-    const int code = bin ? pld_cg_ew_binary(op, &scalar) : -1;
-    const char *body = fl && code == PC_ADD ? "x + (x != x ? x : y)" : fl && code == PC_MUL ? "x * (x != x ? x : y)"
-                                                                                         : pld_cg_ew_cbody(op, fl);
-    int k = loop_step(f, dt, body, xa, bin ? yb : NULL);
+    int k = loop_step(f, dt, pld_cg_ew_cbody(op, fl), xa, bin ? yb : NULL);
     if (expdif) { /* then exp of the rounded difference, in place */
         char r[16];
         snprintf(r, sizeof r, "r%d", k);
@@ -549,7 +545,7 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
                 pld_cg_emit(g, "%s *restrict p%d_O = (%s *)s%d.data;", st, sl, st, sl);
             if ((f.use[sl] & 2) && (f.use[sl] & 5)) /* loaded and stored: the same pointer */
                 pld_cg_emit(g, "%s *const p%d = p%d_O;", st, sl, sl);
-            else if (f.use[sl])
+            else if (f.use[sl] && !(f.use[sl] & 2))
                 pld_cg_emit(g, "const %s *restrict p%d = (const %s *)s%d.data;", st, sl, st, sl);
         }
         if (!f.rows) {
