@@ -1,24 +1,28 @@
 /* pld_cgen_fuse.c - fusion of element-wise chains in generated code
  * (pld_cgen_int.h; issue 44, docs/native.md "Fused element-wise chains").
  *
- * A chain is a run of at least two consecutive statements of one block, each
- * `name = op(tile, tile | scalar)` or `name = op(tile)` of an element-wise op
- * the generator emits as an inline loop (pld_cg_ew_inline: FP32 / FP16 / BF16
- * / INT32, static shapes), every tile operand a local's name, a scalar
- * operand an expression that names no tile, all over tiles of the same
- * number of elements. It becomes, in program order, everything each
- * statement does besides its loop (the scalar operand evaluated and rounded
- * to the dtype, the result's descriptor, the capacity check rt->tile_bound:
- * the same calls, messages and order as unfused), then ONE loop over the
- * elements that computes each statement in turn with the same C expression
- * as its own loop, the value rounded to its dtype and kept in a register
- * (FP16 / BF16: the stored 16 bits, converted back for the next use, exactly
- * what the next loop would load). A value a later statement of the chain
- * reads is taken from the register; a name the chain has not defined yet is
- * loaded from its tile; a tile that is read anywhere else is stored (its
- * last value in the chain). Every access of element i reads or writes index
- * i only, in statement order, so the in-place forms (`t = add(t, x)`, a
- * tile read before the chain writes it) give the unfused results.
+ * A chain is a run of consecutive statements of one block (with two
+ * element-wise ops at least), each `name = tree` where tree is element-wise
+ * ops the generator would emit as inline loops (pld_cg_ew_inline: FP32 /
+ * FP16 / BF16 / INT32, static shapes), binary ops or row / column expands
+ * whose second operand is a broadcast tile ([M, 1], [1, N], [1, 1]), every
+ * tile operand a local's name or a nested such op, a scalar operand an
+ * expression that names no tile, all statements of one static shape. It
+ * becomes, in program order, everything each statement does besides its
+ * loop (the scalar operands evaluated and rounded to the dtype, the result's
+ * descriptor, the capacity check rt->tile_bound: the same calls, messages
+ * and order as unfused), then ONE loop over the elements (over rows, then
+ * elements, when an operand is a row or column vector) that computes each
+ * op in turn with the same C expression as its own loop, the value rounded
+ * to its dtype and kept in a register (FP16 / BF16: the stored 16 bits,
+ * converted back as the next loop would load them). A value a later
+ * statement of the chain reads is taken from the register; a name the chain
+ * has not defined yet is loaded from its tile; a tile that is read anywhere
+ * else is stored (its last value in the chain). Element i reads and writes
+ * index i of each tile only (a broadcast operand, read at its row or
+ * column, is never assigned in its chain), in statement order, so the
+ * in-place forms (`t = add(t, x)`, a tile read before the chain writes it)
+ * give the unfused results.
  *
  * A local that only chains define and read (every occurrence of its name in
  * the function is a chain's definition or a read after one in the same

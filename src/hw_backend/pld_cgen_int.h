@@ -31,6 +31,8 @@
  *                       ops, reductions: the kernel library through rt->k
  *   pld_cgen_mm.c       the matmul family, cast, MX-layout loads
  *   pld_cgen_tensor.c   pl.tensor.* ops (storage from per-op pools)
+ *   pld_cgen_fuse.c     chains of element-wise statements fused into one
+ *                       loop, intermediates without storage (issue 44)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
