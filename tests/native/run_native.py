@@ -75,7 +75,9 @@
             intermediates read twice, in-place writes, a loop-carried chain,
             chains broken by a reduction and a scalar read of a tile, a result
             nothing reads; row / column expands, expdif, [M, 1], [1, N] and
-            [1, 1] operands on a partial valid shape, FP16 softmax steps)
+            [1, 1] operands on a partial valid shape, FP16 softmax steps;
+            maximum / minimum fused and alone on every pair of NaNs with
+            payloads, signed zeros, infinities and subnormals)
             byte-identical on sim and native; the C native dumps (dump=DIR)
             shows the fusion: kernel `chain` (7 statements) has one
             element-wise loop and two tile allocations (tx and u7), kernel
@@ -553,14 +555,35 @@ def kernel_shape(path):
     return len(re.findall(r'for \(int64_t i = 0; i < [0-9]+; i\+\+\)', body)), body.count('rt->alloc(')
 
 
+def npy_f32_bits(path, shape, words):
+    """a float32 .npy of `shape` holding the given 32-bit patterns"""
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ''.join('%d, ' % d for d in shape)
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode() + struct.pack('<%dI' % len(words), *words))
+
+
+# FP32 bit patterns where an IEEE maximum / minimum is easy to get wrong: zeros of both signs, infinities, NaNs with
+# payloads and signs, subnormals, the largest finite, ones
+SPECIAL_F32 = (0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fc01234, 0xffa00001,
+               0x00000001, 0x80000001, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x00800000)
+
+
 def fuse(args, work, env):
     """fused element-wise chains (src/hw_backend/pld_cgen_fuse.c): sim's bytes, the fusion visible in the generated
     C, sim's errors in sim's order inside a chain"""
     n = os.path.join(work, 'n5.npy')
     npy_scalar_i64(n, 5)
+    # p, q: every ordered pair of SPECIAL_F32 (196), then random bits
+    rng = random.Random(7)
+    pairs = [(a, b) for a in SPECIAL_F32 for b in SPECIAL_F32]
+    pairs += [(rng.getrandbits(32), rng.getrandbits(32)) for _ in range(16 * 32 - len(pairs))]
+    npy_f32_bits(os.path.join(work, 'p.npy'), (16, 32), [a for a, _ in pairs])
+    npy_f32_bits(os.path.join(work, 'q.npy'), (16, 32), [b for _, b in pairs])
     ins = ['--in', 'x=random:1', '--in', 'y=random:2', '--in', 'h=random:3', '--in', 'bh=random:4', '--in', 'iv=random:5',
-           '--in', 'rv=random:6', '--in', 'n=' + n]
-    outs = ['o32', 'o16', 'obf', 'oi', 'ocar', 'obrk', 'out', 'ob', 'obh', 'ocl']
+           '--in', 'rv=random:6', '--in', 'n=' + n, '--in', 'p=' + os.path.join(work, 'p.npy'),
+           '--in', 'q=' + os.path.join(work, 'q.npy')]
+    outs = ['o32', 'o16', 'obf', 'oi', 'ocar', 'obrk', 'out', 'ob', 'obh', 'ocl', 'omx', 'omn', 'om3', 'om4']
     same_on_sim_and_native(args, work, env, 'fuse.pld', ins, outs)
     print('ok: fuse: %d outputs byte-identical on sim and native' % len(outs))
     dump = os.path.join(work, 'dump')
