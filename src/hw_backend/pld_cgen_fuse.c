@@ -35,6 +35,11 @@
 #include <string.h>
 
 #define FUSE_MAX 64 /* statements in one chain (a longer run makes several) */
+/* ops in one loop: a longer run is cut into several loops at a statement
+ * (the value crossing the cut gets storage). GCC 12 spills registers in
+ * longer loops (SSE2's 16): bench chain28 as one 28-op loop took 0.58 s, as
+ * loops of at most 7, 8 or 10 ops 0.29-0.31 s; 4 ops: 0.33 s */
+#define FUSE_NODES 8
 
 /* 1 when expression e names a tile local anywhere */
 static int names_tile(const cg_t *g, const pld_expr_t *e)
@@ -200,7 +205,8 @@ static int fusable(const cg_t *g, const pld_stmt_t *s, int *nodes, int *bc, int 
 
 /* the statements of the chain that begins at statement i of b: a run of
  * fusable statements of one static shape, with two element-wise ops at
- * least (one statement of nested ops is a chain too), no statement
+ * least (one statement of nested ops is a chain too) and at most FUSE_NODES
+ * (unless its first statement alone has more), no statement
  * assigning a name another reads broadcast (element i of the loop reads a
  * broadcast operand's row or column, which other elements write); 0: none */
 static int chain_len(const cg_t *g, const pld_block_t *b, int i)
@@ -210,7 +216,7 @@ static int chain_len(const cg_t *g, const pld_block_t *b, int i)
     for (j = i; j < b->n && j - i < FUSE_MAX; j++) {
         const pld_stmt_t *s = b->stmts[j];
         const int nb0 = nb;
-        if (!fusable(g, s, &nodes, bc, &nb) || !same_shape(s->u.assign.value->type, t0)) {
+        if (!fusable(g, s, &nodes, bc, &nb) || !same_shape(s->u.assign.value->type, t0) || (j > i && tot + nodes > FUSE_NODES)) {
             nb = nb0;
             break;
         }

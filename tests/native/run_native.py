@@ -81,7 +81,7 @@
             byte-identical on sim and native; the C native dumps (dump=DIR)
             shows the fusion: kernel `chain` (7 statements) has one
             element-wise loop and two tile allocations (tx and u7), kernel
-            `mix` at most 11 loops, kernel `bcast` at least 4 fused loops over
+            `mix` at most 16 loops (62 unfused), kernel `bcast` at least 4 fused loops over
             rows; and
             fuse_err.pld: an index error in a chain's scalar operand and an
             on-chip capacity error at a later statement of the chain give
@@ -597,8 +597,8 @@ def fuse(args, work, env):
         fail('kernel chain: %d element-wise loops and %d tile allocations in the generated C, want 1 and 2 (the '
              '7 statements fused, u1..u6 without storage)' % (loops, allocs))
     loops, allocs = kernel_shape(os.path.join(dump, 'mix.c'))
-    if loops > 11:
-        fail('kernel mix: %d element-wise loops in the generated C, want at most 11 (its chains fused)' % loops)
+    if loops > 16:
+        fail('kernel mix: %d element-wise loops in the generated C, want at most 16 (its chains fused; 62 unfused)' % loops)
     rows = len(re.findall(r'for \(int64_t r = 0; r < 16; r\+\+\)', open(os.path.join(dump, 'bcast.c')).read()))
     if rows < 4:
         fail('kernel bcast: %d fused loops over rows in the generated C, want at least 4 (its chains with row / column '
