@@ -36,10 +36,11 @@
 
 #define FUSE_MAX 64 /* statements in one chain (a longer run makes several) */
 /* ops in one loop: a longer run is cut into several loops at a statement
- * (the value crossing the cut gets storage). GCC 12 spills registers in
- * longer loops (SSE2's 16): bench chain28 as one 28-op loop took 0.58 s, as
- * loops of at most 7, 8 or 10 ops 0.29-0.31 s; 4 ops: 0.33 s */
-#define FUSE_NODES 8
+ * (the value crossing the cut gets storage). GCC 12 spills SSE2's 16
+ * registers in long loops: bench chain28 as one 28-op loop took 0.58 s; CPU
+ * time of chain / chain28 with loops of at most 4 ops 0.27 / 0.29 s, 5:
+ * 0.30 / 0.29, 6: 0.31 / 0.28, 8: 0.33 / 0.29 (docs/benchmarks-native.md) */
+#define FUSE_NODES 4
 
 /* 1 when expression e names a tile local anywhere */
 static int names_tile(const cg_t *g, const pld_expr_t *e)
