@@ -536,6 +536,8 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
                 wb[nwb++] = sl;
         }
     }
+    if (!g.failed)
+        pld_cg_fuse_plan(&g, body);
     g.ind = 1;
     if (loopvar && !g.failed)
         pld_cg_emit(&g, "s%d = pc_block_idx(args);", loopvar->slot);
@@ -598,7 +600,9 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
             if (!ct)
                 continue;
             pld_buf_printf(&src, "    %s s%d; memset(&s%d, 0, sizeof s%d); /* %s */\n", ct, i, i, i, fn->slot_names[i]);
-            if (g.slots[i].kind == SK_TILE)
+            if (g.slots[i].kind == SK_TILE && g.slots[i].nodata)
+                pld_buf_puts(&src, "    /* only fused chains define and read it: no storage */\n");
+            else if (g.slots[i].kind == SK_TILE)
                 pld_buf_printf(&src, "    if (!(s%d.data = rt->alloc(bk, -1, %zu))) return pc_cold(), 1;\n", i,
                                g.slots[i].bytes ? g.slots[i].bytes : 1);
         }

@@ -98,12 +98,9 @@ static const char *f32_unary(int code)
 /* How an element-wise loop holds a dtype: storage type, compute type, the
  * load and store conversions (FP16 / BF16 computed in float and rounded on
  * every store, as the kernel library does). NULL st: no inline loop. */
-typedef struct ew_ty {
-    const char *st, *ct, *ld, *sto; /* ld / sto: printf formats of one %s */
-    int fl;
-} ew_ty_t;
+typedef pld_cg_ewty_t ew_ty_t;
 
-static ew_ty_t ew_ty(pld_dtype_t dt)
+ew_ty_t pld_cg_ew_type(pld_dtype_t dt)
 {
     switch (dt) {
     case PLD_DT_FP32: return (ew_ty_t){"float", "float", "%s", "%s", 1};
@@ -130,13 +127,13 @@ static void ew_loop(cg_t *g, const ew_ty_t *t, int64_t n, const char *a, const c
 
 /* 1 when e is emitted as an inline loop: a dtype of ew_ty with a C form of
  * the op, and for two tiles one static shape and dtype */
-static int ew_inline(const pld_expr_t *e)
+int pld_cg_ew_inline(const pld_expr_t *e)
 {
     int scalar, code = pld_cg_ew_binary(e->op, &scalar), ucode = pld_cg_ew_unary(e->op);
     const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
     if (!a || !a->type || tile_bytes(a->type) < 0)
         return 0;
-    const ew_ty_t ty = ew_ty(a->type->dtype);
+    const ew_ty_t ty = pld_cg_ew_type(a->type->dtype);
     if (!ty.st)
         return 0;
     if (ucode >= 0)
@@ -147,9 +144,34 @@ static int ew_inline(const pld_expr_t *e)
                       b->type->dtype == a->type->dtype);
 }
 
+/* the C form of element-wise op `op` over x (and y) for a float (fl) or INT32 dtype, NULL when none */
+const char *pld_cg_ew_cbody(int op, int fl)
+{
+    int scalar, code = pld_cg_ew_binary(op, &scalar), ucode = pld_cg_ew_unary(op);
+    if (ucode >= 0)
+        return fl ? f32_unary(ucode) : NULL;
+    return code < 0 ? NULL : fl ? f32_binary(code) : i32_binary(code);
+}
+
+/* `const CT name = ...;`: scalar t<v> (a double when fl) in the element dtype dt
+ * first (pld_elem_set_f / _i), as the library does, then in the compute type */
+void pld_cg_ew_scalar_y(cg_t *g, pld_dtype_t dt, int v, int fl, const char *name)
+{
+    const ew_ty_t ty = pld_cg_ew_type(dt);
+    if (dt == PLD_DT_FP32)
+        pld_cg_emit(g, "const float %s = (float)%st%d;", name, fl ? "" : "(double)", v);
+    else if (ty.fl) {
+        char ly[64], yb[40];
+        snprintf(yb, sizeof yb, "%sb", name);
+        snprintf(ly, sizeof ly, ty.ld, yb);
+        pld_cg_emit(g, "uint16_t %s; rt->set_f(&%s, %d, 0, (double)t%d); const float %s = %s;", yb, yb, (int)dt, v, name, ly);
+    } else
+        pld_cg_emit(g, "const int32_t %s = (int32_t)(uint32_t)(uint64_t)%st%d%s;", name, fl ? "pc_f2i(" : "", v, fl ? ")" : "");
+}
+
 int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
 {
-    if (!ew_inline(e)) /* other dtypes, broadcasting operands: the kernel library (pld_cgen_ext.c) */
+    if (!pld_cg_ew_inline(e)) /* other dtypes, broadcasting operands: the kernel library (pld_cgen_ext.c) */
         return pld_cg_ext_elementwise(g, e, dst);
     int scalar, code = pld_cg_ew_binary(e->op, &scalar), ucode = pld_cg_ew_unary(e->op);
     char av[32], bv[32];
@@ -157,7 +179,7 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         return -1;
     const pld_type_t *ta = pld_op_bound(e, 0)->type;
     pld_dtype_t dt = ta->dtype;
-    const ew_ty_t ty = ew_ty(dt);
+    const ew_ty_t ty = pld_cg_ew_type(dt);
     int64_t n = pld_type_static_numel(ta);
     if (ucode >= 0) {
         pld_cg_copy_desc(g, dst, av);
@@ -172,16 +194,9 @@ int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst)
         if (v < 0)
             return -1;
         pld_cg_copy_desc(g, dst, av);
-        /* the scalar in the element dtype first (pld_elem_set_f / _i), as the library does */
-        if (dt == PLD_DT_FP32)
-            pld_cg_emit(g, "{ const float y = (float)%st%d;", fl ? "" : "(double)", v);
-        else if (ty.fl) {
-            char ly[64];
-            snprintf(ly, sizeof ly, ty.ld, "yb");
-            pld_cg_emit(g, "{ uint16_t yb; rt->set_f(&yb, %d, 0, (double)t%d); const float y = %s;", (int)dt, v, ly);
-        } else
-            pld_cg_emit(g, "{ const int32_t y = (int32_t)(uint32_t)(uint64_t)%st%d%s;", fl ? "pc_f2i(" : "", v, fl ? ")" : "");
+        pld_cg_emit(g, "{");
         g->ind++;
+        pld_cg_ew_scalar_y(g, dt, v, fl, "y");
         ew_loop(g, &ty, n, av, NULL, dst, bf);
         g->ind--;
         pld_cg_emit(g, "}");

@@ -31,6 +31,8 @@
  *                       ops, reductions: the kernel library through rt->k
  *   pld_cgen_mm.c       the matmul family, cast, MX-layout loads
  *   pld_cgen_tensor.c   pl.tensor.* ops (storage from per-op pools)
+ *   pld_cgen_fuse.c     chains of element-wise statements fused into one
+ *                       loop, intermediates without storage (issue 44)
  *   pld_cgen_dist.c     distributed: ops the runtime runs for a tile
  *                       result, pld.tile.remote_load / remote_store read and
  *                       written directly in a peer's mapped window
@@ -60,6 +62,7 @@ typedef struct cslot {
     unsigned mems;     /* tiles: bit m: a tile of memory space m is bound to it (the capacity check) */
     const pld_type_t *fixed; /* tensors: a parameter of static shape the unit never assigns (its shape,
                                 checked once at entry, is constant in the element accesses), else NULL */
+    int nodata;        /* tiles: only fused chains define and read it: no storage (pld_cgen_fuse.c) */
 } cslot_t;
 
 typedef struct cg {
@@ -206,6 +209,33 @@ int pld_cg_ew_binary(int op, int *scalar);
 int pld_cg_ew_unary(int op);
 /* an element-wise op (pld_cg_ew_binary / pld_cg_ew_unary) into dst */
 int pld_cg_ew(cg_t *g, const pld_expr_t *e, const char *dst);
+/* How an inline element-wise loop holds a dtype: storage type, compute type,
+ * the load and store conversions (printf formats of one %s; FP16 / BF16
+ * computed in float and rounded on every store, as the kernel library does);
+ * NULL st: no inline loop for the dtype */
+typedef struct pld_cg_ewty {
+    const char *st, *ct, *ld, *sto;
+    int fl;
+} pld_cg_ewty_t;
+pld_cg_ewty_t pld_cg_ew_type(pld_dtype_t dt);
+/* 1 when element-wise op e is emitted as an inline loop (static shapes, a
+ * dtype of pld_cg_ew_type, one dtype and shape for two tile operands) */
+int pld_cg_ew_inline(const pld_expr_t *e);
+/* the C form of op over x (and y) in the compute type (fl: float), NULL when none */
+const char *pld_cg_ew_cbody(int op, int fl);
+/* `const CT name = ...;`: scalar t<v> (a double when fl) rounded to dtype dt
+ * first, as the library does, then in the compute type */
+void pld_cg_ew_scalar_y(cg_t *g, pld_dtype_t dt, int v, int fl, const char *name);
+
+/* ---------------------------------------------------------------- pld_cgen_fuse.c */
+
+/* Before generating a unit's body: finds its chains of element-wise
+ * statements and marks the slots they alone define and read (cslot_t.nodata). */
+int pld_cg_fuse_plan(cg_t *g, const pld_block_t *body);
+/* statement i of block b begins a chain of at least two fusable statements:
+ * emits it as one loop and returns the number of statements done; 0 when
+ * none begins there; -1 after an error */
+int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i);
 /* The ops below take s, the site of e. */
 /* pl.tile.matmul / matmul_acc into dst (room: its storage) */
 int pld_cg_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);

@@ -546,6 +546,13 @@ int pld_cg_block(cg_t *g, const pld_block_t *b, const pld_expr_t *carried)
             i += grp - 1;
             continue;
         }
+        const int fused = pld_cg_fuse(g, b, i); /* a chain of element-wise statements: one loop */
+        if (fused < 0 || g->failed)
+            return -1;
+        if (fused > 0) {
+            i += fused - 1;
+            continue;
+        }
         if (gen_stmt(g, b->stmts[i], i == b->n - 1, carried))
             return -1;
     }

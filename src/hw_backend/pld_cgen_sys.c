@@ -908,7 +908,7 @@ static int region(cg_t *g, const pld_stmt_t *s, const pld_expr_t *it, const pld_
                 continue;
             pld_buf_printf(f, "    %s s%d; memcpy(&s%d, fr[%d], sizeof s%d); /* %s */\n", ct, i, i, i, i,
                            g->fn->slot_names[i]);
-            if (sl->kind == SK_TILE)
+            if (sl->kind == SK_TILE && !sl->nodata) /* (no storage: pld_cgen_fuse.c) */
                 pld_buf_printf(f, "    { void *p_ = rt->alloc(bk, -1, %zu); if (!p_) return pc_cold(), 1; memcpy(p_, s%d.data, %zu); "
                                   "s%d.data = p_; }\n",
                                sl->bytes ? sl->bytes : 1, i, sl->bytes ? sl->bytes : 1, i);

@@ -541,14 +541,23 @@ static inline float pc_f32_bits(uint64_t w)
     return f;
 }
 
-/* IEEE max/min as the kernel library computes them (NaN propagates) */
+/* IEEE max/min as the kernel library computes them (FMAX_IEEE / FMIN_IEEE:
+ * x when x is NaN, else y when y is NaN, -0 < +0), written as the plain
+ * compare-select (maxps / minps) with the equal-zeros and NaN-x cases fixed
+ * after it: the same bits, and ~14% faster in a fused 7-op loop with GCC 12
+ * (issue 44; test native_fuse compares both with sim on NaNs, signed zeros,
+ * infinities and subnormals) */
 static inline float pc_fmaxf(float x, float y)
 {
-    return (x > y || x != x) ? x : (x == y && !signbit(x)) ? x : y;
+    float m = x > y ? x : y;
+    m = (x == y && signbit(m)) ? x : m;
+    return x != x ? x : m;
 }
 static inline float pc_fminf(float x, float y)
 {
-    return (x < y || x != x) ? x : (x == y && signbit(x)) ? x : y;
+    float m = x < y ? x : y;
+    m = (x == y && !signbit(m)) ? x : m;
+    return x != x ? x : m;
 }
 
 /* ---- layout helpers of generated code (pld_cgen_layout.c) ---- */

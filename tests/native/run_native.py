@@ -83,6 +83,23 @@
             compiles that overlap (each waits up to 5 s for another to start); a compiler
             that refuses one kernel of a unit names that kernel, shows its
             message, exits 69 and leaves only the probed flags in the cache.
+  fuse      fuse.pld (chains of element-wise statements fused into one loop:
+            FP32, FP16, BF16, INT32, scalar operands, nested ops,
+            intermediates read twice, in-place writes, a loop-carried chain,
+            chains broken by a reduction and a scalar read of a tile, a result
+            nothing reads; row / column expands, expdif, [M, 1], [1, N] and
+            [1, 1] operands on a partial valid shape, FP16 softmax steps;
+            maximum / minimum fused and alone on every pair of NaNs with
+            payloads, signed zeros, infinities and subnormals)
+            byte-identical on sim and native; the C native dumps (dump=DIR)
+            shows the fusion: kernel `chain` (7 statements) has two
+            element-wise loops (at most 4 ops each) and three tile
+            allocations (tx, u4, u7; unfused: 7 and 8), kernel
+            `mix` at most 24 loops (62 unfused), kernel `bcast` at least 4 fused loops over
+            rows; and
+            fuse_err.pld: an index error in a chain's scalar operand and an
+            on-chip capacity error at a later statement of the chain give
+            sim's located errors, in sim's order.
   layout    layout.pld (assemble in a loop, transpose, valid shapes and
             padding, slice, reshape, extract, concat, mask gathers) gives sim's
             bytes; layout_err.pld stops with sim's located message for each op
@@ -112,7 +129,7 @@ import pld_mpitest as T  # noqa: E402  (require_programs)
 
 UNITS_PROG = '../../programs/tutorial/collectives_handrolled.pld'  # 5 kernels
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn', 'units')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn', 'units', 'fuse')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -120,7 +137,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'ext': ('ext.pld', 'ext_err.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
-         'layout': ('layout.pld', 'layout_err.pld'),
+         'layout': ('layout.pld', 'layout_err.pld'), 'fuse': ('fuse.pld', 'fuse_err.pld'),
          'mm': ('mm.pld', 'mm_f32.pld'), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
          'tlayout': ('tensor_layout.pld',), 'units': (UNITS_PROG,), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
@@ -546,6 +563,78 @@ def ext(args, work, env):
         fail('ext_err.pld with n = 4: the output differs between sim and native')
 
 
+def kernel_shape(path):
+    """(element-wise loops, tile allocations) of the kernel function in a dumped source"""
+    src = open(path).read()
+    body = src[src.index('int pld_ckernel(const pc_rt *rt, void *bk, int64_t *args)\n{'):]
+    return len(re.findall(r'for \(int64_t i = 0; i < [0-9]+; i\+\+\)', body)), body.count('rt->alloc(')
+
+
+def npy_f32_bits(path, shape, words):
+    """a float32 .npy of `shape` holding the given 32-bit patterns"""
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ''.join('%d, ' % d for d in shape)
+    hdr += ' ' * (64 - 10 - len(hdr) - 1) + '\n'
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr.encode() + struct.pack('<%dI' % len(words), *words))
+
+
+# FP32 bit patterns where an IEEE maximum / minimum is easy to get wrong: zeros of both signs, infinities, NaNs with
+# payloads and signs, subnormals, the largest finite, ones
+SPECIAL_F32 = (0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7fc01234, 0xffa00001,
+               0x00000001, 0x80000001, 0x7f7fffff, 0x3f800000, 0xbf800000, 0x00800000)
+
+
+def fuse(args, work, env):
+    """fused element-wise chains (src/hw_backend/pld_cgen_fuse.c): sim's bytes, the fusion visible in the generated
+    C, sim's errors in sim's order inside a chain"""
+    n = os.path.join(work, 'n5.npy')
+    npy_scalar_i64(n, 5)
+    # p, q: every ordered pair of SPECIAL_F32 (196), then random bits
+    rng = random.Random(7)
+    pairs = [(a, b) for a in SPECIAL_F32 for b in SPECIAL_F32]
+    pairs += [(rng.getrandbits(32), rng.getrandbits(32)) for _ in range(16 * 32 - len(pairs))]
+    npy_f32_bits(os.path.join(work, 'p.npy'), (16, 32), [a for a, _ in pairs])
+    npy_f32_bits(os.path.join(work, 'q.npy'), (16, 32), [b for _, b in pairs])
+    ins = ['--in', 'x=random:1', '--in', 'y=random:2', '--in', 'h=random:3', '--in', 'bh=random:4', '--in', 'iv=random:5',
+           '--in', 'rv=random:6', '--in', 'n=' + n, '--in', 'p=' + os.path.join(work, 'p.npy'),
+           '--in', 'q=' + os.path.join(work, 'q.npy')]
+    outs = ['o32', 'o16', 'obf', 'oi', 'ocar', 'obrk', 'out', 'ob', 'obh', 'ocl', 'omx', 'omn', 'om3', 'om4']
+    same_on_sim_and_native(args, work, env, 'fuse.pld', ins, outs)
+    print('ok: fuse: %d outputs byte-identical on sim and native' % len(outs))
+    dump = os.path.join(work, 'dump')
+    o = ins + ['--backend-options', 'dump=' + dump]
+    for x in outs:
+        o += ['--out', '%s=%s' % (x, os.path.join(work, 'd_%s.npy' % x))]
+    rc, out = run(args, 'fuse.pld', 'native', o, env)
+    expect(rc, out, 0, [], 'fuse.pld on native with dump=DIR')
+    loops, allocs = kernel_shape(os.path.join(dump, 'chain.c'))
+    if (loops, allocs) != (2, 3):
+        fail('kernel chain: %d element-wise loops and %d tile allocations in the generated C, want 2 and 3 (the '
+             '7 statements fused into loops of at most 4 ops, u1..u3, u5, u6 without storage; unfused: 7 and 8)'
+             % (loops, allocs))
+    loops, allocs = kernel_shape(os.path.join(dump, 'mix.c'))
+    if loops > 24:
+        fail('kernel mix: %d element-wise loops in the generated C, want at most 24 (its chains fused; 62 unfused)' % loops)
+    rows = len(re.findall(r'for \(int64_t r = 0; r < 16; r\+\+\)', open(os.path.join(dump, 'bcast.c')).read()))
+    if rows < 4:
+        fail('kernel bcast: %d fused loops over rows in the generated C, want at least 4 (its chains with row / column '
+             'operands fused)' % rows)
+    print('ok: fuse: kernel chain is two loops over 3 tiles; kernel mix has %d loops, %d tile allocations; kernel bcast '
+          '%d fused loops over rows' % (loops, allocs, rows))
+    for v, needle in ((200, 'fuse_err.pld:15:41: error: pl.tensor.read: index 200 out of range in dimension 0'),
+                      (3, 'fuse_err.pld:16:9: error: kernel k needs 262144 bytes of Vec (UB) tiles at once')):
+        p = os.path.join(work, 'e%d.npy' % v)
+        npy_scalar_i64(p, v)
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'fuse_err.pld', b, ['--in', 'x=random:1', '--in', 'n=' + p, '--out',
+                                                    'out=' + os.path.join(work, 'e.npy')], env)
+            expect(rc, out, 70, [needle], 'an error inside a fused chain (n = %d) on %s' % (v, b))
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l or 'note:' in l]
+        if msgs['sim'] != msgs['native']:
+            fail('the error inside a chain (n = %d) differs: sim %r, native %r' % (v, msgs['sim'], msgs['native']))
+
+
 def mm(args, work, env):
     """mm.pld: pl.tile.cast in every rounding mode, BF16 matmul / matmul_acc (init_cond in a loop) /
     matmul_bias and atomic stores: byte-identical on sim and native"""
@@ -913,7 +1002,7 @@ def main():
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
-     'tlayout': tlayout, 'tdyn': tdyn, 'units': units}[args.what](args, work, env)
+     'tlayout': tlayout, 'tdyn': tdyn, 'units': units, 'fuse': fuse}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
