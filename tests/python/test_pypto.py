@@ -45,6 +45,8 @@ from .compiled_program import CompiledProgram
 from .distributed_compiled_program import DistributedCompiledProgram, DistributedConfig
 
 def generate(program, output_dir, skip_ptoas=False, **kwargs):
+    if getattr(program, "codegen_fails", False):
+        raise RuntimeError("stand-in codegen: this program cannot be generated here")
     if not skip_ptoas:
         raise RuntimeError("stand-in codegen: the ptoas binary is not installed")
     return {"orchestration/host_orch.py": "# stand-in codegen of %s\\n" % program.name}
@@ -343,6 +345,28 @@ def test_skip_ptoas_keeps_codegen(tmp_path):
     assert (tmp_path / "pldrun_program.pld").read_text() == TEXTS["allgather"]
 
 
+def test_codegen_artifacts(tmp_path, device_ids):
+    """Without skip_ptoas the plugin still runs PyPTO's codegen without ptoas, as PyPTO's host-tensor tests read
+    next_levels/ and the orchestration source before calling; the call runs on pldrun."""
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    compiled = ir.compile(prog, output_dir=str(tmp_path), distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    assert (tmp_path / "orchestration" / "host_orch.py").read_text() == "# stand-in codegen of HostAllGather\\n"
+    xs, outs = t(np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64)), torch.zeros((2, 2, 64), dtype=torch.float32)
+    compiled(xs, outs)
+    assert torch.allclose(outs[1], xs[:, 0, :])
+
+
+def test_codegen_failing_still_runs(tmp_path, device_ids):
+    """Where PyPTO's codegen fails even without ptoas, nothing is generated and the program still runs."""
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    prog.codegen_fails = True
+    compiled = ir.compile(prog, output_dir=str(tmp_path), distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    assert not (tmp_path / "orchestration").exists()
+    xs, outs = t(np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64)), torch.zeros((2, 2, 64), dtype=torch.float32)
+    compiled(xs, outs)
+    assert torch.allclose(outs[0], xs[:, 0, :])
+
+
 def test_prepare_worker(device_ids):
     prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
@@ -480,7 +504,8 @@ def test_plugin_on_standin_pypto(tmp_path):
     print('pldrun with the Python bridge' if bridge else 'pldrun without the Python bridge: SubWorkers refused')
     for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
                  'test_single_device_scalar',
-                 'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_prepare_worker',
+                 'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
+                 'test_codegen_failing_still_runs', 'test_prepare_worker',
                  'test_prepare_unknown_callback') + (('test_subworker',) if bridge else ()):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
     if not bridge:
@@ -500,7 +525,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 14
+    assert len(res) == 16
 
 
 def test_unsupported_as_xfail(tmp_path):
