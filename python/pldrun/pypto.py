@@ -319,7 +319,7 @@ class Worker:
 
     def _require_open(self, op):
         if not self._open:
-            raise RuntimeError('DistributedWorker.%s: the worker is closed' % op)
+            raise RuntimeError('DistributedWorker.%s() called after close()' % op)   # PyPTO's words (tests match them)
 
     def __call__(self, *args, config=None):
         del config

@@ -379,6 +379,9 @@ def test_prepare_worker(device_ids):
         xs = t(np.full((2, 4, 16), 7.0, dtype=np.float32))
         rt.submit(compiled, xs, ys, ids).result()
         assert torch.allclose(ys[1], xs[1] + 1.0)
+    for use in (lambda: rt.register(compiled), lambda: rt.run(compiled, xs, ys, ids)):
+        with pytest.raises(RuntimeError, match="called after close"):   # PyPTO's words, matched by its tests
+            use()
 
 
 def test_prepare_unknown_callback(device_ids):
