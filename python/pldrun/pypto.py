@@ -186,8 +186,8 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     inputs, targets = {}, {}
     for p, a in zip(params, args):
         v = _value(a, p, where)
-        if p['dir'] in ('in', 'inout'):
-            inputs[p['name']] = v
+        if p['dir'] in ('in', 'inout') or hasattr(v, 'shape'):
+            inputs[p['name']] = v     # an Out tensor too: PyPTO copies it to the device, so a kernel starts from it
         if p['dir'] in ('out', 'inout'):
             if not hasattr(v, 'shape'):
                 raise TypeError('pldrun.pypto: parameter %r of %s is an output; got %s, not a tensor'

@@ -225,7 +225,7 @@ def allclose(x, y, rtol=1e-5, atol=1e-8):
 '''
 
 
-def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=False):
+def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=False, accumulate=False):
     with open(os.path.join(REPO, rel)) as f:
         text = f.read()
     if fixed_nr is not None:
@@ -234,6 +234,9 @@ def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=F
         text = text.replace(') -> pl.Tensor[[NR, ROWS, COLS], pl.FP32]:\n        # the rank',
                             ') -> tuple[pl.Tensor[[NR, ROWS, COLS], pl.FP32], pl.Tensor[[NR, 1, 1], pl.INT32]]:\n'
                             '        # the rank').replace('        return ys\n', '        return ys, ids\n')
+    if accumulate:   # the kernel adds into its Out tensor (as an atomic-add store does): it reads y first
+        text = text.replace('t = pl.load(x, [0, 0], [ROWS, COLS])',
+                            't = pl.add(pl.load(x, [0, 0], [ROWS, COLS]), pl.load(y, [0, 0], [ROWS, COLS]))')
     if drop_host:
         text = text[:text.index('    @pl.function(level=pl.Level.HOST')]
     if subworker:
@@ -367,6 +370,17 @@ def test_codegen_failing_still_runs(tmp_path, device_ids):
     assert torch.allclose(outs[0], xs[:, 0, :])
 
 
+def test_out_keeps_contents(device_ids):
+    """An Out tensor starts from what the caller passed (PyPTO copies it to the device): a kernel adding into it
+    (PyPTO's atomic-add store tests) sees it."""
+    prog = Program("HelloRank", TEXTS["hello_acc"], HELLO_PARAMS)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    xs = t(np.full((2, 4, 16), 3.0, dtype=np.float32))
+    ys, ids = torch.full((2, 4, 16), 100.0, dtype=torch.float32), torch.zeros((2, 1, 1), dtype=torch.int32)
+    compiled(xs, ys, ids)
+    assert ys[:, 0, 0].tolist() == [103.0, 104.0], ys[:, 0, 0]
+
+
 def test_prepare_worker(device_ids):
     prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
@@ -462,11 +476,13 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False, extra_en
         path.write_text(path.read_text().replace('generate(', 'generate_all('))
     texts = {'allgather': program('programs/host/allgather.pld'),
              'hello': program('programs/tutorial/hello_rank.pld', fixed_nr=2),
+             'hello_acc': program('programs/tutorial/hello_rank.pld', fixed_nr=2, accumulate=True),
              'hello_tuple': program('programs/tutorial/hello_rank.pld', fixed_nr=2, tuple_return=True),
              'single': program('programs/tutorial/hello_rank.pld', drop_host=True),
              'subworker': program('tests/python/subworker/host_sub.pld'),
              'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
              'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
+    assert texts['hello_acc'] != texts['hello']
     assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
     (work / 'conftest.py').write_text(CONFTEST)
     (work / 'test_pypto_like.py').write_text(TESTS % {'texts': texts})
@@ -508,7 +524,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
                  'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
-                 'test_codegen_failing_still_runs', 'test_prepare_worker',
+                 'test_codegen_failing_still_runs', 'test_out_keeps_contents', 'test_prepare_worker',
                  'test_prepare_unknown_callback') + (('test_subworker',) if bridge else ()):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
     if not bridge:
@@ -528,7 +544,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 16
+    assert len(res) == 17
 
 
 def test_unsupported_as_xfail(tmp_path):
