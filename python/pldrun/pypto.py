@@ -8,10 +8,9 @@ at import of this module) at the points its own tests/st/distributed/conftest.py
 replaces for --codegen-only:
 
 - `pypto.ir.compile`: captures the front-end program's `as_python()` and lets
-  PyPTO's pass pipeline run, but replaces code generation (`generate` in
-  pypto/ir/compile.py) so that neither ptoas nor device code generation runs. A
-  caller that asks for `skip_ptoas=True` gets PyPTO's codegen as before (it
-  needs no ptoas). The text is kept on the returned object and written to
+  PyPTO's pass pipeline run, but code generation (`generate` in
+  pypto/ir/compile.py) always runs with skip_ptoas=True: PyPTO's codegen without
+  ptoas (tests read next_levels/ and kernel_config.py), nothing where it fails. The text is kept on the returned object and written to
   `<output_dir>/pldrun_program.pld`.
 - `pypto.runtime.distributed_runner.execute_distributed` (one-shot calls of a
   DistributedCompiledProgram): runs the captured program on
@@ -22,8 +21,9 @@ replaces for --codegen-only:
   dispatches run the same way; `DistributedWorker(...)` built by hand fails.
 
 Each call's arguments map by position onto the entry's parameters as
-`pldrun --signature` lists them (PyPTO passes them in that order): In and InOut
-tensors and scalars go in, Out and InOut tensors are filled IN PLACE, so the
+`pldrun --signature` lists them (PyPTO passes them in that order): every tensor
+(Out ones too: PyPTO copies them to the device) and scalar goes in, Out and InOut
+tensors are filled IN PLACE, so the
 test's own torch.allclose decides. PyPTO's own __call__ keeps doing the rest
 (argument checks, return-style allocation, tuple returns from the Out
 parameters). pldrun's failures raise PldrunFailure (a pldrun.RunError) whose

@@ -9,7 +9,8 @@ device_id=)`, return-style calls that allocate the Out parameters and return one
 passed as ctypes values; the stand-in runtimes fail when called (no simpler here). A conftest like PyPTO's
 turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style test files under
 `python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
-capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
+capture and no ptoas (codegen run with skip_ptoas=True, nothing where it fails), Out tensors starting from
+the caller's contents, a closed worker's error in PyPTO's words, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
 tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name>
 entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
 SubWorkers run from the printed bodies (tests/python/subworker/host_sub.pld at P = 2, torch tensors when torch is
