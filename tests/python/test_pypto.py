@@ -9,7 +9,8 @@ device_id=)`, return-style calls that allocate the Out parameters and return one
 passed as ctypes values; the stand-in runtimes fail when called (no simpler here). A conftest like PyPTO's
 turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style test files under
 `python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
-capture and no ptoas, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
+capture and no ptoas (codegen run with skip_ptoas=True, nothing where it fails), Out tensors starting from
+the caller's contents, a closed worker's error in PyPTO's words, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
 tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name>
 entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
 SubWorkers run from the printed bodies (tests/python/subworker/host_sub.pld at P = 2, torch tensors when torch is
@@ -45,6 +46,8 @@ from .compiled_program import CompiledProgram
 from .distributed_compiled_program import DistributedCompiledProgram, DistributedConfig
 
 def generate(program, output_dir, skip_ptoas=False, **kwargs):
+    if getattr(program, "codegen_fails", False):
+        raise RuntimeError("stand-in codegen: this program cannot be generated here")
     if not skip_ptoas:
         raise RuntimeError("stand-in codegen: the ptoas binary is not installed")
     return {"orchestration/host_orch.py": "# stand-in codegen of %s\\n" % program.name}
@@ -223,7 +226,7 @@ def allclose(x, y, rtol=1e-5, atol=1e-8):
 '''
 
 
-def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=False):
+def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=False, accumulate=False):
     with open(os.path.join(REPO, rel)) as f:
         text = f.read()
     if fixed_nr is not None:
@@ -232,6 +235,9 @@ def program(rel, fixed_nr=None, tuple_return=False, drop_host=False, subworker=F
         text = text.replace(') -> pl.Tensor[[NR, ROWS, COLS], pl.FP32]:\n        # the rank',
                             ') -> tuple[pl.Tensor[[NR, ROWS, COLS], pl.FP32], pl.Tensor[[NR, 1, 1], pl.INT32]]:\n'
                             '        # the rank').replace('        return ys\n', '        return ys, ids\n')
+    if accumulate:   # the kernel adds into its Out tensor (as an atomic-add store does): it reads y first
+        text = text.replace('t = pl.load(x, [0, 0], [ROWS, COLS])',
+                            't = pl.add(pl.load(x, [0, 0], [ROWS, COLS]), pl.load(y, [0, 0], [ROWS, COLS]))')
     if drop_host:
         text = text[:text.index('    @pl.function(level=pl.Level.HOST')]
     if subworker:
@@ -343,6 +349,39 @@ def test_skip_ptoas_keeps_codegen(tmp_path):
     assert (tmp_path / "pldrun_program.pld").read_text() == TEXTS["allgather"]
 
 
+def test_codegen_artifacts(tmp_path, device_ids):
+    """Without skip_ptoas the plugin still runs PyPTO's codegen without ptoas, as PyPTO's host-tensor tests read
+    next_levels/ and the orchestration source before calling; the call runs on pldrun."""
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    compiled = ir.compile(prog, output_dir=str(tmp_path), distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    assert (tmp_path / "orchestration" / "host_orch.py").read_text() == "# stand-in codegen of HostAllGather\\n"
+    xs, outs = t(np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64)), torch.zeros((2, 2, 64), dtype=torch.float32)
+    compiled(xs, outs)
+    assert torch.allclose(outs[1], xs[:, 0, :])
+
+
+def test_codegen_failing_still_runs(tmp_path, device_ids):
+    """Where PyPTO's codegen fails even without ptoas, nothing is generated and the program still runs."""
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    prog.codegen_fails = True
+    compiled = ir.compile(prog, output_dir=str(tmp_path), distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    assert not (tmp_path / "orchestration").exists()
+    xs, outs = t(np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64)), torch.zeros((2, 2, 64), dtype=torch.float32)
+    compiled(xs, outs)
+    assert torch.allclose(outs[0], xs[:, 0, :])
+
+
+def test_out_keeps_contents(device_ids):
+    """An Out tensor starts from what the caller passed (PyPTO copies it to the device): a kernel adding into it
+    (PyPTO's atomic-add store tests) sees it."""
+    prog = Program("HelloRank", TEXTS["hello_acc"], HELLO_PARAMS)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    xs = t(np.full((2, 4, 16), 3.0, dtype=np.float32))
+    ys, ids = torch.full((2, 4, 16), 100.0, dtype=torch.float32), torch.zeros((2, 1, 1), dtype=torch.int32)
+    compiled(xs, ys, ids)
+    assert ys[:, 0, 0].tolist() == [103.0, 104.0], ys[:, 0, 0]
+
+
 def test_prepare_worker(device_ids):
     prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
@@ -355,6 +394,9 @@ def test_prepare_worker(device_ids):
         xs = t(np.full((2, 4, 16), 7.0, dtype=np.float32))
         rt.submit(compiled, xs, ys, ids).result()
         assert torch.allclose(ys[1], xs[1] + 1.0)
+    for use in (lambda: rt.register(compiled), lambda: rt.run(compiled, xs, ys, ids)):
+        with pytest.raises(RuntimeError, match="called after close"):   # PyPTO's words, matched by its tests
+            use()
 
 
 def test_prepare_unknown_callback(device_ids):
@@ -435,11 +477,13 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False, extra_en
         path.write_text(path.read_text().replace('generate(', 'generate_all('))
     texts = {'allgather': program('programs/host/allgather.pld'),
              'hello': program('programs/tutorial/hello_rank.pld', fixed_nr=2),
+             'hello_acc': program('programs/tutorial/hello_rank.pld', fixed_nr=2, accumulate=True),
              'hello_tuple': program('programs/tutorial/hello_rank.pld', fixed_nr=2, tuple_return=True),
              'single': program('programs/tutorial/hello_rank.pld', drop_host=True),
              'subworker': program('tests/python/subworker/host_sub.pld'),
              'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
              'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
+    assert texts['hello_acc'] != texts['hello']
     assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
     (work / 'conftest.py').write_text(CONFTEST)
     (work / 'test_pypto_like.py').write_text(TESTS % {'texts': texts})
@@ -480,7 +524,8 @@ def test_plugin_on_standin_pypto(tmp_path):
     print('pldrun with the Python bridge' if bridge else 'pldrun without the Python bridge: SubWorkers refused')
     for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
                  'test_single_device_scalar',
-                 'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_prepare_worker',
+                 'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
+                 'test_codegen_failing_still_runs', 'test_out_keeps_contents', 'test_prepare_worker',
                  'test_prepare_unknown_callback') + (('test_subworker',) if bridge else ()):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
     if not bridge:
@@ -500,7 +545,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 14
+    assert len(res) == 17
 
 
 def test_unsupported_as_xfail(tmp_path):
