@@ -157,7 +157,12 @@ int pld_cg_lay_concat(cg_t *g, int s, const char *dst, const char *a, const char
     pld_cg_emit(g, "{ int64_t shp[2] = {%s.shape[0], %s.shape[1] + %s.shape[1]};", a, a, b);
     g->ind++;
     set_desc(g, dst, dt, "2", "shp", "");
+    /* the boxes below cover every row and the valid columns: only columns
+     * beyond both valid widths are left for the zeros */
+    pld_cg_emit(g, "if (%s.valid[1] + %s.valid[1] < shp[1])", a, b);
+    g->ind++;
     zero(g, dst, es);
+    g->ind--;
     pld_cg_emit(g, "int64_t o0[2] = {0, 0}, e0[2] = {shp[0], %s.valid[1]}, o1[2] = {0, %s.valid[1]}, e1[2] = {shp[0], "
                    "%s.valid[1]};", a, a, b);
     pld_cg_emit(g, "pc_view d0, d1, s0, s1; pc_view_tile(&d0, &%s); d1 = d0; pc_view_tile(&s0, &%s); pc_view_tile(&s1, &%s);",

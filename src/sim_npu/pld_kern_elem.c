@@ -540,8 +540,8 @@ pld_status_t pld_k_unary(pld_unop_k_t op, const pld_view_t *out, const pld_view_
         const char *a_ = it->base[1] + it->off[1];                                                              \
         for (int64_t i_ = 0; i_ < n_; i_++) {                                                                   \
             T v_;                                                                                               \
-            memcpy(&v_, a_ + i_ * it->s[1], sizeof v_);                                                         \
-            memcpy(o_ + i_ * it->s[0], &v_, sizeof v_);                                                         \
+            memcpy(&v_, a_ + i_ * sa_, sizeof v_);                                                              \
+            memcpy(o_ + i_ * so_, &v_, sizeof v_);                                                              \
         }                                                                                                       \
         kit_next(it);                                                                                           \
     }
@@ -553,7 +553,14 @@ void pld_kern_copy_run(kit_t *it, int sz)
             memmove(it->base[0], it->base[1], (size_t)(it->n * sz));
         return;
     }
-    const int64_t n_ = it->n;
+    const int64_t n_ = it->n, so_ = it->s[0], sa_ = it->s[1]; /* in locals: the byte stores may alias *it */
+    if (so_ == sz && sa_ == sz) { /* packed rows (a box of a tile): one move per row */
+        for (int64_t r_ = 0; r_ < it->rows; r_++) {
+            memmove(it->base[0] + it->off[0], it->base[1] + it->off[1], (size_t)(n_ * sz));
+            kit_next(it);
+        }
+        return;
+    }
     switch (sz) {
     case 1: COPY_LOOP(uint8_t) break;
     case 2: COPY_LOOP(uint16_t) break;
