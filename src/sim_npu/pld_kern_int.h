@@ -304,5 +304,10 @@ int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t
     } while (0)
 
 #define KCH 256 /* columns per chunk (column reduction, matmul, cast staging) */
+/* n elements of float class c, s bytes apart, into / from an FP32 row (FP16 and
+ * BF16 widen exactly; FP64 rounds to FP32): the matmul kernels' rows
+ * (pld_kern_mm.c) */
+void pld_kern_row_load_f(kcls_t c, const char *p, int64_t s, int64_t n, float *d);
+void pld_kern_row_store_f(kcls_t c, char *p, int64_t s, int64_t n, const float *v);
 
 #endif

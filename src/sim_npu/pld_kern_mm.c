@@ -64,7 +64,7 @@ static const mm_set_t mm_avx2 = {16, mm_k4_avx2, mm_k1_avx2};
 
 /* n elements of float class c, s bytes apart, into d (exact: FP16 and BF16
  * widen exactly; FP64 rounds to FP32 as the accumulator rows of matmul did). */
-static void mm_load(kcls_t c, const char *p, int64_t s, int64_t n, float *d)
+void pld_kern_row_load_f(kcls_t c, const char *p, int64_t s, int64_t n, float *d)
 {
     if (c == K_F32 && s == 4) {
         memcpy(d, p, (size_t)n * 4);
@@ -78,7 +78,7 @@ static void mm_load(kcls_t c, const char *p, int64_t s, int64_t n, float *d)
     }
 }
 
-static void mm_store(kcls_t c, char *p, int64_t s, int64_t n, const float *v)
+void pld_kern_row_store_f(kcls_t c, char *p, int64_t s, int64_t n, const float *v)
 {
     if (c == K_F32 && s == 4) {
         memcpy(p, v, (size_t)n * 4);
@@ -98,7 +98,7 @@ static void mm_pack_b(kcls_t c, const char *b, int64_t sbk, int64_t sbn, int64_t
 {
     for (int64_t k = 0; k < kk; k++) {
         float *d = bp + k * nr;
-        mm_load(c, b + k * sbk, sbn, cn, d);
+        pld_kern_row_load_f(c, b + k * sbk, sbn, cn, d);
         for (int j = cn; j < nr; j++)
             d[j] = 0.0f;
     }
@@ -109,7 +109,7 @@ static void mm_pack_b(kcls_t c, const char *b, int64_t sbk, int64_t sbn, int64_t
 static void mm_pack_a(kcls_t c, const char *a, int64_t sam, int64_t sak, int64_t kk, int rn, float *ap)
 {
     if (rn == 1) {
-        mm_load(c, a, sak, kk, ap);
+        pld_kern_row_load_f(c, a, sak, kk, ap);
         return;
     }
     for (int r = 0; r < MM_MR; r++) {
@@ -188,7 +188,7 @@ int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t
                     } else {
                         for (int r = 0; r < rk; r++) {
                             if (accumulate)
-                                mm_load(oc, oc0 + r * som, son, cn, cb + r * nr);
+                                pld_kern_row_load_f(oc, oc0 + r * som, son, cn, cb + r * nr);
                             else
                                 memset(cb + r * nr, 0, (size_t)cn * 4);
                             for (int j = cn; j < nr; j++)
@@ -201,7 +201,7 @@ int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t
                         set->k1(kk, ap, bp + jp * kk, c);
                     if (c == cb)
                         for (int r = 0; r < rk; r++)
-                            mm_store(oc, oc0 + r * som, son, cn, cb + r * nr);
+                            pld_kern_row_store_f(oc, oc0 + r * som, son, cn, cb + r * nr);
                 }
             }
         }

@@ -463,27 +463,6 @@ pld_status_t pld_k_reduce(pld_redop_k_t op, int flags, const pld_view_t *out, co
 
 /* ---- 6e. matmul ------------------------------------------------------------------ */
 
-/* Loads n elements of any float class into a float accumulator row. */
-static void acc_load_f(kcls_t c, const char *p, int64_t s, int n, float *acc)
-{
-    switch (c) {
-    case K_F16: for (int j = 0; j < n; j++) acc[j] = ld_f16(p + j * s); break;
-    case K_BF16: for (int j = 0; j < n; j++) acc[j] = ld_bf16(p + j * s); break;
-    case K_F32: for (int j = 0; j < n; j++) acc[j] = ld_f32(p + j * s); break;
-    default: for (int j = 0; j < n; j++) acc[j] = (float)ld_f64(p + j * s); break;
-    }
-}
-
-static void acc_store_f(kcls_t c, char *p, int64_t s, int n, const float *acc)
-{
-    switch (c) {
-    case K_F16: for (int j = 0; j < n; j++) st_f16(p + j * s, acc[j]); break;
-    case K_BF16: for (int j = 0; j < n; j++) st_bf16(p + j * s, acc[j]); break;
-    case K_F32: for (int j = 0; j < n; j++) st_f32(p + j * s, acc[j]); break;
-    default: for (int j = 0; j < n; j++) st_f64(p + j * s, acc[j]); break;
-    }
-}
-
 /* Integer accumulator rows: the low 32 bits of any integer class. */
 static void acc_load_i(kcls_t c, const char *p, int64_t s, int n, uint32_t *acc)
 {
@@ -599,7 +578,7 @@ static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t
             } else if (cls_is_float(ac)) {
                 float acc[KCH];
                 if (accumulate)
-                    acc_load_f(oc, ocol, son, cn, acc);
+                    pld_kern_row_load_f(oc, ocol, son, cn, acc);
                 else
                     memset(acc, 0, sizeof acc);
                 switch (ac) {
@@ -607,7 +586,7 @@ static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t
                 case K_BF16: MM_LOOP(float, ld_bf16, CVT_F) break;
                 default: MM_LOOP(float, ld_f32, CVT_F) break;
                 }
-                acc_store_f(oc, ocol, son, cn, acc);
+                pld_kern_row_store_f(oc, ocol, son, cn, acc);
             } else {
                 uint32_t acc[KCH];
                 if (accumulate)
