@@ -228,6 +228,24 @@ void pld_kern_copy_run(kit_t *it, int sz);
 /* 1 when the FP32 loops run the AVX2 set on this CPU (pld_kern_elem.c's
  * choice, the same for every kernel of a run). */
 int pld_kern_simd_avx2(void);
+/* The extents and byte strides of one [M, K] @ [K, N] product (pld_k_matmul's
+ * old loop and pld_kern_mm_f32 read the same) */
+typedef struct kmm_geom {
+    int64_t m, kk, nn;      /* M, K, N */
+    int64_t sam, sak;       /* a: row, column strides in bytes */
+    int64_t sbk, sbn;       /* b */
+    int64_t som, son;       /* out */
+} kmm_geom_t;
+
+KINLINE void kmm_geom(kmm_geom_t *g, const pld_view_t *out, const pld_view_t *a, const pld_view_t *b)
+{
+    const int isz = pld_dtype_storage_bytes(a->dt), osz = pld_dtype_storage_bytes(out->dt);
+    g->m = a->shape[0], g->kk = a->shape[1], g->nn = b->shape[1];
+    g->sam = a->strides[0] * isz, g->sak = a->strides[1] * isz;
+    g->sbk = b->strides[0] * isz, g->sbn = b->strides[1] * isz;
+    g->som = out->strides[0] * osz, g->son = out->strides[1] * osz;
+}
+
 /* o[k] = o[k] op b[k] for k < n: the packed in-place FP32 loop of the chosen
  * set (o and b do not overlap; pld_kern_elem.c). */
 void pld_kern_f32_oob(pld_binop_k_t op, float *o, const float *b, int64_t n);
@@ -237,8 +255,8 @@ void pld_kern_f32_oob(pld_binop_k_t op, float *o, const float *b, int64_t n);
  * (accumulate ? out : +0) + a[i,0] b[0,j] + a[i,1] b[1,j] + ... in ascending
  * k, each product and each sum rounded to FP32 (pld_kern_mm.c). Returns -1
  * (nothing written) when its workspace cannot be allocated, else 0. */
-int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
-                    kcls_t oc);
+int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, const kmm_geom_t *g,
+                    int accumulate, kcls_t ac, kcls_t oc);
 
 
 /* out = EXPR(x, y) over the iterator `it` (operands out, a, b). SZ: element

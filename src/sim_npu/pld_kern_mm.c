@@ -129,14 +129,11 @@ static void mm_pack_a(kcls_t c, const char *a, int64_t sam, int64_t sak, int64_t
 
 enum { MM_STACK = 6144 }; /* floats of workspace on the stack (24 KiB: a [64, 64] product fits) */
 
-int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
-                    kcls_t oc)
+int pld_kern_mm_f32(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, const kmm_geom_t *g,
+                    int accumulate, kcls_t ac, kcls_t oc)
 {
-    const int64_t m = a->shape[0], kk = a->shape[1], nn = b->shape[1];
-    const int isz = pld_dtype_storage_bytes(a->dt), osz = pld_dtype_storage_bytes(out->dt);
-    const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;
-    const int64_t sbk = b->strides[0] * isz, sbn = b->strides[1] * isz;
-    const int64_t som = out->strides[0] * osz, son = out->strides[1] * osz;
+    const int64_t m = g->m, kk = g->kk, nn = g->nn, sam = g->sam, sak = g->sak, sbk = g->sbk, sbn = g->sbn;
+    const int64_t som = g->som, son = g->son;
     const mm_set_t *set = &mm_base;
 #if MM_AVX2
     if (pld_kern_simd_avx2())

@@ -554,12 +554,11 @@ pld_status_t pld_k_matmul(const pld_view_t *out, const pld_view_t *a, const pld_
 static void matmul2(const pld_view_t *out, const pld_view_t *a, const pld_view_t *b, int accumulate, kcls_t ac,
                     kcls_t oc)
 {
-    const int64_t m = a->shape[0], kk = a->shape[1], nn = b->shape[1];
-    const int isz = pld_dtype_storage_bytes(a->dt), osz = pld_dtype_storage_bytes(out->dt);
-    const int64_t sam = a->strides[0] * isz, sak = a->strides[1] * isz;
-    const int64_t sbk = b->strides[0] * isz, sbn = b->strides[1] * isz;
-    const int64_t som = out->strides[0] * osz, son = out->strides[1] * osz;
-    if (ac != K_F64 && cls_is_float(ac) && pld_kern_mm_f32(out, a, b, accumulate, ac, oc) == 0)
+    kmm_geom_t gv, *g = &gv;
+    kmm_geom(g, out, a, b);
+    const int64_t m = g->m, kk = g->kk, nn = g->nn, sam = g->sam, sak = g->sak, sbk = g->sbk, sbn = g->sbn;
+    const int64_t som = g->som, son = g->son;
+    if (ac != K_F64 && cls_is_float(ac) && pld_kern_mm_f32(out, a, b, g, accumulate, ac, oc) == 0)
         return;
     for (int64_t i = 0; i < m; i++) {
         const char *arow = (const char *)a->data + i * sam;
