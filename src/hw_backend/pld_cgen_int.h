@@ -172,6 +172,8 @@ int pld_cg_block(cg_t *g, const pld_block_t *b, const pld_expr_t *carried);
 
 /* A scalar expression's value in a fresh C local; *fl: 1 for a double. */
 int pld_cg_scalar(cg_t *g, const pld_expr_t *e, int *fl, pld_dtype_t *dt);
+/* integer t<t> wrapped to dt in a fresh C local (an annotated store): its number */
+int pld_cg_wrap_int(cg_t *g, int t, pld_dtype_t dt);
 /* one (possibly list) index/offset argument as a C array; *n entries; -1 absent */
 int pld_cg_ilist(cg_t *g, const pld_expr_t *e, int *n);
 

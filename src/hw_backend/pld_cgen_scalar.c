@@ -46,6 +46,13 @@ static int def_scalar(cg_t *g, int fl, pld_dtype_t dt, const char *x)
     return t;
 }
 
+int pld_cg_wrap_int(cg_t *g, int t, pld_dtype_t dt)
+{
+    char x[32];
+    snprintf(x, sizeof x, "t%d", t);
+    return def_scalar(g, 0, dt, x);
+}
+
 static const pld_type_t *scalar_type(const pld_expr_t *e)
 {
     return e->type && e->type->kind == PLD_TY_SCALAR ? e->type : NULL;

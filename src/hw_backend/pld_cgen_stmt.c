@@ -60,6 +60,9 @@ static int assign_slot(cg_t *g, int slot, const pld_expr_t *e)
         if (fl != (sl->kind == SK_FLT))
             return pld_cg_fail(g, e->span, "'%s' holds integers and floats: the native backend needs one kind per name",
                                g->fn->slot_names[slot]);
+        const pld_type_t *tt = g->target && g->target->slot == slot ? g->target->type : NULL;
+        if (!fl && tt && tt->kind == PLD_TY_SCALAR && pld_dtype_is_int(tt->dtype) && tt->dtype != dt)
+            t = pld_cg_wrap_int(g, t, tt->dtype); /* `b: pl.INT32 = <INDEX value>` */
         pld_cg_emit(g, "%s = t%d;", v, t);
         return 0;
     }

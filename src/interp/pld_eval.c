@@ -423,6 +423,9 @@ static int exec_assign(pld_interp_t *it, frame_t *f, const pld_stmt_t *s)
         return FLOW_ERROR;
     if (it->race && v->kind == PLD_EX_SUBSCRIPT && val.kind == PLD_V_TENSOR && f->ctx == PLD_CTX_KERNEL)
         pld_race_local(it, f, v, pld_v_tensor(&val), NULL, NULL, PLD_HB_READ); /* x = win[...]: a slice read */
+    const pld_type_t *tt = s->u.assign.target->type;
+    if (s->u.assign.ann && val.kind == PLD_V_INT && tt && tt->kind == PLD_TY_SCALAR && pld_dtype_is_int(tt->dtype) && tt->dtype != val.dt)
+        val = pld_v_int(tt->dtype, val.u.i); /* `b: pl.INT32 = <INDEX value>`: stored as an INT32 */
     st = assign_target(it, f, s->u.assign.target, &val);
     pld_value_release(&val);
     return st == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;

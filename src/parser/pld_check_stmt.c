@@ -658,6 +658,12 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
             else if (a == b && (a == PLD_TY_TILE || tens_a) && at->dtype != t->dtype && t->dtype != PLD_DT_NONE)
                 pld_ck_error(ck, s->u.assign.ann->span, "annotation dtype %s does not match the value's dtype %s",
                          pld_dtype_name(at->dtype), pld_dtype_name(t->dtype));
+            /* PyPTO's override: an integer annotation of an INDEX value (an untyped
+             * literal, a loop index, arithmetic of them) types the name with the
+             * annotation, and the value is converted (wrapped) as it is stored */
+            if (at->kind == PLD_TY_SCALAR && t->kind == PLD_TY_SCALAR && t->dtype == PLD_DT_INDEX &&
+                pld_dtype_is_int(at->dtype) && at->dtype != PLD_DT_INDEX && at->dtype != PLD_DT_BOOL)
+                t = at;
             if (t->kind == PLD_TY_UNKNOWN) {
                 t = at;
                 /* a tpop without shape=/dtype=: the annotation declares what it pops */

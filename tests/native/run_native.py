@@ -499,6 +499,14 @@ def load(args, work, env):
 def control(args, work, env):
     outs = ['cnt', 'out']
     same_on_sim_and_native(args, work, env, 'control.pld', ['--in', 'x=random:11'], outs, limit=60)
+    # cnt[0, 10:14]: `big: pl.INT32 = 5 + 2147483647` stored wrapped (-2147483644),
+    # then big < 0, big // 2 and big * 3 as INT32 (the same on both backends, so
+    # the values themselves are checked)
+    cnt = open(os.path.join(work, 'cnt_native.npy'), 'rb').read()
+    got = list(struct.unpack_from('<4i', cnt, len(cnt) - 64 + 40))
+    if got != [-2147483644, 1, -1073741822, -2147483636]:
+        fail('control.pld: an INT32-annotated INDEX value is not wrapped: cnt[0, 10:14] = %s, want '
+             '[-2147483644, 1, -1073741822, -2147483636]' % got)
     print('ok: control: %d outputs byte-identical on sim and native' % len(outs))
     # a kernel that spins (every trip ends in `continue`): the watchdog tick of
     # the loop's back edge stops it after --wait-timeout (the per-wait limit;
