@@ -726,6 +726,39 @@ static const char *fn_kind_word(const ck_fn_info_t *fi)
     }
 }
 
+
+/* 1 when a statement of b (or of a block inside it) returns values */
+static int returns_values(const pld_block_t *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const pld_stmt_t *s = b->stmts[i];
+        switch (s->kind) {
+        case PLD_ST_RETURN:
+            if (s->u.ret.n > 0)
+                return 1;
+            break;
+        case PLD_ST_IF:
+            if (returns_values(&s->u.if_.then) || returns_values(&s->u.if_.els))
+                return 1;
+            break;
+        case PLD_ST_WHILE:
+            if (returns_values(&s->u.while_.body))
+                return 1;
+            break;
+        case PLD_ST_FOR:
+            if (returns_values(&s->u.for_.body))
+                return 1;
+            break;
+        case PLD_ST_WITH:
+            if (returns_values(&s->u.with.body))
+                return 1;
+            break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
 static void check_header(pld_ck_t *ck, ck_fn_info_t *fi)
 {
     pld_func_t *f = fi->f;
@@ -756,8 +789,8 @@ static void check_header(pld_ck_t *ck, ck_fn_info_t *fi)
     }
     if (f->ret_ann)
         fi->ret = pld_ck_ann_type(ck, f->ret_ann, NULL, 0);
-    else
-        fi->ret = &pld_type_none;
+    else /* unknown until its first `return <values>` is checked (pld_check_stmt.c) */
+        fi->ret = returns_values(&f->body) ? &pld_type_unknown : &pld_type_none;
 }
 
 /* A CHIP orchestration function the HOST orchestrator dispatches takes its

@@ -111,6 +111,22 @@ static void assign_name(pld_ck_t *ck, pld_expr_t *target, const pld_type_t *t)
     sl->defined = 1;
 }
 
+/* the tuple type of a return of several values */
+static const pld_type_t *return_tuple(pld_ck_t *ck, const pld_stmt_t *s)
+{
+    pld_type_t *t = pld_type_new(ck->p, PLD_TY_TUPLE);
+    const pld_type_t **el = pld_arena_alloc(&ck->p->arena, sizeof *el * (size_t)(s->u.ret.n + 1));
+    if (!t || !el) {
+        ck->oom = 1;
+        return &pld_type_unknown;
+    }
+    for (int i = 0; i < s->u.ret.n; i++)
+        el[i] = s->u.ret.vals[i]->type ? s->u.ret.vals[i]->type : &pld_type_unknown;
+    t->nelems = s->u.ret.n;
+    t->elems = el;
+    return t;
+}
+
 static void assign_targets(pld_ck_t *ck, pld_expr_t *target, const pld_type_t *t, pld_span_t value_span)
 {
     if (target->kind == PLD_EX_NAME) {
@@ -696,8 +712,13 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
         ck->direct = NULL;
         ck_prog_t *pr = ck_prog_of(ck);
         for (int i = 0; i < pr->nfns; i++)
-            if (pr->fns[i].f == ck->fn)
+            if (pr->fns[i].f == ck->fn) {
                 ret = pr->fns[i].ret;
+                /* no `->` annotation: the first `return <values>` gives the
+                 * result type (PyPTO's _FirstReturnTypeCollector) */
+                if (!ck->fn->ret_ann && ck->ctx == ck->fn_ctx && s->u.ret.n > 0 && ret == &pld_type_unknown)
+                    pr->fns[i].ret = s->u.ret.n == 1 ? s->u.ret.vals[0]->type : return_tuple(ck, s);
+            }
         if (ret && ck->fn->ret_ann && ck->ctx == ck->fn_ctx) {
             int want = ret->kind == PLD_TY_TUPLE ? ret->nelems : 1;
             if (s->u.ret.n != want && !(s->u.ret.n == 1 && ret->kind == PLD_TY_TUPLE))

@@ -101,6 +101,8 @@ extern const char *SRC_DISPATCH_WS; /* test_interp_ops.c */
 /* test_interp.c: scalars, control flow, module constants */
 void test_interp_scalar_floor_div_mod(void);
 void test_interp_scalar_int32_wrap(void);
+void test_interp_scalar_annotation_wrap(void);
+void test_interp_unannotated_return(void);
 void test_interp_scalar_index_int32_promotion(void);
 void test_interp_scalar_float_division(void);
 void test_interp_range_steps(void);
