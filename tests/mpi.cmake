@@ -88,7 +88,7 @@ if(TARGET pld_interp_testing)
     "${PROJECT_SOURCE_DIR}/tools/pldrun/batchlist.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/hang_opts.c"
     "${PROJECT_SOURCE_DIR}/tools/pldrun/dispatch_io.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/dump.c"
-    "${PROJECT_SOURCE_DIR}/tools/pldrun/pysub.c")
+    "${PROJECT_SOURCE_DIR}/tools/pldrun/pysub.c" "${PROJECT_SOURCE_DIR}/tools/pldrun/winstate.c")
   target_include_directories(pldrun_testing PRIVATE "${PROJECT_SOURCE_DIR}/tools/pldrun" "${PROJECT_SOURCE_DIR}/src/pybridge")
   target_link_libraries(pldrun_testing PRIVATE pld_interp_testing MPI::MPI_C)
   if(PLD_HAVE_PYBRIDGE)
@@ -162,4 +162,32 @@ foreach(_case IN LISTS _pld_hang_cases)
                    --workdir "${CMAKE_CURRENT_BINARY_DIR}/hang")
   set_tests_properties(hang_${_case} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${_p}
                                                 ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${_pld_mpi_env}")
+endforeach()
+
+# mpi_winstate_<case>: tests/mpi/run_winstate.py - persistent windows across
+# runs: `--save-windows DIR` keeps every rank's window memory (signal cells
+# included) at the end of a run and `--load-windows DIR` starts the next run
+# with it (how pldrun.pypto runs the dispatches of a worker prepared with
+# persistent=True, reset_persistent_windows=False; docs/pypto.md). Three runs
+# of tests/mpi/programs/window_state.pld at P = 2 and 4 (and on native at
+# P = 2, Release tree only) see the previous run's payload and signal values;
+# `errors`: another layout (a located error, 64), another rank count (64), no
+# saved state (74), the options' conflicts (64), the state unchanged by them.
+pld_runner_list(_pld_winstate_cases tests/mpi/run_winstate.py
+                "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_winstate.py" --pldrun pldrun --list)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_pld_mpi_dir}/run_winstate.py")
+foreach(_line IN LISTS _pld_winstate_cases)
+  string(REPLACE " " ";" _f "${_line}")
+  list(GET _f 0 _case)
+  list(GET _f 1 _p)
+  if(PLD_SANITIZE AND _case MATCHES "native")
+    continue()
+  endif()
+  add_test(NAME mpi_winstate_${_case}
+           COMMAND "${PLD_PYTHON3_MPI}" "${_pld_mpi_dir}/run_winstate.py"
+                   --pldrun $<TARGET_FILE:pldrun> --mpiexec "${MPIEXEC_EXECUTABLE}"
+                   "--numproc-flag=${_pld_mpi_flag}" --case ${_case}
+                   --workdir "${CMAKE_CURRENT_BINARY_DIR}/mpi_winstate")
+  set_tests_properties(mpi_winstate_${_case} PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS ${_p}
+                                                        ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${_pld_mpi_env}")
 endforeach()

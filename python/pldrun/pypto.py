@@ -39,13 +39,19 @@ What pldrun cannot run fails with the reason (or is marked xfail with
 --pldrun-unsupported=xfail): SubWorkers on a pldrun built without the Python
 bridge, prepare(callbacks=...) (closures PyPTO runs in the test's own process),
 device-resident tensors (DeviceTensor, malloc/copy_to/...), a hand built
-DistributedWorker, persistent windows without reset. docs/pypto.md is the
-manual.
+DistributedWorker. A worker prepared with persistent=True,
+reset_persistent_windows=False keeps its windows (signal cells included) from
+one dispatch to the next: each dispatch is a pldrun run that loads the state
+the previous one saved (--load-windows / --save-windows) in a directory of the
+worker's own, one per prepared program, removed by close(). docs/pypto.md is
+the manual.
 """
 import ctypes
 import os
 import re
+import shutil
 import sys
+import tempfile
 import warnings
 
 import pytest
@@ -173,10 +179,11 @@ def _value(arg, param, where):
     return arg
 
 
-def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program'):
+def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program', options=()):
     """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
     `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
-    in place. Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
+    in place; `options`: more pldrun arguments for this call. Returns the pldrun Result; raises PldrunFailure
+    when pldrun fails."""
     subs = sub_workers(text)
     sig = _signature(text, entry, subs, where)
     params = sig['params']
@@ -197,7 +204,7 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     state.last_ranks = ranks
     try:
         res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend,
-                         options=state.options, entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
+                         options=list(state.options) + list(options), entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
                          platform=platform, pldrun=state.exe, subworker_tensors=_tensor_kind() if subs else None)
     except pldrun.RunError as e:
         msg = '%s on %d rank%s: %s' % (where, ranks, '' if ranks == 1 else 's', e)
@@ -222,10 +229,10 @@ def _ranks_of(compiled):
     return len(ids)
 
 
-def _run_distributed(compiled, args):
+def _run_distributed(compiled, args, options=()):
     text, path = _text_of(compiled)
     return run_call(text, list(args), _ranks_of(compiled), path=path,
-                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text))
+                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text), options=options)
 
 
 def _name_of(text):
@@ -307,15 +314,29 @@ class _Handle:
 
 class Worker:
     """What prepare() returns under pldrun.pypto: every dispatch is one pldrun run of the captured program on
-    host tensors (Out/InOut filled in place). Persistent windows are zero at every dispatch, as PyPTO's
-    default reset gives."""
+    host tensors (Out/InOut filled in place). Windows are zero at every dispatch (PyPTO's default, and its
+    reset of persistent windows), unless `keep_windows` (persistent=True, reset_persistent_windows=False):
+    then each prepared program's windows, signal cells included, go from one dispatch to the next through
+    a state directory of the worker's own (pldrun --save-windows / --load-windows; `state_dir`), which
+    close() removes."""
 
     _DEVICE = ('device-resident tensors (alloc_tensor, malloc, copy_to, copy_from, ...) are not supported by '
                'pldrun: each dispatch is a pldrun run on host tensors')
 
-    def __init__(self, programs):
+    def __init__(self, programs, keep_windows=False):
         self._programs = list(programs)
         self._open = True
+        self.state_dir = tempfile.mkdtemp(prefix='pldrun-windows-') if keep_windows else None
+        self._saved = set()     # indices of the programs whose windows a dispatch saved
+
+    def _window_options(self, compiled):
+        """pldrun's arguments keeping program `compiled`'s windows from the last dispatch to this one."""
+        if self.state_dir is None:
+            return []
+        i = next(k for k, p in enumerate(self._programs) if p is compiled)
+        d = os.path.join(self.state_dir, 'p%d' % i)     # PyPTO keeps the windows per prepared program too
+        opts = ['--persistent-windows', '--reset-persistent-windows', 'no', '--save-windows', d]
+        return opts + (['--load-windows', d] if i in self._saved else [])
 
     def _require_open(self, op):
         if not self._open:
@@ -332,7 +353,9 @@ class Worker:
         self._require_open('run')
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.run(compiled): the program was not prepared on this worker')
-        _run_distributed(compiled, args)
+        _run_distributed(compiled, args, self._window_options(compiled))
+        if self.state_dir is not None:
+            self._saved.add(next(k for k, p in enumerate(self._programs) if p is compiled))
 
     def submit(self, compiled, *args, config=None):
         try:
@@ -349,6 +372,8 @@ class Worker:
 
     def close(self):
         self._open = False
+        if self.state_dir is not None:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
 
     def __enter__(self):
         return self
@@ -375,10 +400,9 @@ def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_pe
             raise ValueError('callbacks names %s are not sub-workers of this program (it declares %s)'
                              % (unknown, declared))
         _unsupported('%s: %s' % (CALLBACK_MESSAGE, ', '.join(sorted(bound))))
-    if persistent and reset_persistent_windows is False:
-        _unsupported('persistent windows kept without reset across dispatches are not supported by pldrun '
-                     '(each dispatch is a separate pldrun run; its windows start at zero)')
-    return Worker([self, *extra_compiled])
+    if reset_persistent_windows and not persistent:
+        raise ValueError('DistributedWorker reset_persistent_windows=True requires persistent=True')  # as PyPTO
+    return Worker([self, *extra_compiled], keep_windows=bool(persistent) and reset_persistent_windows is False)
 
 
 def _worker_init(self, *args, **kwargs):

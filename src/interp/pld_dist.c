@@ -9,7 +9,9 @@
  * (with the protocols of src/sim_window/pld_coll.h). */
 #include "pld_interp_int.h"
 #include "pld_mem.h"
+#include "pld_buf.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -1257,4 +1259,172 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st)
     if (aborted && st == PLD_OK)
         st = PLD_E_PEER; /* finished, but another rank failed or hung: its report says why */
     return sticky_error(it, st);
+}
+
+/* ------------------------------------------------------------ window state between runs
+ * opts.load_windows / save_windows (pldrun --load-windows / --save-windows):
+ * the windows of the program's comm domains, every member's memory with its
+ * signal cells, kept in a directory between two runs, so that dispatches run
+ * as separate runs see persistent windows without reset (PyPTO's
+ * prepare(persistent=True, reset_persistent_windows=False)). DIR/windows.txt
+ * (written by rank 0 last, once every rank saved) names the rank count, the
+ * domain count and a generation; DIR/rank<R>.dom<D>.win is rank R's window of
+ * domain D (pld_win_dom_save), tagged with the generation and the domain's
+ * layout (members, every buffer's name, offset and size): a load checks all
+ * of it before a byte changes. */
+
+#define STATE_MANIFEST "windows.txt"
+
+static void state_tag(const pld_interp_t *it, int d, long gen, pld_buf_t *b)
+{
+    const domain_t *dm = &it->doms[d];
+    pld_buf_printf(b, "generation %ld\nranks %d\ndomain %d members", gen, it->comm.nranks, d);
+    for (int k = 0; k < dm->n; k++)
+        pld_buf_printf(b, "%s%d", k ? "," : " ", dm->members[k]);
+    pld_buf_printf(b, "\nbytes %zu\n", dm->bytes);
+    for (int i = 0; i < it->nwins; i++)
+        if (it->wins[i].dom == d)
+            pld_buf_printf(b, "buffer %s offset %zu bytes %zu\n", it->wins[i].name, it->wins[i].offset,
+                           it->wins[i].bytes);
+}
+
+static pld_status_t state_refuse(pld_interp_t *it, const char *opt)
+{
+    for (int d = 0; d < it->ndoms; d++)
+        if (it->doms[d].hw_window)
+            return pld_rt_error(it, NULL, it->entry->name_span,
+                                "%s: kernel backend '%s' places the windows itself; their state cannot be kept "
+                                "between runs (the sim and native backends can)",
+                                opt, pld_hw_name(it->hw)), PLD_E_USAGE;
+    return PLD_OK;
+}
+
+/* A located error for a file whose layout differs: the first buffer of this
+ * program the saved window does not hold as it is, else the header line. */
+static pld_status_t state_mismatch(pld_interp_t *it, int d, const char *dir, const char *want, const char *got)
+{
+    for (int i = 0; i < it->nwins; i++) {
+        if (it->wins[i].dom != d)
+            continue;
+        char line[512];
+        snprintf(line, sizeof line, "buffer %s offset %zu bytes %zu\n", it->wins[i].name, it->wins[i].offset,
+                 it->wins[i].bytes);
+        if (!strstr(got, line)) {
+            /* the saved buffers, one "name (B bytes at O)" each */
+            char held[1024] = "";
+            size_t len = 0;
+            for (const char *b = strstr(got, "buffer "); b && len < sizeof held; b = strstr(b + 1, "\nbuffer ")) {
+                char name[256];
+                size_t o = 0, n = 0;
+                if (sscanf(b + (*b == '\n'), "buffer %255s offset %zu bytes %zu", name, &o, &n) == 3)
+                    len += (size_t)snprintf(held + len, sizeof held - len, "%s%s (%zu bytes at %zu)", len ? ", " : "",
+                                            name, n, o);
+            }
+            return pld_rt_error(it, NULL, it->wins[i].alloc->span,
+                                "window buffer '%s' (%zu bytes at offset %zu of comm domain %d) is not in the window "
+                                "state saved in %s, whose rank-%d window holds %s",
+                                it->wins[i].name, it->wins[i].bytes, it->wins[i].offset, d, dir, it->comm.rank,
+                                len ? held : "no buffer"), PLD_E_USAGE;
+        }
+    }
+    const char *a = want, *b = got;
+    while (*a && *a == *b)
+        a++, b++;
+    while (a > want && a[-1] != '\n')
+        a--, b--;
+    return pld_rt_error(it, NULL, it->entry->name_span,
+                        "the window state saved in %s does not match this program's comm domain %d: it has \"%.*s\" "
+                        "where this run has \"%.*s\"",
+                        dir, d, (int)strcspn(b, "\n"), b, (int)strcspn(a, "\n"), a), PLD_E_USAGE;
+}
+
+pld_status_t pld_dist_state_load(pld_interp_t *it, const char *dir)
+{
+    pld_span_t at = it->entry->name_span;
+    pld_status_t st = state_refuse(it, "--load-windows");
+    if (st != PLD_OK)
+        return st;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/" STATE_MANIFEST, dir);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return pld_rt_error(it, NULL, at, "--load-windows: no window state saved in %s (%s: %s)", dir, path,
+                            strerror(errno)), PLD_E_IO;
+    int ranks = -1, ndoms = -1;
+    long gen = -1;
+    int n = fscanf(fp, "pldrun window state\nranks %d\ndomains %d\ngeneration %ld\n", &ranks, &ndoms, &gen);
+    fclose(fp);
+    if (n != 3)
+        return pld_rt_error(it, NULL, at, "--load-windows: %s is not a window state manifest of pldrun", path),
+               PLD_E_IO;
+    if (ranks != it->comm.nranks)
+        return pld_rt_error(it, NULL, at,
+                            "--load-windows: the window state in %s was saved by a run on %d rank%s; this run has %d",
+                            dir, ranks, ranks == 1 ? "" : "s", it->comm.nranks), PLD_E_USAGE;
+    if (ndoms != it->ndoms)
+        return pld_rt_error(it, NULL, at,
+                            "--load-windows: the window state in %s holds %d comm-domain window%s; this program "
+                            "has %d (another program's state?)",
+                            dir, ndoms, ndoms == 1 ? "" : "s", it->ndoms), PLD_E_USAGE;
+    it->state_gen = gen;
+    for (int d = 0; d < it->ndoms && st == PLD_OK; d++) {
+        domain_t *dm = &it->doms[d];
+        if (dm->me < 0 || !dm->win)
+            continue;
+        pld_buf_t tag;
+        pld_buf_init(&tag);
+        state_tag(it, d, gen, &tag);
+        snprintf(path, sizeof path, "%s/rank%d.dom%d.win", dir, it->comm.rank, d);
+        char got[4096], err[4352];
+        st = pld_win_dom_load(dm->win, path, pld_buf_str(&tag), got, sizeof got, err, sizeof err);
+        if (st == PLD_E_USAGE)
+            st = state_mismatch(it, d, dir, pld_buf_str(&tag), got);
+        else if (st != PLD_OK)
+            st = (pld_rt_error(it, NULL, at, "--load-windows: %s", err), st == PLD_E_NOMEM ? st : PLD_E_IO);
+        pld_buf_fini(&tag);
+    }
+    return st;
+}
+
+pld_status_t pld_dist_state_save(pld_interp_t *it, const char *dir)
+{
+    pld_span_t at = it->entry->name_span;
+    pld_status_t st = state_refuse(it, "--save-windows");
+    long gen = it->state_gen + 1;
+    char path[4096], err[4352];
+    for (int d = 0; d < it->ndoms && st == PLD_OK; d++) {
+        domain_t *dm = &it->doms[d];
+        if (dm->me < 0 || !dm->win)
+            continue;
+        pld_buf_t tag;
+        pld_buf_init(&tag);
+        state_tag(it, d, gen, &tag);
+        snprintf(path, sizeof path, "%s/rank%d.dom%d.win", dir, it->comm.rank, d);
+        st = pld_win_dom_save(dm->win, path, pld_buf_str(&tag), err, sizeof err);
+        if (st != PLD_OK)
+            st = (pld_rt_error(it, NULL, at, "--save-windows: %s", err), st == PLD_E_NOMEM ? st : PLD_E_IO);
+        pld_buf_fini(&tag);
+    }
+    return st;
+}
+
+pld_status_t pld_dist_state_commit(pld_interp_t *it, const char *dir)
+{
+    if (it->comm.rank != 0)
+        return PLD_OK;
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/" STATE_MANIFEST, dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *fp = fopen(tmp, "w");
+    int ok = fp && fprintf(fp, "pldrun window state\nranks %d\ndomains %d\ngeneration %ld\n", it->comm.nranks,
+                           it->ndoms, it->state_gen + 1) > 0;
+    if (fp && fclose(fp) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return pld_rt_error(it, NULL, it->entry->name_span, "--save-windows: cannot write %s: %s", path, strerror(e)),
+               PLD_E_IO;
+    }
+    return PLD_OK;
 }

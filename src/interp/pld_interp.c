@@ -759,6 +759,11 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         st = pld_dist_create(it);
         it->where.doing = NULL;
     }
+    if (it->opts.load_windows) {
+        it->where.doing = "loading the windows' saved state (collective: every rank takes part)";
+        st = agree(it, st == PLD_OK ? pld_dist_state_load(it, it->opts.load_windows) : st);
+        it->where.doing = NULL;
+    }
     int n = it->opts.dispatches > 1 ? it->opts.dispatches : 1;
     int clear = !it->opts.persistent_windows || it->opts.reset_windows != 0;
     for (int d = 0; d < n && st == PLD_OK; d++) {
@@ -812,6 +817,14 @@ pld_status_t pld_interp_run(pld_interp_t *it)
     st = agree(it, st);
     if (st != PLD_OK)
         return st;
+    if (it->opts.save_windows) {
+        it->where.doing = "saving the windows' state (collective: every rank takes part)";
+        st = agree(it, pld_dist_state_save(it, it->opts.save_windows));
+        if (st == PLD_OK)
+            st = agree(it, pld_dist_state_commit(it, it->opts.save_windows));
+        if (st != PLD_OK)
+            return st;
+    }
     it->where.doing = "assembling the outputs at rank 0 (collective)";
     st = assemble_outputs(it, -1);
     it->where.doing = "finished the run";

@@ -143,6 +143,10 @@ typedef struct pld_interp_opts {
     const pld_interp_dump_hook_t *dump;         /* --dump (borrowed); NULL = markers have no effect */
     const pld_interp_dispatch_hook_t *dispatch_io; /* per-dispatch inputs / outputs (borrowed); NULL = none */
     const pld_subworkers_t *subworkers; /* SubWorker calls (borrowed); NULL = a SubWorker call is a runtime error */
+    const char *load_windows; /* a directory: the windows start with the state a run saved there, instead of
+                                 zeros (persistent windows across runs); NULL = none */
+    const char *save_windows; /* a directory: a run that succeeds saves its windows' state there (every
+                                 rank's memory, signal cells included); NULL = none */
 } pld_interp_opts_t;
 
 /* Creates an interpreter for a checked program (p must outlive it). Resolves

@@ -194,6 +194,7 @@ struct pld_interp {
     int ndoms;
     pld_win_sys_t *win;            /* window layer (borrowed from opts, or an own local one) */
     int own_win;
+    long state_gen;                /* --load-windows: the generation of the state loaded (0: none) */
     int hang;                      /* the run stopped in a wait (watchdog / deadlock / abort) */
     int must_abort;                /* a rank did not stop: the tool must MPI_Abort */
     int64_t rr_counter;            /* round-robin dispatch counter */
@@ -419,6 +420,16 @@ pld_status_t pld_dist_finish(pld_interp_t *it, pld_status_t st);
 /* Refreshes the host copy of every window the kernel backend placed (after
  * the run, before the outputs are assembled). PLD_E_HW with a diagnostic. */
 pld_status_t pld_dist_fetch(pld_interp_t *it);
+/* Window state between runs (opts.load_windows / save_windows): load fills
+ * this rank's windows from DIR right after pld_dist_create (the caller
+ * agrees before any rank reaches a window); save writes them after a run
+ * that succeeded, and commit (rank 0, once every rank saved) writes the
+ * manifest that makes the new state the directory's. A missing or foreign
+ * state, another rank count or layout: a located error (PLD_E_USAGE, or
+ * PLD_E_IO for a file that cannot be read or written). */
+pld_status_t pld_dist_state_load(pld_interp_t *it, const char *dir);
+pld_status_t pld_dist_state_save(pld_interp_t *it, const char *dir);
+pld_status_t pld_dist_state_commit(pld_interp_t *it, const char *dir);
 void pld_dist_fini(pld_interp_t *it);
 /* Points it->prog at this rank's status record (it->win) or at prog_local,
  * and creates it->watch for a window layer; call when it->win changes. */

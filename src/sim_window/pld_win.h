@@ -131,6 +131,20 @@ int pld_win_dom_host(const pld_win_dom_t *d, int domain_rank);
  * words) and publishes it. Not collective: callers agree on when (nobody may
  * access this rank's window meanwhile). */
 void pld_win_dom_clear(pld_win_dom_t *d);
+/* Window state kept between runs (pld_win_state.c): this rank's window
+ * memory of d (pld_win_dom_extent bytes: the window and its slack), with the
+ * caller's tag (text naming what the window holds), written to path through
+ * a temporary file renamed into place; load reads such a file back into the
+ * window and publishes it (as pld_win_dom_clear does). Load refuses a file
+ * whose tag or size differ (PLD_E_USAGE; the file's tag in got, when given)
+ * before any byte of the window changes; an unreadable, foreign or
+ * truncated file is PLD_E_IO (a truncated body leaves the window zeroed).
+ * Not collective: callers agree afterwards, before anybody reaches the
+ * window. Errors: PLD_E_IO, PLD_E_USAGE, PLD_E_NOMEM, PLD_E_MPI (the text in
+ * err). */
+pld_status_t pld_win_dom_save(pld_win_dom_t *d, const char *path, const char *tag, char *err, size_t errn);
+pld_status_t pld_win_dom_load(pld_win_dom_t *d, const char *path, const char *tag, char *got, size_t gotn, char *err,
+                              size_t errn);
 /* The CommContext of this domain on this rank, in the PyPTO byte layout
  * (host byte order): workSpace@0 = 0, workSpaceSize@8 = 0, rankId@16 (u32),
  * rankNum@20 (u32), winSize@24 (u64, = bytes), windowsIn[64]@32,

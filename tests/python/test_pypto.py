@@ -15,7 +15,10 @@ tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, sc
 entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
 SubWorkers run from the printed bodies (tests/python/subworker/host_sub.pld at P = 2, torch tensors when torch is
 real), and refused with the reason on a pldrun without the Python bridge (PLDRUN_NO_PYTHON=1); prepare()
-callbacks and device tensors refused with the reason (fail, or xfail on request), PyPTO absent or
+persistent windows kept without reset across dispatches (prepare(persistent=True,
+reset_persistent_windows=False) at P = 2 and 4: the epoch cell of programs/tutorial/deferred_completion.pld
+counts the dispatches; zero again with PyPTO's default reset); prepare() callbacks and device tensors refused
+with the reason (fail, or xfail on request), PyPTO absent or
 without a point the plugin patches; and
 which printed functions count as SubWorkers (not PyPTO's InCore kernels, printed role=SubWorker).
 torch: the real one when importable (Debian python3-torch), else a stand-in module written next to the
@@ -271,6 +274,7 @@ HELLO_PARAMS = [("xs", "in", None, "float32"), ("ys", "out", [2, 4, 16], "float3
 XS_OUTS = [("xs", "in", None, "float32"), ("outs", "out", None, "float32")]
 SINGLE_PARAMS = [("x", "in", [4, 16], "float32"), ("y", "out", [4, 16], "float32"),
                  ("ids", "out", [1, 1], "int32"), ("rank", "scalar", None, "int32")]
+DEFER_PARAMS = [("inp", "in", None, "int32"), ("outs", "out", None, "int32"), ("epochs", "out", None, "int32")]
 SUB_PARAMS = [("xs", "in", None, "float32"), ("k", "scalar", None, "float"), ("ys", "out", [2, 1, 64], "float32"),
               ("sums", "out", [2, 1], "float32")]
 
@@ -413,10 +417,33 @@ def test_expect_fail_device_tensor(device_ids):
         rt.alloc_tensor((2, 4, 16))
 
 
-def test_expect_fail_no_reset(device_ids):
-    prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
-    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
-    compiled.prepare(persistent=True, reset_persistent_windows=False)
+@pytest.mark.parametrize("n_ranks", [2, 4])
+def test_persistent_windows_kept(n_ranks, device_ids):
+    """prepare(persistent=True, reset_persistent_windows=False): the windows (the epoch cell, the signal) go on
+    from one dispatch to the next, each a pldrun run, through the worker's state directory (removed by
+    close()); with PyPTO's default reset they start at zero every time."""
+    prog = Program("DeferredCompletion", TEXTS["deferred"], DEFER_PARAMS)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:n_ranks]))
+    inp_np = np.arange(n_ranks * 8, dtype=np.int32).reshape(n_ranks, 1, 8) + 5
+    inp = t(inp_np)
+    outs, epochs = torch.zeros((n_ranks, 16, 8), dtype=torch.int32), torch.zeros((n_ranks, 1, 1), dtype=torch.int32)
+    want = np.broadcast_to(np.roll(inp_np, 1, axis=0), (n_ranks, 16, 8))
+    with compiled.prepare(persistent=True, reset_persistent_windows=False) as rt:
+        state_dir = rt.state_dir
+        for k in (1, 2, 3):
+            rt(inp, outs, epochs)
+            assert epochs.numpy().flatten().tolist() == [k] * n_ranks, (k, epochs.numpy())
+            assert np.array_equal(outs.numpy(), want)
+        assert os.path.isfile(os.path.join(state_dir, "p0", "windows.txt"))
+        assert "--load-windows" in plugin.state.last_result.command
+    assert not os.path.exists(state_dir)
+    with compiled.prepare(persistent=True) as rt:   # reset before each reuse (PyPTO's default)
+        for k in (1, 2):
+            rt(inp, outs, epochs)
+            assert epochs.numpy().flatten().tolist() == [1] * n_ranks, (k, epochs.numpy())
+        assert rt.state_dir is None and "--load-windows" not in plugin.state.last_result.command
+    with pytest.raises(ValueError, match="requires persistent=True"):
+        compiled.prepare(reset_persistent_windows=True)
 
 def test_subworker(device_ids):
     """SubWorkers run in the ranks' embedded Python from the printed bodies, on torch tensors when torch is real."""
@@ -482,6 +509,7 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False, extra_en
              'single': program('programs/tutorial/hello_rank.pld', drop_host=True),
              'subworker': program('tests/python/subworker/host_sub.pld'),
              'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
+             'deferred': program('programs/tutorial/deferred_completion.pld'),
              'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
     assert texts['hello_acc'] != texts['hello']
     assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
@@ -526,7 +554,7 @@ def test_plugin_on_standin_pypto(tmp_path):
                  'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
                  'test_codegen_failing_still_runs', 'test_out_keeps_contents', 'test_prepare_worker',
-                 'test_prepare_unknown_callback') + (('test_subworker',) if bridge else ()):
+                 'test_prepare_unknown_callback', 'test_persistent_windows_kept[2]', 'test_persistent_windows_kept[4]') + (('test_subworker',) if bridge else ()):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
     if not bridge:
         outcome, msg = res['test_subworker']
@@ -537,15 +565,13 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'other processes' in msg and ': check' in msg
     outcome, msg = res['test_expect_fail_device_tensor']
     assert outcome == 'failed' and 'device-resident tensors' in msg
-    outcome, msg = res['test_expect_fail_no_reset']
-    assert outcome == 'failed' and 'persistent windows kept without reset' in msg
     outcome, msg = res['test_expect_fail_deadlock']
     assert outcome == 'failed'
     assert 'PldrunFailure: CollNegDivergentWait on 2 ranks: pldrun exited with status 70' in msg
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 17
+    assert len(res) == 18
 
 
 def test_unsupported_as_xfail(tmp_path):

@@ -23,6 +23,7 @@
 #include "report.h"
 #include "signature.h"
 #include "sweep.h"
+#include "winstate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +71,7 @@ typedef struct opts {
     uint64_t seed;
     sweep_t sweep;       /* --schedule-seeds A-B (sweep.c) */
     pysub_t pysub;       /* --subworkers, --subworker-tensors (pysub.c) */
+    winstate_t winstate; /* --save-windows, --load-windows (winstate.c) */
 } opts_t;
 
 static void usage(FILE *f)
@@ -114,6 +116,7 @@ static void usage(FILE *f)
           "                      without it every dispatch starts with fresh zeroed windows\n"
           "  --reset-persistent-windows yes|no\n"
           "                      zero persistent windows before each reuse (default yes)\n"
+          WINSTATE_USAGE
           "  --trace FILE.json   write a timeline of every rank (Chrome/Perfetto trace format: open it in\n"
           "                      ui.perfetto.dev or chrome://tracing), also when the run hangs or fails\n"
           "  -v, --verbose       log every rank's steps (ops, peers, cells, values) to stderr\n"
@@ -215,6 +218,9 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
             i++;
         } else if (hang_option(a, val, &o->wait_timeout, &i)) {
             if (o->wait_timeout < 0)
+                return EX_USAGE;
+        } else if ((k = winstate_option(a, val, &o->winstate, &i)) != 0) {
+            if (k < 0)
                 return EX_USAGE;
         } else if (strcmp(a, "--dispatches") == 0) {
             if (!val || !parse_int(val, &o->dispatches) || o->dispatches < 1) {
@@ -335,6 +341,9 @@ static int parse_args(int argc, char **argv, opts_t *o, int in_batch)
     }
     if (sweep_conflict(&o->sweep, o->schedule))
         return EX_USAGE;
+    int k = o->check || o->print ? 0 : winstate_check(&o->winstate, o->persistent, o->reset, o->poison, o->sweep.on);
+    if (k)
+        return k;
     /* --in x=a.npy,b.npy / DIR/: one file per dispatch (dispatch_io.c prints what is wrong) */
     return o->check || o->print || dispatch_io_resolve(o->in, o->nin, o->out, o->nout, &o->dispatches,
                                                        o->dispatches_given) == 0 ? -1 : EX_USAGE;
@@ -904,6 +913,8 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
         io.dispatches = o->dispatches;
         io.persistent_windows = o->persistent;
         io.reset_windows = o->reset;
+        io.load_windows = o->winstate.load;
+        io.save_windows = o->winstate.save;
         io.chunk_steps = o->chunk_steps;
         io.poison = o->poison;
         io.check_races = o->check_races;
@@ -955,7 +966,7 @@ static int run(opts_t *o, pld_win_sys_t *win, observe_t *obs, int rank, int size
             print_ordered(&diags, rank, size);
         }
         pld_buf_fini(&diags);
-        rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : EX_SOFTWARE;
+        rc = st == PLD_OK ? EX_OK : st == PLD_E_USAGE ? EX_USAGE : st == PLD_E_IO ? EX_IOERR : EX_SOFTWARE;
         /* the timeline, also of a run that hung or failed; a rank that did
          * not stop (hang 2) is waited for a short while only */
         int trace_rc = EX_OK;
