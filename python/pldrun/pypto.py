@@ -18,7 +18,10 @@ replaces for --codegen-only:
 - `pypto.runtime.runner.execute_compiled` (single-device calls): one rank; a
   multi-orchestration program's `next_levels/<name>` runs entry `<name>`.
 - `DistributedCompiledProgram.prepare()` returns a stand-in worker whose
-  dispatches run the same way; `DistributedWorker(...)` built by hand fails.
+  dispatches run the same way; `DistributedWorker(...)` built by hand returns
+  the same worker. Its device-resident tensors (alloc_tensor,
+  alloc_stacked_tensor, malloc, copy_to, ...) live in this process
+  (pldrun.pypto_device) and go to each run as host tensors.
 
 Each call's arguments map by position onto the entry's parameters as
 `pldrun --signature` lists them (PyPTO passes them in that order): every tensor
@@ -38,10 +41,9 @@ torch is not importable), as PyPTO passes them.
 What pldrun cannot run fails with the reason (or is marked xfail with
 --pldrun-unsupported=xfail): SubWorkers on a pldrun built without the Python
 bridge, prepare(callbacks=...) (closures PyPTO runs in the test's own process),
-device-resident tensors (DeviceTensor, malloc/copy_to/...), a hand built
-DistributedWorker, persistent windows without reset. docs/pypto.md is the
-manual.
+persistent windows without reset. docs/pypto.md is the manual.
 """
+import abc
 import ctypes
 import os
 import re
@@ -51,6 +53,7 @@ import warnings
 import pytest
 
 import pldrun
+from pldrun import pypto_device
 
 __all__ = ['PldrunFailure', 'PldrunUnsupported', 'sub_workers', 'run_call', 'install', 'uninstall', 'state']
 
@@ -164,12 +167,14 @@ def _tensor_kind():
 
 
 def _value(arg, param, where):
-    """A call argument as pldrun.run takes it: ctypes scalars unwrapped; device-resident tensors refused."""
+    """A call argument as pldrun.run takes it: ctypes scalars unwrapped; a device-resident tensor outside the
+    worker that holds it refused (its worker's dispatch passes its bytes, Worker.run)."""
     if isinstance(arg, ctypes._SimpleCData):
         return arg.value
-    if type(arg).__name__ in ('DeviceTensor', 'StackedDeviceTensor'):
-        _unsupported('parameter %r of %s is a %s: device-resident tensors are not supported by pldrun (each '
-                     'dispatch is a pldrun run on host tensors)' % (param['name'], where, type(arg).__name__))
+    if pypto_device.is_device_tensor(arg) or pypto_device.is_stacked(arg):
+        raise TypeError('parameter %r of %s is a %s: a one-shot call cannot take a device-resident tensor; '
+                        'dispatch it through the worker that allocated it (rt(...), rt.run(compiled, ...))'
+                        % (param['name'], where, type(arg).__name__))
     return arg
 
 
@@ -305,17 +310,46 @@ class _Handle:
         self.result(timeout)
 
 
-class Worker:
-    """What prepare() returns under pldrun.pypto: every dispatch is one pldrun run of the captured program on
-    host tensors (Out/InOut filled in place). Persistent windows are zero at every dispatch, as PyPTO's
-    default reset gives."""
+class _Registration:
+    """What Worker.register(compiled) returns: PyPTO's RegistrationHandle surface (compiled, closed, cid 0,
+    calling it dispatches; unregister(); closed by the worker's close())."""
 
-    _DEVICE = ('device-resident tensors (alloc_tensor, malloc, copy_to, copy_from, ...) are not supported by '
-               'pldrun: each dispatch is a pldrun run on host tensors')
+    def __init__(self, worker, compiled):
+        self._worker, self._compiled, self._closed = worker, compiled, False
+
+    cid = property(lambda self: 0)
+    compiled = property(lambda self: self._compiled)
+    closed = property(lambda self: self._closed)
+
+    def __call__(self, *args, config=None):
+        if self._closed:
+            raise RuntimeError('RegistrationHandle has been unregistered (or its parent Worker was closed). '
+                               'Re-register via worker.register(compiled) to get a fresh handle.')
+        return self._worker.run(self._compiled, *args, config=config)
+
+    def unregister(self):
+        self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.unregister()
+
+
+class Worker(pypto_device.DeviceMemory):
+    """What prepare() (and DistributedWorker(...) built by hand) returns under pldrun.pypto: every dispatch is
+    one pldrun run of the captured program on host tensors (Out/InOut filled in place). Persistent windows
+    are zero at every dispatch, as PyPTO's default reset gives. Device-resident tensors (alloc_tensor,
+    alloc_stacked_tensor, malloc, copy_to, ...) are kept in this process (pldrun.pypto_device) and passed
+    to each run as host tensors."""
 
     def __init__(self, programs):
         self._programs = list(programs)
         self._open = True
+        self._handles = []
+        self._world = _ranks_of(self._programs[0])
+        self._init_device_memory()
 
     def _require_open(self, op):
         if not self._open:
@@ -332,7 +366,9 @@ class Worker:
         self._require_open('run')
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.run(compiled): the program was not prepared on this worker')
+        args, write_back = self._resident_args(args, _param_names(compiled))
         _run_distributed(compiled, args)
+        write_back()
 
     def submit(self, compiled, *args, config=None):
         try:
@@ -345,10 +381,17 @@ class Worker:
         self._require_open('register')
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.register(compiled): the program was not prepared on this worker')
-        return lambda *args, config=None: self.run(compiled, *args, config=config)
+        h = _Registration(self, compiled)
+        self._handles.append(h)
+        return h
 
     def close(self):
+        if self._open:
+            self._close_owned_tensors()
+            self._device_buffers.clear()
         self._open = False
+        for h in self._handles:
+            h.unregister()
 
     def __enter__(self):
         return self
@@ -356,12 +399,14 @@ class Worker:
     def __exit__(self, *exc):
         self.close()
 
-    def _device(self, *args, **kwargs):
-        del args, kwargs
-        _unsupported(self._DEVICE)
 
-    alloc_tensor = alloc_stacked_tensor = malloc = free = copy_to = copy_from = _device
-    copy_stacked_from = free_stacked_tensor = committed_device_memory = _device
+def _param_names(compiled):
+    """The entry's parameter names (PyPTO's dispatch errors name the parameter)."""
+    try:
+        text = _text_of(compiled)[0]
+        return [p['name'] for p in _signature(text, None, sub_workers(text), _name_of(text))['params']]
+    except Exception:  # noqa: BLE001 (names only label errors; the run reports a real problem itself)
+        return []
 
 
 def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_persistent_windows=None,
@@ -381,9 +426,23 @@ def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_pe
     return Worker([self, *extra_compiled])
 
 
-def _worker_init(self, *args, **kwargs):
-    del self, args, kwargs
-    _unsupported('a DistributedWorker built by hand is not supported by pldrun.pypto (use compiled.prepare())')
+def _worker_new(cls, compiled, config=None, *, inherited_host_tensors=None, **kwargs):
+    """DistributedWorker(compiled or [compiled, ...], config, persistent=, callbacks=, ...) built by hand: the
+    worker prepare() gives (PyPTO's prepare() builds the same). inherited_host_tensors only keep tensors alive
+    in PyPTO (the fork's mappings); nothing forks here."""
+    del cls, inherited_host_tensors
+    programs = list(compiled) if isinstance(compiled, (list, tuple)) else [compiled]
+    if not programs:
+        raise ValueError('DistributedWorker requires at least one compiled program')
+    for p in programs[1:]:
+        if list(_device_ids(p)) != list(_device_ids(programs[0])):
+            raise ValueError('DistributedWorker multi-program mode requires the same device_ids: %s != %s'
+                             % (list(_device_ids(programs[0])), list(_device_ids(p))))
+    return _prepare(programs[0], config, extra_compiled=programs[1:], **kwargs)
+
+
+def _device_ids(compiled):
+    return getattr(getattr(compiled, '_distributed_config', None), 'device_ids', None) or [0]
 
 
 # ---------------------------------------------------------------- installing
@@ -433,7 +492,9 @@ def install():
         _set(mods['pypto.runtime'], 'execute_compiled', _execute_compiled)
     dr = mods['pypto.runtime.distributed_runner']
     _set(dr, 'execute_distributed', _execute_distributed)
-    _set(dr.DistributedWorker, '__init__', _worker_init)
+    _set(dr.DistributedWorker, '__new__', staticmethod(_worker_new))
+    if isinstance(dr.DistributedWorker, abc.ABCMeta):   # isinstance(worker, DistributedWorker) holds (not undone)
+        abc.ABCMeta.register(dr.DistributedWorker, Worker)
     _set(mods['pypto.ir.distributed_compiled_program'].DistributedCompiledProgram, 'prepare', _prepare)
 
 
