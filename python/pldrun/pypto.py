@@ -38,10 +38,14 @@ the printed program carries their bodies, as PyPTO's own codegen takes them,
 and they get torch tensors sharing the host tensors' memory (numpy arrays when
 torch is not importable), as PyPTO passes them.
 
+Callbacks bound by prepare(callbacks=...) (closures PyPTO runs in the test's
+own process) run in this process: while a run is in flight the ranks' stubs
+call them over a Unix socket (pldrun.pypto_callbacks).
+
 What pldrun cannot run fails with the reason (or is marked xfail with
---pldrun-unsupported=xfail): SubWorkers on a pldrun built without the Python
-bridge, prepare(callbacks=...) (closures PyPTO runs in the test's own process),
-persistent windows without reset. docs/pypto.md is the manual.
+--pldrun-unsupported=xfail): SubWorkers (and callbacks) on a pldrun built
+without the Python bridge, persistent windows without reset. docs/pypto.md is
+the manual.
 """
 import abc
 import ctypes
@@ -53,16 +57,13 @@ import warnings
 import pytest
 
 import pldrun
-from pldrun import pypto_device
+from pldrun import pypto_callbacks, pypto_device
 
 __all__ = ['PldrunFailure', 'PldrunUnsupported', 'sub_workers', 'run_call', 'install', 'uninstall', 'state']
 
 PROGRAM_FILE = 'pldrun_program.pld'
 SUBWORKER_MESSAGE = 'SubWorkers (Python HOST functions) are not supported by pldrun'
 NO_BRIDGE = 'without the Python bridge'     # pldrun's reason when it cannot run SubWorkers
-CALLBACK_MESSAGE = ('prepare(callbacks=...) binds Python callables that PyPTO runs in the test\'s own process '
-                    '(closures over its objects, on simpler\'s MappedArgs); pldrun runs SubWorkers in its ranks, '
-                    'which are other processes, from the bodies the printed program carries')
 
 
 class PldrunFailure(pldrun.RunError):
@@ -178,10 +179,11 @@ def _value(arg, param, where):
     return arg
 
 
-def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program'):
+def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program', subworkers=None):
     """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
     `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
-    in place. Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
+    in place. `subworkers`: a --subworkers file (the callbacks' stubs). Returns the pldrun Result; raises
+    PldrunFailure when pldrun fails."""
     subs = sub_workers(text)
     sig = _signature(text, entry, subs, where)
     params = sig['params']
@@ -203,7 +205,8 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     try:
         res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend,
                          options=state.options, entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
-                         platform=platform, pldrun=state.exe, subworker_tensors=_tensor_kind() if subs else None)
+                         platform=platform, pldrun=state.exe, subworker_tensors=_tensor_kind() if subs else None,
+                         subworkers=subworkers)
     except pldrun.RunError as e:
         msg = '%s on %d rank%s: %s' % (where, ranks, '' if ranks == 1 else 's', e)
         if e.diagnostics.strip():
@@ -227,10 +230,11 @@ def _ranks_of(compiled):
     return len(ids)
 
 
-def _run_distributed(compiled, args):
+def _run_distributed(compiled, args, subworkers=None):
     text, path = _text_of(compiled)
     return run_call(text, list(args), _ranks_of(compiled), path=path,
-                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text))
+                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text),
+                    subworkers=subworkers)
 
 
 def _name_of(text):
@@ -344,8 +348,10 @@ class Worker(pypto_device.DeviceMemory):
     alloc_stacked_tensor, malloc, copy_to, ...) are kept in this process (pldrun.pypto_device) and passed
     to each run as host tensors."""
 
-    def __init__(self, programs):
+    def __init__(self, programs, callbacks=None):
         self._programs = list(programs)
+        self._callbacks = dict(callbacks or {})     # SubWorker name -> fn(args), run in this process
+        self.callback_calls = []                    # (name, rank) of each callback run, in order
         self._open = True
         self._handles = []
         self._world = _ranks_of(self._programs[0])
@@ -367,7 +373,15 @@ class Worker(pypto_device.DeviceMemory):
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.run(compiled): the program was not prepared on this worker')
         args, write_back = self._resident_args(args, _param_names(compiled))
-        _run_distributed(compiled, args)
+        bound = {n: f for n, f in self._callbacks.items() if n in sub_workers(_text_of(compiled)[0])}
+        if bound:
+            with pypto_callbacks.CallbackServer(bound) as srv:
+                try:
+                    _run_distributed(compiled, args, subworkers=srv.module)
+                finally:
+                    self.callback_calls += srv.calls
+        else:
+            _run_distributed(compiled, args)
         write_back()
 
     def submit(self, compiled, *args, config=None):
@@ -412,18 +426,21 @@ def _param_names(compiled):
 def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_persistent_windows=None,
              callbacks=None, sub_worker_overrides=None, startup_timeout_s=None):
     del config, startup_timeout_s
-    bound = dict(callbacks or {}, **(sub_worker_overrides or {}))
+    if sub_worker_overrides is not None:
+        warnings.warn('sub_worker_overrides is deprecated; use callbacks= instead.', DeprecationWarning, stacklevel=2)
+    bound = dict(sub_worker_overrides or {}, **(callbacks or {}))    # callbacks win, as in PyPTO
     if bound:
-        declared = sub_workers(_text_of(self)[0])
+        declared = [n for c in (self, *extra_compiled) for n in sub_workers(_text_of(c)[0])]
         unknown = sorted(set(bound) - set(declared))
         if unknown:
             raise ValueError('callbacks names %s are not sub-workers of this program (it declares %s)'
                              % (unknown, declared))
-        _unsupported('%s: %s' % (CALLBACK_MESSAGE, ', '.join(sorted(bound))))
+        for name, fn in bound.items():
+            pypto_callbacks.check_callback(name, fn)
     if persistent and reset_persistent_windows is False:
         _unsupported('persistent windows kept without reset across dispatches are not supported by pldrun '
                      '(each dispatch is a separate pldrun run; its windows start at zero)')
-    return Worker([self, *extra_compiled])
+    return Worker([self, *extra_compiled], callbacks=bound)
 
 
 def _worker_new(cls, compiled, config=None, *, inherited_host_tensors=None, **kwargs):

@@ -559,10 +559,47 @@ def test_subworker(device_ids):
     assert "--subworker-tensors" in plugin.state.last_result.command
 
 
-def test_expect_fail_subworker_callback(device_ids):
+def test_subworker_callbacks(device_ids):
+    """prepare(callbacks=...): closures run in this process on PyPTO's MappedArg surface (dtype, shapes, strides,
+    buffer; scalars as they are), once per rank; what a callback writes into an Out tensor is the result."""
     prog = Program("HostSubWorkers", TEXTS["subworker"], SUB_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
-    compiled.prepare(callbacks={"check": print})
+    seen = []
+
+    def stats(args):
+        xs, sums = args
+        assert str(xs.dtype) == "DataType.FLOAT32" and xs.shapes == (2, 1, 64) and xs.strides == (64, 64, 1)
+        x = np.ndarray(xs.shapes, dtype=np.float32, buffer=xs.buffer)
+        np.ndarray(sums.shapes, dtype=np.float32, buffer=sums.buffer)[:] = x.max(axis=2) * 10
+        seen.append("stats")
+
+    def check(args):
+        assert len(args) == 3 and args[2] == 3.0, args
+        seen.append("check")
+
+    xs_np = np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64) - 40
+    ys, sums = torch.zeros((2, 1, 64), dtype=torch.float32), torch.zeros((2, 1), dtype=torch.float32)
+    with compiled.prepare(callbacks={"stats": stats, "check": check}) as rt:
+        rt(t(xs_np), 3.0, ys, sums)
+    assert torch.allclose(ys, t(xs_np * 3 + 1 + xs_np))          # prep (the program's body) and the chips ran
+    assert torch.allclose(sums, t(xs_np.max(axis=2) * 10))         # the callback's result, not the body's sum
+    assert sorted(seen) == ["check", "check", "stats", "stats"]    # once per rank
+    assert sorted(rt.callback_calls) == [("check", 0), ("check", 1), ("stats", 0), ("stats", 1)]
+    with pytest.raises(TypeError, match="must accept a single positional argument"):
+        compiled.prepare(callbacks={"stats": lambda: None})
+
+
+def test_subworker_callback_error(device_ids):
+    """A callback's exception fails the run with its traceback, located at the SubWorker's call."""
+    prog = Program("HostSubWorkers", TEXTS["subworker"], SUB_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:1]))
+
+    def check(args):
+        raise ValueError("refused by the test's closure")
+
+    xs = t(np.ones((2, 1, 64), dtype=np.float32))
+    with compiled.prepare(sub_worker_overrides={"check": check}) as rt:
+        rt(xs, 3.0, torch.zeros((2, 1, 64), dtype=torch.float32), torch.zeros((2, 1), dtype=torch.float32))
 
 
 def test_expect_fail_deadlock(device_ids):
@@ -660,10 +697,14 @@ def test_plugin_on_standin_pypto(tmp_path):
     if not bridge:
         outcome, msg = res['test_subworker']
         assert outcome == 'failed' and 'built without the Python bridge' in msg, (outcome, msg)
-    outcome, msg = res['test_expect_fail_subworker_callback']
+    if bridge:
+        assert res['test_subworker_callbacks'][0] == 'passed', res['test_subworker_callbacks']
+    outcome, msg = res['test_subworker_callback_error']
     assert outcome == 'failed'
-    assert "PldrunUnsupported: prepare(callbacks=...) binds Python callables that PyPTO runs in the test's own" in msg
-    assert 'other processes' in msg and ': check' in msg
+    if bridge:
+        assert "PldrunFailure: HostSubWorkers on 1 rank: pldrun exited with status 70" in msg
+        assert "error: the SubWorker 'check' failed: ValueError: refused by the test's closure" in out
+        assert 'RuntimeError: the callback bound to check raised in the test process (rank 0):' in out
     outcome, msg = res['test_expect_fail_no_reset']
     assert outcome == 'failed' and 'persistent windows kept without reset' in msg
     outcome, msg = res['test_expect_fail_deadlock']
@@ -672,7 +713,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 19
+    assert len(res) == 20
 
 
 def test_unsupported_as_xfail(tmp_path):
@@ -683,8 +724,8 @@ def test_unsupported_as_xfail(tmp_path):
     assert res['test_subworker'][0] == 'pytest.xfail'
     assert ('SubWorkers (Python HOST functions) are not supported by pldrun: HostSubWorkers declares prep, check, '
             'stats, and this pldrun was built without the Python bridge') in res['test_subworker'][1]
-    assert res['test_expect_fail_subworker_callback'][0] == 'pytest.xfail'
-    assert 'prepare(callbacks=...)' in res['test_expect_fail_subworker_callback'][1]
+    assert res['test_subworker_callbacks'][0] == 'pytest.xfail'
+    assert 'built without the Python bridge' in res['test_subworker_callbacks'][1]
     assert rc == 0
 
 
