@@ -372,7 +372,7 @@ class Worker(pypto_device.DeviceMemory):
         self._require_open('run')
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.run(compiled): the program was not prepared on this worker')
-        args, write_back = self._resident_args(args, _param_names(compiled))
+        args, write_back = self._resident_args(args, _params(compiled))
         bound = {n: f for n, f in self._callbacks.items() if n in sub_workers(_text_of(compiled)[0])}
         if bound:
             with pypto_callbacks.CallbackServer(bound) as srv:
@@ -414,12 +414,13 @@ class Worker(pypto_device.DeviceMemory):
         self.close()
 
 
-def _param_names(compiled):
-    """The entry's parameter names (PyPTO's dispatch errors name the parameter)."""
+def _params(compiled):
+    """The entry's parameters (`pldrun --signature`): device tensors are checked against them, PyPTO's dispatch
+    errors name them."""
     try:
         text = _text_of(compiled)[0]
-        return [p['name'] for p in _signature(text, None, sub_workers(text), _name_of(text))['params']]
-    except Exception:  # noqa: BLE001 (names only label errors; the run reports a real problem itself)
+        return _signature(text, None, sub_workers(text), _name_of(text))['params']
+    except Exception:  # noqa: BLE001 (only for checks and labels; the run reports a real problem itself)
         return []
 
 

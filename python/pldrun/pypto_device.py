@@ -263,13 +263,17 @@ class DeviceMemory:
                              'it with this same worker and do not dispatch it after free_tensor().' % (label, where))
         return t.buffer
 
-    def _resident_args(self, args, names):
+    def _resident_args(self, args, params):
         """The dispatch's arguments with each DeviceTensor as a numpy view of its buffer and each
         StackedDeviceTensor as the stack of its shards; and a function writing the stacks back to their shards
-        after the run (pldrun filled the Out / InOut ones in place)."""
+        after the run (pldrun filled the Out / InOut ones in place). `params`: the entry's parameters as
+        `pldrun --signature` gives them (empty when unknown: the run then reports a mismatch itself)."""
         out, stacks = [], []
         for i, a in enumerate(args):
-            label = 'Parameter %r' % (names[i] if i < len(names) else i)
+            p = params[i] if i < len(params) else None
+            label = 'Parameter %r' % (p['name'] if p else i)
+            if p is not None and (is_stacked(a) or is_device_tensor(a)):
+                _check_param(a, p, label)
             if is_stacked(a):
                 bufs = [self._live(s, '%s shard %d' % (label, k), w)
                         for k, (s, w) in enumerate(zip(a.shards, a.worker_ids))]
@@ -286,6 +290,22 @@ class DeviceMemory:
                 for k, (b, s) in enumerate(zip(bufs, shards)):
                     b.tensor(s.shape, s.dtype)[...] = stack[k]
         return out, write_back
+
+
+def _check_param(a, p, label):
+    """A device tensor against the entry's parameter: rank, static dims and dtype (PyPTO's TypeErrors; a
+    dynamic dimension, a name in pldrun's signature, is -1 as PyPTO prints it)."""
+    what = 'StackedDeviceTensor full_shape' if is_stacked(a) else 'DeviceTensor shape'
+    shape = tuple(a.full_shape if is_stacked(a) else a.shape)
+    want = tuple(d if isinstance(d, int) else -1 for d in p.get('shape') or ())
+    if len(want) != len(shape):
+        raise TypeError('%s expects rank %d (shape %r); got %s %r' % (label, len(want), want, what, shape))
+    if any(w >= 0 and w != d for w, d in zip(want, shape)):
+        raise TypeError('%s expects shape %r; got %s %r' % (label, want, what, shape))
+    from pldrun import _NP  # noqa: PLC0415
+    np_want = _NP.get(p.get('dtype'), np.uint16 if p.get('dtype') == 'BF16' else None)
+    if np_want is not None and np.dtype(np_want) != np_dtype(a.dtype):
+        raise TypeError('%s expects dtype %s; got %s dtype %s' % (label, p['dtype'], what.split()[0], a.dtype))
 
 
 def _hex(p):

@@ -473,6 +473,10 @@ def test_device_tensor(device_ids):
         assert torch.allclose(back, rank_added(new.numpy()))
         with pytest.raises(ValueError, match="init must have shape"):
             rt.alloc_tensor((2, 4, 8), torch.float32, init=new)
+        narrow = rt.alloc_tensor((2, 4, 8), torch.float32)
+        with pytest.raises(TypeError, match=r"Parameter 'ys' expects shape \\(2, 4, 16\\); got DeviceTensor shape"):
+            rt(xs, narrow, ids)
+        rt.free_tensor(narrow)
         with pytest.raises(ValueError, match="4096 bytes exceeds the 512-byte backing"):
             rt.copy_to(xs.data_ptr, new.data_ptr(), 4096)
         rt.free_tensor(xs)
