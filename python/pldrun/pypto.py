@@ -18,7 +18,10 @@ replaces for --codegen-only:
 - `pypto.runtime.runner.execute_compiled` (single-device calls): one rank; a
   multi-orchestration program's `next_levels/<name>` runs entry `<name>`.
 - `DistributedCompiledProgram.prepare()` returns a stand-in worker whose
-  dispatches run the same way; `DistributedWorker(...)` built by hand fails.
+  dispatches run the same way; `DistributedWorker(...)` built by hand returns
+  the same worker. Its device-resident tensors (alloc_tensor,
+  alloc_stacked_tensor, malloc, copy_to, ...) live in this process
+  (pldrun.pypto_device) and go to each run as host tensors.
 
 Each call's arguments map by position onto the entry's parameters as
 `pldrun --signature` lists them (PyPTO passes them in that order): every tensor
@@ -35,17 +38,20 @@ the printed program carries their bodies, as PyPTO's own codegen takes them,
 and they get torch tensors sharing the host tensors' memory (numpy arrays when
 torch is not importable), as PyPTO passes them.
 
+Callbacks bound by prepare(callbacks=...) (closures PyPTO runs in the test's
+own process) run in this process: while a run is in flight the ranks' stubs
+call them over a Unix socket (pldrun.pypto_callbacks).
+
 What pldrun cannot run fails with the reason (or is marked xfail with
---pldrun-unsupported=xfail): SubWorkers on a pldrun built without the Python
-bridge, prepare(callbacks=...) (closures PyPTO runs in the test's own process),
-device-resident tensors (DeviceTensor, malloc/copy_to/...), a hand built
-DistributedWorker. A worker prepared with persistent=True,
+--pldrun-unsupported=xfail): SubWorkers (and callbacks) on a pldrun built
+without the Python bridge. A worker prepared with persistent=True,
 reset_persistent_windows=False keeps its windows (signal cells included) from
 one dispatch to the next: each dispatch is a pldrun run that loads the state
 the previous one saved (--load-windows / --save-windows) in a directory of the
 worker's own, one per prepared program, removed by close(). docs/pypto.md is
 the manual.
 """
+import abc
 import ctypes
 import os
 import re
@@ -57,15 +63,13 @@ import warnings
 import pytest
 
 import pldrun
+from pldrun import pypto_callbacks, pypto_device
 
 __all__ = ['PldrunFailure', 'PldrunUnsupported', 'sub_workers', 'run_call', 'install', 'uninstall', 'state']
 
 PROGRAM_FILE = 'pldrun_program.pld'
 SUBWORKER_MESSAGE = 'SubWorkers (Python HOST functions) are not supported by pldrun'
 NO_BRIDGE = 'without the Python bridge'     # pldrun's reason when it cannot run SubWorkers
-CALLBACK_MESSAGE = ('prepare(callbacks=...) binds Python callables that PyPTO runs in the test\'s own process '
-                    '(closures over its objects, on simpler\'s MappedArgs); pldrun runs SubWorkers in its ranks, '
-                    'which are other processes, from the bodies the printed program carries')
 
 
 class PldrunFailure(pldrun.RunError):
@@ -170,20 +174,23 @@ def _tensor_kind():
 
 
 def _value(arg, param, where):
-    """A call argument as pldrun.run takes it: ctypes scalars unwrapped; device-resident tensors refused."""
+    """A call argument as pldrun.run takes it: ctypes scalars unwrapped; a device-resident tensor outside the
+    worker that holds it refused (its worker's dispatch passes its bytes, Worker.run)."""
     if isinstance(arg, ctypes._SimpleCData):
         return arg.value
-    if type(arg).__name__ in ('DeviceTensor', 'StackedDeviceTensor'):
-        _unsupported('parameter %r of %s is a %s: device-resident tensors are not supported by pldrun (each '
-                     'dispatch is a pldrun run on host tensors)' % (param['name'], where, type(arg).__name__))
+    if pypto_device.is_device_tensor(arg) or pypto_device.is_stacked(arg):
+        raise TypeError('parameter %r of %s is a %s: a one-shot call cannot take a device-resident tensor; '
+                        'dispatch it through the worker that allocated it (rt(...), rt.run(compiled, ...))'
+                        % (param['name'], where, type(arg).__name__))
     return arg
 
 
-def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program', options=()):
+def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program', options=(),
+             subworkers=None):
     """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
     `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
-    in place; `options`: more pldrun arguments for this call. Returns the pldrun Result; raises PldrunFailure
-    when pldrun fails."""
+    in place; `options`: more pldrun arguments for this call; `subworkers`: a --subworkers file (the
+    callbacks' stubs). Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
     subs = sub_workers(text)
     sig = _signature(text, entry, subs, where)
     params = sig['params']
@@ -204,8 +211,9 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     state.last_ranks = ranks
     try:
         res = pldrun.run(path or text, inputs, outputs=targets, ranks=ranks, backend=state.backend,
-                         options=list(state.options) + list(options), entry=entry, timeout=state.timeout, run_timeout=state.run_timeout,
-                         platform=platform, pldrun=state.exe, subworker_tensors=_tensor_kind() if subs else None)
+                         options=list(state.options) + list(options), entry=entry, timeout=state.timeout,
+                         run_timeout=state.run_timeout, platform=platform, pldrun=state.exe,
+                         subworker_tensors=_tensor_kind() if subs else None, subworkers=subworkers)
     except pldrun.RunError as e:
         msg = '%s on %d rank%s: %s' % (where, ranks, '' if ranks == 1 else 's', e)
         if e.diagnostics.strip():
@@ -229,10 +237,11 @@ def _ranks_of(compiled):
     return len(ids)
 
 
-def _run_distributed(compiled, args, options=()):
+def _run_distributed(compiled, args, options=(), subworkers=None):
     text, path = _text_of(compiled)
     return run_call(text, list(args), _ranks_of(compiled), path=path,
-                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text), options=options)
+                    platform=_platform(getattr(compiled, 'platform', None)), where=_name_of(text), options=options,
+                    subworkers=subworkers)
 
 
 def _name_of(text):
@@ -312,20 +321,51 @@ class _Handle:
         self.result(timeout)
 
 
-class Worker:
-    """What prepare() returns under pldrun.pypto: every dispatch is one pldrun run of the captured program on
-    host tensors (Out/InOut filled in place). Windows are zero at every dispatch (PyPTO's default, and its
-    reset of persistent windows), unless `keep_windows` (persistent=True, reset_persistent_windows=False):
-    then each prepared program's windows, signal cells included, go from one dispatch to the next through
-    a state directory of the worker's own (pldrun --save-windows / --load-windows; `state_dir`), which
-    close() removes."""
+class _Registration:
+    """What Worker.register(compiled) returns: PyPTO's RegistrationHandle surface (compiled, closed, cid 0,
+    calling it dispatches; unregister(); closed by the worker's close())."""
 
-    _DEVICE = ('device-resident tensors (alloc_tensor, malloc, copy_to, copy_from, ...) are not supported by '
-               'pldrun: each dispatch is a pldrun run on host tensors')
+    def __init__(self, worker, compiled):
+        self._worker, self._compiled, self._closed = worker, compiled, False
 
-    def __init__(self, programs, keep_windows=False):
+    cid = property(lambda self: 0)
+    compiled = property(lambda self: self._compiled)
+    closed = property(lambda self: self._closed)
+
+    def __call__(self, *args, config=None):
+        if self._closed:
+            raise RuntimeError('RegistrationHandle has been unregistered (or its parent Worker was closed). '
+                               'Re-register via worker.register(compiled) to get a fresh handle.')
+        return self._worker.run(self._compiled, *args, config=config)
+
+    def unregister(self):
+        self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.unregister()
+
+
+class Worker(pypto_device.DeviceMemory):
+    """What prepare() (and DistributedWorker(...) built by hand) returns under pldrun.pypto: every dispatch is
+    one pldrun run of the captured program on host tensors (Out/InOut filled in place). Windows are zero at
+    every dispatch (PyPTO's default, and its reset of persistent windows), unless `keep_windows`
+    (persistent=True, reset_persistent_windows=False): then each prepared program's windows, signal cells
+    included, go from one dispatch to the next through a state directory of the worker's own (pldrun
+    --save-windows / --load-windows; `state_dir`), which close() removes. Device-resident tensors
+    (alloc_tensor, alloc_stacked_tensor, malloc, copy_to, ...) are kept in this process
+    (pldrun.pypto_device) and passed to each run as host tensors."""
+
+    def __init__(self, programs, callbacks=None, keep_windows=False):
         self._programs = list(programs)
+        self._callbacks = dict(callbacks or {})     # SubWorker name -> fn(args), run in this process
+        self.callback_calls = []                    # (name, rank) of each callback run, in order
         self._open = True
+        self._handles = []
+        self._world = _ranks_of(self._programs[0])
+        self._init_device_memory()
         self.state_dir = tempfile.mkdtemp(prefix='pldrun-windows-') if keep_windows else None
         self._saved = set()     # indices of the programs whose windows a dispatch saved
 
@@ -353,9 +393,20 @@ class Worker:
         self._require_open('run')
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.run(compiled): the program was not prepared on this worker')
-        _run_distributed(compiled, args, self._window_options(compiled))
+        args, write_back = self._resident_args(args, _params(compiled))
+        options = self._window_options(compiled)
+        bound = {n: f for n, f in self._callbacks.items() if n in sub_workers(_text_of(compiled)[0])}
+        if bound:
+            with pypto_callbacks.CallbackServer(bound) as srv:
+                try:
+                    _run_distributed(compiled, args, options, subworkers=srv.module)
+                finally:
+                    self.callback_calls += srv.calls
+        else:
+            _run_distributed(compiled, args, options)
         if self.state_dir is not None:
             self._saved.add(next(k for k, p in enumerate(self._programs) if p is compiled))
+        write_back()
 
     def submit(self, compiled, *args, config=None):
         try:
@@ -368,12 +419,19 @@ class Worker:
         self._require_open('register')
         if not any(compiled is p for p in self._programs):
             raise ValueError('DistributedWorker.register(compiled): the program was not prepared on this worker')
-        return lambda *args, config=None: self.run(compiled, *args, config=config)
+        h = _Registration(self, compiled)
+        self._handles.append(h)
+        return h
 
     def close(self):
+        if self._open:
+            self._close_owned_tensors()
+            self._device_buffers.clear()
         self._open = False
         if self.state_dir is not None:
             shutil.rmtree(self.state_dir, ignore_errors=True)
+        for h in self._handles:
+            h.unregister()
 
     def __enter__(self):
         return self
@@ -381,33 +439,54 @@ class Worker:
     def __exit__(self, *exc):
         self.close()
 
-    def _device(self, *args, **kwargs):
-        del args, kwargs
-        _unsupported(self._DEVICE)
 
-    alloc_tensor = alloc_stacked_tensor = malloc = free = copy_to = copy_from = _device
-    copy_stacked_from = free_stacked_tensor = committed_device_memory = _device
+def _params(compiled):
+    """The entry's parameters (`pldrun --signature`): device tensors are checked against them, PyPTO's dispatch
+    errors name them."""
+    try:
+        text = _text_of(compiled)[0]
+        return _signature(text, None, sub_workers(text), _name_of(text))['params']
+    except Exception:  # noqa: BLE001 (only for checks and labels; the run reports a real problem itself)
+        return []
 
 
 def _prepare(self, config=None, *, extra_compiled=(), persistent=False, reset_persistent_windows=None,
              callbacks=None, sub_worker_overrides=None, startup_timeout_s=None):
     del config, startup_timeout_s
-    bound = dict(callbacks or {}, **(sub_worker_overrides or {}))
+    if sub_worker_overrides is not None:
+        warnings.warn('sub_worker_overrides is deprecated; use callbacks= instead.', DeprecationWarning, stacklevel=2)
+    bound = dict(sub_worker_overrides or {}, **(callbacks or {}))    # callbacks win, as in PyPTO
     if bound:
-        declared = sub_workers(_text_of(self)[0])
+        declared = [n for c in (self, *extra_compiled) for n in sub_workers(_text_of(c)[0])]
         unknown = sorted(set(bound) - set(declared))
         if unknown:
             raise ValueError('callbacks names %s are not sub-workers of this program (it declares %s)'
                              % (unknown, declared))
-        _unsupported('%s: %s' % (CALLBACK_MESSAGE, ', '.join(sorted(bound))))
+        for name, fn in bound.items():
+            pypto_callbacks.check_callback(name, fn)
     if reset_persistent_windows and not persistent:
         raise ValueError('DistributedWorker reset_persistent_windows=True requires persistent=True')  # as PyPTO
-    return Worker([self, *extra_compiled], keep_windows=bool(persistent) and reset_persistent_windows is False)
+    return Worker([self, *extra_compiled], callbacks=bound,
+                  keep_windows=bool(persistent) and reset_persistent_windows is False)
 
 
-def _worker_init(self, *args, **kwargs):
-    del self, args, kwargs
-    _unsupported('a DistributedWorker built by hand is not supported by pldrun.pypto (use compiled.prepare())')
+def _worker_new(cls, compiled, config=None, *, inherited_host_tensors=None, **kwargs):
+    """DistributedWorker(compiled or [compiled, ...], config, persistent=, callbacks=, ...) built by hand: the
+    worker prepare() gives (PyPTO's prepare() builds the same). inherited_host_tensors only keep tensors alive
+    in PyPTO (the fork's mappings); nothing forks here."""
+    del cls, inherited_host_tensors
+    programs = list(compiled) if isinstance(compiled, (list, tuple)) else [compiled]
+    if not programs:
+        raise ValueError('DistributedWorker requires at least one compiled program')
+    for p in programs[1:]:
+        if list(_device_ids(p)) != list(_device_ids(programs[0])):
+            raise ValueError('DistributedWorker multi-program mode requires the same device_ids: %s != %s'
+                             % (list(_device_ids(programs[0])), list(_device_ids(p))))
+    return _prepare(programs[0], config, extra_compiled=programs[1:], **kwargs)
+
+
+def _device_ids(compiled):
+    return getattr(getattr(compiled, '_distributed_config', None), 'device_ids', None) or [0]
 
 
 # ---------------------------------------------------------------- installing
@@ -457,7 +536,9 @@ def install():
         _set(mods['pypto.runtime'], 'execute_compiled', _execute_compiled)
     dr = mods['pypto.runtime.distributed_runner']
     _set(dr, 'execute_distributed', _execute_distributed)
-    _set(dr.DistributedWorker, '__init__', _worker_init)
+    _set(dr.DistributedWorker, '__new__', staticmethod(_worker_new))
+    if isinstance(dr.DistributedWorker, abc.ABCMeta):   # isinstance(worker, DistributedWorker) holds (not undone)
+        abc.ABCMeta.register(dr.DistributedWorker, Worker)
     _set(mods['pypto.ir.distributed_compiled_program'].DistributedCompiledProgram, 'prepare', _prepare)
 
 

@@ -151,7 +151,31 @@ class DistributedCompiledProgram:
         return DistributedWorker([self, *extra_compiled], config, persistent=persistent, callbacks=callbacks)
 ''',
     'pypto/runtime/__init__.py': 'from .runner import RunConfig, execute_compiled\n'
-                                 'from .distributed_runner import DistributedWorker\n',
+                                 'from .distributed_runner import DistributedWorker\n'
+                                 'from .device_tensor import DeviceTensor, StackedDeviceTensor\n',
+    'pypto/runtime/device_tensor.py': '''
+import torch
+
+class DeviceTensor:
+    def __init__(self, data_ptr, shape, dtype, *, buffer=None):
+        if not isinstance(data_ptr, int) or data_ptr <= 0:
+            raise ValueError("DeviceTensor.data_ptr must be a positive int, got %r" % (data_ptr,))
+        if buffer is not None and (int(buffer.base) != data_ptr or not callable(buffer.tensor)):
+            raise ValueError("DeviceTensor.buffer does not match data_ptr")
+        self.data_ptr, self.shape, self.dtype, self.buffer = data_ptr, tuple(shape), dtype, buffer
+    @property
+    def nbytes(self):
+        n = torch.zeros((1,), dtype=self.dtype).numpy().itemsize
+        for d in self.shape:
+            n *= d
+        return n
+
+class StackedDeviceTensor:
+    def __init__(self, shards, full_shape, worker_ids):
+        self.shards, self.full_shape, self.worker_ids = tuple(shards), tuple(full_shape), tuple(worker_ids)
+    shape = property(lambda self: self.full_shape)
+    dtype = property(lambda self: self.shards[0].dtype)
+''',
     'pypto/runtime/runner.py': '''
 class RunConfig:
     def __init__(self, platform="a2a3sim", device_id=0):
@@ -161,10 +185,12 @@ def execute_compiled(work_dir, args, *, platform, device_id, **kwargs):
     raise RuntimeError("stand-in runtime: simpler is not installed")
 ''',
     'pypto/runtime/distributed_runner.py': '''
+import abc
+
 def execute_distributed(compiled, coerced_args, config=None):
     raise RuntimeError("stand-in runtime: simpler is not installed")
 
-class DistributedWorker:
+class DistributedWorker(abc.ABC):
     def __init__(self, compiled, config=None, **kwargs):
         raise RuntimeError("stand-in runtime: simpler is not installed")
 ''',
@@ -211,6 +237,15 @@ class Tensor:
         return Tensor(self.a[i])
     def __add__(self, x):
         return Tensor(self.a + (x.a if isinstance(x, Tensor) else x))
+    def __mul__(self, x):
+        return Tensor(self.a * x)
+    def data_ptr(self):
+        return self.a.ctypes.data
+    def tolist(self):
+        return self.a.tolist()
+    def zero_(self):
+        self.a[...] = 0
+        return self
 
 class no_grad:
     def __enter__(self):
@@ -223,6 +258,9 @@ def from_numpy(a):
 
 def zeros(shape, dtype=np.float32):
     return Tensor(np.zeros(shape, dtype=dtype))
+
+def full(shape, value, dtype=np.float32):
+    return Tensor(np.full(shape, value, dtype=dtype))
 
 def allclose(x, y, rtol=1e-5, atol=1e-8):
     return bool(np.allclose(x.a, y.a, rtol=rtol, atol=atol))
@@ -410,11 +448,105 @@ def test_prepare_unknown_callback(device_ids):
         compiled.prepare(callbacks={"nope": print})
 
 
-def test_expect_fail_device_tensor(device_ids):
+def rank_added(a, times=1):
+    return t(a + times * np.arange(2, dtype=np.float32).reshape(2, 1, 1))
+
+
+def test_device_tensor(device_ids):
+    """Resident tensors of prepare()'s worker: an uploaded input, an output read back with copy_from and fed to the
+    next dispatch, copy_to over a resident tensor; PyPTO's errors (use after free_tensor, a copy larger than
+    the allocation, a pointer not from malloc, after close)."""
     prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    xs_np = np.arange(2 * 4 * 16, dtype=np.float32).reshape(2, 4, 16)
+    ids = torch.zeros((2, 1, 1), dtype=torch.int32)
     with compiled.prepare() as rt:
-        rt.alloc_tensor((2, 4, 16))
+        xs = rt.alloc_tensor((2, 4, 16), torch.float32, init=t(xs_np))
+        ys = rt.alloc_tensor((2, 4, 16), torch.float32)
+        zs = rt.alloc_tensor((2, 4, 16), torch.float32)
+        assert type(xs).__name__ == "DeviceTensor" and len(rt._owned_tensors) == 3
+        rt(xs, ys, ids)
+        rt(ys, zs, ids)                      # the resident output of the first dispatch is the second's input
+        back = torch.zeros((2, 4, 16), dtype=torch.float32)
+        rt.copy_from(back.data_ptr(), zs.data_ptr, zs.nbytes)
+        assert torch.allclose(back, rank_added(xs_np, 2))
+        new = t(np.full((2, 4, 16), 5.0, dtype=np.float32))
+        rt.copy_to(xs.data_ptr, new.data_ptr(), xs.nbytes)
+        rt.run(compiled, xs, ys, ids)
+        rt.copy_from(back.data_ptr(), ys.data_ptr, ys.nbytes)
+        assert torch.allclose(back, rank_added(new.numpy()))
+        with pytest.raises(ValueError, match="init must have shape"):
+            rt.alloc_tensor((2, 4, 8), torch.float32, init=new)
+        narrow = rt.alloc_tensor((2, 4, 8), torch.float32)
+        with pytest.raises(TypeError, match=r"Parameter 'ys' expects shape \\(2, 4, 16\\); got DeviceTensor shape"):
+            rt(xs, narrow, ids)
+        rt.free_tensor(narrow)
+        with pytest.raises(ValueError, match="4096 bytes exceeds the 512-byte backing"):
+            rt.copy_to(xs.data_ptr, new.data_ptr(), 4096)
+        rt.free_tensor(xs)
+        rt.free_tensor(xs)                   # a second free_tensor does nothing (PyPTO's)
+        with pytest.raises(ValueError, match="Parameter 'xs': DeviceTensor is not a live allocation owned by this"):
+            rt(xs, ys, ids)
+        ptr = rt.malloc(64)
+        with pytest.raises(ValueError, match="requires the allocation base"):
+            rt.free(ptr + 16)
+        rt.free(ptr)
+        assert len(rt._owned_tensors) == 2
+    assert len(rt._owned_tensors) == 0       # close() frees what is left
+    with pytest.raises(RuntimeError, match="called after close"):
+        rt.alloc_tensor((4,), torch.float32)
+
+
+def test_stacked_device_tensor(device_ids):
+    """alloc_stacked_tensor: shard i resident on worker_ids[i] (permuted here), the host source zeroed after the
+    upload; a stacked output written back to its shards (copy_stacked_from); reused across dispatches."""
+    prog = Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    xs_np = np.arange(2 * 4 * 16, dtype=np.float32).reshape(2, 4, 16) - 7
+    host = t(xs_np.copy())
+    ids = torch.zeros((2, 1, 1), dtype=torch.int32)
+    with compiled.prepare() as rt:
+        xs = rt.alloc_stacked_tensor(host, worker_ids=[1, 0])
+        ys = rt.alloc_stacked_tensor(torch.zeros((2, 4, 16), dtype=torch.float32))
+        host.zero_()
+        assert type(xs).__name__ == "StackedDeviceTensor" and xs.worker_ids == (1, 0)
+        for _ in range(2):
+            rt(xs, ys, ids)
+            back = torch.zeros((2, 4, 16), dtype=torch.float32)
+            rt.copy_stacked_from(ys, back)
+            assert torch.allclose(back, rank_added(xs_np))
+        rt.copy_stacked_from(xs, back)
+        assert torch.allclose(back, t(xs_np))
+        rt.free_stacked_tensor(xs)
+        with pytest.raises(ValueError, match="Parameter 'xs' shard 0: DeviceTensor is not a live allocation"):
+            rt(xs, ys, ids)
+
+
+def test_hand_built_worker(device_ids):
+    """DistributedWorker([a, b]) built by hand: two programs sharing one resident tensor, rt(...) ambiguous,
+    register() handles closed by close()."""
+    from pypto.runtime.distributed_runner import DistributedWorker
+    dc = DistributedConfig(device_ids=device_ids[:2])
+    first = ir.compile(Program("HelloRank", TEXTS["hello"], HELLO_PARAMS, returns=1), distributed_config=dc)
+    acc = ir.compile(Program("HelloRank", TEXTS["hello_acc"], HELLO_PARAMS, returns=1), distributed_config=dc)
+    xs_np = np.full((2, 4, 16), 3.0, dtype=np.float32)
+    ids = torch.zeros((2, 1, 1), dtype=torch.int32)
+    rt = DistributedWorker([first, acc])
+    assert isinstance(rt, DistributedWorker)
+    with pytest.raises(TypeError, match="ambiguous"):
+        rt(t(xs_np), ids)
+    kv = rt.alloc_tensor((2, 4, 16), torch.float32)
+    rt.run(first, t(xs_np), kv, ids)               # kv = xs + rank
+    handle = rt.register(acc)
+    assert handle.compiled is acc
+    handle(t(xs_np), kv, ids)                      # kv = xs + kv + rank
+    back = torch.zeros((2, 4, 16), dtype=torch.float32)
+    rt.copy_from(back.data_ptr(), kv.data_ptr, kv.nbytes)
+    assert torch.allclose(back, rank_added(2 * xs_np, 2))
+    rt.close()
+    assert handle.closed and len(rt._owned_tensors) == 0
+    with pytest.raises(RuntimeError, match="called after close"):
+        rt.register(first)
 
 
 @pytest.mark.parametrize("n_ranks", [2, 4])
@@ -458,10 +590,47 @@ def test_subworker(device_ids):
     assert "--subworker-tensors" in plugin.state.last_result.command
 
 
-def test_expect_fail_subworker_callback(device_ids):
+def test_subworker_callbacks(device_ids):
+    """prepare(callbacks=...): closures run in this process on PyPTO's MappedArg surface (dtype, shapes, strides,
+    buffer; scalars as they are), once per rank; what a callback writes into an Out tensor is the result."""
     prog = Program("HostSubWorkers", TEXTS["subworker"], SUB_PARAMS, returns=1)
     compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:2]))
-    compiled.prepare(callbacks={"check": print})
+    seen = []
+
+    def stats(args):
+        xs, sums = args
+        assert str(xs.dtype) == "DataType.FLOAT32" and xs.shapes == (2, 1, 64) and xs.strides == (64, 64, 1)
+        x = np.ndarray(xs.shapes, dtype=np.float32, buffer=xs.buffer)
+        np.ndarray(sums.shapes, dtype=np.float32, buffer=sums.buffer)[:] = x.max(axis=2) * 10
+        seen.append("stats")
+
+    def check(args):
+        assert len(args) == 3 and args[2] == 3.0, args
+        seen.append("check")
+
+    xs_np = np.arange(2 * 64, dtype=np.float32).reshape(2, 1, 64) - 40
+    ys, sums = torch.zeros((2, 1, 64), dtype=torch.float32), torch.zeros((2, 1), dtype=torch.float32)
+    with compiled.prepare(callbacks={"stats": stats, "check": check}) as rt:
+        rt(t(xs_np), 3.0, ys, sums)
+    assert torch.allclose(ys, t(xs_np * 3 + 1 + xs_np))          # prep (the program's body) and the chips ran
+    assert torch.allclose(sums, t(xs_np.max(axis=2) * 10))         # the callback's result, not the body's sum
+    assert sorted(seen) == ["check", "check", "stats", "stats"]    # once per rank
+    assert sorted(rt.callback_calls) == [("check", 0), ("check", 1), ("stats", 0), ("stats", 1)]
+    with pytest.raises(TypeError, match="must accept a single positional argument"):
+        compiled.prepare(callbacks={"stats": lambda: None})
+
+
+def test_subworker_callback_error(device_ids):
+    """A callback's exception fails the run with its traceback, located at the SubWorker's call."""
+    prog = Program("HostSubWorkers", TEXTS["subworker"], SUB_PARAMS, returns=1)
+    compiled = ir.compile(prog, distributed_config=DistributedConfig(device_ids=device_ids[:1]))
+
+    def check(args):
+        raise ValueError("refused by the test's closure")
+
+    xs = t(np.ones((2, 1, 64), dtype=np.float32))
+    with compiled.prepare(sub_worker_overrides={"check": check}) as rt:
+        rt(xs, 3.0, torch.zeros((2, 1, 64), dtype=torch.float32), torch.zeros((2, 1), dtype=torch.float32))
 
 
 def test_expect_fail_deadlock(device_ids):
@@ -554,37 +723,40 @@ def test_plugin_on_standin_pypto(tmp_path):
                  'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
                  'test_codegen_failing_still_runs', 'test_out_keeps_contents', 'test_prepare_worker',
-                 'test_prepare_unknown_callback', 'test_persistent_windows_kept[2]', 'test_persistent_windows_kept[4]') + (('test_subworker',) if bridge else ()):
+                 'test_prepare_unknown_callback', 'test_persistent_windows_kept[2]', 'test_persistent_windows_kept[4]',
+                 'test_device_tensor', 'test_stacked_device_tensor',
+                 'test_hand_built_worker') + (('test_subworker',) if bridge else ()):
         assert res.get(name, ('missing',))[0] == 'passed', (name, res.get(name))
     if not bridge:
         outcome, msg = res['test_subworker']
         assert outcome == 'failed' and 'built without the Python bridge' in msg, (outcome, msg)
-    outcome, msg = res['test_expect_fail_subworker_callback']
+    if bridge:
+        assert res['test_subworker_callbacks'][0] == 'passed', res['test_subworker_callbacks']
+    outcome, msg = res['test_subworker_callback_error']
     assert outcome == 'failed'
-    assert "PldrunUnsupported: prepare(callbacks=...) binds Python callables that PyPTO runs in the test's own" in msg
-    assert 'other processes' in msg and ': check' in msg
-    outcome, msg = res['test_expect_fail_device_tensor']
-    assert outcome == 'failed' and 'device-resident tensors' in msg
+    if bridge:
+        assert "PldrunFailure: HostSubWorkers on 1 rank: pldrun exited with status 70" in msg
+        assert "error: the SubWorker 'check' failed: ValueError: refused by the test's closure" in out
+        assert 'RuntimeError: the callback bound to check raised in the test process (rank 0):' in out
     outcome, msg = res['test_expect_fail_deadlock']
     assert outcome == 'failed'
     assert 'PldrunFailure: CollNegDivergentWait on 2 ranks: pldrun exited with status 70' in msg
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 18
+    assert len(res) == NRES
 
 
 def test_unsupported_as_xfail(tmp_path):
     """--pldrun-unsupported=xfail, on a pldrun without the Python bridge (PLDRUN_NO_PYTHON=1 stands for one)."""
-    rc, out, res = run_pytest(tmp_path, ['--pldrun-unsupported=xfail', '-k', 'subworker or device_tensor'],
+    rc, out, res = run_pytest(tmp_path, ['--pldrun-unsupported=xfail', '-k', 'subworker'],
                               extra_env={'PLDRUN_NO_PYTHON': '1'})
     print(out[-3000:])
     assert res['test_subworker'][0] == 'pytest.xfail'
     assert ('SubWorkers (Python HOST functions) are not supported by pldrun: HostSubWorkers declares prep, check, '
             'stats, and this pldrun was built without the Python bridge') in res['test_subworker'][1]
-    assert res['test_expect_fail_subworker_callback'][0] == 'pytest.xfail'
-    assert 'prepare(callbacks=...)' in res['test_expect_fail_subworker_callback'][1]
-    assert res['test_expect_fail_device_tensor'][0] == 'pytest.xfail'
+    assert res['test_subworker_callbacks'][0] == 'pytest.xfail'
+    assert 'built without the Python bridge' in res['test_subworker_callbacks'][1]
     assert rc == 0
 
 
