@@ -59,6 +59,22 @@ if(PLD_PYTHON3_NUMPY)
     set_tests_properties(ops_native_narrow PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
                          ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
   endif()
+  # ops_ragged (issue 41): a pl.tensor.slice window overhanging its tensor with a valid_shape of the
+  # rows that exist (PyPTO's kClampedWindow: only offset + valid extent must fit), one program at four
+  # dynamic batch sizes in the printed form of PyPTO's test_jit.py; a window starting past the end and
+  # one reading past it are still errors (tests/ops/run_ragged.py). ops_native_ragged: on native
+  # (pc_tensor_slice), Release tree only.
+  add_test(NAME ops_ragged
+           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_ragged")
+  set_tests_properties(ops_ragged PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  if(NOT PLD_SANITIZE)
+    add_test(NAME ops_native_ragged
+             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
+                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_ragged")
+    set_tests_properties(ops_native_ragged PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
+                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
+  endif()
 endif()
 if(PLD_PYTHON3_OPS)
   pld_ops_test(ops_reduce ops/run_ops.py ops_reduce 120 SAMPLE)

@@ -535,14 +535,18 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         return pld_op_oom(it, f, e);
     }
     for (int d = 0; d < t->rank; d++) {
-        if (off[d] < 0 || shp[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
+        /* PyPTO's kClampedWindow: the view is cut back to the tensor, so only
+         * the extent read must fit: the valid_shape when given, else the window */
+        const int64_t reach = nv == t->rank && val[d] >= 0 && val[d] < shp[d] ? val[d] : shp[d];
+        if (off[d] < 0 || shp[d] < 0 || (!clamp && reach > t->shape[d] - off[d])) {
             char sh[96];
             pld_shape_str(sh, sizeof sh, t->rank, t->shape);
             pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
             pld_value_release(&vv);
             pld_value_release(&a);
-            return pld_rt_error(it, f, e->span, "%s: window offset %lld + extent %lld is outside dimension %d of %s",
-                                pld_op_name(e), (long long)off[d], (long long)shp[d], d, sh);
+            return pld_rt_error(it, f, e->span, "%s: window offset %lld + %sextent %lld is outside dimension %d of %s",
+                                pld_op_name(e), (long long)off[d], reach < shp[d] ? "valid " : "", (long long)reach, d,
+                                sh);
         }
         /* clamp: a window that runs past the end keeps only its part inside
          * the tensor (a view never reaches past its storage; an offset past
