@@ -62,8 +62,9 @@ if(PLD_PYTHON3_NUMPY)
   # ops_ragged (issue 41): a pl.tensor.slice window overhanging its tensor with a valid_shape of the
   # rows that exist (PyPTO's kClampedWindow: only offset + valid extent must fit), one program at four
   # dynamic batch sizes in the printed form of PyPTO's test_jit.py; a window starting past the end and
-  # one reading past it are still errors (tests/ops/run_ragged.py). ops_native_ragged: on native
-  # (pc_tensor_slice), Release tree only.
+  # one reading past it are still errors; pl.tensor.assemble writes its source's valid region only
+  # (tests/ops/run_ragged.py). ops_native_ragged: on native (pc_tensor_slice, rt->assemble), Release
+  # tree only.
   add_test(NAME ops_ragged
            COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_ragged")

@@ -700,12 +700,14 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return PLD_OK;
 }
 
-/* Copies src (tensor) into the region of dst at off (trailing alignment). */
+/* Copies src's valid region (a tensor) into dst at off (trailing alignment). */
 pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst,
                                  const pld_tensor_t *src, const int64_t *off, int noff, int atomic)
 {
+    /* only the source's valid region is written (PyPTO's tensor.assemble: kValidRegionTransfer, the bound
+     * its write must respect; its lowering loads and stores that region) */
     int64_t ext[PLD_MAX_RANK];
-    pld_status_t st = pld_region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
+    pld_status_t st = pld_region(it, f, e, dst, off, noff, src->valid, src->rank, 0, ext, "writes");
     if (st != PLD_OK)
         return st;
     const int narrow = narrow_store(src->dt, dst->dt); /* a matmul's result: the checker saw it is one */
@@ -714,6 +716,7 @@ pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t 
                             pld_dtype_name(src->dt), pld_dtype_name(dst->dt));
     pld_view_t vs, vd;
     pld_tensor_kview(src, &vs);
+    memcpy(vs.shape, src->valid, (size_t)src->rank * sizeof *vs.shape);
     pld_region_view(dst, off, ext, src->rank, &vd);
     char err[ERRN];
     st = narrow   ? pld_k_store_narrow(&vd, &vs, atomic, err, sizeof err)

@@ -11,6 +11,8 @@ test_one_artifact_serves_multiple_batches), through pldrun at one rank without m
                    + valid extent 0 > 20), which PyPTO's contract forbids too: exit 70 with the extents
   overhang_read    tests/ops/ragged/overhang_read.pld at BATCH = 20: a window whose valid_shape reads
                    past the end is still an error (exit 70, the location and the extents)
+  valid_only       tests/ops/ragged/valid_only.pld: pl.tensor.assemble of a window with 4 valid rows of
+                   16 writes those 4 rows only (out starts at 7: rows 4..15 keep it)
 
 numpy is required (python3-numpy).
 
@@ -39,13 +41,13 @@ def need(cond, what):
     return cond
 
 
-def run(a, prog, batch):
+def run(a, prog, batch, start=0.0):
     x = np.random.default_rng(batch).standard_normal((batch, 64)).astype(np.float32)
     xin = os.path.join(a.workdir, 'a_%d.npy' % batch)
     zin = os.path.join(a.workdir, 'z_%d.npy' % batch)
     out = os.path.join(a.workdir, 'out_%d.npy' % batch)
     np.save(xin, x, allow_pickle=False)
-    np.save(zin, np.zeros_like(x), allow_pickle=False)
+    np.save(zin, np.full_like(x, start), allow_pickle=False)
     if os.path.exists(out):
         os.remove(out)
     cmd = [a.pldrun, os.path.join(PROGS, prog), '--in', 'a=' + xin, '--in', 'out=' + zin, '--out', 'out=' + out]
@@ -75,6 +77,13 @@ def main():
     text = ('overhang_read.pld:14:55: error: pl.tensor.slice: window offset 16 + extent 16 is outside dimension 0 '
             'of [20, 64]')
     need(text in err, 'overhang_read: %r not in %r' % (text, err[:900]))
+    rc, err, x, out = run(a, 'valid_only.pld', 16, start=7.0)
+    if need(rc == 0, 'valid_only: exit status %d, want 0: %s' % (rc, err.strip()[:600])):
+        got, want = np.load(out), np.full_like(x, 7.0)
+        want[:4] = x[:4]
+        if need(np.array_equal(got, want), 'valid_only: rows written %r, want rows 0..3' % (
+                [i for i in range(16) if not np.all(got[i] == 7.0)],)):
+            print('valid_only: rows 0..3 written, 4..15 kept')
     print('run_ragged.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
     return 1 if FAILS else 0
 
