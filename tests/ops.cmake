@@ -29,7 +29,9 @@ endfunction()
 # sub-tile at a time: the chained (a @ b) @ e of PyPTO's test_chained_matmul_mat_scratch (256x256x256
 # BF16) and a [256, 256] FP32 result stored once run and match numpy goldens; an intermediate whose
 # BF16 Mat scratch does not fit L1, and a cast that cannot fold into the sub-tiles' writeback, are
-# still rejected with the reason (tests/ops/run_autol0.py; numpy: Debian's python3 is preferred, as
+# still rejected with the reason; issue 41: the same for pl.tile.matmul_bias in the printed form of
+# PyPTO's test_auto_tile_matmul.py (a Mat bias stored, a Bias-resident bias, a Mat scratch; an N off
+# the INT8 box stays rejected) (tests/ops/run_autol0.py; numpy: Debian's python3 is preferred, as
 # in tests/python.cmake; without numpy the test fails and says what to install)
 find_program(PLD_PYTHON3_NUMPY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(NOT PLD_PYTHON3_NUMPY)
@@ -40,6 +42,40 @@ if(PLD_PYTHON3_NUMPY)
            COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_autol0.py"
                    --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_autol0")
   set_tests_properties(ops_autol0 PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  # ops_narrow (issue 41): a matmul's FP32 accumulator stored into BF16 / FP16, plainly and with
+  # atomic=Add (the cube's FIXPIPE narrowing, pld_k_store_narrow): the printed form of PyPTO's
+  # test_atomic_add.py split-K cases and an Acc tile's tile.store, bit-exact against a numpy model of
+  # docs/ops-numerics.md; an FP32 vector-unit result is still refused (tests/ops/run_narrow.py).
+  # ops_native_narrow: the same on --backend native (the generated code stores through the same
+  # library call), Release tree only as the other ops_native_* tests.
+  add_test(NAME ops_narrow
+           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_narrow.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_narrow")
+  set_tests_properties(ops_narrow PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  if(NOT PLD_SANITIZE)
+    add_test(NAME ops_native_narrow
+             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_narrow.py"
+                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_narrow")
+    set_tests_properties(ops_native_narrow PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
+                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
+  endif()
+  # ops_ragged (issue 41): a pl.tensor.slice window overhanging its tensor with a valid_shape of the
+  # rows that exist (PyPTO's kClampedWindow: only offset + valid extent must fit), one program at four
+  # dynamic batch sizes in the printed form of PyPTO's test_jit.py; a window starting past the end and
+  # one reading past it are still errors; pl.tensor.assemble writes its source's valid region only
+  # (tests/ops/run_ragged.py). ops_native_ragged: on native (pc_tensor_slice, rt->assemble), Release
+  # tree only.
+  add_test(NAME ops_ragged
+           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_ragged")
+  set_tests_properties(ops_ragged PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  if(NOT PLD_SANITIZE)
+    add_test(NAME ops_native_ragged
+             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
+                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_ragged")
+    set_tests_properties(ops_native_ragged PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
+                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
+  endif()
 endif()
 if(PLD_PYTHON3_OPS)
   pld_ops_test(ops_reduce ops/run_ops.py ops_reduce 120 SAMPLE)

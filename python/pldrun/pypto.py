@@ -10,8 +10,12 @@ replaces for --codegen-only:
 - `pypto.ir.compile`: captures the front-end program's `as_python()` and lets
   PyPTO's pass pipeline run, but code generation (`generate` in
   pypto/ir/compile.py) always runs with skip_ptoas=True: PyPTO's codegen without
-  ptoas (tests read next_levels/ and kernel_config.py), nothing where it fails. The text is kept on the returned object and written to
-  `<output_dir>/pldrun_program.pld`.
+  ptoas (tests read next_levels/ and kernel_config.py). Where that codegen
+  fails for the program's reason (PyPTO's PartialCodegenError or its error
+  report), the error goes through as on a machine with ptoas; where it fails
+  for this machine's (a module or tool it needs is not installed), nothing is
+  generated and the call still runs. The text is kept on the returned object
+  and written to `<output_dir>/pldrun_program.pld`.
 - `pypto.runtime.distributed_runner.execute_distributed` (one-shot calls of a
   DistributedCompiledProgram): runs the captured program on
   len(DistributedConfig.device_ids) ranks through `pldrun.run`.
@@ -266,17 +270,36 @@ def _make_compile(real_compile):
     return compile
 
 
+# What says that PyPTO's codegen failed for this machine's reason, not the program's: a module or a tool
+# it needs is not installed here (skip_ptoas=True runs no ptoas, but keep the wording of a missing one).
+_ENV_FAILURE = re.compile(r"No module named|No such file or directory|ptoas\b[^\n]*\bnot (found|installed)"
+                          r"|command not found", re.I)
+
+
+def environment_failure(exc):
+    """True when PyPTO's code generation raised `exc` for this machine's reason (an ImportError, a missing
+    file or tool), so the plugin generates nothing and runs the program anyway; False for the program's own
+    reason (PyPTO's PartialCodegenError / error report naming a function it cannot compile), which a test
+    may expect and which a device run would raise too."""
+    if isinstance(exc, (ImportError, FileNotFoundError)):
+        return True
+    return bool(_ENV_FAILURE.search(str(exc)))
+
+
 def _make_generate(real_generate):
     def generate(*args, **kwargs):
         if kwargs.get('skip_ptoas'):
             return real_generate(*args, **kwargs)   # the caller asked for codegen without ptoas
         # PyPTO's own codegen without ptoas (no kernel is compiled): tests that read what it writes
-        # (next_levels/, kernel_config.py, the orchestration source) find it. Where it fails without ptoas,
-        # nothing is generated: pldrun interprets the captured program either way.
+        # (next_levels/, kernel_config.py, the orchestration source) find it. Its errors are the program's
+        # and go through (ptoas is not run, so it adds none); one of this machine's (a module it imports is
+        # missing) generates nothing: pldrun interprets the captured program either way.
         try:
             return real_generate(*args, **dict(kwargs, skip_ptoas=True))
-        except Exception:  # noqa: BLE001 (codegen is an artifact here, not what runs)
-            return {}
+        except Exception as e:  # noqa: BLE001 (sorted below)
+            if environment_failure(e):
+                return {}
+            raise
     generate.__wrapped__ = real_generate
     return generate
 

@@ -766,9 +766,11 @@ static inline int pc_tensor_slice(const char *op, pc_tensor *o, const pc_tensor 
     }
     pc_tensor v = *t;
     for (int d = 0; d < t->rank; d++) {
-        if (off[d] < 0 || shp[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
-            int k = snprintf(msg, mn, "%s: window offset %lld + extent %lld is outside dimension %d of [", op,
-                             (long long)off[d], (long long)shp[d], d);
+        /* only the extent read must fit: the valid_shape when given (PyPTO's kClampedWindow) */
+        const int64_t reach = nv == t->rank && val[d] >= 0 && val[d] < shp[d] ? val[d] : shp[d];
+        if (off[d] < 0 || shp[d] < 0 || (!clamp && reach > t->shape[d] - off[d])) {
+            int k = snprintf(msg, mn, "%s: window offset %lld + %sextent %lld is outside dimension %d of [", op,
+                             (long long)off[d], reach < shp[d] ? "valid " : "", (long long)reach, d);
             for (int j = 0; j < t->rank && k > 0 && (size_t)k < mn; j++)
                 k += snprintf(msg + k, mn - (size_t)k, "%s%lld", j ? ", " : "", (long long)t->shape[j]);
             if (k > 0 && (size_t)k < mn)

@@ -767,6 +767,8 @@ static int rt_assemble(void *bk, int site, const pc_tensor *dst, const pc_tensor
     pld_buffer_t bd, bs;
     as_tensor(dst, &td, &bd);
     as_tensor(src, &ts, &bs);
+    for (int d = 0; d < src->rank; d++) /* the source's valid region is what is written */
+        ts.valid[d] = src->valid[d] < src->shape[d] ? src->valid[d] : src->shape[d];
     if (pld_assemble_tensor(b->it, &b->f, site_expr(b, site), &td, &ts, off, noff, atomic) != PLD_OK)
         return rt_fail(b, site, "");
     return 0;

@@ -304,6 +304,24 @@ static pld_mem_t eff_mem(const pld_func_t *fn, const pld_ub_slot_t *u, int i)
  * AlignUp(m, align_m) x n x element bytes within the L0C capacity, m and n
  * multiples of 16 up to the result's (rounded up) dims. A Mat scratch above
  * the Mat capacity: the pass leaves the matmul whole (the full size). */
+/* The widest N sub-window of a matmul_bias's bias row (0: the pass leaves
+ * the matmul whole): the Bias table holds bias_bytes / element bytes; a Mat
+ * bias of a dtype the platform cannot move into the accumulator dtype's
+ * Bias table (Ascend910BHandler / Backend950Handler SupportsMatToBiasMove
+ * at e2d0f78) stops the pass. INT64_MAX for a plain matmul. */
+static int64_t bias_max_n(const pld_npu_profile_t *pf, const pld_autol0_t *a)
+{
+    if (a->bias == PLD_AUTOL0_BIAS_NONE)
+        return INT64_MAX;
+    const int bd = a->bias_dt, cd = a->acc_dt;
+    if (a->bias != PLD_AUTOL0_BIAS_BIAS &&
+        !(bd == PLD_DT_INT32 && cd == PLD_DT_INT32) &&
+        !(cd == PLD_DT_FP32 && (bd == PLD_DT_FP32 || bd == PLD_DT_FP16 || (bd == PLD_DT_BF16 && pf->bf16_mat_bias))))
+        return 0;
+    const int64_t w = a->cbytes > 0 ? pld_npu_space_bytes(pf, PLD_NPU_SPACE_BIAS) / a->cbytes : 0;
+    return w >= 16 ? w : 0;
+}
+
 static int64_t acc_charge(const pld_npu_profile_t *pf, const pld_func_t *fn, const pld_ub_slot_t *u, int i,
                           int64_t acc_cap)
 {
@@ -312,10 +330,15 @@ static int64_t acc_charge(const pld_npu_profile_t *pf, const pld_func_t *fn, con
         (a->kind != PLD_AUTOL0_STORE && a->kind != PLD_AUTOL0_SCRATCH) ||
         (a->kind == PLD_AUTOL0_SCRATCH && a->scratch > pld_npu_space_bytes(pf, PLD_NPU_SPACE_MAT)))
         return u[i].bytes;
+    /* a bias row that is not a loaded Mat tile keeps the whole N (no Bias
+     * sub-window, no N window to reload) */
+    const int64_t wmax = bias_max_n(pf, a), n0 = a->bias == PLD_AUTOL0_BIAS_NONE || a->bias == PLD_AUTOL0_BIAS_MAT_LOAD ? 16 : a->n;
+    if (wmax < n0)
+        return u[i].bytes;
     int64_t best = 0;
     for (int64_t m = 16; m < a->m + 16; m += 16) {
         const int64_t rows = (m + a->align_m - 1) / a->align_m * a->align_m;
-        for (int64_t n = 16; n < a->n + 16; n += 16) {
+        for (int64_t n = n0; n < a->n + 16 && n <= wmax; n += 16) {
             const int64_t b = rows * n * a->cbytes;
             if (b <= acc_cap && b > best)
                 best = b;
@@ -329,7 +352,19 @@ static int64_t acc_charge(const pld_npu_profile_t *pf, const pld_func_t *fn, con
 static const char *kept_why(const pld_npu_profile_t *pf, const pld_func_t *fn, int i)
 {
     const pld_autol0_t *a = fn && fn->autol0 ? &fn->autol0[i] : NULL;
-    if (!a || a->kind == PLD_AUTOL0_NONE || a->kind == PLD_AUTOL0_STORE)
+    if (!a || a->kind == PLD_AUTOL0_NONE)
+        return "";
+    if ((a->kind == PLD_AUTOL0_STORE || a->kind == PLD_AUTOL0_SCRATCH) && a->bias != PLD_AUTOL0_BIAS_NONE) {
+        const int64_t w = bias_max_n(pf, a);
+        if (w == 0)
+            return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul_bias: the platform does not move a Mat "
+                   "bias of this dtype into the Bias table (docs/interpreter.md)";
+        if (a->bias != PLD_AUTOL0_BIAS_MAT_LOAD && w < a->n)
+            return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul_bias: its sub-tiles keep the whole N "
+                   "(a Bias-resident bias, or a Mat bias not defined by one pl.tile.load), wider than the Bias "
+                   "table (docs/interpreter.md)";
+    }
+    if (a->kind == PLD_AUTOL0_STORE)
         return "";
     if (a->kind == PLD_AUTOL0_SCRATCH)
         return a->scratch > pld_npu_space_bytes(pf, PLD_NPU_SPACE_MAT)
@@ -349,6 +384,12 @@ static const char *kept_why(const pld_npu_profile_t *pf, const pld_func_t *fn, i
     case PLD_AUTOL0_WHY_K:
         return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul: K is not a multiple of 16 "
                "(docs/interpreter.md)";
+    case PLD_AUTOL0_WHY_BIAS:
+        return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul_bias: its bias is not a [1, N] tile in "
+               "Mat or Bias (docs/interpreter.md)";
+    case PLD_AUTOL0_WHY_BOX:
+        return "; PyPTO's AutoTileMatmulL0 does not sub-tile this matmul_bias: M is not a multiple of 16, or N or "
+               "K not of 32 bytes of the operand and 16 (docs/interpreter.md)";
     default:
         return "";
     }

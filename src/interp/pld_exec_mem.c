@@ -159,7 +159,16 @@ done:
     return st;
 }
 
-/* Writes a tile's valid region into a tensor at offsets (atomic: accumulate). */
+/* 1 when a store of src_dt into a dst_dt tensor is the cube's FIXPIPE
+ * narrowing of an FP32 accumulator into BF16 / FP16 (pld_k_store_narrow;
+ * the checker allows it only for an Acc tile or a matmul's result). */
+static int narrow_store(pld_dtype_t src_dt, pld_dtype_t dst_dt)
+{
+    return src_dt == PLD_DT_FP32 && (dst_dt == PLD_DT_BF16 || dst_dt == PLD_DT_FP16);
+}
+
+/* Writes a tile's valid region into a tensor at offsets (atomic: accumulate;
+ * an FP32 accumulator into BF16 / FP16: FIXPIPE's narrowing). */
 pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_tile_t *tile, pld_tensor_t *t,
                                const int64_t *off, int noff, const int64_t *limit, int atomic)
 {
@@ -169,7 +178,8 @@ pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, c
     pld_status_t st = pld_region(it, f, e, t, off, noff, tex, tile->rank, 0, ext, "writes");
     if (st != PLD_OK)
         return st;
-    if (tile->dt != t->dt)
+    const int narrow = narrow_store(tile->dt, t->dt); /* an accumulator: the checker saw it is one */
+    if (tile->dt != t->dt && !narrow)
         return pld_rt_error(it, f, e->span, "%s: tile dtype %s differs from the tensor dtype %s", pld_op_name(e),
                             pld_dtype_name(tile->dt), pld_dtype_name(t->dt));
     pld_view_t src, dst;
@@ -178,7 +188,9 @@ pld_status_t pld_store_tile(pld_interp_t *it, frame_t *f, const pld_expr_t *e, c
         src.shape[j] = tex[j];
     pld_region_view(t, off, ext, tile->rank, &dst);
     char err[ERRN];
-    st = atomic ? pld_k_accumulate(&dst, &src, err, sizeof err) : pld_k_copy(&dst, &src, err, sizeof err);
+    st = narrow   ? pld_k_store_narrow(&dst, &src, atomic, err, sizeof err)
+         : atomic ? pld_k_accumulate(&dst, &src, err, sizeof err)
+                  : pld_k_copy(&dst, &src, err, sizeof err);
     if (st != PLD_OK)
         return pld_op_kcheck(it, f, e, st, err);
     pld_tensor_mark_written(t, off, ext);
@@ -523,14 +535,18 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         return pld_op_oom(it, f, e);
     }
     for (int d = 0; d < t->rank; d++) {
-        if (off[d] < 0 || shp[d] < 0 || (!clamp && shp[d] > t->shape[d] - off[d])) {
+        /* PyPTO's kClampedWindow: the view is cut back to the tensor, so only
+         * the extent read must fit: the valid_shape when given, else the window */
+        const int64_t reach = nv == t->rank && val[d] >= 0 && val[d] < shp[d] ? val[d] : shp[d];
+        if (off[d] < 0 || shp[d] < 0 || (!clamp && reach > t->shape[d] - off[d])) {
             char sh[96];
             pld_shape_str(sh, sizeof sh, t->rank, t->shape);
             pld_value_t vv = pld_v_obj(&v->hdr, v->dt);
             pld_value_release(&vv);
             pld_value_release(&a);
-            return pld_rt_error(it, f, e->span, "%s: window offset %lld + extent %lld is outside dimension %d of %s",
-                                pld_op_name(e), (long long)off[d], (long long)shp[d], d, sh);
+            return pld_rt_error(it, f, e->span, "%s: window offset %lld + %sextent %lld is outside dimension %d of %s",
+                                pld_op_name(e), (long long)off[d], reach < shp[d] ? "valid " : "", (long long)reach, d,
+                                sh);
         }
         /* clamp: a window that runs past the end keeps only its part inside
          * the tensor (a view never reaches past its storage; an offset past
@@ -684,22 +700,28 @@ pld_status_t pld_exec_subscript(pld_interp_t *it, frame_t *f, const pld_expr_t *
     return PLD_OK;
 }
 
-/* Copies src (tensor) into the region of dst at off (trailing alignment). */
+/* Copies src's valid region (a tensor) into dst at off (trailing alignment). */
 pld_status_t pld_assemble_tensor(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_tensor_t *dst,
                                  const pld_tensor_t *src, const int64_t *off, int noff, int atomic)
 {
+    /* only the source's valid region is written (PyPTO's tensor.assemble: kValidRegionTransfer, the bound
+     * its write must respect; its lowering loads and stores that region) */
     int64_t ext[PLD_MAX_RANK];
-    pld_status_t st = pld_region(it, f, e, dst, off, noff, src->shape, src->rank, 0, ext, "writes");
+    pld_status_t st = pld_region(it, f, e, dst, off, noff, src->valid, src->rank, 0, ext, "writes");
     if (st != PLD_OK)
         return st;
-    if (src->dt != dst->dt)
+    const int narrow = narrow_store(src->dt, dst->dt); /* a matmul's result: the checker saw it is one */
+    if (src->dt != dst->dt && !narrow)
         return pld_rt_error(it, f, e->span, "%s: source dtype %s differs from target dtype %s", pld_op_name(e),
                             pld_dtype_name(src->dt), pld_dtype_name(dst->dt));
     pld_view_t vs, vd;
     pld_tensor_kview(src, &vs);
+    memcpy(vs.shape, src->valid, (size_t)src->rank * sizeof *vs.shape);
     pld_region_view(dst, off, ext, src->rank, &vd);
     char err[ERRN];
-    st = atomic ? pld_k_accumulate(&vd, &vs, err, sizeof err) : pld_k_copy(&vd, &vs, err, sizeof err);
+    st = narrow   ? pld_k_store_narrow(&vd, &vs, atomic, err, sizeof err)
+         : atomic ? pld_k_accumulate(&vd, &vs, err, sizeof err)
+                  : pld_k_copy(&vd, &vs, err, sizeof err);
     if (st != PLD_OK)
         return pld_op_kcheck(it, f, e, st, err);
     pld_tensor_mark_written(dst, off, ext);

@@ -187,8 +187,9 @@ typedef struct pld_func {
     void *sema;                /* checker-private data */
 } pld_func_t;
 
-/* PyPTO's AutoTileMatmulL0 pass and an oversized plain matmul (docs/interpreter.md,
- * "On-chip memory"): the matmul of a slot's only definition, when its Acc
+/* PyPTO's AutoTileMatmulL0 pass and an oversized plain or biased matmul
+ * (docs/interpreter.md, "On-chip memory"): the matmul (pl.tile.matmul or
+ * pl.tile.matmul_bias) of a slot's only definition, when its Acc
  * result does not fit L0C, is computed one [m, n] sub-tile at a time
  * (STORE: the result's only use is one store; SCRATCH: its only use is one
  * cast to BF16/FP16 with mode 'rint' whose result only feeds matmuls, kept
@@ -201,14 +202,25 @@ enum {
     PLD_AUTOL0_WHY_CAST,    /* the cast is not FP32 -> BF16/FP16 with mode 'rint' */
     PLD_AUTOL0_WHY_MEM,     /* an operand is not in Mat (L1) */
     PLD_AUTOL0_WHY_K,       /* K is not a multiple of 16 */
-    PLD_AUTOL0_WHY_SHAPE    /* not static 2-D */
+    PLD_AUTOL0_WHY_SHAPE,   /* not static 2-D */
+    PLD_AUTOL0_WHY_BIAS,    /* matmul_bias: the bias is not a static [1, N] tile in Mat or Bias */
+    PLD_AUTOL0_WHY_BOX      /* matmul_bias: M, N or K is not a multiple of the operands' box alignment */
 };
+/* pld_autol0_t.bias of a matmul_bias: where its bias row is. MAT_LOAD: a Mat
+ * tile whose only definition is a pl.tile.load and whose only use is the
+ * matmul_bias (PyPTO reloads an N window of it per sub-tile); MAT: another
+ * Mat tile, BIAS: a Bias-resident tile (the
+ * sub-tiles keep the whole N: the Bias table has no sub-window). */
+enum { PLD_AUTOL0_BIAS_NONE = 0, PLD_AUTOL0_BIAS_MAT_LOAD, PLD_AUTOL0_BIAS_MAT, PLD_AUTOL0_BIAS_BIAS };
 typedef struct pld_autol0 {
     uint8_t kind, why;
     int64_t m, n;              /* the result's shape */
     int32_t cbytes;            /* bytes of an accumulator element */
     int32_t align_m;           /* the physical row alignment of L0C (16; 32 for INT32) */
     int64_t scratch;           /* SCRATCH: bytes of the Mat scratch */
+    uint8_t bias;              /* matmul_bias: PLD_AUTOL0_BIAS_*; 0 for matmul */
+    uint8_t bias_dt;           /* matmul_bias: the bias row's pld_dtype_t */
+    uint8_t acc_dt;            /* the result's pld_dtype_t */
 } pld_autol0_t;
 
 /* -------------------------------------------------------------------- modules */

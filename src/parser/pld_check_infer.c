@@ -227,6 +227,52 @@ static int static_region(pld_ck_t *ck, ck_call_t *c, const pld_type_t *t, const 
     return 1;
 }
 
+int pld_ck_is_matmul(const pld_expr_t *e)
+{
+    if (!e || e->kind != PLD_EX_CALL)
+        return 0;
+    switch (e->op) {
+    case PLD_OPID_TENSOR_MATMUL:
+    case PLD_OPID_TENSOR_MATMUL_ACC:
+    case PLD_OPID_TILE_MATMUL:
+    case PLD_OPID_TILE_MATMUL_ACC:
+    case PLD_OPID_TILE_MATMUL_BIAS:
+    case PLD_OPID_TILE_BATCH_MATMUL:
+    case PLD_OPID_TILE_BATCH_MATMUL_ACC:
+    case PLD_OPID_TILE_MATMUL_MX:
+    case PLD_OPID_TILE_MATMUL_MX_ACC:
+    case PLD_OPID_TILE_MATMUL_MX_BIAS: return 1;
+    default: return 0;
+    }
+}
+
+/* A store (pl.tile.store, pl.tensor.assemble) of src (type st) into a tensor
+ * of type dt whose dtypes differ: allowed when it is the cube's FIXPIPE
+ * narrowing of an FP32 accumulator into BF16 / FP16 (PyPTO's
+ * AccToGmStoreValid: the fix-pipe stores an Acc tile into INT32 / FP32 /
+ * FP16 / BF16): the source is an Acc tile, a matmul call, or a local whose
+ * value was last assigned by one (a tensor-level matmul, whose result PyPTO
+ * keeps in Acc). The interpreter narrows with pld_k_store_narrow. */
+static int narrowing_store(pld_ck_t *ck, const pld_expr_t *src, const pld_type_t *st, const pld_type_t *dt)
+{
+    if (st->dtype != PLD_DT_FP32 || (dt->dtype != PLD_DT_BF16 && dt->dtype != PLD_DT_FP16))
+        return 0;
+    if (st->kind == PLD_TY_TILE && st->mem == PLD_MEM_ACC)
+        return 1;
+    if (pld_ck_is_matmul(src))
+        return 1;
+    return src && src->kind == PLD_EX_NAME && src->slot >= 0 && src->slot < ck->nslots && ck->slots[src->slot].mm_result;
+}
+
+/* The end of a dtype mismatch message: why FP32 -> BF16 / FP16 was not a narrowing store. */
+static const char *narrow_hint(const pld_type_t *st, const pld_type_t *dt)
+{
+    if (st->dtype == PLD_DT_FP32 && (dt->dtype == PLD_DT_BF16 || dt->dtype == PLD_DT_FP16))
+        return " (only a matmul's FP32 accumulator, an Acc tile, is stored narrowed into BF16 / FP16: "
+               "cast it first; docs/ops-numerics.md)";
+    return "";
+}
+
 const pld_type_t *pld_ck_infer_op(pld_ck_t *ck, ck_call_t *c)
 {
     pld_dim_t dims[PLD_CK_MAX_RANK], vdims[PLD_CK_MAX_RANK];
@@ -284,9 +330,9 @@ const pld_type_t *pld_ck_infer_op(pld_ck_t *ck, ck_call_t *c)
         /* no static bounds check here: a tile's valid extent may be smaller at
          * run time (a clamped load), and the run-time check has the location */
         if (t0->kind == PLD_TY_TILE && dst && pld_type_is_tensorlike(dst)) {
-            if (t0->dtype != dst->dtype)
-                pld_ck_error(ck, c->call->span, "pl.tile.store tile dtype %s does not match the output tensor dtype %s",
-                         pld_dtype_name(t0->dtype), pld_dtype_name(dst->dtype));
+            if (t0->dtype != dst->dtype && !narrowing_store(ck, c->args[0], t0, dst))
+                pld_ck_error(ck, c->call->span, "pl.tile.store tile dtype %s does not match the output tensor dtype %s%s",
+                         pld_dtype_name(t0->dtype), pld_dtype_name(dst->dtype), narrow_hint(t0, dst));
             else if (t0->rank > dst->rank)
                 pld_ck_error(ck, c->call->span, "pl.tile.store tile rank %d exceeds the output tensor rank %d", t0->rank, dst->rank);
         }
@@ -337,10 +383,12 @@ const pld_type_t *pld_ck_infer_op(pld_ck_t *ck, ck_call_t *c)
     case PLD_OPID_TENSOR_WRITE:
     case PLD_OPID_TENSOR_ASSEMBLE:
     case PLD_OPID_TILE_ASSEMBLE:
-        if (c->info->id == PLD_OPID_TENSOR_ASSEMBLE && c->types[1] && pld_type_is_tensorlike(c->types[1]) &&
-            pld_type_is_tensorlike(t0) && c->types[1]->dtype != t0->dtype)
-            pld_ck_error(ck, c->call->span, "pl.tensor.assemble source dtype %s does not match target dtype %s",
-                     pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype));
+        if (c->info->id == PLD_OPID_TENSOR_ASSEMBLE && c->types[1] &&
+            (pld_type_is_tensorlike(c->types[1]) || c->types[1]->kind == PLD_TY_TILE) && pld_type_is_tensorlike(t0) &&
+            c->types[1]->dtype != t0->dtype && c->types[1]->dtype != PLD_DT_NONE && t0->dtype != PLD_DT_NONE &&
+            !narrowing_store(ck, c->args[1], c->types[1], t0))
+            pld_ck_error(ck, c->call->span, "pl.tensor.assemble source dtype %s does not match target dtype %s%s",
+                     pld_dtype_name(c->types[1]->dtype), pld_dtype_name(t0->dtype), narrow_hint(c->types[1], t0));
         return t0;
     case PLD_OPID_TILE_SLICE:
     case PLD_OPID_TENSOR_SLICE: {

@@ -74,6 +74,8 @@ typedef struct ck_slot {
     int64_t lo, hi;
     int64_t cval;             /* constant value when known (has_cval) */
     int has_cval;
+    int mm_result;            /* the value last assigned is a matmul's result (pl.tensor.matmul*,
+                                 pl.tile.matmul*): an FP32 accumulator FIXPIPE may store narrowed */
 } ck_slot_t;
 
 typedef struct pld_ck {
@@ -152,6 +154,9 @@ const char *pld_ck_tystr(pld_ck_t *ck, const pld_type_t *t);
 /* ---- names (pld_check.c) ---- */
 const ck_const_t *pld_ck_find_const(pld_ck_t *ck, const char *name);
 int pld_ck_find_slot(pld_ck_t *ck, const char *name);     /* -1 if none */
+/* 1 when e is a call of a matmul op (pl.tensor.matmul / _acc, pl.tile.matmul / _acc / _bias,
+ * batch and MX forms): its result is a cube accumulator (pld_check_infer.c). */
+int pld_ck_is_matmul(const pld_expr_t *e);
 
 /* ---- expressions (pld_check_expr.c) ---- */
 /* Checks e and returns its type (never NULL; &pld_type_unknown when not inferable). */

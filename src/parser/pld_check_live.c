@@ -406,6 +406,34 @@ static int static2d(const pld_type_t *ty, int64_t *r, int64_t *c)
     return 1;
 }
 
+/* The extra rules of PyPTO's AutoTileMatmulL0 for pl.tile.matmul_bias d
+ * ([M, K] @ [K, N] + [1, N], both operands in Mat): the bias is a static
+ * [1, N] tile in Mat or Bias, and M, N, K are multiples of the operands' box
+ * alignment (16 rows; 32 bytes of columns, at least 16 elements). Fills
+ * a->bias and a->bias_dt; returns 0 or the PLD_AUTOL0_WHY_* reason. Whether
+ * the platform moves a Mat bias of that dtype into the Bias table, and the
+ * table's width, are the interpreter's (pld_exec.c acc_charge). */
+static int bias_rule(const a0_t *t, int nslots, const pld_expr_t *d, pld_autol0_t *a, int64_t m, int64_t k,
+                     int64_t n)
+{
+    const pld_expr_t *b = d->bound[2];
+    const pld_type_t *bt = b ? b->type : NULL;
+    int64_t br, bc;
+    if (!static2d(bt, &br, &bc) || br != 1 || bc != n || (bt->mem != PLD_MEM_MAT && bt->mem != PLD_MEM_BIAS))
+        return PLD_AUTOL0_WHY_BIAS;
+    a->bias_dt = (uint8_t)bt->dtype;
+    a->bias = bt->mem == PLD_MEM_BIAS ? PLD_AUTOL0_BIAS_BIAS : PLD_AUTOL0_BIAS_MAT;
+    if (a->bias == PLD_AUTOL0_BIAS_MAT && b->kind == PLD_EX_NAME && b->slot >= 0 && b->slot < nslots) {
+        const a0_t *u = &t[b->slot];
+        if (u->ndefs == 1 && u->def && u->def->kind == PLD_EX_CALL && u->def->op == PLD_OPID_TILE_LOAD &&
+            u->n_other == 1 && !u->n_store && !u->n_mm && !u->n_cast)
+            a->bias = PLD_AUTOL0_BIAS_MAT_LOAD;
+    }
+    const int el = pld_dtype_bytes(d->bound[0]->type->dtype), er = pld_dtype_bytes(d->bound[1]->type->dtype);
+    const int64_t kc = el > 0 && 32 / el > 16 ? 32 / el : 16, nc = er > 0 && 32 / er > 16 ? 32 / er : 16;
+    return m % 16 || n % nc || k % kc ? PLD_AUTOL0_WHY_BOX : 0;
+}
+
 static void autol0(pld_ck_t *ck, pld_func_t *f)
 {
     f->autol0 = NULL;
@@ -423,7 +451,8 @@ static void autol0(pld_ck_t *ck, pld_func_t *f)
     a0_block(t, f->nslots, &f->body);
     for (int i = 0; i < f->nslots; i++) {
         const pld_expr_t *d = t[i].def;
-        if (t[i].ndefs != 1 || !d || d->kind != PLD_EX_CALL || d->op != PLD_OPID_TILE_MATMUL || !d->bound)
+        if (t[i].ndefs != 1 || !d || d->kind != PLD_EX_CALL ||
+            (d->op != PLD_OPID_TILE_MATMUL && d->op != PLD_OPID_TILE_MATMUL_BIAS) || !d->bound)
             continue;
         pld_autol0_t *a = &out[i];
         a->kind = PLD_AUTOL0_KEPT;
@@ -434,6 +463,7 @@ static void autol0(pld_ck_t *ck, pld_func_t *f)
             continue;
         }
         a->cbytes = pld_dtype_bytes(d->type->dtype);
+        a->acc_dt = (uint8_t)d->type->dtype;
         a->align_m = d->type->dtype == PLD_DT_INT32 ? 32 : 16;
         if (lt->mem != PLD_MEM_MAT || rt->mem != PLD_MEM_MAT) {
             a->why = PLD_AUTOL0_WHY_MEM;
@@ -443,6 +473,8 @@ static void autol0(pld_ck_t *ck, pld_func_t *f)
             a->why = PLD_AUTOL0_WHY_K;
             continue;
         }
+        if (d->op == PLD_OPID_TILE_MATMUL_BIAS && (a->why = bias_rule(t, f->nslots, d, a, lm, lk, rn)) != 0)
+            continue;
         const a0_t *u = &t[i];
         if (u->n_store == 1 && !u->n_mm && !u->n_cast && !u->n_other) {
             a->kind = PLD_AUTOL0_STORE;

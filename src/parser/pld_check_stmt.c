@@ -694,6 +694,7 @@ static void check_stmt(pld_ck_t *ck, pld_stmt_t *s)
             int64_t cv;
             sl->has_cval = ck->loop_depth == 0 && pld_ck_const_int(ck, v, &cv);
             sl->cval = sl->has_cval ? cv : 0;
+            sl->mm_result = pld_ck_is_matmul(v);
             if (ck->ctx == PLD_CTX_HOST) {
                 int w = pld_ck_window_of(ck, v);
                 if (w >= 0)

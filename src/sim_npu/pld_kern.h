@@ -182,6 +182,15 @@ pld_status_t pld_k_matmul_mx(const pld_view_t *out, const pld_view_t *a, const p
 pld_status_t pld_k_copy(const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
 /* out += a elementwise (atomic-add semantics are the caller's business). */
 pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *err, size_t errn);
+/* The cube's FIXPIPE store of an FP32 accumulator into a narrower GM tensor
+ * (pl.tile.store / pl.tensor.assemble of a matmul result into BF16 or FP16;
+ * docs/ops-numerics.md): each element of a (FP32) is rounded to out's dtype
+ * (BF16 / FP16, nearest-even: pld_k_cast with PLD_R_RINT) and written, or,
+ * atomic, added to out in out's dtype (pld_k_accumulate: the two values summed
+ * in FP32, rounded once to nearest-even). So an atomic add rounds twice:
+ * out = rne(out + rne(a)). PLD_E_RUNTIME for other dtypes, PLD_E_NOMEM.
+ * (pld_kern_cast.c) */
+pld_status_t pld_k_store_narrow(const pld_view_t *out, const pld_view_t *a, int atomic, char *err, size_t errn);
 /* Fills every element with v (converted as pld_elem_set_f / _i). */
 pld_status_t pld_k_fill_f(const pld_view_t *out, double v);
 pld_status_t pld_k_fill_i(const pld_view_t *out, int64_t v);

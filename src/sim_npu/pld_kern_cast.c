@@ -1,6 +1,7 @@
 /* pld_kern_cast.c - dtype conversion with rounding modes (pld_k_cast). Shared loops and helpers:
  * pld_kern_int.h; semantic choices: the top of pld_kern.c. */
 #include "pld_kern_int.h"
+#include "pld_mem.h"
 
 /* ---- 6d. cast -------------------------------------------------------------------- */
 
@@ -206,4 +207,25 @@ pld_status_t pld_k_cast(const pld_view_t *out, const pld_view_t *a, pld_round_k_
         kit_next(it);
     }
     return PLD_OK;
+}
+
+pld_status_t pld_k_store_narrow(const pld_view_t *out, const pld_view_t *a, int atomic, char *err, size_t errn)
+{
+    if (a->dt != PLD_DT_FP32 || (out->dt != PLD_DT_BF16 && out->dt != PLD_DT_FP16))
+        return pld_kern_fail(err, errn, "an accumulator store narrows FP32 to BF16 or FP16, not %s to %s",
+                             pld_dtype_name(a->dt), pld_dtype_name(out->dt));
+    if (!atomic)
+        return pld_k_cast(out, a, PLD_R_RINT, err, errn);
+    /* atomic: the rounded values in a packed buffer of out's dtype, then added */
+    const int64_t n = pld_view_numel(a);
+    void *buf = pld_mem_alloc((size_t)(n > 0 ? n : 1) * (size_t)pld_dtype_storage_bytes(out->dt));
+    if (!buf)
+        return (void)pld_kern_fail(err, errn, "out of memory"), PLD_E_NOMEM;
+    pld_view_t r;
+    pld_view_packed(&r, buf, out->dt, a->rank, a->shape);
+    pld_status_t st = pld_k_cast(&r, a, PLD_R_RINT, err, errn);
+    if (st == PLD_OK)
+        st = pld_k_accumulate(out, &r, err, errn);
+    pld_mem_free(buf);
+    return st;
 }

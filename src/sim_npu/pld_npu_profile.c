@@ -7,10 +7,10 @@
  * e2d0f78ae6d7: Create910BSoC, Create950SoC). */
 static const pld_npu_profile_t profiles[] = {
     /* Ascend 910B (A2/A3): 48 AIV and 24 AIC cores; UB 192 KiB, L1 512, L0A/B 64, L0C 128, bias 1 */
-    {"a2a3", 48, 24, 192L * 1024, 512L * 1024, 64L * 1024, 64L * 1024, 128L * 1024, 1L * 1024, 0, 1},
+    {"a2a3", 48, 24, 192L * 1024, 512L * 1024, 64L * 1024, 64L * 1024, 128L * 1024, 1L * 1024, 0, 1, 0},
     /* Ascend 950 (A5): 36 AIV cores in 18 clusters (1 AIC + 2 AIV each); UB 248 KiB, L1 512, L0A/B 64, L0C 256, bias 4, scales 4;
-     * no BF16 atomic add */
-    {"a5", 36, 18, 248L * 1024, 512L * 1024, 64L * 1024, 64L * 1024, 256L * 1024, 4L * 1024, 4L * 1024, 0},
+     * no BF16 atomic add; a BF16 Mat bias moves into an FP32 Bias table (Backend950Handler::SupportsMatToBiasMove) */
+    {"a5", 36, 18, 248L * 1024, 512L * 1024, 64L * 1024, 64L * 1024, 256L * 1024, 4L * 1024, 4L * 1024, 0, 1},
 };
 
 const pld_npu_profile_t *pld_npu_profile_default(void)

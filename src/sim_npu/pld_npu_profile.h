@@ -25,6 +25,8 @@ typedef struct pld_npu_profile {
     long bias_bytes;         /* Bias table */
     long scale_bytes;        /* LeftScale / RightScale (MX matmul), each */
     int bf16_atomic_add;     /* 1 when remote_store/put may AtomicType.Add on BF16 */
+    int bf16_mat_bias;       /* 1 when a BF16 Mat bias row may move into an FP32 Bias table (a5);
+                                FP32 / FP16 into FP32 and INT32 into INT32 move on both */
 } pld_npu_profile_t;
 
 /* ---- on-chip memory spaces ----

@@ -9,7 +9,8 @@ device_id=)`, return-style calls that allocate the Out parameters and return one
 passed as ctypes values; the stand-in runtimes fail when called (no simpler here). A conftest like PyPTO's
 turns `--device 0-3` into the `device_ids` fixture. Then it runs PyPTO-style test files under
 `python3 -m pytest -p pldrun.pypto` in a subprocess and checks each test's outcome and message (JUnit XML):
-capture and no ptoas (codegen run with skip_ptoas=True, nothing where it fails), Out tensors starting from
+capture and no ptoas (codegen run with skip_ptoas=True; its error raised where it is the program's, PyPTO's
+PartialCodegenError, nothing generated where it is this machine's), Out tensors starting from
 the caller's contents, a closed worker's error in PyPTO's words, argument mapping (in place at P = 2 and 4, PyPTO's printed form of
 tests/examples/01_scale_bias against pldrun.run, return style, tuple returns, scalars, next_levels/<name>
 entries), prepare()'s worker, pldrun's failures with their diagnostics (a deadlock),
@@ -43,28 +44,51 @@ class Program:
     def as_python(self, prefix="pl", concise=False, format=True):
         return self._text
 ''',
+    'pypto/backend/__init__.py': '',
+    'pypto/backend/pto_backend.py': '''
+class PartialCodegenError(RuntimeError):
+    """Codegen failed after producing some output files (PyPTO's name and fields)."""
+    def __init__(self, message, files):
+        super().__init__(message)
+        self.files = files
+''',
     'pypto/ir/compile.py': '''
 import os
+from pypto.backend.pto_backend import PartialCodegenError
 from .compiled_program import CompiledProgram
 from .distributed_compiled_program import DistributedCompiledProgram, DistributedConfig
 
+REPORT = "1 function(s) failed to compile:\\n  kernel | stand-in: two slots of one buffer are live at once"
+
 def generate(program, output_dir, skip_ptoas=False, **kwargs):
-    if getattr(program, "codegen_fails", False):
-        raise RuntimeError("stand-in codegen: this program cannot be generated here")
+    if getattr(program, "codegen_fails", False):   # this machine's reason
+        raise ModuleNotFoundError("No module named 'stand_in_codegen_helper'")
+    if getattr(program, "codegen_error", None) == "partial":   # the program's: PyPTO's report, some files
+        raise PartialCodegenError(REPORT, {"kernels/other.pto": "// stand-in kernel that compiled\\n"})
+    if getattr(program, "codegen_error", None) == "report":   # the program's, nothing generated
+        raise RuntimeError(REPORT)
     if not skip_ptoas:
         raise RuntimeError("stand-in codegen: the ptoas binary is not installed")
     return {"orchestration/host_orch.py": "# stand-in codegen of %s\\n" % program.name}
+
+def _write_files(files, output_dir):
+    for rel, text in files.items():
+        path = os.path.join(output_dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
 
 def compile(program, output_dir=None, strategy=None, dump_passes=True, backend_type=None, skip_ptoas=False,
             platform=None, distributed_config=None, **kwargs):
     if output_dir is None:
         output_dir = os.path.join(os.environ.get("PYPTO_PROG_BUILD_DIR") or "build_output", program.name)
     os.makedirs(output_dir, exist_ok=True)
-    for rel, text in generate(program, output_dir, skip_ptoas=skip_ptoas).items():
-        path = os.path.join(output_dir, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
+    try:
+        files = generate(program, output_dir, skip_ptoas=skip_ptoas)
+    except PartialCodegenError as exc:   # as PyPTO: what was generated is written, the error raised
+        _write_files(exc.files, output_dir)
+        raise
+    _write_files(files, output_dir)
     if program.distributed:
         return DistributedCompiledProgram(program, output_dir, platform=platform,
                                           distributed_config=distributed_config or DistributedConfig())
@@ -402,8 +426,24 @@ def test_codegen_artifacts(tmp_path, device_ids):
     assert torch.allclose(outs[1], xs[:, 0, :])
 
 
+def test_codegen_error_raises(tmp_path):
+    """PyPTO's codegen failing for the program's reason (its PartialCodegenError, or its error report with nothing
+    generated) raises from ir.compile as on a machine with ptoas (PyPTO's test_memory_planner_ptoas expects it),
+    after the files it did generate are written."""
+    from pypto.backend.pto_backend import PartialCodegenError
+    prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
+    prog.codegen_error = "partial"
+    with pytest.raises(PartialCodegenError, match="two slots of one buffer are live at once"):
+        ir.compile(prog, output_dir=str(tmp_path / "partial"))
+    assert (tmp_path / "partial" / "kernels" / "other.pto").is_file()
+    prog.codegen_error = "report"
+    with pytest.raises(RuntimeError, match="1 function.s. failed to compile"):
+        ir.compile(prog, output_dir=str(tmp_path / "report"))
+
+
 def test_codegen_failing_still_runs(tmp_path, device_ids):
-    """Where PyPTO's codegen fails even without ptoas, nothing is generated and the program still runs."""
+    """Where PyPTO's codegen fails for this machine's reason (a module it imports is missing here), nothing is
+    generated and the program still runs."""
     prog = Program("HostAllGather", TEXTS["allgather"], XS_OUTS)
     prog.codegen_fails = True
     compiled = ir.compile(prog, output_dir=str(tmp_path), distributed_config=DistributedConfig(device_ids=device_ids[:2]))
@@ -722,7 +762,8 @@ def test_plugin_on_standin_pypto(tmp_path):
     for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
                  'test_single_device_scalar',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
-                 'test_codegen_failing_still_runs', 'test_out_keeps_contents', 'test_prepare_worker',
+                 'test_codegen_error_raises', 'test_codegen_failing_still_runs', 'test_out_keeps_contents',
+                 'test_prepare_worker',
                  'test_prepare_unknown_callback', 'test_persistent_windows_kept[2]', 'test_persistent_windows_kept[4]',
                  'test_device_tensor', 'test_stacked_device_tensor',
                  'test_hand_built_worker') + (('test_subworker',) if bridge else ()):
@@ -744,7 +785,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
     assert rc == 1
-    assert len(res) == 21
+    assert len(res) == 22
 
 
 def test_unsupported_as_xfail(tmp_path):
