@@ -724,9 +724,10 @@ pld_status_t pld_interp_run(pld_interp_t *it)
         }
     }
     /* a dynamic leading dim bound from an input that differs from the rank
-     * count: a dispatch loop over pld.world_size() does not cover every row */
+     * count: a dispatch loop over pld.world_size() does not cover every row
+     * (a HOST orchestrator's; a CHIP entry has no such loop: a batch dim) */
     const char *warned = NULL;
-    for (int i = 0; i < fn->nparams && it->comm.rank == 0 && st == PLD_OK; i++) {
+    for (int i = 0; i < fn->nparams && it->comm.rank == 0 && st == PLD_OK && pld_check_func_ctx(fn) == PLD_CTX_HOST; i++) {
         const pld_type_t *t = fn->params[i].type;
         int64_t v;
         if (t && (t->kind == PLD_TY_TENSOR || t->kind == PLD_TY_DTENSOR) && t->rank > 0 &&
