@@ -684,6 +684,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
     }
     pld_mem_free((void *)g.sites);
     pld_mem_free(g.slots);
+    pld_mem_free(g.fuse_total);
     pld_buf_fini(&g.out);
     pld_buf_fini(&g.tmpdecl);
     pld_buf_fini(&defs);

@@ -94,6 +94,7 @@ typedef struct cg {
     pld_buf_t protos;
     const int32_t *uparams; /* the unit's parameters (slots; a scope's captures), in args[] order */
     int unp;
+    int *fuse_total;   /* per slot: occurrences of its name in the function (pld_cg_fuse_plan) */
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -364,6 +365,10 @@ int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
  * messages; ax0 / ax1: C locals tN holding the axes) */
 int pld_cg_lay_transpose(cg_t *g, int s, const char *op, const char *dst, const char *src, int ax0, int ax1);
 int pld_cg_lay_concat(cg_t *g, int s, const char *dst, const char *a, const char *b, pld_dtype_t dt);
+/* pl.tile.slice e into dst without the copy (a fused chain reads the window
+ * in place: pld_cgen_fuse.c): the checks and the descriptor; *off: the C
+ * array t<off> of the offsets */
+int pld_cg_lay_slice_view(cg_t *g, const pld_expr_t *e, const char *dst, int *off);
 int pld_cg_lay_gather(cg_t *g, int s, const char *dst, const char *a, const char *x, pld_dtype_t dt, int dim);
 int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x);
 /* pl.tile.mscatter (a tensor result: the output tensor, updated in place) into pc_tensor dst */
