@@ -95,6 +95,7 @@ typedef struct cg {
     const int32_t *uparams; /* the unit's parameters (slots; a scope's captures), in args[] order */
     int unp;
     int *fuse_total;   /* per slot: occurrences of its name in the function (pld_cg_fuse_plan) */
+    int64_t ub_live;   /* the most tile bytes a capacity check can count (pld_cg_ub_site), -1: unbounded */
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -185,6 +186,9 @@ int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dty
 int pld_cg_elem_write(cg_t *g, const pld_expr_t *e);
 /* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
 void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at);
+/* a capacity check of local `slot` at the current statement: g->ub_live
+ * raised to the bytes it can count (every tile live there, with its storage) */
+void pld_cg_ub_site(cg_t *g, int slot);
 /* a tile operand: a local tile (its C name in nm), or a nested tile
  * expression evaluated into a temporary first */
 int pld_cg_tile_operand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm);
