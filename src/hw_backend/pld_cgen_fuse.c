@@ -37,10 +37,13 @@
 #define FUSE_MAX 64 /* statements in one chain (a longer run makes several) */
 /* ops in one loop: a longer run is cut into several loops at a statement
  * (the value crossing the cut gets storage). GCC 12 spills SSE2's 16
- * registers in long loops: bench chain28 as one 28-op loop took 0.58 s; CPU
- * time of chain / chain28 with loops of at most 4 ops 0.27 / 0.29 s, 5:
- * 0.30 / 0.29, 6: 0.31 / 0.28, 8: 0.33 / 0.29 (docs/benchmarks-native.md) */
-#define FUSE_NODES 4
+ * registers in long loops: bench chain28 as one 28-op loop took 0.58 s (0.45 s
+ * with the mask form of pc_fmaxf). With that form (issue 44), CPU time of
+ * bench chain with loops of at most 4 ops 0.30-0.36 s, of 8 (one loop)
+ * 0.30-0.33 s; instructions (callgrind) 139 K / 102 K an iteration; chain28
+ * 25.0 M / 21.5 M for 50 iterations (docs/benchmarks-native.md). A slice is
+ * read in place only when its readers share its loop: 8 holds rope's 6. */
+#define FUSE_NODES 8
 
 /* 1 when expression e names a tile local anywhere */
 static int names_tile(const cg_t *g, const pld_expr_t *e)
@@ -206,11 +209,6 @@ static int fusable(const cg_t *g, const pld_stmt_t *s, int *nodes, int *bc, int 
 
 /* ------------------------------------------------- slices and concats (views) */
 
-/* at most this many ops in one loop that reads a slice in place (the rope
- * kernel's rotation: 6 ops on 4 loads; the window's readers must share its
- * loop) */
-#define FUSE_VIEW_NODES 8
-
 static int pair_list(const pld_expr_t *e)
 {
     return e && (e->kind == PLD_EX_LIST || e->kind == PLD_EX_TUPLE) && e->u.seq.n == 2;
@@ -274,15 +272,15 @@ static int occurrences(const pld_block_t *b, int k, int end, int slot)
 
 /* the statements of the chain that begins at statement i of b (before
  * statement jmax): a run of fusable statements of one static shape, at most
- * FUSE_NODES element-wise ops (FUSE_VIEW_NODES once a slice is read in place;
- * unless its first statement alone has more), no statement assigning a name
+ * FUSE_NODES element-wise ops (unless its first statement alone has more),
+ * no statement assigning a name
  * another reads broadcast (element i of the loop reads a broadcast operand's
  * row or column, which other elements write); slices (slice_stmt) among
  * them, a concat of two names the chain's ops define (concat_stmt) ending
  * it, its target not in the chain before. Its ops counted in *tot. */
 static int chain_scan(const cg_t *g, const pld_block_t *b, int i, int jmax, int *tot)
 {
-    int bc[FUSE_MAX], nb = 0, tg[FUSE_MAX], ew[FUSE_MAX], nodes, views = 0, j;
+    int bc[FUSE_MAX], nb = 0, tg[FUSE_MAX], ew[FUSE_MAX], nodes, j;
     const pld_type_t *t0 = b->stmts[i]->kind == PLD_ST_ASSIGN ? b->stmts[i]->u.assign.value->type : NULL;
     *tot = 0;
     for (j = i; j < jmax && j - i < FUSE_MAX; j++) {
@@ -291,7 +289,6 @@ static int chain_scan(const cg_t *g, const pld_block_t *b, int i, int jmax, int 
         int isew = 0;
         if (g->fuse_total && slice_stmt(g, s, t0)) {
             nodes = 0;
-            views++;
         } else if (j > i && concat_stmt(g, s, t0)) {
             const pld_expr_t *e = s->u.assign.value;
             int ok = occurrences(b, i, j, s->u.assign.target->slot) == 0;
@@ -307,7 +304,7 @@ static int chain_scan(const cg_t *g, const pld_block_t *b, int i, int jmax, int 
             j += ok;
             break;
         } else if (!fusable(g, s, &nodes, bc, &nb) || !same_shape(s->u.assign.value->type, t0) ||
-                   (j > i && *tot + nodes > (views ? FUSE_VIEW_NODES : FUSE_NODES))) {
+                   (j > i && *tot + nodes > FUSE_NODES)) {
             nb = nb0;
             break;
         } else {
@@ -332,18 +329,21 @@ static int chain_scan(const cg_t *g, const pld_block_t *b, int i, int jmax, int 
 
 /* chain_scan's chain, cut before a slice whose window the loop cannot read
  * in place: its source assigned in the chain, or its name occurring outside
- * the chain after it (fuse_total: the slice then gets no storage); 0: none */
+ * the chain after it (fuse_total: the slice then gets no storage); 0: none
+ * (fewer than two ops, or one without a slice or concat) */
 static int chain_len(const cg_t *g, const pld_block_t *b, int i)
 {
     int jmax = b->n, tot;
     for (;;) {
         const int len = chain_scan(g, b, i, jmax, &tot);
-        int cut = -1;
+        int cut = -1, lay = 0;
         for (int k = i; k < i + len && cut < 0; k++) {
             const pld_stmt_t *s = b->stmts[k];
             const pld_expr_t *e = s->u.assign.value;
+            lay |= e->kind == PLD_EX_CALL && e->op == PLD_OPID_TILE_CONCAT;
             if (e->kind != PLD_EX_CALL || e->op != PLD_OPID_TILE_SLICE)
                 continue;
+            lay = 1;
             const int src = pld_op_bound(e, 0)->slot, t = s->u.assign.target->slot;
             for (int m = i; m < i + len && cut < 0; m++)
                 if (b->stmts[m]->u.assign.target->slot == src)
@@ -351,8 +351,8 @@ static int chain_len(const cg_t *g, const pld_block_t *b, int i)
             if (occurrences(b, k, i + len, t) != g->fuse_total[t])
                 cut = k;
         }
-        if (cut < 0)
-            return tot >= 2 ? len : 0;
+        if (cut < 0) /* one op is a chain when it saves a copy */
+            return tot >= 2 || (tot == 1 && lay) ? len : 0;
         jmax = cut;
     }
 }
