@@ -216,7 +216,8 @@ static int pair_list(const pld_expr_t *e)
 
 /* 1 when s is `name = pl.tile.slice(src, [m, n], [o0, o1][, valid])` of a 2-D
  * tile local src of static shape, a window of shape t0 (when given) the loop
- * can read in place: a row pointer into src's storage (pld_cg_fuse) */
+ * can read in place: a row pointer into src's storage (pld_cg_fuse); its
+ * shape, offsets and valid shape naming no tile */
 static int slice_stmt(const cg_t *g, const pld_stmt_t *s, const pld_type_t *t0)
 {
     if (s->kind != PLD_ST_ASSIGN || !is_tile_name(g, s->u.assign.target))
@@ -231,6 +232,9 @@ static int slice_stmt(const cg_t *g, const pld_stmt_t *s, const pld_type_t *t0)
         return 0;
     if ((dr && dr->kind != PLD_EX_NONE) || !pair_list(pld_op_bound(e, 1)) || !pair_list(pld_op_bound(e, 2)))
         return 0;
+    for (int k = 1; k <= 3; k++) /* evaluated before the loop: no tile the chain may compute */
+        if (names_tile(g, pld_op_bound(e, k)))
+            return 0;
     const cslot_t *ts = &g->slots[s->u.assign.target->slot];
     return (size_t)tile_bytes(e->type) <= ts->bytes && ts->dt == e->type->dtype && (!t0 || same_shape(e->type, t0));
 }
