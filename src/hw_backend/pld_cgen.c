@@ -613,6 +613,11 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
             for (int m = 0; m < 16; m++)
                 if (g.slots[i].kind == SK_TILE && (g.slots[i].mems >> m & 1u))
                     tot[m] += (int64_t)g.slots[i].bytes;
+        /* no more than the tiles live at one check (issue 44: a loop's
+         * checks cost more than its rotation in bench rope) */
+        for (int m = 0; m < 16; m++)
+            if (g.ub_live >= 0 && tot[m] > g.ub_live)
+                tot[m] = g.ub_live;
         pld_buf_puts(&src, "    static const int64_t ub_tot[16] = {");
         for (int m = 0; m < 16; m++)
             pld_buf_printf(&src, "%s%lld", m ? ", " : "", (long long)tot[m]);
@@ -684,6 +689,7 @@ static int gen_unit(const pld_program_t *p, const pld_func_t *fn, const pld_bloc
     }
     pld_mem_free((void *)g.sites);
     pld_mem_free(g.slots);
+    pld_mem_free(g.fuse_total);
     pld_buf_fini(&g.out);
     pld_buf_fini(&g.tmpdecl);
     pld_buf_fini(&defs);

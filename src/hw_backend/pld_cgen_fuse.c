@@ -37,10 +37,13 @@
 #define FUSE_MAX 64 /* statements in one chain (a longer run makes several) */
 /* ops in one loop: a longer run is cut into several loops at a statement
  * (the value crossing the cut gets storage). GCC 12 spills SSE2's 16
- * registers in long loops: bench chain28 as one 28-op loop took 0.58 s; CPU
- * time of chain / chain28 with loops of at most 4 ops 0.27 / 0.29 s, 5:
- * 0.30 / 0.29, 6: 0.31 / 0.28, 8: 0.33 / 0.29 (docs/benchmarks-native.md) */
-#define FUSE_NODES 4
+ * registers in long loops: bench chain28 as one 28-op loop took 0.58 s (0.45 s
+ * with the mask form of pc_fmaxf). With that form (issue 44), CPU time of
+ * bench chain with loops of at most 4 ops 0.30-0.36 s, of 8 (one loop)
+ * 0.30-0.33 s; instructions (callgrind) 139 K / 102 K an iteration; chain28
+ * 25.0 M / 21.5 M for 50 iterations (docs/benchmarks-native.md). A slice is
+ * read in place only when its readers share its loop: 8 holds rope's 6. */
+#define FUSE_NODES 8
 
 /* 1 when expression e names a tile local anywhere */
 static int names_tile(const cg_t *g, const pld_expr_t *e)
@@ -204,22 +207,112 @@ static int fusable(const cg_t *g, const pld_stmt_t *s, int *nodes, int *bc, int 
     return (size_t)tile_bytes(e->type) <= ts->bytes && ts->dt == e->type->dtype;
 }
 
-/* the statements of the chain that begins at statement i of b: a run of
- * fusable statements of one static shape, with two element-wise ops at
- * least (one statement of nested ops is a chain too) and at most FUSE_NODES
- * (unless its first statement alone has more), no statement
- * assigning a name another reads broadcast (element i of the loop reads a
- * broadcast operand's row or column, which other elements write); 0: none */
-static int chain_len(const cg_t *g, const pld_block_t *b, int i)
+/* ------------------------------------------------- slices and concats (views) */
+
+static int pair_list(const pld_expr_t *e)
 {
-    int bc[FUSE_MAX], nb = 0, tg[FUSE_MAX], nodes, tot = 0, j;
+    return e && (e->kind == PLD_EX_LIST || e->kind == PLD_EX_TUPLE) && e->u.seq.n == 2;
+}
+
+/* 1 when s is `name = pl.tile.slice(src, [m, n], [o0, o1][, valid])` of a 2-D
+ * tile local src of static shape, a window of shape t0 (when given) the loop
+ * can read in place: a row pointer into src's storage (pld_cg_fuse); its
+ * shape, offsets and valid shape naming no tile */
+static int slice_stmt(const cg_t *g, const pld_stmt_t *s, const pld_type_t *t0)
+{
+    if (s->kind != PLD_ST_ASSIGN || !is_tile_name(g, s->u.assign.target))
+        return 0;
+    const pld_expr_t *e = s->u.assign.value;
+    if (!e || e->kind != PLD_EX_CALL || e->op != PLD_OPID_TILE_SLICE || !e->type || e->type->kind != PLD_TY_TILE ||
+        e->type->rank != 2 || tile_bytes(e->type) < 0 || !pld_cg_ew_type(e->type->dtype).st)
+        return 0;
+    const pld_expr_t *a = pld_op_bound(e, 0), *dr = pld_op_bound(e, 4);
+    if (!is_tile_name(g, a) || !a->type || a->type->rank != 2 || tile_bytes(a->type) < 0 ||
+        a->type->dtype != e->type->dtype || g->slots[a->slot].dt != e->type->dtype)
+        return 0;
+    if ((dr && dr->kind != PLD_EX_NONE) || !pair_list(pld_op_bound(e, 1)) || !pair_list(pld_op_bound(e, 2)))
+        return 0;
+    for (int k = 1; k <= 3; k++) /* evaluated before the loop: no tile the chain may compute */
+        if (names_tile(g, pld_op_bound(e, k)))
+            return 0;
+    const cslot_t *ts = &g->slots[s->u.assign.target->slot];
+    return (size_t)tile_bytes(e->type) <= ts->bytes && ts->dt == e->type->dtype && (!t0 || same_shape(e->type, t0));
+}
+
+/* 1 when s is `name = pl.tile.concat(a, b)` of two tiles of the chain's
+ * shape t0 ([M, N]) into [M, 2N] */
+static int concat_stmt(const cg_t *g, const pld_stmt_t *s, const pld_type_t *t0)
+{
+    if (!t0 || t0->rank != 2 || s->kind != PLD_ST_ASSIGN || !is_tile_name(g, s->u.assign.target))
+        return 0;
+    const pld_expr_t *e = s->u.assign.value;
+    if (!e || e->kind != PLD_EX_CALL || e->op != PLD_OPID_TILE_CONCAT || !e->type || e->type->kind != PLD_TY_TILE ||
+        e->type->rank != 2 || tile_bytes(e->type) < 0)
+        return 0;
+    const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
+    const pld_dtype_t dt = e->type->dtype;
+    if (!is_tile_name(g, a) || !is_tile_name(g, b) || !same_shape(a->type, t0) || !same_shape(b->type, t0) ||
+        a->type->dtype != dt || b->type->dtype != dt || e->type->shape[0].v != t0->shape[0].v ||
+        e->type->shape[1].v != 2 * t0->shape[1].v)
+        return 0;
+    const cslot_t *ts = &g->slots[s->u.assign.target->slot];
+    return (size_t)tile_bytes(e->type) <= ts->bytes && ts->dt == dt;
+}
+
+static void count_expr(const pld_expr_t *e, int *cnt, int n, int only);
+
+/* occurrences of local `slot`'s name in statements [k, end) of b (targets, annotations, values) */
+static int occurrences(const pld_block_t *b, int k, int end, int slot)
+{
+    int c = 0;
+    for (; k < end; k++) {
+        const pld_stmt_t *s = b->stmts[k];
+        count_expr(s->u.assign.target, &c, slot + 1, slot);
+        count_expr(s->u.assign.ann, &c, slot + 1, slot);
+        count_expr(s->u.assign.value, &c, slot + 1, slot);
+    }
+    return c;
+}
+
+/* the statements of the chain that begins at statement i of b (before
+ * statement jmax): a run of fusable statements of one static shape, at most
+ * FUSE_NODES element-wise ops (unless its first statement alone has more),
+ * no statement assigning a name
+ * another reads broadcast (element i of the loop reads a broadcast operand's
+ * row or column, which other elements write); slices (slice_stmt) among
+ * them, a concat of two names the chain's ops define (concat_stmt) ending
+ * it, its target not in the chain before. Its ops counted in *tot. */
+static int chain_scan(const cg_t *g, const pld_block_t *b, int i, int jmax, int *tot)
+{
+    int bc[FUSE_MAX], nb = 0, tg[FUSE_MAX], ew[FUSE_MAX], nodes, j;
     const pld_type_t *t0 = b->stmts[i]->kind == PLD_ST_ASSIGN ? b->stmts[i]->u.assign.value->type : NULL;
-    for (j = i; j < b->n && j - i < FUSE_MAX; j++) {
+    *tot = 0;
+    for (j = i; j < jmax && j - i < FUSE_MAX; j++) {
         const pld_stmt_t *s = b->stmts[j];
         const int nb0 = nb;
-        if (!fusable(g, s, &nodes, bc, &nb) || !same_shape(s->u.assign.value->type, t0) || (j > i && tot + nodes > FUSE_NODES)) {
+        int isew = 0;
+        if (g->fuse_total && slice_stmt(g, s, t0)) {
+            nodes = 0;
+        } else if (j > i && concat_stmt(g, s, t0)) {
+            const pld_expr_t *e = s->u.assign.value;
+            int ok = occurrences(b, i, j, s->u.assign.target->slot) == 0;
+            for (int o = 0; o < 2 && ok; o++) { /* an operand's latest definition in the chain is an op's */
+                int last = -1;
+                for (int m = 0; m < j - i; m++)
+                    if (tg[m] == pld_op_bound(e, o)->slot)
+                        last = m;
+                ok = last >= 0 && ew[last];
+            }
+            for (int k = 0; k < nb && ok; k++)
+                ok = bc[k] != s->u.assign.target->slot;
+            j += ok;
+            break;
+        } else if (!fusable(g, s, &nodes, bc, &nb) || !same_shape(s->u.assign.value->type, t0) ||
+                   (j > i && *tot + nodes > FUSE_NODES)) {
             nb = nb0;
             break;
+        } else {
+            isew = 1;
         }
         int clash = 0;
         for (int k = 0; k < nb && !clash; k++)
@@ -232,50 +325,81 @@ static int chain_len(const cg_t *g, const pld_block_t *b, int i)
             break;
         }
         tg[j - i] = s->u.assign.target->slot;
-        tot += nodes;
+        ew[j - i] = isew;
+        *tot += nodes;
     }
-    return tot >= 2 ? j - i : 0;
+    return j - i;
+}
+
+/* chain_scan's chain, cut before a slice whose window the loop cannot read
+ * in place: its source assigned in the chain, or its name occurring outside
+ * the chain after it (fuse_total: the slice then gets no storage); 0: none
+ * (fewer than two ops, or one without a slice or concat) */
+static int chain_len(const cg_t *g, const pld_block_t *b, int i)
+{
+    int jmax = b->n, tot;
+    for (;;) {
+        const int len = chain_scan(g, b, i, jmax, &tot);
+        int cut = -1, lay = 0;
+        for (int k = i; k < i + len && cut < 0; k++) {
+            const pld_stmt_t *s = b->stmts[k];
+            const pld_expr_t *e = s->u.assign.value;
+            lay |= e->kind == PLD_EX_CALL && e->op == PLD_OPID_TILE_CONCAT;
+            if (e->kind != PLD_EX_CALL || e->op != PLD_OPID_TILE_SLICE)
+                continue;
+            lay = 1;
+            const int src = pld_op_bound(e, 0)->slot, t = s->u.assign.target->slot;
+            for (int m = i; m < i + len && cut < 0; m++)
+                if (b->stmts[m]->u.assign.target->slot == src)
+                    cut = k;
+            if (occurrences(b, k, i + len, t) != g->fuse_total[t])
+                cut = k;
+        }
+        if (cut < 0) /* one op is a chain when it saves a copy */
+            return tot >= 2 || (tot == 1 && lay) ? len : 0;
+        jmax = cut;
+    }
 }
 
 /* ---------------------------------------------------------------- the plan */
 
 /* every occurrence of a local's name under e (reads, targets) counted in cnt */
-static void count_expr(const pld_expr_t *e, int *cnt, int n)
+static void count_expr(const pld_expr_t *e, int *cnt, int n, int only)
 {
     if (!e)
         return;
     switch (e->kind) {
     case PLD_EX_NAME:
-        if (e->slot >= 0 && e->slot < n)
-            cnt[e->slot]++;
+        if (e->slot >= 0 && e->slot < n && (only < 0 || e->slot == only))
+            cnt[only < 0 ? e->slot : 0]++;
         return;
-    case PLD_EX_UNARY: count_expr(e->u.un.a, cnt, n); return;
-    case PLD_EX_BINARY: count_expr(e->u.bin.a, cnt, n), count_expr(e->u.bin.b, cnt, n); return;
+    case PLD_EX_UNARY: count_expr(e->u.un.a, cnt, n, only); return;
+    case PLD_EX_BINARY: count_expr(e->u.bin.a, cnt, n, only), count_expr(e->u.bin.b, cnt, n, only); return;
     case PLD_EX_CALL:
-        count_expr(e->u.call.fn, cnt, n);
+        count_expr(e->u.call.fn, cnt, n, only);
         for (int i = 0; i < e->u.call.nargs; i++)
-            count_expr(e->u.call.args[i].value, cnt, n);
+            count_expr(e->u.call.args[i].value, cnt, n, only);
         return;
-    case PLD_EX_ATTR: count_expr(e->u.attr.obj, cnt, n); return;
+    case PLD_EX_ATTR: count_expr(e->u.attr.obj, cnt, n, only); return;
     case PLD_EX_SUBSCRIPT:
-        count_expr(e->u.sub.obj, cnt, n);
+        count_expr(e->u.sub.obj, cnt, n, only);
         for (int i = 0; i < e->u.sub.n; i++)
-            count_expr(e->u.sub.items[i], cnt, n);
+            count_expr(e->u.sub.items[i], cnt, n, only);
         return;
     case PLD_EX_SLICE:
-        count_expr(e->u.slice.lo, cnt, n), count_expr(e->u.slice.hi, cnt, n), count_expr(e->u.slice.step, cnt, n);
+        count_expr(e->u.slice.lo, cnt, n, only), count_expr(e->u.slice.hi, cnt, n, only), count_expr(e->u.slice.step, cnt, n, only);
         return;
     case PLD_EX_LIST:
     case PLD_EX_TUPLE:
         for (int i = 0; i < e->u.seq.n; i++)
-            count_expr(e->u.seq.items[i], cnt, n);
+            count_expr(e->u.seq.items[i], cnt, n, only);
         return;
     case PLD_EX_DICT:
         for (int i = 0; i < e->u.dict.n; i++)
-            count_expr(e->u.dict.keys[i], cnt, n), count_expr(e->u.dict.vals[i], cnt, n);
+            count_expr(e->u.dict.keys[i], cnt, n, only), count_expr(e->u.dict.vals[i], cnt, n, only);
         return;
     case PLD_EX_COND:
-        count_expr(e->u.cond.a, cnt, n), count_expr(e->u.cond.cond, cnt, n), count_expr(e->u.cond.b, cnt, n);
+        count_expr(e->u.cond.a, cnt, n, only), count_expr(e->u.cond.cond, cnt, n, only), count_expr(e->u.cond.b, cnt, n, only);
         return;
     default: return;
     }
@@ -286,22 +410,22 @@ static void count_block(const pld_block_t *b, int *cnt, int n)
     for (int i = 0; i < b->n; i++) {
         const pld_stmt_t *s = b->stmts[i];
         switch (s->kind) {
-        case PLD_ST_EXPR: count_expr(s->u.expr, cnt, n); break;
+        case PLD_ST_EXPR: count_expr(s->u.expr, cnt, n, -1); break;
         case PLD_ST_ASSIGN:
-            count_expr(s->u.assign.target, cnt, n), count_expr(s->u.assign.ann, cnt, n), count_expr(s->u.assign.value, cnt, n);
+            count_expr(s->u.assign.target, cnt, n, -1), count_expr(s->u.assign.ann, cnt, n, -1), count_expr(s->u.assign.value, cnt, n, -1);
             break;
         case PLD_ST_RETURN:
             for (int k = 0; k < s->u.ret.n; k++)
-                count_expr(s->u.ret.vals[k], cnt, n);
+                count_expr(s->u.ret.vals[k], cnt, n, -1);
             break;
         case PLD_ST_IF:
-            count_expr(s->u.if_.cond, cnt, n), count_block(&s->u.if_.then, cnt, n), count_block(&s->u.if_.els, cnt, n);
+            count_expr(s->u.if_.cond, cnt, n, -1), count_block(&s->u.if_.then, cnt, n), count_block(&s->u.if_.els, cnt, n);
             break;
-        case PLD_ST_WHILE: count_expr(s->u.while_.cond, cnt, n), count_block(&s->u.while_.body, cnt, n); break;
+        case PLD_ST_WHILE: count_expr(s->u.while_.cond, cnt, n, -1), count_block(&s->u.while_.body, cnt, n); break;
         case PLD_ST_FOR:
-            count_expr(s->u.for_.target, cnt, n), count_expr(s->u.for_.iter, cnt, n), count_block(&s->u.for_.body, cnt, n);
+            count_expr(s->u.for_.target, cnt, n, -1), count_expr(s->u.for_.iter, cnt, n, -1), count_block(&s->u.for_.body, cnt, n);
             break;
-        case PLD_ST_WITH: count_expr(s->u.with.item, cnt, n), count_block(&s->u.with.body, cnt, n); break;
+        case PLD_ST_WITH: count_expr(s->u.with.item, cnt, n, -1), count_block(&s->u.with.body, cnt, n); break;
         default: break;
         }
     }
@@ -362,12 +486,14 @@ int pld_cg_fuse_plan(cg_t *g, const pld_block_t *body)
         return pld_cg_fail(g, g->fn->name_span, "out of memory");
     }
     count_block(&g->fn->body, total, n); /* the whole function: a scope's unit is part of it */
+    pld_mem_free(g->fuse_total);
+    g->fuse_total = total;
     plan_block(g, body, safe, def);
     for (int sl = 0; sl < n; sl++)
         g->slots[sl].nodata = g->slots[sl].kind == SK_TILE && safe[sl] > 0 && safe[sl] == total[sl];
     for (int i = 0; i < g->unp; i++)
         g->slots[g->uparams[i]].nodata = 0;
-    pld_mem_free(total), pld_mem_free(safe), pld_mem_free(def);
+    pld_mem_free(safe), pld_mem_free(def);
     return 0;
 }
 
@@ -376,9 +502,12 @@ int pld_cg_fuse_plan(cg_t *g, const pld_block_t *body)
 typedef struct fuse {
     cg_t *g;
     int *reg;            /* per slot: the register holding its latest value in the chain, -1: its tile */
-    unsigned char *use;  /* per slot: bit 0 loaded element by element, bit 1 stored, bit 2 loaded broadcast */
+    unsigned char *use;  /* per slot: bit 0 loaded element by element, bit 1 stored, bit 2 loaded broadcast,
+                            bit 3 a concat's result (stored at two columns) */
+    int *vsrc, *voff;    /* per slot: a slice read in place: its source's slot and offsets (C array t<voff>),
+                            else -1; voff[nslots + slot]: the source's columns */
     int nreg, ny;        /* registers, scalar operands */
-    int rows;            /* a loop over rows (a [M, 1] or [1, N] operand): the loop's i is the column */
+    int rows;            /* a loop over rows (a [M, 1] or [1, N] operand, a slice, a concat): the loop's i is the column */
     pld_buf_t lb;        /* the loop's body */
 } fuse_t;
 
@@ -477,6 +606,31 @@ static void loop_operand(fuse_t *f, const pld_expr_t *a, char *out, size_t n)
     }
 }
 
+/* before the loop, a concat's descriptor (as pld_cg_lay_concat sets it; the
+ * data: the loop) and its operands' valid widths in cv<k>a / cv<k>b */
+static void pre_concat(cg_t *g, const pld_expr_t *e, int u, int k)
+{
+    const int a = pld_op_bound(e, 0)->slot, b = pld_op_bound(e, 1)->slot;
+    pld_cg_emit(g, "s%d.dt = %d; s%d.rank = 2; s%d.shape[0] = s%d.valid[0] = s%d.shape[0]; s%d.shape[1] = s%d.valid[1] = "
+                   "s%d.shape[1] + s%d.shape[1];", u, (int)e->type->dtype, u, u, u, a, u, u, a, b);
+    pld_cg_emit(g, "s%d.valid[0] = s%d.valid[0] < s%d.valid[0] ? s%d.valid[0] : s%d.valid[0]; s%d.valid[1] = s%d.valid[1] + "
+                   "s%d.valid[1];", u, a, b, a, b, u, a, b);
+    pld_cg_emit(g, "const int64_t cv%da = s%d.valid[1], cv%db = s%d.valid[1];", k, a, k, b);
+}
+
+/* after the loop (which wrote a concat's operands at columns [0, N) and
+ * [N, 2N) of each row): the concat of partially valid operands, b's valid
+ * columns after a's, zeros after both (sim's concat) */
+static void post_concat(cg_t *g, int u, int k, int64_t m, int64_t n)
+{
+    const int es = esize(g->slots[u].dt);
+    pld_cg_emit(g, "if (cv%da + cv%db < %lld)", k, k, (long long)(2 * n));
+    pld_cg_emit(g, "    for (int64_t r = 0; r < %lld; r++) { char *q = (char *)s%d.data + r * %lld; memmove(q + cv%da * %d, q + "
+                   "%lld, (size_t)cv%db * %d); memset(q + (cv%da + cv%db) * %d, 0, (size_t)(%lld - cv%da - cv%db) * %d); }",
+                (long long)m, u, (long long)(2 * n * es), k, es, (long long)(n * es), k, es, k, k, es, (long long)(2 * n), k,
+                k, es);
+}
+
 int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
 {
     const int len = chain_len(g, b, i);
@@ -488,49 +642,85 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
     f.g = g;
     f.reg = pld_mem_calloc((size_t)ns, sizeof *f.reg);
     f.use = pld_mem_calloc((size_t)ns, 1);
-    if (!f.reg || !f.use) {
-        pld_mem_free(f.reg), pld_mem_free(f.use);
+    f.vsrc = pld_mem_calloc((size_t)ns, sizeof *f.vsrc);
+    f.voff = pld_mem_calloc((size_t)ns * 2, sizeof *f.voff);
+    if (!f.reg || !f.use || !f.vsrc || !f.voff) {
+        pld_mem_free(f.reg), pld_mem_free(f.use), pld_mem_free(f.vsrc), pld_mem_free(f.voff);
         return pld_cg_fail(g, b->stmts[i]->span, "out of memory");
     }
     for (int sl = 0; sl < ns; sl++)
-        f.reg[sl] = -1;
-    for (int k = 0; k < len; k++)
-        f.rows |= reads_rows(g, b->stmts[i + k]->u.assign.value);
+        f.reg[sl] = f.vsrc[sl] = f.voff[sl] = -1;
+    int cat = -1; /* the concat's statement (the last), if any */
+    for (int k = 0; k < len; k++) {
+        const pld_expr_t *e = b->stmts[i + k]->u.assign.value;
+        const int lay = e->op == PLD_OPID_TILE_SLICE || e->op == PLD_OPID_TILE_CONCAT;
+        f.rows |= lay || reads_rows(g, e);
+        if (e->op == PLD_OPID_TILE_CONCAT)
+            cat = k;
+    }
     pld_cg_emit(g, "{ /* %d element-wise statement%s fused into one loop (lines %d-%d) */", len, len > 1 ? "s" : "",
                 (int)b->stmts[i]->span.line, (int)b->stmts[i + len - 1]->span.line);
     g->ind++;
     /* what each statement does besides its loop, in program order: its
      * scalar operands, its descriptor (its first leaf's: every node's
      * result has its first operand's shape, and its valid shape where no
-     * operand is broadcast), the capacity check */
+     * operand is broadcast), the capacity check; a slice's checks and
+     * descriptor (its window is read in place), a concat's descriptor */
     int rc = 0;
     for (int k = 0; k < len && !rc; k++) {
         const pld_stmt_t *s = b->stmts[i + k];
         const pld_expr_t *t = s->u.assign.target, *e = s->u.assign.value, *leaf = e;
         g->cur_seq = s->seq;
         g->target = t;
-        if (pre_tree(&f, e)) {
-            rc = -1;
-            break;
-        }
-        while (leaf->kind == PLD_EX_CALL)
-            leaf = pld_op_bound(leaf, 0);
         char dv[32], av[32];
         snprintf(dv, sizeof dv, "s%d", t->slot);
-        snprintf(av, sizeof av, "s%d", leaf->slot);
-        pld_cg_copy_desc(g, dv, av);
+        if (e->op == PLD_OPID_TILE_SLICE) {
+            if (pld_cg_lay_slice_view(g, e, dv, &f.voff[t->slot])) {
+                rc = -1;
+                break;
+            }
+            f.vsrc[t->slot] = pld_op_bound(e, 0)->slot;
+            f.voff[ns + t->slot] = (int)pld_op_bound(e, 0)->type->shape[1].v;
+        } else if (e->op == PLD_OPID_TILE_CONCAT) {
+            pre_concat(g, e, t->slot, i + k);
+        } else {
+            if (pre_tree(&f, e)) {
+                rc = -1;
+                break;
+            }
+            while (leaf->kind == PLD_EX_CALL)
+                leaf = pld_op_bound(leaf, 0);
+            snprintf(av, sizeof av, "s%d", leaf->slot);
+            pld_cg_copy_desc(g, dv, av);
+        }
         pld_cg_bound_tile(g, t->slot, e->type->mem, t);
     }
     /* the loop: each statement's tree, its value stored into its tile when
      * the tile is read outside the chain and no later statement of it
-     * assigns the name again */
+     * assigns the name again; a concat's operands stored into its tile */
     pld_buf_init(&f.lb);
     f.ny = 0;
     int nstores = 0;
+    const pld_type_t *t0 = b->stmts[i]->u.assign.value->type;
+    const long long m0 = t0->rank == 2 ? (long long)t0->shape[0].v : 0, n0 = t0->rank == 2 ? (long long)t0->shape[1].v : 0;
     for (int k = 0; k < len && !rc && !g->failed; k++) {
         const pld_stmt_t *s = b->stmts[i + k];
         const int sl = s->u.assign.target->slot;
-        const int r = loop_tree(&f, s->u.assign.value);
+        const pld_expr_t *e = s->u.assign.value;
+        if (e->op == PLD_OPID_TILE_SLICE) { /* read through its row pointer */
+            f.reg[sl] = -1;
+            continue;
+        }
+        if (e->op == PLD_OPID_TILE_CONCAT) {
+            if (!g->slots[sl].nodata) {
+                pld_buf_printf(&f.lb, " q%d_O[i] = h%d; q%d_O[%lld + i] = h%d;", sl, f.reg[pld_op_bound(e, 0)->slot], sl, n0,
+                               f.reg[pld_op_bound(e, 1)->slot]);
+                f.use[sl] |= 8;
+                nstores++;
+            }
+            continue;
+        }
+        const int r = loop_tree(&f, e);
         f.reg[sl] = r;
         int later = 0;
         for (int j = k + 1; j < len && !later; j++)
@@ -541,7 +731,6 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
             nstores++;
         }
     }
-    const pld_type_t *t0 = b->stmts[i]->u.assign.value->type;
     if (rc || g->failed) {
         rc = -1;
     } else if (nstores == 0) {
@@ -549,38 +738,51 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
     } else {
         /* one restrict pointer per tile (distinct locals never share
          * storage); a stored one is p<slot>_O (bench/native_vec_report.sh
-         * finds element-wise loops by `O[i] =`); over rows: q.. at the row */
+         * finds element-wise loops by `O[i] =`); over rows: q.. at the row;
+         * a slice: q<slot> into its source's row (only read: its restrict
+         * pointers may share the source's storage) */
         for (int sl = 0; sl < ns; sl++) {
             const char *st = f.use[sl] ? pld_cg_ew_type(g->slots[sl].dt).st : NULL;
-            if (f.use[sl] & 2)
+            if (f.vsrc[sl] >= 0)
+                continue;
+            if (f.use[sl] & 10)
                 pld_cg_emit(g, "%s *restrict p%d_O = (%s *)s%d.data;", st, sl, st, sl);
             if ((f.use[sl] & 2) && (f.use[sl] & 5)) /* loaded and stored: the same pointer */
                 pld_cg_emit(g, "%s *const p%d = p%d_O;", st, sl, sl);
-            else if (f.use[sl] && !(f.use[sl] & 2))
+            else if (f.use[sl] && !(f.use[sl] & 10))
                 pld_cg_emit(g, "const %s *restrict p%d = (const %s *)s%d.data;", st, sl, st, sl);
         }
         if (!f.rows) {
             pld_cg_emit(g, "for (int64_t i = 0; i < %lld; i++) {%s }", (long long)pld_type_static_numel(t0), pld_buf_str(&f.lb));
         } else {
-            const long long m = (long long)t0->shape[0].v, n = (long long)t0->shape[1].v;
-            pld_cg_emit(g, "for (int64_t r = 0; r < %lld; r++) {", m);
+            pld_cg_emit(g, "for (int64_t r = 0; r < %lld; r++) {", m0);
             g->ind++;
             for (int sl = 0; sl < ns; sl++) {
                 const char *st = f.use[sl] ? pld_cg_ew_type(g->slots[sl].dt).st : NULL;
+                if (f.vsrc[sl] >= 0 && (f.use[sl] & 1)) {
+                    const int src = f.vsrc[sl];
+                    pld_cg_emit(g, "const %s *restrict q%d = (const %s *)s%d.data + (r + t%d[0]) * %d + t%d[1];", st, sl, st,
+                                src, f.voff[sl], f.voff[ns + sl], f.voff[sl]);
+                    continue;
+                }
+                if (f.use[sl] & 8)
+                    pld_cg_emit(g, "%s *restrict q%d_O = p%d_O + r * %lld;", st, sl, sl, 2 * n0);
                 if (f.use[sl] & 2)
-                    pld_cg_emit(g, "%s *restrict q%d_O = p%d_O + r * %lld;", st, sl, sl, n);
+                    pld_cg_emit(g, "%s *restrict q%d_O = p%d_O + r * %lld;", st, sl, sl, n0);
                 if ((f.use[sl] & 3) == 3)
                     pld_cg_emit(g, "%s *const q%d = q%d_O;", st, sl, sl);
                 else if (f.use[sl] & 1)
-                    pld_cg_emit(g, "const %s *restrict q%d = p%d + r * %lld;", st, sl, sl, n);
+                    pld_cg_emit(g, "const %s *restrict q%d = p%d + r * %lld;", st, sl, sl, n0);
             }
-            pld_cg_emit(g, "for (int64_t i = 0; i < %lld; i++) {%s }", n, pld_buf_str(&f.lb));
+            pld_cg_emit(g, "for (int64_t i = 0; i < %lld; i++) {%s }", n0, pld_buf_str(&f.lb));
             g->ind--;
             pld_cg_emit(g, "}");
         }
+        if (cat >= 0 && !g->slots[b->stmts[i + cat]->u.assign.target->slot].nodata)
+            post_concat(g, b->stmts[i + cat]->u.assign.target->slot, i + cat, m0, n0);
     }
     pld_buf_fini(&f.lb);
-    pld_mem_free(f.reg), pld_mem_free(f.use);
+    pld_mem_free(f.reg), pld_mem_free(f.use), pld_mem_free(f.vsrc), pld_mem_free(f.voff);
     g->ind--;
     pld_cg_emit(g, "}");
     return rc < 0 ? -1 : len;

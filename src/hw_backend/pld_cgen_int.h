@@ -94,6 +94,8 @@ typedef struct cg {
     pld_buf_t protos;
     const int32_t *uparams; /* the unit's parameters (slots; a scope's captures), in args[] order */
     int unp;
+    int *fuse_total;   /* per slot: occurrences of its name in the function (pld_cg_fuse_plan) */
+    int64_t ub_live;   /* the most tile bytes a capacity check can count (pld_cg_ub_site), -1: unbounded */
 } cg_t;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -186,6 +188,9 @@ int pld_cg_elem_access(cg_t *g, const pld_expr_t *e, int write, int *fl, pld_dty
 int pld_cg_elem_write(cg_t *g, const pld_expr_t *e);
 /* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
 void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at);
+/* a capacity check of local `slot` at the current statement: g->ub_live
+ * raised to the bytes it can count (every tile live there, with its storage) */
+void pld_cg_ub_site(cg_t *g, int slot);
 /* a tile operand: a local tile (its C name in nm), or a nested tile
  * expression evaluated into a temporary first */
 int pld_cg_tile_operand(cg_t *g, const pld_expr_t *a, const pld_expr_t *e, char *nm);
@@ -366,6 +371,10 @@ int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
  * messages; ax0 / ax1: C locals tN holding the axes) */
 int pld_cg_lay_transpose(cg_t *g, int s, const char *op, const char *dst, const char *src, int ax0, int ax1);
 int pld_cg_lay_concat(cg_t *g, int s, const char *dst, const char *a, const char *b, pld_dtype_t dt);
+/* pl.tile.slice e into dst without the copy (a fused chain reads the window
+ * in place: pld_cgen_fuse.c): the checks and the descriptor; *off: the C
+ * array t<off> of the offsets */
+int pld_cg_lay_slice_view(cg_t *g, const pld_expr_t *e, const char *dst, int *off);
 int pld_cg_lay_gather(cg_t *g, int s, const char *dst, const char *a, const char *x, pld_dtype_t dt, int dim);
 int pld_cg_lay_scatter(cg_t *g, int s, const char *op, const char *dst, const char *src, const char *x);
 /* pl.tile.mscatter (a tensor result: the output tensor, updated in place) into pc_tensor dst */

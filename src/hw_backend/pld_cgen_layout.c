@@ -456,7 +456,9 @@ static int gen_reinterpret(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 
 /* ---------------------------------------------------------------- slice, reshape, assemble */
 
-static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
+/* pl.tile.slice into dst; with view (a fused chain reads the window in place,
+ * pld_cgen_fuse.c): everything but the copy, the offsets' C array in *view */
+static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s, int *view)
 {
     char a[32];
     int ns, no, nv = -1, nd = -1;
@@ -485,8 +487,13 @@ static int gen_slice(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     if (nv >= 0)
         pld_cg_emit(g, "    if (%d == r && t%d[d] < %s.valid[d]) %s.valid[d] = t%d[d] < 0 ? 0 : t%d[d];", nv, val, dst, dst, val, val);
     pld_cg_emit(g, "}");
-    pld_cg_emit(g, "pc_view vs, vo; pc_view_tile(&vs, &%s); pc_view_box(&vs, off, shp, %d); pc_view_tile(&vo, &%s);", a, es, dst);
-    pld_cg_emit(g, "PC_K(%d, copy, &vo, &vs);", s);
+    if (view) {
+        *view = off;
+    } else {
+        pld_cg_emit(g, "pc_view vs, vo; pc_view_tile(&vs, &%s); pc_view_box(&vs, off, shp, %d); pc_view_tile(&vo, &%s);", a, es,
+                    dst);
+        pld_cg_emit(g, "PC_K(%d, copy, &vo, &vs);", s);
+    }
     if (nd > 0) {
         /* the dropped unit dims (the interpreter's slice_drop_dims; tiles stay at least 2-D) */
         pld_cg_emit(g, "int isdrop[PC_MAX_RANK] = {0}, k = 0;");
@@ -851,7 +858,7 @@ int pld_cg_is_layout(int op)
 int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
 {
     switch (e->op) {
-    case PLD_OPID_TILE_SLICE: return gen_slice(g, e, dst, s);
+    case PLD_OPID_TILE_SLICE: return gen_slice(g, e, dst, s, NULL);
     case PLD_OPID_TILE_RESHAPE: return gen_reshape(g, e, dst, s);
     case PLD_OPID_TILE_ASSEMBLE: return gen_assemble(g, e, dst, room, s);
     case PLD_OPID_TILE_TRANSPOSE:
@@ -875,4 +882,9 @@ int pld_cg_layout(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, in
     case PLD_OPID_TILE_SCATTER_UPDATE: return gen_scatter_update(g, e, dst, room, s);
     default: return pld_cg_fail(g, e->span, "internal: %s is not a layout op", opname(e));
     }
+}
+
+int pld_cg_lay_slice_view(cg_t *g, const pld_expr_t *e, const char *dst, int *off)
+{
+    return gen_slice(g, e, dst, pld_cg_site(g, e), off);
 }

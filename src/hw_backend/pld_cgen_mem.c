@@ -271,8 +271,24 @@ int pld_cg_tile_elem_assign(cg_t *g, const pld_expr_t *t, const pld_expr_t *v)
 /* ---------------------------------------------------------------- tiles */
 
 /* the capacity check after a tile is bound to local `slot` (pc_rt.tile_bound) */
+void pld_cg_ub_site(cg_t *g, int slot)
+{
+    /* pld_ub_check counts the tile just bound and those fd <= seq < lu, each
+     * at most its storage (every space alike: a bound for each) */
+    const int32_t *lu = g->fn->last_use, *fd = g->fn->first_def;
+    int64_t live = 0;
+    for (int i = 0; i < g->fn->nslots && lu && fd; i++)
+        if (g->slots[i].kind == SK_TILE && (i == slot || (fd[i] <= g->cur_seq && lu[i] > g->cur_seq)))
+            live += (int64_t)g->slots[i].bytes;
+    if (!lu || !fd)
+        g->ub_live = -1;
+    else if (g->ub_live >= 0 && live > g->ub_live)
+        g->ub_live = live;
+}
+
 void pld_cg_bound_tile(cg_t *g, int slot, pld_mem_t mem, const pld_expr_t *at)
 {
+    pld_cg_ub_site(g, slot);
     g->slots[slot].mems |= 1u << (mem == PLD_MEM_NONE ? PLD_MEM_VEC : mem);
     pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return pc_cold(), 1;", pld_cg_site(g, at),
                 slot, (int)g->cur_seq, (int)mem, slot, slot, esize(g->slots[slot].dt));

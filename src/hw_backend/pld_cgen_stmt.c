@@ -132,6 +132,7 @@ static void move_slot(cg_t *g, int to, int from)
             pld_cg_copy_tile(g, a, b, g->slots[to].dt);
         }
         g->slots[to].mems |= 1u << (g->slots[from].mem == PLD_MEM_NONE ? PLD_MEM_VEC : g->slots[from].mem);
+        pld_cg_ub_site(g, to);
         pld_cg_emit(g, "if (ubc && rt->tile_bound(bk, %d, %d, %d, %d, pc_numel(s%d.shape, s%d.rank) * %d)) return pc_cold(), 1;",
                     g->target ? pld_cg_site(g, g->target) : -1, to, (int)g->cur_seq, (int)g->slots[from].mem, to, to,
                     esize(g->slots[to].dt));

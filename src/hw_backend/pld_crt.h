@@ -542,22 +542,36 @@ static inline float pc_f32_bits(uint64_t w)
 }
 
 /* IEEE max/min as the kernel library computes them (FMAX_IEEE / FMIN_IEEE:
- * x when x is NaN, else y when y is NaN, -0 < +0), written as the plain
- * compare-select (maxps / minps) with the equal-zeros and NaN-x cases fixed
- * after it: the same bits, and ~14% faster in a fused 7-op loop with GCC 12
- * (issue 44; test native_fuse compares both with sim on NaNs, signed zeros,
- * infinities and subnormals) */
+ * x when x is NaN, else y when y is NaN, -0 < +0): the plain compare-select
+ * (maxps / minps: y when unordered or equal), then in bits the equal case
+ * (x & y: +0 for max of +0 and -0; x | y: -0 for min; equal non-zeros have
+ * the same bits) and the NaN-x case (x), with masks GCC cannot merge back
+ * into selects: the same bits (test native_fuse: sim's on NaNs with
+ * payloads, signed zeros, infinities, subnormals), 16 SSE2 instructions a
+ * vector instead of 27 (issue 44) */
 static inline float pc_fmaxf(float x, float y)
 {
-    float m = x > y ? x : y;
-    m = (x == y && signbit(m)) ? x : m;
-    return x != x ? x : m;
+    const float m = x > y ? x : y;
+    uint32_t mb, xb;
+    memcpy(&mb, &m, 4), memcpy(&xb, &x, 4);
+    const uint32_t eq = -(uint32_t)(x == y), nan = -(uint32_t)(x != x);
+    mb &= ~(eq & ~xb);
+    mb = (xb & nan) | (mb & ~nan);
+    float r;
+    memcpy(&r, &mb, 4);
+    return r;
 }
 static inline float pc_fminf(float x, float y)
 {
-    float m = x < y ? x : y;
-    m = (x == y && !signbit(m)) ? x : m;
-    return x != x ? x : m;
+    const float m = x < y ? x : y;
+    uint32_t mb, xb;
+    memcpy(&mb, &m, 4), memcpy(&xb, &x, 4);
+    const uint32_t eq = -(uint32_t)(x == y), nan = -(uint32_t)(x != x);
+    mb |= xb & eq;
+    mb = (xb & nan) | (mb & ~nan);
+    float r;
+    memcpy(&r, &mb, 4);
+    return r;
 }
 
 /* ---- layout helpers of generated code (pld_cgen_layout.c) ---- */

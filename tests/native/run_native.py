@@ -92,14 +92,22 @@
             maximum / minimum fused and alone on every pair of NaNs with
             payloads, signed zeros, infinities and subnormals)
             byte-identical on sim and native; the C native dumps (dump=DIR)
-            shows the fusion: kernel `chain` (7 statements) has two
-            element-wise loops (at most 4 ops each) and three tile
-            allocations (tx, u4, u7; unfused: 7 and 8), kernel
+            shows the fusion: kernel `chain` (7 statements) has one
+            element-wise loop (at most 8 ops) and two tile
+            allocations (tx, u7; unfused: 7 and 8), kernel
             `mix` at most 24 loops (62 unfused), kernel `bcast` at least 4 fused loops over
-            rows; and
+            rows;
             fuse_err.pld: an index error in a chain's scalar operand and an
             on-chip capacity error at a later statement of the chain give
-            sim's located errors, in sim's order.
+            sim's located errors, in sim's order;
+            fuse_view.pld (slices read in place by their chain, concats
+            written by it: bench rope's loop, a run-time offset, FP16, a
+            [M, 1] operand, valid_shape, partially valid concat operands,
+            slices that must stay copies) byte-identical on sim and native,
+            kernel `rope` with no library copy and 7 tile allocations
+            (unfused: 4 and 12), kernel `views` with 3 copies (unfused 20);
+            fuse_view_err.pld: a slice's window error and a capacity error
+            inside such a chain at sim's places, in sim's order.
   layout    layout.pld (assemble in a loop, transpose, valid shapes and
             padding, slice, reshape, extract, concat, mask gathers) gives sim's
             bytes; layout_err.pld stops with sim's located message for each op
@@ -137,7 +145,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'ext': ('ext.pld', 'ext_err.pld'),
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
-         'layout': ('layout.pld', 'layout_err.pld'), 'fuse': ('fuse.pld', 'fuse_err.pld'),
+         'layout': ('layout.pld', 'layout_err.pld'), 'fuse': ('fuse.pld', 'fuse_err.pld', 'fuse_view.pld', 'fuse_view_err.pld'),
          'mm': ('mm.pld', 'mm_f32.pld'), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
          'tlayout': ('tensor_layout.pld',), 'units': (UNITS_PROG,), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
@@ -616,9 +624,9 @@ def fuse(args, work, env):
     rc, out = run(args, 'fuse.pld', 'native', o, env)
     expect(rc, out, 0, [], 'fuse.pld on native with dump=DIR')
     loops, allocs = kernel_shape(os.path.join(dump, 'chain.c'))
-    if (loops, allocs) != (2, 3):
-        fail('kernel chain: %d element-wise loops and %d tile allocations in the generated C, want 2 and 3 (the '
-             '7 statements fused into loops of at most 4 ops, u1..u3, u5, u6 without storage; unfused: 7 and 8)'
+    if (loops, allocs) != (1, 2):
+        fail('kernel chain: %d element-wise loops and %d tile allocations in the generated C, want 1 and 2 (the '
+             '7 statements fused into one loop of at most 8 ops, u1..u6 without storage; unfused: 7 and 8)'
              % (loops, allocs))
     loops, allocs = kernel_shape(os.path.join(dump, 'mix.c'))
     if loops > 24:
@@ -627,8 +635,9 @@ def fuse(args, work, env):
     if rows < 4:
         fail('kernel bcast: %d fused loops over rows in the generated C, want at least 4 (its chains with row / column '
              'operands fused)' % rows)
-    print('ok: fuse: kernel chain is two loops over 3 tiles; kernel mix has %d loops, %d tile allocations; kernel bcast '
+    print('ok: fuse: kernel chain is one loop over 2 tiles; kernel mix has %d loops, %d tile allocations; kernel bcast '
           '%d fused loops over rows' % (loops, allocs, rows))
+    fuse_view(args, work, env, n)
     for v, needle in ((200, 'fuse_err.pld:15:41: error: pl.tensor.read: index 200 out of range in dimension 0'),
                       (3, 'fuse_err.pld:16:9: error: kernel k needs 262144 bytes of Vec (UB) tiles at once')):
         p = os.path.join(work, 'e%d.npy' % v)
@@ -641,6 +650,47 @@ def fuse(args, work, env):
             msgs[b] = [l for l in out.splitlines() if 'error:' in l or 'note:' in l]
         if msgs['sim'] != msgs['native']:
             fail('the error inside a chain (n = %d) differs: sim %r, native %r' % (v, msgs['sim'], msgs['native']))
+
+
+def fuse_view(args, work, env, n):
+    """slices read in place and concats written by fused chains (fuse_view.pld): sim's bytes, no copy left in
+    the generated C where the chain reads the window, sim's errors in sim's order (fuse_view_err.pld)"""
+    ins = ['--in', 'x=random:1', '--in', 'y=random:2', '--in', 'h=random:3', '--in', 'th=random:4', '--in', 'n=' + n]
+    outs = ['orope', 'o1', 'o2', 'o3', 'o4', 'o5', 'o6']
+    same_on_sim_and_native(args, work, env, 'fuse_view.pld', ins, outs)
+    print('ok: fuse: fuse_view.pld, %d outputs byte-identical on sim and native' % len(outs))
+    dump = os.path.join(work, 'vdump')
+    o = ins + ['--backend-options', 'dump=' + dump]
+    for x in outs:
+        o += ['--out', '%s=%s' % (x, os.path.join(work, 'v_%s.npy' % x))]
+    rc, out = run(args, 'fuse_view.pld', 'native', o, env)
+    expect(rc, out, 0, [], 'fuse_view.pld on native with dump=DIR')
+    copies = lambda src: len(re.findall(r'PC_K\([0-9]+, copy,', src))  # noqa: E731
+    rope = open(os.path.join(dump, 'rope.c')).read()
+    loops, allocs = kernel_shape(os.path.join(dump, 'rope.c'))
+    if copies(rope) or allocs != 7:
+        fail('kernel rope: %d library copies and %d tile allocations in the generated C, want 0 and 7 (lo and hi read '
+             'in place, the rotation written into u: tx, ta, tc, ts, t, u, t_next; unfused: 4 copies, 12 allocations)'
+             % (copies(rope), allocs))
+    nv = copies(open(os.path.join(dump, 'views.c')).read())
+    if nv != 3:
+        fail('kernel views: %d library copies in the generated C, want 3 (w1, read after its chain; tz and z2, whose '
+             'chain writes tz; unfused: 20)' % nv)
+    print('ok: fuse: kernel rope makes no copy (%d tile allocations); kernel views 3 copies' % allocs)
+    for v, needle in ((200, 'fuse_view_err.pld:18:14: error: pl.tile.slice: the window is outside the tile'),
+                      (3, 'fuse_view_err.pld:20:9: error: kernel k needs 229376 bytes of Vec (UB) tiles at once')):
+        p = os.path.join(work, 've%d.npy' % v)
+        npy_scalar_i64(p, v)
+        msgs = {}
+        for b in ('sim', 'native'):
+            rc, out = run(args, 'fuse_view_err.pld', b, ['--in', 'x=random:1', '--in', 'y=random:2', '--in', 'n=' + p,
+                                                         '--out', 'out=' + os.path.join(work, 've.npy')], env)
+            expect(rc, out, 70, [needle], 'an error inside a fused chain with slices (n = %d) on %s' % (v, b))
+            msgs[b] = [l for l in out.splitlines() if 'error:' in l or 'note:' in l]
+        if msgs['sim'] != msgs['native']:
+            fail('the error inside a chain with slices (n = %d) differs: sim %r, native %r'
+                 % (v, msgs['sim'], msgs['native']))
+    print('ok: fuse: fuse_view_err.pld, sim\'s errors at sim\'s places')
 
 
 def mm(args, work, env):
