@@ -15,8 +15,9 @@
 # "vectorised V of E element-wise loops (L loops vectorised in all)".
 # With PLD_VEC_EXTRA="flags" the recompile adds them (for comparisons, e.g.
 # -fno-guess-branch-probability). With PLD_VEC_REQUIRE=1 (test
-# native_vectorised) every element-wise loop but those calling exp (a libm
-# call per element) must vectorise: the others are listed and the exit status
+# native_vectorised) every element-wise loop but those calling exp or log (a
+# libm call per element) or a cast's rounding function of pld_kern_fn.h (a
+# loop over the bits, or floor / fmod) must vectorise: the others are listed and the exit status
 # is 1, and so is an error exit of the generated code (after the copied
 # headers) that is not cold (`return 1;` or `return rt->fail(` without
 # `pc_cold(), `: docs/native.md; the loops' periodic tick exit is left
@@ -86,7 +87,8 @@ for c in "$tmp"/dump/*.c; do
     for n in $(comm -23 "$tmp/elem" "$tmp/vec"); do
         line=$(sed -n "${n}p" "$c")
         case $line in
-        *"exp("*) echo "    not vectorised (calls exp), line $n: $(echo "$line" | sed 's/^ *//' | cut -c1-110)" ;;
+        *"exp("*|*"pld_kfn_log("*|*"round_bits("*|*"pld_kfn_f2i32("*)
+            echo "    not vectorised (calls exp, log or a cast's rounding function), line $n: $(echo "$line" | sed 's/^ *//' | cut -c1-110)" ;;
         *) echo "    NOT VECTORISED, line $n: $(echo "$line" | sed 's/^ *//' | cut -c1-110)"; missed=$((${missed:-0} + 1)) ;;
         esac
     done

@@ -86,6 +86,8 @@ static const char *f32_unary(int code)
 {
     switch (code) {
     case PC_EXP: return "(float)exp((double)x)";
+    case PC_LOG: return "pld_kfn_log(x)"; /* pld_kern_fn.h: the library's log and rsqrt */
+    case PC_RSQRT: return "pld_kfn_rsqrt(x)";
     case PC_SQRT: return "sqrtf(x)";
     case PC_ABS: return "fabsf(x)";
     case PC_NEG: return "-x";

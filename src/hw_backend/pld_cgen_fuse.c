@@ -4,7 +4,9 @@
  * A chain is a run of consecutive statements of one block (with two
  * element-wise ops at least), each `name = tree` where tree is element-wise
  * ops the generator would emit as inline loops (pld_cg_ew_inline: FP32 /
- * FP16 / BF16 / INT32, static shapes), binary ops or row / column expands
+ * FP16 / BF16 / INT32, static shapes; log and rsqrt through pld_kern_fn.h),
+ * casts between those dtypes (every rounding mode: the library's
+ * per-element functions of pld_kern_fn.h), binary ops or row / column expands
  * whose second operand is a broadcast tile ([M, 1], [1, N], [1, 1]), every
  * tile operand a local's name or a nested such op, a scalar operand an
  * expression that names no tile, all statements of one static shape. It
@@ -29,6 +31,7 @@
  * chain) gets no storage (cslot_t.nodata); its descriptor is still kept,
  * for the capacity check. */
 #include "pld_cgen_int.h"
+#include "pld_kern.h"
 #include "pld_mem.h"
 
 #include <stdio.h>
@@ -134,6 +137,14 @@ static int bcast_form(const pld_expr_t *e, const pld_expr_t *b)
     return bm == 1 && bn == 1 ? 's' : -1;
 }
 
+/* 1 when a fused loop computes a cast from dtype sd to dd: both of
+ * pld_cg_ew_type (FP32, FP16, BF16, INT32), not a copy of 16-bit floats (the
+ * loop holds them as floats, and a signalling NaN would come back quiet) */
+static int cast_fusable(pld_dtype_t sd, pld_dtype_t dd)
+{
+    return pld_cg_ew_type(sd).st && pld_cg_ew_type(dd).st && !(sd == dd && sd != PLD_DT_FP32 && sd != PLD_DT_INT32);
+}
+
 /* the same-shape binary op node e computes (the op of a row / column expand;
  * a broadcasting binary op), its form (bcast_form) in *form, -1 when e is
  * not one; an op of pld_cg_ew_inline: its own op, *form 0 */
@@ -144,7 +155,11 @@ static int node_op(const cg_t *g, const pld_expr_t *e, int *form, int *expdif)
     if (!e || e->kind != PLD_EX_CALL || e->op < 0 || !e->type || e->type->kind != PLD_TY_TILE || tile_bytes(e->type) < 0)
         return -1;
     const pld_expr_t *a = pld_op_bound(e, 0), *b = pld_op_bound(e, 1);
-    if (!a || !a->type || e->type->dtype != a->type->dtype || !same_shape(e->type, a->type))
+    if (!a || !a->type || !same_shape(e->type, a->type))
+        return -1;
+    if (e->op == PLD_OPID_TILE_CAST)
+        return cast_fusable(a->type->dtype, e->type->dtype) ? e->op : -1;
+    if (e->type->dtype != a->type->dtype)
         return -1;
     const int isbin = pld_cg_ew_binary(e->op, &scalar) >= 0, xop = expand_binop(e->op, expdif);
     if ((isbin || pld_cg_ew_unary(e->op) >= 0) && pld_cg_ew_inline(e))
@@ -205,6 +220,15 @@ static int fusable(const cg_t *g, const pld_stmt_t *s, int *nodes, int *bc, int 
         if (bc[k] == t)
             return 0;
     return (size_t)tile_bytes(e->type) <= ts->bytes && ts->dt == e->type->dtype;
+}
+
+/* 1 when tree e (of ew_tree) holds a cast: one cast alone is a chain too
+ * (its loop is the library's per-element code inline) */
+static int has_cast(const pld_expr_t *e)
+{
+    return e && e->kind == PLD_EX_CALL &&
+           (e->op == PLD_OPID_TILE_CAST || has_cast(pld_op_bound(e, 0)) ||
+            (pld_cg_ew_binary(e->op, &(int){0}) >= 0 && has_cast(pld_op_bound(e, 1))));
 }
 
 /* ------------------------------------------------- slices and concats (views) */
@@ -355,8 +379,8 @@ static int chain_len(const cg_t *g, const pld_block_t *b, int i)
             if (occurrences(b, k, i + len, t) != g->fuse_total[t])
                 cut = k;
         }
-        if (cut < 0) /* one op is a chain when it saves a copy */
-            return tot >= 2 || (tot == 1 && lay) ? len : 0;
+        if (cut < 0) /* one op is a chain when it saves a copy, or is a cast */
+            return tot >= 2 || (tot == 1 && lay) || (len > 0 && has_cast(b->stmts[i]->u.assign.value)) ? len : 0;
         jmax = cut;
     }
 }
@@ -561,6 +585,36 @@ static int loop_step(fuse_t *f, pld_dtype_t dt, const char *body, const char *xa
     return k;
 }
 
+/* a cast of value xa (dtype sd) to dd in rounding mode `mode` into a new
+ * register (its number): what pld_k_cast does to one element (pld_kern_cast.c),
+ * with the per-element functions of pld_kern_fn.h the library calls, or the
+ * dtype's store conversion where the library uses it (FP32 to FP16 / BF16
+ * rounded to nearest: NONE, RINT, ROUND) */
+static int loop_cast(fuse_t *f, pld_dtype_t sd, pld_dtype_t dd, int mode, const char *xa)
+{
+    const pld_cg_ewty_t ty = pld_cg_ew_type(dd);
+    const int k = f->nreg++, eb = dd == PLD_DT_FP16 ? 5 : 8, mb = dd == PLD_DT_FP16 ? 10 : 7;
+    char v[256], ld[32], hk[16];
+    if (sd == dd)
+        snprintf(v, sizeof v, "%s", xa); /* FP32, INT32: a copy */
+    else if (dd == PLD_DT_INT32) /* rounded in the mode, saturated (NaN: 0) */
+        snprintf(v, sizeof v, "pld_kfn_f2i32((double)(%s), %d)", xa, mode);
+    else if (sd == PLD_DT_INT32 && dd == PLD_DT_FP32) /* to nearest even */
+        snprintf(v, sizeof v, "pld_bits_f32((uint32_t)pld_kfn_i64_round_bits((int64_t)(%s), 8, 23))", xa);
+    else if (sd == PLD_DT_INT32)
+        snprintf(v, sizeof v, "(uint16_t)pld_kfn_i64_round_bits((int64_t)(%s), %d, %d)", xa, eb, mb);
+    else if (dd == PLD_DT_FP32) /* FP16 / BF16 to FP32: exact */
+        snprintf(v, sizeof v, "%s", xa);
+    else if (sd == PLD_DT_FP32 && mode <= PLD_R_ROUND)
+        snprintf(v, sizeof v, ty.sto, xa);
+    else /* through the double, in the mode (FP16 <-> BF16 too) */
+        snprintf(v, sizeof v, "(uint16_t)pld_kfn_f64_round_bits((double)(%s), %d, %d, pld_kfn_cast_rm(%d))", xa, eb, mb, mode);
+    snprintf(hk, sizeof hk, "h%d", k);
+    snprintf(ld, sizeof ld, ty.ld, hk);
+    pld_buf_printf(&f->lb, " %s h%d = %s; const %s r%d = %s;", ty.st, k, v, ty.ct, k, ld);
+    return k;
+}
+
 /* tree e computed as its own inline loop computes each element: the same C
  * expression (a broadcast operand: the library's operation on the element
  * of its row / column) */
@@ -572,6 +626,8 @@ static int loop_tree(fuse_t *f, const pld_expr_t *e)
     const int fl = pld_cg_ew_type(dt).fl;
     char xa[64], yb[64] = "";
     loop_operand(f, pld_op_bound(e, 0), xa, sizeof xa);
+    if (op == PLD_OPID_TILE_CAST)
+        return loop_cast(f, pld_op_bound(e, 0)->type->dtype, dt, pld_cg_round_mode(pld_op_bound(e, 2)), xa);
     const pld_expr_t *b = pld_op_bound(e, 1);
     if (bin && scalar) {
         snprintf(yb, sizeof yb, "fy%d", f->ny++);
@@ -692,6 +748,8 @@ int pld_cg_fuse(cg_t *g, const pld_block_t *b, int i)
                 leaf = pld_op_bound(leaf, 0);
             snprintf(av, sizeof av, "s%d", leaf->slot);
             pld_cg_copy_desc(g, dv, av);
+            if (e->type->dtype != leaf->type->dtype) /* a cast in the tree: the result's dtype */
+                pld_cg_emit(g, "%s.dt = %d;", dv, (int)e->type->dtype);
         }
         pld_cg_bound_tile(g, t->slot, e->type->mem, t);
     }

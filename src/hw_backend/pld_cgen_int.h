@@ -258,6 +258,8 @@ int pld_cg_reduce(cg_t *g, const pld_expr_t *e, const char *dst, int s);
 int pld_cg_mm(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s);
 /* pl.tile.cast into dst (its rounding mode) */
 int pld_cg_mm_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s);
+/* a cast's rounding mode argument m (NULL: absent) as pld_round_k_t */
+int pld_cg_round_mode(const pld_expr_t *m);
 /* pl.tile.load of an MX-layout tensor (local src, offsets in C array t<off>),
  * after rt->load made the region checks: the logical scales into dst */
 int pld_cg_mm_load_mx(cg_t *g, const pld_expr_t *e, const char *dst, int src, int off, int s);

@@ -279,7 +279,7 @@ int pld_cg_mm(cg_t *g, const pld_expr_t *e, const char *dst, size_t room, int s)
 }
 
 /* pld_round_mode (pld_exec_compute.c) of the mode argument m */
-static int round_mode(const pld_expr_t *m)
+int pld_cg_round_mode(const pld_expr_t *m)
 {
     static const char *const names[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
     if (!m)
@@ -300,7 +300,7 @@ int pld_cg_mm_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
         return -1;
     pld_cg_emit(g, "memcpy(%s.valid, %s.valid, sizeof %s.valid);", dst, av, dst);
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tile(&vo, &%s); pc_view_tile(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", dst,
-                av, s, round_mode(pld_op_bound(e, 2)));
+                av, s, pld_cg_round_mode(pld_op_bound(e, 2)));
     return 0;
 }
 

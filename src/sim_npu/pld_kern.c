@@ -51,90 +51,8 @@
 
 /* ---- 1. IEEE conversions ------------------------------------------------------- */
 
-/* Rounds (-1)^neg * m * 2^e2 to the binary format with `ebits` exponent bits
- * and `mbits` stored fraction bits, under rounding mode rm, and returns its bit
- * pattern. The value is split into a result significand q (in units of the
- * result's quantum 2^qe) and a remainder, which is compared with half a
- * quantum; subnormal results use the fixed quantum of the smallest normal
- * binade. Overflow follows IEEE 754 §7.4 for each mode. */
-static uint64_t round_bits(int neg, uint64_t m, int e2, int ebits, int mbits, int rm)
-{
-    const uint64_t sign = (uint64_t)(neg != 0) << (ebits + mbits);
-    const uint64_t inf = (((uint64_t)1 << ebits) - 1) << mbits;
-    if (m == 0)
-        return sign;
-    const int bias = (1 << (ebits - 1)) - 1;
-    const int emin = 1 - bias;
-    int p = 63;
-    while (!(m >> p))
-        p--;
-    const int e = p + e2;                          /* value in [2^e, 2^(e+1)) */
-    const int qe = (e < emin ? emin : e) - mbits;  /* exponent of one quantum */
-    const int shift = qe - e2;                     /* bits of m below the quantum */
-    uint64_t q;
-    int cmp;      /* remainder vs half a quantum: -1 below, 0 tie, 1 above */
-    int inexact;
-    if (shift <= 0) {                              /* exact; -shift <= mbits */
-        q = m << -shift;
-        cmp = -1;
-        inexact = 0;
-    } else if (shift >= 64) {
-        const uint64_t half = (uint64_t)1 << 63;   /* only meaningful for shift == 64 */
-        q = 0;
-        inexact = 1;
-        cmp = shift > 64 ? -1 : m > half ? 1 : m == half ? 0 : -1;
-    } else {
-        const uint64_t rem = m & (((uint64_t)1 << shift) - 1), half = (uint64_t)1 << (shift - 1);
-        q = m >> shift;
-        inexact = rem != 0;
-        cmp = rem > half ? 1 : rem == half ? 0 : -1;
-    }
-    switch (rm) {
-    case RM_NE: q += (cmp > 0 || (cmp == 0 && (q & 1))); break;
-    case RM_ZERO: break;
-    case RM_DOWN: q += (inexact && neg); break;
-    case RM_UP: q += (inexact && !neg); break;
-    default: q |= (uint64_t)inexact; break; /* RM_ODD */
-    }
-    /* Normal: biased exponent field (e + bias) and q in [2^mbits, 2^(mbits+1)];
-     * adding q onto (e + bias - 1) << mbits lets a rounding carry bump the
-     * exponent. Subnormal: the field is 0 and q < 2^mbits (q == 2^mbits is the
-     * smallest normal, which the same sum encodes). */
-    uint64_t bits = e < emin ? q : ((uint64_t)(e + bias - 1) << mbits) + q;
-    if (bits >= inf) {
-        int to_inf;
-        switch (rm) {
-        case RM_NE: to_inf = 1; break;
-        case RM_DOWN: to_inf = neg; break;
-        case RM_UP: to_inf = !neg; break;
-        default: to_inf = 0; break; /* RM_ZERO, RM_ODD: largest finite */
-        }
-        bits = to_inf ? inf : inf - 1;
-    }
-    return sign | bits;
-}
-
-/* Rounds a double to the format (ebits, mbits); NaN keeps sign and the top
- * payload bits and becomes quiet. */
-static uint64_t f64_round_bits(double d, int ebits, int mbits, int rm)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    const int neg = (int)(u >> 63);
-    const int ef = (int)((u >> 52) & 0x7ff);
-    const uint64_t fr = u & (((uint64_t)1 << 52) - 1);
-    if (ef == 0x7ff) {
-        const uint64_t sign = (uint64_t)neg << (ebits + mbits);
-        const uint64_t inf = (((uint64_t)1 << ebits) - 1) << mbits;
-        if (fr == 0)
-            return sign | inf;
-        return sign | inf | ((uint64_t)1 << (mbits - 1)) | (fr >> (52 - mbits));
-    }
-    if (ef == 0)
-        return round_bits(neg, fr, -1074, ebits, mbits, rm);
-    return round_bits(neg, fr | ((uint64_t)1 << 52), ef - 1075, ebits, mbits, rm);
-}
-
+/* The IEEE rounding core (round_bits, f64_round_bits): pld_kern_fn.h, shared with
+ * the code the native backend generates. */
 /* FP16/BF16 <-> FP32: pld_dtype.h (one home for the kernels, .npy I/O and the
  * window layer's FP16/BF16 atomic add). */
 
@@ -194,7 +112,7 @@ int64_t pld_kern_f64_to_i64_sat(double v)
 /* Integer (sign, magnitude) -> float bits, RNE. */
 static uint64_t int_round_bits(int neg, uint64_t mag, int ebits, int mbits)
 {
-    return round_bits(neg, mag, 0, ebits, mbits, RM_NE);
+    return pld_kfn_round_bits(neg, mag, 0, ebits, mbits, RM_NE);
 }
 
 /* Float value of an integer given as 64 raw bits and a signedness. */
@@ -296,16 +214,16 @@ void pld_kern_store_float_of_f64(char *p, kcls_t c, double v, int rm)
 {
     switch (c) {
     case K_F16: {
-        uint16_t h = (uint16_t)f64_round_bits(v, 5, 10, rm);
+        uint16_t h = (uint16_t)pld_kfn_f64_round_bits(v, 5, 10, rm);
         memcpy(p, &h, 2);
         break;
     }
     case K_BF16: {
-        uint16_t h = (uint16_t)f64_round_bits(v, 8, 7, rm);
+        uint16_t h = (uint16_t)pld_kfn_f64_round_bits(v, 8, 7, rm);
         memcpy(p, &h, 2);
         break;
     }
-    case K_F32: st_w32(p, (uint32_t)f64_round_bits(v, 8, 23, rm)); break;
+    case K_F32: st_w32(p, (uint32_t)pld_kfn_f64_round_bits(v, 8, 23, rm)); break;
     case K_F64: st_f64(p, v); break;
     default: break;
     }

@@ -5,25 +5,8 @@
 
 /* ---- 6d. cast -------------------------------------------------------------------- */
 
-/* Float -> integer rounding of double v (in place over a buffer). */
-static inline double rne_int(double x)
-{
-    const double t = floor(x), d = x - t; /* exact: |x| < 2^52 or x integral (d = 0) */
-    if (d > 0.5)
-        return t + 1.0;
-    if (d < 0.5)
-        return t;
-    return fmod(t, 2.0) == 0.0 ? t : t + 1.0;
-}
-
-static inline double odd_int(double x)
-{
-    double t = trunc(x);
-    if (t != x && fmod(t, 2.0) == 0.0) /* inexact and even: take the odd neighbour */
-        t += x > 0 ? 1.0 : -1.0;
-    return t;
-}
-
+/* Float -> integer rounding of double v (in place over a buffer); the
+ * roundings: pld_kern_fn.h, shared with native's fused loops. */
 static void round_buf(double *v, int n, pld_round_k_t mode)
 {
     switch (mode) {
@@ -45,11 +28,11 @@ static void round_buf(double *v, int n, pld_round_k_t mode)
         break;
     case PLD_R_ODD:
         for (int j = 0; j < n; j++)
-            v[j] = odd_int(v[j]);
+            v[j] = pld_kfn_odd_int(v[j]);
         break;
     default: /* NONE, RINT: ties to even */
         for (int j = 0; j < n; j++)
-            v[j] = rne_int(v[j]);
+            v[j] = pld_kfn_rne_int(v[j]);
         break;
     }
 }
@@ -58,7 +41,7 @@ static void round_buf(double *v, int n, pld_round_k_t mode)
 #define SAT_LOOP(LO, HI, STW, UT)                                                                               \
     for (int j = 0; j < n; j++) {                                                                               \
         const double v = fb[j];                                                                                 \
-        const int64_t r = v != v ? 0 : v <= (LO) ? (int64_t)(LO) : v >= (HI) ? (int64_t)(HI) : (int64_t)v;      \
+        const int64_t r = pld_kfn_sat(v, (LO), (HI));                                                         \
         STW(p + j * s, (UT)r);                                                                                  \
     }
 
@@ -93,8 +76,7 @@ static void cast_chunk(kcls_t dc, char *op, int64_t os, kcls_t sc, const char *a
 {
     double fb[KCH];
     uint64_t ib[KCH];
-    const int rm = mode == PLD_R_FLOOR ? RM_DOWN : mode == PLD_R_CEIL ? RM_UP : mode == PLD_R_TRUNC ? RM_ZERO
-                 : mode == PLD_R_ODD ? RM_ODD : RM_NE;
+    const int rm = pld_kfn_cast_rm((int)mode);
     if (cls_is_float(sc)) {
         switch (sc) {
         case K_F16: for (int j = 0; j < n; j++) fb[j] = ld_f16(ap + j * as); break;

@@ -427,25 +427,26 @@ pld_status_t pld_k_accumulate(const pld_view_t *out, const pld_view_t *a, char *
 
 #define RELU_F(x) (((x) > 0 || (x) != (x)) ? (x) : 0)
 
-/* exp and log of a float, correctly rounded (in double, then rounded once to
- * float: glibc's expf/logf are within 1 ulp but not always the nearest
- * float); docs/ops-numerics.md. */
+/* exp of a float, correctly rounded (in double, then rounded once to float:
+ * glibc's expf is within 1 ulp but not always the nearest float);
+ * docs/ops-numerics.md. log and rsqrt: pld_kern_fn.h (shared with native's
+ * inline loops). */
 static inline float exp_rn(float x)
 {
     return (float)exp((double)x);
 }
 
-static inline float log_rn(float x)
+static inline double rsqrt_f64(double x)
 {
-    return (float)log((double)x);
+    return 1 / sqrt(x);
 }
 
-#define UN_FLOAT(SZ, CT, LD, ST, EXPF, LOGF, SQRTF, FABSF)                                                      \
+#define UN_FLOAT(SZ, CT, LD, ST, EXPF, LOGF, SQRTF, RSQRTF, FABSF)                                              \
     switch (op) {                                                                                               \
     case PLD_K_EXP: RUN2(SZ, SZ, CT, LD, ST, EXPF(x)); break;                                                   \
     case PLD_K_LOG: RUN2(SZ, SZ, CT, LD, ST, LOGF(x)); break;                                                   \
     case PLD_K_SQRT: RUN2(SZ, SZ, CT, LD, ST, SQRTF(x)); break;                                                 \
-    case PLD_K_RSQRT: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / SQRTF(x)); break;                                        \
+    case PLD_K_RSQRT: RUN2(SZ, SZ, CT, LD, ST, RSQRTF(x)); break;                                               \
     case PLD_K_ABS: RUN2(SZ, SZ, CT, LD, ST, FABSF(x)); break;                                                  \
     case PLD_K_NEG: RUN2(SZ, SZ, CT, LD, ST, -x); break;                                                        \
     case PLD_K_RECIP: RUN2(SZ, SZ, CT, LD, ST, (CT)1 / x); break;                                               \
@@ -473,10 +474,10 @@ static inline float log_rn(float x)
 static void un_run(pld_unop_k_t op, kcls_t c, kit_t *it)
 {
     switch (c) {
-    case K_F32: UN_FLOAT(4, float, ld_f32, st_f32, exp_rn, log_rn, sqrtf, fabsf) break;
-    case K_F16: UN_FLOAT(2, float, ld_f16, st_f16, exp_rn, log_rn, sqrtf, fabsf) break;
-    case K_BF16: UN_FLOAT(2, float, ld_bf16, st_bf16, exp_rn, log_rn, sqrtf, fabsf) break;
-    case K_F64: UN_FLOAT(8, double, ld_f64, st_f64, exp, log, sqrt, fabs) break;
+    case K_F32: UN_FLOAT(4, float, ld_f32, st_f32, exp_rn, pld_kfn_log, sqrtf, pld_kfn_rsqrt, fabsf) break;
+    case K_F16: UN_FLOAT(2, float, ld_f16, st_f16, exp_rn, pld_kfn_log, sqrtf, pld_kfn_rsqrt, fabsf) break;
+    case K_BF16: UN_FLOAT(2, float, ld_bf16, st_bf16, exp_rn, pld_kfn_log, sqrtf, pld_kfn_rsqrt, fabsf) break;
+    case K_F64: UN_FLOAT(8, double, ld_f64, st_f64, exp, log, sqrt, rsqrt_f64, fabs) break;
     case K_BOOL:
     case K_U8: UN_UINT(1, uint8_t, uint32_t, ld_u8, st_w8) break;
     case K_U16: UN_UINT(2, uint16_t, uint32_t, ld_u16, st_w16) break;

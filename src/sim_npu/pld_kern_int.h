@@ -16,6 +16,7 @@
 #define PLD_KERN_INT_H
 
 #include "pld_kern.h"
+#include "pld_kern_fn.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -191,7 +192,7 @@ static inline void kit_next(kit_t *it)
 /* ---- shared helpers (pld_kern.c unless noted) ---------------------------------- */
 
 /* Rounding modes of the generic IEEE rounding core. */
-enum { RM_NE, RM_ZERO, RM_DOWN, RM_UP, RM_ODD };
+enum { RM_NE = PLD_KFN_RM_NE, RM_ZERO = PLD_KFN_RM_ZERO, RM_DOWN = PLD_KFN_RM_DOWN, RM_UP = PLD_KFN_RM_UP, RM_ODD = PLD_KFN_RM_ODD };
 
 /* Writes the message into err (when not NULL) and returns PLD_E_RUNTIME. */
 #if defined(__GNUC__)

@@ -151,6 +151,29 @@ static void row8_f32(pld_redop_k_t op, const float *restrict p, int64_t rs, int6
     }
 }
 
+/* The same eight accumulators s[] continued over n more elements of each row
+ * (row r's at p[r * rs], p[r * rs + 1], ...): the FP16 / BF16 rows, widened
+ * to FP32 a chunk at a time. */
+#define ROW8C_LD(r) float s##r = s[r];
+#define ROW8C(COMB)                                                                                             \
+    {                                                                                                           \
+        ROW8C_LD(0) ROW8C_LD(1) ROW8C_LD(2) ROW8C_LD(3) ROW8C_LD(4) ROW8C_LD(5) ROW8C_LD(6) ROW8C_LD(7)         \
+        for (int64_t j = 0; j < n; j++) {                                                                       \
+            ROW8_UP(0, COMB) ROW8_UP(1, COMB) ROW8_UP(2, COMB) ROW8_UP(3, COMB)                                 \
+            ROW8_UP(4, COMB) ROW8_UP(5, COMB) ROW8_UP(6, COMB) ROW8_UP(7, COMB)                                 \
+        }                                                                                                       \
+        s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;                 \
+    }
+static void row8_cont(pld_redop_k_t op, const float *restrict p, int64_t rs, int64_t n, float *restrict s)
+{
+    switch (op) {
+    case PLD_K_RSUM: ROW8C(C_SUM) break;
+    case PLD_K_RMAX: ROW8C(C_FMAX) break;
+    case PLD_K_RMIN: ROW8C(C_FMIN) break;
+    default: ROW8C(C_MUL) break;
+    }
+}
+
 /* Max / min of one packed FP32 row of n >= 16 elements: sixteen lanes (lane
  * l takes elements l, l + 16, ...), folded in lane order, then the tail.
  * Without NaNs the result does not depend on the order (FMAX_IEEE and
@@ -223,9 +246,156 @@ KINLINE int f32_ok(const void *p, int64_t stride)
     return ((uintptr_t)p & 3) == 0 && stride % 4 == 0;
 }
 
+/* ---- FP16 / BF16 and integer fast paths: the same steps in the same order ------ */
+
+#define RCH 256 /* FP16 / BF16 elements widened to FP32 at a time */
+
+KINLINE int u16_ok(const void *p, int64_t stride)
+{
+    return ((uintptr_t)p & 1) == 0 && stride % 2 == 0;
+}
+
+/* n FP16 (bf = 0) or BF16 (bf = 1) elements widened to FP32 (exact; the
+ * branch-free conversions of pld_half.h vectorise) */
+static void widen16(int bf, const uint16_t *restrict p, float *restrict o, int64_t n)
+{
+    if (bf)
+        for (int64_t j = 0; j < n; j++)
+            o[j] = pld_bf16_to_f32(p[j]);
+    else
+        for (int64_t j = 0; j < n; j++)
+            o[j] = pld_f16_to_f32(p[j]);
+}
+
+/* Eight packed FP16 / BF16 rows (rs elements apart) reduced at once in FP32,
+ * as RED_ROW does (the accumulator a float, each row left to right, no
+ * rounding before the store): ROW8 over chunks widened to FP32. */
+static void row8_16(pld_redop_k_t op, int bf, const uint16_t *restrict p, int64_t rs, int64_t ncol, float *restrict res)
+{
+    float buf[8 * RCH];
+    for (int r = 0; r < 8; r++)
+        res[r] = bf ? pld_bf16_to_f32(p[r * rs]) : pld_f16_to_f32(p[r * rs]);
+    for (int64_t j0 = 1; j0 < ncol; j0 += RCH) {
+        const int64_t n = ncol - j0 < RCH ? ncol - j0 : RCH;
+        for (int r = 0; r < 8; r++)
+            widen16(bf, p + r * rs + j0, buf + r * RCH, n);
+        row8_cont(op, buf, RCH, n, res);
+    }
+}
+
+/* Packed integer rows of classes of at most 32 bits (unaligned too: the
+ * loads are memcpy): the low 32 bits of
+ * RED_ROW's 64-bit sum or product are the 32-bit wrapping sum or product of
+ * the low bits, and max / min compare the same values in 32 bits, so a
+ * 32-bit accumulator gives the stored bits; integer steps do not depend on
+ * the order, so the compiler reduces in lanes. */
+#define IROW(LD, SZ, AT, COMB)                                                                                  \
+    {                                                                                                           \
+        AT acc = (AT)LD(ar);                                                                                    \
+        for (int64_t j = 1; j < ncol; j++)                                                                      \
+            acc = COMB(acc, (AT)LD(ar + j * (SZ)));                                                             \
+        return (uint32_t)acc;                                                                                   \
+    }
+#define IROW_OPS(LD, SZ, MT)                                                                                    \
+    switch (op) {                                                                                               \
+    case PLD_K_RSUM: IROW(LD, SZ, uint32_t, C_SUM)                                                              \
+    case PLD_K_RMAX: IROW(LD, SZ, MT, C_IMAX)                                                                   \
+    case PLD_K_RMIN: IROW(LD, SZ, MT, C_IMIN)                                                                   \
+    default: IROW(LD, SZ, uint32_t, C_MUL)                                                                      \
+    }
+static uint32_t row_int(pld_redop_k_t op, kcls_t c, const char *ar, int64_t ncol)
+{
+    switch (c) {
+    case K_BOOL:
+    case K_U8: IROW_OPS(ld_u8, 1, uint32_t)
+    case K_I8: IROW_OPS(ld_i8, 1, int32_t)
+    case K_U16: IROW_OPS(ld_u16, 2, uint32_t)
+    case K_I16: IROW_OPS(ld_i16, 2, int32_t)
+    case K_U32: IROW_OPS(ld_u32, 4, uint32_t)
+    default: IROW_OPS(ld_i32, 4, int32_t)
+    }
+}
+
+/* 1 for the integer classes row_int / col_int take */
+KINLINE int int32_cls(kcls_t c)
+{
+    return c == K_BOOL || c == K_U8 || c == K_I8 || c == K_U16 || c == K_I16 || c == K_U32 || c == K_I32;
+}
+
+/* the low bits of v into an integer element of size sz */
+KINLINE void st_int(char *p, int sz, uint32_t v)
+{
+    if (sz == 1)
+        st_w8(p, v);
+    else if (sz == 2)
+        st_w16(p, v);
+    else
+        st_w32(p, v);
+}
+
+/* Rows of FP16 / BF16 (packed) and of integers of at most 32 bits (packed):
+ * 1 when done here */
+static int red_row_fast(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int64_t sc)
+{
+    const int64_t n_ = it->n;
+    if ((c == K_F16 || c == K_BF16) && sc == 2) {
+        const int bf = c == K_BF16, ext = (op == PLD_K_RMAX || op == PLD_K_RMIN) && ncol >= 16 && ncol <= 4 * RCH;
+        for (int64_t r = 0; r < it->rows; r++) {
+            char *o_ = it->base[0] + it->off[0];
+            const char *a_ = it->base[1] + it->off[1];
+            int64_t i = 0;
+            if (u16_ok(a_, it->s[1])) {
+                if (ext) { /* max / min: the row widened, then the FP32 lanes */
+                    float buf[4 * RCH];
+                    for (; i < n_; i++) {
+                        widen16(bf, (const uint16_t *)(const void *)(a_ + i * it->s[1]), buf, ncol);
+                        const float v = row_ext_f32(op == PLD_K_RMAX, buf, ncol);
+                        bf ? st_bf16(o_ + i * it->s[0], v) : st_f16(o_ + i * it->s[0], v);
+                    }
+                }
+                for (; i + 8 <= n_; i += 8) {
+                    float res[8];
+                    row8_16(op, bf, (const uint16_t *)(const void *)(a_ + i * it->s[1]), it->s[1] / 2, ncol, res);
+                    for (int q = 0; q < 8; q++)
+                        bf ? st_bf16(o_ + (i + q) * it->s[0], res[q]) : st_f16(o_ + (i + q) * it->s[0], res[q]);
+                }
+            }
+            for (; i < n_; i++) {
+                const char *ar_ = a_ + i * it->s[1];
+                float acc = bf ? ld_bf16(ar_) : ld_f16(ar_);
+                for (int64_t c_ = 1; c_ < ncol; c_++) {
+                    const float x = bf ? ld_bf16(ar_ + c_ * sc) : ld_f16(ar_ + c_ * sc);
+                    switch (op) {
+                    case PLD_K_RSUM: acc = C_SUM(acc, x); break;
+                    case PLD_K_RMAX: acc = C_FMAX(acc, x); break;
+                    case PLD_K_RMIN: acc = C_FMIN(acc, x); break;
+                    default: acc = C_MUL(acc, x); break;
+                    }
+                }
+                bf ? st_bf16(o_ + i * it->s[0], acc) : st_f16(o_ + i * it->s[0], acc);
+            }
+            kit_next(it);
+        }
+        return 1;
+    }
+    const int sz = c == K_BOOL || c == K_U8 || c == K_I8 ? 1 : c == K_U16 || c == K_I16 ? 2 : 4;
+    if (!int32_cls(c) || sc != sz)
+        return 0;
+    for (int64_t r = 0; r < it->rows; r++) {
+        char *o_ = it->base[0] + it->off[0];
+        const char *a_ = it->base[1] + it->off[1];
+        for (int64_t i = 0; i < n_; i++)
+            st_int(o_ + i * it->s[0], sz, row_int(op, c, a_ + i * it->s[1], ncol));
+        kit_next(it);
+    }
+    return 1;
+}
+
 static void red_row_run(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int64_t sc)
 {
     const int64_t n_ = it->n;
+    if (red_row_fast(op, c, it, ncol, sc))
+        return;
     if (c == K_F32 && sc == 4) {
         /* packed FP32 rows: max / min in lanes, sums and products eight rows at
          * a time; the rest (and unaligned rows) one by one */
@@ -265,9 +435,116 @@ static void red_row_run(pld_redop_k_t op, kcls_t c, kit_t *it, int64_t ncol, int
     RED_DISPATCH(RED_ROW, C_SUM, C_MUL, C_SUM, C_MUL)
 }
 
+/* One FP16 / BF16 column step over n columns widened to FP32: RED_COL's
+ * (a sum or product rounded to the dtype after every step, max / min in
+ * FP32: exact on values of the dtype) */
+static void col_step_16(pld_redop_k_t op, int bf, float *restrict acc, const float *restrict x, int64_t n)
+{
+    if (op == PLD_K_RMAX || op == PLD_K_RMIN)
+        col_step_f32(op, acc, x, n);
+    else if (op == PLD_K_RSUM && bf)
+        for (int64_t j = 0; j < n; j++)
+            acc[j] = C_SUMB16(acc[j], x[j]);
+    else if (op == PLD_K_RSUM)
+        for (int64_t j = 0; j < n; j++)
+            acc[j] = C_SUM16(acc[j], x[j]);
+    else if (bf)
+        for (int64_t j = 0; j < n; j++)
+            acc[j] = C_MULB16(acc[j], x[j]);
+    else
+        for (int64_t j = 0; j < n; j++)
+            acc[j] = C_MUL16(acc[j], x[j]);
+}
+
+/* One integer column step over n columns of class c (at most 32 bits; the
+ * loads memcpy): the low 32 bits of RED_COL's 64-bit steps (row_int) */
+#define ICOL(LD, SZ, MT)                                                                                        \
+    switch (op) {                                                                                               \
+    case PLD_K_RSUM: for (int64_t j = 0; j < n; j++) acc[j] = acc[j] + (uint32_t)LD(x + j * (SZ)); break;       \
+    case PLD_K_RMAX:                                                                                            \
+        for (int64_t j = 0; j < n; j++) {                                                                       \
+            const MT v = (MT)LD(x + j * (SZ)), a = (MT)acc[j];                                                  \
+            acc[j] = (uint32_t)(v > a ? v : a);                                                                 \
+        }                                                                                                       \
+        break;                                                                                                  \
+    case PLD_K_RMIN:                                                                                            \
+        for (int64_t j = 0; j < n; j++) {                                                                       \
+            const MT v = (MT)LD(x + j * (SZ)), a = (MT)acc[j];                                                  \
+            acc[j] = (uint32_t)(v < a ? v : a);                                                                 \
+        }                                                                                                       \
+        break;                                                                                                  \
+    default: for (int64_t j = 0; j < n; j++) acc[j] = acc[j] * (uint32_t)LD(x + j * (SZ)); break;               \
+    }
+static void col_step_int(pld_redop_k_t op, kcls_t c, uint32_t *restrict acc, const char *x, int64_t n)
+{
+    switch (c) {
+    case K_BOOL:
+    case K_U8: ICOL(ld_u8, 1, uint32_t) break;
+    case K_I8: ICOL(ld_i8, 1, int32_t) break;
+    case K_U16: ICOL(ld_u16, 2, uint32_t) break;
+    case K_I16: ICOL(ld_i16, 2, int32_t) break;
+    case K_U32: ICOL(ld_u32, 4, uint32_t) break;
+    default: ICOL(ld_i32, 4, int32_t) break;
+    }
+}
+
+/* the first row of n integer columns into acc (signed classes sign-extended) */
+static void col_first_int(kcls_t c, uint32_t *restrict acc, const char *x, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        switch (c) {
+        case K_BOOL:
+        case K_U8: acc[j] = ld_u8(x + j); break;
+        case K_I8: acc[j] = (uint32_t)ld_i8(x + j); break;
+        case K_U16: acc[j] = ld_u16(x + j * 2); break;
+        case K_I16: acc[j] = (uint32_t)ld_i16(x + j * 2); break;
+        default: acc[j] = ld_u32(x + j * 4); break;
+        }
+}
+
+/* Columns of FP16 / BF16 (packed, aligned) and of integers of at most 32
+ * bits (packed): each row's step over KCH columns at a time, rows top to
+ * bottom as RED_COL; 1 when done here */
+static int red_col_fast(pld_redop_k_t op, kcls_t c, const char *abase, int64_t nrow, int64_t ncol, int64_t sr,
+                        int64_t sc, char *obase, int64_t so)
+{
+    if ((c == K_F16 || c == K_BF16) && sc == 2 && u16_ok(abase, sr)) {
+        const int bf = c == K_BF16;
+        float acc[KCH], x[KCH];
+        for (int64_t c0 = 0; c0 < ncol; c0 += KCH) {
+            const int64_t cn = ncol - c0 < KCH ? ncol - c0 : KCH;
+            const uint16_t *a0 = (const uint16_t *)(const void *)abase + c0;
+            widen16(bf, a0, acc, cn);
+            for (int64_t r = 1; r < nrow; r++) {
+                widen16(bf, a0 + r * (sr / 2), x, cn);
+                col_step_16(op, bf, acc, x, cn);
+            }
+            for (int64_t j = 0; j < cn; j++)
+                bf ? st_bf16(obase + (c0 + j) * so, acc[j]) : st_f16(obase + (c0 + j) * so, acc[j]);
+        }
+        return 1;
+    }
+    const int sz = c == K_BOOL || c == K_U8 || c == K_I8 ? 1 : c == K_U16 || c == K_I16 ? 2 : 4;
+    if (!int32_cls(c) || sc != sz)
+        return 0;
+    uint32_t acc[KCH];
+    for (int64_t c0 = 0; c0 < ncol; c0 += KCH) {
+        const int64_t cn = ncol - c0 < KCH ? ncol - c0 : KCH;
+        const char *a0 = abase + c0 * sz;
+        col_first_int(c, acc, a0, cn);
+        for (int64_t r = 1; r < nrow; r++)
+            col_step_int(op, c, acc, a0 + r * sr, cn);
+        for (int64_t j = 0; j < cn; j++)
+            st_int(obase + (c0 + j) * so, sz, acc[j]);
+    }
+    return 1;
+}
+
 static void red_col_run(pld_redop_k_t op, kcls_t c, const char *abase, int64_t nrow, int64_t ncol, int64_t sr,
                         int64_t sc, char *obase, int64_t so)
 {
+    if (red_col_fast(op, c, abase, nrow, ncol, sr, sc, obase, so))
+        return;
     if (c == K_F32 && sc == 4 && f32_ok(abase, sr)) {
         /* packed FP32 columns: each row's step vectorised over KCH columns */
         float acc[KCH];

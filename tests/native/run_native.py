@@ -108,6 +108,12 @@
             (unfused: 4 and 12), kernel `views` with 3 copies (unfused 20);
             fuse_view_err.pld: a slice's window error and a capacity error
             inside such a chain at sim's places, in sim's order.
+  fuse_cast fuse_cast.pld (pl.tile.cast between FP32, FP16, BF16 and INT32 in
+            every rounding mode, log and rsqrt, inside fused chains, on FP32
+            specials and random bit patterns, ties, saturation, FP16 <-> BF16)
+            byte-identical on sim and native; the C native dumps calls the
+            library for no cast and no unary op in kernel `casts` (every one
+            fused; before: 40 library calls).
   layout    layout.pld (assemble in a loop, transpose, valid shapes and
             padding, slice, reshape, extract, concat, mask gathers) gives sim's
             bytes; layout_err.pld stops with sim's located message for each op
@@ -137,7 +143,7 @@ import pld_mpitest as T  # noqa: E402  (require_programs)
 
 UNITS_PROG = '../../programs/tutorial/collectives_handrolled.pld'  # 5 kernels
 PARTS = ('numerics', 'errors', 'load', 'control', 'ext', 'system', 'cache', 'cachedir', 'cachekey', 'clang', 'boundary',
-         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn', 'units', 'fuse')
+         'layout', 'mm', 'memory', 'tensor', 'tlayout', 'tdyn', 'units', 'fuse', 'fuse_cast')
 # the files the parts run (tests/native/)
 FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_small.pld', 'bad_cc.sh', 'oob.pld',
                                                    'ub_overflow.pld'), 'control': ('control.pld', 'spin.pld'),
@@ -146,6 +152,7 @@ FILES = {'numerics': ('numerics.pld',), 'errors': ('unsupported.pld', 'numerics_
          'load': ('scope_refused.pld', 'scope_ok.pld'), 'cache': ('numerics_small.pld',), 'cachedir': ('numerics_small.pld', 'bad_cc.sh'),
          'cachekey': ('numerics_small.pld', 'two_kernels.pld'), 'clang': ('numerics.pld',), 'boundary': ('boundary.pld', 'boundary_err.pld'),
          'layout': ('layout.pld', 'layout_err.pld'), 'fuse': ('fuse.pld', 'fuse_err.pld', 'fuse_view.pld', 'fuse_view_err.pld'),
+         'fuse_cast': ('fuse_cast.pld',),
          'mm': ('mm.pld', 'mm_f32.pld'), 'memory': ('tensor_loop.pld',), 'tensor': ('tensor_views.pld',),
          'tlayout': ('tensor_layout.pld',), 'units': (UNITS_PROG,), 'tdyn': ('tensor_dyn.pld', 'tensor_dyn_err.pld', 'tensor_dyn_layout.pld', 'elem_subscript.pld', 'tensor_dyn_create.pld', 'tensor_index.pld', 'tensor_dyn_views.pld', 'tensor_dyn_more.pld', 'tensor_dyn_gather.pld', 'scope_dyn.pld', 'dyn_unbound_arg.pld',
                   'dyn_unbound.pld', 'tensor_row_assign.pld')}
@@ -692,6 +699,33 @@ def fuse_view(args, work, env, n):
                  % (v, msgs['sim'], msgs['native']))
     print('ok: fuse: fuse_view_err.pld, sim\'s errors at sim\'s places')
 
+def fuse_cast(args, work, env):
+    """casts (every rounding mode), log and rsqrt fused into element-wise loops: sim's bytes, no library call left for
+    them in the generated C"""
+    rng = random.Random(11)
+    words = [a for a in SPECIAL_F32 for _ in SPECIAL_F32]
+    words += [rng.getrandbits(32) for _ in range(16 * 32 - len(words))]
+    npy_f32_bits(os.path.join(work, 'p.npy'), (16, 32), words)
+    ins = ['--in', 'x=random:1', '--in', 'p=' + os.path.join(work, 'p.npy'), '--in', 'h=random:3', '--in', 'iv=random:5']
+    outs = ['oq', 'ot', 'ohn', 'ohf', 'oho', 'obc', 'obt', 'ohb', 'obh', 'oif', 'oih', 'oib', 'olg', 'oln', 'olb']
+    same_on_sim_and_native(args, work, env, 'fuse_cast.pld', ins, outs)
+    print('ok: fuse_cast: %d outputs byte-identical on sim and native' % len(outs))
+    dump = os.path.join(work, 'dump')
+    o = ins + ['--backend-options', 'dump=' + dump]
+    for x in outs:
+        o += ['--out', '%s=%s' % (x, os.path.join(work, 'd_%s.npy' % x))]
+    rc, out = run(args, 'fuse_cast.pld', 'native', o, env)
+    expect(rc, out, 0, [], 'fuse_cast.pld on native with dump=DIR')
+    src = open(os.path.join(dump, 'casts.c')).read()
+    lib = re.findall(r'PC_K\([0-9]+, (cast|unary),', src)
+    if lib:
+        fail('kernel casts: %d library calls (cast / unary) in the generated C, want 0 (every cast, log and rsqrt '
+             'fused)' % len(lib))
+    if 'pld_kfn_f64_round_bits(' not in src or 'pld_kfn_f2i32(' not in src or 'pld_kfn_log(' not in src:
+        fail('kernel casts: the fused loops do not call the shared per-element functions of pld_kern_fn.h')
+    print('ok: fuse_cast: kernel casts calls the library for no cast, log or rsqrt (%d element-wise loops)'
+          % kernel_shape(os.path.join(dump, 'casts.c'))[0])
+
 
 def mm(args, work, env):
     """mm.pld: pl.tile.cast in every rounding mode, BF16 matmul / matmul_acc (init_cond in a loop) /
@@ -1060,7 +1094,8 @@ def main():
         {'numerics': numerics, 'errors': errors, 'load': load, 'control': control, 'ext': ext, 'system': system,
          'cache': cache, 'cachedir': cachedir, 'cachekey': cachekey, 'clang': clang, 'boundary': boundary,
          'layout': layout, 'mm': mm, 'memory': memory, 'tensor': tensor,
-     'tlayout': tlayout, 'tdyn': tdyn, 'units': units, 'fuse': fuse}[args.what](args, work, env)
+     'tlayout': tlayout, 'tdyn': tdyn, 'units': units, 'fuse': fuse,
+     'fuse_cast': fuse_cast}[args.what](args, work, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -612,6 +612,8 @@ static CU_TestInfo kern_tests[] = {
     {"test_kern_layout_gm_family", test_kern_layout_gm_family},
     {"test_kern_matmul_blocked", test_kern_matmul_blocked},
     {"test_kern_reduce_vec", test_kern_reduce_vec},
+    {"test_kern_reduce_vec16", test_kern_reduce_vec16},
+    {"test_kern_reduce_vec_int", test_kern_reduce_vec_int},
     CU_TEST_INFO_NULL,
 };
 

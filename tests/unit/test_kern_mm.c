@@ -231,3 +231,164 @@ void test_kern_reduce_vec(void)
     pld_kern_simd_force_base(0);
     CU_ASSERT_EQUAL(bad, 0);
 }
+
+/* ---- FP16 / BF16 and integer reductions (issue 44) ------------------------------------ */
+
+/* row or column reduction op of an [r, c] FP16 / BF16 view against the plain
+ * loops of RED_ROW (an FP32 accumulator, left to right, one rounding at the
+ * store) and RED_COL (a sum or product rounded to the dtype after every
+ * step, top to bottom) */
+static int red16_case(pld_redop_k_t op, pld_dtype_t dt, int row, int64_t r, int64_t c, int64_t sr, int64_t sc)
+{
+    uint16_t *a = calloc((size_t)(r * sr + c * sc + 1), 2);
+    const int64_t no = row ? r : c;
+    uint16_t *o = calloc((size_t)no, 2);
+    for (int64_t i = 0; i < r; i++)
+        for (int64_t j = 0; j < c; j++) {
+            uint32_t bits = rnd_bits(dt, (rng() % 4) == 0);
+            if ((bits == 0x7e01u || bits == 0x7fc1u) && (rng() & 1))
+                bits |= 0x8006u; /* a second NaN payload: the first NaN wins max / min */
+            a[i * sr + j * sc] = (uint16_t)bits;
+        }
+    pld_view_t va = vs2(a, dt, r, c, sr, sc), vo = row ? vs2(o, dt, r, 1, 1, 1) : vs2(o, dt, 1, c, c, 1);
+    char err[ERRN];
+    int bad = pld_k_reduce(op, row ? PLD_K_RED_ROW : 0, &vo, &va, err, sizeof err) != PLD_OK;
+    const int bf = dt == PLD_DT_BF16;
+    for (int64_t q = 0; q < no && !bad; q++) {
+        const int64_t len = row ? c : r, st = row ? sc : sr;
+        const uint16_t *p = a + (row ? q * sr : q * sc);
+        float s = get_f(dt, p, 0);
+        uint16_t nanb = p[0]; /* max / min: the bits of the NaN that wins (quiet inputs come back unchanged) */
+        for (int64_t k = 1; k < len; k++) {
+            const float x = get_f(dt, p, k * st);
+            if (isnan(x) && !isnan(s))
+                nanb = p[k * st];
+            if (op == PLD_K_RSUM || op == PLD_K_RPROD) {
+                s = op == PLD_K_RSUM ? s + x : s * x;
+                if (!row) /* the column step rounds to the dtype */
+                    s = isnan(s) ? s : (float)(bf ? decbf((uint16_t)bits_of(dt, s)) : dec16((uint16_t)bits_of(dt, s)));
+            } else {
+                s = ref_max(s, x, op == PLD_K_RMAX);
+            }
+        }
+        const uint16_t want = isnan(s) ? nanb : (uint16_t)bits_of(dt, s);
+        const int ok = (op == PLD_K_RSUM || op == PLD_K_RPROD) && isnan(s) ? bits_nan(dt, o[q]) : want == o[q];
+        if (!ok && bad++ < 1)
+            fprintf(stderr, "%s %s reduce %d [%lld,%lld] strides (%lld,%lld): %lld got 0x%x want 0x%x\n", bf ? "bf16" : "fp16",
+                    row ? "row" : "col", (int)op, (long long)r, (long long)c, (long long)sr, (long long)sc, (long long)q,
+                    o[q], want);
+    }
+    free(a), free(o);
+    return bad;
+}
+
+void test_kern_reduce_vec16(void)
+{
+    static const pld_redop_k_t ops[4] = {PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN, PLD_K_RPROD};
+    static const int64_t big[] = {1, 17, 65, 130, 1100}; /* 1100: max / min past the widened-row limit (1024) */
+    int bad = 0;
+    for (int set = 0; set < 2; set++) {
+        pld_kern_simd_force_base(set);
+        for (int d = 0; d < 2; d++)
+            for (int oi = 0; oi < 4; oi++)
+                for (int ri = 0; ri < NELEM(sizes); ri++)
+                    for (int ci = 0; ci < NELEM(big); ci++) {
+                        const pld_dtype_t dt = d ? PLD_DT_BF16 : PLD_DT_FP16;
+                        const int64_t r = sizes[ri], c = big[ci];
+                        for (int row = 0; row < 2; row++) {
+                            bad += red16_case(ops[oi], dt, row, r, c, c, 1);
+                            bad += red16_case(ops[oi], dt, row, r, c, 2 * c + 5, 2); /* strided */
+                            bad += red16_case(ops[oi], dt, row, r, c, 1, r);         /* column-major */
+                        }
+                    }
+    }
+    pld_kern_simd_force_base(0);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* element i of an integer buffer of dt, sign- or zero-extended */
+static int64_t get_int(pld_dtype_t dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case PLD_DT_INT8: return ((const int8_t *)p)[i];
+    case PLD_DT_UINT8: return ((const uint8_t *)p)[i];
+    case PLD_DT_INT16: return ((const int16_t *)p)[i];
+    case PLD_DT_UINT16: return ((const uint16_t *)p)[i];
+    case PLD_DT_UINT32: return ((const uint32_t *)p)[i];
+    default: return ((const int32_t *)p)[i];
+    }
+}
+
+/* row or column reduction op of an [r, c] integer view (at most 32 bits; a
+ * misaligned base when mis) against RED_ROW / RED_COL's 64-bit steps */
+static int redint_case(pld_redop_k_t op, pld_dtype_t dt, int row, int64_t r, int64_t c, int64_t sr, int64_t sc, int mis)
+{
+    const int sz = pld_dtype_storage_bytes(dt);
+    const int sgn = dt == PLD_DT_INT8 || dt == PLD_DT_INT16 || dt == PLD_DT_INT32;
+    char *buf = calloc((size_t)(r * sr + c * sc + 2) * (size_t)sz, 1);
+    char *a = buf + mis;
+    const int64_t no = row ? r : c;
+    char *o = calloc((size_t)no, (size_t)sz);
+    for (int64_t i = 0; i < r; i++)
+        for (int64_t j = 0; j < c; j++) {
+            uint32_t v = (uint32_t)rng();
+            if (op == PLD_K_RPROD && (rng() % 4)) /* products of small odd and even values, not always 0 */
+                v = (uint32_t)(rng() % 7) - 3u;
+            memcpy(a + (i * sr + j * sc) * sz, &v, (size_t)sz);
+        }
+    pld_view_t va = vs2(a, dt, r, c, sr, sc), vo = row ? vs2(o, dt, r, 1, 1, 1) : vs2(o, dt, 1, c, c, 1);
+    char err[ERRN];
+    int bad = pld_k_reduce(op, row ? PLD_K_RED_ROW : 0, &vo, &va, err, sizeof err) != PLD_OK;
+    for (int64_t q = 0; q < no && !bad; q++) {
+        const int64_t len = row ? c : r, st = row ? sc : sr;
+        char tmp[8];
+        uint64_t s = 0;
+        for (int64_t k = 0; k < len; k++) {
+            memcpy(tmp, a + ((row ? q * sr : q * sc) + k * st) * sz, (size_t)sz);
+            const int64_t x = get_int(dt, tmp, 0);
+            if (k == 0)
+                s = (uint64_t)x;
+            else if (op == PLD_K_RSUM)
+                s += (uint64_t)x;
+            else if (op == PLD_K_RPROD)
+                s *= (uint64_t)x;
+            else if (sgn)
+                s = (op == PLD_K_RMAX ? x > (int64_t)s : x < (int64_t)s) ? (uint64_t)x : s;
+            else
+                s = (op == PLD_K_RMAX ? (uint64_t)x > s : (uint64_t)x < s) ? (uint64_t)x : s;
+        }
+        uint64_t got = 0, want = 0;
+        memcpy(&got, o + q * sz, (size_t)sz);
+        memcpy(&want, &s, (size_t)sz); /* the low bits (little-endian) */
+        if (got != want && bad++ < 1)
+            fprintf(stderr, "%s %s reduce %d [%lld,%lld] strides (%lld,%lld)%s: %lld got 0x%llx want 0x%llx\n",
+                    pld_dtype_name(dt), row ? "row" : "col", (int)op, (long long)r, (long long)c, (long long)sr,
+                    (long long)sc, mis ? " misaligned" : "", (long long)q, (unsigned long long)got, (unsigned long long)want);
+    }
+    free(buf), free(o);
+    return bad;
+}
+
+void test_kern_reduce_vec_int(void)
+{
+    static const pld_redop_k_t ops[4] = {PLD_K_RSUM, PLD_K_RMAX, PLD_K_RMIN, PLD_K_RPROD};
+    static const pld_dtype_t dts[] = {PLD_DT_INT8, PLD_DT_UINT8, PLD_DT_INT16, PLD_DT_UINT16, PLD_DT_INT32, PLD_DT_UINT32};
+    int bad = 0;
+    for (int set = 0; set < 2; set++) {
+        pld_kern_simd_force_base(set);
+        for (int d = 0; d < NELEM(dts); d++)
+            for (int oi = 0; oi < 4; oi++)
+                for (int ri = 0; ri < NELEM(sizes); ri++)
+                    for (int ci = 0; ci < NELEM(sizes); ci++) {
+                        const int64_t r = sizes[ri], c = sizes[ci];
+                        for (int row = 0; row < 2; row++) {
+                            bad += redint_case(ops[oi], dts[d], row, r, c, c, 1, 0);
+                            bad += redint_case(ops[oi], dts[d], row, r, c, c, 1, dts[d] == PLD_DT_INT32);
+                            bad += redint_case(ops[oi], dts[d], row, r, c, 2 * c + 5, 2, 0); /* strided */
+                            bad += redint_case(ops[oi], dts[d], row, r, c, 1, r, 0);         /* column-major */
+                        }
+                    }
+    }
+    pld_kern_simd_force_base(0);
+    CU_ASSERT_EQUAL(bad, 0);
+}

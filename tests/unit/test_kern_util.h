@@ -58,6 +58,8 @@ void test_kern_dtype_errors(void);
 /* test_kern_mm.c: the blocked matmul and the row / column reductions against reference loops */
 void test_kern_matmul_blocked(void);
 void test_kern_reduce_vec(void);
+void test_kern_reduce_vec16(void);
+void test_kern_reduce_vec_int(void);
 /* test_kern_layout.c: layout, valid shapes, gathers / scatters, sorts, the GM family */
 void test_kern_layout_valid(void);
 void test_kern_layout_fillpad(void);
