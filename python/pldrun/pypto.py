@@ -498,4 +498,4 @@ def pytest_report_header(config):
 
 
 # PyPTO's PTOTestCase harness (tests/st/runtime): its TestRunner.run is replaced when the tests start.
-from .pypto_harness import pytest_runtestloop  # noqa: E402, F401
+from .pypto_harness import pytest_collection_finish, pytest_runtestloop  # noqa: E402, F401
