@@ -30,6 +30,7 @@ import contextlib
 import importlib.util
 import logging
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -79,22 +80,25 @@ def _arguments(pairs, params, name):
     return [next(it_s) if p['kind'] == 'scalar' else next(it_t) for p in params]
 
 
-def _build(h, runner, tc, platform):
-    """(work_dir, is_temp, None) of the case's build with a captured program, or (.., .., RunResult) when the
-    harness's compile failed."""
-    key = h._cache_key(tc, platform, runner.config.memory_planner)
-    fut = h._compile_futures.get(key)
-    if fut is not None:   # the --precompile-workers pipeline compiled it
-        try:
-            art = fut.result()
-        except Exception as exc:  # noqa: BLE001 (reported as the harness reports it)
-            return None, False, h.RunResult(passed=False, test_name=tc.get_name(), execution_time=0.0,
-                                            error='compile task crashed: %s\n%s' % (exc, traceback.format_exc()))
-        if _fresh(os.path.join(str(art.work_dir), plugin.PROGRAM_FILE)):
-            return art.work_dir, False, None   # its error, if any, came after ir.compile (kernel files, assembly)
-        return None, False, h.RunResult(passed=False, test_name=tc.get_name(), execution_time=0.0,
-                                        error='Pre-compilation failed: %s' % art.error)
-    work_dir, temp = h._inline_work_dir(runner.config, tc.get_name(), platform)
+def _precompiled(h, runner, tc, platform):
+    """(work_dir, None) of the case's build by the --precompile-workers pipeline when its program was captured
+    in this session; (None, RunResult) when the pipeline failed before; (None, None) without the pipeline."""
+    fut = h._compile_futures.get(h._cache_key(tc, platform, runner.config.memory_planner))
+    if fut is None:
+        return None, None
+    try:
+        art = fut.result()
+    except Exception as exc:  # noqa: BLE001 (reported as the harness reports it)
+        return None, h.RunResult(passed=False, test_name=tc.get_name(), execution_time=0.0,
+                                 error='compile task crashed: %s\n%s' % (exc, traceback.format_exc()))
+    if _fresh(os.path.join(str(art.work_dir), plugin.PROGRAM_FILE)):
+        return art.work_dir, None   # its error, if any, came after ir.compile (kernel files, assembly)
+    return None, h.RunResult(passed=False, test_name=tc.get_name(), execution_time=0.0,
+                             error='Pre-compilation failed: %s' % art.error)
+
+
+def _compile(h, runner, tc, work_dir):
+    """The harness's inline compile (as _run_inline calls compile_program)."""
     backend_type = tc.get_backend_type()
     h.set_backend_type(backend_type)
     program = tc.get_program()
@@ -106,7 +110,6 @@ def _build(h, runner, tc, platform):
                       analyze_auto_scopes_for_deps=runner.config.analyze_auto_scopes_for_deps,
                       memory_planner=h._resolve_case_memory_planner(tc, runner.config.memory_planner),
                       enable_pypto_l0c_double_buffer=tc.get_enable_pypto_l0c_double_buffer())
-    return work_dir, temp, None
 
 
 def _run(h, runner, tc):
@@ -117,9 +120,12 @@ def _run(h, runner, tc):
         h._last_device['value'] = runner.config.device_id   # the conftest's [DEVICE] line
     work_dir, temp = None, False
     try:
-        work_dir, temp, failed = _build(h, runner, tc, platform)
+        work_dir, failed = _precompiled(h, runner, tc, platform)
         if failed is not None:
             return failed
+        if work_dir is None:
+            work_dir, temp = h._inline_work_dir(runner.config, name, platform)
+            _compile(h, runner, tc, work_dir)
         h._write_golden_for_test_case(tc, _path(work_dir, 'golden.py'))
         if runner.config.codegen_only or h._pipeline_ctx.get('codegen_only'):
             return h.RunResult(passed=True, test_name=name, execution_time=time.time() - start)
@@ -144,7 +150,6 @@ def _run(h, runner, tc):
                            error='%s: %s\n%s' % (type(e).__name__, e, traceback.format_exc()))
     finally:
         if temp and work_dir is not None and os.path.isdir(str(work_dir)):
-            import shutil  # noqa: PLC0415
             shutil.rmtree(str(work_dir), ignore_errors=True)
 
 

@@ -604,6 +604,7 @@ HARNESS = {
     'harness/core/test_runner.py': '''
 import ctypes
 import os
+import shutil
 import tempfile
 import traceback
 from dataclasses import dataclass
@@ -730,6 +731,8 @@ class TestRunner:
             raise RuntimeError("stand-in harness: simpler is not installed")
         except Exception as e:
             return RunResult(False, test_case.get_name(), "%s: %s\\n%s" % (type(e).__name__, e, traceback.format_exc()))
+        finally:
+            shutil.rmtree(work_dir, ignore_errors=True)
 ''',
 }
 
@@ -815,6 +818,19 @@ def test_expect_fail_harness_pldrun(test_runner):
     assert result.passed, "Test failed: %%s" %% result.error
 
 
+class NoProgram(Axpy):
+    def get_program(self):
+        return None
+
+
+def test_expect_fail_harness_no_program(test_runner):
+    """An inline compile that fails: the harness's message, and its temporary work directory removed."""
+    import glob, tempfile
+    result = test_runner.run(NoProgram(name="axpy_none"))
+    assert not glob.glob(os.path.join(tempfile.gettempdir(), "pypto_test_axpy_none_*"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
 def test_harness_precompiled(test_runner, tmp_path):
     """The --precompile-workers pipeline's build (its compile failed at the kernel files, after ir.compile):
     run from its work_dir."""
@@ -872,4 +888,6 @@ def test_harness_on_standin(tmp_path):
     assert 'error: pl.tile.load reads past the end of dimension 0: offset 8 + extent 16 > size 16' in msg, msg
     outcome, msg = res['test_expect_fail_harness_precompile_error']
     assert outcome == 'failure' and 'Pre-compilation failed: ValueError: the pass pipeline rejected it' in msg, msg
-    assert len(res) == 6 and p.returncode == 1
+    outcome, msg = res['test_expect_fail_harness_no_program']
+    assert outcome == 'failure' and 'Test failed: ValueError: Test case axpy_none must implement get_program()' in msg, msg
+    assert len(res) == 7 and p.returncode == 1
