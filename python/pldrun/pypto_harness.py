@@ -80,6 +80,17 @@ def _arguments(pairs, params, name):
     return [next(it_s) if p['kind'] == 'scalar' else next(it_t) for p in params]
 
 
+def _check_outputs(pairs, params, outputs, name):
+    """Every tensor the test validates must be one pldrun writes back: an Out or InOut parameter."""
+    names = [n for n, v in pairs if hasattr(v, 'shape')]
+    t_params = [p for p in params if p['kind'] != 'scalar']
+    for n, p in zip(names, t_params):
+        if n in outputs and p['dir'] == 'in':
+            plugin._unsupported('test case %s validates tensor %r, which the program\'s entry takes as parameter %r '
+                                'declared pl.Tensor (an input), not pl.Out or pl.InOut: pldrun writes back only Out '
+                                'and InOut parameters' % (name, n, p['name']))
+
+
 def _precompiled(h, runner, tc, platform):
     """(work_dir, None) of the case's build by the --precompile-workers pipeline when its program was captured
     in this session; (None, RunResult) when the pipeline failed before; (None, None) without the pipeline."""
@@ -136,6 +147,7 @@ def _run(h, runner, tc):
             text = f.read()
         sig = plugin._signature(text, None, plugin.sub_workers(text), name)
         args = _arguments(pairs, sig['params'], name)
+        _check_outputs(pairs, sig['params'], set(getattr(golden, '__outputs__', [])), name)
         plugin.run_call(text, args, 1, path=prog, platform=plugin._platform(platform), where=name)
         values = dict(pairs)
         h._save_data_files({n: values[n] for n in getattr(golden, '__outputs__', [])},

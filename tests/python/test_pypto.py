@@ -818,6 +818,19 @@ def test_expect_fail_harness_pldrun(test_runner):
     assert result.passed, "Test failed: %%s" %% result.error
 
 
+class PlainOut(Axpy):
+    """The entry declares `out` pl.Tensor (an input) and the test validates it."""
+    def get_program(self):
+        head, sep, tail = TEXT.rpartition("out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]")
+        return Program("HarnessAxpy", (head + "out: pl.Tensor[[16, 16], pl.FP32]" + tail).replace("ROW", "0"),
+                       PARAMS, returns=1, distributed=False)
+
+
+def test_expect_fail_harness_plain_output(test_runner):
+    result = test_runner.run(PlainOut(name="axpy_plain"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
 class NoProgram(Axpy):
     def get_program(self):
         return None
@@ -890,4 +903,7 @@ def test_harness_on_standin(tmp_path):
     assert outcome == 'failure' and 'Pre-compilation failed: ValueError: the pass pipeline rejected it' in msg, msg
     outcome, msg = res['test_expect_fail_harness_no_program']
     assert outcome == 'failure' and 'Test failed: ValueError: Test case axpy_none must implement get_program()' in msg, msg
-    assert len(res) == 7 and p.returncode == 1
+    outcome, msg = res['test_expect_fail_harness_plain_output']
+    assert outcome == 'failure' and ("Test failed: pldrun.pypto: test case axpy_plain validates tensor 'out', which the "
+                                     "program's entry takes as parameter 'out' declared pl.Tensor (an input)") in msg, msg
+    assert len(res) == 8 and p.returncode == 1
