@@ -30,6 +30,7 @@ import contextlib
 import importlib.util
 import logging
 import os
+import re
 import shutil
 import sys
 import time
@@ -40,7 +41,7 @@ import pytest
 
 from . import pypto as plugin
 
-__all__ = ['HARNESS_MODULES', 'NEEDED', 'patch']
+__all__ = ['HARNESS_MODULES', 'NEEDED', 'external_kernels', 'patch']
 
 # The module names PyPTO's tests/st/conftest.py imports its harness by (tests/st is put on sys.path).
 HARNESS_MODULES = ('harness.core.test_runner',)
@@ -78,6 +79,12 @@ def _arguments(pairs, params, name):
                            len(s_params), ', '.join(p['name'] for p in params)))
     it_t, it_s = iter(tensors), iter(scalars)
     return [next(it_s) if p['kind'] == 'scalar' else next(it_t) for p in params]
+
+
+def external_kernels(text):
+    """Names of the functions `text` declares with external_source= (hand-written C++ kernels, printed with an
+    empty body)."""
+    return [m.group(2) for m in plugin._DECO.finditer(text) if re.search(r'\bexternal_source\s*=', m.group(1))]
 
 
 def _check_outputs(pairs, params, outputs, name):
@@ -145,6 +152,10 @@ def _run(h, runner, tc):
         prog = os.path.join(str(work_dir), plugin.PROGRAM_FILE)
         with open(prog) as f:
             text = f.read()
+        ext = external_kernels(text)
+        if ext:
+            plugin._unsupported('test case %s calls %s, a hand-written C++ kernel (external_source=...): pldrun '
+                                'runs the printed program, where its body is empty' % (name, ', '.join(ext)))
         sig = plugin._signature(text, None, plugin.sub_workers(text), name)
         args = _arguments(pairs, sig['params'], name)
         _check_outputs(pairs, sig['params'], set(getattr(golden, '__outputs__', [])), name)

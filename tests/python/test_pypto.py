@@ -831,6 +831,18 @@ def test_expect_fail_harness_plain_output(test_runner):
     assert result.passed, "Test failed: %%s" %% result.error
 
 
+class External(Axpy):
+    """The kernel is a hand-written C++ one (external_source=...): printed with an empty body."""
+    def get_program(self):
+        text = TEXT.replace("role=pl.Role.SubWorker)", 'role=pl.Role.SubWorker, external_source="k/axpy.cpp")', 1)
+        return Program("HarnessAxpy", text.replace("ROW", "0"), PARAMS, returns=1, distributed=False)
+
+
+def test_expect_fail_harness_external(test_runner):
+    result = test_runner.run(External(name="axpy_ext"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
 class NoProgram(Axpy):
     def get_program(self):
         return None
@@ -906,4 +918,7 @@ def test_harness_on_standin(tmp_path):
     outcome, msg = res['test_expect_fail_harness_plain_output']
     assert outcome == 'failure' and ("Test failed: pldrun.pypto: test case axpy_plain validates tensor 'out', which the "
                                      "program's entry takes as parameter 'out' declared pl.Tensor (an input)") in msg, msg
-    assert len(res) == 8 and p.returncode == 1
+    outcome, msg = res['test_expect_fail_harness_external']
+    assert outcome == 'failure' and ('Test failed: pldrun.pypto: test case axpy_ext calls kernel, a hand-written C++ '
+                                     'kernel (external_source=...)') in msg, msg
+    assert len(res) == 9 and p.returncode == 1
