@@ -39,8 +39,6 @@ import types
 
 import pytest
 
-from . import pypto as plugin
-
 __all__ = ['HARNESS_MODULES', 'NEEDED', 'external_kernels', 'patch']
 
 # The module names PyPTO's tests/st/conftest.py imports its harness by (tests/st is put on sys.path).
@@ -78,7 +76,23 @@ def _arguments(pairs, params, name):
                         % (name, len(tensors), len(scalars), ', '.join(n for n, _ in pairs), len(t_params),
                            len(s_params), ', '.join(p['name'] for p in params)))
     it_t, it_s = iter(tensors), iter(scalars)
-    return [next(it_s) if p['kind'] == 'scalar' else next(it_t) for p in params]
+    return [next(it_s) if p['kind'] == 'scalar' else _same_bits(next(it_t), p) for p in params]
+
+
+_UNSIGNED = {'UINT16': 'uint16', 'UINT32': 'uint32', 'UINT64': 'uint64'}
+
+
+def _same_bits(value, param):
+    """PyPTO's harness gives a UINT16/32/64 tensor as torch's signed dtype of that width (torch has no such
+    unsigned dtype: the same bits): such a tensor goes to pldrun as a numpy view of the parameter's unsigned
+    dtype on the same memory (an Out tensor filled in place fills the caller's tensor)."""
+    u = _UNSIGNED.get(param.get('dtype'))
+    if u is None or not hasattr(value, 'numpy'):
+        return value
+    arr = (value.detach() if hasattr(value, 'detach') else value).numpy()
+    if arr.dtype.kind == 'i' and arr.dtype.itemsize == arr.dtype.type(0).view(u).itemsize:
+        return arr.view(u)
+    return value
 
 
 def external_kernels(text):
@@ -272,3 +286,8 @@ def pytest_runtestloop(session):
         h = sys.modules.get(name)
         if h is not None and hasattr(h, 'TestRunner'):
             patch(h)
+
+
+# Last: pldrun.pypto imports this module's hooks at its end, and this module uses pldrun.pypto (either may be
+# imported first).
+from . import pypto as plugin  # noqa: E402

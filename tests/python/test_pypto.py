@@ -766,6 +766,23 @@ class HarnessAxpy:
         return out
 '''
 
+# A UINT32 copy in the same form: PyPTO's harness gives UINT32 tensors as torch.int32 (the same bits).
+HARNESS_U32 = '''# pypto.program: HarnessCopyU32
+import pypto.language as pl
+
+@pl.program
+class HarnessCopyU32:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def kernel(a: pl.Tensor[[16, 16], pl.UINT32], out: pl.Out[pl.Tensor[[16, 16], pl.UINT32]]) -> pl.Tensor[[16, 16], pl.UINT32]:
+        t: pl.Tile[[16, 16], pl.UINT32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        out: pl.Tensor[[16, 16], pl.UINT32] = pl.tile.store(t, [0, 0], out)
+        return out
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def orchestrator(self, a: pl.Tensor[[16, 16], pl.UINT32], out: pl.Out[pl.Tensor[[16, 16], pl.UINT32]]) -> pl.Tensor[[16, 16], pl.UINT32]:
+        out: pl.Tensor[[16, 16], pl.UINT32] = self.kernel(a, out)
+        return out
+'''
+
 HARNESS_TESTS = '''
 import os
 from concurrent.futures import Future
@@ -776,6 +793,7 @@ from harness.core import test_runner as h
 from pypto.ir.program import Program
 
 TEXT = %(text)r
+U32 = %(u32)r
 A = np.arange(256, dtype=np.float32).reshape(16, 16) / 64 - 1
 B = np.linspace(-2, 2, 256, dtype=np.float32).reshape(16, 16)
 PARAMS = [("a", "in", [16, 16], "float32"), ("k", "scalar", None, "float"), ("b", "in", [16, 16], "float32"),
@@ -816,6 +834,26 @@ def test_expect_fail_harness_golden(test_runner):
 def test_expect_fail_harness_pldrun(test_runner):
     result = test_runner.run(Axpy(row=8, name="axpy_oob"))   # rows 8..23 of a [16, 16] tensor
     assert result.passed, "Test failed: %%s" %% result.error
+
+
+class CopyU32(h.PTOTestCase):
+    """UINT32 tensors given as int32 (negative values: the high bit set), as PyPTO's harness gives them."""
+    def __init__(self):
+        super().__init__()
+        a = (np.arange(256, dtype=np.int64).reshape(16, 16) * 16777259 - 2 ** 31).astype(np.int32)
+        self.tensor_specs = [("a", a, False), ("out", np.zeros((16, 16), np.int32), True)]
+    def get_name(self):
+        return "copy_u32"
+    def get_program(self):
+        return Program("HarnessCopyU32", U32, [("a", "in", [16, 16], "int32"), ("out", "out", [16, 16], "int32")],
+                       returns=1, distributed=False)
+    def compute_expected(self, tensors, params=None):
+        tensors["out"].numpy()[...] = tensors["a"].numpy()
+
+
+def test_harness_uint32(test_runner):
+    result = test_runner.run(CopyU32())
+    assert result.passed, result.error
 
 
 class PlainOut(Axpy):
@@ -890,7 +928,7 @@ def test_harness_on_standin(tmp_path):
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         (work / rel).write_text(src.lstrip('\n'))
     (work / 'conftest.py').write_text(HARNESS_CONFTEST)
-    (work / 'test_harness_like.py').write_text(HARNESS_TESTS % {'text': HARNESS_PROGRAM})
+    (work / 'test_harness_like.py').write_text(HARNESS_TESTS % {'text': HARNESS_PROGRAM, 'u32': HARNESS_U32})
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(work), str(lib), os.path.join(REPO, 'python')]))
     xml = tmp_path / 'junit.xml'
     cmd = [sys.executable, '-m', 'pytest', '-p', 'pldrun.pypto', '-p', 'no:cacheprovider', '-q', '-rA',
@@ -904,7 +942,7 @@ def test_harness_on_standin(tmp_path):
         for child in case:
             if child.tag in ('failure', 'error', 'skipped'):
                 res[case.get('name')] = (child.tag, (child.get('message') or '') + '\n' + (child.text or ''))
-    for name in ('test_harness_pass', 'test_harness_tolerance', 'test_harness_precompiled'):
+    for name in ('test_harness_pass', 'test_harness_tolerance', 'test_harness_precompiled', 'test_harness_uint32'):
         assert res[name][0] == 'passed', (name, res[name])
     outcome, msg = res['test_expect_fail_harness_golden']
     assert outcome == 'failure' and 'Test failed: golden validation failed (rtol=1e-05, atol=1e-05)' in msg, msg
@@ -921,4 +959,4 @@ def test_harness_on_standin(tmp_path):
     outcome, msg = res['test_expect_fail_harness_external']
     assert outcome == 'failure' and ('Test failed: pldrun.pypto: test case axpy_ext calls kernel, a hand-written C++ '
                                      'kernel (external_source=...)') in msg, msg
-    assert len(res) == 9 and p.returncode == 1
+    assert len(res) == 10 and p.returncode == 1
