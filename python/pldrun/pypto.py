@@ -623,3 +623,7 @@ def pytest_unconfigure(config):
 def pytest_report_header(config):
     del config
     return 'pldrun.pypto: PyPTO runs on %s (backend %s)' % (state.exe, state.backend)
+
+
+# PyPTO's PTOTestCase harness (tests/st/runtime): its TestRunner.run is replaced when the tests start.
+from .pypto_harness import pytest_collection_finish, pytest_runtestloop  # noqa: E402, F401

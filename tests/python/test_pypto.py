@@ -829,3 +829,373 @@ def test_sub_workers_of_printed_forms():
             assert sub_workers(text) == [], name
     assert sub_workers(program('programs/tutorial/hello_rank.pld', subworker=True)) == ['verify']
     assert sub_workers(program('tests/python/subworker/host_sub.pld')) == ['prep', 'check', 'stats']
+
+
+# ---------------------------------------------------------------- PyPTO's PTOTestCase harness (pypto_harness.py)
+# A stand-in of PyPTO's tests/st/harness (names and call paths of e2d0f78 only, none of its code):
+# TestRunner.run takes a pre-compiled build from _compile_futures or compiles inline (_run_inline:
+# compile_program, then "No kernels generated" without kernels/*.cpp, as under the plugin's codegen), the
+# golden (_write_golden_for_test_case: data/in, data/out, golden.py with generate_inputs and the tolerances),
+# and the validation of data/actual against data/out at the test's rtol/atol (_validate_after_device_run).
+HARNESS = {
+    'harness/__init__.py': '',
+    'harness/core/__init__.py': '',
+    'harness/core/test_runner.py': '''
+import ctypes
+import os
+import shutil
+import tempfile
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+_compile_futures = {}
+_pipeline_ctx = {}
+_last_device = {"value": None}
+
+@dataclass
+class RunConfig:
+    platform: str = "a2a3sim"
+    device_id: int = 0
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    memory_planner: object = None
+    dump_passes: bool = False
+    analyze_auto_scopes_for_deps: bool = False
+    codegen_only: bool = False
+
+@dataclass
+class RunResult:
+    passed: bool
+    test_name: str
+    error: str = None
+    execution_time: float = 0.0
+
+@dataclass
+class CompileArtifact:
+    work_dir: str
+    resolved_platform: str
+    error: str = None
+
+class PTOTestCase:
+    """get_name(), get_program() (a pypto.ir.program.Program), tensor_specs [(name, array or None, is_output)],
+    scalar_specs [(name, value)], compute_expected(tensors), config."""
+    def __init__(self, config=None):
+        self.config = config or RunConfig()
+    scalar_specs = ()
+    def get_platform(self):
+        return None
+    def get_backend_type(self):
+        return "Ascend910B"
+    def get_strategy(self):
+        return "Default"
+    def get_enable_pypto_l0c_double_buffer(self):
+        return None
+
+def set_backend_type(backend_type):
+    pass
+
+def _resolve_platform(config_platform, test_case=None):
+    return (test_case.get_platform() if test_case is not None else None) or config_platform
+
+def _resolve_case_memory_planner(test_case, session_memory_planner):
+    return session_memory_planner
+
+def _cache_key(tc, resolved_platform=None, session_memory_planner=None):
+    return "%s@%s@default" % (tc.get_name(), resolved_platform)
+
+def _inline_work_dir(config, test_name, resolved_platform):
+    return tempfile.mkdtemp(prefix="pypto_test_%s_" % test_name), True
+
+def compile_program(program, work_dir, *, strategy, backend_type, **kwargs):
+    from pypto import ir
+    ir.compile(program, output_dir=str(work_dir), strategy=strategy, backend_type=backend_type)
+
+def _save_data_files(data_files, data_dir):
+    os.makedirs(data_dir, exist_ok=True)
+    for name, t in data_files.items():
+        np.save(os.path.join(data_dir, name + ".npy"), np.asarray(t.numpy()))
+
+def _write_golden_for_test_case(test_case, output_path):
+    import torch
+    data = os.path.join(os.path.dirname(str(output_path)), "data")
+    tensors = {n: torch.from_numpy(np.ascontiguousarray(a)) for n, a, _ in test_case.tensor_specs}
+    _save_data_files(tensors, os.path.join(data, "in"))
+    test_case.compute_expected(tensors)
+    _save_data_files({n: tensors[n] for n, _, o in test_case.tensor_specs if o}, os.path.join(data, "out"))
+    lines = ["import ctypes, os", "import numpy as np", "import torch",
+             "_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'in')",
+             "__outputs__ = %r" % [n for n, _, o in test_case.tensor_specs if o],
+             "RTOL = %r" % test_case.config.rtol, "ATOL = %r" % test_case.config.atol,
+             "def generate_inputs(params):",
+             "    pairs = [(n, torch.from_numpy(np.load(os.path.join(_DATA, n + '.npy')))) for n in %r]"
+             % [n for n, _, _ in test_case.tensor_specs],
+             "    return pairs + [(n, ctypes.c_float(v)) for n, v in %r]" % (list(test_case.scalar_specs),)]
+    with open(str(output_path), "w") as f:
+        f.write("\\n".join(lines) + "\\n")
+
+def _validate_after_device_run(tc, work_dir, execution_time):
+    data = os.path.join(str(work_dir), "data")
+    for n, _, o in tc.tensor_specs:
+        if o:
+            got, want = (np.load(os.path.join(data, d, n + ".npy")) for d in ("actual", "out"))
+            if not np.allclose(got, want, rtol=tc.config.rtol, atol=tc.config.atol):
+                return RunResult(False, tc.get_name(), "golden validation failed (rtol=%s, atol=%s):\\nOutput %r "
+                                 "does not match golden: %s vs %s" % (tc.config.rtol, tc.config.atol, n,
+                                                                     got.ravel()[:3], want.ravel()[:3]), execution_time)
+    return RunResult(True, tc.get_name(), None, execution_time)
+
+class TestRunner:
+    __test__ = False
+    def __init__(self, config=None):
+        self.config = config or RunConfig()
+    def run(self, test_case):
+        platform = _resolve_platform(self.config.platform, test_case)
+        cfut = _compile_futures.get(_cache_key(test_case, platform, self.config.memory_planner))
+        if cfut is not None:
+            artifact = cfut.result()
+            if artifact.error is not None:
+                return RunResult(False, test_case.get_name(), "Pre-compilation failed: %s" % artifact.error)
+            raise RuntimeError("stand-in harness: simpler is not installed")
+        return self._run_inline(test_case, platform)
+    def _run_inline(self, test_case, resolved_platform):
+        work_dir, _ = _inline_work_dir(self.config, test_case.get_name(), resolved_platform)
+        try:
+            compile_program(test_case.get_program(), work_dir, strategy=test_case.get_strategy(),
+                            backend_type=test_case.get_backend_type())
+            kernels = os.path.join(work_dir, "kernels")
+            if not os.path.isdir(kernels) or not any(f.endswith(".cpp") for f in os.listdir(kernels)):
+                raise ValueError("No kernels generated for %s" % test_case.get_name())
+            raise RuntimeError("stand-in harness: simpler is not installed")
+        except Exception as e:
+            return RunResult(False, test_case.get_name(), "%s: %s\\n%s" % (type(e).__name__, e, traceback.format_exc()))
+        finally:
+            shutil.rmtree(work_dir, ignore_errors=True)
+''',
+}
+
+HARNESS_CONFTEST = '''
+import pytest
+from harness.core.test_runner import RunConfig, TestRunner
+
+@pytest.fixture(scope="session")
+def test_runner():
+    return TestRunner(RunConfig(platform="a2a3sim"))
+'''
+
+# One printed program in PyPTO's form (as as_python() prints a @pl.program with an InCore kernel and an
+# Orchestration entry): out = (a + b) * k, with the scalar k between the tensors.
+HARNESS_PROGRAM = '''# pypto.program: HarnessAxpy
+import pypto.language as pl
+
+@pl.program
+class HarnessAxpy:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def kernel(a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]], k: pl.Scalar[pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        ta: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [ROW, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        tb: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(b, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        s: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(ta, tb)
+        m: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.muls(s, k)
+        out: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(m, [0, 0], out)
+        return out
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def orchestrator(self, a: pl.Tensor[[16, 16], pl.FP32], k: pl.Scalar[pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        out: pl.Tensor[[16, 16], pl.FP32] = self.kernel(a, b, out, k)
+        return out
+'''
+
+# A UINT32 copy in the same form: PyPTO's harness gives UINT32 tensors as torch.int32 (the same bits).
+HARNESS_U32 = '''# pypto.program: HarnessCopyU32
+import pypto.language as pl
+
+@pl.program
+class HarnessCopyU32:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def kernel(a: pl.Tensor[[16, 16], pl.UINT32], out: pl.Out[pl.Tensor[[16, 16], pl.UINT32]]) -> pl.Tensor[[16, 16], pl.UINT32]:
+        t: pl.Tile[[16, 16], pl.UINT32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)
+        out: pl.Tensor[[16, 16], pl.UINT32] = pl.tile.store(t, [0, 0], out)
+        return out
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def orchestrator(self, a: pl.Tensor[[16, 16], pl.UINT32], out: pl.Out[pl.Tensor[[16, 16], pl.UINT32]]) -> pl.Tensor[[16, 16], pl.UINT32]:
+        out: pl.Tensor[[16, 16], pl.UINT32] = self.kernel(a, out)
+        return out
+'''
+
+HARNESS_TESTS = '''
+import os
+from concurrent.futures import Future
+
+import numpy as np
+import pytest
+from harness.core import test_runner as h
+from pypto.ir.program import Program
+
+TEXT = %(text)r
+U32 = %(u32)r
+A = np.arange(256, dtype=np.float32).reshape(16, 16) / 64 - 1
+B = np.linspace(-2, 2, 256, dtype=np.float32).reshape(16, 16)
+PARAMS = [("a", "in", [16, 16], "float32"), ("k", "scalar", None, "float"), ("b", "in", [16, 16], "float32"),
+          ("out", "out", [16, 16], "float32")]
+
+
+class Axpy(h.PTOTestCase):
+    def __init__(self, config=None, row=0, off=0.0, name="axpy"):
+        super().__init__(config)
+        self.row, self.off, self.name = row, off, name
+        self.tensor_specs = [("a", A, False), ("b", B, False), ("out", np.zeros((16, 16), np.float32), True)]
+        self.scalar_specs = [("k", 1.5)]
+    def get_name(self):
+        return self.name
+    def get_program(self):
+        return Program("HarnessAxpy", TEXT.replace("ROW", str(self.row)), PARAMS, returns=1, distributed=False)
+    def compute_expected(self, tensors, params=None):
+        out = tensors["out"].numpy()   # numpy ops: the same with the stand-in torch
+        out[...] = (tensors["a"].numpy() + tensors["b"].numpy()) * np.float32(1.5) + np.float32(self.off)
+
+
+def test_harness_pass(test_runner):
+    result = test_runner.run(Axpy())
+    assert result.passed, result.error
+
+
+def test_harness_tolerance(test_runner):
+    """The golden is off by 1e-3: within this test's atol=1e-2, the harness passes it."""
+    result = test_runner.run(Axpy(h.RunConfig(rtol=0.0, atol=1e-2), off=1e-3, name="axpy_tol"))
+    assert result.passed, result.error
+
+
+def test_expect_fail_harness_golden(test_runner):
+    result = test_runner.run(Axpy(off=1e-3, name="axpy_off"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
+def test_expect_fail_harness_pldrun(test_runner):
+    result = test_runner.run(Axpy(row=8, name="axpy_oob"))   # rows 8..23 of a [16, 16] tensor
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
+class CopyU32(h.PTOTestCase):
+    """UINT32 tensors given as int32 (negative values: the high bit set), as PyPTO's harness gives them."""
+    def __init__(self):
+        super().__init__()
+        a = (np.arange(256, dtype=np.int64).reshape(16, 16) * 16777259 - 2 ** 31).astype(np.int32)
+        self.tensor_specs = [("a", a, False), ("out", np.zeros((16, 16), np.int32), True)]
+    def get_name(self):
+        return "copy_u32"
+    def get_program(self):
+        return Program("HarnessCopyU32", U32, [("a", "in", [16, 16], "int32"), ("out", "out", [16, 16], "int32")],
+                       returns=1, distributed=False)
+    def compute_expected(self, tensors, params=None):
+        tensors["out"].numpy()[...] = tensors["a"].numpy()
+
+
+def test_harness_uint32(test_runner):
+    result = test_runner.run(CopyU32())
+    assert result.passed, result.error
+
+
+class PlainOut(Axpy):
+    """The entry declares `out` pl.Tensor (an input) and the test validates it."""
+    def get_program(self):
+        head, sep, tail = TEXT.rpartition("out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]")
+        return Program("HarnessAxpy", (head + "out: pl.Tensor[[16, 16], pl.FP32]" + tail).replace("ROW", "0"),
+                       PARAMS, returns=1, distributed=False)
+
+
+def test_expect_fail_harness_plain_output(test_runner):
+    result = test_runner.run(PlainOut(name="axpy_plain"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
+class External(Axpy):
+    """The kernel is a hand-written C++ one (external_source=...): printed with an empty body."""
+    def get_program(self):
+        text = TEXT.replace("role=pl.Role.SubWorker)", 'role=pl.Role.SubWorker, external_source="k/axpy.cpp")', 1)
+        return Program("HarnessAxpy", text.replace("ROW", "0"), PARAMS, returns=1, distributed=False)
+
+
+def test_expect_fail_harness_external(test_runner):
+    result = test_runner.run(External(name="axpy_ext"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
+class NoProgram(Axpy):
+    def get_program(self):
+        return None
+
+
+def test_expect_fail_harness_no_program(test_runner):
+    """An inline compile that fails: the harness's message, and its temporary work directory removed."""
+    import glob, tempfile
+    result = test_runner.run(NoProgram(name="axpy_none"))
+    assert not glob.glob(os.path.join(tempfile.gettempdir(), "pypto_test_axpy_none_*"))
+    assert result.passed, "Test failed: %%s" %% result.error
+
+
+def test_harness_precompiled(test_runner, tmp_path):
+    """The --precompile-workers pipeline's build (its compile failed at the kernel files, after ir.compile):
+    run from its work_dir."""
+    tc = Axpy(name="axpy_pre")
+    h.compile_program(tc.get_program(), str(tmp_path), strategy=None, backend_type=None)
+    fut = Future()
+    fut.set_result(h.CompileArtifact(str(tmp_path), "a2a3sim", "ValueError: No kernels generated for axpy_pre"))
+    h._compile_futures[h._cache_key(tc, "a2a3sim")] = fut
+    result = test_runner.run(tc)
+    assert result.passed, result.error
+    assert os.path.isfile(os.path.join(str(tmp_path), "data", "actual", "out.npy"))
+
+
+def test_expect_fail_harness_precompile_error(test_runner, tmp_path):
+    tc = Axpy(name="axpy_bad")
+    fut = Future()
+    fut.set_result(h.CompileArtifact(str(tmp_path), "a2a3sim", "ValueError: the pass pipeline rejected it"))
+    h._compile_futures[h._cache_key(tc, "a2a3sim")] = fut
+    result = test_runner.run(tc)
+    assert result.passed, "Test failed: %%s" %% result.error
+'''
+
+
+def test_harness_on_standin(tmp_path):
+    """PyPTO's PTOTestCase harness (test_runner.run) runs on pldrun: inline and pre-compiled builds, the
+    harness's golden and the test's tolerance, pldrun's error in the failure, a pipeline compile error."""
+    lib, work = tmp_path / 'lib', tmp_path / 'work'
+    lib.mkdir()
+    work.mkdir()
+    write_standin(str(lib), torch_missing())
+    for rel, src in HARNESS.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(src.lstrip('\n'))
+    (work / 'conftest.py').write_text(HARNESS_CONFTEST)
+    (work / 'test_harness_like.py').write_text(HARNESS_TESTS % {'text': HARNESS_PROGRAM, 'u32': HARNESS_U32})
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(work), str(lib), os.path.join(REPO, 'python')]))
+    xml = tmp_path / 'junit.xml'
+    cmd = [sys.executable, '-m', 'pytest', '-p', 'pldrun.pypto', '-p', 'no:cacheprovider', '-q', '-rA',
+           '--junitxml', str(xml), '--pldrun-timeout', '5', '--pldrun-run-timeout', '120']
+    p = subprocess.run(cmd, cwd=str(work), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=300)
+    print(p.stdout[-6000:])
+    res = {}
+    for case in ET.parse(str(xml)).getroot().iter('testcase'):
+        res[case.get('name')] = ('passed', '')
+        for child in case:
+            if child.tag in ('failure', 'error', 'skipped'):
+                res[case.get('name')] = (child.tag, (child.get('message') or '') + '\n' + (child.text or ''))
+    for name in ('test_harness_pass', 'test_harness_tolerance', 'test_harness_precompiled', 'test_harness_uint32'):
+        assert res[name][0] == 'passed', (name, res[name])
+    outcome, msg = res['test_expect_fail_harness_golden']
+    assert outcome == 'failure' and 'Test failed: golden validation failed (rtol=1e-05, atol=1e-05)' in msg, msg
+    outcome, msg = res['test_expect_fail_harness_pldrun']
+    assert outcome == 'failure' and 'Test failed: RunError: pldrun rejected the program (exit 65)' in msg, msg
+    assert 'error: pl.tile.load reads past the end of dimension 0: offset 8 + extent 16 > size 16' in msg, msg
+    outcome, msg = res['test_expect_fail_harness_precompile_error']
+    assert outcome == 'failure' and 'Pre-compilation failed: ValueError: the pass pipeline rejected it' in msg, msg
+    outcome, msg = res['test_expect_fail_harness_no_program']
+    assert outcome == 'failure' and 'Test failed: ValueError: Test case axpy_none must implement get_program()' in msg, msg
+    outcome, msg = res['test_expect_fail_harness_plain_output']
+    assert outcome == 'failure' and ("Test failed: pldrun.pypto: test case axpy_plain validates tensor 'out', which the "
+                                     "program's entry takes as parameter 'out' declared pl.Tensor (an input)") in msg, msg
+    outcome, msg = res['test_expect_fail_harness_external']
+    assert outcome == 'failure' and ('Test failed: pldrun.pypto: test case axpy_ext calls kernel, a hand-written C++ '
+                                     'kernel (external_source=...)') in msg, msg
+    assert len(res) == 10 and p.returncode == 1
