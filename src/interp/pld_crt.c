@@ -227,9 +227,11 @@ static int rt_load(void *bk, int site, pc_tile *dst, const pc_tensor *src, const
     }
     if (pld_region(b->it, &b->f, e, &t, off, noff, val, dst->rank, clamp, ext, "reads") != PLD_OK)
         return rt_fail(b, site, "");
+    int full = 1; /* the copy covers the whole tile: nothing left to zero */
     for (int j = 0; j < dst->rank; j++)
-        dst->valid[j] = ext[t.rank - dst->rank + j];
-    memset(dst->data, 0, (size_t)pc_numel(dst->shape, dst->rank) * (size_t)pld_dtype_storage_bytes(t.dt));
+        dst->valid[j] = ext[t.rank - dst->rank + j], full &= dst->valid[j] == dst->shape[j];
+    if (!full)
+        memset(dst->data, 0, (size_t)pc_numel(dst->shape, dst->rank) * (size_t)pld_dtype_storage_bytes(t.dt));
     pld_view_t vs, vd;
     pld_region_view(&t, off, ext, dst->rank, &vs);
     tile_view(dst, &vd, 1);

@@ -115,7 +115,8 @@
             library for no cast and no unary op in kernel `casts` (every one
             fused; before: 40 library calls).
   layout    layout.pld (assemble in a loop, transpose, valid shapes and
-            padding, slice, reshape, extract, concat, mask gathers) gives sim's
+            padding, a partial load's padding zero after a full load of its name,
+            slice, reshape, extract, concat, mask gathers) gives sim's
             bytes; layout_err.pld stops with sim's located message for each op
             its n picks (extract, gather_row, reinterpret_view, mrgsort, slice).
 
@@ -545,8 +546,13 @@ def system(args, work, env):
 def layout(args, work, env):
     """layout, valid-shape and gather ops (src/hw_backend/pld_cgen_layout.c): sim's bytes, and sim's located
     message for each error layout_err.pld's n picks"""
-    outs = ['out', 'y']
+    outs = ['out', 'y', 'z']
     same_on_sim_and_native(args, work, env, 'layout.pld', ['--in', 'x=random:5'], outs)
+    z = open(os.path.join(work, 'z_native.npy'), 'rb').read()
+    pad = struct.unpack_from('<128f', z, len(z) - 512)
+    if any(pad[r * 16 + c] != 0.0 for r in range(8) for c in range(16) if r >= 5 or c >= 9):
+        fail('layout.pld: z, a load with valid shape [5, 9] after a full load of the same name, keeps data in its '
+             'padding on native (the tile is not zeroed)')
     print('ok: layout: %d outputs byte-identical on sim and native' % len(outs))
     for n, needle in ((1, 'pl.tile.extract: window [4, 20) of dimension 0'), (2, 'pl.tile.gather_row: the window'),
                       (3, 'an explicit shape needs a fully valid source'), (4, 'block_len 32 is not a positive multiple'),
