@@ -7,7 +7,9 @@ pl.tensor.gather(x, idx, dim=-1) (the DSL's is gather(x, dim, idx)),
 pl.tensor.scatter(x, idx, src, dim=-1), pl.tensor.gather_mask(x, mask_pattern=),
 pl.tensor.scatter_mask(x, dst, mask_pattern=), pl.tensor.mrgsort_format1(x,
 block_len), pl.tensor.mrgsort_format2(a, b, exhausted=), and the pl.tile.*
-spellings of the cross-core pipe ops (pl.tile.tpop_from_aiv, tpush_to_aic).
+spellings of the cross-core pipe ops (pl.tile.tpop_from_aiv, tpush_to_aic),
+and PyPTO's dtype promotion of pl.tensor.add / sub of FP32 with BF16 / FP16
+(printed_forms_mixed.pld: FP32, the narrow operand widened exactly).
 The programs tests/ops/printed_forms.pld and printed_forms_xcore.pld hold them
 in the form PyPTO printed for its tests/st/runtime/ops/test_gather.py,
 test_scatter.py, test_sort.py and cross_core/test_cross_core.py; each output is
@@ -117,7 +119,12 @@ def main():
     sa = [xa[i] + xb[i] for i in range(256)]
     da = [xa[i] - xb[i] for i in range(256)]
     mm = [float(sum(sa[r * 16 + k] * da[k * 16 + c] for k in range(16))) for r in range(16) for c in range(16)]
-    runs_ = [('printed_forms.pld', ins, want),
+    ma = [float(rng.next() % 2000 - 1000) / 64.0 + 1.0 / 4096 for _ in range(1024)]
+    mb = [run_ops.bf16(float(rng.next() % 2000 - 1000) / 3.0) for _ in range(1024)]
+    mc = [run_ops.f16(float(rng.next() % 2000 - 1000) / 7.0) for _ in range(1024)]
+    mixed = ({'a': ([16, 64], 'FP32', ma), 'b': ([16, 64], 'BF16', mb), 'c': ([16, 64], 'FP16', mc)},
+             {'o': [run_ops.f32(ma[i] + mb[i]) for i in range(1024)], 'p': [run_ops.f32(mc[i] - ma[i]) for i in range(1024)]})
+    runs_ = [('printed_forms.pld', ins, want), ('printed_forms_mixed.pld',) + mixed,
              ('printed_forms_xcore.pld', {'a': ([16, 16], 'FP32', xa), 'b': ([16, 16], 'FP32', xb)}, {'output': mm})]
     bad = 0
     nwant = 0
