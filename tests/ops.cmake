@@ -94,6 +94,9 @@ if(PLD_PYTHON3_OPS)
   pld_ops_test(ops_mx ops/run_ops_mx.py ops_mx 120)
   # the GM gather/scatter family (tests/ops/run_ops_gather.py)
   pld_ops_test(ops_gather ops/run_ops_gather.py ops_gather 120 SAMPLE)
+  # PyPTO's printed forms (issue 41, wave 2): pl.tensor.gather/scatter(x, idx[, src], dim=), gather_mask,
+  # scatter_mask, mrgsort_format1/2, pl.tile.tpop_from_aiv / tpush_to_aic, as PyPTO's printer wrote them
+  pld_ops_test(ops_printed_forms ops/run_printed_forms.py ops_printed_forms 60)
   # tile read/write/slice/reshape/assemble, tensor full/reshape, arrays, get_block_num in pl.spmd, the TaskId
   # ops with pl.submit deps=, set_ffts/cacheinvalid (tests/ops/run_ops_basic.py)
   pld_ops_test(ops_basic ops/run_ops_basic.py ops_basic 120 SAMPLE)
@@ -130,6 +133,7 @@ if(PLD_PYTHON3_OPS)
     pld_ops_native_test(ops_native_elem ops/run_elem.py ops_elem 900 SAMPLE)
     pld_ops_native_test(ops_native_layout ops/run_ops_layout.py ops_layout 600 SAMPLE)
     pld_ops_native_test(ops_native_gather ops/run_ops_gather.py ops_gather 600 SAMPLE)
+    pld_ops_native_test(ops_native_printed_forms ops/run_printed_forms.py ops_printed_forms 300)
     pld_ops_native_test(ops_native_basic ops/run_ops_basic.py ops_basic 600 SAMPLE)
     pld_ops_native_test(ops_native_misc ops/run_ops_misc.py ops_misc 600)
     pld_ops_native_test(ops_native_mx ops/run_ops_mx.py ops_mx 600)

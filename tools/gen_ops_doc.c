@@ -223,6 +223,26 @@ static void generate(FILE *f)
         put_target(f, aliases[i].id);
         fputs(" |\n", f);
     }
+    fputs("\n## PyPTO's printed forms\n\n"
+          "The IR op names and argument orders PyPTO's printer writes (and its parser reads back),\n"
+          "where they differ from the DSL's: the op each is a form of, the keyword that selects the\n"
+          "form (— : always) and the parameters its positional arguments bind (| : the last\n"
+          "positional binds that one; — : the op's own order).\n\n"
+          "| spelling | op | when | positionals |\n|---|---|---|---|\n",
+          f);
+    for (int i = 0; pld_op_printed(NULL, i); i++) {
+        const pld_printed_t *pf = pld_op_printed(NULL, i);
+        fprintf(f, "| `%s` | ", pf->name);
+        put_target(f, (int)pf->id);
+        if (pf->kw)
+            fprintf(f, " | `%s=` given | ", pf->kw);
+        else
+            fputs(" | — | ", f);
+        if (!pf->pos)
+            fputs("— |\n", f);
+        for (const char *q = pf->pos; q && *q; q++)
+            fprintf(f, "%s%s%c%s", q == pf->pos ? "`" : "", *q == '|' ? "\\" : "", *q, q[1] ? "" : "` |\n");
+    }
     fputs("\n## Unified names\n\n"
           "DSL names that pick an op from the kinds of their operands. The column is chosen by\n"
           "the first operand (a tile, a Tensor / DistributedTensor, or a scalar) and, for binary\n"

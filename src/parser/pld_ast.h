@@ -491,6 +491,17 @@ int pld_op_unified_kw(const pld_unified_t *u, const char *kw);
  * row_expand* ops (a [M, 1] vector repeated along the rows), 'c' for the
  * col_expand* ops ([1, N]), 0 for any other op. */
 int pld_op_expand_axis(int id);
+/* A printed form of PyPTO (its IR op name and argument order, pld_ops.c):
+ * pld_op_printed(name, 0): the form spelled `name`, or NULL; pld_op_printed(NULL,
+ * i): the i-th form (NULL past the last), for docs/ops.md. pld_op_lookup finds
+ * the names too. */
+typedef struct pld_printed {
+    const char *name;          /* "pl.tensor.gather_mask" */
+    pld_op_id_t id;            /* the op it is a form of */
+    const char *kw;            /* applies only with this keyword given; NULL: always */
+    const char *pos;           /* the parameters of the positionals ("input dst"); NULL: the op's */
+} pld_printed_t;
+const pld_printed_t *pld_op_printed(const char *name, int i);
 /* Closest known op name (canonical, alias or unified) within a small edit
  * distance of `name`, or NULL. */
 const char *pld_op_suggest(const char *name);

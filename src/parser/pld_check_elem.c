@@ -34,6 +34,92 @@ static int bcast(pld_ck_t *ck, ck_call_t *c, const pld_type_t *a, const pld_type
     return 1;
 }
 
+/* A dotted-name expression pl.<a>[.<b>] (arena), NULL when out of memory. */
+static pld_expr_t *pl_name(pld_ck_t *ck, const char *a, const char *b, pld_span_t sp)
+{
+    pld_expr_t *n = pld_arena_alloc(&ck->p->arena, sizeof *n * 3);
+    if (!n) {
+        ck->oom = 1;
+        return NULL;
+    }
+    memset(n, 0, sizeof *n * 3);
+    const char *parts[3] = {"pl", a, b};
+    for (int i = 0; i < (b ? 3 : 2); i++) {
+        n[i].span = sp;
+        n[i].height = i + 1;
+        n[i].op = -1;
+        n[i].slot = -1;
+        n[i].aux = -1;
+        n[i].kind = i ? PLD_EX_ATTR : PLD_EX_NAME;
+        if (i == 0)
+            n[i].u.name = pld_ast_intern_cstr(ck->p, "pl");
+        else {
+            n[i].u.attr.obj = &n[i - 1];
+            n[i].u.attr.attr = pld_ast_intern_cstr(ck->p, parts[i]);
+            n[i].u.attr.attr_span = sp;
+        }
+    }
+    return b ? &n[2] : &n[1];
+}
+
+/* PyPTO's promotion (PromoteDataTypes) of the tensor element-wise binary ops
+ * (add, sub, mul, div, maximum, minimum), where it is an exact widening: an
+ * FP16 or BF16 operand beside an FP32 one becomes pl.tensor.cast(x,
+ * target_type=pl.FP32) in the tree, so every backend runs the cast and the
+ * FP32 op (the kernel library's). 1 when it rewrote, 0 when it does not apply. */
+static int promote_tensor_operand(pld_ck_t *ck, ck_call_t *c)
+{
+    int id = c->info->id;
+    if (id != PLD_OPID_TENSOR_ADD && id != PLD_OPID_TENSOR_SUB && id != PLD_OPID_TENSOR_MUL &&
+        id != PLD_OPID_TENSOR_DIV && id != PLD_OPID_TENSOR_MAXIMUM && id != PLD_OPID_TENSOR_MINIMUM)
+        return 0;
+    const pld_type_t *a = c->types[0], *b = c->types[1];
+    if (a->kind != PLD_TY_TENSOR || b->kind != PLD_TY_TENSOR)
+        return 0;
+    int k = a->dtype == PLD_DT_FP32 ? 1 : 0;
+    pld_dtype_t narrow = c->types[k]->dtype;
+    if (c->types[!k]->dtype != PLD_DT_FP32 || (narrow != PLD_DT_BF16 && narrow != PLD_DT_FP16))
+        return 0;
+    pld_expr_t *e = (pld_expr_t *)c->call, *x = c->args[k]; /* the checker owns the tree (bind_call writes bound) */
+    int ai = -1;
+    for (int i = 0; i < e->u.call.nargs; i++)
+        if (e->u.call.args[i].value == x)
+            ai = i;
+    pld_expr_t *call = pld_arena_alloc(&ck->p->arena, sizeof *call);
+    pld_arg_t *args = pld_arena_alloc(&ck->p->arena, sizeof *args * 2);
+    pld_expr_t *fn = pl_name(ck, "tensor", "cast", x->span), *dt = pl_name(ck, "FP32", NULL, x->span);
+    if (ai < 0 || !call || !args || !fn || !dt) {
+        ck->oom |= !call || !args;
+        return 0;
+    }
+    memset(call, 0, sizeof *call);
+    memset(args, 0, sizeof *args * 2);
+    args[0].value = x;
+    args[1].kw = pld_ast_intern_cstr(ck->p, "target_type");
+    args[1].kw_span = x->span;
+    args[1].value = dt;
+    call->kind = PLD_EX_CALL;
+    call->span = x->span;
+    call->height = x->height + 1 > 3 ? x->height + 1 : 3;
+    call->op = -1;
+    call->slot = -1;
+    call->aux = -1;
+    call->u.call.fn = fn;
+    call->u.call.args = args;
+    call->u.call.nargs = 2;
+    const pld_type_t *t = pld_ck_expr(ck, call);
+    if (!t || t->kind != PLD_TY_TENSOR || t->dtype != PLD_DT_FP32)
+        return 0;
+    e->u.call.args[ai].value = call;
+    c->args[k] = call;
+    c->types[k] = t;
+    if (e->bound)
+        for (int i = 0; i < c->info->nparams; i++)
+            if (e->bound[i] == x)
+                e->bound[i] = call;
+    return 1;
+}
+
 /* Same-dtype element-wise binary op with NumPy-style broadcasting: the
  * broadcast shape, the first operand's valid shape when the ranks agree. */
 const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c)
@@ -41,6 +127,10 @@ const pld_type_t *pld_ck_infer_binary(pld_ck_t *ck, ck_call_t *c)
     const pld_type_t *a = c->types[0], *b = c->types[1];
     if (!a || !b || a->kind == PLD_TY_UNKNOWN || b->kind == PLD_TY_UNKNOWN)
         return a ? a : &pld_type_unknown;
+    if (a->dtype != b->dtype && promote_tensor_operand(ck, c)) {
+        a = c->types[0];
+        b = c->types[1];
+    }
     if (a->dtype != b->dtype) {
         pld_ck_error(ck, c->call->span, "%s operands have different dtypes (%s and %s); convert one with pl.cast first",
                  c->info->name, pld_dtype_name(a->dtype), pld_dtype_name(b->dtype));

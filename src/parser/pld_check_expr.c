@@ -519,6 +519,48 @@ static int check_arg_kind(pld_ck_t *ck, ck_call_t *c, int i)
     return 0;
 }
 
+/* PyPTO's printed form spelled `name` (pld_op_printed), when it applies: its
+ * positional arguments become keywords of the parameters they bind. More
+ * positionals than the form has are left to the op's own signature. */
+static void printed_form(pld_ck_t *ck, pld_expr_t *e, const char *name)
+{
+    const pld_printed_t *pf = pld_op_printed(name, 0);
+    if (!pf || !pf->pos)
+        return;
+    int n = e->u.call.nargs, npos = 0, given = !pf->kw;
+    for (int i = 0; i < n; i++) {
+        const char *kw = e->u.call.args[i].kw;
+        npos += !kw;
+        given |= kw && pf->kw && strcmp(kw, pf->kw) == 0;
+    }
+    char names[PLD_OP_MAX_PARAMS][48];
+    int nn = 0, tail = 0;
+    for (const char *q = pf->pos; *q && nn < PLD_OP_MAX_PARAMS;) {
+        while (*q == ' ')
+            q++;
+        if (*q == '|') {
+            tail = 1;
+            q++;
+        }
+        size_t l = strcspn(q, " ");
+        if (l == 0)
+            break;
+        snprintf(names[nn++], sizeof names[0], "%.*s", (int)l, q);
+        q += l;
+    }
+    if (!given || npos > nn)
+        return;
+    for (int i = 0, k = 0; i < n; i++) {
+        pld_arg_t *a = &e->u.call.args[i];
+        if (a->kw)
+            continue;
+        int slot = tail && k == npos - 1 ? nn - 1 : k;
+        k++;
+        a->kw = pld_ast_intern_cstr(ck->p, names[slot]);
+        a->kw_span = a->value->span;
+    }
+}
+
 /* Binds call arguments to the op's parameters; reports arity/keyword errors. */
 static int bind_call(pld_ck_t *ck, pld_expr_t *e, const pld_op_info_t *info, ck_call_t *c, const pld_type_t **argt)
 {
@@ -805,6 +847,7 @@ static const pld_type_t *check_call(pld_ck_t *ck, pld_expr_t *e)
         if (p >= 0 && p < info->nparams)
             e->u.call.args[i].kw = pld_ast_intern_cstr(ck->p, info->params[p].name);
     }
+    printed_form(ck, e, name);
     if (ck->deferred && id != PLD_OPID_PLD_DEFER_WAIT && id != PLD_OPID_PL_RANGE && id != PLD_OPID_PL_PARALLEL &&
         id != PLD_OPID_PL_UNROLL) {
         pld_diag_t *d = pld_ck_error(ck, e->span, "%s after pld.system.defer_wait: once a waiter scope registers a "

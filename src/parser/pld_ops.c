@@ -252,6 +252,40 @@ const pld_op_info_t *pld_op_info(pld_op_id_t id)
     return &table[id];
 }
 
+/* PyPTO's printed forms: the names of its IR ops that its printer writes and
+ * its parser reads back (python/pypto/ir/op), where they differ from the DSL
+ * names. `kw`: the form applies only when this keyword is given (NULL: always);
+ * `pos`: the parameters the positional arguments bind, space-separated, a
+ * leading '|' on the last name: the last positional binds it (NULL: as the op's
+ * own signature). pl.tensor.gather(x, idx, dim=-1) is the IR op tensor.gather
+ * (args input, index; attribute dim), the DSL's gather(input, dim, index). */
+static const pld_printed_t printed[] = {
+    {"pl.tensor.gather", PLD_OPID_TENSOR_GATHER, "dim", "input index"},
+    {"pl.tensor.scatter", PLD_OPID_TENSOR_SCATTER, "dim", "input index src"},
+    {"pl.tensor.gather_mask", PLD_OPID_TENSOR_GATHER, NULL, "input"},
+    {"pl.tensor.gather_compare", PLD_OPID_TENSOR_GATHER, NULL, "input kvalue"},
+    {"pl.tensor.scatter_mask", PLD_OPID_TENSOR_SCATTER, NULL, "input dst"},
+    {"pl.tensor.mrgsort_format1", PLD_OPID_TENSOR_MRGSORT, NULL, "src0 block_len"},
+    {"pl.tensor.mrgsort_format2", PLD_OPID_TENSOR_MRGSORT, NULL, NULL},
+    {"pl.tile.mrgsort_format1", PLD_OPID_TILE_MRGSORT, NULL, "src0 block_len"},
+    {"pl.tile.mrgsort_format2", PLD_OPID_TILE_MRGSORT, NULL, "src0 src1 src2 src3 |tmp"},
+    {"pl.tile.tpush_to_aiv", PLD_OPID_SYS_TPUSH_TO_AIV, NULL, NULL},
+    {"pl.tile.tpush_to_aic", PLD_OPID_SYS_TPUSH_TO_AIC, NULL, NULL},
+    {"pl.tile.tpop_from_aic", PLD_OPID_SYS_TPOP_FROM_AIC, NULL, NULL},
+    {"pl.tile.tpop_from_aiv", PLD_OPID_SYS_TPOP_FROM_AIV, NULL, NULL},
+};
+
+const pld_printed_t *pld_op_printed(const char *name, int i)
+{
+    int n = (int)(sizeof printed / sizeof printed[0]);
+    if (!name)
+        return i >= 0 && i < n ? &printed[i] : NULL;
+    for (int k = 0; k < n; k++)
+        if (strcmp(printed[k].name, name) == 0)
+            return &printed[k];
+    return NULL;
+}
+
 int pld_op_lookup(const char *name)
 {
     for (int i = 0; i < PLD_OPID__COUNT; i++)
@@ -260,7 +294,8 @@ int pld_op_lookup(const char *name)
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(aliases[i].alias, name) == 0)
             return (int)aliases[i].id;
-    return -1;
+    const pld_printed_t *pf = pld_op_printed(name, 0);
+    return pf ? (int)pf->id : -1;
 }
 
 int pld_op_coll_kind(int id)
