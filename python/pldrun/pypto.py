@@ -214,6 +214,16 @@ def _changed(sent, got, dtype):
     return a.nbytes != b.nbytes or not np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))
 
 
+def refuse_external_kernels(text, where):
+    """A program that calls a hand-written C++ kernel (external_source=, printed with an empty body) is not run:
+    pldrun refuses the call too (exit 65, at the call)."""
+    from .pypto_harness import external_kernels  # noqa: PLC0415 (the two modules import each other)
+    ext = external_kernels(text)
+    if ext:
+        _unsupported('%s calls %s, a hand-written C++ kernel (external_source=...): pldrun runs the printed '
+                     'program, where its body is empty' % (where, ', '.join(ext)))
+
+
 def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program', options=(),
              subworkers=None):
     """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
@@ -222,6 +232,7 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
     a plain pl.Tensor (In) one the program wrote (pl.tensor.assemble into it); `options`: more pldrun
     arguments for this call; `subworkers`: a --subworkers file (the callbacks' stubs). Returns the pldrun
     Result; raises PldrunFailure when pldrun fails."""
+    refuse_external_kernels(text, where)
     subs = sub_workers(text)
     sig = _signature(text, entry, subs, where)
     params = sig['params']

@@ -81,8 +81,9 @@ def _arguments(pairs, params, name):
 
 def external_kernels(text):
     """Names of the functions `text` declares with external_source= (hand-written C++ kernels, printed with an
-    empty body)."""
-    return [m.group(2) for m in plugin._DECO.finditer(text) if re.search(r'\bexternal_source\s*=', m.group(1))]
+    empty body) and calls (self.NAME): pldrun refuses such a call (exit 65)."""
+    return [m.group(2) for m in plugin._DECO.finditer(text) if re.search(r'\bexternal_source\s*=', m.group(1))
+            and re.search(r'\bself\.%s\b' % re.escape(m.group(2)), text)]
 
 
 def _precompiled(h, runner, tc, platform):
@@ -139,10 +140,7 @@ def _run(h, runner, tc):
         prog = os.path.join(str(work_dir), plugin.PROGRAM_FILE)
         with open(prog) as f:
             text = f.read()
-        ext = external_kernels(text)
-        if ext:
-            plugin._unsupported('test case %s calls %s, a hand-written C++ kernel (external_source=...): pldrun '
-                                'runs the printed program, where its body is empty' % (name, ', '.join(ext)))
+        plugin.refuse_external_kernels(text, 'test case %s' % name)
         sig = plugin._signature(text, None, plugin.sub_workers(text), name)
         args = _arguments(pairs, sig['params'], name)
         plugin.run_call(text, args, 1, path=prog, platform=plugin._platform(platform), where=name)

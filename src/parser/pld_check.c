@@ -1067,6 +1067,27 @@ static int builtin_launch(pld_ck_t *ck, pld_expr_t *e, const char *name, int kin
 }
 
 /* self.f(args..., [device=r], [attrs={...}]) */
+/* A call of f, a hand-written C++ kernel (@pl.function(external_source="...")): PyPTO compiles that file as
+ * the kernel and prints the function with its signature only (an empty body), so the printed program does
+ * not carry what it runs; pldrun refuses the call (1) rather than run the empty body. */
+static int external_kernel(pld_ck_t *ck, const pld_expr_t *call, const pld_func_t *f)
+{
+    const pld_expr_t *d = f->deco;
+    for (int i = 0; d && d->kind == PLD_EX_CALL && i < d->u.call.nargs; i++) {
+        const pld_arg_t *a = &d->u.call.args[i];
+        if (!a->kw || strcmp(a->kw, "external_source") != 0 || a->value->kind == PLD_EX_NONE)
+            continue;
+        const char *src = pld_ck_const_str(a->value);
+        pld_diag_t *dd = pld_ck_error(ck, call->span, "pldrun cannot run '%s': it is a hand-written C++ kernel "
+                                                      "(external_source=\"%s\"), and the printed program has its "
+                                                      "signature only (an empty body), not the code it runs",
+                                      f->name, src ? src : "...");
+        pld_diag_note(&ck->p->diags, dd, a->kw_span, "'%s' is declared here", f->name);
+        return 1;
+    }
+    return 0;
+}
+
 const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt)
 {
     const char *name = e->u.call.fn->u.attr.attr;
@@ -1082,6 +1103,8 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         return &pld_type_unknown;
     }
     e->aux = (int32_t)(fi - ck_prog_of(ck)->fns); /* == index in p->funcs */
+    if (external_kernel(ck, e, fi->f))
+        return fi->ret;
     const pld_expr_t *device = NULL;
     const int builtin = pld_check_builtin_kernel(fi->f);
     int npos = 0;
@@ -1176,6 +1199,8 @@ const pld_type_t *pld_ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type
         pld_ck_error(ck, k->span, "%s submits a kernel, but '%s' is %s", what, fi->f->name, fn_kind_word(fi));
         return &pld_type_unknown;
     }
+    if (external_kernel(ck, e, fi->f))
+        return &pld_type_unknown;
     if (ck->ctx == PLD_CTX_KERNEL) {
         pld_ck_error(ck, e->span, "%s can only be used in an orchestration function", what);
         return &pld_type_unknown;
