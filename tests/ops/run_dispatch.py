@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """run_dispatch.py - what PyPTO's tests/st/runtime found pldrun running wrongly around a dispatch (issue 41;
-docs/interpreter.md, "Dispatch predicates" and "Results"), in the printed forms those tests ran, through
-pldrun at one rank without mpirun (CTest `ops_dispatch`, and `ops_native_dispatch` on --backend native, which
-reads PLDRUN_BACKEND).
+docs/interpreter.md, "Dispatch predicates, read-back inputs and external kernels"), in the printed forms
+those tests ran, through pldrun at one rank without mpirun (one case at two ranks too) (CTest
+`ops_dispatch`, and `ops_native_dispatch` on --backend native, which reads PLDRUN_BACKEND).
 
   predicated_submit  tests/ops/dispatch/predicated_submit.pld (test_predicated_dispatch.py's pl.spmd_submit
                      form in a manual scope): x_producer writes 42, clobber writes 999 under
@@ -14,7 +14,8 @@ reads PLDRUN_BACKEND).
                      form), and its `for b in pl.spmd(1, predicate=...)` variant
   predicate_unsigned the gate declared UINT32: a check error (exit 65), as PyPTO's parser rejects it
   assemble_into_input  tests/ops/dispatch/assemble_into_input.pld (test_cross_core.py's C2V no-split form:
-                     the entry's plain pl.Tensor c assembled into): --out c writes c + a @ b (exit 0)
+                     the entry's plain pl.Tensor c assembled into): --out c writes c + a @ b (exit 0), at one
+                     rank and (through mpirun, when found) at two: the ranks' writes assembled
   external_kernel    tests/ops/dispatch/external_kernel.pld (test_external_kernel.py: a function with
                      external_source=, printed with an empty body): the call is refused (exit 65, located)
 
@@ -24,6 +25,7 @@ usage: run_dispatch.py --pldrun PATH [--workdir DIR]
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -51,13 +53,13 @@ def text_of(name):
         return f.read()
 
 
-def pldrun(a, text, tag, inputs, outs):
-    """Runs program `text` (written as WORKDIR/TAG.pld) with --in NAME=array and --out of `outs`; returns
-    (exit status, stderr, {name: array or None})."""
+def pldrun(a, text, tag, inputs, outs, ranks=1):
+    """Runs program `text` (written as WORKDIR/TAG.pld) with --in NAME=array and --out of `outs` (on `ranks`
+    ranks through mpirun when more than one); returns (exit status, stderr, {name: array or None})."""
     prog = os.path.join(a.workdir, tag + '.pld')
     with open(prog, 'w') as f:
         f.write(text)
-    cmd = [a.pldrun, prog]
+    cmd = ([shutil.which('mpirun'), '-n', str(ranks)] if ranks > 1 else []) + [a.pldrun, prog]
     for n, v in inputs.items():
         path = os.path.join(a.workdir, '%s_%s.npy' % (tag, n))
         np.save(path, v, allow_pickle=False)
@@ -115,14 +117,16 @@ def main():
 
     rng = np.random.default_rng(7)
     am, bm, cm = (rng.standard_normal(s).astype(np.float32) for s in ((32, 64), (64, 512), (32, 512)))
-    rc, err, got = pldrun(a, text_of('assemble_into_input.pld'), 'assemble_into_input', {'a': am, 'b': bm, 'c': cm},
-                          ['c'])
-    if need(rc == 0, 'assemble_into_input: exit status %d, want 0: %s' % (rc, err.strip()[:600])) and \
-            need(got['c'] is not None, 'assemble_into_input: exit 0 but --out c wrote nothing'):
-        want = cm + am.astype(np.float64) @ bm.astype(np.float64)
-        if need(np.allclose(got['c'], want, rtol=1e-4, atol=1e-4), 'assemble_into_input: c != c + a @ b (max error '
-                '%g)' % np.abs(got['c'] - want).max()):
-            print('assemble_into_input: --out c == c + a @ b')
+    # at 2 ranks too (through mpirun, when there is one): every rank runs the entry; the writes are assembled
+    for ranks in (1, 2) if shutil.which('mpirun') else (1,):
+        tag = 'assemble_into_input_P%d' % ranks
+        rc, err, got = pldrun(a, text_of('assemble_into_input.pld'), tag, {'a': am, 'b': bm, 'c': cm}, ['c'], ranks)
+        if need(rc == 0, '%s: exit status %d, want 0: %s' % (tag, rc, err.strip()[:600])) and \
+                need(got['c'] is not None, '%s: exit 0 but --out c wrote nothing' % tag):
+            want = cm + am.astype(np.float64) @ bm.astype(np.float64)
+            if need(np.allclose(got['c'], want, rtol=1e-4, atol=1e-4), '%s: c != c + a @ b (max error %g)'
+                    % (tag, np.abs(got['c'] - want).max())):
+                print('%s: --out c == c + a @ b' % tag)
 
     rc, err, got = pldrun(a, text_of('external_kernel.pld'), 'external_kernel', {}, ['out'])
     text = ("external_kernel.pld:12:45: error: pldrun cannot run 'SPMD_WRITE_AIV': it is a hand-written C++ kernel "
