@@ -64,6 +64,7 @@ import sys
 import tempfile
 import warnings
 
+import numpy as np
 import pytest
 
 import pldrun
@@ -189,21 +190,58 @@ def _value(arg, param, where):
     return arg
 
 
+_UNSIGNED = {'UINT16': 'uint16', 'UINT32': 'uint32', 'UINT64': 'uint64'}
+
+
+def _same_bits(value, param):
+    """A UINT16/32/64 tensor given as torch's signed dtype of that width (torch has no such unsigned dtype, and
+    PyPTO's harness makes them so: the same bits) goes to pldrun as a numpy view of the parameter's unsigned
+    dtype on the same memory (so a tensor filled in place fills the caller's tensor)."""
+    u = _UNSIGNED.get(param.get('dtype'))
+    if u is None or not hasattr(value, 'numpy'):
+        return value
+    arr = (value.detach() if hasattr(value, 'detach') else value).numpy()
+    if arr.dtype.kind == 'i' and arr.dtype.itemsize == np.dtype(u).itemsize:
+        return arr.view(u)
+    return value
+
+
+def _changed(sent, got, dtype):
+    """True when pldrun's final contents `got` of an input differ from the bits `sent` to it."""
+    if dtype == 'BF16' and got.dtype != np.uint16:
+        got = pldrun.f32_to_bf16(got)
+    a, b = np.ascontiguousarray(sent), np.ascontiguousarray(got)
+    return a.nbytes != b.nbytes or not np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8))
+
+
+def refuse_external_kernels(text, where):
+    """A program that calls a hand-written C++ kernel (external_source=, printed with an empty body) is not run:
+    pldrun refuses the call too (exit 65, at the call)."""
+    from .pypto_harness import external_kernels  # noqa: PLC0415 (the two modules import each other)
+    ext = external_kernels(text)
+    if ext:
+        _unsupported('%s calls %s, a hand-written C++ kernel (external_source=...): pldrun runs the printed '
+                     'program, where its body is empty' % (where, ', '.join(ext)))
+
+
 def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='the program', options=(),
              subworkers=None):
     """Runs `text` (from the file `path` when given) on `ranks` ranks with the positional call arguments
-    `args` (one per entry parameter, in `pldrun --signature` order); fills the Out/InOut tensors of `args`
-    in place; `options`: more pldrun arguments for this call; `subworkers`: a --subworkers file (the
-    callbacks' stubs). Returns the pldrun Result; raises PldrunFailure when pldrun fails."""
+    `args` (one per entry parameter, in `pldrun --signature` order); fills the tensors of `args` in place
+    with their final contents, as PyPTO's device run copies every host tensor back: the Out/InOut ones, and
+    a plain pl.Tensor (In) one the program wrote (pl.tensor.assemble into it); `options`: more pldrun
+    arguments for this call; `subworkers`: a --subworkers file (the callbacks' stubs). Returns the pldrun
+    Result; raises PldrunFailure when pldrun fails."""
+    refuse_external_kernels(text, where)
     subs = sub_workers(text)
     sig = _signature(text, entry, subs, where)
     params = sig['params']
     if len(args) != len(params):
         raise TypeError('pldrun.pypto: %s got %d arguments, but its entry %s has %d parameters (%s)'
                         % (where, len(args), sig['entry'], len(params), ', '.join(p['name'] for p in params)))
-    inputs, targets = {}, {}
+    inputs, targets, read_back = {}, {}, {}
     for p, a in zip(params, args):
-        v = _value(a, p, where)
+        v = _same_bits(_value(a, p, where), p)
         if p['dir'] in ('in', 'inout') or hasattr(v, 'shape'):
             inputs[p['name']] = v     # an Out tensor too: PyPTO copies it to the device, so a kernel starts from it
         if p['dir'] in ('out', 'inout'):
@@ -211,6 +249,9 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
                 raise TypeError('pldrun.pypto: parameter %r of %s is an output; got %s, not a tensor'
                                 % (p['name'], where, type(v).__name__))
             targets[p['name']] = v
+        elif p['kind'] != 'scalar' and hasattr(v, 'shape'):
+            targets[p['name']] = None   # read back (--out of a pl.Tensor); filled below only where written
+            read_back[p['name']] = (v, pldrun._to_numpy(p['name'], v, p), p['dtype'])
     state.calls += 1
     state.last_ranks = ranks
     try:
@@ -225,6 +266,10 @@ def run_call(text, args, ranks, *, path=None, entry=None, platform=None, where='
         if e.command:
             msg += '\ncommand: ' + ' '.join(str(c) for c in e.command)
         raise PldrunFailure(msg, e.returncode, e.diagnostics, e.stdout, e.command) from None
+    for name, (v, sent, dtype) in read_back.items():
+        if _changed(sent, res[name], dtype):
+            pldrun._copy_into(v, res[name], dtype)
+            res[name] = v
     state.last_result = res
     print('pldrun.pypto: %s: %s' % (where, res.summary))
     for f in res.findings:

@@ -18,7 +18,7 @@ codegen does not write (kernels/*.cpp, orchestration/*.cpp, the assembled callab
 3. golden.py's `generate_inputs` gives the call's arguments, as the device run takes them: tensors in
    the order of the test's tensor specs onto the entry's tensor parameters, scalars (ctypes values) onto its
    scalar parameters; `pldrun.pypto.run_call` runs the captured program on ONE rank with the session's
-   backend (--pldrun-backend) and fills the Out/InOut tensors in place;
+   backend (--pldrun-backend) and fills the tensors in place (Out/InOut, and a pl.Tensor the program wrote);
 4. the outputs go to data/actual and the harness's `_validate_after_device_run` compares them with the
    golden at the test's rtol/atol (PyPTO's `validate_persisted_outputs`): its RunResult is returned.
 
@@ -76,40 +76,14 @@ def _arguments(pairs, params, name):
                         % (name, len(tensors), len(scalars), ', '.join(n for n, _ in pairs), len(t_params),
                            len(s_params), ', '.join(p['name'] for p in params)))
     it_t, it_s = iter(tensors), iter(scalars)
-    return [next(it_s) if p['kind'] == 'scalar' else _same_bits(next(it_t), p) for p in params]
-
-
-_UNSIGNED = {'UINT16': 'uint16', 'UINT32': 'uint32', 'UINT64': 'uint64'}
-
-
-def _same_bits(value, param):
-    """PyPTO's harness gives a UINT16/32/64 tensor as torch's signed dtype of that width (torch has no such
-    unsigned dtype: the same bits): such a tensor goes to pldrun as a numpy view of the parameter's unsigned
-    dtype on the same memory (an Out tensor filled in place fills the caller's tensor)."""
-    u = _UNSIGNED.get(param.get('dtype'))
-    if u is None or not hasattr(value, 'numpy'):
-        return value
-    arr = (value.detach() if hasattr(value, 'detach') else value).numpy()
-    if arr.dtype.kind == 'i' and arr.dtype.itemsize == arr.dtype.type(0).view(u).itemsize:
-        return arr.view(u)
-    return value
+    return [next(it_s) if p['kind'] == 'scalar' else next(it_t) for p in params]   # run_call: UINT as the same bits
 
 
 def external_kernels(text):
     """Names of the functions `text` declares with external_source= (hand-written C++ kernels, printed with an
-    empty body)."""
-    return [m.group(2) for m in plugin._DECO.finditer(text) if re.search(r'\bexternal_source\s*=', m.group(1))]
-
-
-def _check_outputs(pairs, params, outputs, name):
-    """Every tensor the test validates must be one pldrun writes back: an Out or InOut parameter."""
-    names = [n for n, v in pairs if hasattr(v, 'shape')]
-    t_params = [p for p in params if p['kind'] != 'scalar']
-    for n, p in zip(names, t_params):
-        if n in outputs and p['dir'] == 'in':
-            plugin._unsupported('test case %s validates tensor %r, which the program\'s entry takes as parameter %r '
-                                'declared pl.Tensor (an input), not pl.Out or pl.InOut: pldrun writes back only Out '
-                                'and InOut parameters' % (name, n, p['name']))
+    empty body) and calls (self.NAME): pldrun refuses such a call (exit 65)."""
+    return [m.group(2) for m in plugin._DECO.finditer(text) if re.search(r'\bexternal_source\s*=', m.group(1))
+            and re.search(r'\bself\.%s\b' % re.escape(m.group(2)), text)]
 
 
 def _precompiled(h, runner, tc, platform):
@@ -166,13 +140,9 @@ def _run(h, runner, tc):
         prog = os.path.join(str(work_dir), plugin.PROGRAM_FILE)
         with open(prog) as f:
             text = f.read()
-        ext = external_kernels(text)
-        if ext:
-            plugin._unsupported('test case %s calls %s, a hand-written C++ kernel (external_source=...): pldrun '
-                                'runs the printed program, where its body is empty' % (name, ', '.join(ext)))
+        plugin.refuse_external_kernels(text, 'test case %s' % name)
         sig = plugin._signature(text, None, plugin.sub_workers(text), name)
         args = _arguments(pairs, sig['params'], name)
-        _check_outputs(pairs, sig['params'], set(getattr(golden, '__outputs__', [])), name)
         plugin.run_call(text, args, 1, path=prog, platform=plugin._platform(platform), where=name)
         values = dict(pairs)
         h._save_data_files({n: values[n] for n in getattr(golden, '__outputs__', [])},

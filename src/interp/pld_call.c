@@ -297,6 +297,37 @@ static pld_status_t do_launch(pld_interp_t *it, frame_t *caller, pld_span_t sp, 
 
 static pld_status_t scope_args(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_expr_t *item,
                                launch_args_t *la);
+static pld_status_t eval_deps(pld_interp_t *it, frame_t *f, const pld_expr_t *call, int64_t *deps, int *n);
+
+/* predicate= of task launch `call` (PyPTO's dispatch predicate), evaluated at
+ * the dispatch point: after the task's deps complete. *run = 0 when it is
+ * false. */
+static pld_status_t dispatch_predicate(pld_interp_t *it, frame_t *f, const pld_expr_t *call, int *run)
+{
+    const pld_expr_t *p = call->op == PLD_OPID_PL_SPLIT_AIV ? NULL : pld_walk_kwarg(call, "predicate");
+    int64_t v = 1;
+    *run = 1;
+    if (p && pld_eval_i64(it, f, p, &v) != PLD_OK)
+        return PLD_E_RUNTIME;
+    *run = v != 0;
+    return PLD_OK;
+}
+
+/* A task whose predicate is false is retired without running (PyPTO: retired
+ * inline, never dispatched to a core): it takes TaskId tid (0: the next one),
+ * complete at once, so its fanout settles: a task with deps= on it proceeds,
+ * ordered after this task's own deps (--check-races). */
+static pld_status_t skip_task(pld_interp_t *it, frame_t *f, const pld_expr_t *call, pld_span_t sp, const char *what,
+                              int64_t tid)
+{
+    int64_t saved, deps[PLD_MAX_DEPS];
+    int ndeps;
+    tid = pld_task_begin(it, tid, &saved);
+    if (it->race && eval_deps(it, f, call, deps, &ndeps) == PLD_OK)
+        pld_race_task_deps(it, f, tid, deps, ndeps);
+    return pld_task_end(it, f, sp, what, saved, 1);
+}
+
 
 /* Runs `body` (of statement s) as an SPMD grid of n blocks, as task tid (0:
  * the next TaskId). A pl.spmd grid is a launch through the backend, its
@@ -318,6 +349,11 @@ int pld_walk_spmd(pld_interp_t *it, frame_t *f, const pld_stmt_t *s, const pld_e
                      (long long)n, limit);
         return FLOW_ERROR;
     }
+    int run;
+    if (dispatch_predicate(it, f, item, &run) != PLD_OK)
+        return FLOW_ERROR;
+    if (!run)
+        return skip_task(it, f, item, item->span, "pl.spmd", tid) == PLD_OK ? FLOW_NORMAL : FLOW_ERROR;
     spmd_ctx_t c = {it, f, body, loopvar, item->op == PLD_OPID_PL_SPLIT_AIV, {0, {{0}}}};
     pld_status_t st;
     if (c.split_aiv) {
@@ -1037,6 +1073,51 @@ pld_status_t pld_walk_dispatch(pld_interp_t *it, frame_t *f, const pld_expr_t *e
     return st;
 }
 
+/* Parameter index of what the kernel fn returns as result k of nr when it
+ * does not run (a submit its predicate skips): the parameter a `return` names,
+ * or the Out / InOut parameter a returned call writes (pl.store(t, off, out)),
+ * else the k-th Out / InOut tensor parameter (PyPTO's kernels return the
+ * tensors they write); -1 when none. */
+static int returned_param(const pld_func_t *fn, int k, int nr)
+{
+    const pld_stmt_t *last = fn->body.n ? fn->body.stmts[fn->body.n - 1] : NULL;
+    const pld_expr_t *v = last && last->kind == PLD_ST_RETURN && last->u.ret.n == nr ? last->u.ret.vals[k] : NULL;
+    for (int i = 0; v && v->kind == PLD_EX_NAME && i < fn->nparams; i++)
+        if (fn->params[i].name == v->u.name)
+            return i;
+    for (int j = 0; v && v->kind == PLD_EX_CALL && j < v->u.call.nargs; j++) {
+        const pld_expr_t *a = v->u.call.args[j].value;
+        for (int i = 0; a->kind == PLD_EX_NAME && i < fn->nparams; i++)
+            if (fn->params[i].name == a->u.name && fn->params[i].type && fn->params[i].type->dir != PLD_DIR_IN)
+                return i;
+    }
+    for (int i = 0, m = 0; i < fn->nparams; i++)
+        if (fn->params[i].type && pld_type_is_tensorlike(fn->params[i].type) && fn->params[i].type->dir != PLD_DIR_IN &&
+            m++ == k)
+            return i;
+    return -1;
+}
+
+/* The results of submit e of kernel fn that its predicate skipped: the
+ * tensors it would have written, unchanged (a tuple when several). */
+static pld_status_t skipped_results(pld_interp_t *it, frame_t *f, const pld_expr_t *e, const pld_func_t *fn,
+                                    const pld_value_t *args, pld_value_t *r)
+{
+    const int nr = e->type && e->type->kind == PLD_TY_TUPLE ? e->type->nelems - 1 : 0;
+    pld_tuple_t *t = nr > 1 ? pld_tuple_new(nr) : NULL;
+    if (nr > 1 && !t)
+        return pld_rt_error(it, f, e->span, "out of memory");
+    *r = nr > 1 ? pld_v_obj(&t->hdr, PLD_DT_NONE) : pld_v_none();
+    for (int k = 0; k < nr; k++) {
+        int i = returned_param(fn, k, nr);
+        if (i < 0)
+            return pld_rt_error(it, f, e->span, "the predicate of this submit is false, so kernel %s does not run, but "
+                                                "its result %d is none of its Out / InOut tensors", fn->name, k);
+        pld_value_set(nr > 1 ? &t->items[k] : r, &args[i]);
+    }
+    return PLD_OK;
+}
+
 /* pl.submit / pl.spmd_submit: a kernel launch returning (results..., TaskId). */
 pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
@@ -1065,16 +1146,27 @@ pld_status_t pld_walk_submit(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
                             (long long)blocks);
     }
     pld_value_t r = pld_v_none();
+    int run = 1;
     pld_status_t st = gate_deps(it, f, e);
-    if (st == PLD_OK && it->opts.dump)
-        st = pld_dump_launch(it, f, e, fn, 1, 0);
     if (st == PLD_OK)
-        st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, sync_start, &r);
-    if (st == PLD_OK && it->opts.dump)
-        st = pld_dump_launch(it, f, e, fn, 1, 1);
+        st = dispatch_predicate(it, f, e, &run);
+    if (st == PLD_OK && !run) { /* retired at its dispatch point: its Out tensors stay as they are */
+        st = skipped_results(it, f, e, fn, args, &r);
+        if (st == PLD_OK)
+            st = skip_task(it, f, e, e->span, fn->name, 0);
+    } else {
+        if (st == PLD_OK && it->opts.dump)
+            st = pld_dump_launch(it, f, e, fn, 1, 0);
+        if (st == PLD_OK)
+            st = launch_kernel(it, f, fn, e->aux, args, e->span, (int)blocks, sync_start, &r);
+        if (st == PLD_OK && it->opts.dump)
+            st = pld_dump_launch(it, f, e, fn, 1, 1);
+    }
     free_args(args, n);
-    if (st != PLD_OK)
+    if (st != PLD_OK) {
+        pld_value_release(&r);
         return st;
+    }
     /* (results..., TaskId) */
     int nr = r.kind == PLD_V_TUPLE ? pld_v_tuple(&r)->n : r.kind == PLD_V_NONE ? 0 : 1;
     pld_tuple_t *t = pld_tuple_new(nr + 1);

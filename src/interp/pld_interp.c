@@ -97,9 +97,10 @@ pld_status_t pld_interp_create(pld_program_t *p, const pld_interp_opts_t *opts, 
     }
     it->args = pld_mem_calloc((size_t)(it->entry->nparams + 1), sizeof *it->args);
     it->bound = pld_mem_calloc((size_t)(it->entry->nparams + 1), sizeof *it->bound);
+    it->want_out = pld_mem_calloc((size_t)(it->entry->nparams + 1), sizeof *it->want_out);
     it->consts = pld_mem_calloc((size_t)(p->nconsts + 1), sizeof *it->consts);
     it->const_is_dyn = pld_mem_calloc((size_t)(p->nconsts + 1), sizeof *it->const_is_dyn);
-    if (!it->args || !it->bound || !it->consts || !it->const_is_dyn) {
+    if (!it->args || !it->bound || !it->want_out || !it->consts || !it->const_is_dyn) {
         pld_interp_destroy(it);
         return PLD_E_NOMEM;
     }
@@ -176,6 +177,7 @@ void pld_interp_destroy(pld_interp_t *it)
     pld_npu_sched_destroy(it->sched);
     pld_mem_free(it->args);
     pld_mem_free(it->bound);
+    pld_mem_free(it->want_out);
     pld_mem_free(it->consts);
     pld_mem_free(it->const_is_dyn);
     pld_mem_free(it->const_names);
@@ -212,6 +214,18 @@ int pld_interp_param_index(const pld_interp_t *it, const char *name)
 int pld_interp_is_bound(const pld_interp_t *it, int i)
 {
     return it->bound[i];
+}
+
+void pld_interp_want_output(pld_interp_t *it, int i)
+{
+    if (i >= 0 && i < it->entry->nparams)
+        it->want_out[i] = 1;
+}
+
+int pld_interp_is_output(const pld_interp_t *it, int i)
+{
+    const pld_type_t *t = i >= 0 && i < it->entry->nparams ? it->entry->params[i].type : NULL;
+    return t && (t->dir == PLD_DIR_OUT || t->dir == PLD_DIR_INOUT || it->want_out[i]);
 }
 
 void pld_interp_param_desc(const pld_interp_t *it, int i, char *buf, size_t n)
@@ -567,7 +581,7 @@ static pld_status_t assemble_outputs(pld_interp_t *it, int snap)
     pld_status_t st = PLD_OK, hst = PLD_OK; /* hst: rank 0's callback, which must not end the collective loop */
     for (int i = 0; i < it->entry->nparams && st == PLD_OK; i++) {
         const pld_type_t *t = it->entry->params[i].type;
-        if (!t || it->args[i].kind != PLD_V_TENSOR || (t->dir != PLD_DIR_OUT && t->dir != PLD_DIR_INOUT))
+        if (!t || it->args[i].kind != PLD_V_TENSOR || !pld_interp_is_output(it, i))
             continue;
         pld_tensor_t *tt = pld_v_tensor(&it->args[i]);
         pld_buffer_t *b = tt->buf;
@@ -716,7 +730,7 @@ pld_status_t pld_interp_run(pld_interp_t *it)
             break;
         }
         const pld_type_t *t = fn->params[i].type;
-        if (it->args[i].kind == PLD_V_TENSOR && t && (t->dir == PLD_DIR_OUT || t->dir == PLD_DIR_INOUT)) {
+        if (it->args[i].kind == PLD_V_TENSOR && t && pld_interp_is_output(it, i)) {
             pld_tensor_t *tt = pld_v_tensor(&it->args[i]);
             if (!pld_buffer_track(tt->buf, tt->dt, (int64_t)(tt->buf->bytes / (size_t)pld_dtype_bytes(tt->dt))))
                 st = pld_rt_error(it, NULL, fn->params[i].span, "out of memory (tracking the writes of '%s')",

@@ -188,6 +188,15 @@ pld_status_t pld_interp_refill(pld_interp_t *it, int i, pld_dtype_t dt, int rank
 pld_status_t pld_interp_bind_generated(pld_interp_t *it, int i, const char *spec, char *err, size_t errn);
 /* 1 when parameter i has been bound. */
 int pld_interp_is_bound(const pld_interp_t *it, int i);
+/* Before the run: entry tensor parameter i, declared pl.Tensor (In), is read
+ * back as a result too. On the device an In tensor is memory the program may
+ * write (pl.tensor.assemble into it, a kernel storing into it) and PyPTO's
+ * runtime copies every argument buffer back; its final contents are then
+ * assembled at rank 0 as an InOut parameter's are (pld_interp_result). */
+void pld_interp_want_output(pld_interp_t *it, int i);
+/* 1 when tensor parameter i is a result: declared pl.Out or pl.InOut, or
+ * wanted by pld_interp_want_output. */
+int pld_interp_is_output(const pld_interp_t *it, int i);
 
 /* Runs the entry (opts.dispatches times, with a barrier and the window reset
  * rule of semantics §1.5 between two runs). Collective (every rank calls it). Returns PLD_OK or

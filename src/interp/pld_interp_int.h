@@ -180,6 +180,8 @@ struct pld_interp {
     pld_value_t *args;             /* entry arguments, one per entry parameter */
     int dispatch;                  /* the dispatch being run, 0-based (--dump) */
     int *bound;
+    int *want_out;                 /* entry tensor parameters declared pl.Tensor (In) read back as results
+                                      (pld_interp_want_output) */
     /* module constants (index = p->consts index) */
     pld_value_t *consts;
     int *const_is_dyn;

@@ -859,6 +859,75 @@ void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx)
     ck->ctx = saved;
 }
 
+/* The tensor.read a dispatch predicate's side e is (through pl.cast), or NULL. */
+static const pld_expr_t *predicate_read(const pld_expr_t *e)
+{
+    while (e && e->kind == PLD_EX_CALL && e->op == PLD_OPID_PL_CAST_SCALAR && e->u.call.nargs > 0)
+        e = e->bound && e->bound[0] ? e->bound[0] : e->u.call.args[0].value;
+    return e && e->kind == PLD_EX_CALL && e->op == PLD_OPID_TENSOR_READ ? e : NULL;
+}
+
+static int predicate_literal(const pld_expr_t *e)
+{
+    return e->kind == PLD_EX_INT ||
+           (e->kind == PLD_EX_UNARY && (e->u.un.op == PLD_UOP_NEG || e->u.un.op == PLD_UOP_POS) &&
+            e->u.un.a->kind == PLD_EX_INT);
+}
+
+void pld_ck_predicate(pld_ck_t *ck, pld_expr_t *pred, const char *what, int ctx)
+{
+    static const char hint[] = "one comparison of a tensor element with an integer literal, e.g. "
+                               "predicate=(t[0, 0] > 0)";
+    int saved = ck->ctx;
+    ck->ctx = ctx;
+    const pld_type_t *t = pred->type ? pred->type : pld_ck_expr(ck, pred);
+    ck->ctx = saved;
+    if (ctx == PLD_CTX_KERNEL) {
+        pld_ck_error(ck, pred->span, "%s inside a kernel cannot take predicate=: a dispatch predicate gates a task "
+                                     "an orchestration function dispatches", what);
+        return;
+    }
+    if (t->kind == PLD_TY_UNKNOWN)
+        return; /* reported */
+    if (pred->kind != PLD_EX_BINARY || pred->u.bin.op < PLD_OP_EQ || pred->u.bin.op > PLD_OP_GE) {
+        pld_ck_error(ck, pred->span, "%s predicate must be a single comparison (==, !=, >, <, >=, <=): %s", what,
+                     hint);
+        return;
+    }
+    const pld_expr_t *a = pred->u.bin.a, *b = pred->u.bin.b;
+    const pld_expr_t *rd = predicate_read(a) && predicate_literal(b) ? predicate_read(a)
+                           : predicate_read(b) && predicate_literal(a) ? predicate_read(b)
+                                                                        : NULL;
+    if (!rd) {
+        pld_ck_error(ck, pred->span, "%s predicate must compare one tensor element (pl.tensor.read) with an integer "
+                                     "literal: %s", what, hint);
+        return;
+    }
+    const pld_expr_t *ten = rd->bound ? rd->bound[0] : NULL, *idx = rd->bound ? rd->bound[1] : NULL;
+    const pld_type_t *tt = ten ? ten->type : NULL;
+    if (!tt || !pld_type_is_tensorlike(tt))
+        return; /* pl.tensor.read reported it */
+    if (tt->dtype != PLD_DT_INT8 && tt->dtype != PLD_DT_INT16 && tt->dtype != PLD_DT_INT32 &&
+        tt->dtype != PLD_DT_INT64) {
+        pld_ck_error(ck, ten->span, "%s predicate operand must be a signed 8/16/32/64-bit integer tensor, found %s "
+                                    "(the runtime sign-extends the element it reads)", what, pld_ck_tystr(ck, tt));
+        return;
+    }
+    const int islist = idx && pld_ck_list_len(ck, idx) >= 0;
+    const int n = islist ? pld_ck_list_len(ck, idx) : idx ? 1 : 0;
+    if (n != tt->rank) {
+        pld_ck_error(ck, idx ? idx->span : rd->span, "%s predicate needs %d index(es) to locate one element of a "
+                                                     "rank-%d tensor, found %d", what, tt->rank, tt->rank, n);
+        return;
+    }
+    for (int i = 0; idx && i < n; i++) {
+        const pld_expr_t *x = islist ? pld_ck_list_item(ck, idx, i) : idx;
+        int64_t v;
+        if (x && pld_ck_const_int(ck, x, &v) && v < 0)
+            pld_ck_error(ck, x->span, "%s predicate index %d is negative (%lld)", what, i, (long long)v);
+    }
+}
+
 /* Checks the positional arguments of a call of fi (from index `first`). */
 static void check_call_args(pld_ck_t *ck, pld_expr_t *e, ck_fn_info_t *fi, const pld_type_t **argt, int first)
 {
@@ -998,6 +1067,27 @@ static int builtin_launch(pld_ck_t *ck, pld_expr_t *e, const char *name, int kin
 }
 
 /* self.f(args..., [device=r], [attrs={...}]) */
+/* A call of f, a hand-written C++ kernel (@pl.function(external_source="...")): PyPTO compiles that file as
+ * the kernel and prints the function with its signature only (an empty body), so the printed program does
+ * not carry what it runs; pldrun refuses the call (1) rather than run the empty body. */
+static int external_kernel(pld_ck_t *ck, const pld_expr_t *call, const pld_func_t *f)
+{
+    const pld_expr_t *d = f->deco;
+    for (int i = 0; d && d->kind == PLD_EX_CALL && i < d->u.call.nargs; i++) {
+        const pld_arg_t *a = &d->u.call.args[i];
+        if (!a->kw || strcmp(a->kw, "external_source") != 0 || a->value->kind == PLD_EX_NONE)
+            continue;
+        const char *src = pld_ck_const_str(a->value);
+        pld_diag_t *dd = pld_ck_error(ck, call->span, "pldrun cannot run '%s': it is a hand-written C++ kernel "
+                                                      "(external_source=\"%s\"), and the printed program has its "
+                                                      "signature only (an empty body), not the code it runs",
+                                      f->name, src ? src : "...");
+        pld_diag_note(&ck->p->diags, dd, a->kw_span, "'%s' is declared here", f->name);
+        return 1;
+    }
+    return 0;
+}
+
 const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_type_t **argt)
 {
     const char *name = e->u.call.fn->u.attr.attr;
@@ -1013,6 +1103,8 @@ const pld_type_t *pld_ck_dispatch_call(pld_ck_t *ck, pld_expr_t *e, const pld_ty
         return &pld_type_unknown;
     }
     e->aux = (int32_t)(fi - ck_prog_of(ck)->fns); /* == index in p->funcs */
+    if (external_kernel(ck, e, fi->f))
+        return fi->ret;
     const pld_expr_t *device = NULL;
     const int builtin = pld_check_builtin_kernel(fi->f);
     int npos = 0;
@@ -1107,6 +1199,8 @@ const pld_type_t *pld_ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type
         pld_ck_error(ck, k->span, "%s submits a kernel, but '%s' is %s", what, fi->f->name, fn_kind_word(fi));
         return &pld_type_unknown;
     }
+    if (external_kernel(ck, e, fi->f))
+        return &pld_type_unknown;
     if (ck->ctx == PLD_CTX_KERNEL) {
         pld_ck_error(ck, e->span, "%s can only be used in an orchestration function", what);
         return &pld_type_unknown;
@@ -1129,6 +1223,8 @@ const pld_type_t *pld_ck_submit_call(pld_ck_t *ck, pld_expr_t *e, const pld_type
         have_core |= strcmp(a->kw, "core_num") == 0;
         if (strcmp(a->kw, "deps") == 0)
             pld_ck_deps(ck, a->value, ck->ctx);
+        if (strcmp(a->kw, "predicate") == 0)
+            pld_ck_predicate(ck, a->value, what, ck->ctx);
     }
     if (e->op == PLD_OPID_PL_SPMD_SUBMIT && !have_core)
         pld_ck_error(ck, e->span, "pl.spmd_submit needs core_num=...");

@@ -214,6 +214,11 @@ const char *pld_ck_enum_tail(pld_ck_t *ck, const pld_expr_t *e, const char *enum
 /* Checks deps=[t0, t1, ...] of a task launch: TaskIds, in context ctx. */
 void pld_ck_deps(pld_ck_t *ck, pld_expr_t *d, int ctx);
 
+/* Checks predicate=<pred> of task launch `what` (pl.submit, pl.spmd_submit, pl.spmd) issued in context ctx:
+ * PyPTO's dispatch predicate, one comparison (==, !=, <, <=, >, >=) of one element of a signed 8/16/32/64-bit
+ * integer tensor (pl.tensor.read, through pl.cast) with an integer literal, in an orchestration function. */
+void pld_ck_predicate(pld_ck_t *ck, pld_expr_t *pred, const char *what, int ctx);
+
 /* ---- element-wise ops (pld_check_elem.c) ---- */
 /* PyPTO's dtype, shape and attribute rules of the element-wise ops of issue 11
  * (and high_precision / tmp of div, log, recip, rsqrt): the result type, or

@@ -388,6 +388,8 @@ static void check_for(pld_ck_t *ck, pld_stmt_t *s)
                 else
                     for (int j = 0; j < a->value->u.seq.n; j++)
                         pld_ck_expr(ck, a->value->u.seq.items[j]);
+            } else if (strcmp(a->kw, "predicate") == 0 && kind == PLD_OPID_PL_SPMD) {
+                pld_ck_predicate(ck, a->value, "pl.spmd", ck->ctx);
             } else if (strcmp(a->kw, "attrs") != 0 && strcmp(a->kw, "optimizations") != 0 && strcmp(a->kw, "deps") != 0 &&
                        strcmp(a->kw, "mode") != 0) {
                 pld_ck_expr(ck, a->value);
@@ -557,9 +559,11 @@ static void check_with(pld_ck_t *ck, pld_stmt_t *s)
             pld_ck_error(ck, it->span, "pl.spmd needs the block count: pl.spmd(4)");
         else
             pld_ck_expr(ck, it->u.call.args[0].value);
-        const pld_expr_t *dk = kwarg(it, "deps");
+        const pld_expr_t *dk = kwarg(it, "deps"), *pk = kwarg(it, "predicate");
         if (dk)
             pld_ck_deps(ck, (pld_expr_t *)dk, saved);
+        if (pk)
+            pld_ck_predicate(ck, (pld_expr_t *)pk, "pl.spmd", saved);
         ck->ctx = PLD_CTX_KERNEL;
     } else if (is_op_call(ck, it, PLD_OPID_PL_SCOPE) || is_op_call(ck, it, PLD_OPID_PL_MANUAL_SCOPE) ||
                is_op_call(ck, it, PLD_OPID_PL_CLUSTER)) {

@@ -408,6 +408,27 @@ def test_next_levels_entry(tmp_path):
     assert ids.numpy().tolist() == [[5]]
 
 
+def test_direct_uint_plain_output(tmp_path):
+    """The direct call (execute_compiled) as PyPTO's device run: a UINT32 tensor given as torch.int32 (high bit
+    set) goes as the same bits, and a plain pl.Tensor the program writes (`out`) is filled in place."""
+    prog = Program("CopyU32Plain", TEXTS["u32_plain"], [("a", "in", [16, 16], "int32"), ("out", "in", [16, 16], "int32")],
+                   distributed=False)
+    ir.compile(prog, output_dir=str(tmp_path), platform="a2a3sim")
+    a_np = (np.arange(256, dtype=np.int64).reshape(16, 16) * 16777259 - 2 ** 31).astype(np.int32)
+    a, out = t(a_np.copy()), torch.zeros((16, 16), dtype=torch.int32)
+    execute_compiled(str(tmp_path), [a, out], platform="a2a3sim", device_id=0)
+    assert np.array_equal(out.numpy(), a_np), out.numpy().ravel()[:4]
+    assert np.array_equal(a.numpy(), a_np)
+
+
+def test_expect_fail_direct_external(tmp_path):
+    """A hand-written C++ kernel (external_source=, printed with an empty body) called directly: refused."""
+    text = TEXTS["u32_plain"].replace("role=pl.Role.SubWorker)", 'role=pl.Role.SubWorker, external_source="k/copy.cpp")', 1)
+    ir.compile(Program("CopyU32Plain", text, [], distributed=False), output_dir=str(tmp_path), platform="a2a3sim")
+    a, out = t(np.zeros((16, 16), np.int32)), torch.zeros((16, 16), dtype=torch.int32)
+    execute_compiled(str(tmp_path), [a, out], platform="a2a3sim", device_id=0)
+
+
 def test_skip_ptoas_keeps_codegen(tmp_path):
     prog = Program("HostAllGather", TEXTS["allgather"], [])
     ir.compile(prog, output_dir=str(tmp_path), skip_ptoas=True)
@@ -719,7 +740,11 @@ def run_pytest(tmp_path, args, with_pypto=True, renamed_generate=False, extra_en
              'subworker': program('tests/python/subworker/host_sub.pld'),
              'deadlock': program('tests/mpi/programs/coll_neg_divergent_wait.pld'),
              'deferred': program('programs/tutorial/deferred_completion.pld'),
-             'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld')}
+             'scale_bias': program('tests/examples/01_scale_bias.printed_fmt.pld'),
+             'u32_plain': HARNESS_U32.replace('HarnessCopyU32', 'CopyU32Plain').replace(
+                 'orchestrator(self, a: pl.Tensor[[16, 16], pl.UINT32], out: pl.Out[pl.Tensor[[16, 16], pl.UINT32]])',
+                 'orchestrator(self, a: pl.Tensor[[16, 16], pl.UINT32], out: pl.Tensor[[16, 16], pl.UINT32])')}
+    assert 'out: pl.Tensor[[16, 16], pl.UINT32]) ->' in texts['u32_plain']
     assert texts['hello_acc'] != texts['hello']
     assert texts['hello_tuple'] != texts['hello'] and 'return ys, ids' in texts['hello_tuple']
     (work / 'conftest.py').write_text(CONFTEST)
@@ -760,7 +785,7 @@ def test_plugin_on_standin_pypto(tmp_path):
     bridge = pldrun_has_bridge()
     print('pldrun with the Python bridge' if bridge else 'pldrun without the Python bridge: SubWorkers refused')
     for name in ('test_inplace[2]', 'test_inplace[4]', 'test_printed_form_matches_api', 'test_tuple_return',
-                 'test_single_device_scalar',
+                 'test_single_device_scalar', 'test_direct_uint_plain_output',
                  'test_next_levels_entry', 'test_skip_ptoas_keeps_codegen', 'test_codegen_artifacts',
                  'test_codegen_error_raises', 'test_codegen_failing_still_runs', 'test_out_keeps_contents',
                  'test_prepare_worker',
@@ -784,8 +809,11 @@ def test_plugin_on_standin_pypto(tmp_path):
     assert 'PldrunFailure: CollNegDivergentWait on 2 ranks: pldrun exited with status 70' in msg
     assert 'pldrun said:' in msg and 'state of every rank' in msg
     assert 'error: wait on sig[0, 0] (Ge 1)' in msg
+    outcome, msg = res['test_expect_fail_direct_external']
+    assert outcome == 'failed' and ('PldrunUnsupported: CopyU32Plain calls kernel, a hand-written C++ kernel '
+                                    '(external_source=...): pldrun runs the printed program') in msg, msg
     assert rc == 1
-    assert len(res) == 22
+    assert len(res) == 24
 
 
 def test_unsupported_as_xfail(tmp_path):
@@ -1096,16 +1124,17 @@ def test_harness_uint32(test_runner):
 
 
 class PlainOut(Axpy):
-    """The entry declares `out` pl.Tensor (an input) and the test validates it."""
+    """The entry declares `out` pl.Tensor (an input), the kernel writes it and the test validates it: PyPTO's
+    device run copies every argument buffer back, and so does pldrun (--out of a pl.Tensor parameter)."""
     def get_program(self):
         head, sep, tail = TEXT.rpartition("out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]")
         return Program("HarnessAxpy", (head + "out: pl.Tensor[[16, 16], pl.FP32]" + tail).replace("ROW", "0"),
                        PARAMS, returns=1, distributed=False)
 
 
-def test_expect_fail_harness_plain_output(test_runner):
+def test_harness_plain_output(test_runner):
     result = test_runner.run(PlainOut(name="axpy_plain"))
-    assert result.passed, "Test failed: %%s" %% result.error
+    assert result.passed, result.error
 
 
 class External(Axpy):
@@ -1181,7 +1210,8 @@ def test_harness_on_standin(tmp_path):
         for child in case:
             if child.tag in ('failure', 'error', 'skipped'):
                 res[case.get('name')] = (child.tag, (child.get('message') or '') + '\n' + (child.text or ''))
-    for name in ('test_harness_pass', 'test_harness_tolerance', 'test_harness_precompiled', 'test_harness_uint32'):
+    for name in ('test_harness_pass', 'test_harness_tolerance', 'test_harness_precompiled', 'test_harness_uint32',
+                 'test_harness_plain_output'):
         assert res[name][0] == 'passed', (name, res[name])
     outcome, msg = res['test_expect_fail_harness_golden']
     assert outcome == 'failure' and 'Test failed: golden validation failed (rtol=1e-05, atol=1e-05)' in msg, msg
@@ -1192,9 +1222,6 @@ def test_harness_on_standin(tmp_path):
     assert outcome == 'failure' and 'Pre-compilation failed: ValueError: the pass pipeline rejected it' in msg, msg
     outcome, msg = res['test_expect_fail_harness_no_program']
     assert outcome == 'failure' and 'Test failed: ValueError: Test case axpy_none must implement get_program()' in msg, msg
-    outcome, msg = res['test_expect_fail_harness_plain_output']
-    assert outcome == 'failure' and ("Test failed: pldrun.pypto: test case axpy_plain validates tensor 'out', which the "
-                                     "program's entry takes as parameter 'out' declared pl.Tensor (an input)") in msg, msg
     outcome, msg = res['test_expect_fail_harness_external']
     assert outcome == 'failure' and ('Test failed: pldrun.pypto: test case axpy_ext calls kernel, a hand-written C++ '
                                      'kernel (external_source=...)') in msg, msg

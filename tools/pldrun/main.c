@@ -834,6 +834,8 @@ static int bind_inputs(const opts_t *o, pld_interp_t *it, int rank, pld_buf_t *m
         if (pld_interp_param_index(it, o->out[k].name) < 0) {
             pld_buf_printf(msg, "pldrun: --out %s: the entry function has no such parameter\n", o->out[k].name);
             rc = EX_USAGE;
+        } else { /* a pl.Tensor (In) parameter: the program may write it, as on the device */
+            pld_interp_want_output(it, pld_interp_param_index(it, o->out[k].name));
         }
     /* Rank 0 writes the outputs: it checks now that it can, so that a long run
      * does not end with "cannot open for writing" */
@@ -854,7 +856,7 @@ static int write_outputs(const opts_t *o, pld_interp_t *it)
     int want_summary = o->nout == 0;
     for (int i = 0; i < pld_interp_nparams(it); i++) {
         const pld_param_t *pp = pld_interp_param(it, i);
-        if (!pp->type || (pp->type->dir != PLD_DIR_OUT && pp->type->dir != PLD_DIR_INOUT))
+        if (!pld_interp_is_output(it, i))
             continue;
         pld_dtype_t dt;
         int r;
@@ -868,7 +870,7 @@ static int write_outputs(const opts_t *o, pld_interp_t *it)
                 fprintf(stderr, "pldrun: --out %s: %s\n", pp->name, err);
                 rc = EX_IOERR;
             }
-        if (want_summary)
+        if (want_summary && pp->type->dir != PLD_DIR_IN)
             summarize(pp->name, dt, r, shape, data);
     }
     return rc;
