@@ -25,6 +25,21 @@ function(pld_ops_test name script workdir timeout)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS "unit;ops"
                        ENVIRONMENT "${PLD_MPI_TEST_ENV}")
 endfunction()
+# pld_numpy_ops_pair(NAME): tests/ops/run_NAME.py (numpy) as ops_NAME, and in the Release tree as
+# ops_native_NAME on --backend native (PLDRUN_BACKEND; the ops_native_* tests are Release-only)
+function(pld_numpy_ops_pair name)
+  add_test(NAME ops_${name}
+           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_${name}.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_${name}")
+  set_tests_properties(ops_${name} PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  if(NOT PLD_SANITIZE)
+    add_test(NAME ops_native_${name}
+             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_${name}.py"
+                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_${name}")
+    set_tests_properties(ops_native_${name} PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
+                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
+  endif()
+endfunction()
 # ops_autol0 (issue 42): an oversized plain matmul that PyPTO's AutoTileMatmulL0 computes one L0
 # sub-tile at a time: the chained (a @ b) @ e of PyPTO's test_chained_matmul_mat_scratch (256x256x256
 # BF16) and a [256, 256] FP32 result stored once run and match numpy goldens; an intermediate whose
@@ -48,51 +63,21 @@ if(PLD_PYTHON3_NUMPY)
   # docs/ops-numerics.md; an FP32 vector-unit result is still refused (tests/ops/run_narrow.py).
   # ops_native_narrow: the same on --backend native (the generated code stores through the same
   # library call), Release tree only as the other ops_native_* tests.
-  add_test(NAME ops_narrow
-           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_narrow.py"
-                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_narrow")
-  set_tests_properties(ops_narrow PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
-  if(NOT PLD_SANITIZE)
-    add_test(NAME ops_native_narrow
-             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_narrow.py"
-                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_narrow")
-    set_tests_properties(ops_native_narrow PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
-                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
-  endif()
+  pld_numpy_ops_pair(narrow)
   # ops_ragged (issue 41): a pl.tensor.slice window overhanging its tensor with a valid_shape of the
   # rows that exist (PyPTO's kClampedWindow: only offset + valid extent must fit), one program at four
   # dynamic batch sizes in the printed form of PyPTO's test_jit.py; a window starting past the end and
   # one reading past it are still errors; pl.tensor.assemble writes its source's valid region only
   # (tests/ops/run_ragged.py). ops_native_ragged: on native (pc_tensor_slice, rt->assemble), Release
   # tree only.
-  add_test(NAME ops_ragged
-           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
-                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_ragged")
-  set_tests_properties(ops_ragged PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
-  if(NOT PLD_SANITIZE)
-    add_test(NAME ops_native_ragged
-             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_ragged.py"
-                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_ragged")
-    set_tests_properties(ops_native_ragged PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
-                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
-  endif()
+  pld_numpy_ops_pair(ragged)
   # ops_dispatch (issue 41): what PyPTO's tests/st/runtime found pldrun running wrongly around a dispatch,
   # in the printed forms they ran: predicate= of pl.spmd_submit / pl.submit / pl.spmd (with and for forms)
   # skips the task when false (its TaskId still settles the consumer's deps), an unsigned predicate operand
   # is a check error; --out of a plain pl.Tensor entry parameter the program assembles into writes it; a
   # call of an external_source= kernel is refused at check (tests/ops/run_dispatch.py). ops_native_dispatch:
   # on native, Release tree only.
-  add_test(NAME ops_dispatch
-           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_dispatch.py"
-                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_dispatch")
-  set_tests_properties(ops_dispatch PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
-  if(NOT PLD_SANITIZE)
-    add_test(NAME ops_native_dispatch
-             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_dispatch.py"
-                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_dispatch")
-    set_tests_properties(ops_native_dispatch PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
-                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
-  endif()
+  pld_numpy_ops_pair(dispatch)
 endif()
 if(PLD_PYTHON3_OPS)
   pld_ops_test(ops_reduce ops/run_ops.py ops_reduce 120 SAMPLE)
