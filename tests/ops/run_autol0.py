@@ -28,27 +28,18 @@ numpy is required (python3-numpy); without it the runner fails and says so.
 
 usage: run_autol0.py --pldrun PATH [--workdir DIR]
 """
-import argparse
 import os
 import subprocess
 import sys
 
-try:
-    import numpy as np
-except ImportError:
-    sys.exit('run_autol0.py: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
-             % sys.executable)
+import numpy_runner  # noqa: E402  (tests/ops: the script's directory)
+
+np = numpy_runner.numpy_or_exit('run_autol0.py')
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, 'autol0')
-FAILS = []
-
-
-def need(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print('FAIL: ' + what, file=sys.stderr)
-    return cond
+CHECKS = numpy_runner.Checks()
+need = CHECKS.need
 
 
 def bf16_bits(x):
@@ -153,11 +144,7 @@ def bias_cases(a, out):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--workdir', default='autol0_runs')
-    a = ap.parse_args()
-    os.makedirs(a.workdir, exist_ok=True)
+    a = numpy_runner.args('autol0_runs')
     out = os.path.join(a.workdir, 'out.npy')
 
     # chained: (a @ b) @ e, 256 x 256 x 256 x 64
@@ -212,8 +199,7 @@ def main():
     need(text in err, 'round_cast: %r not in %r' % (text, err[:800]))
 
     bias_cases(a, out)
-    print('run_autol0.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
-    return 1 if FAILS else 0
+    return CHECKS.result('run_autol0.py')
 
 
 if __name__ == '__main__':

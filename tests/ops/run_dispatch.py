@@ -23,29 +23,20 @@ numpy is required (python3-numpy).
 
 usage: run_dispatch.py --pldrun PATH [--workdir DIR]
 """
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 
-try:
-    import numpy as np
-except ImportError:
-    sys.exit('run_dispatch.py: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
-             % sys.executable)
+import numpy_runner  # noqa: E402  (tests/ops: the script's directory)
+
+np = numpy_runner.numpy_or_exit('run_dispatch.py')
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, 'dispatch')
-FAILS = []
+CHECKS = numpy_runner.Checks()
+need = CHECKS.need
 PRED = '(pl.cast(pl.tensor.read(gate, [0, 0]), pl.INDEX) > 0)'
-
-
-def need(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print('FAIL: ' + what, file=sys.stderr)
-    return cond
 
 
 def text_of(name):
@@ -89,11 +80,7 @@ def predicated(a, tag, text):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--workdir', default='dispatch_runs')
-    a = ap.parse_args()
-    os.makedirs(a.workdir, exist_ok=True)
+    a = numpy_runner.args('dispatch_runs')
     sub, spmd = text_of('predicated_submit.pld'), text_of('predicated_spmd.pld')
     predicated(a, 'predicated_submit', sub)
     plain = sub.replace('pl.spmd_submit(', 'pl.submit(').replace(', core_num=1', '')
@@ -134,8 +121,7 @@ def main():
     if need(rc == 65 and text in err and got['out'] is None, 'external_kernel: exit status %d (want 65), %r not in %r'
             % (rc, text, err[:900])):
         print('external_kernel: the call refused at check')
-    print('run_dispatch.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
-    return 1 if FAILS else 0
+    return CHECKS.result('run_dispatch.py')
 
 
 if __name__ == '__main__':

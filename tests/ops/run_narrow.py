@@ -18,27 +18,18 @@ numpy is required (python3-numpy).
 
 usage: run_narrow.py --pldrun PATH [--workdir DIR]
 """
-import argparse
 import os
 import subprocess
 import sys
 
-try:
-    import numpy as np
-except ImportError:
-    sys.exit('run_narrow.py: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
-             % sys.executable)
+import numpy_runner  # noqa: E402  (tests/ops: the script's directory)
+
+np = numpy_runner.numpy_or_exit('run_narrow.py')
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, 'narrow')
-FAILS = []
-
-
-def need(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print('FAIL: ' + what, file=sys.stderr)
-    return cond
+CHECKS = numpy_runner.Checks()
+need = CHECKS.need
 
 
 def bf16_bits(x):
@@ -156,11 +147,7 @@ def acc_store(a, dt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--workdir', default='narrow_runs')
-    a = ap.parse_args()
-    os.makedirs(a.workdir, exist_ok=True)
+    a = numpy_runner.args('narrow_runs')
     for dt in (Half('BF16'), Half('FP16')):
         splitk(a, dt)
         acc_store(a, dt)
@@ -171,8 +158,7 @@ def main():
     text = ('vec_refused.pld:12:47: error: pl.tensor.assemble source dtype FP32 does not match target dtype BF16 '
             "(only a matmul's FP32 accumulator, an Acc tile, is stored narrowed into BF16 / FP16: cast it first")
     need(text in err, 'vec_refused: %r not in %r' % (text, err[:600]))
-    print('run_narrow.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
-    return 1 if FAILS else 0
+    return CHECKS.result('run_narrow.py')
 
 
 if __name__ == '__main__':

@@ -19,27 +19,18 @@ numpy is required (python3-numpy).
 
 usage: run_ragged.py --pldrun PATH [--workdir DIR]
 """
-import argparse
 import os
 import subprocess
 import sys
 
-try:
-    import numpy as np
-except ImportError:
-    sys.exit('run_ragged.py: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
-             % sys.executable)
+import numpy_runner  # noqa: E402  (tests/ops: the script's directory)
+
+np = numpy_runner.numpy_or_exit('run_ragged.py')
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, 'ragged')
-FAILS = []
-
-
-def need(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print('FAIL: ' + what, file=sys.stderr)
-    return cond
+CHECKS = numpy_runner.Checks()
+need = CHECKS.need
 
 
 def run(a, prog, batch, start=0.0):
@@ -57,11 +48,7 @@ def run(a, prog, batch, start=0.0):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--workdir', default='ragged_runs')
-    a = ap.parse_args()
-    os.makedirs(a.workdir, exist_ok=True)
+    a = numpy_runner.args('ragged_runs')
     for batch in (48, 40, 36, 32):
         rc, err, x, out = run(a, 'dyn_batch_copy.pld', batch)
         if need(rc == 0, 'dyn_batch_copy BATCH=%d: exit status %d, want 0: %s' % (batch, rc, err.strip()[:600])):
@@ -88,8 +75,7 @@ def main():
         if need(np.array_equal(got, want), 'valid_only: rows written %r, want rows 0..3' % (
                 [i for i in range(16) if not np.all(got[i] == 7.0)],)):
             print('valid_only: rows 0..3 written, 4..15 kept')
-    print('run_ragged.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
-    return 1 if FAILS else 0
+    return CHECKS.result('run_ragged.py')
 
 
 if __name__ == '__main__':

@@ -1,0 +1,44 @@
+"""numpy_runner.py - what the numpy-checked runners of tests/ops share (run_autol0.py, run_narrow.py,
+run_ragged.py, run_dispatch.py): numpy or a clear exit naming the package, the list of failures, the
+command line (--pldrun PATH [--workdir DIR]) and the closing line."""
+import argparse
+import os
+import sys
+
+
+def numpy_or_exit(runner):
+    """numpy, or exit saying what to install (a failure, never a skip)"""
+    try:
+        import numpy
+    except ImportError:
+        sys.exit('%s: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
+                 % (runner, sys.executable))
+    return numpy
+
+
+class Checks:
+    """The failures of one run: need(cond, what) records and prints `what` when cond is false."""
+
+    def __init__(self):
+        self.fails = []
+
+    def need(self, cond, what):
+        if not cond:
+            self.fails.append(what)
+            print('FAIL: ' + what, file=sys.stderr)
+        return cond
+
+    def result(self, runner):
+        """prints the closing line; the exit status (1 when anything failed)"""
+        print('%s: %s' % (runner, '%d failure(s)' % len(self.fails) if self.fails else 'all cases passed'))
+        return 1 if self.fails else 0
+
+
+def args(default_workdir):
+    """--pldrun PATH [--workdir DIR], the work directory created"""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--pldrun', required=True)
+    ap.add_argument('--workdir', default=default_workdir)
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    return a
