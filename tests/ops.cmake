@@ -59,6 +59,22 @@ if(PLD_PYTHON3_NUMPY)
     set_tests_properties(ops_native_narrow PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
                          ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
   endif()
+  # ops_pypto_rt (issue 41): wrong results and a refusal PyPTO's tests/st/runtime found, in the printed
+  # forms the tests ran: pl.tensor.expand_clone writes its target (an Out parameter), an element-wise
+  # tensor result keeps its operands' valid shape (PyPTO's type deduction) so assembling it writes and
+  # fits its valid region, lrelu is pto-isa's TLRELU (x > 0 ? x : x * slope); numpy goldens
+  # (tests/ops/run_pypto_rt.py). ops_native_pypto_rt: the same on --backend native, Release tree only.
+  add_test(NAME ops_pypto_rt
+           COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_pypto_rt.py"
+                   --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_pypto_rt")
+  set_tests_properties(ops_pypto_rt PROPERTIES TIMEOUT 60 LABELS "unit;ops" ENVIRONMENT "${PLD_MPI_TEST_ENV}")
+  if(NOT PLD_SANITIZE)
+    add_test(NAME ops_native_pypto_rt
+             COMMAND "${PLD_PYTHON3_NUMPY}" "${CMAKE_CURRENT_SOURCE_DIR}/ops/run_pypto_rt.py"
+                     --pldrun $<TARGET_FILE:pldrun> --workdir "${CMAKE_CURRENT_BINARY_DIR}/ops_native_pypto_rt")
+    set_tests_properties(ops_native_pypto_rt PROPERTIES TIMEOUT 300 LABELS "unit;ops;native"
+                         ENVIRONMENT "PLDRUN_BACKEND=native;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/kernel_cache;${PLD_MPI_TEST_ENV}")
+  endif()
   # ops_ragged (issue 41): a pl.tensor.slice window overhanging its tensor with a valid_shape of the
   # rows that exist (PyPTO's kClampedWindow: only offset + valid extent must fit), one program at four
   # dynamic batch sizes in the printed form of PyPTO's test_jit.py; a window starting past the end and

@@ -83,12 +83,10 @@ def g_shr(dt, a, b, c):
     return a >> b
 
 
-def g_lrelu(dt, a, s, c):
+def g_lrelu(dt, a, s, c):  # pto-isa's TLRELU: x > 0 ? x : x * slope (so a slope above 1 leaves x > 0 alone)
     if dt not in FLOAT:
-        p = wrap(dt, a * s)
-        return a if a > p else p
-    p = f32(a * s)
-    return rnd(dt, a if a > p else p)
+        return a if a > 0 else wrap(dt, a * s)
+    return a if a > 0 else rnd(dt, f32(a * s))
 
 
 def g_prelu(dt, a, b, c):
