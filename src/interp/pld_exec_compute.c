@@ -700,6 +700,22 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         st = pld_op_kcheck(it, f, e, st, err);
     if (st == PLD_OK && mode == 2)
         st = add_bias(it, f, e, &vo, pld_v_tile(&bias), vo.shape[1]);
+    if (st == PLD_OK && acc && res.kind == PLD_V_TILE && pld_v_tile(&res)->win_of) {
+        /* acc is a window of an Acc tile (pl.tile.slice): the result is written where the window lies */
+        pld_tile_t *o = pld_v_tile(&res), *p = o->win_of;
+        pld_view_t vp;
+        pld_tile_kview(p, &vp, 0);
+        int64_t o0 = 0;
+        for (int d = 0; d < p->rank; d++) {
+            o0 += o->win_off[d] * vp.strides[d];
+            vp.shape[d] = o->shape[d];
+        }
+        vp.data = (char *)vp.data + o0 * pld_dtype_bytes(p->dt);
+        pld_tile_kview(o, &vo, 0);
+        st = pld_op_kcheck(it, f, e, pld_k_copy(&vp, &vo, err, sizeof err), err);
+        if (st == PLD_OK)
+            pld_tile_written_box(p, o->win_off, o->shape);
+    }
 done:
     pld_value_release(&a);
     pld_value_release(&b);

@@ -14,6 +14,10 @@ semantics (docs/ops-numerics.md, docs/interpreter.md):
   lrelu_s*          tests/ops/pypto_rt/lrelu.pld at the slopes 2.0 (as printed), 0.1, -0.5: x > 0 ? x :
                     x * slope (pto-isa's TLRELU; pldrun computed max(x, slope * x), which differs for a
                     slope above 1), bit-exact: the FP32 product rounded once
+  matmul_acc_window tests/ops/pypto_rt/matmul_acc_window.pld: pl.tile.matmul_acc into pl.tile.slice column
+                    windows of one Acc tile writes the tile (a window shares its storage in PyPTO); pldrun's
+                    slice was a copy and the tile stayed unwritten. Bit-exact against k-ordered FP32 sums;
+                    on native the program is refused at load (exit 69) with the reason
 
 numpy is required (python3-numpy).
 
@@ -123,6 +127,32 @@ def lrelu(a):
         run_one(a, 'lrelu_s' + slope, prog, [('a', save(a, 'la', x))], 'out', np.zeros((16, 16), np.float32), want)
 
 
+def mm_f32(a, b):
+    """pld_k_matmul's order: k from 0 up, the product and the sum each rounded to FP32."""
+    s = np.zeros((a.shape[0], b.shape[1]), dtype=np.float32)
+    for k in range(a.shape[1]):
+        s = (s + (a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float32)).astype(np.float32)
+    return s
+
+
+def matmul_acc_window(a):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((16, 128)).astype(np.float32)
+    y = rng.standard_normal((128, 128)).astype(np.float32)
+    prog = os.path.join(PROGS, 'matmul_acc_window.pld')
+    ins = [('a', save(a, 'mwa', x)), ('b', save(a, 'mwb', y))]
+    init = np.full((16, 128), np.float32(7.0))
+    if os.environ.get('PLDRUN_BACKEND') == 'native':  # refused at load, with the reason (never a wrong result)
+        out = save(a, 'matmul_acc_window_out', init)
+        rc, err = pldrun(a, prog, ins + [('out_c', out)], [('out_c', out)])
+        text = 'pl.tile.matmul_acc into a pl.tile.slice window of an Acc tile is not compiled by the native backend'
+        if need(rc == 69 and text in err, 'matmul_acc_window (native): exit status %d, want 69 with %r: %s'
+                % (rc, text, err.strip()[:600])):
+            print('matmul_acc_window (native): refused, exit 69')
+        return
+    run_one(a, 'matmul_acc_window', prog, ins, 'out_c', init, mm_f32(x, y))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--pldrun', required=True)
@@ -132,6 +162,7 @@ def main():
     expand_clone(a)
     valid_shape(a)
     lrelu(a)
+    matmul_acc_window(a)
     print('run_pypto_rt.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
     return 1 if FAILS else 0
 
