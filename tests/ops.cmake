@@ -64,6 +64,12 @@ if(PLD_PYTHON3_NUMPY)
   # ops_native_narrow: the same on --backend native (the generated code stores through the same
   # library call), Release tree only as the other ops_native_* tests.
   pld_numpy_ops_pair(narrow)
+  # ops_pypto_rt (issue 41): wrong results and a refusal PyPTO's tests/st/runtime found, in the printed
+  # forms the tests ran: pl.tensor.expand_clone writes its target (an Out parameter), an element-wise
+  # tensor result keeps its operands' valid shape (PyPTO's type deduction) so assembling it writes and
+  # fits its valid region, lrelu is pto-isa's TLRELU (x > 0 ? x : x * slope); numpy goldens
+  # (tests/ops/run_pypto_rt.py). ops_native_pypto_rt: the same on --backend native, Release tree only.
+  pld_numpy_ops_pair(pypto_rt)
   # ops_ragged (issue 41): a pl.tensor.slice window overhanging its tensor with a valid_shape of the
   # rows that exist (PyPTO's kClampedWindow: only offset + valid extent must fit), one program at four
   # dynamic batch sizes in the printed form of PyPTO's test_jit.py; a window starting past the end and

@@ -265,6 +265,12 @@ static int scan_stmt(cg_t *g, const pld_stmt_t *s)
     case PLD_ST_ASSIGN:
         if (s->u.assign.target->kind == PLD_EX_SUBSCRIPT)
             return 0; /* tensor[a:b, ...] = v: compiled (pld_cg_slice_assign, pld_cg_elem_assign) */
+        {
+            const pld_expr_t *v = s->u.assign.value, *t = s->u.assign.target, *src;
+            if (v && v->kind == PLD_EX_CALL && v->op == PLD_OPID_TILE_SLICE && t->kind == PLD_EX_NAME && t->slot >= 0 &&
+                (src = pld_op_bound(v, 0)) && src->type && src->type->kind == PLD_TY_TILE && src->type->mem == PLD_MEM_ACC)
+                g->slots[t->slot].accwin = 1;
+        }
         return scan_targets(g, s->u.assign.target, s->u.assign.value);
     case PLD_ST_IF:
         return scan_block(g, &s->u.if_.then) || scan_block(g, &s->u.if_.els) ? -1 : 0;

@@ -63,6 +63,8 @@ typedef struct cslot {
     const pld_type_t *fixed; /* tensors: a parameter of static shape the unit never assigns (its shape,
                                 checked once at entry, is constant in the element accesses), else NULL */
     int nodata;        /* tiles: only fused chains define and read it: no storage (pld_cgen_fuse.c) */
+    int accwin;        /* tiles: assigned a pl.tile.slice of an Acc tile (a window sharing its storage in
+                          PyPTO; sim writes an accumulating matmul into it through, native refuses that) */
 } cslot_t;
 
 typedef struct cg {

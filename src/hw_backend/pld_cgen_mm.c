@@ -65,6 +65,11 @@ static int gen_matmul(cg_t *g, const pld_expr_t *e, const char *dst, size_t room
         ov = tmp(g);
         pld_cg_emit(g, "const int t%d = %st%d != 0;", ov, fl ? "(int64_t)" : "", c);
     }
+    const pld_expr_t *a0 = pld_op_bound(e, 0);
+    if (acc && a0 && a0->kind == PLD_EX_NAME && a0->slot >= 0 && g->slots[a0->slot].accwin)
+        return pld_cg_fail(g, a0->span, "%s into a pl.tile.slice window of an Acc tile is not compiled by the native "
+                                        "backend (the window shares the tile's storage: the sim backend writes it through)",
+                           opname(e));
     if (operand(g, e, acc, av) || operand(g, e, acc + 1, bv))
         return -1;
     pld_cg_emit(g, "if (%s.rank != 2 || %s.rank != 2 || %s.shape[1] != %s.shape[0]) return pc_cold(), rt->fail(bk, %d, \"%s: "

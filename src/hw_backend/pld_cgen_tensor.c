@@ -373,6 +373,14 @@ views:
             pld_cg_emit(g, "  PC_K(%d, unary, %d, &vo, &vo);", s, (int)PLD_K_EXP);
     }
     pld_cg_emit(g, "}");
+    /* the result's valid shape (PyPTO's rule): none kept by cmp, xor / xors, the expands */
+    const int none = fill || xk || e->op == PLD_OPID_TENSOR_CMP || e->op == PLD_OPID_TENSOR_XOR || e->op == PLD_OPID_TENSOR_XORS;
+    char ap[40] = "NULL", bp[40] = "NULL";
+    if (!none)
+        snprintf(ap, sizeof ap, "&%s", av);
+    if (two)
+        snprintf(bp, sizeof bp, "&%s", bv);
+    pld_cg_emit(g, "pc_tensor_elem_valid(&r%d, %s, %s);", q, ap, bp);
     pld_cg_emit(g, "%s = r%d;", dst, q);
     return 0;
 }
@@ -480,6 +488,7 @@ static int gen_cast(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     const int q = result_x(g, s, e->type->dtype, r, dyn ? NULL : sa, shv, ops, 1);
     pld_cg_emit(g, "{ pc_view vo, va; pc_view_tensor(&vo, &r%d); pc_view_tensor(&va, &%s); PC_K(%d, cast, &vo, &va, %d); }", q,
                 av, s, round_mode(pld_op_bound(e, 2)));
+    pld_cg_emit(g, "pc_tensor_elem_valid(&r%d, &%s, NULL);", q, av);
     pld_cg_emit(g, "%s = r%d;", dst, q);
     return 0;
 }
@@ -715,7 +724,8 @@ static int gen_gen(cg_t *g, const pld_expr_t *e, const char *dst, int s)
     return 0;
 }
 
-/* expand_clone(src, target): src broadcast into a new tensor of target's shape */
+/* expand_clone(src, target): src broadcast into target in place (the result is
+ * target, as pld_exec_compute.c's pld_exec_expand_clone) */
 static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s)
 {
     int64_t sa[PC_MAX_RANK], sb[PC_MAX_RANK];
@@ -723,18 +733,16 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
     const int ra = A ? tshape(A->type, sa) : -1, rb = B ? tshape(B->type, sb) : -1;
     if ((ra < 0 || rb < 0) && A && B && trank(A->type) >= 0 && trank(B->type) >= 0) { /* a dynamic dim: at run time */
         const int xa = trank(A->type), xb = trank(B->type);
-        char av[32], bv[32], what[200], shv[48];
+        char av[32], bv[32], what[200];
         if (toperand(g, A, e, av) || toperand(g, B, e, bv))
             return -1;
         snprintf(what, sizeof what, "%s: cannot expand %s %%s to %s %%s", opname(e), pld_dtype_name(A->type->dtype),
                  pld_dtype_name(B->type->dtype));
         emit_same_shape(g, s, av, xa, A->type->dtype, bv, xb, B->type->dtype, 1, what);
-        snprintf(shv, sizeof shv, "%s.shape", bv);
-        const char *ops[2] = {av, bv};
-        const int q = result_x(g, s, A->type->dtype, xb, NULL, shv, ops, 2);
-        pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &r%d); pc_view_tbcast(&vs, &%s, %d, r%d.shape);", q, av, xb, q);
+        pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &%s); pc_view_tbcast(&vs, &%s, %d, %s.shape);", bv, av, xb, bv);
         pld_cg_emit(g, "  PC_K(%d, copy, &vo, &vs); }", s);
-        pld_cg_emit(g, "%s = r%d;", dst, q);
+        if (strcmp(dst, bv) != 0)
+            pld_cg_emit(g, "%s = %s;", dst, bv);
         return 0;
     }
     if (ra < 0 || rb < 0)
@@ -753,11 +761,10 @@ static int gen_expand_clone(cg_t *g, const pld_expr_t *e, const char *dst, int s
                     pld_dtype_name(A->type->dtype), s1, pld_dtype_name(B->type->dtype), s2);
         return 0;
     }
-    const char *ops[2] = {av, bv};
-    const int q = result(g, s, A->type->dtype, rb, sb, ops, 2);
-    pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &r%d); pc_view_tbcast(&vs, &%s, %d, r%d.shape);", q, av, rb, q);
+    pld_cg_emit(g, "{ pc_view vo, vs; pc_view_tensor(&vo, &%s); pc_view_tbcast(&vs, &%s, %d, %s.shape);", bv, av, rb, bv);
     pld_cg_emit(g, "  PC_K(%d, copy, &vo, &vs); }", s);
-    pld_cg_emit(g, "%s = r%d;", dst, q);
+    if (strcmp(dst, bv) != 0)
+        pld_cg_emit(g, "%s = %s;", dst, bv);
     return 0;
 }
 

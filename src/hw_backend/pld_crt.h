@@ -754,6 +754,19 @@ static inline void pc_tensor_packed(pc_tensor *t, void *data, int32_t dt, int r,
     }
 }
 
+/* the valid shape of an element-wise tensor result o (PyPTO's rule, the
+ * interpreter's pld_tensor_elem_valid): a's when a (NULL: none kept) and b
+ * (NULL: a unary op, a cast or a scalar operand) have o's shape and b a's
+ * valid shape, else o's shape */
+static inline void pc_tensor_elem_valid(pc_tensor *o, const pc_tensor *a, const pc_tensor *b)
+{
+    int keep = a && a->rank == o->rank && (!b || b->rank == o->rank);
+    for (int d = 0; keep && d < o->rank; d++)
+        keep = a->shape[d] == o->shape[d] && (!b || (b->shape[d] == o->shape[d] && b->valid[d] == a->valid[d]));
+    for (int d = 0; d < o->rank; d++)
+        o->valid[d] = keep ? a->valid[d] : o->shape[d];
+}
+
 /* the view of tensor t broadcast to shape os (rank r): numpy's rule, stride 0
  * on the missing and the size-1 dims (the interpreter's bview) */
 static inline void pc_view_tbcast(pc_view *v, const pc_tensor *t, int r, const int64_t *os)

@@ -66,6 +66,21 @@ static pld_unop_k_t unop_of(int op)
     }
 }
 
+/* The valid shape of an element-wise tensor result o, PyPTO's type deduction
+ * (tensor_ops/elementwise.cpp, unary.cpp): a unary op's, a cast's and one
+ * with a scalar operand (b NULL) is its tensor a's; two tensors of o's shape
+ * with one valid shape give it; otherwise (a broadcast, two valid shapes, and
+ * with a NULL the ops that keep none: part_*, cmp, xor, the expands) o's
+ * whole shape. Generated code: pc_tensor_elem_valid (pld_crt.h). */
+void pld_tensor_elem_valid(pld_tensor_t *o, const pld_tensor_t *a, const pld_tensor_t *b)
+{
+    int keep = a && a->rank == o->rank && (!b || b->rank == o->rank);
+    for (int d = 0; keep && d < o->rank; d++)
+        keep = a->shape[d] == o->shape[d] && (!b || (b->shape[d] == o->shape[d] && b->valid[d] == a->valid[d]));
+    for (int d = 0; d < o->rank; d++)
+        o->valid[d] = keep ? a->valid[d] : o->shape[d];
+}
+
 /* Element-wise ops on tiles or tensors: binary (tile/tensor rhs), scalar rhs,
  * unary; the row/col broadcasts (row_expand*, col_expand*: the rhs vector
  * repeated over the lhs, whose shape and valid shape the result keeps; expdif
@@ -191,6 +206,8 @@ pld_status_t pld_exec_elementwise(pld_interp_t *it, frame_t *f, const pld_expr_t
             pld_value_release(&b);
             return pld_op_oom(it, f, e);
         }
+        pld_tensor_elem_valid(o, scalar_rhs == 2 || xk ? NULL : pld_v_tensor(&a),
+                              nary == 2 && !scalar_rhs ? pld_v_tensor(&b) : NULL);
         pld_tensor_kview(o, &vo);
         res = pld_v_obj(&o->hdr, dt);
     }
@@ -294,7 +311,8 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
 }
 
 /* pl.tensor.expand_clone(src, target): src broadcast (stride 0 on its size-1
- * dims) into a new tensor of target's shape. */
+ * dims) into target, in place; the result is target (PyPTO's lowering,
+ * op_conversion_registry.cpp, tile.store's each broadcast copy into target). */
 pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out)
 {
     pld_value_t a, b;
@@ -315,31 +333,32 @@ pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_
         pld_shape_str(s2, sizeof s2, t->rank, t->shape);
         st = pld_rt_error(it, f, e->span, "%s: cannot expand %s %s to %s %s", pld_op_name(e), pld_dtype_name(s->dt), s1,
                           pld_dtype_name(t->dt), s2);
-        goto done;
-    }
-    pld_tensor_t *o = pld_tensor_new(s->dt, t->rank, t->shape, 0);
-    if (!o) {
-        st = pld_op_oom(it, f, e);
-        goto done;
+        goto fail;
     }
     pld_view_t vs, vo;
     pld_tensor_kview(s, &vs);
-    pld_tensor_kview(o, &vo);
+    pld_tensor_kview(t, &vo);
     for (int d = 0; d < s->rank; d++)
         if (s->shape[d] == 1 && t->shape[d] != 1) {
             vs.shape[d] = t->shape[d];
             vs.strides[d] = 0;
         }
     char err[ERRN];
-    pld_value_t res = pld_v_obj(&o->hdr, o->dt);
-    st = pld_k_copy(&vo, &vs, err, sizeof err);
-    if (st != PLD_OK) {
-        pld_value_release(&res);
+    if ((st = pld_k_copy(&vo, &vs, err, sizeof err)) != PLD_OK) {
         st = pld_op_kcheck(it, f, e, st, err);
-    } else {
-        *out = res;
+        goto fail;
     }
-done:
+    int64_t zero[PLD_MAX_RANK] = {0};
+    pld_tensor_mark_written(t, zero, t->shape);
+    if (it->race) {
+        pld_race_local(it, f, e, s, NULL, NULL, PLD_HB_READ);
+        pld_race_local(it, f, e, t, zero, t->shape, PLD_HB_WRITE);
+    }
+    it->stats.bytes_moved += (uint64_t)pld_view_numel(&vo) * (uint64_t)pld_dtype_bytes(t->dt);
+    pld_value_release(&a);
+    *out = b;
+    return PLD_OK;
+fail:
     pld_value_release(&a);
     pld_value_release(&b);
     return st;
@@ -388,6 +407,7 @@ pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pl
             pld_value_release(&a);
             return pld_op_oom(it, f, e);
         }
+        pld_tensor_elem_valid(o, t, NULL);
         pld_tensor_kview(t, &vi);
         pld_tensor_kview(o, &vo);
         res = pld_v_obj(&o->hdr, dt);
@@ -680,6 +700,22 @@ pld_status_t pld_exec_matmul(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
         st = pld_op_kcheck(it, f, e, st, err);
     if (st == PLD_OK && mode == 2)
         st = add_bias(it, f, e, &vo, pld_v_tile(&bias), vo.shape[1]);
+    if (st == PLD_OK && acc && res.kind == PLD_V_TILE && pld_v_tile(&res)->win_of) {
+        /* acc is a window of an Acc tile (pl.tile.slice): the result is written where the window lies */
+        pld_tile_t *o = pld_v_tile(&res), *p = o->win_of;
+        pld_view_t vp;
+        pld_tile_kview(p, &vp, 0);
+        int64_t o0 = 0;
+        for (int d = 0; d < p->rank; d++) {
+            o0 += o->win_off[d] * vp.strides[d];
+            vp.shape[d] = o->shape[d];
+        }
+        vp.data = (char *)vp.data + o0 * pld_dtype_bytes(p->dt);
+        pld_tile_kview(o, &vo, 0);
+        st = pld_op_kcheck(it, f, e, pld_k_copy(&vp, &vo, err, sizeof err), err);
+        if (st == PLD_OK)
+            pld_tile_written_box(p, o->win_off, o->shape);
+    }
 done:
     pld_value_release(&a);
     pld_value_release(&b);

@@ -124,7 +124,18 @@ static pld_status_t new_result(pld_interp_t *it, frame_t *f, const pld_expr_t *e
         ovalid[d] = j0 >= 0 && !(o[0].shape[j0] == 1 && x != 1) ? o[0].valid[j0] : x;
     }
     *orank = r;
-    return gen_result(it, f, e, o[0].kind == 't', dt, r, oshape, ovalid, vo, res);
+    pld_status_t st = gen_result(it, f, e, o[0].kind == 't', dt, r, oshape, ovalid, vo, res);
+    if (st == PLD_OK && o[0].kind == 'T') { /* PyPTO's rule; part_*, cmp, xor and xors keep no valid shape */
+        const int none = e->op == PLD_OPID_TENSOR_CMP || e->op == PLD_OPID_TENSOR_XOR || e->op == PLD_OPID_TENSOR_XORS ||
+                         e->op == PLD_OPID_TENSOR_PART_ADD || e->op == PLD_OPID_TENSOR_PART_MUL ||
+                         e->op == PLD_OPID_TENSOR_PART_MAX || e->op == PLD_OPID_TENSOR_PART_MIN;
+        const pld_tensor_t *b = NULL;
+        for (int i = 1; i < n && !b; i++)
+            if (o[i].kind == 'T')
+                b = pld_v_tensor(&o[i].v);
+        pld_tensor_elem_valid(pld_v_tensor(res), none ? NULL : pld_v_tensor(&o[0].v), b);
+    }
+    return st;
 }
 
 static pld_xop_k_t xop_of(int op)

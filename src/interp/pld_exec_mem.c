@@ -506,6 +506,14 @@ pld_status_t pld_exec_slice(pld_interp_t *it, frame_t *f, const pld_expr_t *e, p
         pld_tile_kview(o, &dst, 0);
         char err[ERRN];
         st = pld_k_copy(&dst, &src, err, sizeof err);
+        if (t->mem == PLD_MEM_ACC && nd <= 0) {
+            /* a window of an Acc tile shares its storage (PyPTO: pto.subview; matmul_acc's result "is the
+             * accumulator's buffer"): remember where, for the accumulating matmuls into it */
+            o->win_of = t->win_of ? t->win_of : t;
+            o->win_of->hdr.refs++;
+            for (int d = 0; d < t->rank; d++)
+                o->win_off[d] = off[d] + (t->win_of ? t->win_off[d] : 0);
+        }
         pld_value_release(&a);
         pld_value_t res = pld_tile_value(o);
         if (st != PLD_OK) {

@@ -762,6 +762,9 @@ pld_status_t pld_exec_reduce(pld_interp_t *it, frame_t *f, const pld_expr_t *e, 
  * sel/sels, fmod/rem, bitwise and shifts, lrelu/prelu, addc/subc/addsc/subsc,
  * part_*, ci, tri) in their tile and tensor forms. */
 pld_status_t pld_exec_elem(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
+/* The valid shape of an element-wise tensor result (PyPTO's rule): a's, or
+ * the whole shape (pld_exec_compute.c). */
+void pld_tensor_elem_valid(pld_tensor_t *o, const pld_tensor_t *a, const pld_tensor_t *b);
 /* pl.tensor.expand_clone. */
 pld_status_t pld_exec_expand_clone(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);
 pld_status_t pld_exec_cast(pld_interp_t *it, frame_t *f, const pld_expr_t *e, pld_value_t *out);

@@ -97,10 +97,14 @@ static void obj_free(pld_obj_t *o)
     case PLD_O_TENSOR:
         pld_buffer_release(((pld_tensor_t *)o)->buf);
         break;
-    case PLD_O_TILE:
+    case PLD_O_TILE: {
+        pld_tile_t *w = ((pld_tile_t *)o)->win_of;
         pld_mem_free(((pld_tile_t *)o)->data);
         pld_mem_free(((pld_tile_t *)o)->unw);
+        if (w && --w->hdr.refs == 0)
+            obj_free(&w->hdr);
         break;
+    }
     case PLD_O_TUPLE: {
         pld_tuple_t *t = (pld_tuple_t *)o;
         for (int i = 0; i < t->n; i++)
@@ -513,6 +517,11 @@ pld_tile_t *pld_tile_cow(pld_value_t *v)
         n *= t->shape[i];
     memcpy(c->data, t->data, (size_t)n * (size_t)pld_dtype_bytes(t->dt));
     memcpy(c->valid, t->valid, sizeof c->valid);
+    if (t->win_of) { /* a copy of a window is still the window (its writes go through, pld_exec_matmul) */
+        c->win_of = t->win_of;
+        c->win_of->hdr.refs++;
+        memcpy(c->win_off, t->win_off, sizeof c->win_off);
+    }
     if (t->unw) {
         c->unw = pld_mem_alloc((size_t)(n > 0 ? n : 1));
         if (!c->unw) {

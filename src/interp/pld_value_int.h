@@ -88,6 +88,10 @@ typedef struct pld_tile {
     uint8_t *unw;                   /* --poison: one byte per element, nonzero = never written (a
                                        pl.tile.create without a value); NULL = every element written */
     pld_span_t born;                /* --poison: where it was created (with unw) */
+    struct pld_tile *win_of;        /* pl.tile.slice of an Acc tile: that tile (a reference), whose storage
+                                       the window shares in PyPTO (pto.subview): an accumulating matmul into
+                                       the window writes it there too (pld_exec_matmul); NULL otherwise */
+    int64_t win_off[PLD_MAX_RANK];  /* the window's offset in win_of */
 } pld_tile_t;
 
 typedef struct pld_tuple {

@@ -122,7 +122,7 @@ typedef enum pld_xop_k {
  * (the dividend's sign), REM floors (the divisor's sign); integer FMOD/REM
  * fail on a zero divisor; shifts fail on a negative count, and a count of at
  * least the width shifts every bit out (SHR of a negative signed value: -1).
- * Floats: LRELU max(a, b*a), PRELU a > 0 ? a : b*a, ADDC a+b+c, SUBC a-b-c,
+ * Floats: LRELU and PRELU a > 0 ? a : b*a, ADDC a+b+c, SUBC a-b-c,
  * each step in FP32 (FP16/BF16/FP32) or FP64, rounded once more to the dtype;
  * FMOD/REM/SIN/COS in double, rounded once. Integers wrap. */
 pld_status_t pld_k_ext(pld_xop_k_t op, const pld_view_t *out, const pld_view_t *a, const pld_view_t *b,

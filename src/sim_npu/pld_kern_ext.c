@@ -121,10 +121,7 @@ static int64_t int_op(pld_xop_k_t op, int64_t a, int64_t b, int64_t c, int w, in
         if (sgn)
             return b >= w ? (a < 0 ? -1 : 0) : a >> b;
         return b >= w ? 0 : (int64_t)(ubits(a, w) >> b);
-    case PLD_KX_LRELU: {
-        int64_t p = (int64_t)((uint64_t)a * (uint64_t)b);
-        return a > p ? a : p;
-    }
+    case PLD_KX_LRELU: /* as PRELU, with a scalar slope (TLRELU) */
     case PLD_KX_PRELU: return a > 0 ? a : (int64_t)((uint64_t)a * (uint64_t)b);
     case PLD_KX_ADDC: return (int64_t)((uint64_t)a + (uint64_t)b + (uint64_t)c);
     case PLD_KX_SUBC: return (int64_t)((uint64_t)a - (uint64_t)b - (uint64_t)c);
@@ -149,10 +146,7 @@ static double flt_op(pld_xop_k_t op, double a, double b, double c, int f32)
     case PLD_KX_REM: return py_fmod_floor(a, b);
     case PLD_KX_SIN: return sin(a);           /* double, rounded once to the dtype */
     case PLD_KX_COS: return cos(a);
-    case PLD_KX_LRELU: {                      /* PyPTO: max(x, slope * x) */
-        double p = f32 ? (double)(float)(a * b) : a * b;
-        return (a > p || a != a) ? a : p;
-    }
+    case PLD_KX_LRELU:                        /* pto-isa TLRELU: x > 0 ? x : x * slope */
     case PLD_KX_PRELU: return a > 0 ? a : (f32 ? (double)(float)(a * b) : a * b);
     case PLD_KX_ADDC: return f32 ? (double)((float)(a + b) + (float)c) : a + b + c;
     case PLD_KX_SUBC: return f32 ? (double)((float)(a - b) - (float)c) : a - b - c;

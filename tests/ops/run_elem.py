@@ -20,7 +20,9 @@ pure Python, from the rules of docs/ops-numerics.md (restated below):
     last dim roundup(ceil(N / 8), 32)), checked raw and through sel; tensor
     compares give 1 / 0 in the operand's dtype;
   * part_* combine where both sources are valid and copy src0 elsewhere;
-  * tiles store their valid region (the rest of an Out stays 0).
+  * tiles store their valid region (the rest of an Out stays 0), and so do
+    tensor results that keep their operands' valid shape (PyPTO's rule:
+    not cmp, xor / xors, part_*, nor two valid shapes).
 
 usage: run_elem.py --pldrun PATH [--workdir DIR] [--keep] [--filter SUBSTR] [--max-failures N]
 """
@@ -83,12 +85,10 @@ def g_shr(dt, a, b, c):
     return a >> b
 
 
-def g_lrelu(dt, a, s, c):
+def g_lrelu(dt, a, s, c):  # pto-isa's TLRELU: x > 0 ? x : x * slope (so a slope above 1 leaves x > 0 alone)
     if dt not in FLOAT:
-        p = wrap(dt, a * s)
-        return a if a > p else p
-    p = f32(a * s)
-    return rnd(dt, a if a > p else p)
+        return a if a > 0 else wrap(dt, a * s)
+    return a if a > 0 else rnd(dt, f32(a * s))
 
 
 def g_prelu(dt, a, b, c):
@@ -450,7 +450,12 @@ def expected(c, ins):
                 if GOLD[c.op](dt, 0, 0 if Y else s, None):
                     out[i * os_[1] + j // 8] |= 1 << (j % 8)
         return out
-    er, ec = (vr, vc) if c.form == 'tile' else (Rr, Cc)
+    # tiles store their valid region; a tensor result keeps its operands' valid shape (PyPTO's type deduction:
+    # a unary or scalar op, or two tensors of one valid shape) except cmp, xor / xors and part_*, and
+    # pl.assemble writes that region only
+    keeps = not (c.op.startswith('cmp') or c.op == 'xor' or c.op.startswith('part_')) and \
+        (c.nin < 2 or uvalid(c) == (vr, vc))
+    er, ec = (vr, vc) if c.form == 'tile' or keeps else (Rr, Cc)
     for i in range(er):
         for j in range(ec):
             k = i * Cc + j
