@@ -1,8 +1,9 @@
 """numpy_runner.py - what the numpy-checked runners of tests/ops share (run_autol0.py, run_narrow.py,
 run_ragged.py, run_dispatch.py): numpy or a clear exit naming the package, the list of failures, the
-command line (--pldrun PATH [--workdir DIR]) and the closing line."""
+command line (--pldrun PATH [--workdir DIR]), one pldrun run, and the closing line."""
 import argparse
 import os
+import subprocess
 import sys
 
 
@@ -42,3 +43,14 @@ def args(default_workdir):
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     return a
+
+
+def pldrun(a, prog, ins, outs):
+    """one pldrun run of prog at one rank (no mpirun) with --in / --out (name, path) pairs: (status, stderr)"""
+    cmd = [a.pldrun, prog]
+    for name, path in ins:
+        cmd += ['--in', '%s=%s' % (name, path)]
+    for name, path in outs:
+        cmd += ['--out', '%s=%s' % (name, path)]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stderr.decode(errors='replace')

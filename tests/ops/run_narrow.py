@@ -19,11 +19,11 @@ numpy is required (python3-numpy).
 usage: run_narrow.py --pldrun PATH [--workdir DIR]
 """
 import os
-import subprocess
 import sys
 
 import numpy_runner  # noqa: E402  (tests/ops: the script's directory)
 
+pldrun = numpy_runner.pldrun
 np = numpy_runner.numpy_or_exit('run_narrow.py')
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,16 +73,6 @@ def mm_f32(a, b):
     for k in range(a.shape[1]):
         s = (s + (a[:, k:k + 1] * b[k:k + 1, :]).astype(np.float32)).astype(np.float32)
     return s
-
-
-def pldrun(a, prog, ins, outs):
-    cmd = [a.pldrun, prog]
-    for name, path in ins:
-        cmd += ['--in', '%s=%s' % (name, path)]
-    for name, path in outs:
-        cmd += ['--out', '%s=%s' % (name, path)]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stderr.decode(errors='replace')
 
 
 def program(a, name, dt):

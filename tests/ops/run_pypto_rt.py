@@ -23,37 +23,18 @@ numpy is required (python3-numpy).
 
 usage: run_pypto_rt.py --pldrun PATH [--workdir DIR]
 """
-import argparse
 import os
-import subprocess
 import sys
 
-try:
-    import numpy as np
-except ImportError:
-    sys.exit('run_pypto_rt.py: %s lacks numpy: apt-get install python3-numpy (scripts/install_deps.sh)'
-             % sys.executable)
+import numpy_runner  # noqa: E402  (tests/ops: the script's directory)
+
+np = numpy_runner.numpy_or_exit('run_pypto_rt.py')
+pldrun = numpy_runner.pldrun
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, 'pypto_rt')
-FAILS = []
-
-
-def need(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print('FAIL: ' + what, file=sys.stderr)
-    return cond
-
-
-def pldrun(a, prog, ins, outs):
-    cmd = [a.pldrun, prog]
-    for name, path in ins:
-        cmd += ['--in', '%s=%s' % (name, path)]
-    for name, path in outs:
-        cmd += ['--out', '%s=%s' % (name, path)]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stderr.decode(errors='replace')
+CHECKS = numpy_runner.Checks()
+need = CHECKS.need
 
 
 def variant(a, name, old, new, tag):
@@ -154,17 +135,12 @@ def matmul_acc_window(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--pldrun', required=True)
-    ap.add_argument('--workdir', default='pypto_rt_runs')
-    a = ap.parse_args()
-    os.makedirs(a.workdir, exist_ok=True)
+    a = numpy_runner.args('pypto_rt_runs')
     expand_clone(a)
     valid_shape(a)
     lrelu(a)
     matmul_acc_window(a)
-    print('run_pypto_rt.py: %s' % ('%d failure(s)' % len(FAILS) if FAILS else 'all cases passed'))
-    return 1 if FAILS else 0
+    return CHECKS.result('run_pypto_rt.py')
 
 
 if __name__ == '__main__':
