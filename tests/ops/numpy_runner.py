@@ -54,3 +54,16 @@ def pldrun(a, prog, ins, outs):
         cmd += ['--out', '%s=%s' % (name, path)]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     return p.returncode, p.stderr.decode(errors='replace')
+
+
+def bf16_bits(x):
+    """float32 array -> bfloat16 bits (uint16), round to nearest even (finite values)"""
+    np = numpy_or_exit('numpy_runner.py')
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    """bfloat16 bits (uint16) -> their float32 values"""
+    np = numpy_or_exit('numpy_runner.py')
+    return (bits.astype(np.uint32) << 16).view(np.float32)

@@ -40,16 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, 'autol0')
 CHECKS = numpy_runner.Checks()
 need = CHECKS.need
+bf16_bits, bf16_value = numpy_runner.bf16_bits, numpy_runner.bf16_value
 
-
-def bf16_bits(x):
-    """float32 array -> bfloat16 bits (uint16), round to nearest even (finite values)."""
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def bf16_value(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
 def save_bf16(path, bits):
