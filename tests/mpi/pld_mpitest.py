@@ -234,21 +234,31 @@ def lsan_tracer_crash(err):
 def run_pldrun(mpiexec, numproc_flag, nranks, pldrun, program, args, env, cwd, timeout=50):
     """Runs `MPIEXEC -n P PLDRUN PROGRAM ARGS...`; returns (rc, stdout, stderr).
     A run that failed only by LeakSanitizer's tracer crash (lsan_tracer_crash)
-    runs again, at most four times, half a second apart, saying so on the runner's stderr
-    (seen in the ASan tree's dump_* tests about once in four CI runs; under the full
-    matrix's load dump_seq_errors once crashed three times in a row, and passed alone)."""
+    runs again, at most twice, half a second apart, saying so on the runner's stderr
+    (seen in the ASan tree's dump_* tests about once in four CI runs). When all three
+    crashed (in one fresh-clone CI run dump_dump_seq and dump_seq_errors crashed five
+    times in a row, and passed alone), the leak check cannot run here: the run is made
+    once more without it (ASAN_OPTIONS detect_leaks=0), so pldrun's exit status and
+    output are still judged, and the runner says on its stderr that this run had no
+    leak check."""
     cmd = [mpiexec, numproc_flag, str(nranks), pldrun, program] + list(args)
-    for attempt in range(5):
+    for attempt in range(4):
         if attempt:
             time.sleep(0.5)
+        run_env = env
+        if attempt == 3:
+            run_env = dict(env if env is not None else os.environ)
+            run_env['ASAN_OPTIONS'] = ':'.join(x for x in (run_env.get('ASAN_OPTIONS', ''), 'detect_leaks=0') if x)
+            sys.stderr.write('(LeakSanitizer\'s tracer crashed in 3 runs of %s: run once more WITHOUT the leak '
+                             'check, judged by its exit status and output only)\n' % os.path.basename(program))
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                               env=env, cwd=cwd, timeout=timeout)
+                               env=run_env, cwd=cwd, timeout=timeout)
         except subprocess.TimeoutExpired as e:
             return 124, (e.stdout or b'').decode(errors='replace'), \
                 (e.stderr or b'').decode(errors='replace') + '\n(timed out after %d s)' % timeout
         out, err = p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
-        if p.returncode == 0 or not lsan_tracer_crash(err) or attempt == 4:
+        if p.returncode == 0 or not lsan_tracer_crash(err) or attempt == 3:
             return p.returncode, out, err
         sys.stderr.write('(run %d of %s ended by LeakSanitizer\'s tracer crash, not by pldrun: run again)\n'
                          % (attempt + 1, os.path.basename(program)))
